@@ -1,0 +1,19 @@
+/* estimate.c: the epoch rule shared by the analytic model and the simulator (estimate.h). */
+#include "estimate.h"
+
+void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch)
+{
+    double fraction = (double)samples / (double)batch;
+    est->iterations_per_epoch = (samples + batch - 1) / batch;
+    double iters = (double)est->iterations_per_epoch;
+    est->epoch.compute_s = est->iteration.compute_s * fraction;
+    est->epoch.comm_s = est->iteration.comm_s * iters;
+    est->epoch.exposed_comm_s = est->iteration.exposed_comm_s * iters;
+    /* Wall time: compute, the communication it does not hide, and idle time (pipeline
+     * bubbles, waiting for a slower GPU), which scales with the samples like compute. */
+    double idle_s = est->iteration.total_s - est->iteration.compute_s -
+                    est->iteration.exposed_comm_s;
+    if (idle_s < 0)
+        idle_s = 0;
+    est->epoch.total_s = est->epoch.compute_s + est->epoch.exposed_comm_s + idle_s * fraction;
+}

@@ -1,0 +1,32 @@
+/* estimate.h: the answer hybridsim gives, whichever way it was derived.
+ *
+ * The analytic model and the simulator both fill an hs_estimate, so the command line prints,
+ * compares and serialises them the same way (the JSON schema of DESIGN.md). */
+#ifndef ESTIMATE_H
+#define ESTIMATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct {
+    double compute_s;       /* time a GPU computes (the busiest GPU's, for the simulator) */
+    double comm_s;          /* time spent communicating */
+    double exposed_comm_s;  /* communication not hidden behind compute */
+    double total_s;         /* wall time */
+} hs_times;
+
+typedef struct {
+    int64_t iterations_per_epoch; /* I = ceil(D / B) */
+    hs_times iteration;           /* one training iteration */
+    hs_times epoch;               /* I iterations */
+    double memory_per_gpu_bytes;
+    bool fits_in_memory;          /* memory_per_gpu_bytes <= the platform's GPU memory */
+} hs_estimate;
+
+/* Fill iterations_per_epoch and the epoch from the iteration times, with ParaDL's rule: compute
+ * scales with the samples (D/B iterations, the last one partial), communication with the
+ * I = ceil(D/B) iterations (a partial batch still exchanges every gradient). The epoch's exposed
+ * communication scales like communication. */
+void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch);
+
+#endif

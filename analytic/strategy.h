@@ -1,0 +1,52 @@
+/* strategy.h: a parallel strategy as the user names it (`-s data+filter:8x4`), parsed and checked.
+ *
+ * Shared vocabulary of the analytic model and the simulator: which kind of parallelism, on how
+ * many GPUs, and for hybrids the group shape p = p1 x p2 (p1 data-parallel groups of p2 GPUs that
+ * split the model among themselves, a group inside a node by default). */
+#ifndef STRATEGY_H
+#define STRATEGY_H
+
+#include <stdint.h>
+
+#include "hs_error.h"
+#include "workload.h"
+
+typedef enum {
+    ST_SERIAL,
+    ST_DATA,
+    ST_SPATIAL,
+    ST_FILTER,
+    ST_CHANNEL,
+    ST_PIPELINE,
+    ST_DATA_FILTER,
+    ST_DATA_SPATIAL,
+    ST_KIND_COUNT
+} st_kind;
+
+typedef struct {
+    st_kind kind;
+    int p;          /* GPUs */
+    int p1;         /* data-parallel groups (p for data, 1 for pure model parallelism) */
+    int p2;         /* GPUs per model-parallel group (1 for data) */
+    int segments;   /* pipeline: S micro-batches per mini-batch (GPipe); 1 otherwise */
+} st_strategy;
+
+/* Parse "-s" text for p GPUs. Hybrids accept ":P1xP2"; without it p2 = gpus_per_node.
+ * `segments` is the pipeline's S (0: the default, S = p). HS_EINPUT names the flag and the
+ * problem (unknown strategy, p1*p2 != p, ...). */
+int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strategy *st,
+             char *err);
+
+/* Check the strategy against the workload and the batch: the limit on p (PARADL-MODEL.md),
+ * a batch that divides among data-parallel groups and micro-batches. HS_EINPUT names the limit. */
+int st_check(const st_strategy *st, const wl_workload *wl, int64_t batch, char *err);
+
+/* The largest p the strategy allows for this workload and batch. */
+int64_t st_limit_p(const st_strategy *st, const wl_workload *wl, int64_t batch);
+
+/* The split bit (WL_SPLIT_*) the strategy's model-parallel part uses, 0 if none. */
+unsigned st_split_bit(st_kind kind);
+
+const char *st_kind_name(st_kind kind); /* "data+filter" */
+
+#endif

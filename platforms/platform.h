@@ -1,0 +1,57 @@
+/* platform.h: the machine a workload trains on, loaded from SimGrid platform XML.
+ *
+ * A platform file is ordinary SimGrid XML (as `hybridsim platform` writes it) whose root zone
+ * carries hybridsim's properties (GPUs per node, GPU memory, ...). Loading it starts the
+ * process's one SimGrid engine with hybridsim's network semantics (see platform.c) and loads the
+ * file into it; routes are then SimGrid's own. The analytic model asks this module for the
+ * latency and bandwidth between two GPUs, and the simulator runs on the same engine, so a
+ * what-if change to the file reaches both. */
+#ifndef PLATFORM_H
+#define PLATFORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <simgrid/forward.h>
+
+#include "hs_error.h"
+
+#define PLAT_NAME_LEN 64
+
+typedef struct {
+    char name[PLAT_NAME_LEN];   /* short name, e.g. "abci" (the file's stem) */
+    char path[1024];            /* the file it was loaded from */
+    int n_gpus;                 /* GPUs in the whole machine */
+    int gpus_per_node;
+    int n_nodes;
+    double gpu_memory_bytes;    /* memory of one GPU */
+    double gpu_speed_flops;     /* the GPU host's speed in SimGrid (sets exec durations) */
+    char gpu_model[PLAT_NAME_LEN]; /* e.g. "V100-16GB": compared with a workload's device */
+    double staging_latency_s;   /* extra latency of a message staged through host memory
+                                 * (MPI without GPUDirect; ParaDL's data+spatial halo) */
+    sg_host_t *gpus;            /* n_gpus SimGrid hosts, GPU g of node n at n*gpus_per_node+g */
+} plat_platform;
+
+/* Load a platform. `spec` is a path or a short name looked up as <dir>/<spec>.xml in the
+ * platforms folder. Checks the XML with libxml2 first so that a malformed file is reported as
+ * "file:line: what" (HS_EINPUT) instead of aborting inside SimGrid. Creates the SimGrid engine
+ * if the process has none yet (one engine per process: call this at most once). */
+int plat_load(const char *spec, plat_platform *plat, char *err);
+
+void plat_free(plat_platform *plat);
+
+/* Latency (sum over the links of the route) and bandwidth (the route's bottleneck) from GPU a
+ * to GPU b, both indices into plat->gpus. */
+void plat_route(const plat_platform *plat, int gpu_a, int gpu_b, double *latency_s,
+                double *bandwidth_Bps);
+
+/* The cost parameters of a ring over the given GPUs, in order (gpu[i] sends to gpu[i+1], the
+ * last to the first): alpha is the largest route latency of a ring edge and beta the largest
+ * 1/bandwidth, as the ring's steps wait for their slowest pair. n == 1 gives alpha = beta = 0. */
+void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
+                    double *beta_s_per_byte);
+
+/* The folder short names are looked up in ("<home>/platforms"). */
+const char *plat_default_dir(void);
+
+#endif

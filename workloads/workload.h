@@ -1,0 +1,106 @@
+/* workload.h: a CNN to train, as both the analytic model and the simulator see it.
+ *
+ * A workload is the dataset (how many samples, the shape of one), the layers in order with
+ * their per-sample input/output/weight shapes, and the measured compute calibration: how long
+ * one sample's forward+backward takes on a named device, spread over the layers. Workloads are
+ * loaded from hybridsim's XML format (workloads/workload.dtd, documented in the README) or
+ * from the ParaDL oracle's `.net` / `.net_sc` files; a ParaDL `.lc` layer file can then mark
+ * which layers model parallelism splits. */
+#ifndef WORKLOAD_H
+#define WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hs_error.h"
+
+#define WL_NAME_LEN 64
+#define WL_MAX_SPATIAL 3 /* 2-D images (W, H) or 3-D volumes (W, H, D) */
+#define WL_MAX_INPUTS 4  /* earlier layers feeding one layer (residual adds, concats) */
+#define WL_INPUT_DATA (-1) /* in wl_layer.inputs: the network's input sample */
+
+typedef enum {
+    WL_CONV,
+    WL_POOL,  /* max or average pooling */
+    WL_RELU,
+    WL_BNORM,
+    WL_ADD,   /* element-wise sum of a residual connection */
+    WL_FC,    /* fully connected */
+    WL_DROPOUT,
+    WL_SOFTMAX,
+    WL_LRN,
+    WL_CONCAT,
+    WL_TYPE_COUNT
+} wl_type;
+
+/* Which model-parallel strategies split a layer (the ParaDL layer files' `NAME|1`). A layer
+ * without the bit runs replicated: every GPU of the group computes it whole. */
+enum {
+    WL_SPLIT_FILTER = 1u << 0,
+    WL_SPLIT_CHANNEL = 1u << 1,
+    WL_SPLIT_SPATIAL = 1u << 2,
+    WL_SPLIT_ALL = WL_SPLIT_FILTER | WL_SPLIT_CHANNEL | WL_SPLIT_SPATIAL
+};
+
+/* A per-sample tensor shape: channels then spatial extents. */
+typedef struct {
+    int64_t channels;                   /* C for an input, F for an output */
+    int64_t spatial[WL_MAX_SPATIAL];    /* W, H(, D); unused trailing extents are 1 */
+    int n_spatial;                      /* 2 for images, 3 for volumes */
+} wl_shape;
+
+typedef struct {
+    char name[WL_NAME_LEN];     /* as in the file, e.g. "CONV_2a1" (names may repeat: "RELU") */
+    wl_type type;
+    wl_shape x;                 /* input of one sample */
+    wl_shape y;                 /* output of one sample */
+    int64_t w_in;               /* weight dims as ParaDL writes them: C ... */
+    int64_t w_out;              /* ... F ... */
+    int64_t w_kernel[WL_MAX_SPATIAL]; /* ... K1 K2 (K3); 0 where the file says 0 */
+    int64_t x_elems;            /* |x|: input elements per sample */
+    int64_t y_elems;            /* |y|: output elements per sample */
+    int64_t w_elems;            /* |w|: weights (0 for layers without any) */
+    int stride;                 /* convolution/pooling stride (1 when not given) */
+    int padding;                /* convolution/pooling padding (0 when not given) */
+    int inputs[WL_MAX_INPUTS];  /* indices of earlier layers feeding this one */
+    int n_inputs;               /* 0 means: the previous layer (or the data for layer 0) */
+    double flops;               /* forward FLOP estimate per sample (ParaDL's formula) */
+    double fw_s;                /* forward seconds per sample on the calibration device */
+    double bw_s;                /* backward seconds per sample (input + weight gradient) */
+    double wu_s;                /* weight-update seconds per iteration (0 if not declared) */
+    unsigned split_mask;        /* WL_SPLIT_* bits: strategies that split this layer */
+} wl_layer;
+
+typedef struct {
+    char name[WL_NAME_LEN];     /* short name, e.g. "resnet50" */
+    char dataset[WL_NAME_LEN];  /* e.g. "ImageNet" */
+    int64_t samples;            /* D: samples per epoch */
+    wl_shape sample;            /* shape of one input sample */
+    wl_layer *layers;           /* in execution order */
+    int n_layers;
+    double sample_time_s;       /* measured forward+backward seconds per sample, all layers */
+    char device[WL_NAME_LEN];   /* device the calibration was measured on, e.g. "V100-16GB" */
+    int64_t x_total;            /* sum of |x| over layers */
+    int64_t y_total;            /* sum of |y| over layers */
+    int64_t w_total;            /* W = sum of |w| over layers */
+    char path[1024];            /* the file it was loaded from */
+} wl_workload;
+
+/* Load a workload. `spec` is a path (.xml, .net, .net_sc) or a short name looked up as
+ * <dir>/<spec>.xml in the workloads folder (HYBRIDSIM_HOME/workloads, else the source tree's).
+ * On success fills *wl (free with wl_free) and returns HS_OK; otherwise returns HS_EINPUT with
+ * "file:line: what is wrong" in err and leaves *wl empty. */
+int wl_load(const char *spec, wl_workload *wl, char *err);
+
+/* Apply a ParaDL layer file (`NAME|1` per line, optionally preceded by an index): every layer
+ * marked 1 gets split_mask = WL_SPLIT_ALL, every other 0. */
+int wl_apply_layer_file(wl_workload *wl, const char *path, char *err);
+
+void wl_free(wl_workload *wl);
+
+const char *wl_type_name(wl_type type);
+
+/* The folder short names are looked up in ("<home>/workloads"). */
+const char *wl_default_dir(void);
+
+#endif

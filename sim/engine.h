@@ -1,0 +1,54 @@
+/* engine.h: runs a task graph on the SimGrid platform and measures what happened.
+ *
+ * Every rank becomes two SimGrid actors on its GPU host (compute stream, communication stream).
+ * Kernels are executions on the GPU host; collectives are decomposed into point-to-point
+ * messages by algorithm, at one of two fidelities:
+ *   ENG_STEP  every step of the algorithm is its own set of messages (exact, O(p^2) messages);
+ *   ENG_FLOW  one flow per ring edge carrying the whole volume, the other steps' latencies added
+ *             (O(p) messages), then the group waits for its slowest edge, as a ring does.
+ * On an uncongested platform both give latency + bytes/bandwidth per step, as the analytic
+ * model says; where flows share links, SimGrid's bandwidth sharing adds the contention. */
+#ifndef ENGINE_H
+#define ENGINE_H
+
+#include <stdbool.h>
+
+#include "hs_error.h"
+#include "platform.h"
+#include "taskgraph.h"
+
+typedef enum { ENG_FLOW, ENG_STEP } eng_fidelity;
+
+typedef struct {
+    eng_fidelity fidelity;
+    double exec_speed_scale; /* kernel seconds on the GPU = task seconds * this (1 when the
+                              * platform's GPU is the workload's calibration device) */
+    bool record_tasks;       /* fill eng_result.task_start_s/task_end_s */
+} eng_options;
+
+typedef struct {
+    double end_s;            /* when the rank's last task finished */
+    double compute_busy_s;   /* time its compute stream ran kernels */
+    double comm_busy_s;      /* time its communication stream was inside a task */
+    double exposed_comm_s;   /* time its compute stream waited for a communication task */
+} eng_rank_stats;
+
+typedef struct {
+    double makespan_s;       /* the iteration's wall time: the last rank's end */
+    eng_rank_stats *ranks;   /* per rank */
+    int n_ranks;
+    double **task_start_s;   /* with record_tasks: per rank, per task (else NULL) */
+    double **task_end_s;
+    long messages;           /* point-to-point messages the run sent */
+    double bytes_sent;       /* their total payload */
+} eng_result;
+
+/* Run the graph with rank r on GPU gpu_of_rank[r] of the loaded platform. One run per process
+ * (SimGrid's engine cannot be reset). HS_EINPUT if the graph does not fit the platform,
+ * HS_EINTERNAL if the simulation deadlocks (mismatched sends/receives: an expansion bug). */
+int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,
+            const eng_options *opt, eng_result *res, char *err);
+
+void eng_result_free(eng_result *res);
+
+#endif

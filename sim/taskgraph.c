@@ -1,0 +1,73 @@
+/* taskgraph.c: storage for per-rank task lists and communicator groups (taskgraph.h). */
+#include "taskgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int tg_init(tg_graph *g, int n_ranks, char *err)
+{
+    memset(g, 0, sizeof *g);
+    g->ranks = calloc((size_t)n_ranks, sizeof *g->ranks);
+    if (!g->ranks)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", n_ranks);
+    g->n_ranks = n_ranks;
+    return HS_OK;
+}
+
+void tg_free(tg_graph *g)
+{
+    for (int r = 0; r < g->n_ranks; r++)
+        free(g->ranks[r].tasks);
+    free(g->ranks);
+    for (int i = 0; i < g->n_groups; i++)
+        free(g->groups[i].ranks);
+    free(g->groups);
+    memset(g, 0, sizeof *g);
+}
+
+int tg_add(tg_graph *g, int rank, tg_task task)
+{
+    tg_rank *r = &g->ranks[rank];
+    if (r->n_tasks == r->cap_tasks) {
+        int cap = r->cap_tasks ? 2 * r->cap_tasks : 64;
+        tg_task *grown = realloc(r->tasks, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        r->tasks = grown;
+        r->cap_tasks = cap;
+    }
+    r->tasks[r->n_tasks] = task;
+    return r->n_tasks++;
+}
+
+int tg_add_group(tg_graph *g, const int *ranks, int n)
+{
+    if (g->n_groups == g->cap_groups) {
+        int cap = g->cap_groups ? 2 * g->cap_groups : 16;
+        tg_group *grown = realloc(g->groups, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        g->groups = grown;
+        g->cap_groups = cap;
+    }
+    int *copy = malloc((size_t)n * sizeof *copy);
+    if (!copy)
+        return -1;
+    memcpy(copy, ranks, (size_t)n * sizeof *copy);
+    g->groups[g->n_groups] = (tg_group){.n = n, .ranks = copy};
+    return g->n_groups++;
+}
+
+const char *tg_op_name(tg_op op)
+{
+    static const char *names[TG_OP_COUNT] = {"exec", "allreduce", "allgather", "reduce-scatter",
+                                             "send", "recv", "exchange"};
+    return op < TG_OP_COUNT ? names[op] : "?";
+}
+
+const char *tg_phase_name(tg_phase phase)
+{
+    static const char *names[TG_PHASE_COUNT] = {"forward", "backward-input", "backward-weight",
+                                                "update", "gradient"};
+    return phase < TG_PHASE_COUNT ? names[phase] : "?";
+}

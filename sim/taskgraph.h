@@ -1,0 +1,90 @@
+/* taskgraph.h: the program every GPU (rank) runs for one training iteration.
+ *
+ * The expansion (expand.h) turns a strategy into one task list per rank; the engine (engine.h)
+ * runs the lists on SimGrid. A rank has two streams, as a GPU with a compute stream and a
+ * communication (NCCL/MPI) stream: kernels run in list order on the compute stream, messages and
+ * collectives in list order on the communication stream. A task starts when the previous task of
+ * its stream has finished and, if `after` is set, when that task of the other stream has finished.
+ * Cross-rank dependencies exist only through messages: a collective or receive completes when
+ * its data has arrived. So compute and communication overlap exactly where the lists allow. */
+#ifndef TASKGRAPH_H
+#define TASKGRAPH_H
+
+#include <stdint.h>
+
+#include "hs_error.h"
+
+typedef enum {
+    TG_EXEC,           /* a kernel of `amount` seconds on the calibration device (compute stream) */
+    TG_ALLREDUCE,      /* allreduce of an `amount`-byte buffer over a group */
+    TG_ALLGATHER,      /* allgather: every member contributes `amount` bytes, all get everything */
+    TG_REDUCE_SCATTER, /* reduce-scatter of an `amount`-byte buffer: each member keeps 1/n */
+    TG_SEND,           /* `amount` bytes to rank `peer` */
+    TG_RECV,           /* `amount` bytes from rank `peer` */
+    TG_EXCHANGE,       /* halo exchange: send `amount` bytes to every peer of group `group` and
+                        * receive as much from each, all at once */
+    TG_OP_COUNT
+} tg_op;
+
+typedef enum {
+    TG_ALGO_RING,      /* ring: reduce-scatter + allgather for allreduce */
+    TG_ALGO_HIER,      /* hierarchical allreduce: ring inside the node, ring across nodes among
+                        * the GPUs of equal local index, then inside the node again */
+    TG_ALGO_COUNT
+} tg_algo;
+
+typedef enum {
+    TG_FORWARD,        /* forward kernel, or forward-pass communication */
+    TG_BACKWARD_INPUT, /* gradient with respect to the layer input */
+    TG_BACKWARD_WEIGHT,/* gradient with respect to the weights */
+    TG_UPDATE,         /* weight update */
+    TG_GRADIENT,       /* gradient exchange among data-parallel replicas */
+    TG_PHASE_COUNT
+} tg_phase;
+
+typedef struct {
+    uint8_t op;        /* tg_op */
+    uint8_t phase;     /* tg_phase: what the task is for (reports, traces) */
+    uint8_t algo;      /* tg_algo, collectives only */
+    int32_t layer;     /* workload layer index, -1 when the task is not one layer's */
+    int32_t peer;      /* TG_SEND/TG_RECV: the other rank; collectives/exchange: group index */
+    int32_t after;     /* index in this rank's list of a task of the other stream that must
+                        * finish first, -1 for none */
+    double amount;     /* TG_EXEC: seconds; others: bytes (see tg_op) */
+} tg_task;
+
+typedef struct {
+    int n;             /* members */
+    int *ranks;        /* in ring order (for TG_EXCHANGE: the peers of one rank) */
+} tg_group;
+
+typedef struct {
+    tg_task *tasks;    /* this rank's list */
+    int n_tasks;
+    int cap_tasks;     /* allocated */
+} tg_rank;
+
+typedef struct {
+    int n_ranks;
+    tg_rank *ranks;    /* n_ranks lists */
+    tg_group *groups;  /* communicator groups, shared by the ranks that use them */
+    int n_groups;
+    int cap_groups;
+} tg_graph;
+
+int tg_init(tg_graph *g, int n_ranks, char *err);
+void tg_free(tg_graph *g);
+
+/* Append a task to a rank's list; returns its index, or -1 on allocation failure. */
+int tg_add(tg_graph *g, int rank, tg_task task);
+
+/* Register a group (the ranks are copied); returns its index, or -1 on allocation failure. */
+int tg_add_group(tg_graph *g, const int *ranks, int n);
+
+/* The stream a task runs on: 0 compute (TG_EXEC), 1 communication (everything else). */
+static inline int tg_stream(const tg_task *t) { return t->op == TG_EXEC ? 0 : 1; }
+
+const char *tg_op_name(tg_op op);
+const char *tg_phase_name(tg_phase phase);
+
+#endif

@@ -30,6 +30,8 @@ typedef struct {
     double staging_latency_s;   /* extra latency of a message staged through host memory
                                  * (MPI without GPUDirect; ParaDL's data+spatial halo) */
     sg_host_t *gpus;            /* n_gpus SimGrid hosts, GPU g of node n at n*gpus_per_node+g */
+    int nodes_per_leaf;         /* nodes under one leaf switch group (placement, reports) */
+    int nodes_per_rack;         /* nodes under one rack-level switch */
 } plat_platform;
 
 /* Load a platform. `spec` is a path or a short name looked up as <dir>/<spec>.xml in the

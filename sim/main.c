@@ -1,3 +1,4 @@
-/* main.c: STUB entry point, replaced by the command line (sim/cli.c). */
-#include <stdio.h>
-int main(void) { fprintf(stderr, "hybridsim: not built yet\n"); return 1; }
+/* main.c: the hybridsim executable; everything happens in cli.c. */
+#include "cli.h"
+
+int main(int argc, char **argv) { return cli_main(argc, argv); }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# setup.sh: installs what hybridsim needs (Debian packages) if missing, then configures and builds.
+# Sourced by tests/run.sh and experiments/quickstart.sh; sets HS_ROOT and HS_BUILD.
+# Usage: source experiments/setup.sh   (HS_BUILD may be set beforehand to build elsewhere)
+set -euo pipefail
+
+HS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+HS_BUILD="${HS_BUILD:-$HS_ROOT/build}"
+export HS_ROOT HS_BUILD
+
+hs_packages=(build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcmocka-dev gnuplot-nox)
+
+hs_missing_packages() {
+    local missing=()
+    for pkg in "${hs_packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$pkg")
+    done
+    echo "${missing[@]:-}"
+}
+
+hs_install() {
+    local missing
+    missing="$(hs_missing_packages)"
+    [ -z "$missing" ] && return 0
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || {
+            echo "setup: need root or sudo to install: $missing" >&2
+            return 1
+        }
+        sudo="sudo"
+    fi
+    echo "setup: installing $missing" >&2
+    $sudo apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+}
+
+hs_build() {
+    cmake -S "$HS_ROOT" -B "$HS_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$HS_BUILD" -j"$(nproc)"
+}
+
+hs_install
+hs_build

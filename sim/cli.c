@@ -1,0 +1,365 @@
+/* cli.c: parses `hybridsim COMMAND [flags]`, loads the inputs, runs the analytic model and/or the
+ * simulation, and prints the result (report.h).
+ *
+ * Inputs are loaded and checked in the order a user would fix them: flags, workload (and layer
+ * file), platform, strategy against platform, strategy against workload and batch. The first
+ * problem is reported on stderr with the flag or file it concerns, and the exit status is 2. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytic.h"
+#include "platgen.h"
+#include "platform.h"
+#include "report.h"
+#include "simulate.h"
+#include "strategy.h"
+#include "workload.h"
+
+#define HS_VERSION "0.1.0"
+
+typedef enum { CMD_ANALYTIC, CMD_SIMULATE, CMD_COMPARE } cli_command;
+typedef enum { OUT_TABLE, OUT_JSON, OUT_ROW } cli_output;
+
+/* Everything a run command's flags say. */
+typedef struct {
+    cli_command command;
+    const char *workload;     /* -w: path or short name */
+    const char *platform;     /* -p: path or short name */
+    const char *strategy;     /* -s: e.g. "data+filter:8x4" */
+    const char *layers;       /* --layers: ParaDL layer file, or NULL */
+    int gpus;                 /* -g */
+    int64_t batch;            /* -b: global mini-batch */
+    int micro_batches;        /* --micro-batches: pipeline S, 0 = default */
+    sm_options sim;           /* --collectives, --placement */
+    cli_output output;        /* table (default), --json, --row */
+    bool row_header;          /* --row-header: print the column names first */
+} cli_options;
+
+static const char *command_names[] = {"analytic", "simulate", "compare"};
+
+static void print_usage(FILE *out)
+{
+    fprintf(out,
+            "hybridsim %s: how fast does a CNN train on a GPU cluster, and why.\n"
+            "\n"
+            "usage:\n"
+            "  hybridsim analytic -w WORKLOAD -p PLATFORM -s STRATEGY -g GPUS -b BATCH [options]\n"
+            "  hybridsim simulate -w ... -p ... -s ... -g ... -b ... [--collectives flow|step]\n"
+            "                     [--placement packed|spread] [options]\n"
+            "  hybridsim compare  -w ... -p ... -s ... -g ... -b ... [options]\n"
+            "  hybridsim platform [--preset abci] [flags] -o FILE.xml   (see hybridsim platform --help)\n"
+            "\n"
+            "  analytic   ParaDL's closed-form model: instant, no contention\n"
+            "  simulate   SimGrid simulation of every kernel and message, with link sharing\n"
+            "  compare    both, side by side, with their agreement\n"
+            "\n"
+            "run options:\n"
+            "  -w, --workload W        workload: a path (.xml, ParaDL .net/.net_sc) or a short name\n"
+            "                          in workloads/ (resnet50, resnet152, vgg16, alexnet,\n"
+            "                          cosmoflow-512, cosmoflow-256)\n"
+            "  -p, --platform P        platform: a path or a short name in platforms/ (abci)\n"
+            "  -s, --strategy S        serial, data, spatial, filter, channel, pipeline,\n"
+            "                          data+filter[:P1xP2], data+spatial[:P1xP2]\n"
+            "                          (hybrids: P1 data-parallel groups of P2 GPUs; default P2 =\n"
+            "                          GPUs per node)\n"
+            "  -g, --gpus N            number of GPUs (ranks) p\n"
+            "  -b, --batch B           global mini-batch (samples per iteration, all GPUs)\n"
+            "  -l, --layers FILE       ParaDL layer file (NAME|1): the layers model parallelism\n"
+            "                          splits (default: the workload's own marks)\n"
+            "  -S, --micro-batches S   pipeline: micro-batches per mini-batch (default: p)\n"
+            "  -c, --collectives F     simulation fidelity: flow (default; one flow per ring edge)\n"
+            "                          or step (every step of every collective)\n"
+            "  -P, --placement K       packed (default: rank r on GPU r) or spread (nodes dealt\n"
+            "                          round-robin over racks)\n"
+            "  -j, --json              print one JSON object instead of the table\n"
+            "      --row               print one line (for scripts); --row-header adds the header\n"
+            "  -h, --help              this text;  --version  the version\n"
+            "\n"
+            "Times are seconds, memory bytes (GB = 1e9 bytes in tables). Exit status: 0 success,\n"
+            "2 bad input (the message names the file, line or flag), 1 internal failure.\n",
+            HS_VERSION);
+}
+
+/* Whole numbers only: "64x" or "1e3" is an error naming the flag. */
+static int parse_int64(const char *flag, const char *text, int64_t min, int64_t max,
+                       int64_t *value, char *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end != '\0')
+        return hs_fail(err, HS_EINPUT, "%s: '%s' is not a whole number", flag, text);
+    if (v < min || v > max)
+        return hs_fail(err, HS_EINPUT, "%s: %lld is out of range [%lld, %lld]", flag, v,
+                       (long long)min, (long long)max);
+    *value = v;
+    return HS_OK;
+}
+
+static int parse_fidelity(const char *text, eng_fidelity *fidelity, char *err)
+{
+    if (strcmp(text, "flow") == 0)
+        *fidelity = ENG_FLOW;
+    else if (strcmp(text, "step") == 0)
+        *fidelity = ENG_STEP;
+    else
+        return hs_fail(err, HS_EINPUT, "--collectives: unknown fidelity '%s' (known: flow, step)",
+                       text);
+    return HS_OK;
+}
+
+static int require(const char *flag, const void *value, char *err)
+{
+    return value ? HS_OK : hs_fail(err, HS_EINPUT, "%s is required (see hybridsim --help)", flag);
+}
+
+/* Parse the flags of analytic/simulate/compare. Returns HS_OK, HS_EINPUT, or -1 after --help. */
+static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
+{
+    enum { OPT_ROW = 1000, OPT_ROW_HEADER };
+    static const struct option longopts[] = {
+        {"workload", required_argument, NULL, 'w'},
+        {"platform", required_argument, NULL, 'p'},
+        {"strategy", required_argument, NULL, 's'},
+        {"gpus", required_argument, NULL, 'g'},
+        {"batch", required_argument, NULL, 'b'},
+        {"layers", required_argument, NULL, 'l'},
+        {"micro-batches", required_argument, NULL, 'S'},
+        {"collectives", required_argument, NULL, 'c'},
+        {"placement", required_argument, NULL, 'P'},
+        {"json", no_argument, NULL, 'j'},
+        {"row", no_argument, NULL, OPT_ROW},
+        {"row-header", no_argument, NULL, OPT_ROW_HEADER},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int64_t v = 0;
+    int status = HS_OK;
+    bool gpus_given = false, batch_given = false;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while (status == HS_OK &&
+           (c = getopt_long(argc, argv, ":w:p:s:g:b:l:S:c:P:jh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'w': o->workload = optarg; break;
+        case 'p': o->platform = optarg; break;
+        case 's': o->strategy = optarg; break;
+        case 'l': o->layers = optarg; break;
+        case 'g':
+            status = parse_int64("-g", optarg, 1, INT_MAX, &v, err);
+            o->gpus = (int)v;
+            gpus_given = true;
+            break;
+        case 'b':
+            status = parse_int64("-b", optarg, 1, INT64_MAX / 4, &v, err);
+            o->batch = v;
+            batch_given = true;
+            break;
+        case 'S':
+            status = parse_int64("--micro-batches", optarg, 1, INT_MAX, &v, err);
+            o->micro_batches = (int)v;
+            break;
+        case 'c': status = parse_fidelity(optarg, &o->sim.fidelity, err); break;
+        case 'P': status = pl_parse(optarg, &o->sim.placement, err); break;
+        case 'j': o->output = OUT_JSON; break;
+        case OPT_ROW: o->output = OUT_ROW; break;
+        case OPT_ROW_HEADER: o->output = OUT_ROW; o->row_header = true; break;
+        case 'h': print_usage(stdout); return -1;
+        case ':':
+            return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
+        default:
+            return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim --help)",
+                           argv[optind - 1]);
+        }
+    }
+    if (status != HS_OK)
+        return status;
+    if (optind < argc)
+        return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
+    if ((status = require("-w WORKLOAD", o->workload, err)) ||
+        (status = require("-p PLATFORM", o->platform, err)) ||
+        (status = require("-s STRATEGY", o->strategy, err)) ||
+        (status = require("-g GPUS", gpus_given ? "" : NULL, err)) ||
+        (status = require("-b BATCH", batch_given ? "" : NULL, err)))
+        return status;
+    if (o->output == OUT_ROW && o->command == CMD_COMPARE)
+        return hs_fail(err, HS_EINPUT, "--row is for analytic and simulate; compare has --json");
+    return HS_OK;
+}
+
+/* The inputs of a run, loaded and checked. */
+typedef struct {
+    wl_workload wl;
+    plat_platform plat;
+    st_strategy st;
+    bool wl_loaded, plat_loaded;
+} cli_inputs;
+
+static int load_inputs(const cli_options *o, cli_inputs *in, char *err)
+{
+    int status = wl_load(o->workload, &in->wl, err);
+    if (status != HS_OK)
+        return status;
+    in->wl_loaded = true;
+    if (o->layers && (status = wl_apply_layer_file(&in->wl, o->layers, err)) != HS_OK)
+        return status;
+    if ((status = plat_load(o->platform, &in->plat, err)) != HS_OK)
+        return status;
+    in->plat_loaded = true;
+    if (o->gpus > in->plat.n_gpus)
+        return hs_fail(err, HS_EINPUT, "-g %d: platform %s has only %d GPUs", o->gpus,
+                       in->plat.name, in->plat.n_gpus);
+    status = st_parse(o->strategy, o->gpus, in->plat.gpus_per_node, o->micro_batches, &in->st,
+                      err);
+    if (status != HS_OK)
+        return status;
+    return st_check(&in->st, &in->wl, o->batch, err);
+}
+
+static void free_inputs(cli_inputs *in)
+{
+    if (in->wl_loaded)
+        wl_free(&in->wl);
+    if (in->plat_loaded)
+        plat_free(&in->plat);
+}
+
+/* Name what accounts for a difference of more than 2% between the two totals. */
+static void explain(const hs_estimate *an, const hs_estimate *sim, const sm_details *d,
+                    char *text, size_t len)
+{
+    text[0] = '\0';
+    if (rp_agreement(an, sim) >= 0.98)
+        return;
+    double d_comp = sim->iteration.compute_s - an->iteration.compute_s;
+    double d_comm = sim->iteration.exposed_comm_s - an->iteration.exposed_comm_s;
+    double d_idle = (sim->iteration.total_s - sim->iteration.compute_s -
+                     sim->iteration.exposed_comm_s) -
+                    (an->iteration.total_s - an->iteration.compute_s -
+                     an->iteration.exposed_comm_s);
+    int top_op = -1;
+    for (int op = 0; op < TG_OP_COUNT; op++)
+        if (d->comm_by_op_s[op] > 0 && (top_op < 0 || d->comm_by_op_s[op] > d->comm_by_op_s[top_op]))
+            top_op = op;
+    snprintf(text, len,
+             "simulated - analytic per iteration: compute %+.6g s, exposed communication %+.6g s, "
+             "idle/waiting %+.6g s; the simulated critical rank (%d) spends most communication "
+             "time in %s (%.6g s)",
+             d_comp, d_comm, d_idle, d->critical_rank,
+             top_op >= 0 ? tg_op_name((tg_op)top_op) : "nothing",
+             top_op >= 0 ? d->comm_by_op_s[top_op] : 0.0);
+}
+
+static int run_command(const cli_options *o, char *err)
+{
+    cli_inputs in;
+    memset(&in, 0, sizeof in);
+    int status = load_inputs(o, &in, err);
+    if (status != HS_OK) {
+        free_inputs(&in);
+        return status;
+    }
+    rp_run run = {.mode = command_names[o->command],
+                  .workload = in.wl.name,
+                  .platform = in.plat.name,
+                  .strategy = in.st,
+                  .batch = o->batch,
+                  .gpu_memory_bytes = in.plat.gpu_memory_bytes};
+
+    hs_estimate an, sim;
+    memset(&an, 0, sizeof an);
+    memset(&sim, 0, sizeof sim);
+    sm_details details;
+    memset(&details, 0, sizeof details);
+    /* The simulation reports memory with the same footprint model as the analytic one, so the
+     * analytic estimate is computed for every command. */
+    status = an_estimate(&in.wl, &in.plat, &in.st, o->batch, &an, err);
+    if (status == HS_OK && o->command != CMD_ANALYTIC) {
+        status = sm_run(&in.wl, &in.plat, &in.st, o->batch, &o->sim, &sim,
+                        o->command == CMD_COMPARE ? &details : NULL, err);
+        sim.memory_per_gpu_bytes = an.memory_per_gpu_bytes;
+        sim.fits_in_memory = an.fits_in_memory;
+    }
+    if (status == HS_OK) {
+        const hs_estimate *est = o->command == CMD_ANALYTIC ? &an : &sim;
+        if (o->command == CMD_COMPARE) {
+            char why[1024];
+            explain(&an, &sim, &details, why, sizeof why);
+            if (o->output == OUT_JSON)
+                rp_print_compare_json(stdout, &run, &an, &sim, why);
+            else
+                rp_print_compare_table(stdout, &run, &an, &sim, why);
+        } else if (o->output == OUT_JSON) {
+            rp_print_json(stdout, &run, est);
+        } else if (o->output == OUT_ROW) {
+            if (o->row_header)
+                rp_print_row_header(stdout);
+            rp_print_row(stdout, &run, est);
+        } else {
+            rp_print_table(stdout, &run, est);
+        }
+        if (o->output == OUT_JSON)
+            fputc('\n', stdout);
+    }
+    free_inputs(&in);
+    return status;
+}
+
+static int run_main(cli_command command, int argc, char **argv, char *err)
+{
+    cli_options o;
+    memset(&o, 0, sizeof o);
+    o.command = command;
+    o.sim.fidelity = ENG_FLOW;
+    o.sim.placement = PL_PACKED;
+    int status = parse_run_options(argc, argv, &o, err);
+    if (status < 0)
+        return HS_OK; /* --help */
+    if (status != HS_OK)
+        return status;
+    return run_command(&o, err);
+}
+
+int cli_main(int argc, char **argv)
+{
+    char err[HS_ERR_LEN] = "";
+    int status;
+    if (argc < 2) {
+        print_usage(stderr);
+        return HS_EINPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        print_usage(stdout);
+        return HS_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("hybridsim %s\n", HS_VERSION);
+        return HS_OK;
+    }
+    if (strcmp(cmd, "analytic") == 0)
+        status = run_main(CMD_ANALYTIC, argc - 1, argv + 1, err);
+    else if (strcmp(cmd, "simulate") == 0)
+        status = run_main(CMD_SIMULATE, argc - 1, argv + 1, err);
+    else if (strcmp(cmd, "compare") == 0)
+        status = run_main(CMD_COMPARE, argc - 1, argv + 1, err);
+    else if (strcmp(cmd, "platform") == 0)
+        status = pg_main(argc - 1, argv + 1, err);
+    else
+        status = hs_fail(err, HS_EINPUT,
+                         "unknown command '%s' (known: analytic, simulate, compare, platform; "
+                         "see hybridsim --help)",
+                         cmd);
+    fflush(stdout);
+    if (status != HS_OK)
+        fprintf(stderr, "hybridsim: %s\n", err[0] ? err : "failed");
+    return status;
+}

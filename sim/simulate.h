@@ -1,0 +1,36 @@
+/* simulate.h: one simulated run, from (workload, platform, strategy, batch) to an estimate.
+ *
+ * Expands the strategy into task graphs, places the ranks, runs the engine, and reads the
+ * iteration off the rank that finished last (the critical rank): its compute busy time, its
+ * communication busy time, the time its compute stream waited for communication, and the
+ * makespan. One run per process (SimGrid). */
+#ifndef SIMULATE_H
+#define SIMULATE_H
+
+#include <stdint.h>
+
+#include "engine.h"
+#include "estimate.h"
+#include "placement.h"
+#include "platform.h"
+#include "strategy.h"
+#include "workload.h"
+
+typedef struct {
+    eng_fidelity fidelity; /* --collectives flow|step */
+    pl_kind placement;     /* --placement packed|spread */
+} sm_options;
+
+/* What the simulation adds to the estimate, for `compare` to explain differences. */
+typedef struct {
+    int critical_rank;            /* the rank that finished last */
+    double comm_by_op_s[TG_OP_COUNT]; /* the critical rank's communication time per operation */
+    long messages;                /* point-to-point messages simulated */
+    double bytes_sent;
+} sm_details;
+
+int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
+           int64_t batch, const sm_options *opt, hs_estimate *est, sm_details *details,
+           char *err);
+
+#endif

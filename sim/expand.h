@@ -4,10 +4,21 @@
  * and the weight update, with durations from the workload's calibration split as the strategy
  * splits the work (batch, space, filters, channels, layers); and the communication the strategy
  * needs (PARADL-MODEL.md): gradient allreduce, activation allgather / input-gradient allreduce,
- * halo exchanges, pipeline sends, hierarchical groups. Independent of placement: ranks only. */
+ * halo exchanges, pipeline sends, hierarchical groups. Independent of placement: ranks only.
+ *
+ * Two orderings of a rank's two streams (ex_options.overlap):
+ *   blocking (the default)  every task waits for the task written just before it, whichever
+ *                           stream it is on: compute and communication never overlap, as in
+ *                           ParaDL's model and in ChainerMN's blocking collectives and sends;
+ *   overlap                 a task waits only for the task that produces its data (a collective
+ *                           for the kernel that wrote its buffer, a kernel for the message that
+ *                           brings its input), so e.g. a weight-gradient kernel runs while the
+ *                           input gradient is being reduced, and pipeline sends do not hold the
+ *                           next micro-batch back. */
 #ifndef EXPAND_H
 #define EXPAND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hs_error.h"
@@ -15,8 +26,18 @@
 #include "taskgraph.h"
 #include "workload.h"
 
-/* Build the graph (g is initialised by the call; free with tg_free). */
+typedef struct {
+    bool overlap;   /* false: blocking order (mirrors the analytic model); true: data order */
+} ex_options;
+
+/* Build the graph (g is initialised by the call; free with tg_free) in the blocking order.
+ * HS_EINPUT for a strategy the expansion cannot honour (p1 * p2 != p, a pipeline with more
+ * stages than layers, a batch < 1, ...); on any failure g is left empty. */
 int ex_expand(const wl_workload *wl, const st_strategy *st, int64_t batch, tg_graph *g,
               char *err);
+
+/* The same with options (opt == NULL: the defaults). */
+int ex_expand_opt(const wl_workload *wl, const st_strategy *st, int64_t batch,
+                  const ex_options *opt, tg_graph *g, char *err);
 
 #endif

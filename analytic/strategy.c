@@ -1,14 +1,442 @@
-/* strategy.c: STUB until the strategy parser lands (see strategy.h). */
+/* strategy.c: the "-s" vocabulary: parse a strategy name and group shape, and check it against
+ * a workload and a batch (the limits on p of PARADL-MODEL.md).
+ *
+ * Both the analytic model and the simulator take an st_strategy, so every rule about what a
+ * strategy means (which GPUs form a group, which layer dimension bounds p, what must divide
+ * the batch) lives here once. Messages name the flag the user typed ("-s", "-g", "-b") and
+ * the value, because that is what the user can fix. */
 #include "strategy.h"
 
-int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strategy *st, char *err)
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ names */
+
+static const char *const kind_names[ST_KIND_COUNT] = {
+    [ST_SERIAL] = "serial",
+    [ST_DATA] = "data",
+    [ST_SPATIAL] = "spatial",
+    [ST_FILTER] = "filter",
+    [ST_CHANNEL] = "channel",
+    [ST_PIPELINE] = "pipeline",
+    [ST_DATA_FILTER] = "data+filter",
+    [ST_DATA_SPATIAL] = "data+spatial",
+};
+
+const char *st_kind_name(st_kind kind)
 {
-    return hs_fail(err, HS_EINTERNAL, "strategies are not implemented yet");
+    return (unsigned)kind < ST_KIND_COUNT ? kind_names[kind] : "?";
 }
+
+unsigned st_split_bit(st_kind kind)
+{
+    switch (kind) {
+    case ST_FILTER:
+    case ST_DATA_FILTER:
+        return WL_SPLIT_FILTER;
+    case ST_CHANNEL:
+        return WL_SPLIT_CHANNEL;
+    case ST_SPATIAL:
+    case ST_DATA_SPATIAL:
+        return WL_SPLIT_SPATIAL;
+    default:
+        return 0;
+    }
+}
+
+static int is_hybrid(st_kind kind)
+{
+    return kind == ST_DATA_FILTER || kind == ST_DATA_SPATIAL;
+}
+
+/* The known names, comma separated, for "unknown strategy" messages. */
+static const char *known_list(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < ST_KIND_COUNT && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ", " : "", kind_names[k]);
+    return buf;
+}
+
+/* ------------------------------------------------------------------ parsing */
+
+/* Parse a positive int that fills [s, end) exactly; returns -1 if it is not one. */
+static int parse_count(const char *s, const char *end)
+{
+    if (s == end || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *stop;
+    long v = strtol(s, &stop, 10);
+    if (errno || stop != end || v < 1 || v > INT_MAX)
+        return -1;
+    return (int)v;
+}
+
+/* "P1xP2" (the text after ':') into *p1, *p2. */
+static int parse_shape(const char *text, const char *shape, int *p1, int *p2, char *err)
+{
+    const char *x = strchr(shape, 'x');
+    if (!x)
+        x = strchr(shape, 'X');
+    if (x) {
+        *p1 = parse_count(shape, x);
+        *p2 = parse_count(x + 1, x + 1 + strlen(x + 1));
+    }
+    if (!x || *p1 < 0 || *p2 < 0)
+        return hs_fail(err, HS_EINPUT,
+                       "-s %s: the group shape after ':' must be P1xP2 with two positive "
+                       "integers (data-parallel groups x GPUs per group), e.g. data+filter:8x4",
+                       text);
+    return HS_OK;
+}
+
+/* Fill p1/p2 of a hybrid: from the explicit shape, else one group per node. */
+static int hybrid_shape(const char *text, const char *shape, int p, int gpus_per_node,
+                        st_strategy *st, char *err)
+{
+    if (shape) {
+        int status = parse_shape(text, shape, &st->p1, &st->p2, err);
+        if (status != HS_OK)
+            return status;
+        if ((long long)st->p1 * st->p2 != p)
+            return hs_fail(err, HS_EINPUT, "-s %s: %d x %d = %lld GPUs, but -g is %d", text,
+                           st->p1, st->p2, (long long)st->p1 * st->p2, p);
+        return HS_OK;
+    }
+    if (gpus_per_node < 1)
+        return hs_fail(err, HS_EINPUT,
+                       "-s %s: the platform gives no GPUs per node to size the group; give "
+                       "the shape as %s:P1xP2",
+                       text, text);
+    if (p % gpus_per_node != 0)
+        return hs_fail(err, HS_EINPUT,
+                       "-g %d: %s puts the %d GPUs of a node in each model-parallel group by "
+                       "default, and %d does not divide %d; give the shape as %s:P1xP2",
+                       p, text, gpus_per_node, gpus_per_node, p, text);
+    st->p2 = gpus_per_node;
+    st->p1 = p / gpus_per_node;
+    return HS_OK;
+}
+
+int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strategy *st,
+             char *err)
+{
+    memset(st, 0, sizeof *st);
+    if (!text || !*text)
+        return hs_fail(err, HS_EINPUT, "-s: no strategy given");
+    if (p < 1)
+        return hs_fail(err, HS_EINPUT, "-g %d: the number of GPUs must be at least 1", p);
+    if (segments < 0)
+        return hs_fail(err, HS_EINPUT, "--micro-batches %d: must be at least 1", segments);
+
+    const char *colon = strchr(text, ':');
+    size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
+    int kind = -1;
+    for (int k = 0; k < ST_KIND_COUNT; k++)
+        if (strlen(kind_names[k]) == name_len && strncmp(text, kind_names[k], name_len) == 0)
+            kind = k;
+    if (kind < 0) {
+        char known[256];
+        return hs_fail(err, HS_EINPUT, "-s %s: unknown strategy (known: %s)", text,
+                       known_list(known, sizeof known));
+    }
+    st->kind = (st_kind)kind;
+    st->p = p;
+    st->segments = 1;
+    if (colon && !is_hybrid(st->kind))
+        return hs_fail(err, HS_EINPUT,
+                       "-s %s: only data+filter and data+spatial take a group shape ':P1xP2'",
+                       text);
+    if (segments > 0 && st->kind != ST_PIPELINE)
+        return hs_fail(err, HS_EINPUT,
+                       "--micro-batches %d: only the pipeline strategy splits a batch into "
+                       "micro-batches, not %s",
+                       segments, text);
+
+    switch (st->kind) {
+    case ST_SERIAL:
+        if (p != 1)
+            return hs_fail(err, HS_EINPUT, "-g %d: serial runs on exactly one GPU", p);
+        st->p1 = st->p2 = 1;
+        return HS_OK;
+    case ST_DATA:
+        st->p1 = p;
+        st->p2 = 1;
+        return HS_OK;
+    case ST_PIPELINE:
+        /* GPipe's default keeps every stage busy in the steady state: one micro-batch per
+         * stage. */
+        st->segments = segments > 0 ? segments : p;
+        st->p1 = 1;
+        st->p2 = p;
+        return HS_OK;
+    case ST_SPATIAL:
+    case ST_FILTER:
+    case ST_CHANNEL:
+        st->p1 = 1;
+        st->p2 = p;
+        return HS_OK;
+    case ST_DATA_FILTER:
+    case ST_DATA_SPATIAL:
+        return hybrid_shape(text, colon ? colon + 1 : NULL, p, gpus_per_node, st, err);
+    default:
+        return hs_fail(err, HS_EINTERNAL, "-s %s: strategy kind %d not handled", text, kind);
+    }
+}
+
+/* ------------------------------------------------------------------ limits on p */
+
+/* What bounds the model-parallel part of a strategy: the smallest extent, over the layers it
+ * splits, of the dimension it splits. */
+typedef struct {
+    int64_t extent;     /* min over split layers; 0 when no layer is split */
+    const char *what;   /* "filters", "channels", "columns (W)" */
+    const char *symbol; /* "F", "C", "W" */
+} split_bound;
+
+static split_bound model_bound(st_kind kind, const wl_workload *wl)
+{
+    split_bound b = {0, "", ""};
+    unsigned bit = st_split_bit(kind);
+    int64_t first_layer_c = 0;
+    for (int i = 0; i < wl->n_layers; i++) {
+        const wl_layer *l = &wl->layers[i];
+        if (!(l->split_mask & bit))
+            continue;
+        int64_t e;
+        if (bit == WL_SPLIT_FILTER) {
+            e = l->y.channels;
+        } else if (bit == WL_SPLIT_CHANNEL) {
+            /* The first layer reads the input sample (3 colour planes for an image): as in
+             * the oracle, its channels do not bound p; its split just leaves GPUs idle. */
+            if (i == 0) {
+                first_layer_c = l->x.channels;
+                continue;
+            }
+            e = l->x.channels;
+        } else {
+            /* Spatial parallelism cuts the width (the oracle's one split dimension), of the
+             * input and of the output. */
+            e = l->x.spatial[0] < l->y.spatial[0] ? l->x.spatial[0] : l->y.spatial[0];
+        }
+        if (b.extent == 0 || e < b.extent)
+            b.extent = e;
+    }
+    if (b.extent == 0)
+        b.extent = first_layer_c;
+    if (bit == WL_SPLIT_FILTER) {
+        b.what = "filters";
+        b.symbol = "F";
+    } else if (bit == WL_SPLIT_CHANNEL) {
+        b.what = "channels";
+        b.symbol = "C";
+    } else {
+        b.what = "columns";
+        b.symbol = "W";
+    }
+    return b;
+}
+
+int64_t st_limit_p(const st_strategy *st, const wl_workload *wl, int64_t batch)
+{
+    split_bound b = model_bound(st->kind, wl);
+    int64_t model = b.extent > 0 ? b.extent : 1;
+    switch (st->kind) {
+    case ST_SERIAL:
+        return 1;
+    case ST_DATA:
+        return batch;
+    case ST_SPATIAL:
+    case ST_FILTER:
+    case ST_CHANNEL:
+        return model;
+    case ST_PIPELINE:
+        return wl->n_layers;
+    case ST_DATA_FILTER:
+    case ST_DATA_SPATIAL:
+        /* p1 <= B data-parallel groups of p2 <= the model bound GPUs each. */
+        return batch * model;
+    default:
+        return 0;
+    }
+}
+
+/* The model-parallel group of p2 GPUs must not exceed the split dimension. */
+static int check_model_part(const st_strategy *st, const wl_workload *wl, int p2, char *err)
+{
+    split_bound b = model_bound(st->kind, wl);
+    if (b.extent == 0)
+        return hs_fail(err, HS_EINPUT,
+                       "-s %s: no layer of %s is marked for %s parallelism (give a layer file "
+                       "with --layers)",
+                       st_kind_name(st->kind), wl->name, st_kind_name(st->kind));
+    if (p2 > b.extent) {
+        if (p2 == st->p)
+            return hs_fail(err, HS_EINPUT,
+                           "-g %d: %s parallelism splits at most %lld %s (min %s over split "
+                           "layers of %s)",
+                           st->p, st_kind_name(st->kind), (long long)b.extent, b.what,
+                           b.symbol, wl->name);
+        return hs_fail(err, HS_EINPUT,
+                       "-s %s:%dx%d: a group of %d GPUs is more than the %lld %s %s can split "
+                       "(min %s over split layers of %s)",
+                       st_kind_name(st->kind), st->p1, st->p2, p2, (long long)b.extent, b.what,
+                       st->kind == ST_DATA_FILTER ? "filter parallelism" : "spatial parallelism",
+                       b.symbol, wl->name);
+    }
+    return HS_OK;
+}
+
+/* The batch must split evenly among the `groups` data-parallel groups. */
+static int check_batch_split(const st_strategy *st, int64_t batch, int groups, char *err)
+{
+    if (groups > batch)
+        return hs_fail(err, HS_EINPUT,
+                       "-g %d: %s gives %d data-parallel groups a share of the batch, more "
+                       "than the %lld samples of -b",
+                       st->p, st_kind_name(st->kind), groups, (long long)batch);
+    if (batch % groups != 0)
+        return hs_fail(err, HS_EINPUT,
+                       "-b %lld: the batch must divide evenly among the %d data-parallel "
+                       "groups of %s",
+                       (long long)batch, groups, st_kind_name(st->kind));
+    return HS_OK;
+}
+
 int st_check(const st_strategy *st, const wl_workload *wl, int64_t batch, char *err)
 {
-    return hs_fail(err, HS_EINTERNAL, "strategies are not implemented yet");
+    if (batch < 1)
+        return hs_fail(err, HS_EINPUT, "-b %lld: the batch must be at least 1 sample",
+                       (long long)batch);
+    if (wl->n_layers < 1)
+        return hs_fail(err, HS_EINPUT, "%s: the workload has no layers", wl->path);
+    switch (st->kind) {
+    case ST_SERIAL:
+        return st->p == 1 ? HS_OK
+                          : hs_fail(err, HS_EINPUT, "-g %d: serial runs on exactly one GPU",
+                                    st->p);
+    case ST_DATA:
+        return check_batch_split(st, batch, st->p, err);
+    case ST_SPATIAL:
+    case ST_FILTER:
+    case ST_CHANNEL:
+        return check_model_part(st, wl, st->p, err);
+    case ST_PIPELINE:
+        if (st->p > wl->n_layers)
+            return hs_fail(err, HS_EINPUT,
+                           "-g %d: pipeline parallelism needs at least one layer per GPU, and "
+                           "%s has %d layers",
+                           st->p, wl->name, wl->n_layers);
+        if (st->segments > batch || batch % st->segments != 0)
+            return hs_fail(err, HS_EINPUT,
+                           "-b %lld: the batch must divide evenly into the pipeline's %d "
+                           "micro-batches",
+                           (long long)batch, st->segments);
+        return HS_OK;
+    case ST_DATA_FILTER:
+    case ST_DATA_SPATIAL: {
+        int status = check_batch_split(st, batch, st->p1, err);
+        return status != HS_OK ? status : check_model_part(st, wl, st->p2, err);
+    }
+    default:
+        return hs_fail(err, HS_EINTERNAL, "strategy kind %d not handled", (int)st->kind);
+    }
 }
-int64_t st_limit_p(const st_strategy *st, const wl_workload *wl, int64_t batch) { return 0; }
-unsigned st_split_bit(st_kind kind) { return 0; }
-const char *st_kind_name(st_kind kind) { return "?"; }
+
+/* ------------------------------------------------------------------ pipeline stages */
+
+static double layer_time_s(const wl_layer *l)
+{
+    return l->fw_s + l->bw_s;
+}
+
+/* Pack layers left to right into groups of at most cap_s seconds each; returns how many
+ * groups that takes and, if first is not NULL, where each starts. */
+static int pack_layers(const wl_workload *wl, double cap_s, int *first)
+{
+    int groups = 0;
+    double sum_s = 0;
+    for (int i = 0; i < wl->n_layers; i++) {
+        double t = layer_time_s(&wl->layers[i]);
+        if (groups == 0 || sum_s + t > cap_s) {
+            if (first)
+                first[groups] = i;
+            groups++;
+            sum_s = 0;
+        }
+        sum_s += t;
+    }
+    return groups;
+}
+
+static double stage_time_s(const wl_workload *wl, int from, int to)
+{
+    double sum_s = 0;
+    for (int i = from; i < to; i++)
+        sum_s += layer_time_s(&wl->layers[i]);
+    return sum_s;
+}
+
+/* Split stage s of `n` (it has at least two layers) where the larger half is smallest. */
+static void split_stage(const wl_workload *wl, int *first, int n, int s)
+{
+    int best = first[s] + 1;
+    double best_s = -1;
+    for (int cut = first[s] + 1; cut < first[s + 1]; cut++) {
+        double left = stage_time_s(wl, first[s], cut), right = stage_time_s(wl, cut, first[s + 1]);
+        double worst = left > right ? left : right;
+        if (best_s < 0 || worst < best_s) {
+            best_s = worst;
+            best = cut;
+        }
+    }
+    memmove(&first[s + 2], &first[s + 1], (size_t)(n - s) * sizeof *first);
+    first[s + 1] = best;
+}
+
+int st_pipeline_partition(const wl_workload *wl, int stages, int *first, char *err)
+{
+    if (stages < 1 || stages > wl->n_layers)
+        return hs_fail(err, HS_EINPUT,
+                       "-g %d: a pipeline needs one to %d stages (one layer at least per stage "
+                       "of %s)",
+                       stages, wl->n_layers, wl->name);
+    /* Bisect the largest stage time: packing greedily under a cap needs more groups the
+     * smaller the cap, so the smallest cap that packs into `stages` groups is the optimum. */
+    double lo = 0, hi = 0;
+    for (int i = 0; i < wl->n_layers; i++) {
+        double t = layer_time_s(&wl->layers[i]);
+        hi += t;
+        if (t > lo)
+            lo = t;
+    }
+    for (int iter = 0; iter < 200 && hi > lo; iter++) {
+        double mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi)
+            break;
+        if (pack_layers(wl, mid, NULL) <= stages)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    int n = pack_layers(wl, hi, first);
+    first[n] = wl->n_layers;
+    /* Fewer groups than stages: split the slowest divisible group until there are enough;
+     * halving a group never makes the largest stage larger. */
+    while (n < stages) {
+        int pick = -1;
+        for (int s = 0; s < n; s++)
+            if (first[s + 1] - first[s] > 1 &&
+                (pick < 0 || stage_time_s(wl, first[s], first[s + 1]) >
+                                 stage_time_s(wl, first[pick], first[pick + 1])))
+                pick = s;
+        split_stage(wl, first, n, pick);
+        n++;
+    }
+    return HS_OK;
+}

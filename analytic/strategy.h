@@ -49,4 +49,10 @@ unsigned st_split_bit(st_kind kind);
 
 const char *st_kind_name(st_kind kind); /* "data+filter" */
 
+/* The pipeline's stages: contiguous layer groups, stage i (on GPU i) running layers
+ * first[i] .. first[i+1]-1, so first[] has stages+1 entries and first[stages] = n_layers.
+ * Balanced by compute: the partition minimises the largest stage's per-sample forward+backward
+ * time (every stage gets at least one layer). HS_EINPUT if stages exceeds the layers. */
+int st_pipeline_partition(const wl_workload *wl, int stages, int *first, char *err);
+
 #endif

@@ -402,6 +402,14 @@ static void test_shipped_split_marks(void **state)
     for (int i = 0; i < wl.n_layers; i++)
         assert_int_equal((wl.layers[i].split_mask & fc) != 0, wl.layers[i].type == WL_CONV);
     wl_free(&wl);
+    /* the XML keeps ParaDL's names, so the oracle's layer files apply to it unchanged */
+    char err[HS_ERR_LEN] = "";
+    load_ok("resnet50", &wl);
+    if (wl_apply_layer_file(&wl, MODEL_DIR "spatial_resnet.lc", err) != HS_OK)
+        fail_msg("%s", err);
+    assert_int_equal(wl.layers[0].split_mask, WL_SPLIT_ALL);
+    assert_int_equal(wl.layers[1].split_mask, 0);
+    wl_free(&wl);
 }
 
 static int find_layer(const wl_workload *wl, const char *name, int nth)
@@ -622,6 +630,9 @@ static void test_xml_errors(void **state)
              "  <layers>\n    <layer id=\"r\" type=\"relu\" x=\"3x8x8\" y=\"3x8x8\"/>\n"
              "  </layers>\n</workload>\n");
     expect_bad("negtime.xml", text, "wl_negtime.xml:4:", "-1");
+    /* valid against the DTD, but not a workload */
+    expect_bad("root.xml", "<?xml version=\"1.0\"?>\n<layers>\n  <layer id=\"r\" type=\"relu\" "
+               "x=\"3x8x8\" y=\"3x8x8\"/>\n</layers>\n", "wl_root.xml:2:", "workload");
 }
 
 static void test_net_errors(void **state)
@@ -643,6 +654,8 @@ static void test_net_errors(void **state)
     expect_bad("noinput.net", "Model|x\nCONV1|3x8x8|3x4x1x1|4x8x8|0\n", "wl_noinput.net",
                "Input");
     expect_bad("empty.net", "Input|10x3x8x8\n", "wl_empty.net", "no layers");
+    expect_bad("late3d.net", "CONV1|3x8x8|3x4x1x1|4x8x8|0\nInput|10x3x8x8x8\n", "wl_late3d.net",
+               "3-D");
 }
 
 static void test_net_tolerates_its_quirks(void **state)

@@ -221,7 +221,10 @@ static int sniff_xml(const char *path, int *is_xml, char *err)
     do
         c = fgetc(f);
     while (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xEF || c == 0xBB || c == 0xBF);
+    int unreadable = ferror(f); /* e.g. a directory */
     fclose(f);
+    if (unreadable)
+        return hs_fail(err, HS_EINPUT, "%s: cannot read workload (a directory?)", path);
     *is_xml = c == '<';
     return HS_OK;
 }

@@ -59,9 +59,11 @@ typedef struct {
     int64_t w_kernel[WL_MAX_SPATIAL]; /* ... K1 K2 (K3); 0 where the file says 0 */
     int64_t x_elems;            /* |x|: input elements per sample */
     int64_t y_elems;            /* |y|: output elements per sample */
-    int64_t w_elems;            /* |w|: weights (0 for layers without any) */
+    int64_t w_elems;            /* |w|: weights (0 for layers without any; for ParaDL files
+                                 * the product of the weight dims as written) */
     int stride;                 /* convolution/pooling stride (1 when not given) */
-    int padding;                /* convolution/pooling padding (0 when not given) */
+    int padding;                /* convolution/pooling padding per side (0 when not given;
+                                 * XML padding="same" is stored as (K-1)/2) */
     int inputs[WL_MAX_INPUTS];  /* indices of earlier layers feeding this one */
     int n_inputs;               /* 0 means: the previous layer (or the data for layer 0) */
     double flops;               /* forward FLOP estimate per sample (ParaDL's formula) */
@@ -78,10 +80,13 @@ typedef struct {
     wl_shape sample;            /* shape of one input sample */
     wl_layer *layers;           /* in execution order */
     int n_layers;
-    double sample_time_s;       /* measured forward+backward seconds per sample, all layers */
-    char device[WL_NAME_LEN];   /* device the calibration was measured on, e.g. "V100-16GB" */
-    int64_t x_total;            /* sum of |x| over layers */
-    int64_t y_total;            /* sum of |y| over layers */
+    double sample_time_s;       /* measured forward+backward seconds per sample, all layers
+                                 * (0 when the file gives no time) */
+    char device[WL_NAME_LEN];   /* device the calibration was measured on, e.g. "V100-16GB"
+                                 * ("unspecified" for ParaDL files, which do not say) */
+    int64_t x_total;            /* sum of |x| over layers, leaving out ReLU and BNORM, which
+                                 * work in place (as the ParaDL oracle counts) */
+    int64_t y_total;            /* sum of |y| over the same layers */
     int64_t w_total;            /* W = sum of |w| over layers */
     char path[1024];            /* the file it was loaded from */
 } wl_workload;
@@ -93,7 +98,8 @@ typedef struct {
 int wl_load(const char *spec, wl_workload *wl, char *err);
 
 /* Apply a ParaDL layer file (`NAME|1` per line, optionally preceded by an index): every layer
- * marked 1 gets split_mask = WL_SPLIT_ALL, every other 0. */
+ * marked 1 gets split_mask = WL_SPLIT_ALL, every other 0. The file must list every layer, in
+ * order, by name; otherwise HS_EINPUT with "file:line: ..." and the workload is unchanged. */
 int wl_apply_layer_file(wl_workload *wl, const char *path, char *err);
 
 void wl_free(wl_workload *wl);

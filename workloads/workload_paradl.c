@@ -215,6 +215,11 @@ static int read_model(wl_workload *wl, line_reader *r, char *err)
         return HS_EINPUT;
     if (!have_input)
         return hs_fail(err, HS_EINPUT, "%s: no Input|SAMPLESxCxWxH line", r->path);
+    for (int i = 0; i < wl->n_layers; i++) /* when Input| came after the layers */
+        if (wl->layers[i].x.n_spatial != wl->sample.n_spatial)
+            return hs_fail(err, HS_EINPUT, "%s: layer %d (%s) is %d-D but Input is %d-D",
+                           r->path, i, wl->layers[i].name, wl->layers[i].x.n_spatial,
+                           wl->sample.n_spatial);
     return HS_OK;
 }
 

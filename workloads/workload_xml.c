@@ -594,6 +594,10 @@ static int read_document(xml_reader *rd, xmlDoc *doc)
 {
     xmlNode *root = xmlDocGetRootElement(doc);
     char v[ATTR_LEN];
+    /* A DTD does not say which element is the root: a valid <layers> alone would pass. */
+    if (strcmp((const char *)root->name, "workload") != 0)
+        return fail_at(rd, root, "the root element is <%s>, not <workload>",
+                       (const char *)root->name);
     if (get_attr(rd, root, "name", v) < 0)
         return HS_EINPUT;
     if (strlen(v) >= WL_NAME_LEN)

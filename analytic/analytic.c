@@ -1,8 +1,293 @@
-/* analytic.c: STUB until the analytic model lands (see analytic.h). */
+/* analytic.c: ParaDL's closed-form model (PARADL-MODEL.md), one function per family of
+ * strategies, on links already read from the platform (links.c).
+ *
+ * Everything here is per training iteration; hs_estimate_scale_epoch turns it into an epoch.
+ * Units: seconds, bytes, elements (delta = 4 bytes per element). Where the ParaDL oracle's
+ * code and logs made a choice the paper's table leaves open, the comment says so; README's
+ * "Analytic model" section lists the choices and the oracle rows they reproduce. */
 #include "analytic.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define AN_BYTES_PER_ELEM 4.0 /* delta: single-precision activations, weights, gradients */
+
+/* ------------------------------------------------------------------ layer sums */
+
+/* The oracle keeps the outputs of ReLU and batch normalisation in place, so they hold no
+ * activation memory of their own (the same rule as the workload's x_total / y_total). */
+static int holds_activations(wl_type type)
+{
+    return type != WL_RELU && type != WL_BNORM;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* What a strategy needs from the layers, split (marked for its split bit) or replicated. */
+typedef struct {
+    double t_split_s, t_rep_s;   /* forward+backward seconds of one sample */
+    double wu_split_s, wu_rep_s; /* weight-update seconds per iteration */
+    double w_split, w_rep;       /* weight elements */
+    double act_split, act_rep;   /* |x|+|y| elements of one sample, layers holding activations */
+    double act_split_part;       /* the same for split layers, cut into `parts` (rounded up) */
+    int n_exchange;              /* split layers whose output the group exchanges (all split
+                                  * layers but the network's last, as in the oracle) */
+    double y_exchange;           /* sum of their |y| */
+    int split_point;             /* the last split layer, -1 if none */
+} layer_sums;
+
+static void sum_layers(const wl_workload *wl, unsigned bit, int parts, layer_sums *s)
+{
+    memset(s, 0, sizeof *s);
+    s->split_point = -1;
+    for (int i = 0; i < wl->n_layers; i++) {
+        const wl_layer *l = &wl->layers[i];
+        int split = (l->split_mask & bit) != 0;
+        double t = l->fw_s + l->bw_s;
+        double act = holds_activations(l->type) ? (double)(l->x_elems + l->y_elems) : 0;
+        if (split) {
+            s->t_split_s += t;
+            s->wu_split_s += l->wu_s;
+            s->w_split += (double)l->w_elems;
+            s->act_split += act;
+            if (holds_activations(l->type))
+                s->act_split_part +=
+                    (double)(ceil_div(l->x_elems, parts) + ceil_div(l->y_elems, parts));
+            if (i < wl->n_layers - 1) {
+                s->n_exchange++;
+                s->y_exchange += (double)l->y_elems;
+            }
+            s->split_point = i;
+        } else {
+            s->t_rep_s += t;
+            s->wu_rep_s += l->wu_s;
+            s->w_rep += (double)l->w_elems;
+            s->act_rep += act;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ collectives */
+
+/* Ring allreduce of `bytes` over n members: 2(n-1) steps of bytes/n. */
+static double allreduce_s(int n, double bytes, an_link l)
+{
+    return n > 1 ? 2.0 * (n - 1) * (l.alpha_s + bytes / n * l.beta_s_per_byte) : 0.0;
+}
+
+/* Ring allgather where each of n members contributes `bytes`: n-1 steps. */
+static double allgather_s(int n, double bytes, an_link l)
+{
+    return n > 1 ? (double)(n - 1) * (l.alpha_s + bytes * l.beta_s_per_byte) : 0.0;
+}
+
+/* The link as seen by one of `flows` transfers sharing its bandwidth. */
+static an_link shared(an_link l, double flows)
+{
+    l.beta_s_per_byte *= flows;
+    return l;
+}
+
+/* ------------------------------------------------------------------ the strategies */
+
+/* Serial (p = 1) and data parallelism: each GPU runs B/p samples through the whole model,
+ * then the gradients of all W weights are allreduced over the ring of all p GPUs. */
+static void model_data(const wl_workload *wl, const st_strategy *st, double batch,
+                       const an_links *ln, hs_times *it, double *mem_bytes)
+{
+    layer_sums s;
+    sum_layers(wl, 0, 1, &s);
+    double b = batch / st->p;
+    double w = s.w_split + s.w_rep;
+    it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
+    it->comm_s = allreduce_s(st->p, w * AN_BYTES_PER_ELEM, ln->ring);
+    *mem_bytes = 2 * AN_BYTES_PER_ELEM * (b * (double)(wl->x_total + wl->y_total) + w);
+}
+
+/* Filter and channel parallelism, and data+filter (filter is the p1 = 1 case): inside a group
+ * of p2 GPUs each split layer is cut by filters (or channels); every GPU holds the group's
+ * b = B/p1 samples' activations. Per exchanged layer: allgather of the output, allreduce of
+ * the input gradient (channel: the reverse), 3(p2-1) steps of b|y|/p2 in all. Replicated
+ * layers run whole on every GPU. Data+filter then allreduces weight gradients across the p1
+ * groups; following the oracle's ResNet ranking logs (resnet_ranking.log), each GPU reduces
+ * the weights it holds (its filter share plus the replicated layers) and the node's GPUs'
+ * rings share its uplink. */
+static void model_filter(const wl_workload *wl, const st_strategy *st, double batch,
+                         const an_links *ln, hs_times *it, double *mem_bytes)
+{
+    layer_sums s;
+    int p1 = st->p1, p2 = st->p2;
+    sum_layers(wl, st_split_bit(st->kind), p2, &s);
+    double b = batch / p1;
+    double w_gpu = s.w_split / p2 + s.w_rep;
+    it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s / p2 + s.wu_rep_s;
+    double y_bytes = b * s.y_exchange * AN_BYTES_PER_ELEM;
+    /* The per-layer costs add up: n_exchange start-ups, the summed volume. */
+    an_link per_layer = ln->group;
+    per_layer.alpha_s *= s.n_exchange;
+    double group_s = s.n_exchange > 0 ? allgather_s(p2, y_bytes / p2, per_layer) +
+                                            allreduce_s(p2, y_bytes, per_layer)
+                                      : 0.0;
+    double across_s = allreduce_s(p1, w_gpu * AN_BYTES_PER_ELEM,
+                                  shared(ln->across, ln->node_sharing));
+    it->comm_s = group_s + across_s;
+    *mem_bytes = 2 * AN_BYTES_PER_ELEM * (b * (double)(wl->x_total + wl->y_total) + w_gpu);
+}
+
+/* Halo exchange of the split layers with a kernel wider than one: each GPU swaps
+ * floor((K-1)/2) columns of every channel of its b samples with both neighbours, forward
+ * (the input x) and backward (the gradient, sized like x as in the oracle's code): 4
+ * messages per layer. A layer whose halo is 0 columns (a 2-wide pooling window) still pays
+ * the start-ups, as the oracle charges them. */
+static double halo_s(const wl_workload *wl, unsigned bit, double b, an_link l)
+{
+    double sum_s = 0;
+    for (int i = 0; i < wl->n_layers; i++) {
+        const wl_layer *ly = &wl->layers[i];
+        int64_t k = ly->w_kernel[0];
+        if (!(ly->split_mask & bit) || k <= 1)
+            continue;
+        double face = (double)ly->x.channels * (double)((k - 1) / 2);
+        for (int d = 1; d < ly->x.n_spatial; d++)
+            face *= (double)ly->x.spatial[d];
+        sum_s += 4 * (l.alpha_s + b * face * AN_BYTES_PER_ELEM * l.beta_s_per_byte);
+    }
+    return sum_s;
+}
+
+/* Spatial parallelism, and data+spatial (spatial is the p1 = 1 case), as the oracle's code
+ * does it: the split layers' width is cut among the p2 GPUs of a group; halos go through
+ * host memory (no GPUDirect), the node's GPUs staging at once in both directions; at the split
+ * point the output is allgathered forward and its gradient scattered backward (counted twice);
+ * the weight gradients are allreduced inside the group, then (hybrid) among the groups over
+ * the uplinks the node's GPUs share, both directions. Replicated layers run whole. */
+static void model_spatial(const wl_workload *wl, const st_strategy *st, double batch,
+                          const an_links *ln, hs_times *it, double *mem_bytes)
+{
+    layer_sums s;
+    int p1 = st->p1, p2 = st->p2;
+    unsigned bit = st_split_bit(st->kind);
+    sum_layers(wl, bit, p2, &s);
+    double b = batch / p1;
+    double w = s.w_split + s.w_rep;
+    double y_split = s.split_point >= 0 ? (double)wl->layers[s.split_point].y_elems : 0;
+    it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
+    double sharing = 2.0 * ln->node_sharing;
+    double halo = p2 > 1 ? halo_s(wl, bit, b, shared(ln->staged, sharing)) : 0.0;
+    double gather = 2 * allgather_s(p2, b * y_split * AN_BYTES_PER_ELEM / p2,
+                                    shared(ln->staged, 2.0));
+    double reduce = allreduce_s(p2, w * AN_BYTES_PER_ELEM, ln->group) +
+                    allreduce_s(p1, w * AN_BYTES_PER_ELEM, shared(ln->across, sharing));
+    it->comm_s = halo + gather + reduce;
+    *mem_bytes = 2 * AN_BYTES_PER_ELEM * (b * (s.act_split_part + s.act_rep) + w);
+}
+
+/* Pipeline parallelism, GPipe: GPU i runs stage i (st_pipeline_partition); the batch flows as
+ * S micro-batches, so a step takes the slowest stage and the pipeline fills and drains in
+ * p+S-1 steps; each boundary sends the stage's output forward and its gradient back,
+ * 2(p+S-2) sends on the critical path, each as slow as the slowest boundary. Every stage keeps
+ * the activations of all B samples until their backward pass. */
+static int model_pipeline(const wl_workload *wl, const st_strategy *st, double batch,
+                          const an_links *ln, hs_times *it, double *mem_bytes, char *err)
+{
+    int p = st->p, segs = st->segments;
+    if (ln->n_stage_links < p - 1)
+        return hs_fail(err, HS_EINTERNAL, "pipeline: %d stage links for %d stages",
+                       ln->n_stage_links, p);
+    int *first = malloc((size_t)(p + 1) * sizeof *first);
+    if (!first)
+        return hs_fail(err, HS_EINTERNAL, "out of memory partitioning %d stages", p);
+    int status = st_pipeline_partition(wl, p, first, err);
+    if (status != HS_OK) {
+        free(first);
+        return status;
+    }
+    double max_fw = 0, max_bw = 0, max_wu = 0, max_send = 0, max_mem = 0;
+    double micro = batch / segs;
+    for (int g = 0; g < p; g++) {
+        double fw = 0, bw = 0, wu = 0, elems = 0;
+        for (int i = first[g]; i < first[g + 1]; i++) {
+            const wl_layer *l = &wl->layers[i];
+            fw += l->fw_s;
+            bw += l->bw_s;
+            wu += l->wu_s;
+            if (holds_activations(l->type))
+                elems += batch * (double)(l->x_elems + l->y_elems);
+            elems += (double)l->w_elems;
+        }
+        max_fw = fw > max_fw ? fw : max_fw;
+        max_bw = bw > max_bw ? bw : max_bw;
+        max_wu = wu > max_wu ? wu : max_wu;
+        max_mem = elems > max_mem ? elems : max_mem;
+        if (g < p - 1) {
+            an_link l = ln->stage[g];
+            double y = (double)wl->layers[first[g + 1] - 1].y_elems;
+            double send = l.alpha_s + micro * y * AN_BYTES_PER_ELEM * l.beta_s_per_byte;
+            max_send = send > max_send ? send : max_send;
+        }
+    }
+    free(first);
+    it->compute_s = micro * (p + segs - 1) * (max_fw + max_bw) + max_wu;
+    it->comm_s = p > 1 ? 2.0 * (p + segs - 2) * max_send : 0.0;
+    *mem_bytes = 2 * AN_BYTES_PER_ELEM * max_mem;
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ entry points */
+
+int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const an_links *links,
+             double gpu_memory_bytes, hs_estimate *est, char *err)
+{
+    memset(est, 0, sizeof *est);
+    int status = st_check(st, wl, batch, err);
+    if (status != HS_OK)
+        return status;
+    hs_times *it = &est->iteration;
+    double mem = 0, b = (double)batch;
+    switch (st->kind) {
+    case ST_SERIAL:
+    case ST_DATA:
+        model_data(wl, st, b, links, it, &mem);
+        break;
+    case ST_FILTER:
+    case ST_CHANNEL:
+    case ST_DATA_FILTER:
+        model_filter(wl, st, b, links, it, &mem);
+        break;
+    case ST_SPATIAL:
+    case ST_DATA_SPATIAL:
+        model_spatial(wl, st, b, links, it, &mem);
+        break;
+    case ST_PIPELINE:
+        status = model_pipeline(wl, st, b, links, it, &mem, err);
+        if (status != HS_OK)
+            return status;
+        break;
+    default:
+        return hs_fail(err, HS_EINTERNAL, "analytic: strategy kind %d not handled",
+                       (int)st->kind);
+    }
+    /* No overlap in this model: every second of communication is exposed. */
+    it->exposed_comm_s = it->comm_s;
+    it->total_s = it->compute_s + it->comm_s;
+    hs_estimate_scale_epoch(est, wl->samples, batch);
+    est->memory_per_gpu_bytes = mem;
+    est->fits_in_memory = mem <= gpu_memory_bytes;
+    return HS_OK;
+}
 
 int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
                 int64_t batch, hs_estimate *est, char *err)
 {
-    return hs_fail(err, HS_EINTERNAL, "the analytic model is not implemented yet");
+    memset(est, 0, sizeof *est);
+    an_links links;
+    int status = an_links_load(plat, st, &links, err);
+    if (status != HS_OK)
+        return status;
+    status = an_model(wl, st, batch, &links, plat->gpu_memory_bytes, est, err);
+    an_links_free(&links);
+    return status;
 }

@@ -3,7 +3,11 @@
  * Compute comes from the workload's measured per-sample layer times, communication from the
  * ring/point-to-point alpha-beta costs with alpha and beta taken from the platform's routes
  * between the GPUs that talk, memory from the tensor sizes. No contention, no overlap: this is
- * the baseline the simulator is compared with. */
+ * the baseline the simulator is compared with.
+ *
+ * Two steps, so that the formulas can be checked by hand: an_links_load() asks the platform
+ * for the latency and bandwidth of every group of GPUs the strategy makes talk, and an_model()
+ * is then plain arithmetic on those numbers. an_estimate() does both. */
 #ifndef ANALYTIC_H
 #define ANALYTIC_H
 
@@ -18,5 +22,34 @@
  * returns HS_EINPUT with a message otherwise. */
 int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
                 int64_t batch, hs_estimate *est, char *err);
+
+/* The alpha-beta cost of the messages of one collective. */
+typedef struct {
+    double alpha_s;         /* start-up latency of one message (the slowest pair's) */
+    double beta_s_per_byte; /* seconds per byte: 1 / the slowest pair's bottleneck bandwidth */
+} an_link;
+
+/* What the strategy's messages cross. Rank r runs on GPU r; model-parallel group j is GPUs
+ * j*p2 .. j*p2+p2-1; the data-parallel ring of a hybrid links GPU k of every group. */
+typedef struct {
+    an_link ring;        /* ring over GPUs 0..p-1 (data, filter, channel, spatial) */
+    an_link group;       /* ring inside one model-parallel group (GPUs 0..p2-1) */
+    an_link across;      /* the data-parallel rings {k, p2+k, 2*p2+k, ...}, slowest k */
+    an_link staged;      /* halo message between neighbouring GPUs, staged through host
+                          * memory (MPI without GPUDirect, as the oracle measured) */
+    int node_sharing;    /* GPUs of one node that take part: they share its PCIe and uplink */
+    an_link *stage;      /* pipeline: GPU i to GPU i+1, n_stage_links = p-1 entries */
+    int n_stage_links;
+} an_links;
+
+/* Ask the platform for the links of this strategy (p must fit the platform). Free with
+ * an_links_free. */
+int an_links_load(const plat_platform *plat, const st_strategy *st, an_links *links, char *err);
+void an_links_free(an_links *links);
+
+/* The closed forms with the links given: fills *est (iteration, epoch, memory, fit against
+ * gpu_memory_bytes). Checks the strategy against the workload and batch (st_check). */
+int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const an_links *links,
+             double gpu_memory_bytes, hs_estimate *est, char *err);
 
 #endif

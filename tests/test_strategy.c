@@ -1,5 +1,5 @@
 /* test_strategy.c: the "-s" vocabulary: parsing, the limits on p, batch checks, and the
- * pipeline's layer partition, on a four-layer workload built here. */
+ * pipeline's layer partition, on the four-layer workload of tiny_workload.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,49 +10,15 @@
 #include <cmocka.h>
 
 #include "strategy.h"
+#include "tiny_workload.h"
 
-/* ------------------------------------------------------------------ a tiny workload */
-
-/* conv(2->4 ch, 8x8, 3x3) | relu | conv(4->8 ch, 8x8 -> 4x4, 3x3) | fc(128 -> 10).
- * Per-sample forward+backward: 3, 1, 6, 2 ms. The two convolutions are split. */
 static wl_layer tiny_layers[4];
 static wl_workload tiny;
-
-static wl_shape shape(int64_t c, int64_t w, int64_t h)
-{
-    wl_shape s = {c, {w, h, 1}, 2};
-    return s;
-}
-
-static void layer(int i, wl_type type, wl_shape x, wl_shape y, double fw_s, double bw_s,
-                  unsigned split)
-{
-    wl_layer *l = &tiny_layers[i];
-    memset(l, 0, sizeof *l);
-    snprintf(l->name, sizeof l->name, "L%d", i);
-    l->type = type;
-    l->x = x;
-    l->y = y;
-    l->x_elems = x.channels * x.spatial[0] * x.spatial[1];
-    l->y_elems = y.channels * y.spatial[0] * y.spatial[1];
-    l->fw_s = fw_s;
-    l->bw_s = bw_s;
-    l->split_mask = split;
-}
 
 static int setup_tiny(void **state)
 {
     (void)state;
-    layer(0, WL_CONV, shape(2, 8, 8), shape(4, 8, 8), 1e-3, 2e-3, WL_SPLIT_ALL);
-    layer(1, WL_RELU, shape(4, 8, 8), shape(4, 8, 8), 0.5e-3, 0.5e-3, 0);
-    layer(2, WL_CONV, shape(4, 8, 8), shape(8, 4, 4), 2e-3, 4e-3, WL_SPLIT_ALL);
-    layer(3, WL_FC, shape(8, 4, 4), shape(10, 1, 1), 1e-3, 1e-3, 0);
-    memset(&tiny, 0, sizeof tiny);
-    strcpy(tiny.name, "tiny");
-    strcpy(tiny.path, "tiny.xml");
-    tiny.layers = tiny_layers;
-    tiny.n_layers = 4;
-    tiny.samples = 1000;
+    tiny_workload(&tiny, tiny_layers);
     return 0;
 }
 

@@ -79,6 +79,7 @@ static int fused_run_end(const tg_rank *list, const uint8_t *awaited, int i, dou
 
 static void compute_main(int argc, char **argv)
 {
+    (void)argc, (void)argv;
     const eng_actor_arg *a = sg_actor_self_get_data();
     eng_sim *s = a->s;
     int r = a->rank;
@@ -118,6 +119,7 @@ static void compute_main(int argc, char **argv)
 
 static void comm_main(int argc, char **argv)
 {
+    (void)argc, (void)argv;
     const eng_actor_arg *a = sg_actor_self_get_data();
     eng_sim *s = a->s;
     int r = a->rank;
@@ -290,14 +292,21 @@ static int report_deadlock(const eng_sim *s, double t0, char *err)
             }
     if (!stuck)
         return HS_OK;
-    int i = s->rs[first_r].current[first_s];
+    const eng_rank_state *st = &s->rs[first_r];
+    int i = st->current[first_s];
     const tg_task *t = i >= 0 ? &s->g->ranks[first_r].tasks[i] : NULL;
+    char why[64];
+    if (st->waiting_for[first_s] >= 0)
+        snprintf(why, sizeof why, "waiting for its task %d on the other stream",
+                 st->waiting_for[first_s]);
+    else
+        snprintf(why, sizeof why, "waiting for messages");
     return hs_fail(err, HS_EINTERNAL,
                    "the simulation deadlocked at t=%.9g s: %d stream(s) never finished, among "
-                   "them rank %d's %s stream at task %d (%s, peer/group %d, after %d); sends and "
-                   "receives do not match (an expansion bug)",
+                   "them rank %d's %s stream at task %d (%s, peer/group %d), %s; the graph's sends "
+                   "and receives do not match or its `after` links form a cycle (an expansion bug)",
                    simgrid_get_clock() - t0, stuck, first_r, first_s ? "communication" : "compute",
-                   i, t ? tg_op_name((tg_op)t->op) : "?", t ? t->peer : -1, t ? t->after : -1);
+                   i, t ? tg_op_name((tg_op)t->op) : "?", t ? t->peer : -1, why);
 }
 
 static void fill_result(const eng_sim *s, double t0, eng_result *res)

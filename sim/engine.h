@@ -43,9 +43,13 @@ typedef struct {
     double bytes_sent;       /* their total payload */
 } eng_result;
 
-/* Run the graph with rank r on GPU gpu_of_rank[r] of the loaded platform. One run per process
- * (SimGrid's engine cannot be reset). HS_EINPUT if the graph does not fit the platform,
- * HS_EINTERNAL if the simulation deadlocks (mismatched sends/receives: an expansion bug). */
+/* Run the graph with rank r on GPU gpu_of_rank[r] of the loaded platform (one rank per GPU).
+ * SimGrid's engine cannot be reset, so the platform is loaded once per process; runs may follow
+ * one another on it (each reports times from its own start), but a sweep should fork.
+ * HS_EINPUT if the graph does not fit the platform (too many ranks, a GPU out of range or used
+ * twice, a hierarchical allreduce over a group with unequal members per node); HS_EINTERNAL if
+ * the graph is malformed or the simulation deadlocks (mismatched sends/receives or a cycle of
+ * `after` links: an expansion bug), with the stuck rank and task in the message. */
 int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,
             const eng_options *opt, eng_result *res, char *err);
 

@@ -42,8 +42,14 @@ int plat_load(const char *spec, plat_platform *plat, char *err);
 
 void plat_free(plat_platform *plat);
 
+/* Start the process's SimGrid engine with hybridsim's network semantics (platform.c), once;
+ * later calls do nothing. plat_load calls it. Call it yourself before plat_load only to add
+ * SimGrid configuration or plugins that must precede the platform (sg_cfg_set_*,
+ * sg_link_load_plugin_init, ...). */
+void plat_engine_start(void);
+
 /* Latency (sum over the links of the route) and bandwidth (the route's bottleneck) from GPU a
- * to GPU b, both indices into plat->gpus. */
+ * to GPU b, both indices into plat->gpus. a == b gives 0 and HUGE_VAL (nothing to cross). */
 void plat_route(const plat_platform *plat, int gpu_a, int gpu_b, double *latency_s,
                 double *bandwidth_Bps);
 

@@ -202,6 +202,50 @@ static void test_rejects_what_the_strategy_cannot_do(void **state)
     assert_non_null(strstr(err, "-b 6"));
 }
 
+/* an_links_load on the shipped ABCI platform: the oracle's alphas and betas come out of the
+ * platform's routes (PARADL-MODEL.md: 9 us / 50 GB/s inside a node; 2 x (15 us + 110 ns) +
+ * the switches between nodes at 12.5 GB/s; a halo staged through host memory pays 3 ms and
+ * the 110 ns PCIe switch at 16 GB/s). */
+static void test_links_from_abci(void **state)
+{
+    (void)state;
+    plat_platform plat;
+    st_strategy st;
+    an_links ln;
+    char err[HS_ERR_LEN];
+    if (plat_load("abci", &plat, err) != HS_OK)
+        fail_msg("%s", err);
+    assert_int_equal(st_parse("data+filter:64x4", 256, plat.gpus_per_node, 0, &st, err), HS_OK);
+    assert_int_equal(an_links_load(&plat, &st, &ln, err), HS_OK);
+    check_close(ln.group.alpha_s, 9e-6, "NVLink alpha");
+    check_close(ln.group.beta_s_per_byte, 1 / 50e9, "NVLink beta");
+    /* 256 GPUs = 64 nodes span two racks: the spine (400 ns) and 4 leaf/rack switches. */
+    check_close(ln.ring.alpha_s, 30.98e-6, "inter-rack alpha");
+    check_close(ln.ring.beta_s_per_byte, 1 / 12.5e9, "EDR beta");
+    check_close(ln.across.alpha_s, 30.98e-6, "data-parallel rings' alpha");
+    check_close(ln.staged.alpha_s, 3e-3 + 110e-9, "staged alpha");
+    check_close(ln.staged.beta_s_per_byte, 1 / 16e9, "PCIe beta");
+    assert_int_equal(ln.node_sharing, 4);
+    an_links_free(&ln);
+    /* 8 GPUs: two nodes under one leaf switch. */
+    assert_int_equal(st_parse("data", 8, plat.gpus_per_node, 0, &st, err), HS_OK);
+    assert_int_equal(an_links_load(&plat, &st, &ln, err), HS_OK);
+    check_close(ln.ring.alpha_s, 30.31e-6, "same-leaf alpha");
+    an_links_free(&ln);
+    /* Pipeline: one link per stage boundary, NVLink inside the node, EDR across. */
+    assert_int_equal(st_parse("pipeline", 6, plat.gpus_per_node, 0, &st, err), HS_OK);
+    assert_int_equal(an_links_load(&plat, &st, &ln, err), HS_OK);
+    assert_int_equal(ln.n_stage_links, 5);
+    check_close(ln.stage[0].alpha_s, 9e-6, "stage 0-1");
+    check_close(ln.stage[3].alpha_s, 30.31e-6, "stage 3-4");
+    an_links_free(&ln);
+    /* More GPUs than the machine has. */
+    assert_int_equal(st_parse("data", 8192, plat.gpus_per_node, 0, &st, err), HS_OK);
+    assert_int_equal(an_links_load(&plat, &st, &ln, err), HS_EINPUT);
+    assert_non_null(strstr(err, "-g 8192"));
+    plat_free(&plat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_memory_verdict_follows_the_limit),
         cmocka_unit_test(test_more_gpus_less_compute),
         cmocka_unit_test(test_rejects_what_the_strategy_cannot_do),
+        cmocka_unit_test(test_links_from_abci),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

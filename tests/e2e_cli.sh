@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# e2e_cli.sh: the command line's contract: bad input of every kind gives exit status 2, a message
+# on stderr naming the flag or file, and nothing on stdout; good input gives a table or JSON.
+# Usage (from ctest): e2e_cli.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1"
+SRC="$2"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+checks=0
+
+# expect_bad "what" "expected text in the message" args...
+expect_bad() {
+    local what="$1" needle="$2"
+    shift 2
+    checks=$((checks + 1))
+    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [ "$rc" -ne 2 ]; then
+        echo "FAIL [$what]: exit $rc, expected 2 ($*)"; cat "$TMP/err"; failures=$((failures + 1)); return
+    fi
+    if ! grep -qF -- "$needle" "$TMP/err"; then
+        echo "FAIL [$what]: message lacks '$needle':"; cat "$TMP/err"; failures=$((failures + 1)); return
+    fi
+    if [ -s "$TMP/out" ]; then
+        echo "FAIL [$what]: wrote to stdout on error"; failures=$((failures + 1)); return
+    fi
+}
+
+expect_ok() {
+    local what="$1"
+    shift
+    checks=$((checks + 1))
+    if ! "$HS" "$@" >"$TMP/out" 2>"$TMP/err"; then
+        echo "FAIL [$what]: exit $? ($*)"; cat "$TMP/err"; failures=$((failures + 1)); return 1
+    fi
+}
+
+base=(-w resnet50 -p abci)
+expect_bad "no command" "usage"
+expect_bad "unknown command" "unknown command 'simulat'" simulat "${base[@]}" -s data -g 4 -b 64
+expect_bad "unknown flag" "--frobnicate" analytic "${base[@]}" -s data -g 4 -b 64 --frobnicate
+expect_bad "missing -g" "-g GPUS is required" analytic "${base[@]}" -s data -b 64
+expect_bad "missing -w" "-w WORKLOAD is required" analytic -p abci -s data -g 4 -b 64
+expect_bad "non-numeric -g" "-g: 'four'" analytic "${base[@]}" -s data -g four -b 64
+expect_bad "trailing junk -b" "-b: '64x'" analytic "${base[@]}" -s data -g 4 -b 64x
+expect_bad "zero gpus" "-g: 0 is out of range" analytic "${base[@]}" -s data -g 0 -b 64
+expect_bad "missing workload file" "nosuch.xml" analytic -w "$TMP/nosuch.xml" -p abci -s data -g 4 -b 64
+expect_bad "unknown workload name" "resnet51" analytic -w resnet51 -p abci -s data -g 4 -b 64
+expect_bad "missing platform file" "nosuch-platform.xml" analytic -w resnet50 -p "$TMP/nosuch-platform.xml" -s data -g 4 -b 64
+printf '<?xml version="1.0"?>\n<platform version="4.1">\n<zone id="x" routing="Full">\n</platform>\n' >"$TMP/bad-platform.xml"
+expect_bad "malformed platform" "bad-platform.xml:4" analytic -w resnet50 -p "$TMP/bad-platform.xml" -s data -g 4 -b 64
+printf '<?xml version="1.0"?>\n<workload>\n<dataset name="x"\n</workload>\n' >"$TMP/bad-workload.xml"
+expect_bad "malformed workload" "bad-workload.xml:" analytic -w "$TMP/bad-workload.xml" -p abci -s data -g 4 -b 64
+expect_bad "missing layer file" "nosuch.lc" analytic "${base[@]}" -s filter -g 4 -b 64 --layers "$TMP/nosuch.lc"
+expect_bad "unknown strategy" "hybrid" analytic "${base[@]}" -s hybrid -g 4 -b 64
+expect_bad "hybrid shape" "8x4" analytic "${base[@]}" -s data+filter:8x4 -g 16 -b 64
+expect_bad "more GPUs than the platform" "4352" analytic "${base[@]}" -s data -g 5000 -b 5000
+expect_bad "batch does not divide" "-b" analytic "${base[@]}" -s data -g 64 -b 100
+expect_bad "data beyond p <= B" "-g" analytic "${base[@]}" -s data -g 128 -b 64
+expect_bad "filter beyond min F" "-g" analytic "${base[@]}" -s filter -g 128 -b 64
+expect_bad "unknown fidelity" "--collectives" simulate "${base[@]}" -s data -g 4 -b 64 --collectives exact
+expect_bad "unknown placement" "--placement" simulate "${base[@]}" -s data -g 4 -b 64 --placement random
+
+expect_ok "help" --help && grep -q "hybridsim analytic" "$TMP/out" || { echo "FAIL [help text]"; failures=$((failures + 1)); }
+if expect_ok "analytic table" analytic "${base[@]}" -s data -g 64 -b 4096; then
+    grep -q "per epoch" "$TMP/out" || { echo "FAIL [table has no epoch row]"; failures=$((failures + 1)); }
+fi
+if expect_ok "analytic json" analytic "${base[@]}" -s data -g 1024 -b 65536 --json; then
+    if command -v python3 >/dev/null; then
+        python3 - "$TMP/out" <<'PY' || failures=$((failures + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("mode", "workload", "platform", "strategy", "gpus", "p1", "p2", "batch",
+          "iterations_per_epoch", "iteration", "epoch", "memory_per_gpu_bytes", "fits_in_memory"):
+    assert k in d, "json lacks " + k
+assert abs(d["epoch"]["compute_s"] - 3.90) < 0.005, d["epoch"]
+assert abs(d["epoch"]["comm_s"] - 1.56) < 0.005, d["epoch"]
+PY
+    fi
+fi
+
+echo "e2e_cli: $((checks - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]

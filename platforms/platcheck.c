@@ -434,7 +434,8 @@ static int place_in_zone(ck_state *s, int depth, const char *element)
     ck_zone *z = parent_zone(s, depth);
     long line = line_of(s);
     if (!z)
-        return fail(s, line, "<%s> must be inside a <zone>", element);
+        return fail(s, line, "<%s> inside <%s>: it belongs in a <zone> (is a tag above left "
+                    "open?)", element, depth > 0 ? s->names[depth - 1] : "nothing");
     int is_route = strcmp(element, "route") == 0 || strcmp(element, "zoneRoute") == 0;
     int wants_zones = strcmp(element, "zone") == 0 || strcmp(element, "zoneRoute") == 0;
     int wants_hosts = strcmp(element, "host") == 0 || strcmp(element, "router") == 0 ||

@@ -1,0 +1,133 @@
+/* platform_helpers.h: shared by the platform tests (header-only, everything static).
+ *
+ * run_transfers() runs real SimGrid simulations on the loaded platform: every transfer is a
+ * sender actor on its source GPU putting `bytes` into a mailbox and a receiver actor on its
+ * destination GPU getting it, all started at once; it records when each one completes. This is
+ * how the tests show that a message's simulated time is latency + bytes / bandwidth, and how
+ * concurrent flows share a NIC or an oversubscribed uplink. Also: text-file helpers for the
+ * checker's error tests. */
+#ifndef PLATFORM_HELPERS_H
+#define PLATFORM_HELPERS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/mailbox.h>
+
+#include "platform.h"
+
+/* One message from GPU src to GPU dst. */
+typedef struct {
+    int src, dst;        /* GPU ranks */
+    double bytes;
+    double start_s;      /* simulated clock when the put started */
+    double duration_s;   /* until the put completed */
+    char mailbox[32];
+} transfer;
+
+static void transfer_sender(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    transfer *t = sg_actor_self_get_data();
+    t->start_s = simgrid_get_clock();
+    sg_mailbox_put(sg_mailbox_by_name(t->mailbox), t, (long)t->bytes);
+    t->duration_s = simgrid_get_clock() - t->start_s;
+}
+
+static void transfer_receiver(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    transfer *t = sg_actor_self_get_data();
+    sg_mailbox_get(sg_mailbox_by_name(t->mailbox));
+}
+
+static void start_actor(const char *name, sg_host_t host, xbt_main_func_t code, void *data)
+{
+    sg_actor_t actor = sg_actor_init(name, host);
+    sg_actor_set_data(actor, data);
+    sg_actor_start(actor, code, 0, NULL);
+}
+
+/* Run the n transfers concurrently to completion (one simgrid_run; may be called again). */
+static void run_transfers(const plat_platform *plat, transfer *t, int n)
+{
+    static int serial; /* mailbox names stay unique across runs */
+    for (int i = 0; i < n; i++) {
+        snprintf(t[i].mailbox, sizeof t[i].mailbox, "xfer-%d", serial++);
+        t[i].duration_s = -1;
+        start_actor("receiver", plat->gpus[t[i].dst], transfer_receiver, &t[i]);
+        start_actor("sender", plat->gpus[t[i].src], transfer_sender, &t[i]);
+    }
+    simgrid_run();
+}
+
+/* |got - want| <= rel * |want| */
+static int close_rel(double got, double want, double rel)
+{
+    double d = got - want;
+    if (d < 0)
+        d = -d;
+    return d <= rel * (want < 0 ? -want : want);
+}
+
+/* Read a whole file into a malloc'd string (NULL on failure). */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc(n + 1);
+    if (buf && fread(buf, 1, n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        if (len)
+            *len = (size_t)n;
+    }
+    return buf;
+}
+
+static int spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    int ok = fputs(text, f) >= 0;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+/* Write text to path with the first occurrence of `from` replaced by `to`; returns the line
+ * (1-based) where the replacement starts, or -1 when `from` does not occur. */
+static int spit_variant(const char *path, const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        return -1;
+    int line = 1;
+    for (const char *c = text; c < at; c++)
+        line += *c == '\n';
+    size_t head = (size_t)(at - text), n_from = strlen(from), n_to = strlen(to);
+    size_t total = strlen(text) - n_from + n_to;
+    char *out = malloc(total + 1);
+    if (!out)
+        return -1;
+    memcpy(out, text, head);
+    memcpy(out + head, to, n_to);
+    strcpy(out + head + n_to, at + n_from);
+    int rc = spit(path, out);
+    free(out);
+    return rc == 0 ? line : -1;
+}
+
+#endif

@@ -1,0 +1,598 @@
+/* test_platform.c: the platforms module on the real machine, platforms/abci.xml.
+ *
+ * First, without a SimGrid engine: units, the generator's parameter errors (each names its
+ * flag), the atomic -o, that the committed abci.xml is exactly what the generator writes, and
+ * the checker's "file:line: what" on broken files (a failed check never starts the engine).
+ * Then abci.xml is loaded once (SimGrid allows one engine per process) and checked against the
+ * ParaDL oracle's ABCI figures: GPU count and memory, the four latency tiers (9, 30.31, 30.49,
+ * 30.98 us), NVLink 50 GB/s and 12.5 GB/s between nodes, ring costs for p = 4, 8, 128, 256,
+ * and simulations: one message alone takes latency + n / bandwidth, two GPUs under one PCIe
+ * switch share its NIC, and 68 NICs of a rack sending to another rack get a third each (1:3). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <simgrid/host.h>
+#include <xbt/sysdep.h>
+
+#include "platcheck.h"
+#include "platform.h"
+#include "platform_helpers.h"
+#include "platgen.h"
+#include "units.h"
+
+#define TMP HS_TEST_TMP "/test_platform"
+
+/* ---------------------------------------------------------------- units */
+
+static void assert_parses(const char *text, un_kind kind, double want)
+{
+    double v = -1;
+    assert_int_equal(un_parse(text, kind, &v), 0);
+    if (!close_rel(v, want, 1e-15)) {
+        print_error("%s parsed as %.17g, want %.17g\n", text, v, want);
+        fail();
+    }
+}
+
+static void test_units_parse(void **state)
+{
+    (void)state;
+    double v;
+    assert_parses("50GBps", UN_BANDWIDTH, 50e9);
+    assert_parses("12.5GBps", UN_BANDWIDTH, 12.5e9);
+    assert_parses("100Gbps", UN_BANDWIDTH, 12.5e9); /* bits */
+    assert_parses("1KiBps", UN_BANDWIDTH, 1024);
+    assert_parses("9us", UN_TIME, 9e-6);
+    assert_parses("110ns", UN_TIME, 110e-9);
+    assert_parses("3ms", UN_TIME, 3e-3);
+    assert_parses("2", UN_TIME, 2);
+    assert_parses("16GB", UN_SIZE, 16e9);
+    assert_parses("16GiB", UN_SIZE, 16.0 * 1024 * 1024 * 1024);
+    assert_parses("7.8Tf", UN_SPEED, 7.8e12);
+    assert_parses("1e9", UN_BANDWIDTH, 1e9);
+    assert_int_equal(un_parse("50GB", UN_BANDWIDTH, &v), -1); /* a size, not a bandwidth */
+    assert_int_equal(un_parse("9 us", UN_TIME, &v), -1);
+    assert_int_equal(un_parse("", UN_TIME, &v), -1);
+    assert_int_equal(un_parse("fast", UN_SPEED, &v), -1);
+    assert_int_equal(un_parse("nan", UN_SIZE, &v), -1);
+    assert_int_equal(un_parse("12KB", UN_SIZE, &v), -1); /* SimGrid's prefix is k */
+}
+
+static void test_units_format_reads_back(void **state)
+{
+    (void)state;
+    struct { double v; un_kind kind; const char *text; } cases[] = {
+        {50e9, UN_BANDWIDTH, "50GBps"}, {12.5e9, UN_BANDWIDTH, "12.5GBps"},
+        {9e-6, UN_TIME, "9us"},         {110e-9, UN_TIME, "110ns"},
+        {15e-6, UN_TIME, "15us"},       {0, UN_TIME, "0s"},
+        {16e9, UN_SIZE, "16GB"},        {7.8e12, UN_SPEED, "7.8Tf"},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double back;
+        un_format(cases[i].v, cases[i].kind, buf, sizeof buf);
+        assert_string_equal(buf, cases[i].text);
+        assert_int_equal(un_parse(buf, cases[i].kind, &back), 0);
+        assert_true(close_rel(back, cases[i].v, 1e-15));
+    }
+    /* Not a round number in any unit: still reads back. */
+    double odd = 850e9 / 3, back;
+    un_format(odd, UN_BANDWIDTH, buf, sizeof buf);
+    assert_int_equal(un_parse(buf, UN_BANDWIDTH, &back), 0);
+    assert_true(close_rel(back, odd, 1e-15));
+}
+
+/* ---------------------------------------------------------------- generator */
+
+static void test_abci_preset(void **state)
+{
+    (void)state;
+    pg_params p;
+    char err[HS_ERR_LEN];
+    pg_abci(&p);
+    assert_int_equal(p.nodes, 1088);
+    assert_int_equal(p.gpus_per_node, 4);
+    assert_int_equal(p.gpus_per_pcie_switch, 2);
+    assert_int_equal(p.nodes_per_leaf, 17);
+    assert_int_equal(p.leaves_per_rack, 2);
+    assert_true(p.nvlink_bw_Bps == 50e9);
+    assert_true(p.nic_bw_Bps == 12.5e9);
+    assert_true(p.rack_oversub == 3 && p.leaf_oversub == 1);
+    assert_int_equal(pg_check(&p, err), HS_OK);
+}
+
+/* pg_check must fail with HS_EINPUT and a message naming `flag`. */
+static void assert_bad(const pg_params *p, const char *flag)
+{
+    char err[HS_ERR_LEN] = "";
+    assert_int_equal(pg_check(p, err), HS_EINPUT);
+    if (!strstr(err, flag)) {
+        print_error("message '%s' does not name %s\n", err, flag);
+        fail();
+    }
+}
+
+static void test_generator_errors_name_the_flag(void **state)
+{
+    (void)state;
+    pg_params p;
+    pg_abci(&p);
+    p.nodes = 0;
+    assert_bad(&p, "--nodes");
+    pg_abci(&p);
+    p.nodes_per_leaf = 5; /* 1088 = 2^6 * 17 */
+    assert_bad(&p, "--nodes-per-leaf");
+    pg_abci(&p);
+    p.nodes = 68;         /* 4 leaf groups */
+    p.leaves_per_rack = 3;
+    assert_bad(&p, "--leaves-per-rack");
+    pg_abci(&p);
+    p.gpus_per_pcie_switch = 3;
+    assert_bad(&p, "--gpus-per-pcie-switch");
+    pg_abci(&p);
+    p.nic_latency_s = -1e-6;
+    assert_bad(&p, "--nic-latency");
+    pg_abci(&p);
+    p.nvlink_bw_Bps = 0;
+    assert_bad(&p, "--nvlink-bw");
+    pg_abci(&p);
+    p.rack_oversub = 0;
+    assert_bad(&p, "--rack-oversub");
+    pg_abci(&p);
+    p.gpu_model = "";
+    assert_bad(&p, "--gpu-model");
+}
+
+/* pg_main on the given flags must fail with HS_EINPUT naming `flag`. */
+static void assert_main_bad(const char *flag, int argc, char **argv)
+{
+    char err[HS_ERR_LEN] = "";
+    assert_int_equal(pg_main(argc, argv, err), HS_EINPUT);
+    if (!strstr(err, flag)) {
+        print_error("message '%s' does not name %s\n", err, flag);
+        fail();
+    }
+}
+
+static void test_pg_main_flag_errors(void **state)
+{
+    (void)state;
+    char *bad_unit[] = {"platform", "--nvlink-bw", "50GB", "-o", TMP "-x.xml"};
+    assert_main_bad("--nvlink-bw", 5, bad_unit);
+    char *bad_int[] = {"platform", "--nodes", "many"};
+    assert_main_bad("--nodes", 3, bad_int);
+    char *bad_ratio[] = {"platform", "--rack-oversub=1:"};
+    assert_main_bad("--rack-oversub", 2, bad_ratio);
+    char *unknown[] = {"platform", "--nodez", "4"};
+    assert_main_bad("--nodez", 3, unknown);
+    char *missing[] = {"platform", "--nic-latency"};
+    assert_main_bad("--nic-latency", 2, missing);
+    char *preset[] = {"platform", "--preset", "summit"};
+    assert_main_bad("--preset", 3, preset);
+    char *no_dir[] = {"platform", "-o", TMP "-no-such-dir/x.xml"};
+    assert_main_bad("-o", 3, no_dir);
+    /* A failure writes nothing, not even the temporary file. */
+    assert_int_equal(access(TMP "-x.xml", F_OK), -1);
+    assert_int_equal(access(TMP "-x.xml.tmp", F_OK), -1);
+}
+
+/* Flags override the preset, in any order, with units and ratios. */
+static void test_pg_main_writes_what_the_flags_say(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    char *argv[] = {"platform", "--nodes", "8", "--nodes-per-leaf=2", "--leaves-per-rack", "2",
+                    "--gpus-per-node", "2", "--gpus-per-pcie-switch", "1", "--nic-bw",
+                    "100Gbps", "--rack-oversub", "1:4", "--nvlink-bw", "20GBps",
+                    "--gpu-model", "A&B", "-o", TMP "-flags.xml", "--preset", "abci"};
+    assert_int_equal(pg_main(22, argv, err), HS_OK);
+    char *xml = slurp(TMP "-flags.xml", NULL);
+    assert_non_null(xml);
+    /* 2 nodes x 2 NICs x 12.5 GB/s per leaf uplink (1:1); 2 of them / 4 per rack uplink. */
+    assert_non_null(strstr(xml, "<link id=\"l000-uplink\" bandwidth=\"50GBps\""));
+    assert_non_null(strstr(xml, "<link id=\"r00-uplink\" bandwidth=\"25GBps\""));
+    assert_non_null(strstr(xml, "<link id=\"n0000-nvl0-1\" bandwidth=\"20GBps\" latency=\"9us\""));
+    assert_non_null(strstr(xml, "<link id=\"n0007-nic1\" bandwidth=\"12.5GBps\""));
+    assert_null(strstr(xml, "n0008"));
+    assert_non_null(strstr(xml, "value=\"A&amp;B\""));
+    free(xml);
+    assert_int_equal(access(TMP "-flags.xml.tmp", F_OK), -1);
+}
+
+/* platforms/abci.xml is the generator's output for the abci preset, byte for byte: it cannot
+ * drift from the code, and regenerating it is `hybridsim platform --preset abci -o ...`. */
+static void test_committed_abci_is_generator_output(void **state)
+{
+    (void)state;
+    pg_params p;
+    char err[HS_ERR_LEN];
+    size_t n_new, n_old;
+    pg_abci(&p);
+    assert_int_equal(pg_write_file(&p, TMP "-abci.xml", err), HS_OK);
+    char *fresh = slurp(TMP "-abci.xml", &n_new);
+    char *committed = slurp(HYBRIDSIM_SOURCE_DIR "/platforms/abci.xml", &n_old);
+    assert_non_null(fresh);
+    assert_non_null(committed);
+    assert_int_equal(n_new, n_old);
+    assert_memory_equal(fresh, committed, n_new);
+    assert_true(n_old < 5 * 1000 * 1000); /* a few MB */
+    free(fresh);
+    free(committed);
+}
+
+/* ---------------------------------------------------------------- the checker */
+
+static char *small_xml; /* a valid 8-node platform as text, made in group setup */
+
+static int make_small_xml(void **state)
+{
+    (void)state;
+    pg_params p;
+    char err[HS_ERR_LEN];
+    pg_abci(&p);
+    p.nodes = 8;
+    p.nodes_per_leaf = 2;
+    p.leaves_per_rack = 2;
+    if (pg_write_file(&p, TMP "-small.xml", err) != HS_OK)
+        return -1;
+    small_xml = slurp(TMP "-small.xml", NULL);
+    return small_xml ? 0 : -1;
+}
+
+static int free_small_xml(void **state)
+{
+    (void)state;
+    free(small_xml);
+    return 0;
+}
+
+/* Write small_xml with one replacement and expect plat_load to fail with HS_EINPUT and a
+ * message "path:LINE: ...what...", LINE being at_line, or the replacement's line when 0. */
+static void assert_rejected(const char *from, const char *to, int at_line, const char *what)
+{
+    const char *path = TMP "-bad.xml";
+    char err[HS_ERR_LEN] = "", want[1200];
+    plat_platform plat;
+    int line = spit_variant(path, small_xml, from, to);
+    assert_true(line > 0);
+    assert_int_equal(plat_load(path, &plat, err), HS_EINPUT);
+    snprintf(want, sizeof want, "%s:%d: ", path, at_line ? at_line : line);
+    if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, what)) {
+        print_error("got '%s'\nwant '%s...%s...'\n", err, want, what);
+        fail();
+    }
+}
+
+/* The line of the first occurrence of s in small_xml. */
+static int line_of(const char *s)
+{
+    const char *at = strstr(small_xml, s);
+    int line = 1;
+    for (const char *c = small_xml; c < at; c++)
+        line += *c == '\n';
+    return line;
+}
+
+/* The unmodified file passes, and the check reads the machine from it. */
+static void test_checker_accepts_generated(void **state)
+{
+    (void)state;
+    plat_facts facts;
+    char err[HS_ERR_LEN] = "";
+    assert_int_equal(plat_check_file(TMP "-small.xml", &facts, err), HS_OK);
+    assert_int_equal(facts.nodes, 8);
+    assert_int_equal(facts.gpus_per_node, 4);
+    assert_int_equal(facts.n_gpus, 32);
+    assert_int_equal(facts.nodes_per_leaf, 2);
+    assert_int_equal(facts.leaves_per_rack, 2);
+    assert_string_equal(facts.gpu_names[0], "n0000-gpu0");
+    assert_string_equal(facts.gpu_names[31], "n0007-gpu3");
+    assert_string_equal(facts.gpu_model, "V100-16GB");
+    plat_facts_free(&facts);
+}
+
+static void test_checker_malformed_xml(void **state)
+{
+    (void)state;
+    /* libxml2's own diagnosis, on the line where the damage shows. */
+    assert_rejected("</platform>", "</platfrom>", 0, "malformed XML");
+    assert_rejected("<host id=\"n0000-gpu0\"", "<host id=n0000-gpu0", 0, "malformed XML");
+    /* An element left open swallows what follows: caught at the first misplaced child. */
+    assert_rejected("<router id=\"n0000-gw\"/>", "<router id=\"n0000-gw\">",
+                    line_of("<route src=\"n0000-gpu0\""), "left open");
+    assert_rejected("<platform version=\"4.1\">", "<workload>", 0, "not <platform>");
+}
+
+static void test_checker_missing_property(void **state)
+{
+    (void)state;
+    int root = line_of("<zone id=\"machine\"");
+    assert_rejected(" <prop id=\"hybridsim:gpu_memory_bytes\" value=\"16000000000\"/>\n", "",
+                    root, "lacks the property hybridsim:gpu_memory_bytes");
+    assert_rejected(" <prop id=\"hybridsim:format\" value=\"1\"/>\n", "", root,
+                    "hybridsim:format");
+    assert_rejected("value=\"16000000000\"", "value=\"lots\"", 0, "hybridsim:gpu_memory_bytes");
+    assert_rejected("\"hybridsim:nodes\" value=\"8\"", "\"hybridsim:nodes\" value=\"0\"", 0,
+                    "hybridsim:nodes");
+}
+
+static void test_checker_gpu_numbering(void **state)
+{
+    (void)state;
+    assert_rejected("<host id=\"n0003-gpu1\"", "<host id=\"n003-gpu1\"", 0, "zero-padded");
+    assert_rejected("\"hybridsim:nodes\" value=\"8\"", "\"hybridsim:nodes\" value=\"9\"",
+                    0, "node 8 GPU 0");
+    assert_rejected("\"hybridsim:gpus_per_node\" value=\"4\"",
+                    "\"hybridsim:gpus_per_node\" value=\"3\"", line_of("n0000-gpu3\""),
+                    "GPU 3");
+}
+
+static void test_checker_routes_and_links(void **state)
+{
+    (void)state;
+    assert_rejected("<link_ctn id=\"n0000-nvl0-1\"", "<link_ctn id=\"n0000-nvl0-9\"", 0,
+                    "link 'n0000-nvl0-9' is not declared");
+    assert_rejected("<link_ctn id=\"n0000-nvl0-1\" direction=\"UP\"/>",
+                    "<link_ctn id=\"n0000-nvl0-1\"/>", 0, "SPLITDUPLEX");
+    assert_rejected("<link_ctn id=\"l000-switch\"/>", "<link_ctn id=\"l000-switch\" direction=\"UP\"/>",
+                    0, "not SPLITDUPLEX");
+    assert_rejected("<route src=\"n0000-gpu0\" dst=\"n0000-gpu1\">",
+                    "<route src=\"n0000-gpu0\" dst=\"n0001-gpu1\">", 0, "not declared");
+    assert_rejected("<route src=\"n0000-gpu0\" dst=\"n0000-gpu2\">",
+                    "<route src=\"n0000-gpu1\" dst=\"n0000-gpu0\">", 0, "already declared");
+    assert_rejected("bandwidth=\"50GBps\"", "bandwidth=\"50GB\"", 0, "bandwidth '50GB'");
+    assert_rejected("speed=\"7.8Tf\"", "speed=\"fast\"", 0, "speed 'fast'");
+    assert_rejected("gw_src=\"l000-up\" gw_dst=\"l001-up\"",
+                    "gw_src=\"n0002-gw\" gw_dst=\"l001-up\"", 0,
+                    "gw_src 'n0002-gw' is not inside zone 'l000'");
+    assert_rejected("<platform version=\"4.1\">",
+                    "<platform version=\"4.1\"><config><prop id=\"network/model\" value=\"LV08\"/></config>",
+                    0, "<config> is not allowed");
+    assert_rejected("<platform version=\"4.1\">", "<platform version=\"4\">", 0, "version");
+    assert_rejected("<zone id=\"n0001\" routing=\"Full\">", "<zone id=\"n0001\" routing=\"Cluster\">",
+                    0, "routing 'Cluster'");
+}
+
+static void test_checker_missing_file(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    plat_platform plat;
+    assert_int_equal(plat_load(TMP "-absent.xml", &plat, err), HS_EINPUT);
+    assert_non_null(strstr(err, "-absent.xml: cannot open"));
+    assert_int_equal(plat_load("no-such-platform", &plat, err), HS_EINPUT);
+    assert_non_null(strstr(err, "no-such-platform.xml"));
+}
+
+/* ---------------------------------------------------------------- ABCI loaded */
+
+static plat_platform abci;
+
+static int load_abci(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN];
+    if (plat_load("abci", &abci, err) != HS_OK) {
+        print_error("%s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int free_abci(void **state)
+{
+    (void)state;
+    plat_free(&abci);
+    return 0;
+}
+
+static void test_abci_facts(void **state)
+{
+    (void)state;
+    assert_string_equal(abci.name, "abci");
+    assert_int_equal(abci.n_gpus, 4352);
+    assert_int_equal(abci.n_nodes, 1088);
+    assert_int_equal(abci.gpus_per_node, 4);
+    assert_int_equal(abci.nodes_per_leaf, 17);
+    assert_int_equal(abci.nodes_per_rack, 34);
+    assert_true(abci.gpu_memory_bytes == 16e9);
+    assert_true(abci.gpu_speed_flops == 7.8e12);
+    assert_true(abci.staging_latency_s == 3e-3);
+    assert_string_equal(abci.gpu_model, "V100-16GB");
+}
+
+/* Rank r is GPU r%4 of node r/4, and SimGrid's name-sorted host list has the same order. */
+static void test_abci_rank_order(void **state)
+{
+    (void)state;
+    char want[32];
+    sg_host_t *hosts = sg_host_list();
+    assert_int_equal(sg_host_count(), 4352);
+    for (int r = 0; r < abci.n_gpus; r++) {
+        snprintf(want, sizeof want, "n%04d-gpu%d", r / 4, r % 4);
+        assert_string_equal(sg_host_get_name(abci.gpus[r]), want);
+        assert_ptr_equal(hosts[r], abci.gpus[r]);
+    }
+    xbt_free(hosts);
+}
+
+static void assert_route(int a, int b, double latency_s, double bw_Bps)
+{
+    double lat, bw;
+    for (int dir = 0; dir < 2; dir++) {
+        plat_route(&abci, dir ? b : a, dir ? a : b, &lat, &bw);
+        if (!close_rel(lat, latency_s, 1e-12) || bw != bw_Bps) {
+            print_error("route %d -> %d: %.17g s %.17g B/s, want %.17g s %.17g B/s\n",
+                        dir ? b : a, dir ? a : b, lat, bw, latency_s, bw_Bps);
+            fail();
+        }
+    }
+}
+
+/* The oracle's alpha tiers: 9 us over NVLink; 2 x (15 us + 110 ns) plus the switches: one leaf
+ * (90 ns), leaf + rack + leaf (270 ns), leaf + rack + spine + rack + leaf (760 ns). */
+static void test_abci_route_tiers(void **state)
+{
+    (void)state;
+    assert_route(0, 1, 9e-6, 50e9);
+    assert_route(0, 3, 9e-6, 50e9);
+    assert_route(4, 7, 9e-6, 50e9);
+    assert_route(0, 4, 30.31e-6, 12.5e9);     /* nodes 0, 1 */
+    assert_route(1, 67, 30.31e-6, 12.5e9);    /* node 16: last of leaf group 0 */
+    assert_route(0, 68, 30.49e-6, 12.5e9);    /* node 17: other leaf group, same rack */
+    assert_route(3, 135, 30.49e-6, 12.5e9);   /* node 33: last of rack 0 */
+    assert_route(0, 136, 30.98e-6, 12.5e9);   /* node 34: rack 1 */
+    assert_route(2, 4351, 30.98e-6, 12.5e9);  /* the last GPU */
+    double lat, bw;
+    plat_route(&abci, 5, 5, &lat, &bw);
+    assert_true(lat == 0 && isinf(bw));
+}
+
+static void assert_ring(int p, double alpha_s, double bw_Bps)
+{
+    int gpu[256];
+    double alpha, beta;
+    for (int i = 0; i < p; i++)
+        gpu[i] = i;
+    plat_ring_cost(&abci, gpu, p, &alpha, &beta);
+    if (!close_rel(alpha, alpha_s, 1e-12) || !close_rel(beta, 1 / bw_Bps, 1e-15)) {
+        print_error("ring of %d: alpha %.17g beta %.17g\n", p, alpha, beta);
+        fail();
+    }
+}
+
+static void test_abci_ring_tiers(void **state)
+{
+    (void)state;
+    assert_ring(4, 9e-6, 50e9);
+    assert_ring(8, 30.31e-6, 12.5e9);
+    assert_ring(128, 30.49e-6, 12.5e9);
+    assert_ring(256, 30.98e-6, 12.5e9);
+    double alpha, beta;
+    int one = 7;
+    plat_ring_cost(&abci, &one, 1, &alpha, &beta);
+    assert_true(alpha == 0 && beta == 0);
+}
+
+/* One message alone on its route takes exactly latency + bytes / bandwidth: the alpha-beta
+ * semantics both the simulator and the analytic model rely on. */
+static void test_abci_single_message_is_alpha_beta(void **state)
+{
+    (void)state;
+    int pairs[][2] = {{0, 1}, {0, 4}, {0, 68}, {0, 136}, {4351, 3}};
+    double sizes[] = {1e3, 1e8};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        for (size_t k = 0; k < 2; k++) {
+            transfer t = {.src = pairs[i][0], .dst = pairs[i][1], .bytes = sizes[k]};
+            double lat, bw;
+            run_transfers(&abci, &t, 1);
+            plat_route(&abci, t.src, t.dst, &lat, &bw);
+            double want = lat + t.bytes / bw;
+            if (!close_rel(t.duration_s, want, 1e-9)) {
+                print_error("%d -> %d, %g B: %.17g s, want %.17g s\n", t.src, t.dst, t.bytes,
+                            t.duration_s, want);
+                fail();
+            }
+        }
+}
+
+/* GPUs 0 and 1 sit under one PCIe switch and leave the node through its one NIC; GPU 2 has
+ * the other NIC. Cables are full duplex. */
+static void test_abci_gpus_share_their_switch_nic(void **state)
+{
+    (void)state;
+    const double n = 1e8, lat = 30.31e-6;
+    transfer same[2] = {{.src = 0, .dst = 4, .bytes = n}, {.src = 1, .dst = 5, .bytes = n}};
+    run_transfers(&abci, same, 2);
+    for (int i = 0; i < 2; i++)
+        assert_true(close_rel(same[i].duration_s, lat + 2 * n / 12.5e9, 1e-9));
+    transfer apart[2] = {{.src = 0, .dst = 4, .bytes = n}, {.src = 2, .dst = 6, .bytes = n}};
+    run_transfers(&abci, apart, 2);
+    for (int i = 0; i < 2; i++)
+        assert_true(close_rel(apart[i].duration_s, lat + n / 12.5e9, 1e-9));
+    /* Full duplex: opposite flows on one cable do not slow each other (no TCP-ack
+     * cross-traffic). */
+    transfer both_ways[2] = {{.src = 0, .dst = 4, .bytes = n}, {.src = 4, .dst = 0, .bytes = n}};
+    run_transfers(&abci, both_ways, 2);
+    for (int i = 0; i < 2; i++)
+        assert_true(close_rel(both_ways[i].duration_s, lat + n / 12.5e9, 1e-9));
+}
+
+/* Every NIC of rack 0 (34 nodes x 2) sends to its twin in rack 1 at once: inside a rack the
+ * tree is full bisection, so the rack uplink (68 x 12.5 GB/s / 3) is the bottleneck and each
+ * flow gets a third of its NIC. The same flows to the other leaf group of the rack get all. */
+static void test_abci_rack_uplink_is_one_to_three(void **state)
+{
+    (void)state;
+    const double n = 1e8;
+    transfer t[68];
+    for (int node = 0; node < 34; node++)
+        for (int k = 0; k < 2; k++) {
+            int src = node * 4 + 2 * k;
+            t[node * 2 + k] = (transfer){.src = src, .dst = src + 34 * 4, .bytes = n};
+        }
+    run_transfers(&abci, t, 68);
+    for (int i = 0; i < 68; i++)
+        if (!close_rel(t[i].duration_s, 30.98e-6 + 3 * n / 12.5e9, 1e-9)) {
+            print_error("flow %d: %.17g s\n", i, t[i].duration_s);
+            fail();
+        }
+    for (int node = 0; node < 17; node++)
+        for (int k = 0; k < 2; k++) {
+            int src = node * 4 + 2 * k;
+            t[node * 2 + k] = (transfer){.src = src, .dst = src + 17 * 4, .bytes = n};
+        }
+    run_transfers(&abci, t, 34);
+    for (int i = 0; i < 34; i++)
+        assert_true(close_rel(t[i].duration_s, 30.49e-6 + n / 12.5e9, 1e-9));
+}
+
+static void test_second_load_is_refused(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    plat_platform again;
+    assert_int_equal(plat_load("abci", &again, err), HS_EINTERNAL);
+    assert_non_null(strstr(err, "one per process"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest offline[] = {
+        cmocka_unit_test(test_units_parse),
+        cmocka_unit_test(test_units_format_reads_back),
+        cmocka_unit_test(test_abci_preset),
+        cmocka_unit_test(test_generator_errors_name_the_flag),
+        cmocka_unit_test(test_pg_main_flag_errors),
+        cmocka_unit_test(test_pg_main_writes_what_the_flags_say),
+        cmocka_unit_test(test_committed_abci_is_generator_output),
+        cmocka_unit_test(test_checker_accepts_generated),
+        cmocka_unit_test(test_checker_malformed_xml),
+        cmocka_unit_test(test_checker_missing_property),
+        cmocka_unit_test(test_checker_gpu_numbering),
+        cmocka_unit_test(test_checker_routes_and_links),
+        cmocka_unit_test(test_checker_missing_file),
+    };
+    const struct CMUnitTest loaded[] = {
+        cmocka_unit_test(test_abci_facts),
+        cmocka_unit_test(test_abci_rank_order),
+        cmocka_unit_test(test_abci_route_tiers),
+        cmocka_unit_test(test_abci_ring_tiers),
+        cmocka_unit_test(test_abci_single_message_is_alpha_beta),
+        cmocka_unit_test(test_abci_gpus_share_their_switch_nic),
+        cmocka_unit_test(test_abci_rack_uplink_is_one_to_three),
+        cmocka_unit_test(test_second_load_is_refused),
+    };
+    int failed = cmocka_run_group_tests_name("platform offline", offline, make_small_xml,
+                                             free_small_xml);
+    failed += cmocka_run_group_tests_name("platform abci", loaded, load_abci, free_abci);
+    return failed;
+}

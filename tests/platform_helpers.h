@@ -28,7 +28,7 @@ typedef struct {
     char mailbox[32];
 } transfer;
 
-static void transfer_sender(int argc, char **argv)
+static inline void transfer_sender(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
@@ -38,7 +38,7 @@ static void transfer_sender(int argc, char **argv)
     t->duration_s = simgrid_get_clock() - t->start_s;
 }
 
-static void transfer_receiver(int argc, char **argv)
+static inline void transfer_receiver(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
@@ -46,7 +46,7 @@ static void transfer_receiver(int argc, char **argv)
     sg_mailbox_get(sg_mailbox_by_name(t->mailbox));
 }
 
-static void start_actor(const char *name, sg_host_t host, xbt_main_func_t code, void *data)
+static inline void start_actor(const char *name, sg_host_t host, xbt_main_func_t code, void *data)
 {
     sg_actor_t actor = sg_actor_init(name, host);
     sg_actor_set_data(actor, data);
@@ -54,7 +54,7 @@ static void start_actor(const char *name, sg_host_t host, xbt_main_func_t code, 
 }
 
 /* Run the n transfers concurrently to completion (one simgrid_run; may be called again). */
-static void run_transfers(const plat_platform *plat, transfer *t, int n)
+static inline void run_transfers(const plat_platform *plat, transfer *t, int n)
 {
     static int serial; /* mailbox names stay unique across runs */
     for (int i = 0; i < n; i++) {
@@ -67,7 +67,7 @@ static void run_transfers(const plat_platform *plat, transfer *t, int n)
 }
 
 /* |got - want| <= rel * |want| */
-static int close_rel(double got, double want, double rel)
+static inline int close_rel(double got, double want, double rel)
 {
     double d = got - want;
     if (d < 0)
@@ -76,7 +76,7 @@ static int close_rel(double got, double want, double rel)
 }
 
 /* Read a whole file into a malloc'd string (NULL on failure). */
-static char *slurp(const char *path, size_t *len)
+static inline char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -98,7 +98,7 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-static int spit(const char *path, const char *text)
+static inline int spit(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
     if (!f)
@@ -109,7 +109,7 @@ static int spit(const char *path, const char *text)
 
 /* Write text to path with the first occurrence of `from` replaced by `to`; returns the line
  * (1-based) where the replacement starts, or -1 when `from` does not occur. */
-static int spit_variant(const char *path, const char *text, const char *from, const char *to)
+static inline int spit_variant(const char *path, const char *text, const char *from, const char *to)
 {
     const char *at = strstr(text, from);
     if (!at)

@@ -1,0 +1,698 @@
+/* test_engine.c: the SimGrid engine against times computed by hand on the ABCI platform.
+ *
+ * SimGrid allows one engine per process, so every case runs in a fork()ed child that loads the
+ * platform, runs one graph and writes what it measured into a pipe; the parent asserts. The
+ * expected times come from plat_route / plat_ring_cost (latency + bytes / bandwidth per
+ * message, a ring step costing its slowest edge), never from the engine itself. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "platform.h"
+#include "taskgraph.h"
+
+#define MAX_VALUES 256
+
+/* What a child sends back. */
+typedef struct {
+    int status;               /* eng_run's status (or plat_load's) */
+    char err[HS_ERR_LEN];
+    long messages;
+    double bytes_sent;
+    double v[MAX_VALUES];     /* case-specific values */
+} case_out;
+
+typedef void (*case_fn)(const plat_platform *plat, case_out *out);
+
+static case_out run_case(case_fn fn)
+{
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fd[0]);
+        static case_out out;
+        memset(&out, 0, sizeof out);
+        plat_platform plat;
+        out.status = plat_load("abci", &plat, out.err);
+        if (out.status == HS_OK) {
+            fn(&plat, &out);
+            plat_free(&plat);
+        }
+        ssize_t w = write(fd[1], &out, sizeof out);
+        _exit(w == (ssize_t)sizeof out ? 0 : 3);
+    }
+    close(fd[1]);
+    case_out out;
+    size_t got = 0;
+    while (got < sizeof out) {
+        ssize_t n = read(fd[0], (char *)&out + got, sizeof out - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd[0]);
+    int wstatus;
+    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+    assert_true(WIFEXITED(wstatus));
+    assert_int_equal(WEXITSTATUS(wstatus), 0);
+    assert_int_equal(got, sizeof out);
+    return out;
+}
+
+static void assert_rel(double actual, double expected, double tol)
+{
+    double scale = fabs(expected) > 0 ? fabs(expected) : 1;
+    if (fabs(actual - expected) > tol * scale)
+        fail_msg("got %.17g, expected %.17g (relative error %.3g > %.3g)", actual, expected,
+                 fabs(actual - expected) / scale, tol);
+}
+
+/* ---- graph helpers (run in the child) ----------------------------------------------------- */
+
+static tg_task exec_task(double seconds, int after)
+{
+    return (tg_task){.op = TG_EXEC, .layer = -1, .peer = -1, .after = after, .amount = seconds};
+}
+
+static tg_task comm_task(tg_op op, int peer, double bytes, int after)
+{
+    return (tg_task){.op = (uint8_t)op, .algo = TG_ALGO_RING, .layer = -1, .peer = peer,
+                     .after = after, .amount = bytes};
+}
+
+/* Every rank runs one collective over all ranks (in rank order). */
+static void one_collective(tg_graph *g, int n, tg_op op, tg_algo algo, double bytes)
+{
+    int ranks[64];
+    for (int r = 0; r < n; r++)
+        ranks[r] = r;
+    assert_int_equal(tg_init(g, n, NULL), HS_OK);
+    int group = tg_add_group(g, ranks, n);
+    for (int r = 0; r < n; r++) {
+        tg_task t = comm_task(op, group, bytes, -1);
+        t.algo = (uint8_t)algo;
+        tg_add(g, r, t);
+    }
+}
+
+/* Run g and copy the common outputs; returns the status. */
+static int run(const plat_platform *plat, const tg_graph *g, const int *gpus, eng_fidelity fid,
+               bool record, eng_result *res, case_out *out)
+{
+    eng_options opt = {.fidelity = fid, .exec_speed_scale = 1, .record_tasks = record};
+    out->status = eng_run(g, plat, gpus, &opt, res, out->err);
+    out->messages = res->messages;
+    out->bytes_sent = res->bytes_sent;
+    return out->status;
+}
+
+/* v[0] makespan, then per rank end_s; v[100..] the platform's expectation inputs. */
+static void collective_case(const plat_platform *plat, case_out *out, const int *gpus, int n,
+                            tg_op op, tg_algo algo, double bytes, eng_fidelity fid)
+{
+    tg_graph g;
+    one_collective(&g, n, op, algo, bytes);
+    eng_result res;
+    if (run(plat, &g, gpus, fid, false, &res, out) == HS_OK) {
+        out->v[0] = res.makespan_s;
+        for (int r = 0; r < n; r++)
+            out->v[1 + r] = res.ranks[r].end_s;
+        eng_result_free(&res);
+    }
+    plat_ring_cost(plat, gpus, n, &out->v[100], &out->v[101]);
+    tg_free(&g);
+}
+
+/* ---- kernels ------------------------------------------------------------------------------ */
+
+static void child_one_exec(const plat_platform *plat, case_out *out)
+{
+    tg_graph g;
+    tg_init(&g, 1, NULL);
+    tg_add(&g, 0, exec_task(0.25, -1));
+    int gpu = 5;
+    eng_options opt = {.fidelity = ENG_FLOW, .exec_speed_scale = 2, .record_tasks = true};
+    eng_result res;
+    out->status = eng_run(&g, plat, &gpu, &opt, &res, out->err);
+    if (out->status == HS_OK) {
+        out->v[0] = res.makespan_s;
+        out->v[1] = res.ranks[0].compute_busy_s;
+        out->v[2] = res.task_start_s[0][0];
+        out->v[3] = res.task_end_s[0][0];
+        out->messages = res.messages;
+        eng_result_free(&res);
+    }
+    tg_free(&g);
+}
+
+static void test_one_exec_takes_amount_times_scale(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_one_exec);
+    assert_int_equal(o.status, HS_OK);
+    assert_rel(o.v[0], 0.5, 1e-12);
+    assert_rel(o.v[1], 0.5, 1e-12);
+    assert_rel(o.v[2], 0.0, 1e-12);
+    assert_rel(o.v[3], 0.5, 1e-12);
+    assert_int_equal(o.messages, 0);
+}
+
+/* ---- point to point ----------------------------------------------------------------------- */
+
+static const double P2P_BYTES = 64e6;
+
+/* v[3k] measured, v[3k+1] latency, v[3k+2] bandwidth, for GPU 0 to a GPU in the same node, the
+ * same leaf, another leaf of the rack, another rack. */
+static void child_send_recv(const plat_platform *plat, case_out *out)
+{
+    int gpn = plat->gpus_per_node;
+    int dst[4] = {1, gpn, gpn * plat->nodes_per_leaf, gpn * plat->nodes_per_rack};
+    for (int k = 0; k < 4; k++) {
+        tg_graph g;
+        tg_init(&g, 2, NULL);
+        tg_add(&g, 0, comm_task(TG_SEND, 1, P2P_BYTES, -1));
+        tg_add(&g, 1, comm_task(TG_RECV, 0, P2P_BYTES, -1));
+        int gpus[2] = {0, dst[k]};
+        eng_result res;
+        /* one engine per process: later runs start where the previous one ended */
+        if (run(plat, &g, gpus, ENG_STEP, false, &res, out) != HS_OK)
+            return;
+        out->v[3 * k] = res.makespan_s;
+        plat_route(plat, 0, dst[k], &out->v[3 * k + 1], &out->v[3 * k + 2]);
+        eng_result_free(&res);
+        tg_free(&g);
+    }
+}
+
+static void test_send_recv_is_latency_plus_size_over_bandwidth(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_send_recv);
+    assert_int_equal(o.status, HS_OK);
+    for (int k = 0; k < 4; k++) {
+        assert_true(o.v[3 * k + 1] > 0 && o.v[3 * k + 2] > 0);
+        assert_rel(o.v[3 * k], o.v[3 * k + 1] + P2P_BYTES / o.v[3 * k + 2], 1e-9);
+    }
+    /* farther is slower: the route crosses more switches */
+    assert_true(o.v[1] < o.v[4] && o.v[4] < o.v[7] && o.v[7] < o.v[10]);
+}
+
+/* ---- rings -------------------------------------------------------------------------------- */
+
+static const double AR_BYTES = 96e6; /* divisible by 4, 8, 16 */
+
+static int NODE_GPUS[4] = {0, 1, 2, 3};
+
+static void child_allreduce_node_step(const plat_platform *plat, case_out *out)
+{
+    collective_case(plat, out, NODE_GPUS, 4, TG_ALLREDUCE, TG_ALGO_RING, AR_BYTES, ENG_STEP);
+}
+
+static void test_ring_allreduce_in_one_node(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_allreduce_node_step);
+    assert_int_equal(o.status, HS_OK);
+    double n = 4, alpha = o.v[100], beta = o.v[101];
+    assert_rel(o.v[0], 2 * (n - 1) * (alpha + AR_BYTES / n * beta), 1e-9);
+    for (int r = 0; r < 4; r++)
+        assert_rel(o.v[1 + r], o.v[0], 1e-12);
+    assert_int_equal(o.messages, 2 * 3 * 4);
+    assert_rel(o.bytes_sent, 2 * 3 * 4 * AR_BYTES / 4, 1e-12);
+}
+
+/* 8 GPUs on two nodes; 16 GPUs on four nodes in different leaves and racks, so the ring's
+ * slowest edge crosses racks. */
+static void spread_gpus(const plat_platform *plat, int n, int *gpus)
+{
+    int gpn = plat->gpus_per_node;
+    int nodes_of16[4] = {0, plat->nodes_per_leaf, plat->nodes_per_rack,
+                         plat->nodes_per_rack + 1};
+    for (int i = 0; i < n; i++)
+        gpus[i] = n == 8 ? i : nodes_of16[i / gpn] * gpn + i % gpn;
+}
+
+#define RING_CHILD(name, n, op, fid)                                                           \
+    static void name(const plat_platform *plat, case_out *out)                                 \
+    {                                                                                          \
+        int gpus[16];                                                                          \
+        spread_gpus(plat, n, gpus);                                                            \
+        collective_case(plat, out, gpus, n, op, TG_ALGO_RING, AR_BYTES, fid);                  \
+    }
+RING_CHILD(child_ar8_step, 8, TG_ALLREDUCE, ENG_STEP)
+RING_CHILD(child_ar8_flow, 8, TG_ALLREDUCE, ENG_FLOW)
+RING_CHILD(child_ar16_step, 16, TG_ALLREDUCE, ENG_STEP)
+RING_CHILD(child_ar16_flow, 16, TG_ALLREDUCE, ENG_FLOW)
+RING_CHILD(child_ag16_step, 16, TG_ALLGATHER, ENG_STEP)
+RING_CHILD(child_ag16_flow, 16, TG_ALLGATHER, ENG_FLOW)
+RING_CHILD(child_rs16_step, 16, TG_REDUCE_SCATTER, ENG_STEP)
+RING_CHILD(child_rs16_flow, 16, TG_REDUCE_SCATTER, ENG_FLOW)
+
+static void check_ring(case_fn step, case_fn flow, int n, double steps, double chunk)
+{
+    case_out s = run_case(step), f = run_case(flow);
+    assert_int_equal(s.status, HS_OK);
+    assert_int_equal(f.status, HS_OK);
+    double alpha = s.v[100], beta = s.v[101];
+    assert_true(alpha > 0 && beta > 0);
+    assert_rel(s.v[0], steps * (alpha + chunk * beta), 1e-9);
+    assert_rel(f.v[0], s.v[0], 1e-6);
+    /* flow: the members meet at the end, so all end with the slowest edge; step: a member
+     * between two fast edges may finish its last steps earlier, but never later */
+    for (int r = 0; r < n; r++) {
+        assert_rel(f.v[1 + r], f.v[0], 1e-12);
+        assert_true(s.v[1 + r] <= s.v[0] && s.v[1 + r] > 0);
+    }
+    assert_int_equal(s.messages, (long)steps * n);
+    assert_int_equal(f.messages, n);
+    assert_rel(f.bytes_sent, s.bytes_sent, 1e-12);
+    assert_rel(s.bytes_sent, steps * n * chunk, 1e-12);
+}
+
+static void test_ring_allreduce_across_nodes(void **state)
+{
+    (void)state;
+    check_ring(child_ar8_step, child_ar8_flow, 8, 2 * 7, AR_BYTES / 8);
+    check_ring(child_ar16_step, child_ar16_flow, 16, 2 * 15, AR_BYTES / 16);
+}
+
+static void test_ring_allgather_and_reduce_scatter(void **state)
+{
+    (void)state;
+    check_ring(child_ag16_step, child_ag16_flow, 16, 15, AR_BYTES);
+    check_ring(child_rs16_step, child_rs16_flow, 16, 15, AR_BYTES / 16);
+}
+
+static void child_allreduce_one_rank(const plat_platform *plat, case_out *out)
+{
+    int gpu = 0;
+    collective_case(plat, out, &gpu, 1, TG_ALLREDUCE, TG_ALGO_RING, AR_BYTES, ENG_STEP);
+}
+
+static void test_collective_of_one_rank_is_free(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_allreduce_one_rank);
+    assert_int_equal(o.status, HS_OK);
+    assert_rel(o.v[0], 0, 1e-15);
+    assert_int_equal(o.messages, 0);
+}
+
+/* ---- hierarchical allreduce --------------------------------------------------------------- */
+
+/* Four ranks on GPUs 0 and 2 of nodes 0 and 1: two per node, and the two inter-node rings
+ * leave through different PCIe switches, so nothing is shared. v[102..105]: the costs of the
+ * intra-node ring {0,2} and the inter-node ring {0, gpn}. */
+static void hier_case(const plat_platform *plat, case_out *out, eng_fidelity fid)
+{
+    int gpn = plat->gpus_per_node;
+    int gpus[4] = {0, 2, gpn, gpn + 2};
+    collective_case(plat, out, gpus, 4, TG_ALLREDUCE, TG_ALGO_HIER, AR_BYTES, fid);
+    int intra[2] = {0, 2}, inter[2] = {0, gpn}, inter2[2] = {2, gpn + 2};
+    plat_ring_cost(plat, intra, 2, &out->v[102], &out->v[103]);
+    plat_ring_cost(plat, inter, 2, &out->v[104], &out->v[105]);
+    plat_ring_cost(plat, inter2, 2, &out->v[106], &out->v[107]);
+}
+static void child_hier_step(const plat_platform *p, case_out *o) { hier_case(p, o, ENG_STEP); }
+static void child_hier_flow(const plat_platform *p, case_out *o) { hier_case(p, o, ENG_FLOW); }
+
+static void test_hierarchical_allreduce(void **state)
+{
+    (void)state;
+    case_out s = run_case(child_hier_step), f = run_case(child_hier_flow);
+    assert_int_equal(s.status, HS_OK);
+    assert_int_equal(f.status, HS_OK);
+    double k = 2, nodes = 2, m = AR_BYTES;
+    double a_in = s.v[102], b_in = s.v[103], a_x = s.v[104], b_x = s.v[105];
+    assert_rel(s.v[106], a_x, 1e-12); /* both inter-node rings cost the same */
+    assert_rel(s.v[107], b_x, 1e-12);
+    double expect = 2 * (k - 1) * (a_in + m / k * b_in)           /* reduce-scatter, allgather */
+                    + 2 * (nodes - 1) * (a_x + m / k / nodes * b_x); /* allreduce of m/k */
+    assert_rel(s.v[0], expect, 1e-9);
+    assert_rel(f.v[0], s.v[0], 1e-6);
+    /* step: 4 ranks x (1 + 2 + 1) steps; flow: 4 x 3 phases */
+    assert_int_equal(s.messages, 16);
+    assert_int_equal(f.messages, 12);
+}
+
+/* ---- exchange ----------------------------------------------------------------------------- */
+
+/* Four ranks in one node, each exchanging with both ring neighbours at once. */
+static void child_exchange(const plat_platform *plat, case_out *out)
+{
+    tg_graph g;
+    tg_init(&g, 4, NULL);
+    for (int r = 0; r < 4; r++) {
+        int peers[2] = {(r + 3) % 4, (r + 1) % 4};
+        int group = tg_add_group(&g, peers, 2);
+        tg_add(&g, r, comm_task(TG_EXCHANGE, group, P2P_BYTES, -1));
+    }
+    eng_result res;
+    if (run(plat, &g, NODE_GPUS, ENG_STEP, false, &res, out) == HS_OK) {
+        out->v[0] = res.makespan_s;
+        eng_result_free(&res);
+    }
+    double worst = 0;
+    for (int r = 0; r < 4; r++)
+        for (int d = 1; d <= 3; d += 2) {
+            double lat, bw;
+            plat_route(plat, r, (r + d) % 4, &lat, &bw);
+            if (lat + P2P_BYTES / bw > worst)
+                worst = lat + P2P_BYTES / bw;
+        }
+    out->v[1] = worst;
+    tg_free(&g);
+}
+
+static void test_exchange_posts_all_messages_at_once(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_exchange);
+    assert_int_equal(o.status, HS_OK);
+    /* NVLink pairs are separate links: the eight messages do not share anything */
+    assert_rel(o.v[0], o.v[1], 1e-9);
+    assert_int_equal(o.messages, 8);
+    assert_rel(o.bytes_sent, 8 * P2P_BYTES, 1e-12);
+}
+
+/* ---- contention --------------------------------------------------------------------------- */
+
+/* Two messages of P2P_BYTES from GPUs src[0], src[1] of node 0 to the same GPUs of node 1, at
+ * the same time. v[0] makespan, v[1..2] route latency and bandwidth of the first pair. */
+static void two_flows(const plat_platform *plat, case_out *out, int a, int b)
+{
+    int gpn = plat->gpus_per_node;
+    tg_graph g;
+    tg_init(&g, 4, NULL);
+    tg_add(&g, 0, comm_task(TG_SEND, 2, P2P_BYTES, -1));
+    tg_add(&g, 1, comm_task(TG_SEND, 3, P2P_BYTES, -1));
+    tg_add(&g, 2, comm_task(TG_RECV, 0, P2P_BYTES, -1));
+    tg_add(&g, 3, comm_task(TG_RECV, 1, P2P_BYTES, -1));
+    int gpus[4] = {a, b, gpn + a, gpn + b};
+    eng_result res;
+    if (run(plat, &g, gpus, ENG_STEP, false, &res, out) == HS_OK) {
+        out->v[0] = res.makespan_s;
+        eng_result_free(&res);
+    }
+    plat_route(plat, a, gpn + a, &out->v[1], &out->v[2]);
+    tg_free(&g);
+}
+static void child_flows_shared_switch(const plat_platform *p, case_out *o) { two_flows(p, o, 0, 1); }
+static void child_flows_two_switches(const plat_platform *p, case_out *o) { two_flows(p, o, 0, 2); }
+
+static void test_two_flows_through_one_nic_share_it(void **state)
+{
+    (void)state;
+    case_out shared = run_case(child_flows_shared_switch);
+    case_out apart = run_case(child_flows_two_switches);
+    assert_int_equal(shared.status, HS_OK);
+    assert_int_equal(apart.status, HS_OK);
+    double lat = shared.v[1], bw = shared.v[2];
+    /* GPUs 2 and 3 have their own switch and NIC: no sharing */
+    assert_rel(apart.v[0], lat + P2P_BYTES / bw, 1e-9);
+    /* GPUs 0 and 1 share their switch's NIC, the route's bottleneck: each gets half of it */
+    assert_rel(shared.v[0], lat + 2 * P2P_BYTES / bw, 1e-9);
+}
+
+/* ---- stream order and statistics ---------------------------------------------------------- */
+
+/* Two ranks on GPUs 0 and 1. Each: [0] EXEC 1 ms; [1] ALLREDUCE of m after [0]; [2] EXEC 2 ms
+ * (overlaps the allreduce); [3] EXEC 0.5 ms after [1]. v: task times of rank 0, its stats, and
+ * the ring cost of the pair. */
+static void child_after(const plat_platform *plat, case_out *out)
+{
+    tg_graph g;
+    tg_init(&g, 2, NULL);
+    int ranks[2] = {0, 1};
+    int group = tg_add_group(&g, ranks, 2);
+    for (int r = 0; r < 2; r++) {
+        tg_add(&g, r, exec_task(1e-3, -1));
+        tg_add(&g, r, comm_task(TG_ALLREDUCE, group, 2.4e8, 0));
+        tg_add(&g, r, exec_task(2e-3, -1));
+        tg_add(&g, r, exec_task(0.5e-3, 1));
+    }
+    int gpus[2] = {0, 1};
+    eng_result res;
+    if (run(plat, &g, gpus, ENG_FLOW, true, &res, out) == HS_OK) {
+        for (int i = 0; i < 4; i++) {
+            out->v[2 * i] = res.task_start_s[0][i];
+            out->v[2 * i + 1] = res.task_end_s[0][i];
+        }
+        out->v[10] = res.ranks[0].end_s;
+        out->v[11] = res.ranks[0].compute_busy_s;
+        out->v[12] = res.ranks[0].comm_busy_s;
+        out->v[13] = res.ranks[0].exposed_comm_s;
+        out->v[14] = res.makespan_s;
+        eng_result_free(&res);
+    }
+    plat_ring_cost(plat, gpus, 2, &out->v[20], &out->v[21]);
+    tg_free(&g);
+}
+
+static void test_after_orders_streams_and_stats_add_up(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_after);
+    assert_int_equal(o.status, HS_OK);
+    double t_ar = 2 * (o.v[20] + 2.4e8 / 2 * o.v[21]);
+    assert_true(t_ar > 2e-3); /* so that the allreduce is partly exposed */
+    assert_rel(o.v[0], 0, 1e-12);          /* EXEC 1 ms */
+    assert_rel(o.v[1], 1e-3, 1e-12);
+    assert_rel(o.v[2], 1e-3, 1e-12);       /* allreduce starts after it */
+    assert_rel(o.v[3], 1e-3 + t_ar, 1e-9);
+    assert_rel(o.v[4], 1e-3, 1e-12);       /* EXEC 2 ms overlaps the allreduce */
+    assert_rel(o.v[5], 3e-3, 1e-12);
+    assert_rel(o.v[6], o.v[3], 1e-12);     /* EXEC after the allreduce starts at its end */
+    assert_rel(o.v[7], o.v[3] + 0.5e-3, 1e-12);
+    assert_rel(o.v[10], 1e-3 + t_ar + 0.5e-3, 1e-9);
+    assert_rel(o.v[11], 3.5e-3, 1e-12);
+    assert_rel(o.v[12], t_ar, 1e-9);
+    assert_rel(o.v[13], 1e-3 + t_ar - 3e-3, 1e-9);
+    assert_rel(o.v[14], o.v[10], 1e-12);
+}
+
+/* Rank 0: ten 1 ms kernels, a SEND after the fifth; rank 1 receives. The kernels run as fused
+ * executions, and their times must still be exact. */
+static void child_fused(const plat_platform *plat, case_out *out)
+{
+    tg_graph g;
+    tg_init(&g, 2, NULL);
+    for (int k = 0; k < 5; k++)
+        tg_add(&g, 0, exec_task(1e-3, -1));
+    tg_add(&g, 0, comm_task(TG_SEND, 1, P2P_BYTES, 4));
+    for (int k = 0; k < 5; k++)
+        tg_add(&g, 0, exec_task(1e-3, -1));
+    tg_add(&g, 1, comm_task(TG_RECV, 0, P2P_BYTES, -1));
+    int gpus[2] = {0, 1};
+    eng_result res;
+    if (run(plat, &g, gpus, ENG_STEP, true, &res, out) == HS_OK) {
+        for (int i = 0; i < 11; i++) {
+            out->v[2 * i] = res.task_start_s[0][i];
+            out->v[2 * i + 1] = res.task_end_s[0][i];
+        }
+        out->v[30] = res.ranks[0].compute_busy_s;
+        out->v[31] = res.ranks[0].exposed_comm_s;
+        out->v[32] = res.ranks[1].end_s;
+        eng_result_free(&res);
+    }
+    plat_route(plat, 0, 1, &out->v[40], &out->v[41]);
+    tg_free(&g);
+}
+
+static void test_fused_kernels_keep_exact_times(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_fused);
+    assert_int_equal(o.status, HS_OK);
+    for (int k = 0; k < 10; k++) {
+        int i = k < 5 ? k : k + 1;
+        assert_rel(o.v[2 * i], k * 1e-3, 1e-12);
+        assert_rel(o.v[2 * i + 1], (k + 1) * 1e-3, 1e-12);
+    }
+    double send = o.v[40] + P2P_BYTES / o.v[41];
+    assert_rel(o.v[10], 5e-3, 1e-12); /* the send waits for the fifth kernel only */
+    assert_rel(o.v[11], 5e-3 + send, 1e-9);
+    assert_rel(o.v[32], 5e-3 + send, 1e-9);
+    assert_rel(o.v[30], 10e-3, 1e-12);
+    assert_rel(o.v[31], 0, 1e-15);
+}
+
+/* ---- determinism -------------------------------------------------------------------------- */
+
+/* 16 ranks on 4 nodes: kernels, an allreduce and exchanges that contend for NICs. */
+static void child_mixed(const plat_platform *plat, case_out *out)
+{
+    tg_graph g;
+    int n = 16, ranks[16], gpus[16];
+    tg_init(&g, n, NULL);
+    for (int r = 0; r < n; r++)
+        ranks[r] = gpus[r] = r;
+    int all = tg_add_group(&g, ranks, n);
+    for (int r = 0; r < n; r++) {
+        int peers[2] = {(r + 4) % n, (r + n - 4) % n};
+        int ex = tg_add_group(&g, peers, 2);
+        tg_add(&g, r, exec_task(1e-3 * (1 + r % 3), -1));
+        tg_add(&g, r, comm_task(TG_EXCHANGE, ex, 8e6 * (1 + r % 2), 0));
+        tg_add(&g, r, exec_task(2e-3, 1));
+        tg_add(&g, r, comm_task(TG_ALLREDUCE, all, 64e6, 2));
+        tg_add(&g, r, exec_task(1e-4, 3));
+    }
+    eng_result res;
+    if (run(plat, &g, gpus, ENG_STEP, false, &res, out) == HS_OK) {
+        out->v[0] = res.makespan_s;
+        for (int r = 0; r < n; r++) {
+            out->v[1 + 4 * r] = res.ranks[r].end_s;
+            out->v[2 + 4 * r] = res.ranks[r].compute_busy_s;
+            out->v[3 + 4 * r] = res.ranks[r].comm_busy_s;
+            out->v[4 + 4 * r] = res.ranks[r].exposed_comm_s;
+        }
+        eng_result_free(&res);
+    }
+    tg_free(&g);
+}
+
+static void test_same_graph_same_result(void **state)
+{
+    (void)state;
+    case_out a = run_case(child_mixed), b = run_case(child_mixed);
+    assert_int_equal(a.status, HS_OK);
+    assert_int_equal(b.status, HS_OK);
+    assert_true(a.v[0] > 0);
+    assert_memory_equal(a.v, b.v, sizeof a.v);
+    assert_int_equal(a.messages, b.messages);
+}
+
+/* ---- failures ----------------------------------------------------------------------------- */
+
+static void child_deadlock(const plat_platform *plat, case_out *out)
+{
+    /* rank 0 sends to 1, which waits for a message from 2 that never comes */
+    tg_graph g;
+    tg_init(&g, 3, NULL);
+    tg_add(&g, 0, comm_task(TG_SEND, 1, 1e6, -1));
+    tg_add(&g, 1, comm_task(TG_RECV, 2, 1e6, -1));
+    tg_add(&g, 2, exec_task(1e-3, -1));
+    int gpus[3] = {0, 1, 2};
+    eng_result res;
+    run(plat, &g, gpus, ENG_STEP, false, &res, out);
+    out->v[0] = res.ranks == NULL; /* nothing to free on failure */
+    tg_free(&g);
+}
+
+static void test_deadlock_is_an_internal_error(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_deadlock);
+    assert_int_equal(o.status, HS_EINTERNAL);
+    assert_non_null(strstr(o.err, "deadlock"));
+    assert_non_null(strstr(o.err, "rank 0"));
+    assert_true(o.v[0] == 1);
+}
+
+/* Graphs that are wrong before anything runs; v[i] = status of case i, err of the last. */
+static void child_bad_graphs(const plat_platform *plat, case_out *out)
+{
+    eng_options opt = {.fidelity = ENG_STEP, .exec_speed_scale = 1};
+    eng_result res;
+    int k = 0;
+    char msgs[8][HS_ERR_LEN];
+    tg_graph g;
+
+    tg_init(&g, 2, NULL);                 /* 0: a GPU that does not exist */
+    tg_add(&g, 0, exec_task(1, -1));
+    int off[2] = {0, plat->n_gpus};
+    out->v[k] = eng_run(&g, plat, off, &opt, &res, msgs[k]), k++;
+    int same[2] = {3, 3};                 /* 1: two ranks on one GPU */
+    out->v[k] = eng_run(&g, plat, same, &opt, &res, msgs[k]), k++;
+    tg_free(&g);
+
+    int gpus[4] = {0, 1, 2, 4};
+    tg_init(&g, 2, NULL);                 /* 2: `after` naming a task of the same stream */
+    tg_add(&g, 0, exec_task(1, -1));
+    tg_add(&g, 0, exec_task(1, 0));
+    out->v[k] = eng_run(&g, plat, gpus, &opt, &res, msgs[k]), k++;
+    tg_free(&g);
+
+    tg_init(&g, 2, NULL);                 /* 3: a collective over a group without the rank */
+    int one[1] = {1};
+    int grp = tg_add_group(&g, one, 1);
+    tg_add(&g, 0, comm_task(TG_ALLREDUCE, grp, 1, -1));
+    out->v[k] = eng_run(&g, plat, gpus, &opt, &res, msgs[k]), k++;
+    tg_free(&g);
+
+    tg_init(&g, 4, NULL);                 /* 4: hierarchical over 3 + 1 GPUs per node */
+    int four[4] = {0, 1, 2, 3};
+    grp = tg_add_group(&g, four, 4);
+    for (int r = 0; r < 4; r++) {
+        tg_task t = comm_task(TG_ALLREDUCE, grp, 1e6, -1);
+        t.algo = TG_ALGO_HIER;
+        tg_add(&g, r, t);
+    }
+    int gpus_3_1[4] = {0, 1, 2, plat->gpus_per_node};
+    out->v[k] = eng_run(&g, plat, gpus_3_1, &opt, &res, msgs[k]), k++;
+    tg_free(&g);
+
+    tg_init(&g, 1, NULL);                 /* 5: a negative kernel time */
+    tg_add(&g, 0, exec_task(-1, -1));
+    out->v[k] = eng_run(&g, plat, gpus, &opt, &res, msgs[k]), k++;
+    tg_free(&g);
+
+    tg_init(&g, 2, NULL);                 /* 6: a send to itself */
+    tg_add(&g, 0, comm_task(TG_SEND, 0, 1, -1));
+    out->v[k] = eng_run(&g, plat, gpus, &opt, &res, msgs[k]), k++;
+    tg_free(&g);
+
+    out->v[50] = k;
+    /* the three messages the parent checks, each cut to a third of the buffer */
+    snprintf(out->err, sizeof out->err, "%.160s|%.160s|%.160s", msgs[0], msgs[1], msgs[4]);
+}
+
+static void test_bad_graphs_are_refused(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_bad_graphs);
+    assert_int_equal(o.status, HS_OK); /* plat_load's */
+    assert_int_equal((int)o.v[50], 7);
+    int expect[7] = {HS_EINPUT, HS_EINPUT, HS_EINTERNAL, HS_EINTERNAL, HS_EINPUT, HS_EINTERNAL,
+                     HS_EINTERNAL};
+    for (int k = 0; k < 7; k++)
+        assert_int_equal((int)o.v[k], expect[k]);
+    assert_non_null(strstr(o.err, "rank 1 is placed on GPU"));
+    assert_non_null(strstr(o.err, "already uses"));
+    assert_non_null(strstr(o.err, "same number on every node"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_exec_takes_amount_times_scale),
+        cmocka_unit_test(test_send_recv_is_latency_plus_size_over_bandwidth),
+        cmocka_unit_test(test_ring_allreduce_in_one_node),
+        cmocka_unit_test(test_ring_allreduce_across_nodes),
+        cmocka_unit_test(test_ring_allgather_and_reduce_scatter),
+        cmocka_unit_test(test_collective_of_one_rank_is_free),
+        cmocka_unit_test(test_hierarchical_allreduce),
+        cmocka_unit_test(test_exchange_posts_all_messages_at_once),
+        cmocka_unit_test(test_two_flows_through_one_nic_share_it),
+        cmocka_unit_test(test_after_orders_streams_and_stats_add_up),
+        cmocka_unit_test(test_fused_kernels_keep_exact_times),
+        cmocka_unit_test(test_same_graph_same_result),
+        cmocka_unit_test(test_deadlock_is_an_internal_error),
+        cmocka_unit_test(test_bad_graphs_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

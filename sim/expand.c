@@ -10,8 +10,13 @@
  *   layer-wise (serial, data, filter, channel, spatial and the data+ hybrids): every rank runs
  *     every layer on its share of the samples and, for the layers its strategy splits, its share
  *     of the layer; communication sits between layers (activation allgather or allreduce, halo
- *     exchange) and after the backward (the fused gradient allreduce). One plan per layer says
- *     what a rank does; every rank's list is written from it with the rank's own groups.
+ *     exchange) and after the backward (the gradient allreduce: one fused buffer, as ChainerMN
+ *     packs all gradients). One plan per layer says what a rank does; every rank's list is
+ *     written from it with the rank's own groups.
+ *     Which layers communicate, and how much, follows analytic/analytic.c exactly (the oracle's
+ *     choices: only split layers exchange activations; spatial halos sized like x, the width
+ *     split; the split-point gather; data+filter reducing the weights a rank holds), so that
+ *     the two derivations differ only where the network makes them differ.
  *   pipeline: rank s runs a contiguous group of layers on S micro-batches (GPipe): all forwards,
  *     then all backwards, with point-to-point messages between neighbouring stages.
  *
@@ -45,27 +50,29 @@ typedef struct {
     double bw_s;          /* weight-gradient kernel (written only when has_weights) */
     double wu_s;          /* weight update (written only when > 0) */
     bool has_weights;     /* the layer has a weight-gradient kernel */
-    uint8_t fw_op;        /* collective on y_l after the forward, EX_NO_OP for none */
-    double fw_bytes;      /* its amount (tg_task.amount semantics) */
-    uint8_t bx_op;        /* collective on dL/dx_l after the backward, EX_NO_OP for none */
-    double bx_bytes;      /* its amount */
-    double halo_x_bytes;  /* halo of x_l to each neighbour before the forward, 0: none */
-    double halo_dy_bytes; /* halo of dL/dy_l to each neighbour before the backward, 0: none */
+    uint8_t y_op;         /* collective on the output y_l after the forward, EX_NO_OP: none */
+    double y_bytes;       /* its amount (tg_task.amount semantics) */
+    uint8_t dy_op;        /* collective on dL/dy_l before the layer's backward, EX_NO_OP: none */
+    double dy_bytes;      /* its amount */
+    bool halo;            /* spatial: exchange a halo before the forward, after the backward */
+    double halo_bytes;    /* to each neighbour (0 for a 2-wide window: start-ups only) */
 } ex_layer_plan;
 
-/* A layer-wise strategy: the per-layer plans and the closing gradient exchange. */
+/* A layer-wise strategy: the per-layer plans and the closing gradient exchange, which runs
+ * first inside the model-parallel group (spatial: replicated weights), then across the groups
+ * among the ranks of equal index (data, and the hybrids). */
 typedef struct {
     ex_layer_plan *layers; /* n_layers plans, in layer order */
     int n_layers;
-    double grad_bytes;     /* the fused gradient allreduce buffer, 0: none */
-    uint8_t grad_algo;     /* its tg_algo */
+    double grad_model_bytes;  /* allreduce inside the group, 0: none */
+    double grad_across_bytes; /* allreduce across the groups, 0: none */
 } ex_plan;
 
 /* The communicators one rank uses (group indices in the graph, -1: none). */
 typedef struct {
-    int model;  /* the ranks splitting the layers with it (filter/channel collectives) */
+    int model;  /* the p2 ranks splitting the layers with it */
     int halo;   /* its spatial neighbours (TG_EXCHANGE) */
-    int grad;   /* the replicas it exchanges gradients with */
+    int across; /* the p1 ranks of its index in the other groups */
 } ex_rank_groups;
 
 /* Where one rank's list stands while it is written. */
@@ -107,35 +114,29 @@ static int ex_exec(ex_cursor *c, tg_phase phase, int layer, double seconds, int 
     return ex_put(c, t, producer);
 }
 
-/* A collective, an exchange (peer = group index) or a send/receive (peer = rank). */
-static int ex_comm(ex_cursor *c, tg_op op, tg_phase phase, tg_algo algo, int layer, int peer,
-                   double bytes, int producer)
+/* A collective or an exchange (peer = group index) or a send/receive (peer = rank). */
+static int ex_comm(ex_cursor *c, tg_op op, tg_phase phase, int layer, int peer, double bytes,
+                   int producer)
 {
-    tg_task t = {.op = (uint8_t)op, .phase = (uint8_t)phase, .algo = (uint8_t)algo,
+    tg_task t = {.op = (uint8_t)op, .phase = (uint8_t)phase, .algo = TG_ALGO_RING,
                  .layer = layer, .peer = peer, .amount = bytes};
     return ex_put(c, t, producer);
 }
 
 /* ---------------------------------------------------------------- layer-wise strategies */
 
-/* Elements of one halo face of a tensor split along H (spatial index 1): floor(K/2) rows of
- * every other extent and every channel. */
-static double ex_halo_elems(const wl_shape *s, int64_t kernel)
-{
-    double elems = (double)(kernel / 2) * (double)s->channels;
-    for (int i = 0; i < s->n_spatial && i < WL_MAX_SPATIAL; i++)
-        if (i != 1)
-            elems *= (double)s->spatial[i];
-    return elems;
-}
+static bool ex_is_filter(st_kind k) { return k == ST_FILTER || k == ST_DATA_FILTER; }
+static bool ex_is_spatial(st_kind k) { return k == ST_SPATIAL || k == ST_DATA_SPATIAL; }
+static bool ex_is_model(st_kind k) { return ex_is_filter(k) || ex_is_spatial(k) ||
+                                            k == ST_CHANNEL; }
 
-/* Is layer l one the strategy's model-parallel part splits p2 ways? */
+/* Is the layer one the strategy's model-parallel part splits p2 ways? */
 static bool ex_split(const ex_shape *sh, const wl_layer *layer)
 {
     return sh->p2 > 1 && (layer->split_mask & sh->split_bit) != 0;
 }
 
-/* Kernel durations of one layer on one rank. */
+/* Kernel durations of one layer on one rank: the group's samples, cut p2 ways if split. */
 static void ex_plan_compute(const ex_shape *sh, const wl_layer *layer, ex_layer_plan *lp)
 {
     bool split = ex_split(sh, layer);
@@ -146,73 +147,71 @@ static void ex_plan_compute(const ex_shape *sh, const wl_layer *layer, ex_layer_
     lp->bw_s = lp->has_weights ? layer->bw_s * samples * 0.5 : 0.0;
     /* Filter and channel parallelism split the weights too: a rank updates its share only.
      * Spatial parallelism replicates them: every rank updates all. */
-    bool owns_share = split && (sh->kind == ST_FILTER || sh->kind == ST_CHANNEL ||
-                                sh->kind == ST_DATA_FILTER);
+    bool owns_share = split && !ex_is_spatial(sh->kind);
     lp->wu_s = layer->wu_s / (owns_share ? sh->p2 : 1);
 }
 
-/* The activation collectives of filter and channel parallelism around layer l. The model counts
- * an exchange of the output of every layer but the last (sum over l = 1..G-1): forward on y_l,
- * backward on the gradient of that same tensor, i.e. after the backward of the layer it feeds.
- * Filter: allgather of the output slices, allreduce of the partial input gradients; channel:
- * the other way round. */
+/* The activation collectives of filter and channel parallelism: for every split layer but the
+ * network's last (the model's sum over l < G), its output is assembled forward and the
+ * gradient of that output is combined backward, just before the layer's own backward. Filter:
+ * allgather of the output slices, allreduce of the partial gradients; channel: the reverse. */
 static void ex_plan_activations(const ex_shape *sh, const wl_workload *wl, int l,
                                 ex_layer_plan *lp)
 {
-    lp->fw_op = lp->bx_op = EX_NO_OP;
-    bool filter = sh->kind == ST_FILTER || sh->kind == ST_DATA_FILTER;
-    if (sh->p2 < 2 || !(filter || sh->kind == ST_CHANNEL))
+    bool filter = ex_is_filter(sh->kind);
+    if (!(filter || sh->kind == ST_CHANNEL) || !ex_split(sh, &wl->layers[l]) ||
+        l == wl->n_layers - 1)
         return;
-    if (l < wl->n_layers - 1) {
-        double full = sh->samples * (double)wl->layers[l].y_elems * EX_DELTA_BYTES;
-        lp->fw_op = filter ? TG_ALLGATHER : TG_ALLREDUCE;
-        lp->fw_bytes = filter ? full / sh->p2 : full;
-    }
-    if (l > 0) {
-        double full = sh->samples * (double)wl->layers[l - 1].y_elems * EX_DELTA_BYTES;
-        lp->bx_op = filter ? TG_ALLREDUCE : TG_ALLGATHER;
-        lp->bx_bytes = filter ? full : full / sh->p2;
-    }
+    double full = sh->samples * (double)wl->layers[l].y_elems * EX_DELTA_BYTES;
+    lp->y_op = filter ? TG_ALLGATHER : TG_ALLREDUCE;
+    lp->y_bytes = filter ? full / sh->p2 : full;
+    lp->dy_op = filter ? TG_ALLREDUCE : TG_ALLGATHER;
+    lp->dy_bytes = filter ? full : full / sh->p2;
 }
 
-/* The halo exchanges of spatial parallelism around a split layer: before its forward the
- * floor(K/2) boundary rows of its input, before its backward those of its output gradient. */
-static void ex_plan_halo(const ex_shape *sh, const wl_layer *layer, ex_layer_plan *lp)
+/* Spatial parallelism cuts the width of the split layers: a layer with a window K > 1 swaps
+ * floor((K-1)/2) columns of its input, all channels and the other extents, with each
+ * neighbour before its forward, and as much of the input gradient after its backward (the
+ * boundary sums; the model sizes it like x). A 2-wide window swaps no column but still pays
+ * the messages, as the model charges them. At the split point (the last split layer) the
+ * output is allgathered forward and its gradient scattered back to the slices. */
+static void ex_plan_spatial(const ex_shape *sh, const wl_workload *wl, int l, int split_point,
+                            ex_layer_plan *lp)
 {
-    lp->halo_x_bytes = lp->halo_dy_bytes = 0.0;
-    bool spatial = sh->kind == ST_SPATIAL || sh->kind == ST_DATA_SPATIAL;
-    if (!spatial || !ex_split(sh, layer))
+    const wl_layer *layer = &wl->layers[l];
+    if (!ex_is_spatial(sh->kind) || !ex_split(sh, layer))
         return;
-    int64_t k = layer->w_kernel[1];
-    lp->halo_x_bytes = sh->samples * ex_halo_elems(&layer->x, k) * EX_DELTA_BYTES;
-    lp->halo_dy_bytes = sh->samples * ex_halo_elems(&layer->y, k) * EX_DELTA_BYTES;
+    int64_t k = layer->w_kernel[0];
+    if (k > 1) {
+        double face = (double)layer->x.channels * (double)((k - 1) / 2);
+        for (int d = 1; d < layer->x.n_spatial && d < WL_MAX_SPATIAL; d++)
+            face *= (double)layer->x.spatial[d];
+        lp->halo = true;
+        lp->halo_bytes = sh->samples * face * EX_DELTA_BYTES;
+    }
+    if (l == split_point) {
+        double full = sh->samples * (double)layer->y_elems * EX_DELTA_BYTES;
+        lp->y_op = TG_ALLGATHER;
+        lp->y_bytes = full / sh->p2;
+        lp->dy_op = TG_REDUCE_SCATTER; /* costs what the allgather does: n-1 steps of 1/n */
+        lp->dy_bytes = full;
+    }
 }
 
-/* The fused gradient allreduce among replicas: all weights for data and spatial parallelism
- * (replicated weights), the 1/p2 share a rank holds for data+filter. */
+/* The gradient exchange: data parallelism reduces all W weights across the replicas;
+ * data+filter the weights a rank holds (its share of the split layers, all of the replicated
+ * ones); spatial and data+spatial, whose weights are replicated, reduce all of them inside the
+ * group, then across the groups. */
 static void ex_plan_gradient(const ex_shape *sh, const wl_workload *wl, ex_plan *plan)
 {
+    double held = 0.0;
+    for (int l = 0; l < wl->n_layers; l++)
+        held += (double)wl->layers[l].w_elems / (ex_split(sh, &wl->layers[l]) ? sh->p2 : 1);
     double w_bytes = (double)wl->w_total * EX_DELTA_BYTES;
-    plan->grad_bytes = 0.0;
-    plan->grad_algo = TG_ALGO_RING;
-    switch (sh->kind) {
-    case ST_DATA:
-    case ST_SPATIAL:
-        if (sh->p > 1)
-            plan->grad_bytes = w_bytes;
-        break;
-    case ST_DATA_FILTER:
-        if (sh->p1 > 1)
-            plan->grad_bytes = w_bytes / sh->p2;
-        break;
-    case ST_DATA_SPATIAL:
-        if (sh->p > 1)
-            plan->grad_bytes = w_bytes;
-        plan->grad_algo = TG_ALGO_HIER;
-        break;
-    default:
-        break;
-    }
+    plan->grad_model_bytes = ex_is_spatial(sh->kind) && sh->p2 > 1 ? w_bytes : 0.0;
+    plan->grad_across_bytes = 0.0;
+    if (sh->p1 > 1)
+        plan->grad_across_bytes = ex_is_spatial(sh->kind) ? w_bytes : held * EX_DELTA_BYTES;
 }
 
 static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, ex_plan *plan, char *err)
@@ -221,30 +220,35 @@ static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, ex_plan *pla
     plan->layers = calloc((size_t)wl->n_layers, sizeof *plan->layers);
     if (!plan->layers)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d layer plans", wl->n_layers);
+    int split_point = -1;
+    for (int l = 0; l < wl->n_layers; l++)
+        if (ex_split(sh, &wl->layers[l]))
+            split_point = l;
     for (int l = 0; l < wl->n_layers; l++) {
-        ex_plan_compute(sh, &wl->layers[l], &plan->layers[l]);
-        ex_plan_activations(sh, wl, l, &plan->layers[l]);
-        ex_plan_halo(sh, &wl->layers[l], &plan->layers[l]);
+        ex_layer_plan *lp = &plan->layers[l];
+        lp->y_op = lp->dy_op = EX_NO_OP;
+        ex_plan_compute(sh, &wl->layers[l], lp);
+        ex_plan_activations(sh, wl, l, lp);
+        ex_plan_spatial(sh, wl, l, split_point, lp);
     }
     ex_plan_gradient(sh, wl, plan);
     return HS_OK;
 }
 
 /* Register the communicators of a layer-wise strategy, each distinct group once, and say which
- * ones every rank uses. Rank r belongs to group j = r / p2 at index k = r % p2. */
-static int ex_groups_layerwise(const ex_shape *sh, const ex_plan *plan, tg_graph *g,
-                               ex_rank_groups *per_rank, char *err)
+ * ones every rank uses. Rank r is member k = r % p2 of group j = r / p2. */
+static int ex_groups_layerwise(const ex_shape *sh, tg_graph *g, ex_rank_groups *per_rank,
+                               char *err)
 {
     int *ranks = malloc((size_t)sh->p * sizeof *ranks);
     if (!ranks)
         return hs_fail(err, HS_EINTERNAL, "out of memory for a group of %d ranks", sh->p);
     bool failed = false;
     for (int r = 0; r < sh->p; r++)
-        per_rank[r] = (ex_rank_groups){.model = -1, .halo = -1, .grad = -1};
+        per_rank[r] = (ex_rank_groups){.model = -1, .halo = -1, .across = -1};
 
-    bool model = sh->p2 > 1 && (sh->kind == ST_FILTER || sh->kind == ST_CHANNEL ||
-                                sh->kind == ST_DATA_FILTER);
-    for (int j = 0; model && j < sh->p1; j++) {
+    /* the model-parallel groups: {j*p2, ..., j*p2 + p2-1} */
+    for (int j = 0; ex_is_model(sh->kind) && sh->p2 > 1 && j < sh->p1; j++) {
         for (int k = 0; k < sh->p2; k++)
             ranks[k] = j * sh->p2 + k;
         int gi = tg_add_group(g, ranks, sh->p2);
@@ -252,9 +256,8 @@ static int ex_groups_layerwise(const ex_shape *sh, const ex_plan *plan, tg_graph
         for (int k = 0; k < sh->p2; k++)
             per_rank[j * sh->p2 + k].model = gi;
     }
-
-    bool halo = sh->p2 > 1 && (sh->kind == ST_SPATIAL || sh->kind == ST_DATA_SPATIAL);
-    for (int r = 0; halo && r < sh->p; r++) {
+    /* a 1-D spatial split: each rank's neighbours inside its group */
+    for (int r = 0; ex_is_spatial(sh->kind) && sh->p2 > 1 && r < sh->p; r++) {
         int k = r % sh->p2, n = 0;
         if (k > 0)
             ranks[n++] = r - 1;
@@ -263,24 +266,14 @@ static int ex_groups_layerwise(const ex_shape *sh, const ex_plan *plan, tg_graph
         per_rank[r].halo = tg_add_group(g, ranks, n);
         failed |= per_rank[r].halo < 0;
     }
-
-    if (plan->grad_bytes > 0 && sh->kind == ST_DATA_FILTER) {
-        /* rings among the ranks of equal index in their group: {k, p2+k, 2p2+k, ...} */
-        for (int k = 0; k < sh->p2; k++) {
-            for (int j = 0; j < sh->p1; j++)
-                ranks[j] = j * sh->p2 + k;
-            int gi = tg_add_group(g, ranks, sh->p1);
-            failed |= gi < 0;
-            for (int j = 0; j < sh->p1; j++)
-                per_rank[j * sh->p2 + k].grad = gi;
-        }
-    } else if (plan->grad_bytes > 0) {
-        for (int r = 0; r < sh->p; r++)
-            ranks[r] = r;
-        int gi = tg_add_group(g, ranks, sh->p);
+    /* the data-parallel rings among the ranks of equal index: {k, p2+k, 2p2+k, ...} */
+    for (int k = 0; sh->p1 > 1 && k < sh->p2; k++) {
+        for (int j = 0; j < sh->p1; j++)
+            ranks[j] = j * sh->p2 + k;
+        int gi = tg_add_group(g, ranks, sh->p1);
         failed |= gi < 0;
-        for (int r = 0; r < sh->p; r++)
-            per_rank[r].grad = gi;
+        for (int j = 0; j < sh->p1; j++)
+            per_rank[j * sh->p2 + k].across = gi;
     }
     free(ranks);
     return failed ? hs_fail(err, HS_EINTERNAL, "out of memory for communicator groups") : HS_OK;
@@ -294,33 +287,32 @@ static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_
     int ready = -1;
     for (int l = 0; l < plan->n_layers; l++) {
         const ex_layer_plan *lp = &plan->layers[l];
-        if (grp->halo >= 0 && lp->halo_x_bytes > 0)
-            ready = ex_comm(c, TG_EXCHANGE, TG_FORWARD, TG_ALGO_RING, l, grp->halo,
-                            lp->halo_x_bytes, ready);
+        if (lp->halo && grp->halo >= 0)
+            ready = ex_comm(c, TG_EXCHANGE, TG_FORWARD, l, grp->halo, lp->halo_bytes, ready);
         ready = ex_exec(c, TG_FORWARD, l, lp->fw_s, ready);
-        if (grp->model >= 0 && lp->fw_op != EX_NO_OP)
-            ready = ex_comm(c, lp->fw_op, TG_FORWARD, TG_ALGO_RING, l, grp->model, lp->fw_bytes,
-                            ready);
+        if (lp->y_op != EX_NO_OP && grp->model >= 0)
+            ready = ex_comm(c, lp->y_op, TG_FORWARD, l, grp->model, lp->y_bytes, ready);
     }
     int last_kernel = -1;
     for (int l = plan->n_layers - 1; l >= 0; l--) {
         const ex_layer_plan *lp = &plan->layers[l];
-        if (grp->halo >= 0 && lp->halo_dy_bytes > 0)
-            ready = ex_comm(c, TG_EXCHANGE, TG_BACKWARD_INPUT, TG_ALGO_RING, l, grp->halo,
-                            lp->halo_dy_bytes, ready);
+        if (lp->dy_op != EX_NO_OP && grp->model >= 0)
+            ready = ex_comm(c, lp->dy_op, TG_BACKWARD_INPUT, l, grp->model, lp->dy_bytes, ready);
         int bx = ex_exec(c, TG_BACKWARD_INPUT, l, lp->bx_s, ready);
         last_kernel = bx;
         if (lp->has_weights)
             last_kernel = ex_exec(c, TG_BACKWARD_WEIGHT, l, lp->bw_s, ready);
         ready = bx;
-        if (grp->model >= 0 && lp->bx_op != EX_NO_OP)
-            ready = ex_comm(c, lp->bx_op, TG_BACKWARD_INPUT, TG_ALGO_RING, l, grp->model,
-                            lp->bx_bytes, bx);
+        if (lp->halo && grp->halo >= 0)
+            ready = ex_comm(c, TG_EXCHANGE, TG_BACKWARD_INPUT, l, grp->halo, lp->halo_bytes, bx);
     }
-    int grad = -1;
-    if (grp->grad >= 0 && plan->grad_bytes > 0)
-        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, plan->grad_algo, -1, grp->grad,
-                       plan->grad_bytes, last_kernel);
+    int grad = last_kernel;
+    if (plan->grad_model_bytes > 0 && grp->model >= 0)
+        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->model, plan->grad_model_bytes,
+                       grad);
+    if (plan->grad_across_bytes > 0 && grp->across >= 0)
+        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->across, plan->grad_across_bytes,
+                       grad);
     for (int l = 0; l < plan->n_layers; l++)
         if (plan->layers[l].wu_s > 0)
             ex_exec(c, TG_UPDATE, l, plan->layers[l].wu_s, grad);
@@ -334,7 +326,7 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, bool o
     int rc = groups ? ex_plan_build(sh, wl, &plan, err)
                     : hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", sh->p);
     if (rc == HS_OK)
-        rc = ex_groups_layerwise(sh, &plan, g, groups, err);
+        rc = ex_groups_layerwise(sh, g, groups, err);
     for (int r = 0; rc == HS_OK && r < sh->p; r++) {
         ex_cursor c = {.g = g, .rank = r, .overlap = overlap, .last = -1};
         ex_write_layerwise(&c, &plan, &groups[r]);
@@ -347,56 +339,6 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, bool o
 }
 
 /* ---------------------------------------------------------------- pipeline */
-
-/* Per-sample compute of layers [lo, hi), the quantity stages are balanced on. */
-static double ex_range_s(const wl_workload *wl, int lo, int hi)
-{
-    double s = 0.0;
-    for (int l = lo; l < hi; l++)
-        s += wl->layers[l].fw_s + wl->layers[l].bw_s;
-    return s;
-}
-
-/* Split the layers into p contiguous non-empty groups minimising the largest group's compute
- * (the pipeline's bottleneck); first[s] is stage s's first layer, first[p] = G. Exact dynamic
- * programme over prefix boundaries: G and p are at most a few hundred. */
-static int ex_partition(const wl_workload *wl, int p, int *first, char *err)
-{
-    int G = wl->n_layers;
-    double *best = malloc((size_t)(p + 1) * (size_t)(G + 1) * sizeof *best);
-    int *cut = malloc((size_t)(p + 1) * (size_t)(G + 1) * sizeof *cut);
-    double *prefix = malloc((size_t)(G + 1) * sizeof *prefix);
-    if (!best || !cut || !prefix) {
-        free(best), free(cut), free(prefix);
-        return hs_fail(err, HS_EINTERNAL, "out of memory partitioning %d layers", G);
-    }
-    prefix[0] = 0.0;
-    for (int l = 0; l < G; l++)
-        prefix[l + 1] = prefix[l] + ex_range_s(wl, l, l + 1);
-    /* best[s*(G+1)+n]: smallest bottleneck putting the first n layers on s stages */
-    for (int n = 0; n <= G; n++)
-        best[1 * (G + 1) + n] = prefix[n], cut[1 * (G + 1) + n] = 0;
-    for (int s = 2; s <= p; s++)
-        for (int n = s; n <= G; n++) {
-            double b = -1.0;
-            int at = s - 1;
-            for (int m = s - 1; m < n; m++) {
-                double prev = best[(s - 1) * (G + 1) + m], own = prefix[n] - prefix[m];
-                double v = prev > own ? prev : own;
-                if (b < 0 || v < b)
-                    b = v, at = m;
-            }
-            best[s * (G + 1) + n] = b;
-            cut[s * (G + 1) + n] = at;
-        }
-    first[p] = G;
-    for (int s = p, n = G; s >= 1; s--) {
-        first[s - 1] = s == 1 ? 0 : cut[s * (G + 1) + n];
-        n = first[s - 1];
-    }
-    free(best), free(cut), free(prefix);
-    return HS_OK;
-}
 
 /* Stage s's iteration on layers [lo, hi): for each micro-batch receive the activations from
  * stage s-1, run the forward kernels, send the output to stage s+1; then for each micro-batch in
@@ -414,17 +356,16 @@ static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_shape *
     for (int m = 0; m < sh->segments; m++) {
         int ready = -1;
         if (s > 0)
-            ready = ex_comm(c, TG_RECV, TG_FORWARD, TG_ALGO_RING, lo, s - 1, in_bytes, -1);
+            ready = ex_comm(c, TG_RECV, TG_FORWARD, lo, s - 1, in_bytes, -1);
         for (int l = lo; l < hi; l++)
             ready = ex_exec(c, TG_FORWARD, l, wl->layers[l].fw_s * micro, ready);
         if (s < last_stage)
-            ex_comm(c, TG_SEND, TG_FORWARD, TG_ALGO_RING, hi - 1, s + 1, out_bytes, ready);
+            ex_comm(c, TG_SEND, TG_FORWARD, hi - 1, s + 1, out_bytes, ready);
     }
     for (int m = sh->segments - 1; m >= 0; m--) {
         int ready = -1;
         if (s < last_stage)
-            ready = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, TG_ALGO_RING, hi - 1, s + 1,
-                            out_bytes, -1);
+            ready = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, s + 1, out_bytes, -1);
         for (int l = hi - 1; l >= lo; l--) {
             const wl_layer *layer = &wl->layers[l];
             bool weights = layer->w_elems > 0;
@@ -434,7 +375,7 @@ static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_shape *
                 ex_exec(c, TG_BACKWARD_WEIGHT, l, layer->bw_s * micro * 0.5, ready);
         }
         if (s > 0)
-            ex_comm(c, TG_SEND, TG_BACKWARD_INPUT, TG_ALGO_RING, lo, s - 1, in_bytes, ready);
+            ex_comm(c, TG_SEND, TG_BACKWARD_INPUT, lo, s - 1, in_bytes, ready);
     }
     for (int l = lo; l < hi; l++)
         if (wl->layers[l].wu_s > 0)
@@ -447,7 +388,7 @@ static int ex_expand_pipeline(const ex_shape *sh, const wl_workload *wl, bool ov
     int *first = malloc((size_t)(sh->p + 1) * sizeof *first);
     if (!first)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d stages", sh->p);
-    int rc = ex_partition(wl, sh->p, first, err);
+    int rc = st_pipeline_partition(wl, sh->p, first, err);
     for (int s = 0; rc == HS_OK && s < sh->p; s++) {
         ex_cursor c = {.g = g, .rank = s, .overlap = overlap, .last = -1};
         ex_write_stage(&c, wl, sh, first[s], first[s + 1]);

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "analytic.h"
 #include "expand.h"
 
 /* Equal to rounding: 1e-12 absolute or 1e-9 relative (cmocka's float assert is single precision). */
@@ -275,14 +276,17 @@ static void test_filter(void **state)
     for (int r = 0; r < p; r++) {
         const tg_rank *rk = &g.ranks[r];
         assert_close(exec_s(rk), B * sample_s(&wl, p) + update_s(&wl, p));
-        /* the model's sum over l = 1..G-1: outputs of layers 0..2 gathered forward, their
-         * gradients reduced backward */
-        assert_int_equal(count(rk, TG_ALLGATHER, TG_FORWARD), 3);
-        assert_int_equal(count(rk, TG_ALLREDUCE, TG_BACKWARD_INPUT), 3);
+        /* the split layers but the last (here the two convolutions) exchange their output:
+         * gathered after the forward, its gradient reduced before the layer's backward */
+        assert_int_equal(count(rk, TG_ALLGATHER, TG_FORWARD), 2);
+        assert_int_equal(count(rk, TG_ALLREDUCE, TG_BACKWARD_INPUT), 2);
         assert_int_equal(count(rk, TG_ALLREDUCE, TG_GRADIENT), 0);
         double fw = 0, bw = 0;
         for (int i = 0; i < rk->n_tasks; i++) {
             const tg_task *t = &rk->tasks[i];
+            if (t->op == TG_EXEC)
+                continue;
+            assert_true(t->layer == 0 || t->layer == 2);
             if (t->op == TG_ALLGATHER) {
                 assert_close(t->amount, B * wl.layers[t->layer].y_elems * 4.0 / p);
                 /* right after the layer's forward; the next forward waits for it */
@@ -290,19 +294,29 @@ static void test_filter(void **state)
                 assert_int_equal(rk->tasks[i - 1].layer, t->layer);
                 assert_int_equal(rk->tasks[i + 1].after, i);
                 fw += t->amount;
-            } else if (t->op == TG_ALLREDUCE) {
-                assert_close(t->amount, B * wl.layers[t->layer - 1].y_elems * 4.0);
-                assert_int_equal(rk->tasks[i + 1].layer, t->layer - 1);
+            } else {
+                assert_int_equal(t->op, TG_ALLREDUCE);
+                assert_close(t->amount, B * wl.layers[t->layer].y_elems * 4.0);
+                /* after the backward of the layer it feeds, before its own */
+                assert_int_equal(rk->tasks[i - 1].layer, t->layer + 1);
+                assert_int_equal(rk->tasks[i + 1].layer, t->layer);
+                assert_int_equal(rk->tasks[i + 1].phase, TG_BACKWARD_INPUT);
                 bw += t->amount;
             }
         }
         /* a ring allgather moves (p-1) contributions, a ring allreduce 2(p-1) shares of 1/p:
-         * together the model's 3(p-1) * sum_{l<G} B|y_l| delta / p */
-        double y = 0;
-        for (int l = 0; l < 3; l++)
-            y += wl.layers[l].y_elems;
+         * together the model's 3(p-1) * sum B|y_l| delta / p over the exchanged layers */
+        double y = wl.layers[0].y_elems + wl.layers[2].y_elems;
         assert_close((p - 1) * fw + 2.0 * (p - 1) * bw / p, 3.0 * (p - 1) * B * y * 4.0 / p);
     }
+    tg_free(&g);
+
+    /* the last layer never exchanges, split or not; unsplit layers never do */
+    tiny_layers[3].split_mask = WL_SPLIT_ALL;
+    tiny_layers[2].split_mask = 0;
+    g = expand_ok(&wl, strat(ST_FILTER, p, 1, p, 1), B, false);
+    assert_int_equal(count(&g.ranks[0], TG_ALLGATHER, -1), 1);
+    assert_int_equal(count(&g.ranks[0], TG_ALLREDUCE, -1), 1);
     tg_free(&g);
 }
 
@@ -314,11 +328,12 @@ static void test_channel(void **state)
     tg_graph g = expand_ok(&wl, strat(ST_CHANNEL, p, 1, p, 1), B, false);
     const tg_rank *rk = &g.ranks[1];
     assert_close(exec_s(rk), B * sample_s(&wl, p) + update_s(&wl, p));
-    assert_int_equal(count(rk, TG_ALLREDUCE, TG_FORWARD), 3);
-    assert_int_equal(count(rk, TG_ALLGATHER, TG_BACKWARD_INPUT), 3);
+    assert_int_equal(count(rk, TG_ALLREDUCE, TG_FORWARD), 2);
+    assert_int_equal(count(rk, TG_ALLGATHER, TG_BACKWARD_INPUT), 2);
     int ar = nth(rk, TG_ALLREDUCE, 0), ag = nth(rk, TG_ALLGATHER, 0);
+    assert_int_equal(rk->tasks[ar].layer, 0);
     assert_close(rk->tasks[ar].amount, B * wl.layers[0].y_elems * 4.0);
-    assert_int_equal(rk->tasks[ag].layer, 3); /* the first backward collective: dL/dx of the fc */
+    assert_int_equal(rk->tasks[ag].layer, 2); /* the first backward collective: dL/dy of conv 2 */
     assert_close(rk->tasks[ag].amount, B * wl.layers[2].y_elems * 4.0 / p);
     tg_free(&g);
 }
@@ -329,25 +344,35 @@ static void test_spatial(void **state)
     wl_workload wl = tiny();
     const int p = 3, B = 6;
     tg_graph g = expand_ok(&wl, strat(ST_SPATIAL, p, 1, p, 1), B, false);
-    /* one gradient group plus each rank's neighbours: {1}, {0, 2}, {1} */
+    /* the group of all ranks plus each rank's neighbours: {1}, {0, 2}, {1} */
     assert_int_equal(g.n_groups, 1 + p);
     int expect_peers[3] = {1, 2, 1};
     for (int r = 0; r < p; r++) {
         const tg_rank *rk = &g.ranks[r];
         assert_close(exec_s(rk), B * sample_s(&wl, p) + update_s(&wl, 1));
-        /* the two 3x3 convolutions exchange one row of x forward and of dL/dy backward */
+        /* the two 3x3 convolutions swap one column of x forward, of dL/dx backward */
         assert_int_equal(count(rk, TG_EXCHANGE, TG_FORWARD), 2);
         assert_int_equal(count(rk, TG_EXCHANGE, TG_BACKWARD_INPUT), 2);
         int ex = nth(rk, TG_EXCHANGE, 0);
         assert_int_equal(g.groups[rk->tasks[ex].peer].n, expect_peers[r]);
         assert_int_equal(rk->tasks[ex].layer, 0);
-        assert_close(rk->tasks[ex].amount, B * 1 * 3 * 8 * 4.0); /* K/2 rows x C x W */
+        assert_close(rk->tasks[ex].amount, B * 1 * 3 * 8 * 4.0); /* (K-1)/2 x C x H */
         assert_int_equal(rk->tasks[ex + 1].layer, 0);
         assert_int_equal(rk->tasks[ex + 1].after, ex);
-        int ex_bw = nth(rk, TG_EXCHANGE, 2); /* backward of conv 2: dL/dy is 8 x 4 x 4 */
+        int ex_bw = nth(rk, TG_EXCHANGE, 2); /* backward of conv 2, sized like its x: 4 x 8 */
         assert_int_equal(rk->tasks[ex_bw].layer, 2);
-        assert_close(rk->tasks[ex_bw].amount, B * 1 * 8 * 4 * 4.0);
+        assert_int_equal(rk->tasks[ex_bw - 1].phase, TG_BACKWARD_WEIGHT);
+        assert_close(rk->tasks[ex_bw].amount, B * 1 * 4 * 8 * 4.0);
+        /* the split point (conv 2, the last split layer): gathered forward, scattered back */
+        const tg_task *ag = &rk->tasks[nth(rk, TG_ALLGATHER, 0)];
+        assert_int_equal(ag->layer, 2);
+        assert_close(ag->amount, B * wl.layers[2].y_elems * 4.0 / p);
+        const tg_task *rs = &rk->tasks[nth(rk, TG_REDUCE_SCATTER, 0)];
+        assert_int_equal(rs->layer, 2);
+        assert_close(rs->amount, B * wl.layers[2].y_elems * 4.0);
+        assert_int_equal(count(rk, TG_ALLGATHER, -1) + count(rk, TG_REDUCE_SCATTER, -1), 2);
         int ar = nth(rk, TG_ALLREDUCE, 0);
+        assert_int_equal(count(rk, TG_ALLREDUCE, -1), 1);
         assert_int_equal(rk->tasks[ar].phase, TG_GRADIENT);
         assert_close(rk->tasks[ar].amount, wl.w_total * 4.0);
         assert_int_equal(g.groups[rk->tasks[ar].peer].n, p);
@@ -355,6 +380,13 @@ static void test_spatial(void **state)
     /* rank 1's neighbours are 0 and 2 */
     const tg_group *mid = &g.groups[g.ranks[1].tasks[nth(&g.ranks[1], TG_EXCHANGE, 0)].peer];
     assert_true(group_has(mid, 0) && group_has(mid, 2));
+    tg_free(&g);
+
+    /* a 2-wide window swaps no column but still sends its (empty) messages */
+    tiny_layers[2].w_kernel[0] = 2;
+    g = expand_ok(&wl, strat(ST_SPATIAL, p, 1, p, 1), B, false);
+    assert_int_equal(count(&g.ranks[0], TG_EXCHANGE, -1), 4);
+    assert_close(g.ranks[0].tasks[nth(&g.ranks[0], TG_EXCHANGE, 1)].amount, 0);
     tg_free(&g);
 }
 
@@ -409,14 +441,16 @@ static void test_data_filter(void **state)
         const tg_group *model = &g.groups[ag->peer];
         assert_int_equal(model->n, p2);
         assert_int_equal(model->ranks[0], r / p2 * p2);
+        assert_int_equal(model->ranks[1], r / p2 * p2 + 1);
         assert_close(ag->amount, (double)B / p1 * wl.layers[0].y_elems * 4.0 / p2);
-        int gi = nth(rk, TG_ALLREDUCE, 3); /* after the three input-gradient allreduces */
+        int gi = nth(rk, TG_ALLREDUCE, 2); /* after the two input-gradient allreduces */
         assert_int_equal(rk->tasks[gi].phase, TG_GRADIENT);
         const tg_group *ring = &g.groups[rk->tasks[gi].peer];
         assert_int_equal(ring->n, p1);
         assert_int_equal(ring->ranks[0], r % p2);
         assert_int_equal(ring->ranks[1], p2 + r % p2);
-        assert_close(rk->tasks[gi].amount, wl.w_total * 4.0 / p2);
+        /* the weights a rank holds: half of each conv's filters, all of the fc */
+        assert_close(rk->tasks[gi].amount, (108 / 2 + 288 / 2 + 1280) * 4.0);
     }
     tg_free(&g);
 }
@@ -426,16 +460,23 @@ static void test_data_spatial(void **state)
     (void)state;
     wl_workload wl = tiny();
     tg_graph g = expand_ok(&wl, strat(ST_DATA_SPATIAL, 4, 2, 2, 1), 8, false);
+    /* 2 spatial groups, 4 neighbour sets, 2 rings across */
+    assert_int_equal(g.n_groups, 8);
     for (int r = 0; r < 4; r++) {
         const tg_rank *rk = &g.ranks[r];
         assert_close(exec_s(rk), 4.0 * sample_s(&wl, 2) + update_s(&wl, 1));
         const tg_group *peers = &g.groups[rk->tasks[nth(rk, TG_EXCHANGE, 0)].peer];
         assert_int_equal(peers->n, 1);
         assert_int_equal(peers->ranks[0], r ^ 1); /* the other GPU of its pair */
-        const tg_task *ar = &rk->tasks[nth(rk, TG_ALLREDUCE, 0)];
-        assert_int_equal(ar->algo, TG_ALGO_HIER);
-        assert_int_equal(g.groups[ar->peer].n, 4);
-        assert_close(ar->amount, wl.w_total * 4.0);
+        /* all weights reduced inside the pair, then across the pairs */
+        const tg_task *in = &rk->tasks[nth(rk, TG_ALLREDUCE, 0)];
+        const tg_task *across = &rk->tasks[nth(rk, TG_ALLREDUCE, 1)];
+        assert_int_equal(in->phase, TG_GRADIENT);
+        assert_int_equal(across->phase, TG_GRADIENT);
+        assert_true(group_has(&g.groups[in->peer], r ^ 1));
+        assert_true(group_has(&g.groups[across->peer], r ^ 2));
+        assert_close(in->amount, wl.w_total * 4.0);
+        assert_close(across->amount, wl.w_total * 4.0);
     }
     tg_free(&g);
 }
@@ -486,6 +527,64 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(err, "batch"));
     wl.n_layers = 0;
     assert_int_equal(ex_expand(&wl, &ok, 8, &g, err), HS_EINPUT);
+}
+
+/* ---------------------------------------------------------------- against the model */
+
+/* What a rank's communication costs on a network where every pair has the same alpha and
+ * beta and nothing is shared: the ring formulas of PARADL-MODEL.md, applied to the graph. */
+static double alpha_beta_comm_s(const tg_graph *g, int rank, double alpha, double beta)
+{
+    double s = 0;
+    const tg_rank *rk = &g->ranks[rank];
+    for (int i = 0; i < rk->n_tasks; i++) {
+        const tg_task *t = &rk->tasks[i];
+        int n = t->op == TG_EXEC || t->op == TG_SEND || t->op == TG_RECV ? 0 : g->groups[t->peer].n;
+        switch (t->op) {
+        case TG_ALLREDUCE: s += 2.0 * (n - 1) * (alpha + t->amount / n * beta); break;
+        case TG_ALLGATHER: s += (n - 1) * (alpha + t->amount * beta); break;
+        case TG_REDUCE_SCATTER: s += (n - 1) * (alpha + t->amount / n * beta); break;
+        case TG_EXCHANGE: s += n * (alpha + t->amount * beta); break;
+        case TG_SEND: case TG_RECV: s += alpha + t->amount * beta; break;
+        default: break;
+        }
+    }
+    return s;
+}
+
+/* The graph's kernels add up to the compute analytic/analytic.c charges, and its collectives,
+ * costed with the model's own ring formulas on one uniform link, to the communication it
+ * charges: the two derivations describe the same iteration. */
+static void test_matches_analytic_model(void **state)
+{
+    (void)state;
+    wl_workload wl = tiny();
+    const double alpha = 7e-6, beta = 1.0 / 12.5e9;
+    an_link link = {.alpha_s = alpha, .beta_s_per_byte = beta};
+    an_links links = {.ring = link, .group = link, .across = link, .staged = link,
+                      .node_sharing = 1};
+    struct { st_strategy st; int64_t batch; } cases[] = {
+        {strat(ST_SERIAL, 1, 1, 1, 1), 8},
+        {strat(ST_DATA, 4, 4, 1, 1), 32},
+        {strat(ST_FILTER, 4, 1, 4, 1), 8},
+        {strat(ST_CHANNEL, 2, 1, 2, 1), 8},
+        {strat(ST_DATA_FILTER, 8, 4, 2, 1), 32},
+        {strat(ST_DATA_FILTER, 6, 2, 3, 1), 12},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[HS_ERR_LEN] = "";
+        hs_estimate est;
+        int rc = an_model(&wl, &cases[i].st, cases[i].batch, &links, 16e9, &est, err);
+        if (rc != HS_OK)
+            print_error("an_model: %s\n", err);
+        assert_int_equal(rc, HS_OK);
+        tg_graph g = expand_ok(&wl, cases[i].st, cases[i].batch, false);
+        for (int r = 0; r < g.n_ranks; r++) {
+            assert_close(exec_s(&g.ranks[r]), est.iteration.compute_s);
+            assert_close(alpha_beta_comm_s(&g, r, alpha, beta), est.iteration.comm_s);
+        }
+        tg_free(&g);
+    }
 }
 
 /* ---------------------------------------------------------------- a real network */
@@ -539,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_data_spatial),
         cmocka_unit_test(test_overlap_order),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_matches_analytic_model),
         cmocka_unit_test(test_resnet50_data_1024),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

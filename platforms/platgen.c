@@ -1,10 +1,12 @@
 /* platgen.c: the platform generator behind `hybridsim platform` (contract in platgen.h).
  *
  * It writes nested SimGrid zones rather than one flat zone because the whole ABCI machine has
- * 4352 GPUs: explicit routes between every GPU pair would be ~19 million, while the hierarchy
+ * 4352 GPUs: explicit routes between every GPU pair would be 9.5 million, while the hierarchy
  * below needs a few dozen routes per node and loads in a fraction of a second.
  *
- *   machine (Full)                 rack-to-rack routes: rack uplink, spine switch, rack uplink
+ *   machine (Full)                 every link (see write_links); rack-to-rack routes: rack
+ *                                  uplink, spine switch, rack uplink
+ *    spine (Full)                  router spine-router only, first because of SimGrid's DTD
  *    rNN (Full)                    leaf-to-leaf routes: leaf uplink, rack switch, leaf uplink
  *     lNNN (Full)                  node-to-node routes: the leaf switch
  *      nNNNN (Full)                GPU-GPU: NVLink; GPU-gateway: its PCIe link + its NIC cable
@@ -93,7 +95,8 @@ int pg_check(const pg_params *p, char *err)
     int rc;
     if ((rc = check_count("nodes", p->nodes, PG_MAX_NODES, err)) ||
         (rc = check_count("gpus-per-node", p->gpus_per_node, PG_MAX_GPUS_PER_NODE, err)) ||
-        (rc = check_count("gpus-per-pcie-switch", p->gpus_per_pcie_switch, PG_MAX_GPUS_PER_NODE, err)) ||
+        (rc = check_count("gpus-per-pcie-switch", p->gpus_per_pcie_switch, PG_MAX_GPUS_PER_NODE,
+                          err)) ||
         (rc = check_count("nodes-per-leaf", p->nodes_per_leaf, PG_MAX_NODES, err)) ||
         (rc = check_count("leaves-per-rack", p->leaves_per_rack, PG_MAX_NODES, err)))
         return rc;
@@ -281,7 +284,8 @@ static void xml_attr_text(FILE *o, const char *s)
  * declared does not change routing, but it changes load time a lot: SimGrid 3.32 finds a link
  * named in a route by searching the zone tree depth-first from the root, and checks every new
  * link's name the same way, so a link declared deep in the tree costs a walk over all the zones
- * before it. In the root's own table each look-up is a single hash probe (ABCI: 10 s -> 0.3 s). */
+ * before it. In the root's own table each look-up is a single hash probe (ABCI: 2-3 s of
+ * loading become 0.25 s). */
 
 /* A zone holding a single router: the up side of a switch, as a zone so zoneRoutes reach it. */
 static void write_up_zone(FILE *o, const char *indent, const char *zone, const char *router)
@@ -361,7 +365,8 @@ static void write_node(FILE *o, const pg_params *p, const pg_layout *L, int node
     fprintf(o, "   <zone id=\"%s\" routing=\"Full\">\n", nz);
     for (int g = 0; g < p->gpus_per_node; g++) {
         gpu_name(L, node, g, g1);
-        fprintf(o, "%s<host id=\"%s\" speed=\"%s\"/>\n", in, g1, qty(p->gpu_speed_flops, UN_SPEED).s);
+        fprintf(o, "%s<host id=\"%s\" speed=\"%s\"/>\n", in, g1,
+                qty(p->gpu_speed_flops, UN_SPEED).s);
     }
     /* The node's gateway: where its NIC cables reach the leaf switch. */
     fprintf(o, "%s<router id=\"%s\"/>\n", in, gw);

@@ -62,11 +62,13 @@ static int prefixed(const char *unit, const char *base, const un_prefix *table, 
 static int bytes_or_bits(const char *unit, const char *bytes, const char *bits, double *factor)
 {
     double f;
-    if (prefixed(unit, bytes, decimal_short, &f) == 0 || prefixed(unit, bytes, binary_short, &f) == 0) {
+    if (prefixed(unit, bytes, decimal_short, &f) == 0 ||
+        prefixed(unit, bytes, binary_short, &f) == 0) {
         *factor = f;
         return 0;
     }
-    if (prefixed(unit, bits, decimal_short, &f) == 0 || prefixed(unit, bits, binary_short, &f) == 0) {
+    if (prefixed(unit, bits, decimal_short, &f) == 0 ||
+        prefixed(unit, bits, binary_short, &f) == 0) {
         *factor = f / 8.0;
         return 0;
     }

@@ -342,7 +342,8 @@ static void test_checker_routes_and_links(void **state)
                     "link 'n0000-nvl0-9' is not declared");
     assert_rejected("<link_ctn id=\"n0000-nvl0-1\" direction=\"UP\"/>",
                     "<link_ctn id=\"n0000-nvl0-1\"/>", 0, "SPLITDUPLEX");
-    assert_rejected("<link_ctn id=\"l000-switch\"/>", "<link_ctn id=\"l000-switch\" direction=\"UP\"/>",
+    assert_rejected("<link_ctn id=\"l000-switch\"/>",
+                    "<link_ctn id=\"l000-switch\" direction=\"UP\"/>",
                     0, "not SPLITDUPLEX");
     assert_rejected("<route src=\"n0000-gpu0\" dst=\"n0000-gpu1\">",
                     "<route src=\"n0000-gpu0\" dst=\"n0001-gpu1\">", 0, "not declared");
@@ -354,10 +355,12 @@ static void test_checker_routes_and_links(void **state)
                     "gw_src=\"n0002-gw\" gw_dst=\"l001-up\"", 0,
                     "gw_src 'n0002-gw' is not inside zone 'l000'");
     assert_rejected("<platform version=\"4.1\">",
-                    "<platform version=\"4.1\"><config><prop id=\"network/model\" value=\"LV08\"/></config>",
+                    "<platform version=\"4.1\"><config>"
+                    "<prop id=\"network/model\" value=\"LV08\"/></config>",
                     0, "<config> is not allowed");
     assert_rejected("<platform version=\"4.1\">", "<platform version=\"4\">", 0, "version");
-    assert_rejected("<zone id=\"n0001\" routing=\"Full\">", "<zone id=\"n0001\" routing=\"Cluster\">",
+    assert_rejected("<zone id=\"n0001\" routing=\"Full\">",
+                    "<zone id=\"n0001\" routing=\"Cluster\">",
                     0, "routing 'Cluster'");
 }
 

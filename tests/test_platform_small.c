@@ -73,7 +73,10 @@ static double leaf_uplink_Bps(void)
            P.leaf_oversub;
 }
 
-static double rack_uplink_Bps(void) { return P.leaves_per_rack * leaf_uplink_Bps() / P.rack_oversub; }
+static double rack_uplink_Bps(void)
+{
+    return P.leaves_per_rack * leaf_uplink_Bps() / P.rack_oversub;
+}
 
 /* The route between two GPUs, predicted from the parameters. */
 static void expected(int a, int b, double *lat, double *bw)

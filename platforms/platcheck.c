@@ -287,13 +287,13 @@ static int finish_props(ck_state *s)
         if (line == 0)
             return fail(s, s->root_line, "root zone '%s' lacks the property %s", s->root_name,
                         ck_props[i].id);
+        int max = strcmp(ck_props[i].id, "hybridsim:gpus_per_node") == 0 ? CK_MAX_GPUS_PER_NODE
+                                                                          : CK_MAX_NODES;
         switch (ck_props[i].type) {
         case PR_INT:
-            if (parse_count(v, strcmp(ck_props[i].id, "hybridsim:gpus_per_node") == 0
-                                   ? CK_MAX_GPUS_PER_NODE : CK_MAX_NODES,
-                            (int *)field) != 0)
+            if (parse_count(v, max, (int *)field) != 0)
                 return fail(s, line, "%s: '%s' is not a count between 1 and %d", ck_props[i].id,
-                            v, CK_MAX_NODES);
+                            v, max);
             break;
         case PR_SIZE:
             if (un_parse(v, UN_SIZE, (double *)field) != 0 || !(*(double *)field > 0))
@@ -525,7 +525,8 @@ static int on_host(ck_state *s, int depth)
     if (place_in_zone(s, depth, "host"))
         return s->rc;
     /* One speed per power state, comma-separated. */
-    for (char *tok = strtok(speed, ","); tok; tok = strtok(NULL, ",")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(speed, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         double v;
         while (*tok == ' ')
             tok++;

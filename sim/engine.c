@@ -314,12 +314,15 @@ static void fill_result(const eng_sim *s, double t0, eng_result *res)
     for (int r = 0; r < s->g->n_ranks; r++) {
         const eng_rank_state *st = &s->rs[r];
         eng_rank_stats *out = &res->ranks[r];
-        /* A stream without tasks never set its end (0), hence the clamp. */
-        double e = st->last_end_s[0] > st->last_end_s[1] ? st->last_end_s[0] : st->last_end_s[1];
-        out->end_s = e > t0 ? e - t0 : 0;
+        /* A stream without tasks never set its end (0), hence the clamps. */
+        double compute_end = st->last_end_s[0] > t0 ? st->last_end_s[0] - t0 : 0;
+        double comm_end = st->last_end_s[1] > t0 ? st->last_end_s[1] - t0 : 0;
+        out->end_s = compute_end > comm_end ? compute_end : comm_end;
         out->compute_busy_s = st->busy_s[0];
         out->comm_busy_s = st->busy_s[1];
-        out->exposed_comm_s = st->exposed_s;
+        /* The rank's iteration is over when its last message is, so communication still
+         * running after the last kernel is exposed too: end = compute busy + exposed. */
+        out->exposed_comm_s = st->exposed_s + (out->end_s - compute_end);
         if (out->end_s > res->makespan_s)
             res->makespan_s = out->end_s;
         for (int i = 0; s->start_s && i < s->g->ranks[r].n_tasks; i++) {

@@ -30,7 +30,9 @@ typedef struct {
     double end_s;            /* when the rank's last task finished */
     double compute_busy_s;   /* time its compute stream ran kernels */
     double comm_busy_s;      /* time its communication stream was inside a task */
-    double exposed_comm_s;   /* time its compute stream waited for a communication task */
+    double exposed_comm_s;   /* time its compute stream waited for a communication task,
+                              * plus communication still running after its last kernel
+                              * (so end_s = compute_busy_s + exposed_comm_s) */
 } eng_rank_stats;
 
 typedef struct {

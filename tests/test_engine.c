@@ -507,6 +507,8 @@ static void child_fused(const plat_platform *plat, case_out *out)
         out->v[30] = res.ranks[0].compute_busy_s;
         out->v[31] = res.ranks[0].exposed_comm_s;
         out->v[32] = res.ranks[1].end_s;
+        out->v[33] = res.ranks[1].exposed_comm_s;
+        out->v[34] = res.ranks[1].comm_busy_s;
         eng_result_free(&res);
     }
     plat_route(plat, 0, 1, &out->v[40], &out->v[41]);
@@ -527,6 +529,9 @@ static void test_fused_kernels_keep_exact_times(void **state)
     assert_rel(o.v[10], 5e-3, 1e-12); /* the send waits for the fifth kernel only */
     assert_rel(o.v[11], 5e-3 + send, 1e-9);
     assert_rel(o.v[32], 5e-3 + send, 1e-9);
+    /* rank 1 only receives: its whole time is exposed communication, the wait included */
+    assert_rel(o.v[33], o.v[32], 1e-12);
+    assert_rel(o.v[34], o.v[32], 1e-12);
     assert_rel(o.v[30], 10e-3, 1e-12);
     assert_rel(o.v[31], 0, 1e-15);
 }
@@ -574,6 +579,9 @@ static void test_same_graph_same_result(void **state)
     assert_true(a.v[0] > 0);
     assert_memory_equal(a.v, b.v, sizeof a.v);
     assert_int_equal(a.messages, b.messages);
+    /* a compute stream is either busy or waiting for communication */
+    for (int r = 0; r < 16; r++)
+        assert_rel(a.v[1 + 4 * r], a.v[2 + 4 * r] + a.v[4 + 4 * r], 1e-12);
 }
 
 /* ---- failures ----------------------------------------------------------------------------- */

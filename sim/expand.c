@@ -344,28 +344,39 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, bool o
  * stage s-1, run the forward kernels, send the output to stage s+1; then for each micro-batch in
  * reverse receive the output gradient from s+1, run the backward kernels, send the input
  * gradient to s-1; then update. Messages carry (B/S) * |y| * delta bytes of the boundary
- * layer's output, both ways. */
+ * layer's output, both ways.
+ *
+ * One communication stream serialises a middle stage's receive and send. In the blocking order
+ * that is the single-threaded recv, compute, send of a simple pipeline. In the overlap order the
+ * receive of the next micro-batch is posted before the send of the current one, so that it
+ * arrives while the stage computes: a stage then starts every micro-batch one compute time
+ * after the last, as in GPipe with asynchronous transfers. */
 static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_shape *sh, int lo,
                            int hi)
 {
-    int s = c->rank, last_stage = sh->p - 1;
-    double micro = sh->batch / sh->segments;
-    double in_bytes = lo > 0 ? micro * (double)wl->layers[lo - 1].y_elems * EX_DELTA_BYTES : 0;
+    int s = c->rank, S = sh->segments;
+    bool has_prev = s > 0, has_next = s < sh->p - 1;
+    double micro = sh->batch / S;
+    double in_bytes = has_prev ? micro * (double)wl->layers[lo - 1].y_elems * EX_DELTA_BYTES : 0;
     double out_bytes = micro * (double)wl->layers[hi - 1].y_elems * EX_DELTA_BYTES;
 
-    for (int m = 0; m < sh->segments; m++) {
-        int ready = -1;
-        if (s > 0)
-            ready = ex_comm(c, TG_RECV, TG_FORWARD, lo, s - 1, in_bytes, -1);
+    int recv = -1; /* the receive of the micro-batch about to run */
+    for (int m = 0; m < S; m++) {
+        if (has_prev && (m == 0 || !c->overlap))
+            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, s - 1, in_bytes, -1);
+        int ready = recv;
         for (int l = lo; l < hi; l++)
             ready = ex_exec(c, TG_FORWARD, l, wl->layers[l].fw_s * micro, ready);
-        if (s < last_stage)
+        if (has_prev && c->overlap && m + 1 < S)
+            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, s - 1, in_bytes, -1);
+        if (has_next)
             ex_comm(c, TG_SEND, TG_FORWARD, hi - 1, s + 1, out_bytes, ready);
     }
-    for (int m = sh->segments - 1; m >= 0; m--) {
-        int ready = -1;
-        if (s < last_stage)
-            ready = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, s + 1, out_bytes, -1);
+    recv = -1;
+    for (int m = S - 1; m >= 0; m--) {
+        if (has_next && (m == S - 1 || !c->overlap))
+            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, s + 1, out_bytes, -1);
+        int ready = recv;
         for (int l = hi - 1; l >= lo; l--) {
             const wl_layer *layer = &wl->layers[l];
             bool weights = layer->w_elems > 0;
@@ -374,7 +385,9 @@ static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_shape *
             if (weights)
                 ex_exec(c, TG_BACKWARD_WEIGHT, l, layer->bw_s * micro * 0.5, ready);
         }
-        if (s > 0)
+        if (has_next && c->overlap && m > 0)
+            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, s + 1, out_bytes, -1);
+        if (has_prev)
             ex_comm(c, TG_SEND, TG_BACKWARD_INPUT, lo, s - 1, in_bytes, ready);
     }
     for (int l = lo; l < hi; l++)

@@ -500,6 +500,19 @@ static void test_overlap_order(void **state)
     assert_int_equal(rk->tasks[send + 1].op, TG_EXEC);
     assert_int_equal(rk->tasks[send + 1].after, -1);
     tg_free(&g);
+
+    /* a middle stage posts the next micro-batch's receive before sending the current one,
+     * in both directions; blocking, it receives, computes, sends */
+    for (int overlap = 0; overlap <= 1; overlap++) {
+        g = expand_ok(&wl, strat(ST_PIPELINE, 3, 1, 3, 3), 6, overlap);
+        rk = &g.ranks[1];
+        char order[32] = "";
+        for (int i = 0, n = 0; i < rk->n_tasks && n < 30; i++)
+            if (rk->tasks[i].op == TG_SEND || rk->tasks[i].op == TG_RECV)
+                order[n++] = rk->tasks[i].op == TG_SEND ? 's' : 'r';
+        assert_string_equal(order, overlap ? "rrsrssrrsrss" : "rsrsrsrsrsrs");
+        tg_free(&g);
+    }
 }
 
 static void test_bad_input(void **state)

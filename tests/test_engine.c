@@ -349,6 +349,35 @@ static void test_hierarchical_allreduce(void **state)
     assert_int_equal(f.messages, 12);
 }
 
+/* Eight ranks on two whole nodes: the four inter-node rings (one per local index) leave
+ * through the node's two NICs, two rings per NIC, so each gets half of the NIC's bandwidth. */
+static void hier_full_case(const plat_platform *plat, case_out *out, eng_fidelity fid)
+{
+    int gpn = plat->gpus_per_node;
+    assert_int_equal(gpn, 4);
+    int gpus[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    collective_case(plat, out, gpus, 8, TG_ALLREDUCE, TG_ALGO_HIER, AR_BYTES, fid);
+    int inter[2] = {0, 4};
+    plat_ring_cost(plat, gpus, 4, &out->v[102], &out->v[103]);
+    plat_ring_cost(plat, inter, 2, &out->v[104], &out->v[105]);
+}
+static void child_hier8_step(const plat_platform *p, case_out *o) { hier_full_case(p, o, ENG_STEP); }
+static void child_hier8_flow(const plat_platform *p, case_out *o) { hier_full_case(p, o, ENG_FLOW); }
+
+static void test_hierarchical_allreduce_shares_nics(void **state)
+{
+    (void)state;
+    case_out s = run_case(child_hier8_step), f = run_case(child_hier8_flow);
+    assert_int_equal(s.status, HS_OK);
+    assert_int_equal(f.status, HS_OK);
+    double k = 4, nodes = 2, m = AR_BYTES;
+    double a_in = s.v[102], b_in = s.v[103], a_x = s.v[104], b_x = s.v[105];
+    double expect = 2 * (k - 1) * (a_in + m / k * b_in)
+                    + 2 * (nodes - 1) * (a_x + 2 * (m / k / nodes) * b_x);
+    assert_rel(s.v[0], expect, 1e-9);
+    assert_rel(f.v[0], s.v[0], 1e-6);
+}
+
 /* ---- exchange ----------------------------------------------------------------------------- */
 
 /* Four ranks in one node, each exchanging with both ring neighbours at once. */
@@ -694,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_ring_allgather_and_reduce_scatter),
         cmocka_unit_test(test_collective_of_one_rank_is_free),
         cmocka_unit_test(test_hierarchical_allreduce),
+        cmocka_unit_test(test_hierarchical_allreduce_shares_nics),
         cmocka_unit_test(test_exchange_posts_all_messages_at_once),
         cmocka_unit_test(test_two_flows_through_one_nic_share_it),
         cmocka_unit_test(test_after_orders_streams_and_stats_add_up),

@@ -282,9 +282,15 @@ int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const 
 int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
                 int64_t batch, hs_estimate *est, char *err)
 {
+    return an_estimate_placed(wl, plat, st, batch, NULL, est, err);
+}
+
+int an_estimate_placed(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
+                       int64_t batch, const int *gpu_of_rank, hs_estimate *est, char *err)
+{
     memset(est, 0, sizeof *est);
     an_links links;
-    int status = an_links_load(plat, st, &links, err);
+    int status = an_links_load_placed(plat, st, gpu_of_rank, &links, err);
     if (status != HS_OK)
         return status;
     status = an_model(wl, st, batch, &links, plat->gpu_memory_bytes, est, err);

@@ -23,14 +23,20 @@
 int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
                 int64_t batch, hs_estimate *est, char *err);
 
+/* The same with rank r on GPU gpu_of_rank[r] (NULL: rank r on GPU r), so that a placement that
+ * stretches rings across racks reaches the alphas and betas the model uses. */
+int an_estimate_placed(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
+                       int64_t batch, const int *gpu_of_rank, hs_estimate *est, char *err);
+
 /* The alpha-beta cost of the messages of one collective. */
 typedef struct {
     double alpha_s;         /* start-up latency of one message (the slowest pair's) */
     double beta_s_per_byte; /* seconds per byte: 1 / the slowest pair's bottleneck bandwidth */
 } an_link;
 
-/* What the strategy's messages cross. Rank r runs on GPU r; model-parallel group j is GPUs
- * j*p2 .. j*p2+p2-1; the data-parallel ring of a hybrid links GPU k of every group. */
+/* What the strategy's messages cross. Model-parallel group j is ranks j*p2 .. j*p2+p2-1; the
+ * data-parallel ring of a hybrid links rank k of every group; rank r runs on GPU r unless a
+ * placement says otherwise. */
 typedef struct {
     an_link ring;        /* ring over GPUs 0..p-1 (data, filter, channel, spatial) */
     an_link group;       /* ring inside one model-parallel group (GPUs 0..p2-1) */
@@ -45,6 +51,10 @@ typedef struct {
 /* Ask the platform for the links of this strategy (p must fit the platform). Free with
  * an_links_free. */
 int an_links_load(const plat_platform *plat, const st_strategy *st, an_links *links, char *err);
+
+/* The same for rank r on GPU gpu_of_rank[r] (NULL: rank r on GPU r). */
+int an_links_load_placed(const plat_platform *plat, const st_strategy *st,
+                         const int *gpu_of_rank, an_links *links, char *err);
 void an_links_free(an_links *links);
 
 /* The closed forms with the links given: fills *est (iteration, epoch, memory, fit against

@@ -2,7 +2,8 @@
  *
  * The closed forms need an alpha and a beta per collective; they come from the platform's own
  * routes between the GPUs that take part, never from constants, so a what-if change to the
- * platform file reaches the analytic model and the simulator alike. Rank r runs on GPU r. */
+ * platform file reaches the analytic model and the simulator alike. Rank r runs on GPU r, or
+ * where a placement puts it. */
 #include "analytic.h"
 
 #include <stdlib.h>
@@ -81,6 +82,15 @@ static an_link staged_link(const plat_platform *plat, int a, int b)
 
 int an_links_load(const plat_platform *plat, const st_strategy *st, an_links *links, char *err)
 {
+    return an_links_load_placed(plat, st, NULL, links, err);
+}
+
+/* The GPU rank r runs on. */
+static int gpu_of(const int *gpu_of_rank, int r) { return gpu_of_rank ? gpu_of_rank[r] : r; }
+
+int an_links_load_placed(const plat_platform *plat, const st_strategy *st,
+                         const int *gpu_of_rank, an_links *links, char *err)
+{
     memset(links, 0, sizeof *links);
     int p = st->p, p1 = st->p1, p2 = st->p2;
     if (p < 1 || p1 < 1 || p2 < 1 || (long long)p1 * p2 != p)
@@ -94,21 +104,22 @@ int an_links_load(const plat_platform *plat, const st_strategy *st, an_links *li
         return hs_fail(err, HS_EINTERNAL, "out of memory for a ring of %d GPUs", p);
 
     for (int r = 0; r < p; r++)
-        gpu[r] = r;
+        gpu[r] = gpu_of(gpu_of_rank, r);
     links->ring = ring_link(plat, gpu, p);
     links->group = ring_link(plat, gpu, p2);
     /* Data-parallel ring k links GPU k of every group; they all run at once. */
     for (int k = 0; k < p2; k++) {
         for (int j = 0; j < p1; j++)
-            gpu[j] = j * p2 + k;
+            gpu[j] = gpu_of(gpu_of_rank, j * p2 + k);
         links->across = slowest(links->across, ring_link(plat, gpu, p1));
     }
     free(gpu);
     /* Halo neighbours: consecutive GPUs of a group. */
     links->staged = links->group;
     for (int i = 0; i + 1 < p2; i++)
-        links->staged = i == 0 ? staged_link(plat, 0, 1)
-                               : slowest(links->staged, staged_link(plat, i, i + 1));
+        links->staged = i == 0 ? staged_link(plat, gpu_of(gpu_of_rank, 0), gpu_of(gpu_of_rank, 1))
+                               : slowest(links->staged, staged_link(plat, gpu_of(gpu_of_rank, i),
+                                                                     gpu_of(gpu_of_rank, i + 1)));
     links->node_sharing = plat->gpus_per_node < p ? plat->gpus_per_node : p;
     if (links->node_sharing < 1)
         links->node_sharing = 1;
@@ -119,7 +130,7 @@ int an_links_load(const plat_platform *plat, const st_strategy *st, an_links *li
             return hs_fail(err, HS_EINTERNAL, "out of memory for %d pipeline links", p - 1);
         links->n_stage_links = p - 1;
         for (int i = 0; i < p - 1; i++)
-            links->stage[i] = pair_link(plat, i, i + 1);
+            links->stage[i] = pair_link(plat, gpu_of(gpu_of_rank, i), gpu_of(gpu_of_rank, i + 1));
     }
     return HS_OK;
 }

@@ -281,7 +281,16 @@ static int run_command(const cli_options *o, char *err)
     memset(&details, 0, sizeof details);
     /* The simulation reports memory with the same footprint model as the analytic one, so the
      * analytic estimate is computed for every command. */
-    status = an_estimate(&in.wl, &in.plat, &in.st, o->batch, &an, err);
+    /* The analytic model sees the placement too: its alphas and betas come from the routes
+     * between the GPUs the ranks actually run on. */
+    int *gpu_of_rank = malloc((size_t)in.st.p * sizeof *gpu_of_rank);
+    if (!gpu_of_rank)
+        status = hs_fail(err, HS_EINTERNAL, "out of memory placing %d ranks", in.st.p);
+    else
+        status = pl_place(&in.plat, o->sim.placement, in.st.p, gpu_of_rank, err);
+    if (status == HS_OK)
+        status = an_estimate_placed(&in.wl, &in.plat, &in.st, o->batch, gpu_of_rank, &an, err);
+    free(gpu_of_rank);
     if (status == HS_OK && o->command != CMD_ANALYTIC) {
         status = sm_run(&in.wl, &in.plat, &in.st, o->batch, &o->sim, &sim,
                         o->command == CMD_COMPARE ? &details : NULL, err);

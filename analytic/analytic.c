@@ -91,12 +91,33 @@ static an_link shared(an_link l, double flows)
     return l;
 }
 
+/* ------------------------------------------------------------------ memory */
+
+/* ParaDL's footprint 2*delta*(activations + weights), told apart: the factor 2 is each tensor
+ * and its gradient, so the weights and their gradients are delta*w each and the activations
+ * with their gradients 2*delta*act. The workload's optimizer state comes on top (k values per
+ * weight). Scaling by powers of two is exact, so without optimizer state the parts add up to
+ * exactly the model's 2*delta*(act + w). */
+static void memory_of(double act_elems, double w_elems, int optimizer_states, hs_memory *m)
+{
+    m->weights_bytes = AN_BYTES_PER_ELEM * w_elems;
+    m->gradients_bytes = AN_BYTES_PER_ELEM * w_elems;
+    m->activations_bytes = 2 * AN_BYTES_PER_ELEM * act_elems;
+    m->optimizer_state_bytes = optimizer_states * AN_BYTES_PER_ELEM * w_elems;
+}
+
+static double memory_total(const hs_memory *m)
+{
+    return m->weights_bytes + m->gradients_bytes + m->activations_bytes +
+           m->optimizer_state_bytes;
+}
+
 /* ------------------------------------------------------------------ the strategies */
 
 /* Serial (p = 1) and data parallelism: each GPU runs B/p samples through the whole model,
  * then the gradients of all W weights are allreduced over the ring of all p GPUs. */
 static void model_data(const wl_workload *wl, const st_strategy *st, double batch,
-                       const an_links *ln, hs_times *it, double *mem_bytes)
+                       const an_links *ln, hs_times *it, hs_memory *mem)
 {
     layer_sums s;
     sum_layers(wl, 0, 1, &s);
@@ -104,7 +125,7 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
     double w = s.w_split + s.w_rep;
     it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
     it->comm_s = allreduce_s(st->p, w * AN_BYTES_PER_ELEM, ln->ring);
-    *mem_bytes = 2 * AN_BYTES_PER_ELEM * (b * (double)(wl->x_total + wl->y_total) + w);
+    memory_of(b * (double)(wl->x_total + wl->y_total), w, wl->optimizer_states, mem);
 }
 
 /* Filter and channel parallelism, and data+filter (filter is the p1 = 1 case): inside a group
@@ -116,7 +137,7 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
  * the weights it holds (its filter share plus the replicated layers) and the node's GPUs'
  * rings share its uplink. */
 static void model_filter(const wl_workload *wl, const st_strategy *st, double batch,
-                         const an_links *ln, hs_times *it, double *mem_bytes)
+                         const an_links *ln, hs_times *it, hs_memory *mem)
 {
     layer_sums s;
     int p1 = st->p1, p2 = st->p2;
@@ -134,7 +155,7 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
     double across_s = allreduce_s(p1, w_gpu * AN_BYTES_PER_ELEM,
                                   shared(ln->across, ln->node_sharing));
     it->comm_s = group_s + across_s;
-    *mem_bytes = 2 * AN_BYTES_PER_ELEM * (b * (double)(wl->x_total + wl->y_total) + w_gpu);
+    memory_of(b * (double)(wl->x_total + wl->y_total), w_gpu, wl->optimizer_states, mem);
 }
 
 /* Halo exchange of the split layers with a kernel wider than one: each GPU swaps
@@ -165,7 +186,7 @@ static double halo_s(const wl_workload *wl, unsigned bit, double b, an_link l)
  * the weight gradients are allreduced inside the group, then (hybrid) among the groups over
  * the uplinks the node's GPUs share, both directions. Replicated layers run whole. */
 static void model_spatial(const wl_workload *wl, const st_strategy *st, double batch,
-                          const an_links *ln, hs_times *it, double *mem_bytes)
+                          const an_links *ln, hs_times *it, hs_memory *mem)
 {
     layer_sums s;
     int p1 = st->p1, p2 = st->p2;
@@ -182,7 +203,7 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
     double reduce = allreduce_s(p2, w * AN_BYTES_PER_ELEM, ln->group) +
                     allreduce_s(p1, w * AN_BYTES_PER_ELEM, shared(ln->across, sharing));
     it->comm_s = halo + gather + reduce;
-    *mem_bytes = 2 * AN_BYTES_PER_ELEM * (b * (s.act_split_part + s.act_rep) + w);
+    memory_of(b * (s.act_split_part + s.act_rep), w, wl->optimizer_states, mem);
 }
 
 /* Pipeline parallelism, GPipe: GPU i runs stage i (st_pipeline_partition); the batch flows as
@@ -191,7 +212,7 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
  * 2(p+S-2) sends on the critical path, each as slow as the slowest boundary. Every stage keeps
  * the activations of all B samples until their backward pass. */
 static int model_pipeline(const wl_workload *wl, const st_strategy *st, double batch,
-                          const an_links *ln, hs_times *it, double *mem_bytes, char *err)
+                          const an_links *ln, hs_times *it, hs_memory *mem, char *err)
 {
     int p = st->p, segs = st->segments;
     if (ln->n_stage_links < p - 1)
@@ -208,20 +229,26 @@ static int model_pipeline(const wl_workload *wl, const st_strategy *st, double b
     double max_fw = 0, max_bw = 0, max_wu = 0, max_send = 0, max_mem = 0;
     double micro = batch / segs;
     for (int g = 0; g < p; g++) {
-        double fw = 0, bw = 0, wu = 0, elems = 0;
+        double fw = 0, bw = 0, wu = 0, act = 0, w = 0;
         for (int i = first[g]; i < first[g + 1]; i++) {
             const wl_layer *l = &wl->layers[i];
             fw += l->fw_s;
             bw += l->bw_s;
             wu += l->wu_s;
             if (holds_activations(l->type))
-                elems += batch * (double)(l->x_elems + l->y_elems);
-            elems += (double)l->w_elems;
+                act += batch * (double)(l->x_elems + l->y_elems);
+            w += (double)l->w_elems;
         }
         max_fw = fw > max_fw ? fw : max_fw;
         max_bw = bw > max_bw ? bw : max_bw;
         max_wu = wu > max_wu ? wu : max_wu;
-        max_mem = elems > max_mem ? elems : max_mem;
+        /* The stage that needs the most memory sets the GPU's (whole numbers: exact sums). */
+        hs_memory stage;
+        memory_of(act, w, wl->optimizer_states, &stage);
+        if (g == 0 || memory_total(&stage) > max_mem) {
+            max_mem = memory_total(&stage);
+            *mem = stage;
+        }
         if (g < p - 1) {
             an_link l = ln->stage[g];
             double y = (double)wl->layers[first[g + 1] - 1].y_elems;
@@ -232,7 +259,6 @@ static int model_pipeline(const wl_workload *wl, const st_strategy *st, double b
     free(first);
     it->compute_s = micro * (p + segs - 1) * (max_fw + max_bw) + max_wu;
     it->comm_s = p > 1 ? 2.0 * (p + segs - 2) * max_send : 0.0;
-    *mem_bytes = 2 * AN_BYTES_PER_ELEM * max_mem;
     return HS_OK;
 }
 
@@ -246,23 +272,24 @@ int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const 
     if (status != HS_OK)
         return status;
     hs_times *it = &est->iteration;
-    double mem = 0, b = (double)batch;
+    hs_memory *mem = &est->memory;
+    double b = (double)batch;
     switch (st->kind) {
     case ST_SERIAL:
     case ST_DATA:
-        model_data(wl, st, b, links, it, &mem);
+        model_data(wl, st, b, links, it, mem);
         break;
     case ST_FILTER:
     case ST_CHANNEL:
     case ST_DATA_FILTER:
-        model_filter(wl, st, b, links, it, &mem);
+        model_filter(wl, st, b, links, it, mem);
         break;
     case ST_SPATIAL:
     case ST_DATA_SPATIAL:
-        model_spatial(wl, st, b, links, it, &mem);
+        model_spatial(wl, st, b, links, it, mem);
         break;
     case ST_PIPELINE:
-        status = model_pipeline(wl, st, b, links, it, &mem, err);
+        status = model_pipeline(wl, st, b, links, it, mem, err);
         if (status != HS_OK)
             return status;
         break;
@@ -274,8 +301,8 @@ int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const 
     it->exposed_comm_s = it->comm_s;
     it->total_s = it->compute_s + it->comm_s;
     hs_estimate_scale_epoch(est, wl->samples, batch);
-    est->memory_per_gpu_bytes = mem;
-    est->fits_in_memory = mem <= gpu_memory_bytes;
+    est->memory_per_gpu_bytes = memory_total(mem);
+    est->fits_in_memory = est->memory_per_gpu_bytes <= gpu_memory_bytes;
     return HS_OK;
 }
 

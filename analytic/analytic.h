@@ -57,7 +57,8 @@ int an_links_load_placed(const plat_platform *plat, const st_strategy *st,
                          const int *gpu_of_rank, an_links *links, char *err);
 void an_links_free(an_links *links);
 
-/* The closed forms with the links given: fills *est (iteration, epoch, memory, fit against
+/* The closed forms with the links given: fills *est (iteration, epoch, memory and its parts
+ * (est->memory; optimizer state when the workload declares one), fit against
  * gpu_memory_bytes). Checks the strategy against the workload and batch (st_check). */
 int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const an_links *links,
              double gpu_memory_bytes, hs_estimate *est, char *err);

@@ -15,11 +15,22 @@ typedef struct {
     double total_s;         /* wall time */
 } hs_times;
 
+/* What the memory of one GPU holds; the four add up to memory_per_gpu_bytes. */
+typedef struct {
+    double weights_bytes;         /* the weights the GPU holds */
+    double gradients_bytes;       /* their gradients */
+    double activations_bytes;     /* layer inputs and outputs kept for the backward pass, and
+                                   * their gradients */
+    double optimizer_state_bytes; /* per-weight optimizer values (momentum 1, Adam 2), 0 for
+                                   * plain SGD or when the workload does not say */
+} hs_memory;
+
 typedef struct {
     int64_t iterations_per_epoch; /* I = ceil(D / B) */
     hs_times iteration;           /* one training iteration */
     hs_times epoch;               /* I iterations */
     double memory_per_gpu_bytes;
+    hs_memory memory;             /* memory_per_gpu_bytes broken down */
     bool fits_in_memory;          /* memory_per_gpu_bytes <= the platform's GPU memory */
 } hs_estimate;
 

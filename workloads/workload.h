@@ -84,6 +84,8 @@ typedef struct {
                                  * (0 when the file gives no time) */
     char device[WL_NAME_LEN];   /* device the calibration was measured on, e.g. "V100-16GB"
                                  * ("unspecified" for ParaDL files, which do not say) */
+    int optimizer_states;       /* values the optimizer keeps per weight: 0 plain SGD (the
+                                 * default, and ParaDL's model), 1 momentum SGD, 2 Adam */
     int64_t x_total;            /* sum of |x| over layers, leaving out ReLU and BNORM, which
                                  * work in place (as the ParaDL oracle counts) */
     int64_t y_total;            /* sum of |y| over the same layers */

@@ -221,6 +221,10 @@ static int read_calibration(xml_reader *rd, xmlNode *node)
     if (got && parse_double(v, &rd->wl->sample_time_s))
         return fail_at(rd, node, "sample_time_s '%s' is not a time in seconds (>= 0)", v);
     rd->has_sample_time = got;
+    /* The DTD admits only the three names; the state they keep per weight: */
+    if ((got = get_attr(rd, node, "optimizer", v)) < 0)
+        return HS_EINPUT;
+    rd->wl->optimizer_states = strcmp(v, "adam") == 0 ? 2 : strcmp(v, "momentum") == 0 ? 1 : 0;
     return HS_OK;
 }
 

@@ -26,7 +26,7 @@ for run in "${runs[@]}"; do
     for mode in analytic simulate; do
         if ! "$HS" "$mode" -w resnet50 -p abci -s "$strategy" -g "$gpus" -b "$batch" --row \
             2>/tmp/hybridsim-quickstart.err; then
-            printf '%-8s %-16s %5s  failed: %s\n' "$mode" "$strategy" "$gpus" \
+            printf '%-8s %-16s %5s  not run: %s\n' "$mode" "$strategy" "$gpus" \
                 "$(tr '\n' ' ' </tmp/hybridsim-quickstart.err)"
         fi
     done

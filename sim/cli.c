@@ -40,6 +40,8 @@ typedef struct {
     sm_options sim;           /* --collectives, --placement */
     cli_output output;        /* table (default), --json, --row */
     bool row_header;          /* --row-header: print the column names first */
+    tr_gpu_set trace_gpus;    /* --trace-gpus (n = 0: not given) */
+    int layers_top;           /* --layers-top N, --per-layer (-1): per-layer table rows */
 } cli_options;
 
 static const char *command_names[] = {"analytic", "simulate", "compare"};
@@ -80,6 +82,11 @@ static void print_usage(FILE *out)
             "                          round-robin over racks)\n"
             "  -j, --json              print one JSON object instead of the table\n"
             "      --row               print one line (for scripts); --row-header adds the header\n"
+            "      --trace FILE.json   simulate, compare: write a Chrome trace (Perfetto,\n"
+            "                          chrome://tracing) of every kernel and message\n"
+            "      --trace-gpus LIST   keep only these GPUs in the trace, e.g. 0-7,64,128-131\n"
+            "      --layers-top N      table: the N layers that cost most time (default 10, 0: no\n"
+            "                          per-layer table); --per-layer: all layers\n"
             "  -h, --help              this text;  --version  the version\n"
             "\n"
             "Times are seconds, memory bytes (GB = 1e9 bytes in tables). Exit status: 0 success,\n"
@@ -123,7 +130,8 @@ static int require(const char *flag, const void *value, char *err)
 /* Parse the flags of analytic/simulate/compare. Returns HS_OK, HS_EINPUT, or -1 after --help. */
 static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
 {
-    enum { OPT_ROW = 1000, OPT_ROW_HEADER };
+    enum { OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
+           OPT_PER_LAYER };
     static const struct option longopts[] = {
         {"workload", required_argument, NULL, 'w'},
         {"platform", required_argument, NULL, 'p'},
@@ -137,6 +145,10 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         {"json", no_argument, NULL, 'j'},
         {"row", no_argument, NULL, OPT_ROW},
         {"row-header", no_argument, NULL, OPT_ROW_HEADER},
+        {"trace", required_argument, NULL, OPT_TRACE},
+        {"trace-gpus", required_argument, NULL, OPT_TRACE_GPUS},
+        {"layers-top", required_argument, NULL, OPT_LAYERS_TOP},
+        {"per-layer", no_argument, NULL, OPT_PER_LAYER},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -172,6 +184,17 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         case 'j': o->output = OUT_JSON; break;
         case OPT_ROW: o->output = OUT_ROW; break;
         case OPT_ROW_HEADER: o->output = OUT_ROW; o->row_header = true; break;
+        case OPT_TRACE: o->sim.trace_path = optarg; break;
+        case OPT_TRACE_GPUS:
+            tr_gpus_free(&o->trace_gpus);
+            status = tr_parse_gpus(optarg, &o->trace_gpus, err);
+            o->sim.trace_gpus = status == HS_OK ? &o->trace_gpus : NULL;
+            break;
+        case OPT_LAYERS_TOP:
+            status = parse_int64("--layers-top", optarg, 0, INT_MAX, &v, err);
+            o->layers_top = (int)v;
+            break;
+        case OPT_PER_LAYER: o->layers_top = -1; break;
         case 'h': print_usage(stdout); return -1;
         case ':':
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
@@ -192,6 +215,11 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         return status;
     if (o->output == OUT_ROW && o->command == CMD_COMPARE)
         return hs_fail(err, HS_EINPUT, "--row is for analytic and simulate; compare has --json");
+    if (o->sim.trace_path && o->command == CMD_ANALYTIC)
+        return hs_fail(err, HS_EINPUT, "--trace is for simulate and compare (analytic runs no "
+                       "tasks)");
+    if (o->sim.trace_gpus && !o->sim.trace_path)
+        return hs_fail(err, HS_EINPUT, "--trace-gpus needs --trace FILE.json");
     return HS_OK;
 }
 
@@ -272,7 +300,8 @@ static int run_command(const cli_options *o, char *err)
                   .platform = in.plat.name,
                   .strategy = in.st,
                   .batch = o->batch,
-                  .gpu_memory_bytes = in.plat.gpu_memory_bytes};
+                  .gpu_memory_bytes = in.plat.gpu_memory_bytes,
+                  .layers_top = o->layers_top};
 
     hs_estimate an, sim;
     memset(&an, 0, sizeof an);
@@ -292,10 +321,15 @@ static int run_command(const cli_options *o, char *err)
         status = an_estimate_placed(&in.wl, &in.plat, &in.st, o->batch, gpu_of_rank, &an, err);
     free(gpu_of_rank);
     if (status == HS_OK && o->command != CMD_ANALYTIC) {
+        /* details carry the per-layer breakdown; one-line rows have no room for it */
         status = sm_run(&in.wl, &in.plat, &in.st, o->batch, &o->sim, &sim,
-                        o->command == CMD_COMPARE ? &details : NULL, err);
+                        o->command == CMD_COMPARE || o->output != OUT_ROW ? &details : NULL,
+                        err);
         sim.memory_per_gpu_bytes = an.memory_per_gpu_bytes;
+        sim.memory = an.memory;
         sim.fits_in_memory = an.fits_in_memory;
+        if (details.layers.layers)
+            run.layers = &details.layers;
     }
     if (status == HS_OK) {
         const hs_estimate *est = o->command == CMD_ANALYTIC ? &an : &sim;
@@ -318,6 +352,7 @@ static int run_command(const cli_options *o, char *err)
         if (o->output == OUT_JSON)
             fputc('\n', stdout);
     }
+    sm_details_free(&details);
     free_inputs(&in);
     return status;
 }
@@ -329,12 +364,12 @@ static int run_main(cli_command command, int argc, char **argv, char *err)
     o.command = command;
     o.sim.fidelity = ENG_FLOW;
     o.sim.placement = PL_PACKED;
+    o.layers_top = 10;
     int status = parse_run_options(argc, argv, &o, err);
-    if (status < 0)
-        return HS_OK; /* --help */
-    if (status != HS_OK)
-        return status;
-    return run_command(&o, err);
+    if (status == HS_OK)
+        status = run_command(&o, err);
+    tr_gpus_free(&o.trace_gpus);
+    return status < 0 ? HS_OK : status; /* < 0: --help */
 }
 
 int cli_main(int argc, char **argv)

@@ -5,6 +5,8 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void print_shape(FILE *out, const rp_run *run)
 {
@@ -28,6 +30,103 @@ static void print_memory(FILE *out, const rp_run *run, const hs_estimate *est)
 {
     fprintf(out, "  memory per GPU: %.3f GB of %.3f GB (%s)\n", est->memory_per_gpu_bytes / 1e9,
             run->gpu_memory_bytes / 1e9, est->fits_in_memory ? "fits" : "DOES NOT FIT");
+    const hs_memory *m = &est->memory;
+    fprintf(out, "    = weights %.3f + gradients %.3f + activations %.3f + optimizer state %.3f "
+            "GB\n", m->weights_bytes / 1e9, m->gradients_bytes / 1e9, m->activations_bytes / 1e9,
+            m->optimizer_state_bytes / 1e9);
+    if (!est->fits_in_memory)
+        fprintf(out, "    does not fit: %.3f GB more than the GPU has; the times above assume "
+                "it did\n", (est->memory_per_gpu_bytes - run->gpu_memory_bytes) / 1e9);
+}
+
+/* ---------------------------------------------------------------- per-layer breakdown */
+
+/* JSON keys of the phases (tg_phase order). */
+static const char *const phase_keys[TG_PHASE_COUNT] = {"forward", "backward_input",
+                                                       "backward_weight", "update", "gradient"};
+
+static void print_layer_row(FILE *out, const char *index, const char *name, const char *type,
+                            const bd_cell *row)
+{
+    bd_cell sum = {0, 0, 0};
+    for (int p = 0; p < TG_PHASE_COUNT; p++) {
+        sum.comm_s += row[p].comm_s;
+        sum.exposed_comm_s += row[p].exposed_comm_s;
+        sum.compute_s += row[p].compute_s;
+    }
+    fprintf(out, "  %5s %-18.18s %-7.7s %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g\n",
+            index, name, type, row[TG_FORWARD].compute_s, row[TG_BACKWARD_INPUT].compute_s,
+            row[TG_BACKWARD_WEIGHT].compute_s, row[TG_UPDATE].compute_s, sum.comm_s,
+            sum.exposed_comm_s, sum.compute_s + sum.exposed_comm_s);
+}
+
+/* The layers that cost the critical rank most time (compute + exposed communication), then
+ * the work of no single layer and the total. */
+static void print_layers_table(FILE *out, const rp_run *run)
+{
+    const bd_breakdown *bd = run->layers;
+    if (!bd || run->layers_top == 0 || bd->n_layers < 1)
+        return;
+    int *order = malloc((size_t)bd->n_layers * sizeof *order);
+    if (!order)
+        return;
+    bd_rank_layers(bd, order);
+    int shown = run->layers_top < 0 || run->layers_top > bd->n_layers ? bd->n_layers
+                                                                       : run->layers_top;
+    fprintf(out, "  per layer, simulated critical rank %d (", bd->rank);
+    if (shown < bd->n_layers)
+        fprintf(out, "top %d of %d layers by time; --per-layer shows all", shown, bd->n_layers);
+    else
+        fprintf(out, "all %d layers, most time first", bd->n_layers);
+    fprintf(out, "), seconds:\n  %5s %-18s %-7s %10s %10s %10s %10s %10s %10s %10s\n", "#",
+            "layer", "type", "forward", "bwd input", "bwd weight", "update", "comm", "exposed",
+            "time");
+    char index[16];
+    for (int i = 0; i < shown; i++) {
+        int l = order[i];
+        snprintf(index, sizeof index, "%d", l);
+        print_layer_row(out, index, bd->layer_info[l].name, wl_type_name(bd->layer_info[l].type),
+                        bd->layers[l]);
+    }
+    print_layer_row(out, "", "(no single layer)", "", bd->shared);
+    bd_cell total[TG_PHASE_COUNT];
+    memcpy(total, bd->shared, sizeof total);
+    for (int l = 0; l < bd->n_layers; l++)
+        for (int p = 0; p < TG_PHASE_COUNT; p++) {
+            total[p].compute_s += bd->layers[l][p].compute_s;
+            total[p].comm_s += bd->layers[l][p].comm_s;
+            total[p].exposed_comm_s += bd->layers[l][p].exposed_comm_s;
+        }
+    print_layer_row(out, "", "total", "", total);
+    free(order);
+}
+
+static void print_json_cells(FILE *out, const bd_cell *row)
+{
+    for (int p = 0; p < TG_PHASE_COUNT; p++)
+        fprintf(out, "%s\"%s\": {\"compute_s\": %.17g, \"comm_s\": %.17g, "
+                "\"exposed_comm_s\": %.17g}", p ? ", " : "", phase_keys[p], row[p].compute_s,
+                row[p].comm_s, row[p].exposed_comm_s);
+}
+
+static void print_json_string(FILE *out, const char *s);
+
+/* "layers_rank", "layers" (every layer, in order) and "whole_model" (no single layer's). */
+static void print_json_layers(FILE *out, const bd_breakdown *bd)
+{
+    fprintf(out, ", \"layers_rank\": %d, \"layers\": [", bd->rank);
+    for (int l = 0; l < bd->n_layers; l++) {
+        fprintf(out, "%s{\"index\": %d, \"name\": ", l ? ", " : "", l);
+        print_json_string(out, bd->layer_info[l].name);
+        fprintf(out, ", \"type\": ");
+        print_json_string(out, wl_type_name(bd->layer_info[l].type));
+        fprintf(out, ", \"time_s\": %.17g, ", bd_layer_time_s(bd, l));
+        print_json_cells(out, bd->layers[l]);
+        fputc('}', out);
+    }
+    fprintf(out, "], \"whole_model\": {\"time_s\": %.17g, ", bd_layer_time_s(bd, -1));
+    print_json_cells(out, bd->shared);
+    fputc('}', out);
 }
 
 void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est)
@@ -40,6 +139,7 @@ void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est)
     print_times_row(out, "per iteration", &est->iteration);
     print_times_row(out, "per epoch", &est->epoch);
     print_memory(out, run, est);
+    print_layers_table(out, run);
 }
 
 void rp_print_row_header(FILE *out)
@@ -99,8 +199,16 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
     print_json_times(out, &est->iteration, 1);
     fprintf(out, ", \"epoch\": ");
     print_json_times(out, &est->epoch, 0);
-    fprintf(out, ", \"memory_per_gpu_bytes\": %.17g, \"fits_in_memory\": %s}",
+    fprintf(out, ", \"memory_per_gpu_bytes\": %.17g, \"fits_in_memory\": %s",
             est->memory_per_gpu_bytes, est->fits_in_memory ? "true" : "false");
+    const hs_memory *m = &est->memory;
+    fprintf(out, ", \"memory_breakdown\": {\"weights_bytes\": %.17g, \"gradients_bytes\": %.17g, "
+            "\"activations_bytes\": %.17g, \"optimizer_state_bytes\": %.17g}",
+            m->weights_bytes, m->gradients_bytes, m->activations_bytes,
+            m->optimizer_state_bytes);
+    if (run->layers)
+        print_json_layers(out, run->layers);
+    fputc('}', out);
 }
 
 double rp_agreement(const hs_estimate *analytic, const hs_estimate *simulated)
@@ -132,6 +240,7 @@ void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *ana
                 : 0.0);
     if (explanation && *explanation)
         fprintf(out, "  difference: %s\n", explanation);
+    print_layers_table(out, run);
 }
 
 void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *analytic,
@@ -140,6 +249,7 @@ void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *anal
     rp_run an = *run, sim = *run;
     an.mode = "analytic";
     sim.mode = "simulate";
+    an.layers = NULL; /* the breakdown is the simulation's */
     fprintf(out, "{\"analytic\": ");
     rp_print_json(out, &an, analytic);
     fprintf(out, ", \"simulate\": ");

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "breakdown.h"
 #include "estimate.h"
 #include "strategy.h"
 
@@ -16,6 +17,9 @@ typedef struct {
     st_strategy strategy;
     int64_t batch;          /* global mini-batch B */
     double gpu_memory_bytes;/* the platform's, for the memory verdict */
+    const bd_breakdown *layers; /* the simulated critical rank per layer, or NULL: printed in
+                                 * the table and the simulated JSON ("layers") */
+    int layers_top;         /* table: the layers shown, most time first (-1: all, 0: none) */
 } rp_run;
 
 void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est);

@@ -26,20 +26,59 @@ static int critical_rank(const eng_result *res)
     return best;
 }
 
-static void fill_details(const tg_graph *g, const eng_result *res, int crit, sm_details *d)
+static int fill_details(const wl_workload *wl, const tg_graph *g, const eng_result *res,
+                        int crit, sm_details *d, char *err)
 {
     memset(d, 0, sizeof *d);
     d->critical_rank = crit;
     d->messages = res->messages;
     d->bytes_sent = res->bytes_sent;
     if (!res->task_start_s)
-        return;
+        return HS_OK;
     const tg_rank *rank = &g->ranks[crit];
     for (int t = 0; t < rank->n_tasks; t++) {
         const tg_task *task = &rank->tasks[t];
         if (task->op != TG_EXEC)
             d->comm_by_op_s[task->op] += res->task_end_s[crit][t] - res->task_start_s[crit][t];
     }
+    return bd_from_run(g, res, crit, wl, &d->layers, err);
+}
+
+void sm_details_free(sm_details *details)
+{
+    bd_free(&details->layers);
+}
+
+/* --trace: check the GPU list against the placement and create the file before the run, so
+ * that a wrong flag costs no simulation. */
+static int trace_open(const plat_platform *plat, const sm_options *opt, const int *gpu_of_rank,
+                      int n_ranks, tr_writer **trace, char *err)
+{
+    *trace = NULL;
+    if (!opt->trace_path)
+        return HS_OK;
+    int status = HS_OK;
+    if (opt->trace_gpus)
+        status = tr_gpus_check(opt->trace_gpus, gpu_of_rank, n_ranks, plat->n_gpus, err);
+    if (status == HS_OK)
+        status = tr_open(opt->trace_path, plat->n_nodes, trace, err);
+    return status;
+}
+
+static int trace_write(tr_writer *trace, const wl_workload *wl, const plat_platform *plat,
+                       const sm_options *opt, const tg_graph *g, const eng_result *res,
+                       const int *gpu_of_rank, char *err)
+{
+    tr_run run = {.g = g, .res = res, .gpu_of_rank = gpu_of_rank,
+                  .gpus_per_node = plat->gpus_per_node, .wl = wl, .gpus = opt->trace_gpus};
+    int status = tr_write_run(trace, &run, err);
+    /* Hook: link utilisation counters (tr_write_counter) go here once the engine reports
+     * per-link statistics over time. */
+    if (status != HS_OK) {
+        tr_abort(trace);
+        return status;
+    }
+    return tr_close(trace, err);
 }
 
 int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
@@ -57,13 +96,16 @@ int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *
         return hs_fail(err, HS_EINTERNAL, "out of memory placing %d ranks", st->p);
     }
     status = pl_place(plat, opt->placement, st->p, gpu_of_rank, err);
+    tr_writer *trace = NULL;
+    if (status == HS_OK)
+        status = trace_open(plat, opt, gpu_of_rank, st->p, &trace, err);
 
     eng_result res;
     memset(&res, 0, sizeof res);
     if (status == HS_OK) {
         eng_options eo = {.fidelity = opt->fidelity,
                           .exec_speed_scale = exec_scale(wl, plat),
-                          .record_tasks = details != NULL};
+                          .record_tasks = details != NULL || trace != NULL};
         status = eng_run(&graph, plat, gpu_of_rank, &eo, &res, err);
     }
     if (status == HS_OK) {
@@ -75,8 +117,13 @@ int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *
         est->iteration.total_s = res.makespan_s;
         hs_estimate_scale_epoch(est, wl->samples, batch);
         if (details)
-            fill_details(&graph, &res, crit, details);
+            status = fill_details(wl, &graph, &res, crit, details, err);
+        if (status == HS_OK && trace) {
+            status = trace_write(trace, wl, plat, opt, &graph, &res, gpu_of_rank, err);
+            trace = NULL; /* trace_write closed or removed it */
+        }
     }
+    tr_abort(trace);
     eng_result_free(&res);
     free(gpu_of_rank);
     tg_free(&graph);

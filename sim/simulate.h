@@ -9,16 +9,20 @@
 
 #include <stdint.h>
 
+#include "breakdown.h"
 #include "engine.h"
 #include "estimate.h"
 #include "placement.h"
 #include "platform.h"
 #include "strategy.h"
+#include "trace.h"
 #include "workload.h"
 
 typedef struct {
     eng_fidelity fidelity; /* --collectives flow|step */
     pl_kind placement;     /* --placement packed|spread */
+    const char *trace_path;        /* --trace: Chrome trace file to write, NULL: none */
+    const tr_gpu_set *trace_gpus;  /* --trace-gpus: the GPUs the trace keeps, NULL: all */
 } sm_options;
 
 /* What the simulation adds to the estimate, for `compare` to explain differences. */
@@ -27,8 +31,15 @@ typedef struct {
     double comm_by_op_s[TG_OP_COUNT]; /* the critical rank's communication time per operation */
     long messages;                /* point-to-point messages simulated */
     double bytes_sent;
+    bd_breakdown layers;          /* the critical rank per layer and phase */
 } sm_details;
 
+/* Free what sm_run put in *details (the per-layer breakdown). */
+void sm_details_free(sm_details *details);
+
+/* Simulate one configuration into *est. With details, also what the critical rank did (free
+ * with sm_details_free); with opt->trace_path, also the trace file (trace.h): HS_EINPUT before
+ * anything runs if --trace-gpus names a GPU the run does not use or the file cannot be made. */
 int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
            int64_t batch, const sm_options *opt, hs_estimate *est, sm_details *details,
            char *err);

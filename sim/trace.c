@@ -1,0 +1,339 @@
+/* trace.c: Chrome trace-event JSON of a simulated run (trace.h).
+ *
+ * The JSON Object Format: {"traceEvents": [event, ...], "displayTimeUnit": "ms", ...}. Events
+ * need not be sorted (the viewers sort them), so the writer emits every kept rank's metadata and
+ * tasks in rank order as it goes, one line per event, through a large stdio buffer. Times are
+ * microseconds with three decimals (nanoseconds), enough to keep the slices of one rank summing
+ * to its busy times within a nanosecond per slice. */
+#define _POSIX_C_SOURCE 200809L
+#include "trace.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TR_BUFFER_BYTES (1 << 20)
+
+struct tr_writer {
+    FILE *out;          /* FILE.tmp */
+    char *path;         /* FILE */
+    char *tmp_path;     /* FILE.tmp */
+    char *buffer;       /* stdio buffer of out */
+    int network_pid;    /* the counter tracks' process */
+    bool network_named; /* its process_name was written */
+    long events;        /* written so far (to place the commas) */
+};
+
+/* ---------------------------------------------------------------- GPU lists */
+
+/* One item of a list: "N" or "N-M", whole non-negative numbers. Returns 0 or -1. */
+static int parse_item(const char *text, size_t len, int range[2])
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    char *dash = strchr(buf, '-');
+    if (dash)
+        *dash = '\0';
+    const char *parts[2] = {buf, dash ? dash + 1 : buf};
+    for (int i = 0; i < 2; i++) {
+        char *end = NULL;
+        if (parts[i][0] < '0' || parts[i][0] > '9')
+            return -1;
+        errno = 0;
+        long v = strtol(parts[i], &end, 10);
+        if (errno || *end || v > INT_MAX)
+            return -1;
+        range[i] = (int)v;
+    }
+    return 0;
+}
+
+int tr_parse_gpus(const char *text, tr_gpu_set *set, char *err)
+{
+    memset(set, 0, sizeof *set);
+    int n = 1;
+    for (const char *c = text; *c; c++)
+        n += *c == ',';
+    set->range = malloc((size_t)n * sizeof *set->range);
+    if (!set->range)
+        return hs_fail(err, HS_EINTERNAL, "--trace-gpus: out of memory for %d items", n);
+    const char *item = text;
+    for (int i = 0; i < n; i++) {
+        const char *comma = strchr(item, ',');
+        size_t len = comma ? (size_t)(comma - item) : strlen(item);
+        int *r = set->range[i];
+        bool parsed = parse_item(item, len, r) == 0;
+        if (!parsed || r[0] > r[1]) {
+            int shown = len > 40 ? 40 : (int)len;
+            bool bad_order = parsed;
+            tr_gpus_free(set);
+            return hs_fail(err, HS_EINPUT, "--trace-gpus: '%.*s' is not %s (expected GPU "
+                           "numbers and ranges such as 0-7,64,128-131)", shown, item,
+                           bad_order ? "a range from low to high" : "a GPU number or range");
+        }
+        set->n++;
+        item = comma ? comma + 1 : item + len;
+    }
+    return HS_OK;
+}
+
+void tr_gpus_free(tr_gpu_set *set)
+{
+    free(set->range);
+    memset(set, 0, sizeof *set);
+}
+
+bool tr_gpus_has(const tr_gpu_set *set, int gpu)
+{
+    for (int i = 0; i < set->n; i++)
+        if (gpu >= set->range[i][0] && gpu <= set->range[i][1])
+            return true;
+    return false;
+}
+
+int tr_gpus_check(const tr_gpu_set *set, const int *gpu_of_rank, int n_ranks, int n_gpus,
+                  char *err)
+{
+    unsigned char *used = calloc((size_t)n_gpus, 1);
+    if (!used)
+        return hs_fail(err, HS_EINTERNAL, "--trace-gpus: out of memory for %d GPUs", n_gpus);
+    for (int r = 0; r < n_ranks; r++)
+        if (gpu_of_rank[r] >= 0 && gpu_of_rank[r] < n_gpus)
+            used[gpu_of_rank[r]] = 1;
+    int status = HS_OK;
+    for (int i = 0; i < set->n && status == HS_OK; i++) {
+        if (set->range[i][1] >= n_gpus) {
+            status = hs_fail(err, HS_EINPUT, "--trace-gpus: GPU %d does not exist (the platform "
+                             "has GPUs 0-%d)", set->range[i][1], n_gpus - 1);
+            break;
+        }
+        for (int gpu = set->range[i][0]; gpu <= set->range[i][1]; gpu++)
+            if (!used[gpu]) {
+                status = hs_fail(err, HS_EINPUT, "--trace-gpus: GPU %d runs no rank of this "
+                                 "run (%d ranks; rank r is on GPU r with --placement packed)",
+                                 gpu, n_ranks);
+                break;
+            }
+    }
+    free(used);
+    return status;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static void put_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* Start one event: the separator from the previous one. */
+static void begin_event(tr_writer *w)
+{
+    fputs(w->events++ ? ",\n" : "\n", w->out);
+}
+
+int tr_open(const char *path, int n_nodes, tr_writer **wp, char *err)
+{
+    *wp = NULL;
+    tr_writer *w = calloc(1, sizeof *w);
+    size_t len = strlen(path);
+    if (w) {
+        w->path = strdup(path);
+        w->tmp_path = malloc(len + 5);
+        w->buffer = malloc(TR_BUFFER_BYTES);
+    }
+    if (!w || !w->path || !w->tmp_path || !w->buffer) {
+        tr_abort(w);
+        return hs_fail(err, HS_EINTERNAL, "--trace: out of memory");
+    }
+    snprintf(w->tmp_path, len + 5, "%s.tmp", path);
+    w->out = fopen(w->tmp_path, "w");
+    if (!w->out) {
+        int e = errno;
+        tr_abort(w);
+        return hs_fail(err, HS_EINPUT, "--trace: cannot create '%s.tmp': %s", path, strerror(e));
+    }
+    setvbuf(w->out, w->buffer, _IOFBF, TR_BUFFER_BYTES);
+    w->network_pid = n_nodes;
+    fputs("{\"displayTimeUnit\": \"ms\", \"otherData\": {\"generator\": \"hybridsim\"}, "
+          "\"traceEvents\": [",
+          w->out);
+    *wp = w;
+    return HS_OK;
+}
+
+static void put_metadata(tr_writer *w, const char *what, int pid, int tid, const char *name)
+{
+    begin_event(w);
+    fprintf(w->out, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d", what, pid);
+    if (tid >= 0)
+        fprintf(w->out, ", \"tid\": %d", tid);
+    fputs(", \"args\": {\"name\": ", w->out);
+    put_string(w->out, name);
+    fputs("}}", w->out);
+}
+
+static void put_sort_index(tr_writer *w, const char *what, int pid, int tid, long index)
+{
+    begin_event(w);
+    fprintf(w->out, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d", what, pid);
+    if (tid >= 0)
+        fprintf(w->out, ", \"tid\": %d", tid);
+    fprintf(w->out, ", \"args\": {\"sort_index\": %ld}}", index);
+}
+
+/* The node's process (once) and the GPU's two threads. */
+static void put_tracks(tr_writer *w, int node, bool name_node, int gpu, int rank)
+{
+    char name[96];
+    if (name_node) {
+        snprintf(name, sizeof name, "node %d", node);
+        put_metadata(w, "process_name", node, -1, name);
+        put_sort_index(w, "process_sort_index", node, -1, node);
+    }
+    snprintf(name, sizeof name, "gpu %d (rank %d)", gpu, rank);
+    put_metadata(w, "thread_name", node, 2 * gpu, name);
+    put_sort_index(w, "thread_sort_index", node, 2 * gpu, 2L * gpu);
+    snprintf(name, sizeof name, "gpu %d (rank %d) comm", gpu, rank);
+    put_metadata(w, "thread_name", node, 2 * gpu + 1, name);
+    put_sort_index(w, "thread_sort_index", node, 2 * gpu + 1, 2L * gpu + 1);
+}
+
+/* The slice's name: a kernel is "LAYER phase", a communication task "op LAYER" (or "op phase"
+ * when it serves no single layer, as the fused gradient allreduce). */
+static void put_task_name(FILE *out, const tg_task *t, const wl_workload *wl)
+{
+    char name[WL_NAME_LEN + 64];
+    const char *layer = t->layer >= 0 && t->layer < wl->n_layers ? wl->layers[t->layer].name
+                                                                 : NULL;
+    const char *phase = tg_phase_name((tg_phase)t->phase);
+    if (tg_stream(t) == 0)
+        snprintf(name, sizeof name, "%s %s", layer ? layer : "(no layer)", phase);
+    else
+        snprintf(name, sizeof name, "%s %s", tg_op_name((tg_op)t->op), layer ? layer : phase);
+    put_string(out, name);
+}
+
+static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gpu, int i)
+{
+    const tg_task *t = &run->g->ranks[rank].tasks[i];
+    double start_s = run->res->task_start_s[rank][i], end_s = run->res->task_end_s[rank][i];
+    bool kernel = tg_stream(t) == 0;
+    FILE *out = w->out;
+    begin_event(w);
+    fputs("{\"name\": ", out);
+    put_task_name(out, t, run->wl);
+    fprintf(out, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, "
+            "\"dur\": %.3f, \"args\": {\"layer\": %d, \"phase\": \"%s\", \"seconds\": %.9g",
+            kernel ? "compute" : "comm", node, 2 * gpu + !kernel, start_s * 1e6,
+            (end_s - start_s) * 1e6, (int)t->layer, tg_phase_name((tg_phase)t->phase),
+            end_s - start_s);
+    if (!kernel) {
+        fprintf(out, ", \"op\": \"%s\", \"bytes\": %.17g", tg_op_name((tg_op)t->op), t->amount);
+        if (t->op == TG_SEND || t->op == TG_RECV)
+            fprintf(out, ", \"peer_rank\": %d", (int)t->peer);
+        else if (t->peer >= 0 && t->peer < run->g->n_groups)
+            fprintf(out, ", \"group_size\": %d", run->g->groups[t->peer].n);
+        if (t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER)
+            fprintf(out, ", \"algorithm\": \"%s\"", t->algo == TG_ALGO_HIER ? "hierarchical"
+                                                                             : "ring");
+    }
+    fputs("}}", out);
+}
+
+int tr_write_run(tr_writer *w, const tr_run *run, char *err)
+{
+    if (!run->res->task_start_s || !run->res->task_end_s)
+        return hs_fail(err, HS_EINTERNAL, "trace: the run recorded no task times");
+    int per_node = run->gpus_per_node > 0 ? run->gpus_per_node : 1;
+    int max_node = -1;
+    for (int r = 0; r < run->g->n_ranks; r++)
+        if (run->gpu_of_rank[r] / per_node > max_node)
+            max_node = run->gpu_of_rank[r] / per_node;
+    unsigned char *named = calloc((size_t)max_node + 1, 1);
+    if (!named)
+        return hs_fail(err, HS_EINTERNAL, "trace: out of memory for %d nodes", max_node + 1);
+    for (int r = 0; r < run->g->n_ranks; r++) {
+        int gpu = run->gpu_of_rank[r], node = gpu / per_node;
+        if (run->gpus && !tr_gpus_has(run->gpus, gpu))
+            continue;
+        put_tracks(w, node, !named[node], gpu, r);
+        named[node] = 1;
+        for (int i = 0; i < run->g->ranks[r].n_tasks; i++)
+            put_task(w, run, r, node, gpu, i);
+    }
+    free(named);
+    return HS_OK;
+}
+
+void tr_write_counter(tr_writer *w, const char *name, double t_s, double value)
+{
+    if (!w->network_named) {
+        put_metadata(w, "process_name", w->network_pid, -1, "network");
+        put_sort_index(w, "process_sort_index", w->network_pid, -1, w->network_pid);
+        w->network_named = true;
+    }
+    begin_event(w);
+    fputs("{\"name\": ", w->out);
+    put_string(w->out, name);
+    fprintf(w->out, ", \"ph\": \"C\", \"pid\": %d, \"ts\": %.3f, \"args\": {\"utilisation\": "
+            "%.6g}}", w->network_pid, t_s * 1e6, value);
+}
+
+static void free_writer(tr_writer *w)
+{
+    free(w->path);
+    free(w->tmp_path);
+    free(w->buffer);
+    free(w);
+}
+
+int tr_close(tr_writer *w, char *err)
+{
+    fputs("\n]}\n", w->out);
+    bool failed = ferror(w->out) != 0;
+    int e = failed ? EIO : 0;
+    if (fclose(w->out) != 0 && !failed) {
+        failed = true;
+        e = errno;
+    }
+    w->out = NULL;
+    if (!failed && rename(w->tmp_path, w->path) != 0) {
+        failed = true;
+        e = errno;
+    }
+    int status = HS_OK;
+    if (failed) {
+        status = hs_fail(err, HS_EINPUT, "--trace: writing '%s' failed: %s", w->path,
+                         strerror(e));
+        remove(w->tmp_path);
+    }
+    free_writer(w);
+    return status;
+}
+
+void tr_abort(tr_writer *w)
+{
+    if (!w)
+        return;
+    if (w->out) {
+        fclose(w->out);
+        remove(w->tmp_path);
+    }
+    free_writer(w);
+}

@@ -1,8 +1,9 @@
 /* platgen.h: writes SimGrid platform XML for a cluster of multi-GPU nodes (`hybridsim platform`).
  *
- * The machine: nodes of G GPUs; NVLink between GPU pairs; PCIe switches each shared by a few
- * GPUs and one NIC; NICs into a 3-level fat tree (leaf switches, rack-level switches, spine)
- * with an oversubscription ratio per level. Every link kind has a latency and a bandwidth.
+ * The machine: nodes of G GPUs joined by NVLink (all pairs, the DGX-1V's hybrid cube mesh, or an
+ * NVSwitch); PCIe switches each shared by a few GPUs and their NICs; NICs into a 3-level fat
+ * tree (leaf switches, rack-level switches, spine) with an oversubscription ratio per level.
+ * Every link kind has a latency and a bandwidth.
  * platforms/README.md describes the zones, links and routes that are written and why. */
 #ifndef PLATGEN_H
 #define PLATGEN_H
@@ -11,21 +12,34 @@
 
 #include "hs_error.h"
 
-/* Which GPU pairs of a node have a direct NVLink. Only all-to-all so far; a topology such as
- * DGX-1's hybrid cube mesh would add a value here and a case in platgen.c's pair routing. */
+/* How the GPUs of a node are joined by NVLink (platforms/README.md has the figures). */
 typedef enum {
-    PG_NVLINK_ALL_TO_ALL = 0 /* one NVLink (bundle) between every GPU pair */
+    PG_NVLINK_ALL_TO_ALL = 0, /* a bundle of nvlink_links_per_pair links between every GPU pair */
+    PG_NVLINK_CUBE_MESH,      /* DGX-1V hybrid cube mesh (8 GPUs): two fully connected quads
+                               * plus GPU i <-> i+4, 1 or 2 links per pair as in the DGX-1V;
+                               * a pair without a link goes through one intermediate GPU */
+    PG_NVLINK_NVSWITCH        /* every GPU one bundle of nvlink_links_per_gpu links to a
+                               * non-blocking NVSwitch; every pair goes through it */
 } pg_nvlink_topology;
 
 typedef struct {
     int nodes;                  /* nodes in the machine */
     int gpus_per_node;
-    int gpus_per_pcie_switch;   /* GPUs sharing one PCIe switch and its NIC */
+    int gpus_per_pcie_switch;   /* GPUs sharing one PCIe switch and its NIC(s) */
+    int nics_per_node;          /* 0: one per PCIe switch; else a multiple of the switches that
+                                 * divides gpus_per_node (GPU g uses NIC g / (gpus/nics)) */
     double gpu_speed_flops;
     double gpu_memory_bytes;
     const char *gpu_model;      /* e.g. "V100-16GB" */
-    double nvlink_bw_Bps;       /* one direction of one GPU pair's NVLink */
-    double nvlink_latency_s;
+    double nvlink_link_bw_Bps;  /* one NVLink link, one direction (NVLink 1: 20 GB/s, 2-4: 25) */
+    int nvlink_links_per_pair;  /* all-to-all: links joining each GPU pair */
+    int nvlink_links_per_gpu;   /* nvswitch: links from each GPU into the switch */
+    double nvlink_bw_Bps;       /* > 0: one direction of a pair's bundle (all-to-all) or of a
+                                 * GPU's way into the switch (nvswitch), replacing links x
+                                 * nvlink_link_bw_Bps; 0: derived from them */
+    double nvlink_latency_s;    /* one NVLink transfer between two GPUs (per hop in cube-mesh;
+                                 * split in two halves around the switch in nvswitch) */
+    double nvswitch_latency_s;  /* crossing the NVSwitch (nvswitch only) */
     double pcie_bw_Bps;         /* one direction of a PCIe link */
     double pcie_latency_s;
     double nic_bw_Bps;          /* one direction of one NIC's cable to its leaf switch */
@@ -46,6 +60,11 @@ typedef struct {
 
 /* The parameters of ABCI (platforms/README.md says where each value comes from). */
 void pg_abci(pg_params *params);
+
+/* The parameters of a named preset: "abci", "dgx1" (DGX-1V nodes: 8 V100, hybrid cube mesh,
+ * 4 EDR NICs), "nvswitch-ndr" (H100-like NVSwitch nodes, 8 NDR NICs). HS_EINPUT naming
+ * --preset when the name is unknown. */
+int pg_preset(const char *name, pg_params *params, char *err);
 
 /* Check the parameters: HS_EINPUT with a message naming the flag of the bad one. */
 int pg_check(const pg_params *params, char *err);

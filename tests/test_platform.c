@@ -1,8 +1,10 @@
 /* test_platform.c: the platforms module on the real machine, platforms/abci.xml.
  *
- * First, without a SimGrid engine: units, the generator's parameter errors (each names its
- * flag), the atomic -o, that the committed abci.xml is exactly what the generator writes, and
- * the checker's "file:line: what" on broken files (a failed check never starts the engine).
+ * First, without a SimGrid engine: units, the presets, the generator's parameter and flag errors
+ * (each names its flag), the atomic -o, the generation shorthands (--nvlink-gen, --pcie-gen,
+ * --nic-type), that the committed abci.xml, dgx1.xml and nvswitch-ndr.xml are exactly what the
+ * generator writes, and the checker's "file:line: what" on broken files (a failed check never
+ * starts the engine). test_platform_nvlink.c loads the other platforms.
  * Then abci.xml is loaded once (SimGrid allows one engine per process) and checked against the
  * ParaDL oracle's ABCI figures: GPU count and memory, the four latency tiers (9, 30.31, 30.49,
  * 30.98 us), NVLink 50 GB/s and 12.5 GB/s between nodes, ring costs for p = 4, 8, 128, 256,
@@ -103,10 +105,47 @@ static void test_abci_preset(void **state)
     assert_int_equal(p.gpus_per_pcie_switch, 2);
     assert_int_equal(p.nodes_per_leaf, 17);
     assert_int_equal(p.leaves_per_rack, 2);
-    assert_true(p.nvlink_bw_Bps == 50e9);
+    assert_int_equal(p.nics_per_node, 0); /* one per PCIe switch */
+    assert_int_equal(p.nvlink_topology, PG_NVLINK_ALL_TO_ALL);
+    /* 2 NVLink 2 links per pair: the oracle's 50 GB/s (the file says 50GBps, see below). */
+    assert_true(p.nvlink_link_bw_Bps == 25e9);
+    assert_int_equal(p.nvlink_links_per_pair, 2);
+    assert_true(p.nvlink_bw_Bps == 0);
     assert_true(p.nic_bw_Bps == 12.5e9);
     assert_true(p.rack_oversub == 3 && p.leaf_oversub == 1);
     assert_int_equal(pg_check(&p, err), HS_OK);
+}
+
+/* The what-if presets: at least 1024 GPUs, the documented node (platforms/README.md). */
+static void test_other_presets(void **state)
+{
+    (void)state;
+    pg_params p;
+    char err[HS_ERR_LEN] = "";
+    assert_int_equal(pg_preset("dgx1", &p, err), HS_OK);
+    assert_true(p.nodes * p.gpus_per_node >= 1024);
+    assert_int_equal(p.gpus_per_node, 8);
+    assert_int_equal(p.nvlink_topology, PG_NVLINK_CUBE_MESH);
+    assert_true(p.nvlink_link_bw_Bps == 25e9);      /* NVLink 2 */
+    assert_int_equal(p.gpus_per_node / p.gpus_per_pcie_switch, 4);
+    assert_int_equal(p.nics_per_node, 4);
+    assert_true(p.nic_bw_Bps == 12.5e9);             /* EDR */
+    assert_true(p.pcie_bw_Bps == 16e9);              /* Gen3 */
+    assert_true(p.gpu_memory_bytes == 32e9);
+    assert_int_equal(pg_check(&p, err), HS_OK);
+    assert_int_equal(pg_preset("nvswitch-ndr", &p, err), HS_OK);
+    assert_true(p.nodes * p.gpus_per_node >= 1024);
+    assert_int_equal(p.gpus_per_node, 8);
+    assert_int_equal(p.nvlink_topology, PG_NVLINK_NVSWITCH);
+    assert_true(p.nvlink_links_per_gpu * p.nvlink_link_bw_Bps == 450e9);
+    assert_int_equal(p.nics_per_node, 8);
+    assert_true(p.nic_bw_Bps == 50e9);               /* NDR */
+    assert_true(p.pcie_bw_Bps == 64e9);              /* Gen5 */
+    assert_true(p.gpu_memory_bytes == 80e9);
+    assert_true(p.leaf_oversub == 1 && p.rack_oversub == 1);
+    assert_int_equal(pg_check(&p, err), HS_OK);
+    assert_int_equal(pg_preset("summit", &p, err), HS_EINPUT);
+    assert_non_null(strstr(err, "--preset"));
 }
 
 /* pg_check must fail with HS_EINPUT and a message naming `flag`. */
@@ -124,6 +163,7 @@ static void test_generator_errors_name_the_flag(void **state)
 {
     (void)state;
     pg_params p;
+    char err[HS_ERR_LEN];
     pg_abci(&p);
     p.nodes = 0;
     assert_bad(&p, "--nodes");
@@ -141,8 +181,32 @@ static void test_generator_errors_name_the_flag(void **state)
     p.nic_latency_s = -1e-6;
     assert_bad(&p, "--nic-latency");
     pg_abci(&p);
-    p.nvlink_bw_Bps = 0;
+    p.nvlink_bw_Bps = -1; /* 0 is auto */
     assert_bad(&p, "--nvlink-bw");
+    pg_abci(&p);
+    p.nvlink_link_bw_Bps = 0;
+    assert_bad(&p, "--nvlink-link-bw");
+    pg_abci(&p);
+    p.nvlink_links_per_pair = 0;
+    assert_bad(&p, "--nvlink-links-per-pair");
+    pg_abci(&p);
+    p.nvlink_topology = PG_NVLINK_CUBE_MESH; /* 4 GPUs per node */
+    assert_bad(&p, "--nvlink-topology");
+    assert_int_equal(pg_preset("dgx1", &p, err), HS_OK);
+    p.nvlink_bw_Bps = 50e9; /* its pairs have 1 or 2 links */
+    assert_bad(&p, "--nvlink-bw");
+    pg_abci(&p);
+    p.nics_per_node = 1;  /* 2 PCIe switches */
+    assert_bad(&p, "--nics-per-node");
+    pg_abci(&p);
+    p.nics_per_node = 6;  /* 4 GPUs */
+    assert_bad(&p, "--nics-per-node");
+    pg_abci(&p);
+    p.nics_per_node = -2;
+    assert_bad(&p, "--nics-per-node");
+    pg_abci(&p);
+    p.nvswitch_latency_s = NAN;
+    assert_bad(&p, "--nvswitch-latency");
     pg_abci(&p);
     p.rack_oversub = 0;
     assert_bad(&p, "--rack-oversub");
@@ -177,6 +241,32 @@ static void test_pg_main_flag_errors(void **state)
     assert_main_bad("--nic-latency", 2, missing);
     char *preset[] = {"platform", "--preset", "summit"};
     assert_main_bad("--preset", 3, preset);
+    char *topo[] = {"platform", "--nvlink-topology", "torus"};
+    assert_main_bad("--nvlink-topology", 3, topo);
+    char *gen[] = {"platform", "--nvlink-gen=5"};
+    assert_main_bad("--nvlink-gen", 2, gen);
+    char *pcie[] = {"platform", "--pcie-gen", "16GBps"};
+    assert_main_bad("--pcie-gen", 3, pcie);
+    char *nic[] = {"platform", "--nic-type", "fdr"};
+    assert_main_bad("--nic-type", 3, nic);
+    char *nics[] = {"platform", "--nics-per-node", "some"};
+    assert_main_bad("--nics-per-node", 3, nics);
+    /* Two ways to set one quantity, in either order. */
+    char *both_nic[] = {"platform", "--nic-bw", "25GBps", "--nic-type", "hdr"};
+    assert_main_bad("--nic-bw", 5, both_nic);
+    char *both_pcie[] = {"platform", "--pcie-gen", "4", "--pcie-bw", "32GBps"};
+    assert_main_bad("--pcie-gen", 5, both_pcie);
+    char *both_nvl[] = {"platform", "--nvlink-gen", "3", "--nvlink-bw", "100GBps"};
+    assert_main_bad("--nvlink-bw", 5, both_nvl);
+    /* Flags the topology would ignore. */
+    char *per_gpu[] = {"platform", "--nvlink-links-per-gpu", "12"};
+    assert_main_bad("--nvlink-links-per-gpu", 3, per_gpu);
+    char *per_pair[] = {"platform", "--preset", "nvswitch-ndr", "--nvlink-links-per-pair", "2"};
+    assert_main_bad("--nvlink-links-per-pair", 5, per_pair);
+    char *sw_lat[] = {"platform", "--preset=dgx1", "--nvswitch-latency", "1us"};
+    assert_main_bad("--nvswitch-latency", 4, sw_lat);
+    char *cube4[] = {"platform", "--preset", "dgx1", "--gpus-per-node", "4"};
+    assert_main_bad("--nvlink-topology", 5, cube4);
     char *no_dir[] = {"platform", "-o", TMP "-no-such-dir/x.xml"};
     assert_main_bad("-o", 3, no_dir);
     /* A failure writes nothing, not even the temporary file. */
@@ -207,18 +297,54 @@ static void test_pg_main_writes_what_the_flags_say(void **state)
     assert_int_equal(access(TMP "-flags.xml.tmp", F_OK), -1);
 }
 
-/* platforms/abci.xml is the generator's output for the abci preset, byte for byte: it cannot
- * drift from the code, and regenerating it is `hybridsim platform --preset abci -o ...`. */
-static void test_committed_abci_is_generator_output(void **state)
+/* The shorthands set the bandwidths they name; links multiply a link's bandwidth. */
+static void test_pg_main_generations(void **state)
 {
     (void)state;
+    char err[HS_ERR_LEN] = "";
+    char *argv[] = {"platform", "--nodes", "8", "--nodes-per-leaf", "2", "--leaves-per-rack",
+                    "2", "--nvlink-gen", "1", "--nvlink-links-per-pair", "3", "--pcie-gen", "4",
+                    "--nic-type", "hdr", "--nics-per-node", "4", "-o", TMP "-gen.xml"};
+    assert_int_equal(pg_main(19, argv, err), HS_OK);
+    char *xml = slurp(TMP "-gen.xml", NULL);
+    assert_non_null(xml);
+    assert_non_null(strstr(xml, "<link id=\"n0000-nvl2-3\" bandwidth=\"60GBps\""));
+    assert_non_null(strstr(xml, "<link id=\"n0000-pcie3\" bandwidth=\"32GBps\""));
+    assert_non_null(strstr(xml, "<link id=\"n0000-nic3\" bandwidth=\"25GBps\""));
+    /* 4 NICs on 2 switches: GPU g has NIC g. */
+    assert_non_null(strstr(xml, "<link_ctn id=\"n0000-pcie3\" direction=\"UP\"/>"
+                                "<link_ctn id=\"n0000-nic3\" direction=\"UP\"/>"));
+    /* 2 nodes x 4 NICs x 25 GB/s per leaf uplink. */
+    assert_non_null(strstr(xml, "<link id=\"l000-uplink\" bandwidth=\"200GBps\""));
+    free(xml);
+    char *nvswitch[] = {"platform", "--nodes", "8", "--nodes-per-leaf", "2",
+                        "--leaves-per-rack", "2", "--nvlink-topology", "nvswitch",
+                        "--nvlink-gen", "4", "--nvlink-links-per-gpu", "18",
+                        "--nvswitch-latency", "100ns", "-o", TMP "-gen.xml"};
+    assert_int_equal(pg_main(17, nvswitch, err), HS_OK);
+    xml = slurp(TMP "-gen.xml", NULL);
+    assert_non_null(xml);
+    assert_non_null(strstr(xml, "<link id=\"n0007-nvs3\" bandwidth=\"450GBps\" "
+                                "latency=\"4.5us\""));
+    assert_non_null(strstr(xml, "<link id=\"n0007-nvswitch\" bandwidth=\"1.8TBps\" "
+                                "latency=\"100ns\" sharing_policy=\"FATPIPE\""));
+    assert_null(strstr(xml, "-nvl0-1"));
+    free(xml);
+}
+
+/* platforms/NAME.xml is the generator's output for the preset NAME, byte for byte: it cannot
+ * drift from the code, and regenerating it is `hybridsim platform --preset NAME -o ...`. */
+static void assert_committed_is_generator_output(const char *preset)
+{
     pg_params p;
-    char err[HS_ERR_LEN];
+    char err[HS_ERR_LEN], path[1024], fresh_path[1024];
     size_t n_new, n_old;
-    pg_abci(&p);
-    assert_int_equal(pg_write_file(&p, TMP "-abci.xml", err), HS_OK);
-    char *fresh = slurp(TMP "-abci.xml", &n_new);
-    char *committed = slurp(HYBRIDSIM_SOURCE_DIR "/platforms/abci.xml", &n_old);
+    assert_int_equal(pg_preset(preset, &p, err), HS_OK);
+    snprintf(fresh_path, sizeof fresh_path, TMP "-%s.xml", preset);
+    snprintf(path, sizeof path, HYBRIDSIM_SOURCE_DIR "/platforms/%s.xml", preset);
+    assert_int_equal(pg_write_file(&p, fresh_path, err), HS_OK);
+    char *fresh = slurp(fresh_path, &n_new);
+    char *committed = slurp(path, &n_old);
     assert_non_null(fresh);
     assert_non_null(committed);
     assert_int_equal(n_new, n_old);
@@ -226,6 +352,14 @@ static void test_committed_abci_is_generator_output(void **state)
     assert_true(n_old < 5 * 1000 * 1000); /* a few MB */
     free(fresh);
     free(committed);
+}
+
+static void test_committed_platforms_are_generator_output(void **state)
+{
+    (void)state;
+    assert_committed_is_generator_output("abci");
+    assert_committed_is_generator_output("dgx1");
+    assert_committed_is_generator_output("nvswitch-ndr");
 }
 
 /* ---------------------------------------------------------------- the checker */
@@ -573,10 +707,12 @@ int main(void)
         cmocka_unit_test(test_units_parse),
         cmocka_unit_test(test_units_format_reads_back),
         cmocka_unit_test(test_abci_preset),
+        cmocka_unit_test(test_other_presets),
         cmocka_unit_test(test_generator_errors_name_the_flag),
         cmocka_unit_test(test_pg_main_flag_errors),
         cmocka_unit_test(test_pg_main_writes_what_the_flags_say),
-        cmocka_unit_test(test_committed_abci_is_generator_output),
+        cmocka_unit_test(test_pg_main_generations),
+        cmocka_unit_test(test_committed_platforms_are_generator_output),
         cmocka_unit_test(test_checker_accepts_generated),
         cmocka_unit_test(test_checker_malformed_xml),
         cmocka_unit_test(test_checker_missing_property),

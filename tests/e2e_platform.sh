@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# e2e_platform.sh: `hybridsim platform` end to end: --help, a generated machine that the other
-# commands accept, a what-if flag that reaches the model (NVLink 20 vs 50 GB/s), and bad flags:
-# exit status 2, a message naming the flag, and no file written or clobbered.
+# e2e_platform.sh: `hybridsim platform` end to end: --help (and a preset's defaults), a generated
+# machine that the other commands accept, what-if flags that reach the model (NVLink 20 vs 50
+# GB/s; a DGX-1V cube mesh vs an NVSwitch node; EDR vs NDR), the shipped presets by short name,
+# and bad flags: exit status 2, a message naming the flag, and no file written or clobbered.
 # Usage (from ctest): e2e_platform.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -13,12 +14,21 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # --help: usage with defaults and units on stdout, status 0.
 if "$HS" platform --help >"$TMP/help" 2>"$TMP/err"; then
-    for needle in "--nvlink-bw" "50GBps" "--rack-oversub" "--nic-latency" "15us" "-o"; do
+    for needle in "--nvlink-bw" "50GBps" "--rack-oversub" "--nic-latency" "15us" "-o" \
+        "--nvlink-topology" "cube-mesh" "nvswitch" "--nvlink-gen" "--pcie-gen" "--nic-type" \
+        "--nics-per-node" "dgx1" "nvswitch-ndr"; do
         grep -qF -- "$needle" "$TMP/help" || fail "--help lacks '$needle'"
     done
 else
     fail "--help exit status $?"
 fi
+# A preset given before --help shows its own defaults.
+"$HS" platform --preset dgx1 --help >"$TMP/help" 2>"$TMP/err" || fail "--preset dgx1 --help: $?"
+grep -qE -- "--nvlink-topology +cube-mesh" "$TMP/help" || fail "dgx1 help lacks its topology"
+grep -qE -- "--nic-type +edr" "$TMP/help" || fail "dgx1 help lacks its NIC type"
+"$HS" platform --preset nvswitch-ndr -h >"$TMP/help" 2>"$TMP/err" || fail "nvswitch-ndr -h: $?"
+grep -qE -- "--nvlink-topology +nvswitch" "$TMP/help" || fail "nvswitch-ndr help lacks nvswitch"
+grep -qE -- "--pcie-gen +5" "$TMP/help" || fail "nvswitch-ndr help lacks PCIe Gen5"
 
 # A small machine (8 nodes of 4 GPUs) that analytic accepts by path.
 small=(--nodes 8 --nodes-per-leaf 2 --leaves-per-rack 2)
@@ -43,6 +53,36 @@ c20=$(comm_s "$TMP/nv20.xml")
 python3 -c "import sys; sys.exit(0 if $c20 > 2 * $c50 else 1)" ||
     fail "NVLink 20 GB/s comm $c20 s is not well above 50 GB/s comm $c50 s"
 
+# What-if topologies on two 8-GPU nodes: data parallelism inside one node is faster through an
+# NVSwitch (450 GB/s a GPU) than over the DGX-1V cube mesh (25 or 50 GB/s a pair, two hops
+# for some), and across nodes NDR beats EDR.
+two=(--nodes 2 --nodes-per-leaf 2 --leaves-per-rack 1)
+"$HS" platform --preset dgx1 "${two[@]}" -o "$TMP/cube.xml" || fail "generating a cube mesh"
+"$HS" platform --preset nvswitch-ndr "${two[@]}" -o "$TMP/nvs.xml" || fail "generating nvswitch"
+"$HS" platform --preset nvswitch-ndr "${two[@]}" --nic-type edr -o "$TMP/nvs-edr.xml" ||
+    fail "generating nvswitch with EDR"
+comm_g() {
+    "$HS" analytic -w resnet50 -p "$1" -s data -g "$2" -b 256 --json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["iteration"]["comm_s"])'
+}
+c_cube=$(comm_g "$TMP/cube.xml" 8)
+c_nvs=$(comm_g "$TMP/nvs.xml" 8)
+python3 -c "import sys; sys.exit(0 if 0 < $c_nvs < $c_cube else 1)" ||
+    fail "8 GPUs: NVSwitch comm $c_nvs s is not below cube-mesh comm $c_cube s"
+c_ndr=$(comm_g "$TMP/nvs.xml" 16)
+c_edr=$(comm_g "$TMP/nvs-edr.xml" 16)
+python3 -c "import sys; sys.exit(0 if 0 < $c_ndr < $c_edr else 1)" ||
+    fail "16 GPUs: NDR comm $c_ndr s is not below EDR comm $c_edr s"
+"$HS" simulate -w resnet50 -p "$TMP/cube.xml" -s data+filter:2x8 -g 16 -b 256 >"$TMP/sim" \
+    2>"$TMP/err" || { fail "simulate data+filter:2x8 on the cube mesh: exit $?"; cat "$TMP/err"; }
+
+# The shipped presets load by short name.
+for name in dgx1 nvswitch-ndr; do
+    "$HS" analytic -w resnet50 -p "$name" -s data -g 1024 -b 32768 --json >"$TMP/a.json" \
+        2>"$TMP/err" || { fail "analytic on $name: exit $?"; cat "$TMP/err"; }
+    grep -qF "\"platform\": \"$name\"" "$TMP/a.json" || fail "analytic did not name $name"
+done
+
 # Bad flags: status 2, the flag named on stderr, nothing on stdout, no file, old file intact.
 echo old >"$TMP/keep.xml"
 expect_bad() {
@@ -65,6 +105,16 @@ expect_bad "--rack-oversub" --rack-oversub 1:x
 expect_bad "--gpus-per-pcie-switch" --gpus-per-pcie-switch 3
 expect_bad "--frobnicate" --frobnicate 1
 expect_bad "--preset" --preset summit
+expect_bad "--nvlink-topology" --nvlink-topology torus
+expect_bad "--nvlink-topology" --nvlink-topology cube-mesh          # 4 GPUs per node
+expect_bad "--nvlink-gen" --nvlink-gen 5
+expect_bad "--pcie-gen" --pcie-gen 2
+expect_bad "--nic-type" --nic-type fdr
+expect_bad "--nics-per-node" --nics-per-node 3
+expect_bad "--nic-bw" --nic-bw 25GBps --nic-type hdr
+expect_bad "--nvlink-bw" --preset dgx1 --nvlink-bw 50GBps
+expect_bad "--nvlink-links-per-gpu" --nvlink-links-per-gpu 6
+expect_bad "--nvswitch-latency" --preset dgx1 --nvswitch-latency 100ns
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures failure(s)"

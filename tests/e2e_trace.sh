@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# e2e_trace.sh: "see inside a run" end to end. The Chrome trace of a simulated run parses as
+# JSON, has a track for every GPU of the run on its node's process, and its slices sum, per GPU,
+# to the compute and communication times the JSON of the same run reports for that rank;
+# --trace-gpus keeps exactly the listed GPUs; the per-layer breakdown sums to the iteration's
+# compute, communication and exposed communication; the memory parts sum to the total; and every
+# wrong flag exits 2 with a message naming it, leaving no file behind.
+# Usage (from ctest): e2e_trace.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1"
+SRC="$2"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+checks=0
+fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+
+if ! command -v python3 >/dev/null; then
+    echo "e2e_trace needs python3 to read the JSON it checks"; exit 1
+fi
+
+expect_bad() {
+    local what="$1" needle="$2"
+    shift 2
+    checks=$((checks + 1))
+    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [ "$rc" -ne 2 ]; then echo "FAIL [$what]: exit $rc, expected 2 ($*)"; cat "$TMP/err"
+        failures=$((failures + 1)); return; fi
+    grep -qF -- "$needle" "$TMP/err" || { echo "FAIL [$what]: message lacks '$needle':"
+        cat "$TMP/err"; failures=$((failures + 1)); return; }
+    [ -s "$TMP/out" ] && fail "$what: wrote to stdout on error"
+    return 0
+}
+
+# run "what" args...: run hybridsim, stdout in $TMP/out
+run() {
+    local what="$1"
+    shift
+    checks=$((checks + 1))
+    "$HS" "$@" >"$TMP/out" 2>"$TMP/err" || { echo "FAIL [$what]: exit $? ($*)"; cat "$TMP/err"
+        failures=$((failures + 1)); return 1; }
+}
+
+# check_run JSON TRACE GPUS_PER_NODE [KEPT]: the trace against the run's JSON (the "simulate"
+# object of compare). KEPT: the GPU list the trace must hold exactly (default: every rank's).
+check_run() {
+    python3 - "$@" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+run = run.get("simulate", run)
+trace = json.load(open(sys.argv[2]))
+per_node = int(sys.argv[3])
+events = trace["traceEvents"]
+threads = {}   # (pid, tid) -> name
+procs = {}
+for e in events:
+    if e["ph"] == "M" and e["name"] == "thread_name":
+        threads[(e["pid"], e["tid"])] = e["args"]["name"]
+    if e["ph"] == "M" and e["name"] == "process_name":
+        procs[e["pid"]] = e["args"]["name"]
+gpu_rank = {}  # GPU -> rank, from the compute tracks' names "gpu G (rank r)"
+for (pid, tid), name in threads.items():
+    words = name.split()
+    if len(words) == 4 and words[0] == "gpu":
+        g, r = int(words[1]), int(words[3].rstrip(")"))
+        assert tid == 2 * g, name
+        assert pid == g // per_node, (name, pid)
+        assert procs[pid] == "node %d" % pid, procs.get(pid)
+        assert threads.get((pid, tid + 1)) == name + " comm", name
+        gpu_rank[g] = r
+kept = sorted(gpu_rank)
+if len(sys.argv) > 4:
+    want = set()
+    for item in sys.argv[4].split(","):
+        lo, _, hi = item.partition("-")
+        want.update(range(int(lo), int(hi or lo) + 1))
+    assert kept == sorted(want), (kept, sorted(want))
+else:
+    assert sorted(gpu_rank.values()) == list(range(run["gpus"])), sorted(gpu_rank.values())
+busy = {}      # (GPU, stream) -> seconds
+for e in events:
+    if e["ph"] != "X":
+        continue
+    g, stream = divmod(e["tid"], 2)
+    assert g in gpu_rank, e
+    assert e["dur"] >= 0 and e["ts"] >= 0, e
+    assert ("comm" if stream else "compute") == e["cat"], e
+    busy[(g, stream)] = busy.get((g, stream), 0.0) + e["dur"] * 1e-6
+    args = e["args"]
+    assert "layer" in args and "phase" in args and "seconds" in args, e
+    if stream:
+        assert "bytes" in args and ("group_size" in args or "peer_rank" in args), e
+# The critical rank's slices are the iteration's compute and communication.
+crit = run["layers_rank"]
+it = run["iteration"]
+for g, r in gpu_rank.items():
+    if r != crit:
+        continue
+    n = sum(1 for e in events if e["ph"] == "X" and e["tid"] // 2 == g)
+    tol = 1e-9 * n + 1e-9 * it["total_s"]
+    assert abs(busy.get((g, 0), 0) - it["compute_s"]) <= tol, (busy.get((g, 0)), it)
+    assert abs(busy.get((g, 1), 0) - it["comm_s"]) <= tol, (busy.get((g, 1)), it)
+# The per-layer breakdown adds up to the iteration, and layers are all there, in order.
+L = run["layers"]
+assert [l["index"] for l in L] == list(range(len(L)))
+cells = [c for l in L + [run["whole_model"]] for k, c in l.items() if isinstance(c, dict)]
+for key in ("compute_s", "comm_s", "exposed_comm_s"):
+    s = sum(c[key] for c in cells)
+    assert abs(s - it[key]) <= 1e-9 * max(1.0, it[key]), (key, s, it[key])
+s = sum(l["time_s"] for l in L) + run["whole_model"]["time_s"]
+assert abs(s - it["total_s"]) <= 1e-9 * it["total_s"], (s, it["total_s"])
+m = run["memory_breakdown"]
+assert sum(m.values()) == run["memory_per_gpu_bytes"], (m, run["memory_per_gpu_bytes"])
+PY
+}
+
+trace_case() {
+    local what="$1" per_node="$2" kept="$3"
+    shift 3
+    rm -f "$TMP/t.json"
+    run "$what" "$@" --json --trace "$TMP/t.json" || return
+    [ -e "$TMP/t.json.tmp" ] && fail "$what: FILE.tmp left behind"
+    python3 -m json.tool "$TMP/t.json" >/dev/null || { fail "$what: json.tool"; return; }
+    cp "$TMP/out" "$TMP/run.json"
+    if [ -n "$kept" ]; then check_run "$TMP/run.json" "$TMP/t.json" "$per_node" "$kept" || fail "$what"
+    else check_run "$TMP/run.json" "$TMP/t.json" "$per_node" || fail "$what"; fi
+}
+
+rn=(-w resnet50 -p abci)
+trace_case "data, 8 GPUs" 4 "" simulate "${rn[@]}" -s data -g 8 -b 256
+trace_case "data+filter compare" 4 "" compare "${rn[@]}" -s data+filter:2x4 -g 8 -b 64
+trace_case "pipeline" 4 "" simulate "${rn[@]}" -s pipeline -g 4 -b 64 --micro-batches 4
+trace_case "data+spatial, step" 4 "" simulate -w cosmoflow-256 -p abci -s data+spatial:2x4 -g 8 -b 16 --collectives step
+trace_case "spread placement" 4 "" simulate "${rn[@]}" -s data -g 8 -b 256 --placement spread
+trace_case "--trace-gpus" 4 "1,4-5" simulate "${rn[@]}" -s data -g 8 -b 256 --trace-gpus 1,4-5
+trace_case "--trace-gpus, one" 4 "7" compare "${rn[@]}" -s data -g 8 -b 256 --trace-gpus 7
+
+# The trace's GPUs under spread placement are the GPUs the ranks run on, not 0..p-1.
+run "spread json" simulate "${rn[@]}" -s data -g 8 -b 256 --placement spread --json --trace "$TMP/s.json" &&
+python3 - "$TMP/s.json" <<'PY' || fail "spread: GPUs"
+import json, sys
+names = [e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvents"]
+         if e["ph"] == "M" and e["name"] == "thread_name" and not e["args"]["name"].endswith("comm")]
+gpus = sorted(int(n.split()[1]) for n in names)
+assert len(gpus) == 8 and gpus[-1] >= 8, gpus
+PY
+
+# Tables: top 10 by default, all with --per-layer, none with --layers-top 0.
+if run "table" simulate "${rn[@]}" -s data -g 8 -b 256; then
+    grep -q "top 10 of 166 layers" "$TMP/out" || fail "table: top 10"
+    grep -q "weights .* + gradients .* + activations .* + optimizer state" "$TMP/out" || fail "table: memory parts"
+fi
+if run "per-layer" simulate "${rn[@]}" -s data -g 8 -b 256 --per-layer; then
+    grep -q "all 166 layers" "$TMP/out" || fail "--per-layer"
+    [ "$(grep -c ' conv ' "$TMP/out")" -eq "$(grep -c 'type="conv"' "$SRC/workloads/resnet50.xml")" ] ||
+        fail "--per-layer: a row per conv layer"
+fi
+if run "layers-top 0" simulate "${rn[@]}" -s data -g 8 -b 256 --layers-top 0; then
+    grep -q "per layer" "$TMP/out" && fail "--layers-top 0 still prints layers"
+fi
+if run "layers-top 3" compare "${rn[@]}" -s data -g 8 -b 256 --layers-top 3; then
+    grep -q "top 3 of 166" "$TMP/out" || fail "--layers-top 3"
+fi
+
+# Memory: a configuration that does not fit still reports its times, and says so.
+if run "does not fit" simulate "${rn[@]}" -s data -g 2 -b 256 --json; then
+    python3 - "$TMP/out" <<'PY' || fail "does not fit: json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["fits_in_memory"] is False and d["iteration"]["total_s"] > 0, d
+m = d["memory_breakdown"]
+assert sum(m.values()) == d["memory_per_gpu_bytes"] > 16e9, m
+PY
+fi
+run "does not fit table" analytic "${rn[@]}" -s data -g 2 -b 256 && {
+    grep -q "DOES NOT FIT" "$TMP/out" || fail "verdict"
+    grep -q "does not fit: .* GB more than the GPU has" "$TMP/out" || fail "verdict: by how much"; }
+
+# Optimizer state: Adam adds two values per weight held, and nothing else changes.
+sed 's|<calibration |<calibration optimizer="adam" |' "$SRC/workloads/resnet50.xml" >"$TMP/adam.xml"
+grep -q 'optimizer="adam"' "$TMP/adam.xml" || fail "could not make the Adam workload"
+run "sgd" analytic "${rn[@]}" -s data+filter:2x4 -g 8 -b 64 --json && cp "$TMP/out" "$TMP/sgd.json"
+run "adam" analytic -w "$TMP/adam.xml" -p abci -s data+filter:2x4 -g 8 -b 64 --json &&
+python3 - "$TMP/sgd.json" "$TMP/out" <<'PY' || fail "adam"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+ma, mb = a["memory_breakdown"], b["memory_breakdown"]
+assert ma["optimizer_state_bytes"] == 0
+assert mb["optimizer_state_bytes"] == 2 * mb["weights_bytes"] > 0, mb
+assert b["memory_per_gpu_bytes"] == a["memory_per_gpu_bytes"] + mb["optimizer_state_bytes"]
+assert a["iteration"] == b["iteration"]
+PY
+sed 's|<calibration |<calibration optimizer="lion" |' "$SRC/workloads/resnet50.xml" >"$TMP/lion.xml"
+expect_bad "unknown optimizer" "lion.xml:" analytic -w "$TMP/lion.xml" -p abci -s data -g 4 -b 64
+
+# Wrong flags: exit 2, the flag named, no trace file or temporary left.
+b8=(simulate "${rn[@]}" -s data -g 8 -b 256)
+expect_bad "reversed range" "--trace-gpus: '7-3'" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 7-3
+expect_bad "not a list" "--trace-gpus: 'gpu0'" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus gpu0
+expect_bad "empty list" "--trace-gpus" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus ""
+expect_bad "empty item" "--trace-gpus" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 1,,2
+expect_bad "GPU not in the run" "--trace-gpus: GPU 8 runs no rank" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 0-8
+expect_bad "GPU beyond the platform" "--trace-gpus: GPU 99999 does not exist" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 99999
+expect_bad "--trace-gpus alone" "--trace-gpus needs --trace" "${b8[@]}" --trace-gpus 1
+expect_bad "--trace on analytic" "--trace is for simulate and compare" analytic "${rn[@]}" -s data -g 8 -b 256 --trace "$TMP/x.json"
+expect_bad "unwritable trace" "--trace: cannot create '$TMP/no/such/dir/x.json.tmp'" "${b8[@]}" --trace "$TMP/no/such/dir/x.json"
+expect_bad "--trace without a value" "--trace needs a value" "${b8[@]}" --trace
+expect_bad "--layers-top negative" "--layers-top: -1 is out of range" "${b8[@]}" --layers-top -1
+expect_bad "--layers-top word" "--layers-top: 'ten'" "${b8[@]}" --layers-top ten
+ls "$TMP"/x.json* >/dev/null 2>&1 && fail "a failed run left a trace file"
+
+echo "e2e_trace: $checks checks, $failures failures"
+[ "$failures" -eq 0 ]

@@ -42,6 +42,8 @@ typedef struct {
     bool row_header;          /* --row-header: print the column names first */
     tr_gpu_set trace_gpus;    /* --trace-gpus (n = 0: not given) */
     int layers_top;           /* --layers-top N, --per-layer (-1): per-layer table rows */
+    const char *links_path;   /* --links FILE.csv: link statistics, or NULL */
+    bool links_all;           /* --links-all: every link in the CSV, not only those used */
 } cli_options;
 
 static const char *command_names[] = {"analytic", "simulate", "compare"};
@@ -87,6 +89,10 @@ static void print_usage(FILE *out)
             "      --trace-gpus LIST   keep only these GPUs in the trace, e.g. 0-7,64,128-131\n"
             "      --layers-top N      table: the N layers that cost most time (default 10, 0: no\n"
             "                          per-layer table); --per-layer: all layers\n"
+            "      --links FILE.csv    simulate, compare: per link direction, bytes, busy time,\n"
+            "                          mean and peak utilisation (CSV); the report adds a summary\n"
+            "                          per link kind, the top links and the congestion share;\n"
+            "                          --links-all lists unused links too\n"
             "  -h, --help              this text;  --version  the version\n"
             "\n"
             "Times are seconds, memory bytes (GB = 1e9 bytes in tables). Exit status: 0 success,\n"
@@ -131,7 +137,7 @@ static int require(const char *flag, const void *value, char *err)
 static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
 {
     enum { OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
-           OPT_PER_LAYER };
+           OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL };
     static const struct option longopts[] = {
         {"workload", required_argument, NULL, 'w'},
         {"platform", required_argument, NULL, 'p'},
@@ -149,6 +155,8 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         {"trace-gpus", required_argument, NULL, OPT_TRACE_GPUS},
         {"layers-top", required_argument, NULL, OPT_LAYERS_TOP},
         {"per-layer", no_argument, NULL, OPT_PER_LAYER},
+        {"links", required_argument, NULL, OPT_LINKS},
+        {"links-all", no_argument, NULL, OPT_LINKS_ALL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -195,6 +203,8 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
             o->layers_top = (int)v;
             break;
         case OPT_PER_LAYER: o->layers_top = -1; break;
+        case OPT_LINKS: o->links_path = optarg; break;
+        case OPT_LINKS_ALL: o->links_all = true; break;
         case 'h': print_usage(stdout); return -1;
         case ':':
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
@@ -220,6 +230,13 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
                        "tasks)");
     if (o->sim.trace_gpus && !o->sim.trace_path)
         return hs_fail(err, HS_EINPUT, "--trace-gpus needs --trace FILE.json");
+    if (o->links_path && o->command == CMD_ANALYTIC)
+        return hs_fail(err, HS_EINPUT, "--links is for simulate and compare (the analytic model "
+                       "sends no messages)");
+    if (o->links_path && !o->links_path[0])
+        return hs_fail(err, HS_EINPUT, "--links needs a file name");
+    if (o->links_all && !o->links_path)
+        return hs_fail(err, HS_EINPUT, "--links-all needs --links FILE.csv");
     return HS_OK;
 }
 
@@ -290,6 +307,11 @@ static int run_command(const cli_options *o, char *err)
 {
     cli_inputs in;
     memset(&in, 0, sizeof in);
+    lk_stats links; /* --links: filled by the simulation */
+    memset(&links, 0, sizeof links);
+    sm_options sim_opt = o->sim;
+    if (o->links_path)
+        sim_opt.links = &links;
     int status = load_inputs(o, &in, err);
     if (status != HS_OK) {
         free_inputs(&in);
@@ -322,7 +344,7 @@ static int run_command(const cli_options *o, char *err)
     free(gpu_of_rank);
     if (status == HS_OK && o->command != CMD_ANALYTIC) {
         /* details carry the per-layer breakdown; one-line rows have no room for it */
-        status = sm_run(&in.wl, &in.plat, &in.st, o->batch, &o->sim, &sim,
+        status = sm_run(&in.wl, &in.plat, &in.st, o->batch, &sim_opt, &sim,
                         o->command == CMD_COMPARE || o->output != OUT_ROW ? &details : NULL,
                         err);
         sim.memory_per_gpu_bytes = an.memory_per_gpu_bytes;
@@ -330,6 +352,11 @@ static int run_command(const cli_options *o, char *err)
         sim.fits_in_memory = an.fits_in_memory;
         if (details.layers.layers)
             run.layers = &details.layers;
+        if (status == HS_OK && o->links_path) {
+            run.links = &links;
+            run.links_job = -1;
+            status = lk_write_csv(&links, o->links_path, o->links_all, err);
+        }
     }
     if (status == HS_OK) {
         const hs_estimate *est = o->command == CMD_ANALYTIC ? &an : &sim;
@@ -353,6 +380,7 @@ static int run_command(const cli_options *o, char *err)
             fputc('\n', stdout);
     }
     sm_details_free(&details);
+    lk_stats_free(&links);
     free_inputs(&in);
     return status;
 }

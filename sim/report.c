@@ -140,6 +140,8 @@ void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est)
     print_times_row(out, "per epoch", &est->epoch);
     print_memory(out, run, est);
     print_layers_table(out, run);
+    if (run->links)
+        lk_print_summary_table(out, run->links, run->links_job);
 }
 
 void rp_print_row_header(FILE *out)
@@ -208,6 +210,10 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
             m->optimizer_state_bytes);
     if (run->layers)
         print_json_layers(out, run->layers);
+    if (run->links) {
+        fprintf(out, ", \"links\": ");
+        lk_print_summary_json(out, run->links, run->links_job);
+    }
     fputc('}', out);
 }
 
@@ -241,6 +247,8 @@ void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *ana
     if (explanation && *explanation)
         fprintf(out, "  difference: %s\n", explanation);
     print_layers_table(out, run);
+    if (run->links)
+        lk_print_summary_table(out, run->links, run->links_job);
 }
 
 void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *analytic,
@@ -250,6 +258,7 @@ void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *anal
     an.mode = "analytic";
     sim.mode = "simulate";
     an.layers = NULL; /* the breakdown is the simulation's */
+    an.links = NULL;  /* and so are the link statistics */
     fprintf(out, "{\"analytic\": ");
     rp_print_json(out, &an, analytic);
     fprintf(out, ", \"simulate\": ");

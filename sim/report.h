@@ -7,6 +7,7 @@
 
 #include "breakdown.h"
 #include "estimate.h"
+#include "links.h"
 #include "strategy.h"
 
 /* What was run, as the reports name it. */
@@ -20,6 +21,9 @@ typedef struct {
     const bd_breakdown *layers; /* the simulated critical rank per layer, or NULL: printed in
                                  * the table and the simulated JSON ("layers") */
     int layers_top;         /* table: the layers shown, most time first (-1: all, 0: none) */
+    const lk_stats *links;  /* the simulation's link statistics, or NULL: printed in the table
+                             * and the simulated JSON ("links") */
+    int links_job;          /* whose congestion share the summary gives: a job, -1 all */
 } rp_run;
 
 void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est);

@@ -106,7 +106,17 @@ int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *
         eng_options eo = {.fidelity = opt->fidelity,
                           .exec_speed_scale = exec_scale(wl, plat),
                           .record_tasks = details != NULL || trace != NULL};
-        status = eng_run(&graph, plat, gpu_of_rank, &eo, &res, err);
+        lk_collector *col = NULL;
+        if (opt->links)
+            status = lk_begin(plat, 1, &col, err);
+        if (status == HS_OK)
+            status = eng_run(&graph, plat, gpu_of_rank, &eo, &res, err);
+        if (col) { /* ended even when the run failed, so that collection stops */
+            char lk_err[HS_ERR_LEN];
+            int lk_status = lk_end(col, res.makespan_s, opt->links, lk_err);
+            if (status == HS_OK && lk_status != HS_OK)
+                status = hs_fail(err, lk_status, "%s", lk_err);
+        }
     }
     if (status == HS_OK) {
         int crit = critical_rank(&res);

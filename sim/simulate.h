@@ -12,6 +12,7 @@
 #include "breakdown.h"
 #include "engine.h"
 #include "estimate.h"
+#include "links.h"
 #include "placement.h"
 #include "platform.h"
 #include "strategy.h"
@@ -23,6 +24,8 @@ typedef struct {
     pl_kind placement;     /* --placement packed|spread */
     const char *trace_path;        /* --trace: Chrome trace file to write, NULL: none */
     const tr_gpu_set *trace_gpus;  /* --trace-gpus: the GPUs the trace keeps, NULL: all */
+    lk_stats *links;       /* --links: when non-NULL, the run's link statistics go here (free
+                            * with lk_stats_free) */
 } sm_options;
 
 /* What the simulation adds to the estimate, for `compare` to explain differences. */

@@ -4,7 +4,8 @@
  * need not be sorted (the viewers sort them), so the writer emits every kept rank's metadata and
  * tasks in rank order as it goes, one line per event, through a large stdio buffer. Times are
  * microseconds with three decimals (nanoseconds), enough to keep the slices of one rank summing
- * to its busy times within a nanosecond per slice. */
+ * to its busy times within a nanosecond per slice. Process and thread ids start at 1: Perfetto
+ * treats pid 0 and tid 0 as the kernel's (google/perfetto#394). */
 #define _POSIX_C_SOURCE 200809L
 #include "trace.h"
 
@@ -126,6 +127,10 @@ int tr_gpus_check(const tr_gpu_set *set, const int *gpu_of_rank, int n_ranks, in
 
 /* ---------------------------------------------------------------- writing */
 
+/* Ids from 1 (Perfetto's pid and tid 0 are the kernel's); a GPU's streams side by side. */
+static int node_pid(int node) { return node + 1; }
+static int stream_tid(int gpu, int stream) { return 2 * gpu + 1 + stream; }
+
 static void put_string(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -169,7 +174,7 @@ int tr_open(const char *path, int n_nodes, tr_writer **wp, char *err)
         return hs_fail(err, HS_EINPUT, "--trace: cannot create '%s.tmp': %s", path, strerror(e));
     }
     setvbuf(w->out, w->buffer, _IOFBF, TR_BUFFER_BYTES);
-    w->network_pid = n_nodes;
+    w->network_pid = node_pid(n_nodes);
     fputs("{\"displayTimeUnit\": \"ms\", \"otherData\": {\"generator\": \"hybridsim\"}, "
           "\"traceEvents\": [",
           w->out);
@@ -201,17 +206,18 @@ static void put_sort_index(tr_writer *w, const char *what, int pid, int tid, lon
 static void put_tracks(tr_writer *w, int node, bool name_node, int gpu, int rank)
 {
     char name[96];
+    int pid = node_pid(node);
     if (name_node) {
         snprintf(name, sizeof name, "node %d", node);
-        put_metadata(w, "process_name", node, -1, name);
-        put_sort_index(w, "process_sort_index", node, -1, node);
+        put_metadata(w, "process_name", pid, -1, name);
+        put_sort_index(w, "process_sort_index", pid, -1, pid);
     }
-    snprintf(name, sizeof name, "gpu %d (rank %d)", gpu, rank);
-    put_metadata(w, "thread_name", node, 2 * gpu, name);
-    put_sort_index(w, "thread_sort_index", node, 2 * gpu, 2L * gpu);
-    snprintf(name, sizeof name, "gpu %d (rank %d) comm", gpu, rank);
-    put_metadata(w, "thread_name", node, 2 * gpu + 1, name);
-    put_sort_index(w, "thread_sort_index", node, 2 * gpu + 1, 2L * gpu + 1);
+    for (int stream = 0; stream < 2; stream++) {
+        snprintf(name, sizeof name, "gpu %d (rank %d)%s", gpu, rank, stream ? " comm" : "");
+        put_metadata(w, "thread_name", pid, stream_tid(gpu, stream), name);
+        put_sort_index(w, "thread_sort_index", pid, stream_tid(gpu, stream),
+                       stream_tid(gpu, stream));
+    }
 }
 
 /* The slice's name: a kernel is "LAYER phase", a communication task "op LAYER" (or "op phase"
@@ -240,7 +246,7 @@ static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gp
     put_task_name(out, t, run->wl);
     fprintf(out, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, "
             "\"dur\": %.3f, \"args\": {\"layer\": %d, \"phase\": \"%s\", \"seconds\": %.9g",
-            kernel ? "compute" : "comm", node, 2 * gpu + !kernel, start_s * 1e6,
+            kernel ? "compute" : "comm", node_pid(node), stream_tid(gpu, !kernel), start_s * 1e6,
             (end_s - start_s) * 1e6, (int)t->layer, tg_phase_name((tg_phase)t->phase),
             end_s - start_s);
     if (!kernel) {

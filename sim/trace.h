@@ -1,13 +1,14 @@
 /* trace.h: a simulated run as a Chrome trace-event file (--trace FILE.json), to look at in
  * Perfetto (ui.perfetto.dev) or chrome://tracing.
  *
- * Layout: one process per node (pid = node index, named "node N"); per GPU two threads, its
- * compute stream (tid 2G, named "gpu G (rank r)") and its communication stream (tid 2G+1,
+ * Layout: one process per node (pid = node + 1, named "node N"); per GPU two threads, its
+ * compute stream (tid 2G+1, named "gpu G (rank r)") and its communication stream (tid 2G+2,
  * "gpu G (rank r) comm"), as the two streams overlap; one complete event ("ph":"X", ts and dur
  * in microseconds) per kernel and per communication task, with the layer, phase, seconds and
  * (communication) peer or group size, bytes and algorithm in its args. Counter events
- * ("ph":"C") go to one more process, "network" (pid = the platform's node count): that is the
- * hook through which link statistics are drawn as utilisation tracks.
+ * ("ph":"C") go to one more process, "network" (pid = the platform's node count + 1): that is
+ * the hook through which link statistics are drawn as utilisation tracks. Ids start at 1
+ * because Perfetto reserves pid and tid 0 for the kernel.
  *
  * The file is streamed event by event into FILE.tmp and renamed to FILE when complete, so a
  * large run needs no memory for it and a failed run leaves no half-written trace. */

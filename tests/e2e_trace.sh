@@ -64,9 +64,9 @@ for (pid, tid), name in threads.items():
     words = name.split()
     if len(words) == 4 and words[0] == "gpu":
         g, r = int(words[1]), int(words[3].rstrip(")"))
-        assert tid == 2 * g, name
-        assert pid == g // per_node, (name, pid)
-        assert procs[pid] == "node %d" % pid, procs.get(pid)
+        assert tid == 2 * g + 1, name
+        assert pid == g // per_node + 1, (name, pid)
+        assert procs[pid] == "node %d" % (pid - 1), procs.get(pid)
         assert threads.get((pid, tid + 1)) == name + " comm", name
         gpu_rank[g] = r
 kept = sorted(gpu_rank)
@@ -82,7 +82,7 @@ busy = {}      # (GPU, stream) -> seconds
 for e in events:
     if e["ph"] != "X":
         continue
-    g, stream = divmod(e["tid"], 2)
+    g, stream = divmod(e["tid"] - 1, 2)
     assert g in gpu_rank, e
     assert e["dur"] >= 0 and e["ts"] >= 0, e
     assert ("comm" if stream else "compute") == e["cat"], e
@@ -97,7 +97,7 @@ it = run["iteration"]
 for g, r in gpu_rank.items():
     if r != crit:
         continue
-    n = sum(1 for e in events if e["ph"] == "X" and e["tid"] // 2 == g)
+    n = sum(1 for e in events if e["ph"] == "X" and (e["tid"] - 1) // 2 == g)
     tol = 1e-9 * n + 1e-9 * it["total_s"]
     assert abs(busy.get((g, 0), 0) - it["compute_s"]) <= tol, (busy.get((g, 0)), it)
     assert abs(busy.get((g, 1), 0) - it["comm_s"]) <= tol, (busy.get((g, 1)), it)

@@ -393,27 +393,29 @@ static void test_trace_of_the_hand_run(void **state)
     hand_run_build(&h);
     char *text = write_trace(&h, NULL, true);
 
-    /* A process per node, a named track pair per GPU. */
-    assert_non_null(strstr(text, "\"pid\": 0, \"args\": {\"name\": \"node 0\"}"));
-    assert_non_null(strstr(text, "\"pid\": 1, \"args\": {\"name\": \"node 1\"}"));
-    assert_non_null(strstr(text, "\"tid\": 0, \"args\": {\"name\": \"gpu 0 (rank 0)\"}"));
-    assert_non_null(strstr(text, "\"tid\": 1, \"args\": {\"name\": \"gpu 0 (rank 0) comm\"}"));
-    assert_non_null(strstr(text, "\"tid\": 10, \"args\": {\"name\": \"gpu 5 (rank 1)\"}"));
-    assert_non_null(strstr(text, "\"tid\": 11, \"args\": {\"name\": \"gpu 5 (rank 1) comm\"}"));
+    /* A process per node (pid node + 1), a named track pair per GPU (tids 2G+1, 2G+2). */
+    assert_non_null(strstr(text, "\"pid\": 1, \"args\": {\"name\": \"node 0\"}"));
+    assert_non_null(strstr(text, "\"pid\": 2, \"args\": {\"name\": \"node 1\"}"));
+    assert_non_null(strstr(text, "\"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"gpu 0 (rank 0)\"}"));
+    assert_non_null(strstr(text, "\"pid\": 1, \"tid\": 2, \"args\": {\"name\": \"gpu 0 (rank 0) "
+                                 "comm\"}"));
+    assert_non_null(strstr(text, "\"pid\": 2, \"tid\": 11, \"args\": {\"name\": \"gpu 5 (rank 1)\"}"));
+    assert_non_null(strstr(text, "\"pid\": 2, \"tid\": 12, \"args\": {\"name\": \"gpu 5 (rank 1) "
+                                 "comm\"}"));
 
     /* Slices: the durations per track are the ranks' busy times, in microseconds. */
-    double dur_us[12];
+    double dur_us[13];
     int slices;
-    sum_durations(text, dur_us, 12, &slices);
+    sum_durations(text, dur_us, 13, &slices);
     assert_int_equal(slices, 8);
-    check_close(dur_us[0], 4e6, "gpu 0 compute");
-    check_close(dur_us[1], 4.5e6, "gpu 0 comm");
-    check_close(dur_us[10], 2e6, "gpu 5 compute");
-    check_close(dur_us[11], 0.5e6, "gpu 5 comm");
+    check_close(dur_us[1], 4e6, "gpu 0 compute");
+    check_close(dur_us[2], 4.5e6, "gpu 0 comm");
+    check_close(dur_us[11], 2e6, "gpu 5 compute");
+    check_close(dur_us[12], 0.5e6, "gpu 5 comm");
 
     /* Names and args: the layer, the phase, the op, the group or peer, escaped names. */
     assert_non_null(strstr(text, "{\"name\": \"L0 forward\", \"cat\": \"compute\", \"ph\": \"X\", "
-                                 "\"pid\": 0, \"tid\": 0, \"ts\": 0.000, \"dur\": 1000000.000"));
+                                 "\"pid\": 1, \"tid\": 1, \"ts\": 0.000, \"dur\": 1000000.000"));
     assert_non_null(strstr(text, "\"name\": \"allgather L0\""));
     assert_non_null(strstr(text, "\"op\": \"allgather\", \"bytes\": 100, \"group_size\": 2, "
                                  "\"algorithm\": \"ring\""));
@@ -421,8 +423,8 @@ static void test_trace_of_the_hand_run(void **state)
     assert_non_null(strstr(text, "\"name\": \"FC \\\"out\\\"\\\\1 update\""));
     assert_non_null(strstr(text, "\"op\": \"recv\", \"bytes\": 64, \"peer_rank\": 0"));
     /* The counter hook: a network process after the nodes. */
-    assert_non_null(strstr(text, "\"pid\": 2, \"args\": {\"name\": \"network\"}"));
-    assert_non_null(strstr(text, "{\"name\": \"link \\\"spine-0\\\"\", \"ph\": \"C\", \"pid\": 2, "
+    assert_non_null(strstr(text, "\"pid\": 3, \"args\": {\"name\": \"network\"}"));
+    assert_non_null(strstr(text, "{\"name\": \"link \\\"spine-0\\\"\", \"ph\": \"C\", \"pid\": 3, "
                                  "\"ts\": 1500000.000, \"args\": {\"utilisation\": 0.75}}"));
     free(text);
     hand_run_free(&h);
@@ -441,11 +443,11 @@ static void test_trace_keeps_the_listed_gpus(void **state)
     assert_null(strstr(text, "node 0"));
     assert_null(strstr(text, "network"));
     assert_non_null(strstr(text, "gpu 5 (rank 1)"));
-    double dur_us[12];
+    double dur_us[13];
     int slices;
-    sum_durations(text, dur_us, 12, &slices);
+    sum_durations(text, dur_us, 13, &slices);
     assert_int_equal(slices, 2);
-    check_close(dur_us[10], 2e6, "gpu 5 compute");
+    check_close(dur_us[11], 2e6, "gpu 5 compute");
     free(text);
     tr_gpus_free(&set);
     hand_run_free(&h);

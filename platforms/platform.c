@@ -16,9 +16,10 @@
  * latencies (TCP's RTT unfairness), where ptask_L07 shares equally. We keep CM02: flows that
  * meet on one link have nearly the same latency here (inter-node routes differ by at most
  * 2.2%, 30.31 vs 30.98 us on ABCI, and NVLink flows never share a link with network flows),
- * so its shares are within about 1% of equal ones, and CM02's lazy update is much faster than
- * L07's full one on the millions of messages a step-by-step ring sends. platforms/README.md
- * says the same for users. SimGrid's own log output is silenced (threshold critical). */
+ * so its shares are within about 1% of equal ones (except one-hop and two-hop flows on a
+ * cube-mesh NVLink: 2/3 and 1/3), and CM02's lazy update is much faster than L07's full one
+ * on the millions of messages a step-by-step ring sends. platforms/README.md says the same
+ * for users. SimGrid's own log output is silenced (threshold critical). */
 #include "platform.h"
 
 #include <math.h>

@@ -881,14 +881,14 @@ static const pg_flag pg_flags[] = {
     {"gpus-per-pcie-switch", FL_INT, 0, F(gpus_per_pcie_switch), NULL,
      "GPUs sharing one PCIe switch and its NICs"},
     {"nics-per-node", FL_INT, 0, F(nics_per_node), auto_word,
-     "NICs per node, shared evenly by the PCIe switches (auto: one per switch)"},
+     "NICs per node, spread over the PCIe switches (auto: 1 a switch)"},
     {"gpu-speed", FL_QTY, UN_SPEED, F(gpu_speed_flops), NULL, "speed of a GPU host"},
     {"gpu-memory", FL_QTY, UN_SIZE, F(gpu_memory_bytes), NULL, "memory of one GPU"},
     {"gpu-model", FL_STR, 0, F(gpu_model), NULL, "GPU model, compared with a workload's device"},
     {"nvlink-topology", FL_TOPO, 0, F(nvlink_topology), NULL,
      "all-to-all, cube-mesh (DGX-1V, 8 GPUs) or nvswitch"},
     {"nvlink-gen", FL_CHOICE, 0, F(nvlink_link_bw_Bps), nvlink_gens,
-     "NVLink generation: 1 (20GBps a link), 2, 3, 4 (25GBps); sets --nvlink-link-bw"},
+     "1 (20GBps a link), 2, 3, 4 (25GBps): sets --nvlink-link-bw"},
     {"nvlink-link-bw", FL_QTY, UN_BANDWIDTH, F(nvlink_link_bw_Bps), NULL,
      "one NVLink link, one direction"},
     {"nvlink-links-per-pair", FL_INT, 0, F(nvlink_links_per_pair), NULL,
@@ -896,18 +896,18 @@ static const pg_flag pg_flags[] = {
     {"nvlink-links-per-gpu", FL_INT, 0, F(nvlink_links_per_gpu), NULL,
      "nvswitch: links from each GPU into the switch"},
     {"nvlink-bw", FL_QTY, UN_BANDWIDTH, F(nvlink_bw_Bps), auto_word,
-     "a pair's (all-to-all) or a GPU's (nvswitch) NVLink, one direction (auto: links x link)"},
+     "all-to-all: a pair, nvswitch: a GPU (auto: links x link bw)"},
     {"nvlink-latency", FL_QTY, UN_TIME, F(nvlink_latency_s), NULL,
      "one NVLink transfer (cube-mesh: per hop)"},
     {"nvswitch-latency", FL_QTY, UN_TIME, F(nvswitch_latency_s), NULL,
      "nvswitch: crossing the switch"},
     {"pcie-gen", FL_CHOICE, 0, F(pcie_bw_Bps), pcie_gens,
-     "PCIe x16 generation: 3 (16GBps), 4 (32GBps), 5 (64GBps); sets --pcie-bw"},
+     "3, 4, 5 (16, 32, 64GBps x16): sets --pcie-bw"},
     {"pcie-bw", FL_QTY, UN_BANDWIDTH, F(pcie_bw_Bps), NULL, "one direction of a GPU's PCIe link"},
     {"pcie-latency", FL_QTY, UN_TIME, F(pcie_latency_s), NULL,
      "latency of a PCIe link and switch"},
     {"nic-type", FL_CHOICE, 0, F(nic_bw_Bps), nic_types,
-     "InfiniBand edr (12.5GBps), hdr (25GBps), ndr (50GBps); sets --nic-bw"},
+     "InfiniBand edr, hdr, ndr (12.5, 25, 50GBps): sets --nic-bw"},
     {"nic-bw", FL_QTY, UN_BANDWIDTH, F(nic_bw_Bps), NULL, "one direction of a NIC's cable"},
     {"nic-latency", FL_QTY, UN_TIME, F(nic_latency_s), NULL, "latency of a NIC and its cable"},
     {"nodes-per-leaf", FL_INT, 0, F(nodes_per_leaf), NULL, "nodes under one leaf switch group"},
@@ -1111,7 +1111,7 @@ static void usage(FILE *o, const pg_params *d, const char *preset)
     fprintf(o, "%s preset's (`hybridsim platform --preset NAME --help` shows another's).\n\n",
             preset);
     fprintf(o, "  %-24s %-12s %s\n", "--preset NAME", preset,
-            "start from a known machine: abci, dgx1, nvswitch-ndr");
+            "abci, dgx1 or nvswitch-ndr (README: sources)");
     for (size_t i = 0; i < PG_NFLAGS; i++) {
         char name[64];
         snprintf(name, sizeof name, "--%s", pg_flags[i].name);

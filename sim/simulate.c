@@ -1,6 +1,7 @@
 /* simulate.c: expansion + placement + engine = a simulated estimate (simulate.h). */
 #include "simulate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,22 @@ static int trace_open(const plat_platform *plat, const sm_options *opt, const in
     return status;
 }
 
+/* With --links: a counter track per busiest link (lk_stats.top) in the network process. The
+ * statistics hold each link's mean utilisation over the run, not its course, so the track is
+ * that mean from the start to the end of the run; a time series would come from the links'
+ * busy periods, which links.c computes but does not keep. */
+static void trace_links(tr_writer *trace, const lk_stats *links)
+{
+    char name[2 * PLAT_NAME_LEN];
+    for (int k = 0; k < LK_TOP && links->top[k] >= 0; k++) {
+        const lk_link *l = &links->links[links->top[k]];
+        snprintf(name, sizeof name, "%s %s mean utilisation", l->name,
+                 lk_direction_name(l->direction));
+        tr_write_counter(trace, name, 0.0, l->mean_util);
+        tr_write_counter(trace, name, links->makespan_s, 0.0);
+    }
+}
+
 static int trace_write(tr_writer *trace, const wl_workload *wl, const plat_platform *plat,
                        const sm_options *opt, const tg_graph *g, const eng_result *res,
                        const int *gpu_of_rank, char *err)
@@ -72,8 +89,8 @@ static int trace_write(tr_writer *trace, const wl_workload *wl, const plat_platf
     tr_run run = {.g = g, .res = res, .gpu_of_rank = gpu_of_rank,
                   .gpus_per_node = plat->gpus_per_node, .wl = wl, .gpus = opt->trace_gpus};
     int status = tr_write_run(trace, &run, err);
-    /* Hook: link utilisation counters (tr_write_counter) go here once the engine reports
-     * per-link statistics over time. */
+    if (status == HS_OK && opt->links)
+        trace_links(trace, opt->links);
     if (status != HS_OK) {
         tr_abort(trace);
         return status;

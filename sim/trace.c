@@ -298,7 +298,7 @@ void tr_write_counter(tr_writer *w, const char *name, double t_s, double value)
     fputs("{\"name\": ", w->out);
     put_string(w->out, name);
     fprintf(w->out, ", \"ph\": \"C\", \"pid\": %d, \"ts\": %.3f, \"args\": {\"utilisation\": "
-            "%.6g}}", w->network_pid, t_s * 1e6, value);
+            "%.9g}}", w->network_pid, t_s * 1e6, value);
 }
 
 static void free_writer(tr_writer *w)

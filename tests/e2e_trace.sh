@@ -146,6 +146,28 @@ gpus = sorted(int(n.split()[1]) for n in names)
 assert len(gpus) == 8 and gpus[-1] >= 8, gpus
 PY
 
+# With --links, the busiest links (the JSON's "top") become counter tracks of a network process.
+run "links counters" simulate "${rn[@]}" -s data -g 16 -b 512 --json --links "$TMP/l.csv" --trace "$TMP/l.json" &&
+python3 - "$TMP/out" "$TMP/l.json" <<'PY' || fail "links counters"
+import json, sys
+run, trace = (json.load(open(p)) for p in sys.argv[1:])
+ev = trace["traceEvents"]
+net = [e["pid"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"
+       and e["args"]["name"] == "network"]
+assert len(net) == 1, net
+counters = {}
+for e in ev:
+    if e["ph"] == "C":
+        assert e["pid"] == net[0], e
+        counters.setdefault(e["name"], []).append((e["ts"], e["args"]["utilisation"]))
+top = run["links"]["top"]
+assert len(top) > 0 and len(counters) == len(top), (len(counters), len(top))
+for t in top:
+    c = counters["%s %s mean utilisation" % (t["link"], t["direction"])]
+    assert c[0][0] == 0 and abs(c[0][1] - t["mean_utilisation"]) <= 1e-6 * t["mean_utilisation"], c
+    assert c[1][1] == 0 and abs(c[1][0] * 1e-6 - run["iteration"]["total_s"]) < 1e-9, c
+PY
+
 # Tables: top 10 by default, all with --per-layer, none with --layers-top 0.
 if run "table" simulate "${rn[@]}" -s data -g 8 -b 256; then
     grep -q "top 10 of 166 layers" "$TMP/out" || fail "table: top 10"

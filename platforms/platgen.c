@@ -9,7 +9,8 @@
  *    spine (Full)                  router spine-router only, first because of SimGrid's DTD
  *    rNN (Full)                    leaf-to-leaf routes: leaf uplink, rack switch, leaf uplink
  *     lNNN (Full)                  node-to-node routes: the leaf switch
- *      nNNNN (Full)                GPU-GPU: NVLink; GPU-gateway: its PCIe link + its NIC cable
+ *      nNNNN (Full)                GPU-GPU: NVLink; GPU-gateway: its PCIe link + its NIC cable;
+ *                                  GPU-host memory (host nNNNN-cpu): its PCIe link
  *      lNNN-sw (Full)              a zone holding only router lNNN-up, the leaf's way up
  *     rNN-sw (Full)                holds router rNN-up, the rack's way up
  *
@@ -606,7 +607,7 @@ static void write_links(FILE *o, const pg_params *p, const pg_layout *L)
 static void write_node(FILE *o, const pg_params *p, const pg_layout *L, int node)
 {
     char nz[PG_NAME_LEN], gw[PG_NAME_LEN], g1[PG_NAME_LEN], g2[PG_NAME_LEN];
-    char pcie[PG_NAME_LEN], nic[PG_NAME_LEN];
+    char pcie[PG_NAME_LEN], nic[PG_NAME_LEN], cpu[PG_NAME_LEN];
     const char *in = "    ";
     node_name(L, node, nz);
     name_of(gw, "%s-gw", nz);
@@ -616,6 +617,11 @@ static void write_node(FILE *o, const pg_params *p, const pg_layout *L, int node
         fprintf(o, "%s<host id=\"%s\" speed=\"%s\"/>\n", in, g1,
                 qty(p->gpu_speed_flops, UN_SPEED).s);
     }
+    /* The node's host memory (its CPUs and DRAM): where messages staged without GPUDirect go
+     * (sim/engine_comm.c), each GPU over its own PCIe link. It never computes: the speed is a
+     * placeholder. */
+    name_of(cpu, "%s-cpu", nz);
+    fprintf(o, "%s<host id=\"%s\" speed=\"1Gf\"/>\n", in, cpu);
     /* The node's gateway: where its NIC cables reach the leaf switch. */
     fprintf(o, "%s<router id=\"%s\"/>\n", in, gw);
     for (int a = 0; a < p->gpus_per_node; a++)
@@ -635,6 +641,9 @@ static void write_node(FILE *o, const pg_params *p, const pg_layout *L, int node
         fprintf(o, "%s<route src=\"%s\" dst=\"%s\">", in, g1, gw);
         xml_ctn(o, pcie, "UP");
         xml_ctn(o, nic, "UP");
+        fputs("</route>\n", o);
+        fprintf(o, "%s<route src=\"%s\" dst=\"%s\">", in, g1, cpu);
+        xml_ctn(o, pcie, "UP");
         fputs("</route>\n", o);
     }
     fputs("   </zone>\n", o);

@@ -546,17 +546,20 @@ static void test_abci_facts(void **state)
     assert_string_equal(abci.gpu_model, "V100-16GB");
 }
 
-/* Rank r is GPU r%4 of node r/4, and SimGrid's name-sorted host list has the same order. */
+/* Rank r is GPU r%4 of node r/4, and SimGrid's name-sorted host list has the same order, each
+ * node's host memory (nNNNN-cpu) sorting just before its GPUs. */
 static void test_abci_rank_order(void **state)
 {
     (void)state;
     char want[32];
     sg_host_t *hosts = sg_host_list();
-    assert_int_equal(sg_host_count(), 4352);
+    assert_int_equal(sg_host_count(), 4352 + 1088);
     for (int r = 0; r < abci.n_gpus; r++) {
         snprintf(want, sizeof want, "n%04d-gpu%d", r / 4, r % 4);
         assert_string_equal(sg_host_get_name(abci.gpus[r]), want);
-        assert_ptr_equal(hosts[r], abci.gpus[r]);
+        assert_ptr_equal(hosts[r + r / 4 + 1], abci.gpus[r]);
+        snprintf(want, sizeof want, "n%04d-cpu", r / 4);
+        assert_string_equal(sg_host_get_name(hosts[r / 4 * 5]), want);
     }
     xbt_free(hosts);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analytic.h"
+#include "fabric.h"
 #include "platgen.h"
 #include "platform.h"
 #include "report.h"
@@ -26,6 +27,8 @@
 
 typedef enum { CMD_ANALYTIC, CMD_SIMULATE, CMD_COMPARE } cli_command;
 typedef enum { OUT_TABLE, OUT_JSON, OUT_ROW } cli_output;
+
+#define CLI_MAX_JOBS 64 /* --job and --background flags each */
 
 /* Everything a run command's flags say. */
 typedef struct {
@@ -44,6 +47,11 @@ typedef struct {
     int layers_top;           /* --layers-top N, --per-layer (-1): per-layer table rows */
     const char *links_path;   /* --links FILE.csv: link statistics, or NULL */
     bool links_all;           /* --links-all: every link in the CSV, not only those used */
+    const char *jobs[CLI_MAX_JOBS];        /* --job SPEC, repeatable (fabric.h) */
+    int n_jobs;
+    const char *backgrounds[CLI_MAX_JOBS]; /* --background SPEC, repeatable */
+    int n_backgrounds;
+    bool baseline;            /* --baseline: each job also alone */
 } cli_options;
 
 static const char *command_names[] = {"analytic", "simulate", "compare"};
@@ -94,6 +102,14 @@ static void print_usage(FILE *out)
             "                          mean and peak utilisation (CSV); the report adds a summary\n"
             "                          per link kind, the top links and the congestion share;\n"
             "                          --links-all lists unused links too\n"
+            "      --job SPEC          simulate: one job of several sharing the platform, e.g.\n"
+            "                          \"w=resnet50,s=data,g=128,b=4096,racks=0-1,placement=spread\"\n"
+            "                          (keys w s g b, optional name layers S gpus racks placement;\n"
+            "                          lists are ranges joined by '+': gpus=0-63+128-191);\n"
+            "                          repeat for each job; -w -s -g -b go inside\n"
+            "      --background SPEC   traffic for the whole run: \"from=NODES,to=NODES,rate=5GBps\"\n"
+            "                          (optional gpu=G: the GPU host of each node it uses)\n"
+            "      --baseline          with --job: also each job alone, to report its slowdown\n"
             "  -h, --help              this text;  --version  the version\n"
             "\n"
             "Times are seconds, memory bytes (GB = 1e9 bytes in tables). Exit status: 0 success,\n"
@@ -138,7 +154,8 @@ static int require(const char *flag, const void *value, char *err)
 static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
 {
     enum { OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
-           OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL };
+           OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_JOB = 1300, OPT_BACKGROUND,
+           OPT_BASELINE };
     static const struct option longopts[] = {
         {"workload", required_argument, NULL, 'w'},
         {"platform", required_argument, NULL, 'p'},
@@ -158,12 +175,15 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         {"per-layer", no_argument, NULL, OPT_PER_LAYER},
         {"links", required_argument, NULL, OPT_LINKS},
         {"links-all", no_argument, NULL, OPT_LINKS_ALL},
+        {"job", required_argument, NULL, OPT_JOB},
+        {"background", required_argument, NULL, OPT_BACKGROUND},
+        {"baseline", no_argument, NULL, OPT_BASELINE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int64_t v = 0;
     int status = HS_OK;
-    bool gpus_given = false, batch_given = false;
+    bool gpus_given = false, batch_given = false, placement_given = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -189,7 +209,10 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
             o->micro_batches = (int)v;
             break;
         case 'c': status = parse_fidelity(optarg, &o->sim.fidelity, err); break;
-        case 'P': status = pl_parse(optarg, &o->sim.placement, err); break;
+        case 'P':
+            status = pl_parse(optarg, &o->sim.placement, err);
+            placement_given = true;
+            break;
         case 'j': o->output = OUT_JSON; break;
         case OPT_ROW: o->output = OUT_ROW; break;
         case OPT_ROW_HEADER: o->output = OUT_ROW; o->row_header = true; break;
@@ -206,6 +229,17 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         case OPT_PER_LAYER: o->layers_top = -1; break;
         case OPT_LINKS: o->links_path = optarg; break;
         case OPT_LINKS_ALL: o->links_all = true; break;
+        case OPT_JOB:
+            if (o->n_jobs == CLI_MAX_JOBS)
+                return hs_fail(err, HS_EINPUT, "--job: at most %d jobs", CLI_MAX_JOBS);
+            o->jobs[o->n_jobs++] = optarg;
+            break;
+        case OPT_BACKGROUND:
+            if (o->n_backgrounds == CLI_MAX_JOBS)
+                return hs_fail(err, HS_EINPUT, "--background: at most %d", CLI_MAX_JOBS);
+            o->backgrounds[o->n_backgrounds++] = optarg;
+            break;
+        case OPT_BASELINE: o->baseline = true; break;
         case 'h': print_usage(stdout); return -1;
         case ':':
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
@@ -218,6 +252,27 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         return status;
     if (optind < argc)
         return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
+    if (o->n_jobs || o->n_backgrounds || o->baseline) {
+        /* a shared fabric: each job names its own workload, strategy, GPUs and batch */
+        const char *per_job = o->workload ? "-w" : o->strategy ? "-s" : gpus_given ? "-g"
+                            : batch_given ? "-b" : o->layers ? "--layers"
+                            : o->micro_batches ? "--micro-batches"
+                            : placement_given ? "--placement" : NULL;
+        if (!o->n_jobs)
+            return hs_fail(err, HS_EINPUT, "%s needs at least one --job SPEC",
+                           o->baseline ? "--baseline" : "--background");
+        if (o->command != CMD_SIMULATE)
+            return hs_fail(err, HS_EINPUT, "--job is for simulate");
+        if (per_job)
+            return hs_fail(err, HS_EINPUT, "%s cannot be combined with --job: give it inside each "
+                           "--job (w=, s=, g=, b=, layers=, S=, placement=)", per_job);
+        if (o->output == OUT_ROW || o->sim.trace_path || o->layers_top != 10)
+            return hs_fail(err, HS_EINPUT, "--job runs print tables or --json; --row, --trace and "
+                           "per-layer tables are for single runs");
+        if (o->links_all && !o->links_path)
+            return hs_fail(err, HS_EINPUT, "--links-all needs --links FILE.csv");
+        return require("-p PLATFORM", o->platform, err);
+    }
     if ((status = require("-w WORKLOAD", o->workload, err)) ||
         (status = require("-p PLATFORM", o->platform, err)) ||
         (status = require("-s STRATEGY", o->strategy, err)) ||
@@ -313,7 +368,9 @@ static int run_command(const cli_options *o, char *err)
     sm_options sim_opt = o->sim;
     if (o->links_path)
         sim_opt.links = &links;
-    int status = load_inputs(o, &in, err);
+    int status = o->links_path ? lk_csv_check(o->links_path, err) : HS_OK;
+    if (status == HS_OK)
+        status = load_inputs(o, &in, err);
     if (status != HS_OK) {
         free_inputs(&in);
         return status;
@@ -395,8 +452,16 @@ static int run_main(cli_command command, int argc, char **argv, char *err)
     o.sim.placement = PL_PACKED;
     o.layers_top = 10;
     int status = parse_run_options(argc, argv, &o, err);
-    if (status == HS_OK)
+    if (status == HS_OK && o.n_jobs) {
+        fb_request req = {.platform = o.platform, .fidelity = o.sim.fidelity, .jobs = o.jobs,
+                          .n_jobs = o.n_jobs, .backgrounds = o.backgrounds,
+                          .n_backgrounds = o.n_backgrounds, .baseline = o.baseline,
+                          .json = o.output == OUT_JSON, .links_path = o.links_path,
+                          .links_all = o.links_all};
+        status = fb_run(&req, stdout, err);
+    } else if (status == HS_OK) {
         status = run_command(&o, err);
+    }
     tr_gpus_free(&o.trace_gpus);
     return status < 0 ? HS_OK : status; /* < 0: --help */
 }

@@ -307,13 +307,13 @@ void lk_set_job(lk_collector *col, int gpu, int job)
         col->job_of_gpu[gpu] = job;
 }
 
-void lk_background_send(lk_collector *col, int from_gpu, int to_gpu, double bytes,
-                        double rate_Bps)
+void lk_background_send(lk_collector *col, sg_mailbox_t mailbox, int from_gpu, int to_gpu,
+                        double bytes, double rate_Bps)
 {
     double start_s, end_s;
-    lk_sg_sendto(col->plat->gpus[from_gpu], col->plat->gpus[to_gpu], bytes, rate_Bps, &start_s,
-                 &end_s);
-    note(col, from_gpu, to_gpu, bytes, start_s, end_s, -1);
+    lk_sg_send_capped(mailbox, bytes, rate_Bps, &start_s, &end_s);
+    if (col)
+        note(col, from_gpu, to_gpu, bytes, start_s, end_s, -1);
 }
 
 /* ---- statistics --------------------------------------------------------------------------- */
@@ -629,6 +629,19 @@ static void print_json_name(FILE *f, const char *s)
             fputc(*s, f);
     }
     fputc('"', f);
+}
+
+int lk_csv_check(const char *path, char *err)
+{
+    char tmp[1100];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return hs_fail(err, HS_EINPUT, "--links: path '%s' is too long", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return hs_fail(err, HS_EINPUT, "--links: cannot write '%s'", tmp);
+    fclose(f);
+    remove(tmp);
+    return HS_OK;
 }
 
 int lk_write_csv(const lk_stats *st, const char *path, bool all_links, char *err)

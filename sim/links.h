@@ -102,10 +102,11 @@ int lk_begin(const plat_platform *plat, int n_jobs, lk_collector **col, char *er
 /* Messages sent from this GPU count for job `job`. */
 void lk_set_job(lk_collector *col, int gpu, int job);
 
-/* Background traffic: `bytes` from GPU host `from` to `to`, at most rate_Bps, in the calling
- * SimGrid actor; returns when it has arrived and charges it to the links as background. */
-void lk_background_send(lk_collector *col, int from_gpu, int to_gpu, double bytes,
-                        double rate_Bps);
+/* Background traffic: `bytes` from GPU from_gpu (the calling SimGrid actor's host) to GPU
+ * to_gpu, where an actor receives from `mailbox`, at most rate_Bps; returns when it has arrived
+ * and, if col is not NULL, charges it to the links as background. */
+void lk_background_send(lk_collector *col, sg_mailbox_t mailbox, int from_gpu, int to_gpu,
+                        double bytes, double rate_Bps);
 
 /* Stop collecting, compute the statistics of the run (makespan_s long) into out, free col.
  * HS_EINTERNAL if a message was lost (SimGrid did not report its end). */
@@ -120,6 +121,10 @@ const char *lk_direction_name(lk_direction dir);
  * per link direction that carried traffic, or every one with all_links. Written to path.tmp
  * and renamed; HS_EINPUT naming the path if it cannot be written. */
 int lk_write_csv(const lk_stats *st, const char *path, bool all_links, char *err);
+
+/* Whether the CSV can be written at path (tries path.tmp), so that a bad --links fails before
+ * the simulation runs: HS_EINPUT naming the path. */
+int lk_csv_check(const char *path, char *err);
 
 /* The summary of a run as the reports print it: per kind, the top links, the congestion share
  * of job `job` (-1: all jobs). The table form is indented lines; the JSON form is the value of

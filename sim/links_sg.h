@@ -21,10 +21,10 @@ void lk_sg_set_sink(lk_sg_sink fn, void *ctx);
  * completed without timing (a blocking put). */
 long lk_sg_lost(void);
 
-/* A host-to-host transfer of `bytes` capped at rate_Bps (0: no cap), in the calling actor;
- * returns when it has arrived, with its start and end. Not seen by the sink. */
-void lk_sg_sendto(sg_host_t from, sg_host_t to, double bytes, double rate_Bps, double *start_s,
-                  double *end_s);
+/* Put `bytes` into the mailbox capped at rate_Bps (0: no cap), in the calling actor; returns
+ * when a receiver has it, with the transfer's start and end. Not seen by the sink. */
+void lk_sg_send_capped(sg_mailbox_t mailbox, double bytes, double rate_Bps, double *start_s,
+                       double *end_s);
 
 #ifdef __cplusplus
 }

@@ -726,6 +726,7 @@ void lk_print_summary_json(FILE *out, const lk_stats *st, int job)
                 l->bytes + l->background_bytes, l->busy_s, l->mean_util, l->peak_util);
     }
     fprintf(out, "], \"congestion_share\": %.17g, \"messages\": %ld, \"bytes\": %.17g, "
-            "\"message_time_s\": %.17g, \"waiting_time_s\": %.17g}",
-            t->congestion_share, t->messages, t->bytes, t->actual_s, t->waiting_s);
+            "\"route_bytes\": %.17g, \"message_time_s\": %.17g, \"waiting_time_s\": %.17g}",
+            t->congestion_share, t->messages, t->bytes, t->route_bytes, t->actual_s,
+            t->waiting_s);
 }

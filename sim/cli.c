@@ -20,6 +20,7 @@
 #include "platform.h"
 #include "report.h"
 #include "simulate.h"
+#include "sweep.h"
 #include "strategy.h"
 #include "workload.h"
 
@@ -67,6 +68,7 @@ static void print_usage(FILE *out)
             "                     [--placement packed|spread] [options]\n"
             "  hybridsim compare  -w ... -p ... -s ... -g ... -b ... [options]\n"
             "  hybridsim platform [--preset NAME] [flags] -o FILE.xml   (see hybridsim platform --help)\n"
+            "  hybridsim sweep [FILE.sweep] [flags with lists] -o OUT.csv  (see hybridsim sweep --help)\n"
             "\n"
             "  analytic   ParaDL's closed-form model: instant, no contention\n"
             "  simulate   SimGrid simulation of every kernel and message, with link sharing\n"
@@ -491,10 +493,12 @@ int cli_main(int argc, char **argv)
         status = run_main(CMD_COMPARE, argc - 1, argv + 1, err);
     else if (strcmp(cmd, "platform") == 0)
         status = pg_main(argc - 1, argv + 1, err);
+    else if (strcmp(cmd, "sweep") == 0)
+        status = sw_main(argc - 1, argv + 1, err);
     else
         status = hs_fail(err, HS_EINPUT,
-                         "unknown command '%s' (known: analytic, simulate, compare, platform; "
-                         "see hybridsim --help)",
+                         "unknown command '%s' (known: analytic, simulate, compare, platform, "
+                         "sweep; see hybridsim --help)",
                          cmd);
     fflush(stdout);
     if (status != HS_OK)

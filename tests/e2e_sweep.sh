@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# e2e_sweep.sh: `hybridsim sweep` from the outside: the job list run by real GNU parallel and
+# the Slurm array script (run task by task) merge into the direct sweep's CSV; a sweep killed
+# with SIGKILL or interrupted with SIGINT resumes without redoing finished rows; bad input
+# exits 2 naming the file:line or flag with nothing on stdout; the shipped example parses.
+# Usage (from ctest): e2e_sweep.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$(realpath "$1")"
+SRC="$(realpath "$2")"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 1
+failures=0
+checks=0
+
+fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+check() { checks=$((checks + 1)); }
+
+# The CSV without its wall_s column (35th): equal for two runs of the same configurations.
+# Messages may hold quoted commas; cut splits them the same way in both files.
+strip_wall() { cut -d, -f1-34,36- "$1"; }
+rows() { tail -n +2 "$1" | wc -l; }
+
+sweep_args=(-m analytic -w resnet50 -p abci -s data,filter,data+filter:2x4 -g 8,128
+            --batch-per-gpu 32 -b 512)
+n=12 # configurations
+
+# ---- the direct sweep: the reference ----
+check
+"$HS" sweep "${sweep_args[@]}" -o direct.csv -j 2 2>direct.err || { fail "direct sweep"; cat direct.err; }
+[ "$(rows direct.csv)" -eq $n ] || fail "direct sweep: $(rows direct.csv) rows, expected $n"
+grep -q ',error,-g 128: filter' direct.csv || fail "direct sweep: no error row for filter at 128 GPUs"
+grep -q "^sweep: $n configurations" direct.err || fail "direct sweep: no progress lines on stderr"
+
+# ---- GNU parallel: emit, run for real, merge ----
+check
+if ! command -v parallel >/dev/null; then
+    echo "SKIP [GNU parallel]: 'parallel' is not installed (tests/run.sh installs it)"
+else
+    "$HS" sweep "${sweep_args[@]}" --emit parallel jobs.txt 2>emit.err || { fail "emit parallel"; cat emit.err; }
+    [ "$(wc -l <jobs.txt)" -eq $n ] || fail "emit parallel: $(wc -l <jobs.txt) jobs, expected $n"
+    grep -q "sweep --quiet --jobs 1 --mode analytic -w resnet50 -p abci -s filter -b 32/gpu -g 128 -o jobs.txt.d/" jobs.txt ||
+        fail "emit parallel: job line"
+    parallel --will-cite -j 2 <jobs.txt || fail "GNU parallel run"
+    "$HS" sweep --merge jobs.txt.d -o merged.csv 2>merge.err || { fail "merge"; cat merge.err; }
+    diff <(strip_wall direct.csv) <(strip_wall merged.csv) >diff.out || { fail "merge of GNU parallel != direct sweep"; head diff.out; }
+    # a job run again (parallel --resume style) finds its row and runs nothing
+    first_job="$(head -1 jobs.txt)"
+    before="$(cat jobs.txt.d/000000.csv)"
+    bash -c "$first_job --log again.log" || fail "rerun of a job"
+    [ ! -s again.log ] || fail "a finished job ran again"
+    [ "$before" = "$(cat jobs.txt.d/000000.csv)" ] || fail "a finished job's row changed"
+    # a missing job: merge warns and keeps the rest
+    rm jobs.txt.d/000003.csv
+    "$HS" sweep --merge jobs.txt.d -o partial.csv 2>partial.err || fail "merge with a missing job"
+    grep -q "1 of $n jobs have no row yet (000003)" partial.err || { fail "merge: missing job not named"; cat partial.err; }
+    [ "$(rows partial.csv)" -eq $((n - 1)) ] || fail "merge with a missing job: $(rows partial.csv) rows"
+fi
+
+# ---- Slurm: the array script, each task run as Slurm would ----
+check
+"$HS" sweep "${sweep_args[@]}" --emit slurm array.sh --emit-dir slurm.d 2>/dev/null || fail "emit slurm"
+bash -n array.sh || fail "slurm script is not valid bash"
+grep -q "^#SBATCH --array=0-$((n - 1))\$" array.sh || fail "slurm script: --array=0-$((n - 1))"
+for i in $(seq 0 $((n - 1))); do
+    SLURM_ARRAY_TASK_ID=$i bash array.sh || fail "slurm task $i"
+done
+SLURM_ARRAY_TASK_ID=$n bash array.sh 2>/dev/null && fail "slurm task $n should not exist"
+"$HS" sweep --merge slurm.d -o slurm.csv --quiet || fail "merge slurm"
+diff <(strip_wall direct.csv) <(strip_wall slurm.csv) >/dev/null || fail "merge of Slurm tasks != direct sweep"
+
+# ---- SIGKILL mid-sweep, then resume ----
+check
+kill_args=(-m compare -w resnet50 -p abci -s data,filter -g 4,8 --batch-per-gpu 16 -j 1)
+k=4 # configurations
+E2E_SWEEP_MARK="$TMP" "$HS" sweep "${kill_args[@]}" -o killed.csv --log killed.log 2>/dev/null &
+pid=$!
+for _ in $(seq 1 600); do
+    [ -f killed.csv ] && [ "$(rows killed.csv)" -ge 2 ] && break
+    sleep 0.05
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+# complete lines only: a row cut by the kill does not count as done
+done_rows="$(grep -c '' killed.csv)"
+done_rows=$((done_rows - 1))
+[ -n "$(tail -c1 killed.csv)" ] && done_rows=$((done_rows - 1))
+head -n $((done_rows + 1)) killed.csv | tail -n +2 >finished-before.txt
+echo "SIGKILL after $done_rows of $k rows"
+if [ "$done_rows" -ge $k ]; then
+    echo "NOTE: the sweep finished before it could be killed; the resume check is vacuous"
+fi
+"$HS" sweep "${kill_args[@]}" -o killed.csv --log resumed.log 2>/dev/null || fail "resume after SIGKILL"
+[ "$(rows killed.csv)" -eq $k ] || fail "resume after SIGKILL: $(rows killed.csv) rows, expected $k"
+[ "$(wc -l <resumed.log)" -eq $((k - done_rows)) ] ||
+    fail "resume after SIGKILL ran $(wc -l <resumed.log) configurations, expected $((k - done_rows))"
+while IFS= read -r row; do
+    grep -qxF -- "$row" killed.csv || fail "a row finished before SIGKILL changed: ${row%%,*}"
+done <finished-before.txt
+sleep 0.5 # the killed sweep's children die with it (PR_SET_PDEATHSIG)
+grep -lsF "E2E_SWEEP_MARK=$TMP" /proc/[0-9]*/environ >/dev/null && fail "runs of the killed sweep are still alive"
+"$HS" sweep "${kill_args[@]}" -o reference.csv 2>/dev/null
+diff <(strip_wall reference.csv) <(strip_wall killed.csv) >/dev/null || fail "resumed CSV != uninterrupted CSV"
+
+# ---- SIGINT: a clean stop with exit 1 and a message, then resume ----
+# (job control on: a script's background job would otherwise start with SIGINT ignored)
+check
+set -m
+"$HS" sweep "${kill_args[@]}" -o int.csv 2>int.err &
+pid=$!
+set +m
+for _ in $(seq 1 600); do
+    [ -f int.csv ] && [ "$(rows int.csv)" -ge 1 ] && break
+    sleep 0.05
+done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+echo "SIGINT after $(rows int.csv) of $k rows"
+if [ "$(rows int.csv)" -lt $k ]; then
+    [ "$rc" -eq 1 ] || fail "SIGINT: exit $rc, expected 1"
+    grep -q "interrupted by signal 2" int.err || { fail "SIGINT: no message"; cat int.err; }
+fi
+[ -z "$(tail -c1 int.csv)" ] || fail "SIGINT left a partial line"
+"$HS" sweep "${kill_args[@]}" -o int.csv 2>/dev/null || fail "resume after SIGINT"
+diff <(strip_wall reference.csv) <(strip_wall int.csv) >/dev/null || fail "CSV after SIGINT + resume != uninterrupted"
+
+# ---- bad input: exit 2, the file:line or flag named, nothing on stdout ----
+expect_bad() {
+    local what="$1" needle="$2"
+    shift 2
+    check
+    "$HS" sweep "$@" >bad.out 2>bad.err
+    local rc=$?
+    [ "$rc" -eq 2 ] || { fail "$what: exit $rc, expected 2"; return; }
+    grep -qF -- "$needle" bad.err || { fail "$what: message lacks '$needle'"; cat bad.err; }
+    [ ! -s bad.out ] || fail "$what: wrote to stdout"
+}
+printf 'workloads = resnet50\nplatforms = abci\n# comment\nstrategy = data\ngpu = 4\n' >bad.sweep
+expect_bad "unknown key" "bad.sweep:5: unknown key 'gpu'" bad.sweep -o x.csv
+printf 'workloads = resnet50\nplatforms = abci\nstrategies = data\ngpus = 4\nbatch = 64/rack\n' >bad2.sweep
+expect_bad "bad batch rule" "bad2.sweep:5: batch: '64/rack'" bad2.sweep -o x.csv
+expect_bad "missing sweep file" "nosuch.sweep: cannot read" nosuch.sweep -o x.csv
+expect_bad "unknown flag" "--frobnicate" -w resnet50 --frobnicate
+expect_bad "bad gpus flag" "-g: 'x4' is not a whole number" -w resnet50 -p abci -s data -g x4 -b 64 -o x.csv
+expect_bad "unknown placement" "-P: unknown value 'random'" -w resnet50 -p abci -s data -g 4 -b 64 -P random -o x.csv
+expect_bad "missing merge dir" "--merge nosuch.d" --merge nosuch.d -o x.csv
+expect_bad "unwritable output" "-o /nonexistent/x.csv" -w resnet50 -p abci -s data -g 4 -b 64 -o /nonexistent/x.csv
+[ ! -e x.csv ] || fail "bad input left an output file"
+check
+"$HS" sweep --help | grep -q "batch-per-gpu" || fail "sweep --help"
+
+# ---- the shipped example parses and emits (running it is the example's own business) ----
+check
+(cd "$SRC" && "$HS" sweep experiments/sweeps/example.sweep --emit parallel "$TMP/example.jobs" --quiet) ||
+    fail "experiments/sweeps/example.sweep does not parse"
+[ "$(wc -l <"$TMP/example.jobs")" -eq 8 ] || fail "example.sweep: $(wc -l <"$TMP/example.jobs") jobs, expected 8"
+
+echo "e2e_sweep: $checks checks, $failures failures"
+[ "$failures" -eq 0 ]

@@ -24,12 +24,15 @@
 #include <string.h>
 
 #include <simgrid/actor.h>
+#include <simgrid/host.h>
 
 /* ---- mailboxes ---------------------------------------------------------------------------- */
 
-static uint64_t pair_key(const eng_sim *s, int src, int dst)
+/* Every ordered rank pair has two mailboxes: channel 0 for its messages, channel 1 for the
+ * first half of its messages staged through host memory (to the relay, see below). */
+static uint64_t pair_key(const eng_sim *s, int src, int dst, int channel)
 {
-    return (uint64_t)src * (uint64_t)s->g->n_ranks + (uint64_t)dst + 1;
+    return ((uint64_t)src * (uint64_t)s->g->n_ranks + (uint64_t)dst) * 2 + (uint64_t)channel + 1;
 }
 
 static size_t key_slot(uint64_t key, size_t cap)
@@ -38,10 +41,10 @@ static size_t key_slot(uint64_t key, size_t cap)
     return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
 }
 
-static sg_mailbox_t mailbox_by_pair(int src, int dst)
+static sg_mailbox_t mailbox_by_pair(int src, int dst, int channel)
 {
-    char name[32];
-    snprintf(name, sizeof name, "%d>%d", src, dst);
+    char name[40];
+    snprintf(name, sizeof name, channel ? "%d>%d@host" : "%d>%d", src, dst);
     return sg_mailbox_by_name(name);
 }
 
@@ -72,34 +75,157 @@ static int mbox_grow(eng_mbox_table *t)
     return 0;
 }
 
-/* Make sure the pair has a mailbox (before the simulation). */
-static int mbox_add(eng_sim *s, int src, int dst)
+/* Make sure the pair has a mailbox on the channel (before the simulation). */
+static int mbox_add_on(eng_sim *s, int src, int dst, int channel)
 {
     eng_mbox_table *t = &s->mbox;
     if (2 * (t->used + 1) > t->cap && mbox_grow(t) != 0)
         return -1;
-    uint64_t key = pair_key(s, src, dst);
+    uint64_t key = pair_key(s, src, dst, channel);
     size_t j = key_slot(key, t->cap);
     while (t->keys[j] && t->keys[j] != key)
         j = (j + 1) & (t->cap - 1);
     if (!t->keys[j]) {
         t->keys[j] = key;
-        t->boxes[j] = mailbox_by_pair(src, dst);
+        t->boxes[j] = mailbox_by_pair(src, dst, channel);
         t->used++;
     }
     return 0;
 }
 
-static sg_mailbox_t mbox(const eng_sim *s, int src, int dst)
+static int mbox_add(eng_sim *s, int src, int dst)
+{
+    return mbox_add_on(s, src, dst, 0);
+}
+
+static sg_mailbox_t mbox_on(const eng_sim *s, int src, int dst, int channel)
 {
     const eng_mbox_table *t = &s->mbox;
     if (t->cap) {
-        uint64_t key = pair_key(s, src, dst);
+        uint64_t key = pair_key(s, src, dst, channel);
         for (size_t j = key_slot(key, t->cap); t->keys[j]; j = (j + 1) & (t->cap - 1))
             if (t->keys[j] == key)
                 return t->boxes[j];
     }
-    return mailbox_by_pair(src, dst); /* not foreseen by eng_comm_prepare: still correct */
+    return mailbox_by_pair(src, dst, channel); /* not foreseen by eng_comm_prepare: correct */
+}
+
+static sg_mailbox_t mbox(const eng_sim *s, int src, int dst)
+{
+    return mbox_on(s, src, dst, 0);
+}
+
+/* ---- messages ----------------------------------------------------------------------------- */
+
+/* Chunk sizes are whole bytes: SimGrid sizes messages in bytes. */
+static long chunk_bytes(double bytes)
+{
+    return bytes > 0 ? (long)llround(bytes) : 0;
+}
+
+static sg_comm_t post_send(eng_sim *s, int src, int dst, long bytes)
+{
+    s->messages++;
+    s->bytes_sent += (double)bytes;
+    /* SimGrid refuses a NULL payload; the receiver ignores it anyway. */
+    return sg_mailbox_put_async(mbox(s, src, dst), s, bytes);
+}
+
+/* A message staged through host memory (TG_FLAG_STAGED: MPI without GPUDirect) is copied from
+ * the GPU into host memory and from there into the other GPU. Its callers sleep the platform's
+ * staging latency before posting it (the software cost of the copies); then, between two GPUs
+ * of a node whose platform declares the node's host memory (eng_sim.host_mem), it takes the
+ * PCIe path, not NVLink: a relay actor on that host receives it from the sender over the
+ * sender's PCIe link while it sends it on to the receiver over the receiver's, both copies at
+ * once as pipelined staging does, so each half meets whatever else uses its link. Otherwise
+ * (other nodes: the route already crosses both PCIe links; or no host memory declared) it
+ * takes its route. */
+typedef struct {
+    eng_sim *s;
+    int src, dst;   /* the ranks */
+    long bytes;
+    sg_sem_t copied; /* released once both copies are done */
+    int refs;       /* the relay and the receiver: the last one out frees this */
+} relay_arg;
+
+/* Relay actors do nothing deep: a small stack, as the rank actors (engine.c). */
+#define RELAY_STACK_BYTES (64 * 1024)
+
+static void relay_unref(relay_arg *a)
+{
+    if (--a->refs == 0) {
+        sg_sem_destroy(a->copied);
+        free(a);
+    }
+}
+
+static void relay_exit(int failed, void *arg)
+{
+    (void)failed;
+    relay_unref(arg);
+}
+
+/* The relay's message to the receiver carries the relay_arg as its payload (every other
+ * message carries the eng_sim), so that the receiver can wait for the other copy too: the
+ * data is not all there before both copies are done, whichever link was slower. */
+static void relay_main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    relay_arg *a = sg_actor_self_get_data();
+    sg_actor_on_exit(relay_exit, a); /* also when a deadlock ends the run with the relay stuck */
+    void *payload;
+    sg_comm_t c[2];
+    c[0] = sg_mailbox_get_async(mbox_on(a->s, a->src, a->dst, 1), &payload);
+    c[1] = sg_mailbox_put_async(mbox(a->s, a->src, a->dst), a, a->bytes);
+    sg_comm_wait_all(c, 2);
+    sg_sem_release(a->copied);
+}
+
+/* A receive has completed with this payload: if it came from a relay, wait for the relay's
+ * other copy as well. */
+static void received(const eng_sim *s, void *payload)
+{
+    if (!payload || payload == s)
+        return;
+    relay_arg *a = payload;
+    sg_sem_acquire(a->copied);
+    relay_unref(a);
+}
+
+/* Is a staged message from src to dst relayed through host memory? */
+static bool relayed(const eng_sim *s, int src, int dst)
+{
+    sg_host_t mem = s->host_mem ? s->host_mem[src] : NULL;
+    return mem && mem == s->host_mem[dst];
+}
+
+static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool staged)
+{
+    if (!staged || !relayed(s, src, dst))
+        return post_send(s, src, dst, bytes);
+    relay_arg *a = malloc(sizeof *a);
+    if (!a) /* cannot relay: the message still arrives, over its route */
+        return post_send(s, src, dst, bytes);
+    *a = (relay_arg){s, src, dst, bytes, sg_sem_init(0), 2};
+    sg_actor_t relay = sg_actor_init("relay", s->host_mem[src]);
+    sg_actor_set_stacksize(relay, RELAY_STACK_BYTES);
+    sg_actor_set_data(relay, a);
+    sg_actor_start(relay, relay_main, 0, NULL);
+    s->messages++;
+    s->bytes_sent += (double)bytes;
+    return sg_mailbox_put_async(mbox_on(s, src, dst, 1), s, bytes);
+}
+
+/* The latency of the path a message from rank src to rank dst takes: a relayed one's two
+ * halves run side by side, so the slower half's. */
+static double edge_latency(const eng_sim *s, int src, int dst, bool staged)
+{
+    sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
+    if (!staged || !relayed(s, src, dst))
+        return sg_host_get_route_latency(a, b);
+    double up_s = sg_host_get_route_latency(a, s->host_mem[src]);
+    double down_s = sg_host_get_route_latency(s->host_mem[dst], b);
+    return up_s > down_s ? up_s : down_s;
 }
 
 /* ---- rings -------------------------------------------------------------------------------- */
@@ -118,22 +244,9 @@ static int ring_member(ring_view v, int i)
     return v.base[(size_t)(((i % v.n) + v.n) % v.n) * (size_t)v.stride];
 }
 
-/* Chunk sizes are whole bytes: SimGrid sizes messages in bytes. */
-static long chunk_bytes(double bytes)
-{
-    return bytes > 0 ? (long)llround(bytes) : 0;
-}
-
-static sg_comm_t post_send(eng_sim *s, int src, int dst, long bytes)
-{
-    s->messages++;
-    s->bytes_sent += (double)bytes;
-    /* SimGrid refuses a NULL payload; the receiver ignores it anyway. */
-    return sg_mailbox_put_async(mbox(s, src, dst), s, bytes);
-}
-
-/* `steps` ring steps of `chunk` bytes each, at the engine's fidelity. */
-static void ring_steps(eng_sim *s, ring_view v, int steps, long chunk)
+/* `steps` ring steps of `chunk` bytes each, at the engine's fidelity; `staged`: every step's
+ * message goes through host memory. */
+static void ring_steps(eng_sim *s, ring_view v, int steps, long chunk, bool staged)
 {
     if (v.n < 2 || steps < 1)
         return;
@@ -141,23 +254,29 @@ static void ring_steps(eng_sim *s, ring_view v, int steps, long chunk)
     sg_mailbox_t in = mbox(s, ring_member(v, v.pos - 1), me);
     void *payload; /* the messages carry no data; SimGrid still wants somewhere to put it */
     sg_comm_t c[2];
+    double stage_s = staged ? s->plat->staging_latency_s : 0.0;
     if (s->opt.fidelity == ENG_STEP) {
         for (int k = 0; k < steps; k++) {
             c[0] = sg_mailbox_get_async(in, &payload);
-            c[1] = post_send(s, me, right, chunk);
+            if (stage_s > 0)
+                sg_actor_sleep_for(stage_s);
+            c[1] = send_message(s, me, right, chunk, staged);
             sg_comm_wait_all(c, 2);
+            received(s, payload);
         }
         return;
     }
     /* The receive is posted before the sleep so that the left neighbour's flow starts as soon
-     * as that neighbour is ready, not when this member is. */
-    double latency_s, bw_Bps;
-    plat_route(s->plat, s->gpu_of_rank[me], s->gpu_of_rank[right], &latency_s, &bw_Bps);
+     * as that neighbour is ready, not when this member is. The flow pays the staging of every
+     * step and the route latency of all steps but its own. */
+    double latency_s = edge_latency(s, me, right, staged);
     c[0] = sg_mailbox_get_async(in, &payload);
-    if (steps > 1 && latency_s > 0)
-        sg_actor_sleep_for((steps - 1) * latency_s);
-    c[1] = post_send(s, me, right, (long)steps * chunk);
+    double sleep_s = (steps - 1) * latency_s + steps * stage_s;
+    if (sleep_s > 0)
+        sg_actor_sleep_for(sleep_s);
+    c[1] = send_message(s, me, right, (long)steps * chunk, staged);
     sg_comm_wait_all(c, 2);
+    received(s, payload);
     if (v.bar) /* eng_comm_prepare gives every flow-mode ring of two or more one */
         sg_barrier_wait(v.bar);
 }
@@ -182,59 +301,72 @@ static ring_view inter_ring(const eng_hier *h, int pos, sg_bar_t *bars)
                        bars ? bars[j] : NULL};
 }
 
-static void hier_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes)
+static void hier_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes, bool staged)
 {
     int k = h->per_node, nodes = h->n_nodes;
     long intra_chunk = chunk_bytes(bytes / k);
-    ring_steps(s, intra_ring(h, pos, h->intra_bar), k - 1, intra_chunk);
+    ring_steps(s, intra_ring(h, pos, h->intra_bar), k - 1, intra_chunk, staged);
     ring_steps(s, inter_ring(h, pos, h->inter_bar), 2 * (nodes - 1),
-               chunk_bytes(bytes / k / nodes));
-    ring_steps(s, intra_ring(h, pos, h->intra_bar), k - 1, intra_chunk);
+               chunk_bytes(bytes / k / nodes), staged);
+    ring_steps(s, intra_ring(h, pos, h->intra_bar), k - 1, intra_chunk, staged);
 }
 
-static void exchange(eng_sim *s, int rank, const tg_group *peers, double bytes)
+/* Receive from every rank of `from` and send to every rank of `to`, all posted at once and
+ * waited for together; the receives first, so that peers' messages start as soon as they are
+ * sent, then the staging (once: the messages are staged side by side), then the sends. */
+static void sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from, int n_from,
+                     double bytes, bool staged)
 {
-    sg_comm_t *c = s->rs[rank].scratch;
-    void *payload;
+    bool wide = n_to + n_from > 2;
+    sg_comm_t pair[2], *c = wide ? s->rs[rank].scratch : pair;
+    void *one[2], **payload = wide ? s->rs[rank].payloads : one;
     long b = chunk_bytes(bytes);
-    for (int i = 0; i < peers->n; i++)
-        c[i] = sg_mailbox_get_async(mbox(s, peers->ranks[i], rank), &payload);
-    for (int i = 0; i < peers->n; i++)
-        c[peers->n + i] = post_send(s, rank, peers->ranks[i], b);
-    sg_comm_wait_all(c, 2 * (size_t)peers->n);
+    for (int i = 0; i < n_from; i++)
+        c[i] = sg_mailbox_get_async(mbox(s, from[i], rank), &payload[i]);
+    if (staged && n_to > 0 && s->plat->staging_latency_s > 0)
+        sg_actor_sleep_for(s->plat->staging_latency_s);
+    for (int i = 0; i < n_to; i++)
+        c[n_from + i] = send_message(s, rank, to[i], b, staged);
+    sg_comm_wait_all(c, (size_t)(n_to + n_from));
+    for (int i = 0; i < n_from; i++)
+        received(s, payload[i]);
 }
 
 void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
 {
-    void *payload;
+    bool staged = (t->flags & TG_FLAG_STAGED) != 0;
+    const tg_group *gr = t->op == TG_SEND || t->op == TG_RECV ? NULL : &s->g->groups[t->peer];
     switch ((tg_op)t->op) {
     case TG_SEND:
-        sg_comm_wait(post_send(s, rank, t->peer, chunk_bytes(t->amount)));
+        sendrecv(s, rank, &t->peer, 1, NULL, 0, t->amount, staged);
         return;
     case TG_RECV:
-        sg_comm_wait(sg_mailbox_get_async(mbox(s, t->peer, rank), &payload));
+        sendrecv(s, rank, NULL, 0, &t->peer, 1, t->amount, staged);
         return;
     case TG_EXCHANGE:
-        exchange(s, rank, &s->g->groups[t->peer], t->amount);
+        sendrecv(s, rank, gr->ranks, gr->n, gr->ranks, gr->n, t->amount, staged);
+        return;
+    case TG_SHIFT: /* group {send peer, receive peer}, checked by eng_comm_prepare */
+        sendrecv(s, rank, &gr->ranks[0], 1, &gr->ranks[1], 1, t->amount, staged);
         return;
     default:
         break;
     }
     int pos = eng_group_pos(s, rank, t->peer);
-    int n = s->g->groups[t->peer].n;
+    int n = gr->n;
     ring_view v = group_ring(s, t->peer, pos);
     switch ((tg_op)t->op) {
     case TG_ALLREDUCE:
         if (t->algo == TG_ALGO_HIER)
-            hier_allreduce(s, s->hier[t->peer], pos, t->amount);
+            hier_allreduce(s, s->hier[t->peer], pos, t->amount, staged);
         else
-            ring_steps(s, v, 2 * (n - 1), chunk_bytes(t->amount / n));
+            ring_steps(s, v, 2 * (n - 1), chunk_bytes(t->amount / n), staged);
         return;
     case TG_ALLGATHER:
-        ring_steps(s, v, n - 1, chunk_bytes(t->amount));
+        ring_steps(s, v, n - 1, chunk_bytes(t->amount), staged);
         return;
     case TG_REDUCE_SCATTER:
-        ring_steps(s, v, n - 1, chunk_bytes(t->amount / n));
+        ring_steps(s, v, n - 1, chunk_bytes(t->amount / n), staged);
         return;
     default:
         return; /* TG_EXEC never reaches here; the op was validated */
@@ -381,12 +513,52 @@ done:
     return status;
 }
 
-static int ring_register(eng_sim *s, ring_view v)
+/* The mailboxes a message from src to dst uses: its pair's, and the relay's if it is. */
+static int send_register(eng_sim *s, int src, int dst, bool staged)
+{
+    int oom = mbox_add(s, src, dst);
+    if (staged && relayed(s, src, dst))
+        oom |= mbox_add_on(s, src, dst, 1);
+    return oom;
+}
+
+static int ring_register(eng_sim *s, ring_view v, bool staged)
 {
     if (v.n < 2)
         return 0;
     int me = ring_member(v, v.pos);
-    return mbox_add(s, me, ring_member(v, v.pos + 1)) | mbox_add(s, ring_member(v, v.pos - 1), me);
+    return send_register(s, me, ring_member(v, v.pos + 1), staged) |
+           mbox_add(s, ring_member(v, v.pos - 1), me);
+}
+
+/* The node's host memory as the platform declares it (platforms/README.md): a host named like
+ * the node's GPUs with "-cpu" for "-gpu<g>", e.g. n0003-cpu for n0003-gpu1; NULL if none. */
+static sg_host_t host_memory_of(sg_host_t gpu)
+{
+    const char *name = sg_host_get_name(gpu), *tail = strrchr(name, '-');
+    if (!tail || strncmp(tail, "-gpu", 4) != 0)
+        return NULL;
+    char mem[256];
+    int len = snprintf(mem, sizeof mem, "%.*s-cpu", (int)(tail - name), name);
+    return len > 0 && (size_t)len < sizeof mem ? sg_host_by_name(mem) : NULL;
+}
+
+/* Give every rank its node's host memory if some task is staged. */
+static int build_host_mem(eng_sim *s, char *err)
+{
+    const tg_graph *g = s->g;
+    bool staged = false;
+    for (int r = 0; r < g->n_ranks && !staged; r++)
+        for (int i = 0; i < g->ranks[r].n_tasks && !staged; i++)
+            staged = (g->ranks[r].tasks[i].flags & TG_FLAG_STAGED) != 0;
+    if (!staged)
+        return HS_OK;
+    s->host_mem = calloc((size_t)g->n_ranks, sizeof *s->host_mem);
+    if (!s->host_mem)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks' host memory", g->n_ranks);
+    for (int r = 0; r < g->n_ranks; r++)
+        s->host_mem[r] = host_memory_of(s->plat->gpus[s->gpu_of_rank[r]]);
+    return HS_OK;
 }
 
 /* Check one communication task and register what it needs: mailboxes, layouts, barriers. */
@@ -396,25 +568,33 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
     const tg_graph *g = s->g;
     const tg_task *t = &g->ranks[r].tasks[i];
     const char *what = tg_op_name((tg_op)t->op);
+    bool staged = (t->flags & TG_FLAG_STAGED) != 0;
     int oom = 0;
     if (t->op == TG_SEND || t->op == TG_RECV) {
         if (t->peer < 0 || t->peer >= g->n_ranks || t->peer == r)
             return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): peer %d is not "
                            "another rank of 0..%d", r, i, what, t->peer, g->n_ranks - 1);
-        oom = t->op == TG_SEND ? mbox_add(s, r, t->peer) : mbox_add(s, t->peer, r);
+        oom = t->op == TG_SEND ? send_register(s, r, t->peer, staged) : mbox_add(s, t->peer, r);
         return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
     }
     if (t->peer < 0 || t->peer >= g->n_groups)
         return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): group %d does not "
                        "exist (%d groups)", r, i, what, t->peer, g->n_groups);
     const tg_group *gr = &g->groups[t->peer];
+    if (t->op == TG_SHIFT) {
+        if (gr->n != 2 || gr->ranks[0] == r || gr->ranks[1] == r)
+            return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (shift): group %d is "
+                           "not {send peer, receive peer} of two other ranks", r, i, t->peer);
+        oom = send_register(s, r, gr->ranks[0], staged) | mbox_add(s, gr->ranks[1], r);
+        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
+    }
     if (t->op == TG_EXCHANGE) {
         for (int k = 0; k < gr->n; k++) {
             int p = gr->ranks[k];
             if (p == r)
                 return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (exchange): group "
                                "%d lists the rank among its own peers", r, i, t->peer);
-            oom |= mbox_add(s, r, p) | mbox_add(s, p, r);
+            oom |= send_register(s, r, p, staged) | mbox_add(s, p, r);
         }
         if (gr->n > *max_peers)
             *max_peers = gr->n;
@@ -437,10 +617,11 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
                 return status;
         }
         const eng_hier *h = s->hier[t->peer];
-        oom = ring_register(s, intra_ring(h, pos, NULL)) | ring_register(s, inter_ring(h, pos, NULL));
+        oom = ring_register(s, intra_ring(h, pos, NULL), staged) |
+              ring_register(s, inter_ring(h, pos, NULL), staged);
     } else {
         ring_used[t->peer] = 1;
-        oom = ring_register(s, group_ring(s, t->peer, pos));
+        oom = ring_register(s, group_ring(s, t->peer, pos), staged);
     }
     return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
 }
@@ -457,6 +638,8 @@ int eng_comm_prepare(eng_sim *s, char *err)
         goto done;
     }
     status = build_member_index(s, dup, err);
+    if (status == HS_OK)
+        status = build_host_mem(s, err);
     for (int r = 0; r < g->n_ranks && status == HS_OK; r++) {
         int max_peers = 0;
         for (int i = 0; i < g->ranks[r].n_tasks && status == HS_OK; i++)
@@ -464,7 +647,8 @@ int eng_comm_prepare(eng_sim *s, char *err)
                 status = prepare_task(s, r, i, dup, ring_used, &max_peers, err);
         if (status == HS_OK && max_peers > 0) {
             s->rs[r].scratch = malloc(2 * (size_t)max_peers * sizeof *s->rs[r].scratch);
-            if (!s->rs[r].scratch)
+            s->rs[r].payloads = malloc((size_t)max_peers * sizeof *s->rs[r].payloads);
+            if (!s->rs[r].scratch || !s->rs[r].payloads)
                 status = hs_fail(err, HS_EINTERNAL, "out of memory for rank %d's exchanges", r);
         }
     }
@@ -491,9 +675,11 @@ void eng_comm_release(eng_sim *s)
         if (s->ring_bar[gi])
             sg_barrier_destroy(s->ring_bar[gi]);
     for (int r = 0; s->rs && r < g->n_ranks; r++)
-        free(s->rs[r].scratch);
+        free(s->rs[r].scratch), free(s->rs[r].payloads);
     free(s->hier);
     free(s->ring_bar);
+    free(s->host_mem);
+    s->host_mem = NULL;
     free(s->member_start);
     free(s->member_group);
     free(s->member_pos);

@@ -51,6 +51,7 @@ typedef struct {
     double busy_s[2];       /* time stream s spent inside its tasks */
     double exposed_s;       /* time the compute stream waited for communication */
     sg_comm_t *scratch;     /* room for the comms of this rank's widest exchange */
+    void **payloads;        /* and for the payloads of its receives */
 } eng_rank_state;
 
 typedef struct {
@@ -66,6 +67,9 @@ typedef struct {
     eng_hier **hier;        /* per group: its layout if a hierarchical allreduce uses it */
     sg_bar_t *ring_bar;     /* per group, flow mode: a barrier of its members, or NULL */
     eng_mbox_table mbox;
+    sg_host_t *host_mem;    /* per rank: the host standing for its node's host memory, through
+                             * which staged messages go (engine_comm.c), or NULL; the array is
+                             * NULL when no task is staged */
     long messages;          /* point-to-point messages posted */
     double bytes_sent;      /* their payload */
     double **start_s;       /* with record_tasks: per rank, per task */

@@ -61,7 +61,7 @@ int tg_add_group(tg_graph *g, const int *ranks, int n)
 const char *tg_op_name(tg_op op)
 {
     static const char *names[TG_OP_COUNT] = {"exec", "allreduce", "allgather", "reduce-scatter",
-                                             "send", "recv", "exchange"};
+                                             "send", "recv", "exchange", "shift"};
     return op < TG_OP_COUNT ? names[op] : "?";
 }
 

@@ -23,6 +23,10 @@ typedef enum {
     TG_RECV,           /* `amount` bytes from rank `peer` */
     TG_EXCHANGE,       /* halo exchange: send `amount` bytes to every peer of group `group` and
                         * receive as much from each, all at once */
+    TG_SHIFT,          /* send `amount` bytes to one rank and receive from another (what that
+                        * rank sends), both posted at once and waited for together
+                        * (MPI_Sendrecv); the group is {send peer, receive peer}, which may be
+                        * the same rank */
     TG_OP_COUNT
 } tg_op;
 
@@ -42,12 +46,20 @@ typedef enum {
     TG_PHASE_COUNT
 } tg_phase;
 
+/* tg_task.flags */
+#define TG_FLAG_STAGED 0x01 /* the task's messages go through host memory (MPI without
+                             * GPUDirect): each pays the platform's staging latency, and one
+                             * between GPUs of a node crosses PCIe, not NVLink (engine.h). The
+                             * sender's flag decides; the expansion sets it on both ends. */
+
 typedef struct {
     uint8_t op;        /* tg_op */
     uint8_t phase;     /* tg_phase: what the task is for (reports, traces) */
     uint8_t algo;      /* tg_algo, collectives only */
+    uint8_t flags;     /* TG_FLAG_*, communication tasks only */
     int32_t layer;     /* workload layer index, -1 when the task is not one layer's */
-    int32_t peer;      /* TG_SEND/TG_RECV: the other rank; collectives/exchange: group index */
+    int32_t peer;      /* TG_SEND/TG_RECV: the other rank; collectives/exchange/shift: group
+                        * index */
     int32_t after;     /* index in this rank's list of a task of the other stream that must
                         * finish first, -1 for none */
     double amount;     /* TG_EXEC: seconds; others: bytes (see tg_op) */

@@ -41,6 +41,9 @@
 
 #include "links_sg.h"
 
+/* SimGrid's default precision/timing: event times are exact to about this much. */
+#define LK_TIMING_PRECISION_S 1e-9
+
 /* SimGrid's callbacks reach one collector at a time (links_sg.cpp); this guards that. */
 static bool collecting = false;
 
@@ -404,8 +407,9 @@ static void add_traffic(lk_traffic *t, const lk_msg *m, const lk_pair *pr)
     double actual_s = m->end_s - m->start_s;
     double alone_s = pr->latency_s + m->bytes / pr->bandwidth_Bps;
     double waiting_s = actual_s - alone_s;
-    /* SimGrid's clock is a sum of doubles: a message alone may end a few ulps early */
-    if (waiting_s < 0 && waiting_s > -1e-9 * alone_s)
+    /* SimGrid times events to within its precision/timing (1e-9 s): a message alone may end
+     * a little early, or late, and that is not congestion */
+    if (fabs(waiting_s) < LK_TIMING_PRECISION_S)
         waiting_s = 0;
     t->messages++;
     t->bytes += m->bytes;

@@ -65,7 +65,8 @@ typedef struct {
     double route_bytes;         /* sum over messages of bytes x route length (links crossed) */
     double actual_s;            /* summed durations, transfer start to end */
     double alone_s;             /* summed durations each would have alone on its route */
-    double waiting_s;           /* summed actual - alone (differences of a few ulps are 0) */
+    double waiting_s;           /* summed actual - alone (a difference within SimGrid's timing
+                                 * precision, 1e-9 s, counts as 0) */
     double congestion_share;    /* waiting_s / actual_s; 0 without messages */
 } lk_traffic;
 

@@ -15,10 +15,13 @@
  *     written from it with the rank's own groups.
  *     Which layers communicate, and how much, follows analytic/analytic.c exactly (the oracle's
  *     choices: only split layers exchange activations; spatial halos sized like x, the width
- *     split; the split-point gather; data+filter reducing the weights a rank holds), so that
- *     the two derivations differ only where the network makes them differ.
+ *     split, two messages one after the other (TG_SHIFT up, then down); the split-point
+ *     gather; halos and gather staged through host memory, TG_FLAG_STAGED, as MPI without
+ *     GPUDirect; data+filter reducing the weights a rank holds), so that the two derivations
+ *     differ only where the network makes them differ.
  *   pipeline: rank s runs a contiguous group of layers on S micro-batches (GPipe): all forwards,
- *     then all backwards, with point-to-point messages between neighbouring stages.
+ *     then all backwards, with point-to-point messages between neighbouring stages; a middle
+ *     stage sends one micro-batch while it receives the next (TG_SHIFT).
  *
  * Work is expressed in samples: a kernel lasts (per-sample seconds) * (samples it processes) /
  * (ways its layer is split). The backward time of a layer with weights is split evenly between
@@ -54,6 +57,7 @@ typedef struct {
     double y_bytes;       /* its amount (tg_task.amount semantics) */
     uint8_t dy_op;        /* collective on dL/dy_l before the layer's backward, EX_NO_OP: none */
     double dy_bytes;      /* its amount */
+    uint8_t act_flags;    /* tg_task.flags of those two (spatial's split point is staged) */
     bool halo;            /* spatial: exchange a halo before the forward, after the backward */
     double halo_bytes;    /* to each neighbour (0 for a 2-wide window: start-ups only) */
 } ex_layer_plan;
@@ -70,9 +74,11 @@ typedef struct {
 
 /* The communicators one rank uses (group indices in the graph, -1: none). */
 typedef struct {
-    int model;  /* the p2 ranks splitting the layers with it */
-    int halo;   /* its spatial neighbours (TG_EXCHANGE) */
-    int across; /* the p1 ranks of its index in the other groups */
+    int model;    /* the p2 ranks splitting the layers with it */
+    int across;   /* the p1 ranks of its index in the other groups */
+    int lo, hi;   /* its spatial neighbours, the ranks before and after it (-1: none) */
+    int shift_up; /* TG_SHIFT group {hi, lo} (send up, receive from below), -1 unless both */
+    int shift_down; /* TG_SHIFT group {lo, hi} */
 } ex_rank_groups;
 
 /* Where one rank's list stands while it is written. */
@@ -114,13 +120,27 @@ static int ex_exec(ex_cursor *c, tg_phase phase, int layer, double seconds, int 
     return ex_put(c, t, producer);
 }
 
-/* A collective or an exchange (peer = group index) or a send/receive (peer = rank). */
+/* A collective, exchange or shift (peer = group index) or a send/receive (peer = rank);
+ * flags: tg_task.flags. */
 static int ex_comm(ex_cursor *c, tg_op op, tg_phase phase, int layer, int peer, double bytes,
-                   int producer)
+                   uint8_t flags, int producer)
 {
     tg_task t = {.op = (uint8_t)op, .phase = (uint8_t)phase, .algo = TG_ALGO_RING,
-                 .layer = layer, .peer = peer, .amount = bytes};
+                 .flags = flags, .layer = layer, .peer = peer, .amount = bytes};
     return ex_put(c, t, producer);
+}
+
+/* Send `send_bytes` to rank `to` while receiving `recv_bytes` from rank `from` (-1: no such
+ * side): a TG_SHIFT over `group` ({to, from}) when there are both, else the one send or
+ * receive. (A shift's amount is what it sends; it receives what its peer sends.) */
+static int ex_shift(ex_cursor *c, tg_phase phase, int layer, int to, int from, int group,
+                    double send_bytes, double recv_bytes, uint8_t flags, int producer)
+{
+    if (to >= 0 && from >= 0)
+        return ex_comm(c, TG_SHIFT, phase, layer, group, send_bytes, flags, producer);
+    if (to >= 0)
+        return ex_comm(c, TG_SEND, phase, layer, to, send_bytes, flags, producer);
+    return ex_comm(c, TG_RECV, phase, layer, from, recv_bytes, flags, producer);
 }
 
 /* ---------------------------------------------------------------- layer-wise strategies */
@@ -191,6 +211,7 @@ static void ex_plan_spatial(const ex_shape *sh, const wl_workload *wl, int l, in
     }
     if (l == split_point) {
         double full = sh->samples * (double)layer->y_elems * EX_DELTA_BYTES;
+        lp->act_flags = TG_FLAG_STAGED; /* an MPI allgatherv without GPUDirect, as the halos */
         lp->y_op = TG_ALLGATHER;
         lp->y_bytes = full / sh->p2;
         lp->dy_op = TG_REDUCE_SCATTER; /* costs what the allgather does: n-1 steps of 1/n */
@@ -245,7 +266,8 @@ static int ex_groups_layerwise(const ex_shape *sh, tg_graph *g, ex_rank_groups *
         return hs_fail(err, HS_EINTERNAL, "out of memory for a group of %d ranks", sh->p);
     bool failed = false;
     for (int r = 0; r < sh->p; r++)
-        per_rank[r] = (ex_rank_groups){.model = -1, .halo = -1, .across = -1};
+        per_rank[r] = (ex_rank_groups){.model = -1, .across = -1, .lo = -1, .hi = -1,
+                                       .shift_up = -1, .shift_down = -1};
 
     /* the model-parallel groups: {j*p2, ..., j*p2 + p2-1} */
     for (int j = 0; ex_is_model(sh->kind) && sh->p2 > 1 && j < sh->p1; j++) {
@@ -256,15 +278,19 @@ static int ex_groups_layerwise(const ex_shape *sh, tg_graph *g, ex_rank_groups *
         for (int k = 0; k < sh->p2; k++)
             per_rank[j * sh->p2 + k].model = gi;
     }
-    /* a 1-D spatial split: each rank's neighbours inside its group */
+    /* a 1-D spatial split: each rank's neighbours inside its group, and for the ranks with two
+     * the pairs {send peer, receive peer} of the two halo shifts */
     for (int r = 0; ex_is_spatial(sh->kind) && sh->p2 > 1 && r < sh->p; r++) {
-        int k = r % sh->p2, n = 0;
-        if (k > 0)
-            ranks[n++] = r - 1;
-        if (k < sh->p2 - 1)
-            ranks[n++] = r + 1;
-        per_rank[r].halo = tg_add_group(g, ranks, n);
-        failed |= per_rank[r].halo < 0;
+        ex_rank_groups *rg = &per_rank[r];
+        int k = r % sh->p2;
+        rg->lo = k > 0 ? r - 1 : -1;
+        rg->hi = k < sh->p2 - 1 ? r + 1 : -1;
+        if (rg->lo < 0 || rg->hi < 0)
+            continue;
+        int up[2] = {rg->hi, rg->lo}, down[2] = {rg->lo, rg->hi};
+        rg->shift_up = tg_add_group(g, up, 2);
+        rg->shift_down = tg_add_group(g, down, 2);
+        failed |= rg->shift_up < 0 || rg->shift_down < 0;
     }
     /* the data-parallel rings among the ranks of equal index: {k, p2+k, 2p2+k, ...} */
     for (int k = 0; sh->p1 > 1 && k < sh->p2; k++) {
@@ -279,6 +305,19 @@ static int ex_groups_layerwise(const ex_shape *sh, tg_graph *g, ex_rank_groups *
     return failed ? hs_fail(err, HS_EINTERNAL, "out of memory for communicator groups") : HS_OK;
 }
 
+/* A halo exchange as MPI codes write it, and as the model charges it (two messages, one after
+ * the other): first every rank sends its upper face up while receiving from below, then the
+ * lower face down while receiving from above. Staged through host memory (no GPUDirect).
+ * Returns the second shift. */
+static int ex_halo(ex_cursor *c, const ex_rank_groups *grp, tg_phase phase, int layer,
+                   double bytes, int producer)
+{
+    ex_shift(c, phase, layer, grp->hi, grp->lo, grp->shift_up, bytes, bytes, TG_FLAG_STAGED,
+             producer);
+    return ex_shift(c, phase, layer, grp->lo, grp->hi, grp->shift_down, bytes, bytes,
+                    TG_FLAG_STAGED, producer);
+}
+
 /* One rank's iteration: forward through the layers, backward in reverse, gradient exchange,
  * update. `ready` follows the task that finished the tensor flowing through the network
  * (activations going forward, their gradient going backward): what the next step needs. */
@@ -287,31 +326,34 @@ static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_
     int ready = -1;
     for (int l = 0; l < plan->n_layers; l++) {
         const ex_layer_plan *lp = &plan->layers[l];
-        if (lp->halo && grp->halo >= 0)
-            ready = ex_comm(c, TG_EXCHANGE, TG_FORWARD, l, grp->halo, lp->halo_bytes, ready);
+        bool halo = lp->halo && (grp->lo >= 0 || grp->hi >= 0);
+        if (halo)
+            ready = ex_halo(c, grp, TG_FORWARD, l, lp->halo_bytes, ready);
         ready = ex_exec(c, TG_FORWARD, l, lp->fw_s, ready);
         if (lp->y_op != EX_NO_OP && grp->model >= 0)
-            ready = ex_comm(c, lp->y_op, TG_FORWARD, l, grp->model, lp->y_bytes, ready);
+            ready = ex_comm(c, lp->y_op, TG_FORWARD, l, grp->model, lp->y_bytes, lp->act_flags,
+                            ready);
     }
     int last_kernel = -1;
     for (int l = plan->n_layers - 1; l >= 0; l--) {
         const ex_layer_plan *lp = &plan->layers[l];
         if (lp->dy_op != EX_NO_OP && grp->model >= 0)
-            ready = ex_comm(c, lp->dy_op, TG_BACKWARD_INPUT, l, grp->model, lp->dy_bytes, ready);
+            ready = ex_comm(c, lp->dy_op, TG_BACKWARD_INPUT, l, grp->model, lp->dy_bytes,
+                            lp->act_flags, ready);
         int bx = ex_exec(c, TG_BACKWARD_INPUT, l, lp->bx_s, ready);
         last_kernel = bx;
         if (lp->has_weights)
             last_kernel = ex_exec(c, TG_BACKWARD_WEIGHT, l, lp->bw_s, ready);
         ready = bx;
-        if (lp->halo && grp->halo >= 0)
-            ready = ex_comm(c, TG_EXCHANGE, TG_BACKWARD_INPUT, l, grp->halo, lp->halo_bytes, bx);
+        if (lp->halo && (grp->lo >= 0 || grp->hi >= 0))
+            ready = ex_halo(c, grp, TG_BACKWARD_INPUT, l, lp->halo_bytes, bx);
     }
     int grad = last_kernel;
     if (plan->grad_model_bytes > 0 && grp->model >= 0)
-        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->model, plan->grad_model_bytes,
+        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->model, plan->grad_model_bytes, 0,
                        grad);
     if (plan->grad_across_bytes > 0 && grp->across >= 0)
-        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->across, plan->grad_across_bytes,
+        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->across, plan->grad_across_bytes, 0,
                        grad);
     for (int l = 0; l < plan->n_layers; l++)
         if (plan->layers[l].wu_s > 0)
@@ -344,38 +386,77 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, bool o
  * stage s-1, run the forward kernels, send the output to stage s+1; then for each micro-batch in
  * reverse receive the output gradient from s+1, run the backward kernels, send the input
  * gradient to s-1; then update. Messages carry (B/S) * |y| * delta bytes of the boundary
- * layer's output, both ways.
- *
- * One communication stream serialises a middle stage's receive and send. In the blocking order
- * that is the single-threaded recv, compute, send of a simple pipeline. In the overlap order the
- * receive of the next micro-batch is posted before the send of the current one, so that it
- * arrives while the stage computes: a stage then starts every micro-batch one compute time
- * after the last, as in GPipe with asynchronous transfers. */
-static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_shape *sh, int lo,
-                           int hi)
-{
-    int s = c->rank, S = sh->segments;
-    bool has_prev = s > 0, has_next = s < sh->p - 1;
-    double micro = sh->batch / S;
-    double in_bytes = has_prev ? micro * (double)wl->layers[lo - 1].y_elems * EX_DELTA_BYTES : 0;
-    double out_bytes = micro * (double)wl->layers[hi - 1].y_elems * EX_DELTA_BYTES;
+ * layer's output, both ways. */
+typedef struct {
+    int prev, next;      /* the neighbouring stages, -1 at the ends */
+    double in_bytes;     /* a micro-batch's activations from prev (and their gradient back) */
+    double out_bytes;    /* its output to next (and the gradient of that output) */
+    int fwd_shift;       /* TG_SHIFT group {next, prev} of a middle stage, else -1 */
+    int bwd_shift;       /* TG_SHIFT group {prev, next} */
+} ex_stage;
 
+/* The blocking order, as GPipe schedules a stage and as the model charges it (t + c per
+ * micro-batch): once micro-batch m is computed, its output goes out while micro-batch m+1
+ * comes in, one TG_SHIFT posting both, so that a middle stage never has its receive wait for
+ * its send or the reverse. */
+static void ex_stage_blocking(ex_cursor *c, const wl_workload *wl, const ex_shape *sh,
+                              const ex_stage *st, int lo, int hi)
+{
+    int S = sh->segments;
+    double micro = sh->batch / S;
+    if (st->prev >= 0)
+        ex_comm(c, TG_RECV, TG_FORWARD, lo, st->prev, st->in_bytes, 0, -1);
+    for (int m = 0; m < S; m++) {
+        for (int l = lo; l < hi; l++)
+            ex_exec(c, TG_FORWARD, l, wl->layers[l].fw_s * micro, -1);
+        int from = m + 1 < S ? st->prev : -1;
+        if (st->next >= 0 || from >= 0)
+            ex_shift(c, TG_FORWARD, hi - 1, st->next, from, st->fwd_shift, st->out_bytes,
+                     st->in_bytes, 0, -1);
+    }
+    if (st->next >= 0)
+        ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, st->next, st->out_bytes, 0, -1);
+    for (int m = S - 1; m >= 0; m--) {
+        for (int l = hi - 1; l >= lo; l--) {
+            const wl_layer *layer = &wl->layers[l];
+            bool weights = layer->w_elems > 0;
+            ex_exec(c, TG_BACKWARD_INPUT, l, layer->bw_s * micro * (weights ? 0.5 : 1.0), -1);
+            if (weights)
+                ex_exec(c, TG_BACKWARD_WEIGHT, l, layer->bw_s * micro * 0.5, -1);
+        }
+        int from = m > 0 ? st->next : -1;
+        if (st->prev >= 0 || from >= 0)
+            ex_shift(c, TG_BACKWARD_INPUT, lo, st->prev, from, st->bwd_shift, st->in_bytes,
+                     st->out_bytes, 0, -1);
+    }
+}
+
+/* The overlap order: a kernel waits only for the receive that brings its input. The receive
+ * of the next micro-batch is posted before the send of the current one, so that it arrives
+ * while the stage computes: a stage then starts every micro-batch one compute time after the
+ * last, as in GPipe with asynchronous transfers. */
+static void ex_stage_overlap(ex_cursor *c, const wl_workload *wl, const ex_shape *sh,
+                             const ex_stage *st, int lo, int hi)
+{
+    int S = sh->segments;
+    bool has_prev = st->prev >= 0, has_next = st->next >= 0;
+    double micro = sh->batch / S;
     int recv = -1; /* the receive of the micro-batch about to run */
     for (int m = 0; m < S; m++) {
-        if (has_prev && (m == 0 || !c->overlap))
-            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, s - 1, in_bytes, -1);
+        if (has_prev && m == 0)
+            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, st->prev, st->in_bytes, 0, -1);
         int ready = recv;
         for (int l = lo; l < hi; l++)
             ready = ex_exec(c, TG_FORWARD, l, wl->layers[l].fw_s * micro, ready);
-        if (has_prev && c->overlap && m + 1 < S)
-            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, s - 1, in_bytes, -1);
+        if (has_prev && m + 1 < S)
+            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, st->prev, st->in_bytes, 0, -1);
         if (has_next)
-            ex_comm(c, TG_SEND, TG_FORWARD, hi - 1, s + 1, out_bytes, ready);
+            ex_comm(c, TG_SEND, TG_FORWARD, hi - 1, st->next, st->out_bytes, 0, ready);
     }
     recv = -1;
     for (int m = S - 1; m >= 0; m--) {
-        if (has_next && (m == S - 1 || !c->overlap))
-            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, s + 1, out_bytes, -1);
+        if (has_next && m == S - 1)
+            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, st->next, st->out_bytes, 0, -1);
         int ready = recv;
         for (int l = hi - 1; l >= lo; l--) {
             const wl_layer *layer = &wl->layers[l];
@@ -385,14 +466,41 @@ static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_shape *
             if (weights)
                 ex_exec(c, TG_BACKWARD_WEIGHT, l, layer->bw_s * micro * 0.5, ready);
         }
-        if (has_next && c->overlap && m > 0)
-            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, s + 1, out_bytes, -1);
+        if (has_next && m > 0)
+            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, st->next, st->out_bytes, 0, -1);
         if (has_prev)
-            ex_comm(c, TG_SEND, TG_BACKWARD_INPUT, lo, s - 1, in_bytes, ready);
+            ex_comm(c, TG_SEND, TG_BACKWARD_INPUT, lo, st->prev, st->in_bytes, 0, ready);
     }
+}
+
+static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_shape *sh,
+                           const ex_stage *st, int lo, int hi)
+{
+    if (c->overlap)
+        ex_stage_overlap(c, wl, sh, st, lo, hi);
+    else
+        ex_stage_blocking(c, wl, sh, st, lo, hi);
     for (int l = lo; l < hi; l++)
         if (wl->layers[l].wu_s > 0)
             ex_exec(c, TG_UPDATE, l, wl->layers[l].wu_s, -1);
+}
+
+/* Stage s's neighbours, message sizes and (blocking order, middle stage) shift groups. */
+static int ex_stage_of(const ex_shape *sh, const wl_workload *wl, const int *first, int s,
+                       bool overlap, tg_graph *g, ex_stage *st)
+{
+    int lo = first[s], hi = first[s + 1];
+    double micro = sh->batch / sh->segments;
+    *st = (ex_stage){.prev = s > 0 ? s - 1 : -1, .next = s < sh->p - 1 ? s + 1 : -1,
+                     .fwd_shift = -1, .bwd_shift = -1};
+    st->in_bytes = s > 0 ? micro * (double)wl->layers[lo - 1].y_elems * EX_DELTA_BYTES : 0;
+    st->out_bytes = micro * (double)wl->layers[hi - 1].y_elems * EX_DELTA_BYTES;
+    if (overlap || st->prev < 0 || st->next < 0)
+        return 0;
+    int fwd[2] = {st->next, st->prev}, bwd[2] = {st->prev, st->next};
+    st->fwd_shift = tg_add_group(g, fwd, 2);
+    st->bwd_shift = tg_add_group(g, bwd, 2);
+    return st->fwd_shift < 0 || st->bwd_shift < 0 ? -1 : 0;
 }
 
 static int ex_expand_pipeline(const ex_shape *sh, const wl_workload *wl, bool overlap,
@@ -404,8 +512,12 @@ static int ex_expand_pipeline(const ex_shape *sh, const wl_workload *wl, bool ov
     int rc = st_pipeline_partition(wl, sh->p, first, err);
     for (int s = 0; rc == HS_OK && s < sh->p; s++) {
         ex_cursor c = {.g = g, .rank = s, .overlap = overlap, .last = -1};
-        ex_write_stage(&c, wl, sh, first[s], first[s + 1]);
-        if (c.oom)
+        ex_stage st;
+        if (ex_stage_of(sh, wl, first, s, overlap, g, &st) != 0)
+            rc = hs_fail(err, HS_EINTERNAL, "out of memory for the groups of stage %d", s);
+        else
+            ex_write_stage(&c, wl, sh, &st, first[s], first[s + 1]);
+        if (rc == HS_OK && c.oom)
             rc = hs_fail(err, HS_EINTERNAL, "out of memory writing the tasks of stage %d", s);
     }
     free(first);

@@ -4,7 +4,9 @@
  * and the weight update, with durations from the workload's calibration split as the strategy
  * splits the work (batch, space, filters, channels, layers); and the communication the strategy
  * needs (PARADL-MODEL.md): gradient allreduce, activation allgather / input-gradient allreduce,
- * halo exchanges, pipeline sends, hierarchical groups. Independent of placement: ranks only.
+ * halo exchanges and the spatial split-point gather (staged through host memory, as the model
+ * charges them), pipeline sends and shifts, hierarchical groups. Independent of placement:
+ * ranks only.
  *
  * Two orderings of a rank's two streams (ex_options.overlap):
  *   blocking (the default)  every task waits for the task written just before it, whichever

@@ -110,10 +110,25 @@ static int group_has(const tg_group *gr, int rank)
     return 0;
 }
 
+/* Does task t of rank r send to rank b / receive from rank a? (a send, a receive, or a shift:
+ * group {send peer, receive peer}) */
+static int sends_to(const tg_graph *g, const tg_task *t, int b)
+{
+    return (t->op == TG_SEND && t->peer == b) ||
+           (t->op == TG_SHIFT && g->groups[t->peer].ranks[0] == b);
+}
+
+static int receives_from(const tg_graph *g, const tg_task *t, int a)
+{
+    return (t->op == TG_RECV && t->peer == a) ||
+           (t->op == TG_SHIFT && g->groups[t->peer].ranks[1] == a);
+}
+
 /* What must hold for any graph: `after` points to an earlier task of the other stream; a
- * collective names a group holding the rank, an exchange a group of its peers; point-to-point
- * peers are other ranks; and every send from a to b has its receive on b from a, in order and
- * with the same size. */
+ * collective names a group holding the rank, an exchange a group of its peers, a shift a pair
+ * of other ranks; point-to-point peers are other ranks; and every send from a to b has its
+ * receive on b from a, in order and, for a plain receive, with the same size (a shift
+ * receives what its peer sends). */
 static void check_invariants(const tg_graph *g)
 {
     for (int r = 0; r < g->n_ranks; r++) {
@@ -137,6 +152,11 @@ static void check_invariants(const tg_graph *g)
                 assert_in_range(t->peer, 0, g->n_groups - 1);
                 assert_false(group_has(&g->groups[t->peer], r));
                 break;
+            case TG_SHIFT:
+                assert_in_range(t->peer, 0, g->n_groups - 1);
+                assert_int_equal(g->groups[t->peer].n, 2);
+                assert_false(group_has(&g->groups[t->peer], r));
+                break;
             case TG_SEND:
             case TG_RECV:
                 assert_in_range(t->peer, 0, g->n_ranks - 1);
@@ -152,16 +172,20 @@ static void check_invariants(const tg_graph *g)
             const tg_rank *ra = &g->ranks[a], *rb = &g->ranks[b];
             int j = 0;
             for (int i = 0; i < ra->n_tasks; i++) {
-                if (ra->tasks[i].op != TG_SEND || ra->tasks[i].peer != b)
+                if (!sends_to(g, &ra->tasks[i], b))
                     continue;
-                while (j < rb->n_tasks && !(rb->tasks[j].op == TG_RECV && rb->tasks[j].peer == a))
+                while (j < rb->n_tasks && !receives_from(g, &rb->tasks[j], a))
                     j++;
                 assert_true(j < rb->n_tasks);
-                assert_close(rb->tasks[j].amount, ra->tasks[i].amount);
+                if (rb->tasks[j].op == TG_RECV)
+                    assert_close(rb->tasks[j].amount, ra->tasks[i].amount);
+                /* both ends agree on staging (the engine goes by the sender's flag) */
+                assert_int_equal(rb->tasks[j].flags & TG_FLAG_STAGED,
+                                 ra->tasks[i].flags & TG_FLAG_STAGED);
                 j++;
             }
             for (; j < rb->n_tasks; j++)
-                assert_false(rb->tasks[j].op == TG_RECV && rb->tasks[j].peer == a);
+                assert_false(receives_from(g, &rb->tasks[j], a));
         }
 }
 
@@ -338,55 +362,99 @@ static void test_channel(void **state)
     tg_free(&g);
 }
 
+/* The point-to-point tasks of a rank (halos, pipeline messages) as a string: r receive,
+ * s send, h shift. */
+static void p2p_order(const tg_rank *rk, char *out, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < rk->n_tasks && n < cap - 1; i++) {
+        tg_op op = (tg_op)rk->tasks[i].op;
+        if (op == TG_SEND || op == TG_RECV || op == TG_SHIFT)
+            out[n++] = op == TG_SEND ? 's' : op == TG_RECV ? 'r' : 'h';
+    }
+    out[n] = 0;
+}
+
+static int count_p2p(const tg_rank *rk, int phase)
+{
+    return count(rk, TG_SEND, phase) + count(rk, TG_RECV, phase) + count(rk, TG_SHIFT, phase);
+}
+
 static void test_spatial(void **state)
 {
     (void)state;
     wl_workload wl = tiny();
     const int p = 3, B = 6;
     tg_graph g = expand_ok(&wl, strat(ST_SPATIAL, p, 1, p, 1), B, false);
-    /* the group of all ranks plus each rank's neighbours: {1}, {0, 2}, {1} */
-    assert_int_equal(g.n_groups, 1 + p);
-    int expect_peers[3] = {1, 2, 1};
+    /* the group of all ranks, and rank 1's two shift pairs {2, 0} (up) and {0, 2} (down) */
+    assert_int_equal(g.n_groups, 3);
+    /* a halo is two shifts: the upper face up, then the lower face down; the end ranks have
+     * one neighbour, so one side of each shift is missing */
+    const char *expect_order[3] = {"srsrsrsr", "hhhhhhhh", "rsrsrsrs"};
     for (int r = 0; r < p; r++) {
         const tg_rank *rk = &g.ranks[r];
+        char order[32];
+        p2p_order(rk, order, sizeof order);
+        assert_string_equal(order, expect_order[r]);
         assert_close(exec_s(rk), B * sample_s(&wl, p) + update_s(&wl, 1));
         /* the two 3x3 convolutions swap one column of x forward, of dL/dx backward */
-        assert_int_equal(count(rk, TG_EXCHANGE, TG_FORWARD), 2);
-        assert_int_equal(count(rk, TG_EXCHANGE, TG_BACKWARD_INPUT), 2);
-        int ex = nth(rk, TG_EXCHANGE, 0);
-        assert_int_equal(g.groups[rk->tasks[ex].peer].n, expect_peers[r]);
-        assert_int_equal(rk->tasks[ex].layer, 0);
-        assert_close(rk->tasks[ex].amount, B * 1 * 3 * 8 * 4.0); /* (K-1)/2 x C x H */
-        assert_int_equal(rk->tasks[ex + 1].layer, 0);
-        assert_int_equal(rk->tasks[ex + 1].after, ex);
-        int ex_bw = nth(rk, TG_EXCHANGE, 2); /* backward of conv 2, sized like its x: 4 x 8 */
-        assert_int_equal(rk->tasks[ex_bw].layer, 2);
-        assert_int_equal(rk->tasks[ex_bw - 1].phase, TG_BACKWARD_WEIGHT);
-        assert_close(rk->tasks[ex_bw].amount, B * 1 * 4 * 8 * 4.0);
-        /* the split point (conv 2, the last split layer): gathered forward, scattered back */
+        assert_int_equal(count_p2p(rk, TG_FORWARD), 4);
+        assert_int_equal(count_p2p(rk, TG_BACKWARD_INPUT), 4);
+        for (int i = 0; i < rk->n_tasks; i++) {
+            const tg_task *t = &rk->tasks[i];
+            if (t->op != TG_SEND && t->op != TG_RECV && t->op != TG_SHIFT)
+                continue;
+            /* through host memory (no GPUDirect), as the model charges it */
+            assert_int_equal(t->flags, TG_FLAG_STAGED);
+            /* (K-1)/2 x C x H of the layer's input (backward: sized like it) */
+            double c = t->layer == 0 ? 3 : 4;
+            assert_close(t->amount, B * 1 * c * 8 * 4.0);
+        }
+        /* the forward halo of conv 1 comes first, and its kernel waits for the second shift */
+        assert_int_equal(rk->tasks[0].layer, 0);
+        assert_int_equal(rk->tasks[1].layer, 0);
+        assert_int_equal(rk->tasks[2].op, TG_EXEC);
+        assert_int_equal(rk->tasks[2].after, 1);
+        /* backward of conv 2: after its kernels */
+        int first_bw = -1;
+        for (int i = 0; i < rk->n_tasks && first_bw < 0; i++)
+            if (rk->tasks[i].op != TG_EXEC && rk->tasks[i].phase == TG_BACKWARD_INPUT &&
+                rk->tasks[i].op != TG_REDUCE_SCATTER)
+                first_bw = i;
+        assert_int_equal(rk->tasks[first_bw].layer, 2);
+        assert_int_equal(rk->tasks[first_bw - 1].phase, TG_BACKWARD_WEIGHT);
+        /* the split point (conv 2, the last split layer): gathered forward, scattered back,
+         * staged like the halos */
         const tg_task *ag = &rk->tasks[nth(rk, TG_ALLGATHER, 0)];
         assert_int_equal(ag->layer, 2);
         assert_close(ag->amount, B * wl.layers[2].y_elems * 4.0 / p);
+        assert_int_equal(ag->flags, TG_FLAG_STAGED);
         const tg_task *rs = &rk->tasks[nth(rk, TG_REDUCE_SCATTER, 0)];
         assert_int_equal(rs->layer, 2);
         assert_close(rs->amount, B * wl.layers[2].y_elems * 4.0);
+        assert_int_equal(rs->flags, TG_FLAG_STAGED);
         assert_int_equal(count(rk, TG_ALLGATHER, -1) + count(rk, TG_REDUCE_SCATTER, -1), 2);
         int ar = nth(rk, TG_ALLREDUCE, 0);
         assert_int_equal(count(rk, TG_ALLREDUCE, -1), 1);
         assert_int_equal(rk->tasks[ar].phase, TG_GRADIENT);
         assert_close(rk->tasks[ar].amount, wl.w_total * 4.0);
+        assert_int_equal(rk->tasks[ar].flags, 0); /* NCCL over NVLink */
         assert_int_equal(g.groups[rk->tasks[ar].peer].n, p);
     }
-    /* rank 1's neighbours are 0 and 2 */
-    const tg_group *mid = &g.groups[g.ranks[1].tasks[nth(&g.ranks[1], TG_EXCHANGE, 0)].peer];
-    assert_true(group_has(mid, 0) && group_has(mid, 2));
+    /* rank 1 shifts up (send to 2, receive from 0), then down */
+    const tg_rank *mid = &g.ranks[1];
+    const tg_group *up = &g.groups[mid->tasks[nth(mid, TG_SHIFT, 0)].peer];
+    const tg_group *down = &g.groups[mid->tasks[nth(mid, TG_SHIFT, 1)].peer];
+    assert_true(up->ranks[0] == 2 && up->ranks[1] == 0);
+    assert_true(down->ranks[0] == 0 && down->ranks[1] == 2);
+    assert_int_equal(g.ranks[0].tasks[nth(&g.ranks[0], TG_SEND, 0)].peer, 1);
     tg_free(&g);
 
     /* a 2-wide window swaps no column but still sends its (empty) messages */
     tiny_layers[2].w_kernel[0] = 2;
     g = expand_ok(&wl, strat(ST_SPATIAL, p, 1, p, 1), B, false);
-    assert_int_equal(count(&g.ranks[0], TG_EXCHANGE, -1), 4);
-    assert_close(g.ranks[0].tasks[nth(&g.ranks[0], TG_EXCHANGE, 1)].amount, 0);
+    assert_int_equal(count(&g.ranks[1], TG_SHIFT, -1), 8);
+    assert_close(g.ranks[1].tasks[nth(&g.ranks[1], TG_SHIFT, 2)].amount, 0);
     tg_free(&g);
 }
 
@@ -424,6 +492,28 @@ static void test_pipeline(void **state)
     /* blocking sends: stage 0's second forward waits for the first send */
     assert_int_equal(r0->tasks[send + 1].after, send);
     tg_free(&g);
+
+    /* a middle stage (of 3, S = 3) sends micro-batch m while it receives m+1, one shift each,
+     * forward ({2, 0}) and backward ({0, 2}); the sizes are its boundaries' */
+    g = expand_ok(&wl, strat(ST_PIPELINE, 3, 1, 3, 3), 6, false);
+    const tg_rank *mid = &g.ranks[1];
+    char order[32];
+    p2p_order(mid, order, sizeof order);
+    assert_string_equal(order, "rhhsrhhs");
+    int fw = nth(mid, TG_SHIFT, 0), bw = nth(mid, TG_SHIFT, 2);
+    assert_int_equal(g.groups[mid->tasks[fw].peer].ranks[0], 2);
+    assert_int_equal(g.groups[mid->tasks[fw].peer].ranks[1], 0);
+    assert_int_equal(g.groups[mid->tasks[bw].peer].ranks[0], 0);
+    assert_int_equal(g.groups[mid->tasks[bw].peer].ranks[1], 2);
+    assert_int_equal(mid->tasks[fw].phase, TG_FORWARD);
+    assert_int_equal(mid->tasks[bw].phase, TG_BACKWARD_INPUT);
+    assert_int_equal(mid->tasks[fw].flags, 0);
+    /* 3 stages of 4 layers: {conv}, {relu, conv}, {fc} or as balanced; whatever the cut, the
+     * forward shift carries the stage's output, the backward the gradient of its input */
+    int lo = mid->tasks[nth(mid, TG_RECV, 0)].layer, hi = mid->tasks[fw].layer;
+    assert_close(mid->tasks[fw].amount, 2.0 * wl.layers[hi].y_elems * 4.0);
+    assert_close(mid->tasks[bw].amount, 2.0 * wl.layers[lo - 1].y_elems * 4.0);
+    tg_free(&g);
 }
 
 static void test_data_filter(void **state)
@@ -460,14 +550,16 @@ static void test_data_spatial(void **state)
     (void)state;
     wl_workload wl = tiny();
     tg_graph g = expand_ok(&wl, strat(ST_DATA_SPATIAL, 4, 2, 2, 1), 8, false);
-    /* 2 spatial groups, 4 neighbour sets, 2 rings across */
-    assert_int_equal(g.n_groups, 8);
+    /* 2 spatial groups and 2 rings across; with one neighbour each, no shift pairs */
+    assert_int_equal(g.n_groups, 4);
     for (int r = 0; r < 4; r++) {
         const tg_rank *rk = &g.ranks[r];
         assert_close(exec_s(rk), 4.0 * sample_s(&wl, 2) + update_s(&wl, 1));
-        const tg_group *peers = &g.groups[rk->tasks[nth(rk, TG_EXCHANGE, 0)].peer];
-        assert_int_equal(peers->n, 1);
-        assert_int_equal(peers->ranks[0], r ^ 1); /* the other GPU of its pair */
+        /* the other GPU of its pair is its only neighbour: the lower one sends up first */
+        char order[32];
+        p2p_order(rk, order, sizeof order);
+        assert_string_equal(order, r % 2 == 0 ? "srsrsrsr" : "rsrsrsrs");
+        assert_int_equal(rk->tasks[0].peer, r ^ 1);
         /* all weights reduced inside the pair, then across the pairs */
         const tg_task *in = &rk->tasks[nth(rk, TG_ALLREDUCE, 0)];
         const tg_task *across = &rk->tasks[nth(rk, TG_ALLREDUCE, 1)];
@@ -502,15 +594,12 @@ static void test_overlap_order(void **state)
     tg_free(&g);
 
     /* a middle stage posts the next micro-batch's receive before sending the current one,
-     * in both directions; blocking, it receives, computes, sends */
+     * in both directions; blocking, it sends one while receiving the next (a shift) */
     for (int overlap = 0; overlap <= 1; overlap++) {
         g = expand_ok(&wl, strat(ST_PIPELINE, 3, 1, 3, 3), 6, overlap);
-        rk = &g.ranks[1];
-        char order[32] = "";
-        for (int i = 0, n = 0; i < rk->n_tasks && n < 30; i++)
-            if (rk->tasks[i].op == TG_SEND || rk->tasks[i].op == TG_RECV)
-                order[n++] = rk->tasks[i].op == TG_SEND ? 's' : 'r';
-        assert_string_equal(order, overlap ? "rrsrssrrsrss" : "rsrsrsrsrsrs");
+        char order[32];
+        p2p_order(&g.ranks[1], order, sizeof order);
+        assert_string_equal(order, overlap ? "rrsrssrrsrss" : "rhhsrhhs");
         tg_free(&g);
     }
 }
@@ -545,20 +634,29 @@ static void test_bad_input(void **state)
 /* ---------------------------------------------------------------- against the model */
 
 /* What a rank's communication costs on a network where every pair has the same alpha and
- * beta and nothing is shared: the ring formulas of PARADL-MODEL.md, applied to the graph. */
-static double alpha_beta_comm_s(const tg_graph *g, int rank, double alpha, double beta)
+ * beta and nothing is shared: the ring formulas of PARADL-MODEL.md, applied to the graph.
+ * Staged tasks cost alpha_st and beta_st instead. A shift costs one message: its send and
+ * receive overlap. */
+static double alpha_beta_comm_s(const tg_graph *g, int rank, double alpha_pl, double beta_pl,
+                                double alpha_st, double beta_st)
 {
     double s = 0;
     const tg_rank *rk = &g->ranks[rank];
     for (int i = 0; i < rk->n_tasks; i++) {
         const tg_task *t = &rk->tasks[i];
-        int n = t->op == TG_EXEC || t->op == TG_SEND || t->op == TG_RECV ? 0 : g->groups[t->peer].n;
+        int n = t->op == TG_EXEC || t->op == TG_SEND || t->op == TG_RECV || t->op == TG_SHIFT
+                    ? 0 : g->groups[t->peer].n;
+        bool staged = t->flags & TG_FLAG_STAGED;
+        double alpha = staged ? alpha_st : alpha_pl, beta = staged ? beta_st : beta_pl;
         switch (t->op) {
         case TG_ALLREDUCE: s += 2.0 * (n - 1) * (alpha + t->amount / n * beta); break;
         case TG_ALLGATHER: s += (n - 1) * (alpha + t->amount * beta); break;
         case TG_REDUCE_SCATTER: s += (n - 1) * (alpha + t->amount / n * beta); break;
         case TG_EXCHANGE: s += n * (alpha + t->amount * beta); break;
-        case TG_SEND: case TG_RECV: s += alpha + t->amount * beta; break;
+        case TG_SEND: case TG_SHIFT: s += alpha + t->amount * beta; break;
+        /* a receive costs what the matching send does (every receive of these graphs
+         * has its size) */
+        case TG_RECV: s += alpha + t->amount * beta; break;
         default: break;
         }
     }
@@ -572,10 +670,15 @@ static void test_matches_analytic_model(void **state)
 {
     (void)state;
     wl_workload wl = tiny();
-    const double alpha = 7e-6, beta = 1.0 / 12.5e9;
+    const double alpha = 7e-6, beta = 1.0 / 12.5e9, alpha_st = 3e-3, beta_st = 1.0 / 16e9;
     an_link link = {.alpha_s = alpha, .beta_s_per_byte = beta};
-    an_links links = {.ring = link, .group = link, .across = link, .staged = link,
-                      .node_sharing = 1};
+    /* The model divides the staged link (halo, split-point gather) and the across link of
+     * data+spatial by its contention factors, 2 each with node_sharing = 1 (data+filter's
+     * across link by node_sharing, 1): give it links twice as fast there, so that every
+     * message costs alpha + m * beta as the graph is costed. */
+    an_link twice = {.alpha_s = alpha, .beta_s_per_byte = beta / 2};
+    an_links links = {.ring = link, .group = link, .across = link, .node_sharing = 1,
+                      .staged = {.alpha_s = alpha_st, .beta_s_per_byte = beta_st / 2}};
     struct { st_strategy st; int64_t batch; } cases[] = {
         {strat(ST_SERIAL, 1, 1, 1, 1), 8},
         {strat(ST_DATA, 4, 4, 1, 1), 32},
@@ -583,10 +686,15 @@ static void test_matches_analytic_model(void **state)
         {strat(ST_CHANNEL, 2, 1, 2, 1), 8},
         {strat(ST_DATA_FILTER, 8, 4, 2, 1), 32},
         {strat(ST_DATA_FILTER, 6, 2, 3, 1), 12},
+        {strat(ST_SPATIAL, 3, 1, 3, 1), 6},
+        {strat(ST_SPATIAL, 4, 1, 4, 1), 8},
+        {strat(ST_DATA_SPATIAL, 4, 2, 2, 1), 8},
+        {strat(ST_DATA_SPATIAL, 12, 3, 4, 1), 24},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char err[HS_ERR_LEN] = "";
         hs_estimate est;
+        links.across = cases[i].st.kind == ST_DATA_SPATIAL ? twice : link;
         int rc = an_model(&wl, &cases[i].st, cases[i].batch, &links, 16e9, &est, err);
         if (rc != HS_OK)
             print_error("an_model: %s\n", err);
@@ -594,7 +702,8 @@ static void test_matches_analytic_model(void **state)
         tg_graph g = expand_ok(&wl, cases[i].st, cases[i].batch, false);
         for (int r = 0; r < g.n_ranks; r++) {
             assert_close(exec_s(&g.ranks[r]), est.iteration.compute_s);
-            assert_close(alpha_beta_comm_s(&g, r, alpha, beta), est.iteration.comm_s);
+            assert_close(alpha_beta_comm_s(&g, r, alpha, beta, alpha_st, beta_st),
+                         est.iteration.comm_s);
         }
         tg_free(&g);
     }

@@ -862,8 +862,8 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
 {
     static const char *modes[] = {"compare", "analytic", "simulate"};
     int status;
-    for (int k = K_LAYERS; k <= K_LOG; k++)
-        if ((status = check_single(&s->key[k], err)))
+    for (int d = 0; d < N_KEYDEFS; d++)
+        if (keydefs[d].single && (status = check_single(&s->key[keydefs[d].key], err)))
             return status;
     const sw_item *it;
     plan->mode = "compare";
@@ -921,6 +921,30 @@ static int add_config(sw_plan *plan, int *cap, const sw_config *c, sw_arena *a, 
     return k->key ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory");
 }
 
+static int by_key(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* A value repeated in a list (or GPU ranges that overlap) would run one configuration twice and
+ * give the CSV two rows with one key. */
+static int check_unique(const sw_plan *plan, char *err)
+{
+    const char **keys = malloc(((size_t)plan->n_configs + 1) * sizeof *keys);
+    if (!keys)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    for (int i = 0; i < plan->n_configs; i++)
+        keys[i] = plan->configs[i].key;
+    qsort(keys, (size_t)plan->n_configs, sizeof *keys, by_key);
+    int status = HS_OK;
+    for (int i = 1; i < plan->n_configs && status == HS_OK; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0)
+            status = hs_fail(err, HS_EINPUT,
+                             "configuration %s comes twice: a value is repeated in a list", keys[i]);
+    free(keys);
+    return status;
+}
+
 /* The configurations, nested in the order workloads, platforms, strategies, GPU counts, batch
  * rules, micro-batches (pipeline only), placements, collectives: the CSV's order. */
 static int enumerate(const sw_dims *d, sw_plan *plan, sw_arena *a, char *err)
@@ -950,7 +974,7 @@ static int enumerate(const sw_dims *d, sw_plan *plan, sw_arena *a, char *err)
                                     if ((status = add_config(plan, &cap, &c, a, err)))
                                         return status;
                                 }
-    return status;
+    return check_unique(plan, err);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1484,7 +1508,7 @@ typedef struct {
 typedef struct {
     const sw_plan *plan;
     const char *exe;         /* the hybridsim executable */
-    char tmpdir[PATH_MAX];   /* children's stdout and stderr */
+    char tmpdir[PATH_MAX / 2]; /* children's stdout and stderr (short: file names follow) */
     int csv_fd;              /* the CSV, opened for appending */
     const char **line_of;    /* per configuration: its row (old or new), or NULL */
     FILE *log;               /* --log, or NULL */
@@ -1538,9 +1562,10 @@ static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe,
     argv[n] = NULL;
 }
 
-static char *child_path(const sw_runner *r, int config, const char *ext)
+/* Where a run's stdout ("out") or stderr ("err") goes. */
+static void child_path(const sw_runner *r, int config, const char *ext, char path[PATH_MAX])
 {
-    return arena_printf(r->arena, "%s/%d.%s", r->tmpdir, config, ext);
+    snprintf(path, PATH_MAX, "%s/%d.%s", r->tmpdir, config, ext);
 }
 
 static void log_run(sw_runner *r, const sw_config *c, char **argv)
@@ -1568,9 +1593,9 @@ static int launch(sw_runner *r, int config, sw_slot *slot, char *err)
     const sw_config *c = &r->plan->configs[config];
     char *argv[24], nums[3][24];
     child_argv(r->plan, c, r->exe, argv, nums);
-    char *out_path = child_path(r, config, "out"), *err_path = child_path(r, config, "err");
-    if (!out_path || !err_path)
-        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    char out_path[PATH_MAX], err_path[PATH_MAX];
+    child_path(r, config, "out", out_path);
+    child_path(r, config, "err", err_path);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     int errfd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -1649,19 +1674,19 @@ static char *run_message(char *text, sw_arena *a)
     return copy ? copy : "";
 }
 
-/* What a finished child's exit status and output say about its configuration. */
-static sw_outcome judge(const sw_runner *r, const sw_slot *slot, int wstatus, sw_json *json)
+/* What a finished child's exit status and output say about its configuration. The outcome's
+ * strings live in `a`, the run's own scratch arena. */
+static sw_outcome judge(const sw_runner *r, const sw_slot *slot, int wstatus, sw_json *json,
+                        sw_arena *a)
 {
-    sw_arena *a = r->arena;
     const char *mode = r->plan->mode;
     sw_outcome o = {"failed", "", now_s() - slot->start_s, NULL};
-    char *out_path = child_path(r, slot->config, "out");
-    char *err_path = child_path(r, slot->config, "err");
-    char *out = out_path ? slurp(out_path, a) : "", *errtext = err_path ? slurp(err_path, a) : "";
-    if (out_path)
-        unlink(out_path);
-    if (err_path)
-        unlink(err_path);
+    char out_path[PATH_MAX], err_path[PATH_MAX];
+    child_path(r, slot->config, "out", out_path);
+    child_path(r, slot->config, "err", err_path);
+    char *out = slurp(out_path, a), *errtext = slurp(err_path, a);
+    unlink(out_path);
+    unlink(err_path);
     char *message = run_message(errtext, a);
     if (slot->timed_out) {
         o.message = arena_printf(a, "timed out after %g s (--timeout)", r->plan->timeout_s);
@@ -1692,10 +1717,14 @@ static sw_outcome judge(const sw_runner *r, const sw_slot *slot, int wstatus, sw
 
 static void progress_draw(sw_progress *p, bool force);
 
-/* Record a configuration's row: append it to the CSV and remember it for the final rewrite. */
+/* Record a configuration's row: append it to the CSV and remember it for the final rewrite.
+ * The row is formatted in a scratch arena (a run's output can be large) and only the row kept. */
 static int record(sw_runner *r, int config, const sw_outcome *o, char *err)
 {
-    char *line = format_row(r->plan, &r->plan->configs[config], o, r->arena);
+    sw_arena scratch = {0};
+    char *formatted = format_row(r->plan, &r->plan->configs[config], o, &scratch);
+    char *line = formatted ? arena_strdup(r->arena, formatted) : NULL;
+    arena_free(&scratch);
     if (!line)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     int status = append_row(r->csv_fd, r->plan->output, line, err);
@@ -1712,11 +1741,11 @@ static int record(sw_runner *r, int config, const sw_outcome *o, char *err)
 /* Free a slot whose run will give no row, removing its output files. */
 static void forget(const sw_runner *r, sw_slot *s)
 {
-    char *p;
-    if ((p = child_path(r, s->config, "out")))
-        unlink(p);
-    if ((p = child_path(r, s->config, "err")))
-        unlink(p);
+    char path[PATH_MAX];
+    child_path(r, s->config, "out", path);
+    unlink(path);
+    child_path(r, s->config, "err", path);
+    unlink(path);
     s->pid = 0;
 }
 
@@ -1747,12 +1776,14 @@ static int reap(sw_runner *r, sw_slot *slots, int n_slots, bool *any, char *err)
             continue;
         }
         sw_json json = {0};
-        sw_outcome o = judge(r, s, wstatus, &json);
+        sw_arena scratch = {0};
+        sw_outcome o = judge(r, s, wstatus, &json, &scratch);
         s->pid = 0;
         r->progress.running--;
         *any = true;
         int status = record(r, s->config, &o, err);
         free(json.f);
+        arena_free(&scratch);
         if (status != HS_OK)
             return status;
     }
@@ -1995,7 +2026,12 @@ static int run_sweep(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, cha
         goto done;
     }
     const char *tmp = getenv("TMPDIR");
-    snprintf(r.tmpdir, sizeof r.tmpdir, "%s/hybridsim-sweep-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int len = snprintf(r.tmpdir, sizeof r.tmpdir, "%s/hybridsim-sweep-XXXXXX",
+                       tmp && *tmp ? tmp : "/tmp");
+    if (len < 0 || (size_t)len >= sizeof r.tmpdir) {
+        status = hs_fail(err, HS_EINPUT, "TMPDIR is too long a path");
+        goto done;
+    }
     if (!mkdtemp(r.tmpdir)) {
         status = hs_fail(err, HS_EINTERNAL, "mkdtemp %s: %s", r.tmpdir, strerror(errno));
         goto done;

@@ -93,6 +93,10 @@ static void print_usage(FILE *out)
             "                          or step (every step of every collective)\n"
             "  -P, --placement K       packed (default: rank r on GPU r) or spread (nodes dealt\n"
             "                          round-robin over racks)\n"
+            "      --overlap           simulate, compare: order tasks by data dependency:\n"
+            "                          communication overlaps compute where the schedule allows\n"
+            "                          (default: blocking, each task after the previous one, as\n"
+            "                          the analytic model assumes)\n"
             "  -j, --json              print one JSON object instead of the table\n"
             "      --row               print one line (for scripts); --row-header adds the header\n"
             "      --trace FILE.json   simulate, compare: write a Chrome trace (Perfetto,\n"
@@ -157,7 +161,7 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
 {
     enum { OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
            OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_JOB = 1300, OPT_BACKGROUND,
-           OPT_BASELINE };
+           OPT_BASELINE, OPT_OVERLAP = 1400 };
     static const struct option longopts[] = {
         {"workload", required_argument, NULL, 'w'},
         {"platform", required_argument, NULL, 'p'},
@@ -180,6 +184,7 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         {"job", required_argument, NULL, OPT_JOB},
         {"background", required_argument, NULL, OPT_BACKGROUND},
         {"baseline", no_argument, NULL, OPT_BASELINE},
+        {"overlap", no_argument, NULL, OPT_OVERLAP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -242,6 +247,7 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
             o->backgrounds[o->n_backgrounds++] = optarg;
             break;
         case OPT_BASELINE: o->baseline = true; break;
+        case OPT_OVERLAP: o->sim.overlap = true; break;
         case 'h': print_usage(stdout); return -1;
         case ':':
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
@@ -268,6 +274,8 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         if (per_job)
             return hs_fail(err, HS_EINPUT, "%s cannot be combined with --job: give it inside each "
                            "--job (w=, s=, g=, b=, layers=, S=, placement=)", per_job);
+        if (o->sim.overlap)
+            return hs_fail(err, HS_EINPUT, "--overlap is for single runs, not --job");
         if (o->output == OUT_ROW || o->sim.trace_path || o->layers_top != 10)
             return hs_fail(err, HS_EINPUT, "--job runs print tables or --json; --row, --trace and "
                            "per-layer tables are for single runs");
@@ -291,6 +299,9 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
     if (o->links_path && o->command == CMD_ANALYTIC)
         return hs_fail(err, HS_EINPUT, "--links is for simulate and compare (the analytic model "
                        "sends no messages)");
+    if (o->sim.overlap && o->command == CMD_ANALYTIC)
+        return hs_fail(err, HS_EINPUT, "--overlap is for simulate and compare (the analytic "
+                       "model has no overlap)");
     if (o->links_path && !o->links_path[0])
         return hs_fail(err, HS_EINPUT, "--links needs a file name");
     if (o->links_all && !o->links_path)

@@ -103,7 +103,8 @@ int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *
            char *err)
 {
     tg_graph graph;
-    int status = ex_expand(wl, st, batch, &graph, err);
+    ex_options xo = {.overlap = opt->overlap};
+    int status = ex_expand_opt(wl, st, batch, &xo, &graph, err);
     if (status != HS_OK)
         return status;
 

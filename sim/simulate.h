@@ -7,6 +7,7 @@
 #ifndef SIMULATE_H
 #define SIMULATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "breakdown.h"
@@ -22,6 +23,8 @@
 typedef struct {
     eng_fidelity fidelity; /* --collectives flow|step */
     pl_kind placement;     /* --placement packed|spread */
+    bool overlap;          /* --overlap: tasks in data order (ex_options.overlap), else the
+                            * blocking order the analytic model assumes */
     const char *trace_path;        /* --trace: Chrome trace file to write, NULL: none */
     const tr_gpu_set *trace_gpus;  /* --trace-gpus: the GPUs the trace keeps, NULL: all */
     lk_stats *links;       /* --links: when non-NULL, the run's link statistics go here (free

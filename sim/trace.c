@@ -251,10 +251,17 @@ static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gp
             end_s - start_s);
     if (!kernel) {
         fprintf(out, ", \"op\": \"%s\", \"bytes\": %.17g", tg_op_name((tg_op)t->op), t->amount);
+        const tg_group *grp = t->peer >= 0 && t->peer < run->g->n_groups
+                                  ? &run->g->groups[t->peer] : NULL;
         if (t->op == TG_SEND || t->op == TG_RECV)
             fprintf(out, ", \"peer_rank\": %d", (int)t->peer);
-        else if (t->peer >= 0 && t->peer < run->g->n_groups)
-            fprintf(out, ", \"group_size\": %d", run->g->groups[t->peer].n);
+        else if (t->op == TG_SHIFT && grp && grp->n == 2) /* {send peer, receive peer} */
+            fprintf(out, ", \"send_to_rank\": %d, \"recv_from_rank\": %d", grp->ranks[0],
+                    grp->ranks[1]);
+        else if (grp)
+            fprintf(out, ", \"group_size\": %d", grp->n);
+        if (t->flags & TG_FLAG_STAGED)
+            fputs(", \"staged\": true", out);
         if (t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER)
             fprintf(out, ", \"algorithm\": \"%s\"", t->algo == TG_ALGO_HIER ? "hierarchical"
                                                                              : "ring");

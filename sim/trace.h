@@ -5,7 +5,7 @@
  * compute stream (tid 2G+1, named "gpu G (rank r)") and its communication stream (tid 2G+2,
  * "gpu G (rank r) comm"), as the two streams overlap; one complete event ("ph":"X", ts and dur
  * in microseconds) per kernel and per communication task, with the layer, phase, seconds and
- * (communication) peer or group size, bytes and algorithm in its args. Counter events
+ * (communication) peer(s) or group size, bytes, algorithm, staging in its args. Counter events
  * ("ph":"C") go to one more process, "network" (pid = the platform's node count + 1): that is
  * the hook through which link statistics are drawn as utilisation tracks. Ids start at 1
  * because Perfetto reserves pid and tid 0 for the kernel.

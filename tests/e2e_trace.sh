@@ -90,7 +90,8 @@ for e in events:
     args = e["args"]
     assert "layer" in args and "phase" in args and "seconds" in args, e
     if stream:
-        assert "bytes" in args and ("group_size" in args or "peer_rank" in args), e
+        assert "bytes" in args, e
+        assert "group_size" in args or "peer_rank" in args or "send_to_rank" in args, e
 # The critical rank's slices are the iteration's compute and communication.
 crit = run["layers_rank"]
 it = run["iteration"]
@@ -133,6 +134,9 @@ trace_case "data+filter compare" 4 "" compare "${rn[@]}" -s data+filter:2x4 -g 8
 trace_case "pipeline" 4 "" simulate "${rn[@]}" -s pipeline -g 4 -b 64 --micro-batches 4
 trace_case "data+spatial, step" 4 "" simulate -w cosmoflow-256 -p abci -s data+spatial:2x4 -g 8 -b 16 --collectives step
 trace_case "spread placement" 4 "" simulate "${rn[@]}" -s data -g 8 -b 256 --placement spread
+trace_case "overlap, data" 4 "" simulate "${rn[@]}" -s data -g 8 -b 256 --overlap
+trace_case "overlap, data+filter" 4 "" compare "${rn[@]}" -s data+filter:2x4 -g 8 -b 64 --overlap
+trace_case "overlap, pipeline" 4 "" simulate "${rn[@]}" -s pipeline -g 4 -b 64 --micro-batches 8 --overlap
 trace_case "--trace-gpus" 4 "1,4-5" simulate "${rn[@]}" -s data -g 8 -b 256 --trace-gpus 1,4-5
 trace_case "--trace-gpus, one" 4 "7" compare "${rn[@]}" -s data -g 8 -b 256 --trace-gpus 7
 

@@ -396,9 +396,10 @@ static void print_usage(FILE *out)
             "       hybridsim sweep --merge DIR -o OUT.csv\n"
             "\n"
             "Runs every configuration of workloads x platforms x strategies x GPU counts x batch\n"
-            "rules x micro-batches x placements x collectives, each in its own process, and writes\n"
-            "one CSV row per configuration. Lists are comma-separated; the file's keys are the\n"
-            "long flag names (see experiments/sweeps/example.sweep); a flag replaces its key.\n"
+            "rules x micro-batches x placements x collectives, each in its own process, and\n"
+            "writes one CSV row per configuration. Lists are comma-separated; the file's keys\n"
+            "are the long flag names (see experiments/sweeps/example.sweep); a flag replaces\n"
+            "its key.\n"
             "\n"
             "  -w, --workloads LIST     workloads (short names or paths)\n"
             "  -p, --platforms LIST     platforms (short names or paths)\n"
@@ -940,7 +941,8 @@ static int check_unique(const sw_plan *plan, char *err)
     for (int i = 1; i < plan->n_configs && status == HS_OK; i++)
         if (strcmp(keys[i - 1], keys[i]) == 0)
             status = hs_fail(err, HS_EINPUT,
-                             "configuration %s comes twice: a value is repeated in a list", keys[i]);
+                             "configuration %s comes twice: a value is repeated in a list",
+                             keys[i]);
     free(keys);
     return status;
 }
@@ -2173,8 +2175,8 @@ static int emit_jobs(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, cha
                                  "exit 2 ;;\nesac\n";
     }
     if (status == HS_OK)
-        status = write_atomic("--emit", cl->emit_file, head, lines, plan->n_configs + (slurm ? 1 : 0), a,
-                              err);
+        status = write_atomic("--emit", cl->emit_file, head, lines,
+                              plan->n_configs + (slurm ? 1 : 0), a, err);
     /* The number of jobs, so that --merge can say which are missing. */
     const char *count_line[1] = {count};
     if (status == HS_OK)
@@ -2272,14 +2274,15 @@ static int merge_jobs(const char *dir, const char *output, bool quiet, sw_arena 
             else
                 lines[n_lines++] = t.rows[k].line;
         }
-        with_row += status == HS_OK && n_refs > 0;
+        if (status == HS_OK && n_refs > 0) /* a job killed early leaves only the header */
+            indices[with_row++] = indices[i];
         free(refs);
         free(t.rows);
     }
     if (status == HS_OK)
         status = write_atomic("-o", output, header, lines, n_lines, a, err);
     if (status == HS_OK && !quiet) {
-        report_missing(dir, indices, with_row, a);
+        report_missing(dir, indices, with_row, a); /* indices[0..with_row): jobs with a row */
         fprintf(stderr, "sweep: merged %d rows from %s into %s\n", n_lines, dir, output);
     }
 done:

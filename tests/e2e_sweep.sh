@@ -150,10 +150,14 @@ expect_bad "unwritable output" "-o /nonexistent/x.csv" -w resnet50 -p abci -s da
 check
 "$HS" sweep --help | grep -q "batch-per-gpu" || fail "sweep --help"
 
-# ---- the shipped example parses and emits (running it is the example's own business) ----
-check
-(cd "$SRC" && "$HS" sweep experiments/sweeps/example.sweep --emit parallel "$TMP/example.jobs" --quiet) ||
-    fail "experiments/sweeps/example.sweep does not parse"
+# ---- the shipped sweeps parse and emit (running them is the experiments' business) ----
+for f in "$SRC"/experiments/sweeps/*.sweep; do
+    check
+    (cd "$SRC" && "$HS" sweep "$f" --emit parallel "$TMP/shipped.jobs" --quiet) ||
+        fail "$f does not parse"
+done
+[ "$(wc -l <"$TMP/shipped.jobs")" -ge 1 ] || fail "a shipped sweep has no configurations"
+(cd "$SRC" && "$HS" sweep experiments/sweeps/example.sweep --emit parallel "$TMP/example.jobs" --quiet)
 [ "$(wc -l <"$TMP/example.jobs")" -eq 8 ] || fail "example.sweep: $(wc -l <"$TMP/example.jobs") jobs, expected 8"
 
 echo "e2e_sweep: $checks checks, $failures failures"

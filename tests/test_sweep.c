@@ -512,10 +512,12 @@ static void test_input_errors(void **state)
         const char *message;
     } cases[] = {
         {"workloads = resnet50\ngpu = 4\n", ":2: unknown key 'gpu'"},
-        {"workloads = resnet50\nworkload = vgg16\n", ":2: 'workload' is given twice (first on line 1)"},
+        {"workloads = resnet50\nworkload = vgg16\n",
+         ":2: 'workload' is given twice (first on line 1)"},
         {"workloads resnet50\n", ":1: expected 'key = value"},
         {"workloads = resnet50,,vgg16\n", ":1: workloads: empty value"},
-        {"workloads = resnet50\nplatforms = abci\nstrategies = data\n\ngpus = 4, four\nbatch = 64\n",
+        {"workloads = resnet50\nplatforms = abci\nstrategies = data\n\ngpus = 4, four\n"
+         "batch = 64\n",
          ":5: gpus: 'four' is not a whole number"},
         {"workloads = resnet50\nplatforms = abci\nstrategies = data\ngpus = 4\nbatch = 64/rack\n",
          ":5: batch: '64/rack': a batch rule is"},

@@ -204,6 +204,7 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
     fprintf(out, ", \"memory_per_gpu_bytes\": %.17g, \"fits_in_memory\": %s",
             est->memory_per_gpu_bytes, est->fits_in_memory ? "true" : "false");
     const hs_memory *m = &est->memory;
+    fprintf(out, ", \"gpu_memory_bytes\": %.17g", run->gpu_memory_bytes);
     fprintf(out, ", \"memory_breakdown\": {\"weights_bytes\": %.17g, \"gradients_bytes\": %.17g, "
             "\"activations_bytes\": %.17g, \"optimizer_state_bytes\": %.17g}",
             m->weights_bytes, m->gradients_bytes, m->activations_bytes,

@@ -195,6 +195,7 @@ if run "does not fit" simulate "${rn[@]}" -s data -g 2 -b 256 --json; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["fits_in_memory"] is False and d["iteration"]["total_s"] > 0, d
+assert d["memory_per_gpu_bytes"] > d["gpu_memory_bytes"] == 16e9, d
 m = d["memory_breakdown"]
 assert sum(m.values()) == d["memory_per_gpu_bytes"] > 16e9, m
 PY

@@ -179,6 +179,18 @@ void plat_route(const plat_platform *plat, int a, int b, double *latency_s, doub
     *bandwidth_Bps = sg_host_get_route_bandwidth(plat->gpus[a], plat->gpus[b]);
 }
 
+sg_host_t plat_host_memory(const plat_platform *plat, int gpu)
+{
+    if (gpu < 0 || gpu >= plat->n_gpus)
+        return NULL;
+    const char *name = sg_host_get_name(plat->gpus[gpu]), *tail = strrchr(name, '-');
+    if (!tail || strncmp(tail, "-gpu", 4) != 0)
+        return NULL;
+    char mem[256];
+    int len = snprintf(mem, sizeof mem, "%.*s-cpu", (int)(tail - name), name);
+    return len > 0 && (size_t)len < sizeof mem ? sg_host_by_name(mem) : NULL;
+}
+
 void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
                     double *beta_s_per_byte)
 {

@@ -59,6 +59,12 @@ void plat_route(const plat_platform *plat, int gpu_a, int gpu_b, double *latency
 void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
                     double *beta_s_per_byte);
 
+/* The host standing for the host memory (CPUs, DRAM) of GPU gpu's node: the host named like
+ * the node's GPUs with "-cpu" for "-gpu<g>" (n0003-cpu for n0003-gpu1, as the generator writes
+ * it; platforms/README.md), or NULL if the platform has none or gpu is out of range. Messages
+ * staged without GPUDirect go through it (sim/engine_comm.c). */
+sg_host_t plat_host_memory(const plat_platform *plat, int gpu);
+
 /* The folder short names are looked up in ("<home>/platforms"). */
 const char *plat_default_dir(void);
 

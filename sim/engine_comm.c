@@ -531,18 +531,6 @@ static int ring_register(eng_sim *s, ring_view v, bool staged)
            mbox_add(s, ring_member(v, v.pos - 1), me);
 }
 
-/* The node's host memory as the platform declares it (platforms/README.md): a host named like
- * the node's GPUs with "-cpu" for "-gpu<g>", e.g. n0003-cpu for n0003-gpu1; NULL if none. */
-static sg_host_t host_memory_of(sg_host_t gpu)
-{
-    const char *name = sg_host_get_name(gpu), *tail = strrchr(name, '-');
-    if (!tail || strncmp(tail, "-gpu", 4) != 0)
-        return NULL;
-    char mem[256];
-    int len = snprintf(mem, sizeof mem, "%.*s-cpu", (int)(tail - name), name);
-    return len > 0 && (size_t)len < sizeof mem ? sg_host_by_name(mem) : NULL;
-}
-
 /* Give every rank its node's host memory if some task is staged. */
 static int build_host_mem(eng_sim *s, char *err)
 {
@@ -557,7 +545,7 @@ static int build_host_mem(eng_sim *s, char *err)
     if (!s->host_mem)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks' host memory", g->n_ranks);
     for (int r = 0; r < g->n_ranks; r++)
-        s->host_mem[r] = host_memory_of(s->plat->gpus[s->gpu_of_rank[r]]);
+        s->host_mem[r] = plat_host_memory(s->plat, s->gpu_of_rank[r]);
     return HS_OK;
 }
 

@@ -56,15 +56,16 @@ typedef struct {
     int job;            /* job tag of the sender, -1 for background */
 } lk_msg;
 
-/* A GPU pair some message used, and its route. */
+/* A GPU pair some message used, and its route. Endpoints are GPU indices, or n_gpus + node
+ * for a node's host memory (a staged message's two copies, sim/engine_comm.c). */
 typedef struct {
-    int src, dst;       /* GPU indices */
+    int src, dst;       /* endpoint indices */
     int first, n;       /* its links at route_links[first .. first+n) */
     double latency_s;   /* plat_route */
     double bandwidth_Bps;
 } lk_pair;
 
-/* A host pointer and its GPU index, sorted by pointer for look-ups. */
+/* A host pointer and its endpoint index, sorted by pointer for look-ups. */
 typedef struct {
     sg_host_t host;
     int gpu;
@@ -80,12 +81,15 @@ struct lk_collector {
     const plat_platform *plat;
     int n_jobs;
     int *job_of_gpu;        /* per GPU: job tag */
-    lk_host_ix *hosts;      /* n_gpus, sorted by pointer */
+    lk_host_ix *hosts;      /* n_hosts endpoints, sorted by pointer */
+    sg_host_t *endpoint;    /* n_endpoints: the GPUs, then each node's host memory (or NULL) */
+    int n_hosts;            /* endpoints that exist */
+    int n_endpoints;        /* n_gpus + n_nodes */
     lk_msg *msgs;
     size_t n_msgs, cap_msgs;
     lk_pair *pairs;
     int n_pairs, cap_pairs;
-    uint64_t *pair_keys;    /* open addressing: src * n_gpus + dst + 1; 0 = free */
+    uint64_t *pair_keys;    /* open addressing: src * n_endpoints + dst + 1; 0 = free */
     int *pair_slot;         /* the pair index in the same slot */
     size_t pair_cap;        /* slots, a power of two */
     bool failed;            /* out of memory or an unknown host while collecting */
@@ -171,7 +175,7 @@ static int cmp_host_ix(const void *a, const void *b)
 static int gpu_of_host(const lk_collector *c, sg_host_t host)
 {
     lk_host_ix key = {host, -1};
-    const lk_host_ix *hit = bsearch(&key, c->hosts, (size_t)c->plat->n_gpus, sizeof key,
+    const lk_host_ix *hit = bsearch(&key, c->hosts, (size_t)c->n_hosts, sizeof key,
                                     cmp_host_ix);
     return hit ? hit->gpu : -1;
 }
@@ -213,7 +217,7 @@ static int pair_index(lk_collector *c, int src, int dst)
 {
     if (2 * ((size_t)c->n_pairs + 1) > c->pair_cap && pair_grow(c) != 0)
         return -1;
-    uint64_t key = (uint64_t)src * (uint64_t)c->plat->n_gpus + (uint64_t)dst + 1;
+    uint64_t key = (uint64_t)src * (uint64_t)c->n_endpoints + (uint64_t)dst + 1;
     size_t j = pair_hash(key, c->pair_cap);
     while (c->pair_keys[j] && c->pair_keys[j] != key)
         j = (j + 1) & (c->pair_cap - 1);
@@ -260,8 +264,10 @@ static void sink(void *ctx, sg_host_t src, sg_host_t dst, double bytes, double s
                  double end_s)
 {
     lk_collector *c = ctx;
-    int s = gpu_of_host(c, src), d = gpu_of_host(c, dst);
-    note(c, s, d, bytes, start_s, end_s, s >= 0 ? c->job_of_gpu[s] : 0);
+    int s = gpu_of_host(c, src), d = gpu_of_host(c, dst), n = c->plat->n_gpus;
+    /* a copy out of host memory belongs to the job of the GPU it goes to */
+    int job = s >= 0 && s < n ? c->job_of_gpu[s] : d >= 0 && d < n ? c->job_of_gpu[d] : 0;
+    note(c, s, d, bytes, start_s, end_s, job);
 }
 
 static void collector_free(lk_collector *c)
@@ -270,6 +276,7 @@ static void collector_free(lk_collector *c)
         return;
     free(c->job_of_gpu);
     free(c->hosts);
+    free(c->endpoint);
     free(c->msgs);
     free(c->pairs);
     free(c->pair_keys);
@@ -285,19 +292,27 @@ int lk_begin(const plat_platform *plat, int n_jobs, lk_collector **col, char *er
     if (n_jobs < 1)
         n_jobs = 1;
     lk_collector *c = calloc(1, sizeof *c);
+    int gpn = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
+    int n_nodes = (plat->n_gpus + gpn - 1) / gpn, n_endpoints = plat->n_gpus + n_nodes;
     if (c) {
         c->job_of_gpu = calloc((size_t)plat->n_gpus, sizeof *c->job_of_gpu);
-        c->hosts = malloc((size_t)plat->n_gpus * sizeof *c->hosts);
+        c->hosts = malloc((size_t)n_endpoints * sizeof *c->hosts);
+        c->endpoint = calloc((size_t)n_endpoints, sizeof *c->endpoint);
     }
-    if (!c || !c->job_of_gpu || !c->hosts) {
+    if (!c || !c->job_of_gpu || !c->hosts || !c->endpoint) {
         collector_free(c);
         return hs_fail(err, HS_EINTERNAL, "out of memory for link statistics");
     }
     c->plat = plat;
     c->n_jobs = n_jobs;
-    for (int g = 0; g < plat->n_gpus; g++)
-        c->hosts[g] = (lk_host_ix){plat->gpus[g], g};
-    qsort(c->hosts, (size_t)plat->n_gpus, sizeof *c->hosts, cmp_host_ix);
+    c->n_endpoints = n_endpoints;
+    for (int e = 0; e < n_endpoints; e++) {
+        c->endpoint[e] = e < plat->n_gpus ? plat->gpus[e]
+                                          : plat_host_memory(plat, (e - plat->n_gpus) * gpn);
+        if (c->endpoint[e])
+            c->hosts[c->n_hosts++] = (lk_host_ix){c->endpoint[e], e};
+    }
+    qsort(c->hosts, (size_t)c->n_hosts, sizeof *c->hosts, cmp_host_ix);
     lk_sg_set_sink(sink, c);
     collecting = true;
     *col = c;
@@ -370,8 +385,11 @@ static int resolve_routes(lk_collector *c, const lk_link_ix *ix, int n_links, in
     for (int p = 0; p < c->n_pairs; p++) {
         lk_pair *pr = &c->pairs[p];
         xbt_dynar_reset(d);
-        sg_host_get_route(c->plat->gpus[pr->src], c->plat->gpus[pr->dst], d);
-        plat_route(c->plat, pr->src, pr->dst, &pr->latency_s, &pr->bandwidth_Bps);
+        sg_host_t from = c->endpoint[pr->src], to = c->endpoint[pr->dst];
+        sg_host_get_route(from, to, d);
+        /* plat_route's numbers, for any two endpoints */
+        pr->latency_s = sg_host_get_route_latency(from, to);
+        pr->bandwidth_Bps = sg_host_get_route_bandwidth(from, to);
         pr->first = (int)used;
         pr->n = (int)xbt_dynar_length(d);
         if (used + (size_t)pr->n > cap) {

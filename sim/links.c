@@ -1,9 +1,11 @@
 /* links.c: link statistics of a simulated run (links.h).
  *
- * During the run the collector only appends each message (hosts as GPU indices, bytes, start,
- * end, job) to an array: SimGrid calls it from inside its kernel, where less is better. After
- * the run, lk_end resolves each distinct GPU pair's route once (sg_host_get_route) and charges
- * every message to every link of its route. Busy time is a sweep over the messages' start and
+ * During the run the collector only appends each transfer (hosts as endpoint indices: GPUs,
+ * then the nodes' host memories; bytes, start, end, job) to an array: SimGrid calls it from
+ * inside its kernel, where less is better. After the run, lk_end resolves each distinct
+ * endpoint pair's route once (sg_host_get_route) and charges every transfer to every link of
+ * its route. A message staged through host memory is two transfers, the second out of host
+ * memory: it loads links but is not counted as another message. Busy time is a sweep over the messages' start and
  * end events in time order, counting per link how many are on it; the same sweep cuts each
  * link's time into busy periods (maximal intervals with a message on it). A message lies
  * wholly inside one busy period of every link it crosses, so the bytes of a period are exact,
@@ -420,7 +422,9 @@ static int resolve_routes(lk_collector *c, const lk_link_ix *ix, int n_links, in
     return HS_OK;
 }
 
-static void add_traffic(lk_traffic *t, const lk_msg *m, const lk_pair *pr)
+/* A transfer out of host memory is the second leg of a staged message (the engine's relay):
+ * it loads its links and its time counts, but it is not another message. */
+static void add_traffic(lk_traffic *t, const lk_msg *m, const lk_pair *pr, bool second_leg)
 {
     double actual_s = m->end_s - m->start_s;
     double alone_s = pr->latency_s + m->bytes / pr->bandwidth_Bps;
@@ -429,8 +433,10 @@ static void add_traffic(lk_traffic *t, const lk_msg *m, const lk_pair *pr)
      * a little early, or late, and that is not congestion */
     if (fabs(waiting_s) < LK_TIMING_PRECISION_S)
         waiting_s = 0;
-    t->messages++;
-    t->bytes += m->bytes;
+    if (!second_leg) {
+        t->messages++;
+        t->bytes += m->bytes;
+    }
     t->route_bytes += m->bytes * pr->n;
     t->actual_s += actual_s;
     t->alone_s += alone_s;
@@ -457,12 +463,13 @@ static void charge(const lk_collector *c, const int *route_links, lk_stats *st)
                 l->messages++;
             }
         }
+        bool second_leg = pr->src >= c->plat->n_gpus;
         if (m->job < 0) {
-            add_traffic(&st->background, m, pr);
+            add_traffic(&st->background, m, pr, second_leg);
             continue;
         }
-        add_traffic(&st->all, m, pr);
-        add_traffic(&st->jobs[m->job], m, pr);
+        add_traffic(&st->all, m, pr, second_leg);
+        add_traffic(&st->jobs[m->job], m, pr, second_leg);
     }
     finish_traffic(&st->all);
     finish_traffic(&st->background);

@@ -58,11 +58,13 @@ typedef struct {
                                  * the link): its bytes / (bandwidth x its length) */
 } lk_link;
 
-/* Messages of one job (or all jobs, or the background) over one run. */
+/* Messages of one job (or all jobs, or the background) over one run. A message staged through
+ * host memory between GPUs of a node is one message in two transfers (GPU to the node's host
+ * memory, host memory to GPU): both load their links and count in the times. */
 typedef struct {
-    long messages;
-    double bytes;               /* payload */
-    double route_bytes;         /* sum over messages of bytes x route length (links crossed) */
+    long messages;              /* as the engine counts them (eng_result.messages) */
+    double bytes;               /* their payload (eng_result.bytes_sent) */
+    double route_bytes;         /* sum over transfers of bytes x route length (links crossed) */
     double actual_s;            /* summed durations, transfer start to end */
     double alone_s;             /* summed durations each would have alone on its route */
     double waiting_s;           /* summed actual - alone (a difference within SimGrid's timing

@@ -337,6 +337,55 @@ static void shared_nic(const plat_platform *plat, case_out *out)
     tg_free(&g);
 }
 
+/* A message staged through host memory between GPUs 0 and 1 of a node: one message, two
+ * transfers (GPU 0 -> n0000-cpu over pcie0 up, n0000-cpu -> GPU 1 over pcie1 down); the
+ * NVLink between them carries nothing. */
+static void staged(const plat_platform *plat, case_out *out)
+{
+    const double bytes = 3e7;
+    int gpus[2] = {0, 1};
+    tg_graph g;
+    tg_init(&g, 2, NULL);
+    tg_task send = comm_task(TG_SEND, 1, bytes), recv = comm_task(TG_RECV, 0, bytes);
+    send.flags = recv.flags = TG_FLAG_STAGED;
+    tg_add(&g, 0, send);
+    tg_add(&g, 1, recv);
+    eng_result res;
+    lk_stats st;
+    if (!plat_host_memory(plat, 0)) {
+        check(out, 0, "ABCI declares no host memory for node 0");
+        return;
+    }
+    if (run_collected(plat, &g, gpus, ENG_FLOW, NULL, 1, &res, &st, out) != HS_OK)
+        return;
+    check_conservation(&res, &st, out);
+    check(out, st.all.messages == 1, "%ld messages", st.all.messages);
+    double *expected = calloc((size_t)st.n_links, sizeof *expected);
+    xbt_dynar_t d = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    int hops = 0;
+    sg_host_t ends[3] = {plat->gpus[0], plat_host_memory(plat, 0), plat->gpus[1]};
+    for (int leg = 0; leg < 2; leg++) {
+        xbt_dynar_reset(d);
+        sg_host_get_route(ends[leg], ends[leg + 1], d);
+        for (unsigned k = 0; k < xbt_dynar_length(d); k++, hops++) {
+            const lk_link *l = find_link(&st, sg_link_get_name(xbt_dynar_get_as(d, k, sg_link_t)));
+            if (l)
+                expected[l - st.links] += bytes;
+        }
+    }
+    xbt_dynar_free(&d);
+    check(out, hops == 2, "the two legs cross %d links, expected pcie0 and pcie1", hops);
+    for (int i = 0; i < st.n_links; i++)
+        check_rel(out, st.links[i].bytes, expected[i], 0, st.links[i].name);
+    check_rel(out, st.all.route_bytes, 2 * bytes, 0, "route bytes of the two legs");
+    const lk_link *up = find_link(&st, "n0000-pcie0_UP"), *down = find_link(&st, "n0000-pcie1_DOWN");
+    check(out, up && down && up->bytes == bytes && down->bytes == bytes, "pcie legs");
+    free(expected);
+    lk_stats_free(&st);
+    eng_result_free(&res);
+    tg_free(&g);
+}
+
 /* A real expansion (ResNet-50, data+filter 4x4 on 16 GPUs spread over racks, both fidelities):
  * the identities hold whatever the collectives. */
 static void expansion(const plat_platform *plat, case_out *out, eng_fidelity fid)
@@ -489,6 +538,7 @@ static void test_expansion_flow(void **state) { (void)state; run_case(expansion_
 static void test_expansion_step(void **state) { (void)state; run_case(expansion_step); }
 static void test_background(void **state) { (void)state; run_case(background); }
 static void test_csv(void **state) { (void)state; run_case(csv); }
+static void test_staged(void **state) { (void)state; run_case(staged); }
 
 int main(void)
 {
@@ -497,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_ring_flow),      cmocka_unit_test(test_shared_nic),
         cmocka_unit_test(test_expansion_flow), cmocka_unit_test(test_expansion_step),
         cmocka_unit_test(test_background),     cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_staged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,8 +46,6 @@
 /* SimGrid's default precision/timing: event times are exact to about this much. */
 #define LK_TIMING_PRECISION_S 1e-9
 
-/* SimGrid's callbacks reach one collector at a time (links_sg.cpp); this guards that. */
-static bool collecting = false;
 
 /* One message as SimGrid ran it. */
 typedef struct {
@@ -289,8 +287,6 @@ static void collector_free(lk_collector *c)
 int lk_begin(const plat_platform *plat, int n_jobs, lk_collector **col, char *err)
 {
     *col = NULL;
-    if (collecting)
-        return hs_fail(err, HS_EINTERNAL, "link statistics: another collector is active");
     if (n_jobs < 1)
         n_jobs = 1;
     lk_collector *c = calloc(1, sizeof *c);
@@ -315,8 +311,10 @@ int lk_begin(const plat_platform *plat, int n_jobs, lk_collector **col, char *er
             c->hosts[c->n_hosts++] = (lk_host_ix){c->endpoint[e], e};
     }
     qsort(c->hosts, (size_t)c->n_hosts, sizeof *c->hosts, cmp_host_ix);
-    lk_sg_set_sink(sink, c);
-    collecting = true;
+    if (lk_sg_set_sink(sink, c) != 0) { /* SimGrid's callbacks reach one collector */
+        collector_free(c);
+        return hs_fail(err, HS_EINTERNAL, "link statistics: another collector is active");
+    }
     *col = c;
     return HS_OK;
 }
@@ -586,7 +584,6 @@ int lk_end(lk_collector *c, double makespan_s, lk_stats *st, char *err)
     memset(st, 0, sizeof *st);
     lk_sg_set_sink(NULL, NULL);
     long lost = lk_sg_lost();
-    collecting = false;
     int status = HS_OK;
     sg_link_t *links = NULL;
     lk_link_ix *ix = NULL;

@@ -64,8 +64,10 @@ void on_completion(const simgrid::s4u::Activity &activity)
 
 } // namespace
 
-extern "C" void lk_sg_set_sink(lk_sg_sink fn, void *ctx)
+extern "C" int lk_sg_set_sink(lk_sg_sink fn, void *ctx)
 {
+    if (fn && state.fn)
+        return -1;
     if (!state.connected) {
         simgrid::s4u::Comm::on_send_cb(on_send);
         simgrid::s4u::Activity::on_completion_cb(on_completion);
@@ -75,6 +77,7 @@ extern "C" void lk_sg_set_sink(lk_sg_sink fn, void *ctx)
     state.ctx = ctx;
     state.in_flight.clear();
     state.untimed = 0;
+    return 0;
 }
 
 extern "C" long lk_sg_lost(void)

@@ -14,8 +14,9 @@ extern "C" {
 typedef void (*lk_sg_sink)(void *ctx, sg_host_t src, sg_host_t dst, double bytes,
                            double start_s, double end_s);
 
-/* Send every message from now on to fn (NULL: stop); forgets messages still in flight. */
-void lk_sg_set_sink(lk_sg_sink fn, void *ctx);
+/* Send every message from now on to fn (NULL: stop); forgets messages still in flight.
+ * -1 (and nothing changes) if fn is not NULL and another sink is set. */
+int lk_sg_set_sink(lk_sg_sink fn, void *ctx);
 
 /* Messages posted since lk_sg_set_sink that never reached the sink: still in flight, or
  * completed without timing (a blocking put). */

@@ -582,8 +582,8 @@ static void summarise(lk_stats *st)
 int lk_end(lk_collector *c, double makespan_s, lk_stats *st, char *err)
 {
     memset(st, 0, sizeof *st);
+    long lost = lk_sg_lost(); /* before the sink goes: that forgets what is in flight */
     lk_sg_set_sink(NULL, NULL);
-    long lost = lk_sg_lost();
     int status = HS_OK;
     sg_link_t *links = NULL;
     lk_link_ix *ix = NULL;

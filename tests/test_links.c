@@ -386,6 +386,28 @@ static void staged(const plat_platform *plat, case_out *out)
     tg_free(&g);
 }
 
+/* A send nobody receives: the engine reports the deadlock, and the collector the message it
+ * never saw end, rather than statistics without it. */
+static void lost(const plat_platform *plat, case_out *out)
+{
+    int gpus[2] = {0, 4};
+    tg_graph g;
+    tg_init(&g, 2, NULL);
+    tg_add(&g, 0, comm_task(TG_SEND, 1, 1e6));
+    tg_add(&g, 1, (tg_task){.op = TG_EXEC, .layer = -1, .peer = -1, .after = -1, .amount = 1e-3});
+    char err[HS_ERR_LEN];
+    lk_collector *col, *other;
+    lk_stats st;
+    check(out, lk_begin(plat, 1, &col, err) == HS_OK, "lk_begin: %s", err);
+    check(out, lk_begin(plat, 1, &other, err) == HS_EINTERNAL, "a second collector was accepted");
+    eng_options opt = {.fidelity = ENG_FLOW, .exec_speed_scale = 1};
+    eng_result res;
+    check(out, eng_run(&g, plat, gpus, &opt, &res, err) == HS_EINTERNAL, "no deadlock reported");
+    check(out, lk_end(col, 0, &st, err) == HS_EINTERNAL && strstr(err, "1 message(s)"),
+          "lk_end after a lost message: %s", err);
+    tg_free(&g);
+}
+
 /* A real expansion (ResNet-50, data+filter 4x4 on 16 GPUs spread over racks, both fidelities):
  * the identities hold whatever the collectives. */
 static void expansion(const plat_platform *plat, case_out *out, eng_fidelity fid)
@@ -539,6 +561,7 @@ static void test_expansion_step(void **state) { (void)state; run_case(expansion_
 static void test_background(void **state) { (void)state; run_case(background); }
 static void test_csv(void **state) { (void)state; run_case(csv); }
 static void test_staged(void **state) { (void)state; run_case(staged); }
+static void test_lost(void **state) { (void)state; run_case(lost); }
 
 int main(void)
 {
@@ -547,7 +570,7 @@ int main(void)
         cmocka_unit_test(test_ring_flow),      cmocka_unit_test(test_shared_nic),
         cmocka_unit_test(test_expansion_flow), cmocka_unit_test(test_expansion_step),
         cmocka_unit_test(test_background),     cmocka_unit_test(test_csv),
-        cmocka_unit_test(test_staged),
+        cmocka_unit_test(test_staged),         cmocka_unit_test(test_lost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,131 +49,11 @@
 #include "platform.h"
 #include "strategy.h"
 #include "workload.h"
+#include "sweep_int.h"
 
 #define SW_MAX_CONFIGS 1000000 /* a sweep larger than this is surely a typo in a range */
 #define SW_MESSAGE_LEN 400     /* an error message kept in the CSV */
 #define SW_PLAIN_PROGRESS_S 10.0 /* a progress line this often when stderr is not a terminal */
-
-/* ------------------------------------------------------------------------------------------ */
-/* Memory: strings live in an arena freed once at the end; arrays grow with realloc. */
-
-typedef struct sw_block {
-    struct sw_block *next; /* the block allocated before this one */
-    size_t used, cap;      /* bytes handed out, bytes available */
-    char data[];
-} sw_block;
-
-typedef struct {
-    sw_block *head; /* the newest block */
-} sw_arena;
-
-static void *arena_alloc(sw_arena *a, size_t n)
-{
-    n = (n + 15) & ~(size_t)15;
-    if (!a->head || a->head->cap - a->head->used < n) {
-        size_t cap = n > 65536 ? n : 65536;
-        sw_block *b = malloc(sizeof *b + cap);
-        if (!b)
-            return NULL;
-        b->next = a->head;
-        b->used = 0;
-        b->cap = cap;
-        a->head = b;
-    }
-    void *p = a->head->data + a->head->used;
-    a->head->used += n;
-    return p;
-}
-
-static void arena_free(sw_arena *a)
-{
-    while (a->head) {
-        sw_block *next = a->head->next;
-        free(a->head);
-        a->head = next;
-    }
-}
-
-static char *arena_strndup(sw_arena *a, const char *s, size_t n)
-{
-    char *copy = arena_alloc(a, n + 1);
-    if (copy) {
-        memcpy(copy, s, n);
-        copy[n] = '\0';
-    }
-    return copy;
-}
-
-static char *arena_strdup(sw_arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
-
-static char *arena_printf(sw_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *arena_printf(sw_arena *a, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return NULL;
-    char *s = arena_alloc(a, (size_t)n + 1);
-    if (!s)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-/* Make room for one more item in a growing array; false when out of memory. */
-static bool grow(void **items, int *cap, int n, size_t size)
-{
-    if (n < *cap)
-        return true;
-    int new_cap = *cap ? *cap * 2 : 16;
-    void *grown = realloc(*items, (size_t)new_cap * size);
-    if (!grown)
-        return false;
-    *items = grown;
-    *cap = new_cap;
-    return true;
-}
-
-/* A growing text buffer whose first allocation failure sticks (checked once, at the end). */
-typedef struct {
-    char *data; /* NUL-terminated */
-    size_t len, cap;
-    bool oom;   /* an append failed */
-} sw_buf;
-
-static void buf_add(sw_buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            b->oom = true;
-            return;
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void buf_puts(sw_buf *b, const char *s) { buf_add(b, s, strlen(s)); }
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Lists: every key of a sweep file, and every list flag, is a list of values. */
@@ -245,21 +125,11 @@ static int find_keydef(const char *name)
     return -1;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-        s[--n] = '\0';
-    return s;
-}
-
 /* Split "a, b,c" and append the values to the key's list. */
 static int add_values(sw_spec *spec, const sw_keydef *def, const char *text, const char *where,
                       sw_arena *a, char *err)
 {
-    char *copy = arena_strdup(a, text);
+    char *copy = sw_arena_strdup(a, text);
     if (!copy)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     sw_list *list = &spec->key[def->key];
@@ -268,12 +138,12 @@ static int add_values(sw_spec *spec, const sw_keydef *def, const char *text, con
         char *comma = strchr(value, ',');
         if (comma)
             *comma = '\0';
-        char *v = trim(value);
+        char *v = sw_trim(value);
         if (*v == '\0')
             return hs_fail(err, HS_EINPUT, "%s: empty value in '%s'", where, text);
-        if (!grow((void **)&list->items, &list->cap, list->n, sizeof *list->items))
+        if (!sw_grow((void **)&list->items, &list->cap, list->n, sizeof *list->items))
             return hs_fail(err, HS_EINTERNAL, "out of memory");
-        const char *stored = def->suffix ? arena_printf(a, "%s%s", v, def->suffix) : v;
+        const char *stored = def->suffix ? sw_arena_printf(a, "%s%s", v, def->suffix) : v;
         if (!stored)
             return hs_fail(err, HS_EINTERNAL, "out of memory");
         list->items[list->n++] = (sw_item){stored, where};
@@ -304,12 +174,12 @@ static bool read_logical_line(FILE *f, char **line, size_t *cap, sw_buf *out, in
         char *hash = strchr(*line, '#');
         if (hash)
             *hash = '\0';
-        char *t = trim(*line);
+        char *t = sw_trim(*line);
         if (*t == '\0' && out->len == 0)
             continue;
         if (*first_line == 0)
             *first_line = *line_no;
-        buf_puts(out, t);
+        sw_buf_puts(out, t);
         if (out->len == 0 || out->data[out->len - 1] != ',')
             return true;
     }
@@ -340,7 +210,7 @@ static int read_sweep_file(const char *path, sw_spec *spec, sw_arena *a, char *e
             break;
         }
         *eq = '\0';
-        char *name = trim(logical.data), *value = trim(eq + 1);
+        char *name = sw_trim(logical.data), *value = sw_trim(eq + 1);
         int d = find_keydef(name);
         if (d < 0) {
             status = hs_fail(err, HS_EINPUT, "%s:%d: unknown key '%s' (known: %s)", path, at, name,
@@ -359,7 +229,7 @@ static int read_sweep_file(const char *path, sw_spec *spec, sw_arena *a, char *e
             status = hs_fail(err, HS_EINPUT, "%s:%d: '%s' has no value", path, at, name);
             break;
         }
-        const char *where = arena_printf(a, "%s:%d: %s", path, at, name);
+        const char *where = sw_arena_printf(a, "%s:%d: %s", path, at, name);
         status = where ? add_values(spec, &keydefs[d], value, where, a, err)
                        : hs_fail(err, HS_EINTERNAL, "out of memory");
     }
@@ -479,8 +349,8 @@ static int parse_flags(int argc, char **argv, sw_spec *spec, sw_cmdline *cl, sw_
                 d = i;
         if (d >= 0) {
             const char *where =
-                keydefs[d].flag ? arena_printf(a, "-%c", keydefs[d].flag)
-                                : arena_printf(a, "--%s", keydefs[d].name);
+                keydefs[d].flag ? sw_arena_printf(a, "-%c", keydefs[d].flag)
+                                : sw_arena_printf(a, "--%s", keydefs[d].name);
             if (!where)
                 return hs_fail(err, HS_EINTERNAL, "out of memory");
             int status = add_values(spec, &keydefs[d], optarg, where, a, err);
@@ -604,7 +474,7 @@ static int parse_gpus(const sw_item *it, int **gpus, int *n, int *cap, char *err
         hi = lo;
     }
     for (int64_t g = lo; g <= hi; g *= 2) {
-        if (!grow((void **)gpus, cap, *n, sizeof **gpus))
+        if (!sw_grow((void **)gpus, cap, *n, sizeof **gpus))
             return hs_fail(err, HS_EINTERNAL, "out of memory");
         (*gpus)[(*n)++] = (int)g;
     }
@@ -631,13 +501,13 @@ static int parse_rule(const sw_item *it, sw_batch_rule *rule, sw_arena *a, char 
                            it->text);
         rule->kind = kinds[k].kind;
     }
-    char *number = arena_strndup(a, it->text, len);
+    char *number = sw_arena_strndup(a, it->text, len);
     if (!number)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     int status = parse_whole(it, number, 1, INT64_MAX / 4 / INT_MAX, &rule->n, err);
     if (status != HS_OK)
         return status;
-    rule->text = arena_printf(a, "%lld%s", (long long)rule->n, slash ? slash : "");
+    rule->text = sw_arena_printf(a, "%lld%s", (long long)rule->n, slash ? slash : "");
     return rule->text ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory");
 }
 
@@ -669,10 +539,10 @@ static char *platform_path(const char *spec, sw_arena *a)
 {
     const char *home = getenv("HYBRIDSIM_HOME");
     if (strchr(spec, '/') || ends_with(spec, ".xml"))
-        return arena_strdup(a, spec);
+        return sw_arena_strdup(a, spec);
     if (home && home[0])
-        return arena_printf(a, "%s/platforms/%s.xml", home, spec);
-    return arena_printf(a, "%s/%s.xml", plat_default_dir(), spec);
+        return sw_arena_printf(a, "%s/platforms/%s.xml", home, spec);
+    return sw_arena_printf(a, "%s/%s.xml", plat_default_dir(), spec);
 }
 
 /* The root zone's hybridsim:gpus_per_node, which per-node and per-group batch rules need.
@@ -756,7 +626,7 @@ static void resolve_batch(sw_config *c, int gpus_per_node, sw_arena *a)
         st_strategy st;
         char why[HS_ERR_LEN];
         if (st_parse(c->strategy, c->gpus, gpus_per_node, c->micro_batches, &st, why) != HS_OK) {
-            c->error = arena_strdup(a, why);
+            c->error = sw_arena_strdup(a, why);
             return;
         }
         units = st.p1;
@@ -908,14 +778,14 @@ static int add_config(sw_plan *plan, int *cap, const sw_config *c, sw_arena *a, 
     if (plan->n_configs >= SW_MAX_CONFIGS)
         return hs_fail(err, HS_EINPUT, "the sweep has more than %d configurations",
                        SW_MAX_CONFIGS);
-    if (!grow((void **)&plan->configs, cap, plan->n_configs, sizeof *plan->configs))
+    if (!sw_grow((void **)&plan->configs, cap, plan->n_configs, sizeof *plan->configs))
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     sw_config *k = &plan->configs[plan->n_configs++];
     *k = *c;
     char micro[16] = "";
     if (c->micro_batches)
         snprintf(micro, sizeof micro, "%d", c->micro_batches);
-    k->key = arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s", plan->mode, c->workload,
+    k->key = sw_arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s", plan->mode, c->workload,
                           c->platform, c->strategy, c->gpus, c->rule->text, micro,
                           c->placement ? c->placement : "", c->collectives ? c->collectives : "",
                           plan->layers ? plan->layers : "");
@@ -1003,16 +873,16 @@ static const char *const column_names[C_COUNT] = {
 static void csv_field(sw_buf *b, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
-        buf_puts(b, s);
+        sw_buf_puts(b, s);
         return;
     }
-    buf_puts(b, "\"");
+    sw_buf_puts(b, "\"");
     for (; *s; s++) {
         if (*s == '"')
-            buf_puts(b, "\""); /* a quote inside a quoted field is doubled */
-        buf_add(b, s, 1);
+            sw_buf_puts(b, "\""); /* a quote inside a quoted field is doubled */
+        sw_buf_add(b, s, 1);
     }
-    buf_puts(b, "\"");
+    sw_buf_puts(b, "\"");
 }
 
 static char *csv_header(sw_arena *a)
@@ -1020,11 +890,11 @@ static char *csv_header(sw_arena *a)
     sw_buf b = {0};
     for (int i = 0; i < C_COUNT; i++) {
         if (i)
-            buf_puts(&b, ",");
-        buf_puts(&b, column_names[i]);
+            sw_buf_puts(&b, ",");
+        sw_buf_puts(&b, column_names[i]);
     }
-    buf_puts(&b, "\n");
-    char *s = b.oom ? NULL : arena_strdup(a, b.data);
+    sw_buf_puts(&b, "\n");
+    char *s = b.oom ? NULL : sw_arena_strdup(a, b.data);
     free(b.data);
     return s;
 }
@@ -1086,8 +956,8 @@ typedef struct {
 static int add_row(sw_table *t, const char *path, int line_no, const char *line, size_t len,
                    sw_arena *a, char *err)
 {
-    char *record = arena_strndup(a, line, len);
-    char *fields_text = arena_strndup(a, line, len - 1); /* without the newline */
+    char *record = sw_arena_strndup(a, line, len);
+    char *fields_text = sw_arena_strndup(a, line, len - 1); /* without the newline */
     if (!record || !fields_text)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     char *fields[C_COUNT];
@@ -1096,7 +966,7 @@ static int add_row(sw_table *t, const char *path, int line_no, const char *line,
         return hs_fail(err, HS_EINPUT, "%s:%d: %s (expected %d fields); fix or remove the line",
                        path, line_no, n < 0 ? "an unclosed quote" : "wrong number of fields",
                        C_COUNT);
-    if (!grow((void **)&t->rows, &t->cap, t->n, sizeof *t->rows))
+    if (!sw_grow((void **)&t->rows, &t->cap, t->n, sizeof *t->rows))
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     t->rows[t->n++] = (sw_row){fields[C_KEY], fields[C_STATUS], record, false, false};
     return HS_OK;
@@ -1181,7 +1051,7 @@ static int keyref_find(const void *key, const void *ref)
 static int write_atomic(const char *flag, const char *path, const char *header,
                         const char *const *lines, int n, sw_arena *a, char *err)
 {
-    char *tmp = arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
+    char *tmp = sw_arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
     if (!tmp)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     FILE *f = fopen(tmp, "w");
@@ -1248,7 +1118,7 @@ static const char *json_ws(const char *p)
 static const char *json_string(const char *p, char **out, sw_arena *a)
 {
     sw_buf b = {0};
-    buf_puts(&b, "");
+    sw_buf_puts(&b, "");
     for (p++; *p && *p != '"'; p++) {
         char c = *p;
         if (c == '\\') {
@@ -1262,13 +1132,13 @@ static const char *json_string(const char *p, char **out, sw_arena *a)
             default: c = *p; break;
             }
         }
-        buf_add(&b, &c, 1);
+        sw_buf_add(&b, &c, 1);
     }
     if (*p != '"' || b.oom) {
         free(b.data);
         return NULL;
     }
-    *out = arena_strdup(a, b.data);
+    *out = sw_arena_strdup(a, b.data);
     free(b.data);
     return *out ? p + 1 : NULL;
 }
@@ -1306,7 +1176,7 @@ static const char *json_value(const char *p, const char *path, int depth, sw_jso
             p = json_ws(p);
             if (*p != ':')
                 return NULL;
-            char *sub = !path ? NULL : path[0] ? arena_printf(a, "%s.%s", path, name) : name;
+            char *sub = !path ? NULL : path[0] ? sw_arena_printf(a, "%s.%s", path, name) : name;
             if ((path && !sub) || !(p = json_value(p + 1, sub, depth + 1, j, a)))
                 return NULL;
             p = json_ws(p);
@@ -1325,13 +1195,13 @@ static const char *json_value(const char *p, const char *path, int depth, sw_jso
         size_t n = strcspn(p, ",}] \t\r\n");
         if (n == 0)
             return NULL;
-        if (path && !(value = arena_strndup(a, p, n)))
+        if (path && !(value = sw_arena_strndup(a, p, n)))
             return NULL;
         p += n;
     }
     if (!path)
         return p;
-    if (!grow((void **)&j->f, &j->cap, j->n, sizeof *j->f))
+    if (!sw_grow((void **)&j->f, &j->cap, j->n, sizeof *j->f))
         return NULL;
     j->f[j->n++] = (sw_jfield){path, value};
     return p;
@@ -1390,12 +1260,12 @@ static const char *json_missing(const sw_json *j, const char *mode, sw_arena *a)
                                          "memory_per_gpu_bytes", "fits_in_memory"};
     for (int s = 0; s < n; s++) {
         for (int i = 0; i < 8; i++) {
-            char *path = time_fields[i] ? arena_printf(a, "%s.%s", sides[s], time_fields[i]) : NULL;
+            char *path = time_fields[i] ? sw_arena_printf(a, "%s.%s", sides[s], time_fields[i]) : NULL;
             if (time_fields[i] && (!path || !json_get(j, path)))
                 return path ? path : "memory";
         }
         for (int i = 0; i < 6; i++) {
-            char *path = arena_printf(a, "%s.%s", sides[s], common[i]);
+            char *path = sw_arena_printf(a, "%s.%s", sides[s], common[i]);
             if (!path || !json_get(j, path))
                 return path ? path : "memory";
         }
@@ -1411,15 +1281,15 @@ static void side_columns(const sw_json *j, const char *side, const char **col, s
 {
     for (int i = 0; i < 8; i++) {
         if (time_fields[i]) {
-            char *path = arena_printf(a, "%s.%s", side, time_fields[i]);
+            char *path = sw_arena_printf(a, "%s.%s", side, time_fields[i]);
             col[i] = path ? json_get(j, path) : NULL;
         }
     }
-    char *exposed = arena_printf(a, "%s.iteration.exposed_comm_s", side);
-    char *iters = arena_printf(a, "%s.iterations_per_epoch", side);
+    char *exposed = sw_arena_printf(a, "%s.iteration.exposed_comm_s", side);
+    char *iters = sw_arena_printf(a, "%s.iterations_per_epoch", side);
     const char *e = exposed ? json_get(j, exposed) : NULL, *it = iters ? json_get(j, iters) : NULL;
     if (e && it)
-        col[6] = arena_printf(a, "%.17g", strtod(e, NULL) * strtod(it, NULL));
+        col[6] = sw_arena_printf(a, "%.17g", strtod(e, NULL) * strtod(it, NULL));
 }
 
 static char *format_row(const sw_plan *plan, const sw_config *c, const sw_outcome *o,
@@ -1433,29 +1303,29 @@ static char *format_row(const sw_plan *plan, const sw_config *c, const sw_outcom
     col[C_WORKLOAD] = c->workload;
     col[C_PLATFORM] = c->platform;
     col[C_STRATEGY] = c->strategy;
-    col[C_GPUS] = arena_printf(a, "%d", c->gpus);
+    col[C_GPUS] = sw_arena_printf(a, "%d", c->gpus);
     col[C_BATCH_RULE] = c->rule->text;
     if (c->micro_batches)
-        col[C_MICRO] = arena_printf(a, "%d", c->micro_batches);
+        col[C_MICRO] = sw_arena_printf(a, "%d", c->micro_batches);
     col[C_PLACEMENT] = c->placement ? c->placement : "";
     col[C_COLLECTIVES] = c->collectives ? c->collectives : "";
     col[C_LAYERS] = plan->layers ? plan->layers : "";
     if (c->batch)
-        col[C_BATCH] = arena_printf(a, "%lld", (long long)c->batch);
+        col[C_BATCH] = sw_arena_printf(a, "%lld", (long long)c->batch);
     if (o->json) {
         const char *sides[2];
         int n = mode_sides(plan->mode, sides);
         const char *first = sides[0];
         char *p;
-        if ((p = arena_printf(a, "%s.p1", first)))
+        if ((p = sw_arena_printf(a, "%s.p1", first)))
             col[C_P1] = json_get(o->json, p);
-        if ((p = arena_printf(a, "%s.p2", first)))
+        if ((p = sw_arena_printf(a, "%s.p2", first)))
             col[C_P2] = json_get(o->json, p);
-        if ((p = arena_printf(a, "%s.iterations_per_epoch", first)))
+        if ((p = sw_arena_printf(a, "%s.iterations_per_epoch", first)))
             col[C_ITERATIONS] = json_get(o->json, p);
-        if ((p = arena_printf(a, "%s.memory_per_gpu_bytes", first)))
+        if ((p = sw_arena_printf(a, "%s.memory_per_gpu_bytes", first)))
             col[C_MEMORY] = json_get(o->json, p);
-        if ((p = arena_printf(a, "%s.fits_in_memory", first)))
+        if ((p = sw_arena_printf(a, "%s.fits_in_memory", first)))
             col[C_FITS] = json_get(o->json, p);
         for (int s = 0; s < n; s++)
             side_columns(o->json, sides[s],
@@ -1463,17 +1333,17 @@ static char *format_row(const sw_plan *plan, const sw_config *c, const sw_outcom
         if (n == 2)
             col[C_AGREEMENT] = json_get(o->json, "agreement");
     }
-    col[C_WALL] = arena_printf(a, "%.3f", o->wall_s);
+    col[C_WALL] = sw_arena_printf(a, "%.3f", o->wall_s);
     col[C_STATUS] = o->status;
     col[C_MESSAGE] = o->message;
     sw_buf b = {0};
     for (int i = 0; i < C_COUNT; i++) {
         if (i)
-            buf_puts(&b, ",");
+            sw_buf_puts(&b, ",");
         csv_field(&b, col[i] ? col[i] : "");
     }
-    buf_puts(&b, "\n");
-    char *line = b.oom ? NULL : arena_strdup(a, b.data);
+    sw_buf_puts(&b, "\n");
+    char *line = b.oom ? NULL : sw_arena_strdup(a, b.data);
     free(b.data);
     return line;
 }
@@ -1518,24 +1388,6 @@ typedef struct {
     sw_arena *arena;
 } sw_runner;
 
-/* Words safe in a shell command without quotes. */
-static void shell_word(sw_buf *b, const char *s)
-{
-    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:+=@%,-")
-                  == strlen(s)) {
-        buf_puts(b, s);
-        return;
-    }
-    buf_puts(b, "'");
-    for (; *s; s++) {
-        if (*s == '\'')
-            buf_puts(b, "'\\''");
-        else
-            buf_add(b, s, 1);
-    }
-    buf_puts(b, "'");
-}
-
 /* The run command of a configuration: EXE MODE -w .. -p .. -s .. -g .. -b .. --json. argv has
  * room for 24 entries; numbers go into nums. */
 static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe, char **argv,
@@ -1575,12 +1427,12 @@ static void log_run(sw_runner *r, const sw_config *c, char **argv)
     if (!r->log)
         return;
     sw_buf b = {0};
-    buf_puts(&b, c->key);
-    buf_puts(&b, "\t");
+    sw_buf_puts(&b, c->key);
+    sw_buf_puts(&b, "\t");
     for (int i = 0; argv[i]; i++) {
         if (i)
-            buf_puts(&b, " ");
-        shell_word(&b, argv[i]);
+            sw_buf_puts(&b, " ");
+        sw_shell_word(&b, argv[i]);
     }
     if (!b.oom) {
         fprintf(r->log, "%s\n", b.data);
@@ -1632,27 +1484,9 @@ static int launch(sw_runner *r, int config, sw_slot *slot, char *err)
     close(errfd);
     if (pid < 0)
         return hs_fail(err, HS_EINTERNAL, "fork: %s", strerror(saved));
-    *slot = (sw_slot){pid, config, now_s(), false};
+    *slot = (sw_slot){pid, config, sw_now_s(), false};
     log_run(r, c, argv);
     return HS_OK;
-}
-
-/* A whole small file into the arena ("" if it cannot be read). */
-static char *slurp(const char *path, sw_arena *a)
-{
-    FILE *f = fopen(path, "r");
-    sw_buf b = {0};
-    buf_puts(&b, "");
-    if (f) {
-        char chunk[4096];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-            buf_add(&b, chunk, n);
-        fclose(f);
-    }
-    char *s = b.oom ? NULL : arena_strdup(a, b.data);
-    free(b.data);
-    return s ? s : "";
 }
 
 /* The message of a failed run: its last "hybridsim: ..." line, else its last line. */
@@ -1660,7 +1494,7 @@ static char *run_message(char *text, sw_arena *a)
 {
     char *best = NULL, *last = NULL, *save = NULL;
     for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        line = trim(line);
+        line = sw_trim(line);
         if (!*line)
             continue;
         last = line;
@@ -1668,7 +1502,7 @@ static char *run_message(char *text, sw_arena *a)
             best = line + 11;
     }
     char *m = best ? best : last ? last : "";
-    char *copy = arena_strndup(a, m, strnlen(m, SW_MESSAGE_LEN));
+    char *copy = sw_arena_strndup(a, m, strnlen(m, SW_MESSAGE_LEN));
     if (copy)
         for (char *p = copy; *p; p++)
             if ((unsigned char)*p < 0x20)
@@ -1682,31 +1516,31 @@ static sw_outcome judge(const sw_runner *r, const sw_slot *slot, int wstatus, sw
                         sw_arena *a)
 {
     const char *mode = r->plan->mode;
-    sw_outcome o = {"failed", "", now_s() - slot->start_s, NULL};
+    sw_outcome o = {"failed", "", sw_now_s() - slot->start_s, NULL};
     char out_path[PATH_MAX], err_path[PATH_MAX];
     child_path(r, slot->config, "out", out_path);
     child_path(r, slot->config, "err", err_path);
-    char *out = slurp(out_path, a), *errtext = slurp(err_path, a);
+    char *out = sw_slurp(out_path, a), *errtext = sw_slurp(err_path, a);
     unlink(out_path);
     unlink(err_path);
     char *message = run_message(errtext, a);
     if (slot->timed_out) {
-        o.message = arena_printf(a, "timed out after %g s (--timeout)", r->plan->timeout_s);
+        o.message = sw_arena_printf(a, "timed out after %g s (--timeout)", r->plan->timeout_s);
     } else if (WIFSIGNALED(wstatus)) {
-        o.message = arena_printf(a, "killed by signal %d (%s)%s%s", WTERMSIG(wstatus),
+        o.message = sw_arena_printf(a, "killed by signal %d (%s)%s%s", WTERMSIG(wstatus),
                                  strsignal(WTERMSIG(wstatus)), *message ? ": " : "", message);
     } else if (WEXITSTATUS(wstatus) == HS_EINPUT) {
         o.status = "error";
         o.message = message;
     } else if (WEXITSTATUS(wstatus) != 0) {
-        o.message = arena_printf(a, "exit status %d%s%s", WEXITSTATUS(wstatus),
+        o.message = sw_arena_printf(a, "exit status %d%s%s", WEXITSTATUS(wstatus),
                                  *message ? ": " : "", message);
     } else if (!json_parse(out, strcmp(mode, "compare") == 0 ? "" : mode, json, a)) {
         o.message = "the run printed no readable JSON";
     } else {
         const char *missing = json_missing(json, mode, a);
         if (missing) {
-            o.message = arena_printf(a, "the run's JSON has no %s", missing);
+            o.message = sw_arena_printf(a, "the run's JSON has no %s", missing);
         } else {
             o.status = "ok";
             o.json = json;
@@ -1725,8 +1559,8 @@ static int record(sw_runner *r, int config, const sw_outcome *o, char *err)
 {
     sw_arena scratch = {0};
     char *formatted = format_row(r->plan, &r->plan->configs[config], o, &scratch);
-    char *line = formatted ? arena_strdup(r->arena, formatted) : NULL;
-    arena_free(&scratch);
+    char *line = formatted ? sw_arena_strdup(r->arena, formatted) : NULL;
+    sw_arena_free(&scratch);
     if (!line)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     int status = append_row(r->csv_fd, r->plan->output, line, err);
@@ -1754,7 +1588,7 @@ static void forget(const sw_runner *r, sw_slot *s)
 /* Reap the runs that finished and kill those past --timeout. */
 static int reap(sw_runner *r, sw_slot *slots, int n_slots, bool *any, char *err)
 {
-    double now = now_s();
+    double now = sw_now_s();
     for (int i = 0; i < n_slots; i++) {
         sw_slot *s = &slots[i];
         if (!s->pid)
@@ -1785,7 +1619,7 @@ static int reap(sw_runner *r, sw_slot *slots, int n_slots, bool *any, char *err)
         *any = true;
         int status = record(r, s->config, &o, err);
         free(json.f);
-        arena_free(&scratch);
+        sw_arena_free(&scratch);
         if (status != HS_OK)
             return status;
     }
@@ -1863,7 +1697,7 @@ static void progress_draw(sw_progress *p, bool force)
 {
     if (!p->enabled)
         return;
-    double now = now_s();
+    double now = sw_now_s();
     /* A plain line every SW_PLAIN_PROGRESS_S, and at every tenth of the work, so that a log
      * shows progress without a line per run. */
     int tenth = p->to_run ? 10 * p->done / p->to_run : 10;
@@ -2040,7 +1874,7 @@ static int run_sweep(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, cha
     }
     r.progress = (sw_progress){.enabled = !cl->quiet, .tty = isatty(STDERR_FILENO) == 1,
                                .total = plan->n_configs, .skipped = plan->n_configs - n_todo,
-                               .to_run = n_todo, .start_s = now_s()};
+                               .to_run = n_todo, .start_s = sw_now_s()};
     r.progress.last_s = r.progress.start_s;
     if (r.progress.enabled)
         fprintf(stderr, "sweep: %d configurations, %d already in %s, %d to run, %d at a time\n",
@@ -2093,12 +1927,12 @@ static char *job_command(const sw_plan *plan, const sw_config *c, int index, con
 {
     sw_buf b = {0};
     char num[32];
-    buf_puts(&b, "cd ");
-    shell_word(&b, cwd);
-    buf_puts(&b, " && ");
-    shell_word(&b, exe);
-    buf_puts(&b, " sweep --quiet --jobs 1 --mode ");
-    buf_puts(&b, plan->mode);
+    sw_buf_puts(&b, "cd ");
+    sw_shell_word(&b, cwd);
+    sw_buf_puts(&b, " && ");
+    sw_shell_word(&b, exe);
+    sw_buf_puts(&b, " sweep --quiet --jobs 1 --mode ");
+    sw_buf_puts(&b, plan->mode);
     const char *pairs[][2] = {{" -w ", c->workload}, {" -p ", c->platform},
                               {" -s ", c->strategy}, {" -b ", c->rule->text},
                               {" -P ", c->placement}, {" -c ", c->collectives},
@@ -2106,23 +1940,23 @@ static char *job_command(const sw_plan *plan, const sw_config *c, int index, con
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         if (!pairs[i][1])
             continue;
-        buf_puts(&b, pairs[i][0]);
-        shell_word(&b, pairs[i][1]);
+        sw_buf_puts(&b, pairs[i][0]);
+        sw_shell_word(&b, pairs[i][1]);
     }
     snprintf(num, sizeof num, " -g %d", c->gpus);
-    buf_puts(&b, num);
+    sw_buf_puts(&b, num);
     if (c->micro_batches) {
         snprintf(num, sizeof num, " -S %d", c->micro_batches);
-        buf_puts(&b, num);
+        sw_buf_puts(&b, num);
     }
     if (plan->timeout_s > 0) {
         snprintf(num, sizeof num, " --timeout %g", plan->timeout_s);
-        buf_puts(&b, num);
+        sw_buf_puts(&b, num);
     }
-    char *out = arena_printf(a, "%s/%06d.csv", dir, index);
-    buf_puts(&b, " -o ");
-    shell_word(&b, out ? out : "");
-    char *s = b.oom || !out ? NULL : arena_strdup(a, b.data);
+    char *out = sw_arena_printf(a, "%s/%06d.csv", dir, index);
+    sw_buf_puts(&b, " -o ");
+    sw_shell_word(&b, out ? out : "");
+    char *s = b.oom || !out ? NULL : sw_arena_strdup(a, b.data);
     free(b.data);
     return s;
 }
@@ -2135,7 +1969,7 @@ static int emit_jobs(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, cha
         return status;
     if (!getcwd(cwd, sizeof cwd))
         return hs_fail(err, HS_EINTERNAL, "getcwd: %s", strerror(errno));
-    const char *dir = cl->emit_dir ? cl->emit_dir : arena_printf(a, "%s.d", cl->emit_file);
+    const char *dir = cl->emit_dir ? cl->emit_dir : sw_arena_printf(a, "%s.d", cl->emit_file);
     if (!dir)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
@@ -2147,13 +1981,13 @@ static int emit_jobs(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, cha
     for (int i = 0; i < plan->n_configs && status == HS_OK; i++) {
         char *cmd = job_command(plan, &plan->configs[i], i, cwd, exe, dir, a);
         lines[i] = !cmd ? NULL
-                   : slurm ? arena_printf(a, "  %d) %s ;;\n", i, cmd)
-                           : arena_printf(a, "%s\n", cmd);
+                   : slurm ? sw_arena_printf(a, "  %d) %s ;;\n", i, cmd)
+                           : sw_arena_printf(a, "%s\n", cmd);
         if (!lines[i])
             status = hs_fail(err, HS_EINTERNAL, "out of memory");
     }
     const char *head = slurm
-        ? arena_printf(a,
+        ? sw_arena_printf(a,
                        "#!/bin/bash\n"
                        "# hybridsim sweep as a Slurm job array: one configuration per task.\n"
                        "# Submit: sbatch %s   Gather: hybridsim sweep --merge %s -o OUT.csv\n"
@@ -2166,8 +2000,8 @@ static int emit_jobs(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, cha
                        "case \"${SLURM_ARRAY_TASK_ID:?run me with sbatch}\" in\n",
                        cl->emit_file, dir, plan->n_configs - 1, dir)
         : "";
-    char *expected = arena_printf(a, "%s/expected", dir);
-    char *count = arena_printf(a, "%d\n", plan->n_configs);
+    char *expected = sw_arena_printf(a, "%s/expected", dir);
+    char *count = sw_arena_printf(a, "%d\n", plan->n_configs);
     if (status == HS_OK && (!head || !expected || !count))
         status = hs_fail(err, HS_EINTERNAL, "out of memory");
     if (status == HS_OK && slurm) {
@@ -2210,7 +2044,7 @@ static int list_job_files(const char *dir, long **indices, int *n, char *err)
         size_t digits = strspn(e->d_name, "0123456789");
         if (digits == 0 || strcmp(e->d_name + digits, ".csv") != 0)
             continue;
-        if (!grow((void **)indices, &cap, *n, sizeof **indices)) {
+        if (!sw_grow((void **)indices, &cap, *n, sizeof **indices)) {
             closedir(d);
             return hs_fail(err, HS_EINTERNAL, "out of memory");
         }
@@ -2223,8 +2057,8 @@ static int list_job_files(const char *dir, long **indices, int *n, char *err)
 
 static void report_missing(const char *dir, const long *indices, int n, sw_arena *a)
 {
-    char *expected_path = arena_printf(a, "%s/expected", dir);
-    long expected = expected_path ? strtol(slurp(expected_path, a), NULL, 10) : 0;
+    char *expected_path = sw_arena_printf(a, "%s/expected", dir);
+    long expected = expected_path ? strtol(sw_slurp(expected_path, a), NULL, 10) : 0;
     if (expected <= n)
         return;
     char list[256] = "";
@@ -2255,7 +2089,7 @@ static int merge_jobs(const char *dir, const char *output, bool quiet, sw_arena 
     if ((status = list_job_files(dir, &indices, &n, err)))
         goto done;
     for (int i = 0; i < n && status == HS_OK; i++) {
-        char *path = arena_printf(a, "%s/%06ld.csv", dir, indices[i]);
+        char *path = sw_arena_printf(a, "%s/%06ld.csv", dir, indices[i]);
         sw_table t = {0};
         if (!path) {
             status = hs_fail(err, HS_EINTERNAL, "out of memory");
@@ -2269,7 +2103,7 @@ static int merge_jobs(const char *dir, const char *output, bool quiet, sw_arena 
         for (int k = 0; status == HS_OK && k < t.n; k++) {
             if (t.rows[k].superseded)
                 continue;
-            if (!grow((void **)&lines, &cap, n_lines, sizeof *lines))
+            if (!sw_grow((void **)&lines, &cap, n_lines, sizeof *lines))
                 status = hs_fail(err, HS_EINTERNAL, "out of memory");
             else
                 lines[n_lines++] = t.rows[k].line;
@@ -2354,6 +2188,6 @@ int sw_main(int argc, char **argv, char *err)
     dims_free(&dims);
     spec_free(&file);
     spec_free(&flags);
-    arena_free(&arena);
+    sw_arena_free(&arena);
     return status;
 }

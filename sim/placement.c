@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-static const char *kind_names[PL_KIND_COUNT] = {"packed", "spread"};
+static const char *kind_names[PL_KIND_COUNT] = {"packed", "spread", "scatter"};
 
 int pl_parse(const char *text, pl_kind *kind, char *err)
 {
@@ -13,7 +13,7 @@ int pl_parse(const char *text, pl_kind *kind, char *err)
             return HS_OK;
         }
     }
-    return hs_fail(err, HS_EINPUT, "--placement: unknown placement '%s' (known: packed, spread)",
+    return hs_fail(err, HS_EINPUT, "--placement: unknown placement '%s' (known: packed, spread, scatter)",
                    text);
 }
 
@@ -37,6 +37,15 @@ int pl_place(const plat_platform *plat, pl_kind kind, int n_ranks, int *gpu_of_r
         return hs_fail(err, HS_EINPUT, "-g %d: platform %s has only %d GPUs", n_ranks,
                        plat->name, plat->n_gpus);
     int g = plat->gpus_per_node;
+    if (kind == PL_SCATTER) {
+        if (n_ranks > plat->n_nodes)
+            return hs_fail(err, HS_EINPUT,
+                           "-g %d with --placement scatter: platform %s has only %d nodes",
+                           n_ranks, plat->name, plat->n_nodes);
+        for (int r = 0; r < n_ranks; r++)
+            gpu_of_rank[r] = r * g;
+        return HS_OK;
+    }
     for (int r = 0; r < n_ranks; r++) {
         int node = r / g;
         if (kind == PL_SPREAD)

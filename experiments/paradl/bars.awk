@@ -1,0 +1,137 @@
+# bars.awk: lays out the paradl study's figure (ParaDL's Figure 1: one panel per model, a block
+# of bar groups per strategy, a group per GPU count, in each group the analytic, simulated and,
+# where ABCI was measured, measured epoch time as stacked compute + communication bars).
+# Gnuplot cannot stack bars on a log axis by itself, so this computes every box's corners.
+# Usage: awk -f bars.awk -v dir=DIR [-v models="W1 W2 ..."] MEASURED.tsv RUNS.tsv
+#   models        the panels, in order (default: every workload, in the order of RUNS.tsv)
+#   MEASURED.tsv  the reference table (model strategy p p1 p2 B emp_comp_s emp_comm_s ...; '#'
+#                 lines skipped); /dev/null when it is missing
+#   RUNS.tsv      from csv.awk: workload strategy gpus batch an_epoch_compute_s an_epoch_comm_s
+#                 sim_epoch_compute_s sim_epoch_comm_s fits_in_memory status (header first)
+# Writes, per workload W: DIR/bars-W.dat (x xlo xhi ylo yhi rgb: one box a line), DIR/marks-W.dat
+# (x y text: "limit" where the strategy refused p, "oom" above a configuration that does not fit
+# in 16 GB) and DIR/panel-W.gp (xtics, strategy labels, ranges). Prints the workloads in order.
+
+BEGIN {
+    FS = "\t"
+    if (models != "") nw = split(models, wl, " ")
+    nstrat = split("data data+filter data+spatial filter channel pipeline", order, " ")
+    # compute (dark) and communication (light) colours of analytic, simulated, measured, as
+    # decimal RGB (mawk reads no hex constants): #1f4e99 #9dbce8, #c0392b #f2b1a8, #2e7d32 #a9d8ab
+    ccol["A"] = 2051737;  mcol["A"] = 10337512
+    ccol["S"] = 12597547; mcol["S"] = 15905192
+    ccol["M"] = 3046706;  mcol["M"] = 11131051
+}
+
+FNR == NR {
+    if ($0 ~ /^#/ || NF < 8) next
+    k = $1 SUBSEP $2 SUBSEP $3
+    meas[k] = 1; mcomp[k] = $7; mcomm[k] = $8
+    next
+}
+
+FNR == 1 { next }
+
+{
+    w = $1; s = $2; p = $3 + 0
+    if (!(w in seenw)) { seenw[w] = 1; if (models == "") wl[++nw] = w }
+    k = w SUBSEP s SUBSEP p
+    if (!(k in have)) {
+        have[k] = 1
+        n = ++np[w, s]; plist[w, s, n] = p
+    }
+    acomp[k] = $5; acomm[k] = $6; scomp[k] = $7; scomm[k] = $8
+    fits[k] = $9; status[k] = $10
+}
+
+# Sorts plist[w, s, 1..n] numerically (a handful of values: insertion sort).
+function sortp(w, s,    n, i, j, t) {
+    n = np[w, s]
+    for (i = 2; i <= n; i++) {
+        t = plist[w, s, i]
+        for (j = i - 1; j >= 1 && plist[w, s, j] > t; j--) plist[w, s, j + 1] = plist[w, s, j]
+        plist[w, s, j + 1] = t
+    }
+}
+
+# One stacked bar: compute from the axis floor, communication on top of it.
+function bar(file, x, kind, comp, comm) {
+    if (comp + comm <= 0) return
+    printf "%.3f %.3f %.3f %s %.6g %d\n", x, x - 0.45, x + 0.45, "FLOOR", comp, ccol[kind] > file
+    if (comm > 0)
+        printf "%.3f %.3f %.3f %.6g %.6g %d\n", x, x - 0.45, x + 0.45, comp, comp + comm,
+            mcol[kind] > file
+    if (comp + comm > top) top = comp + comm
+    if (comp + comm < bottom) bottom = comp + comm
+    if (comp > 0 && comp < bottom) bottom = comp
+}
+
+END {
+    for (wi = 1; wi <= nw; wi++) {
+        w = wl[wi]
+        if (!(w in seenw)) continue
+        bf = dir "/bars-" w ".dat"; mf = dir "/marks-" w ".dat"; gf = dir "/panel-" w ".gp"
+        printf "" > bf
+        printf "-100 1 none\n" > mf # out of range: gnuplot warns about an empty file
+        x = 0; top = 0; bottom = 1e30; tics = ""; labels = ""
+        for (si = 1; si <= nstrat; si++) {
+            s = order[si]
+            if (!((w, s) in np)) continue
+            sortp(w, s)
+            start = x
+            for (i = 1; i <= np[w, s]; i++) {
+                p = plist[w, s, i]; k = w SUBSEP s SUBSEP p
+                gx = x
+                if (status[k] == "ok") {
+                    bar(bf, x, "A", acomp[k], acomm[k]); x++
+                    bar(bf, x, "S", scomp[k], scomm[k]); x++
+                    if (k in meas) { bar(bf, x, "M", mcomp[k], mcomm[k]); x++ }
+                    hi_ = acomp[k] + acomm[k]
+                    if (scomp[k] + scomm[k] > hi_) hi_ = scomp[k] + scomm[k]
+                    if (fits[k] != "true") printf "%.3f TOP%.6g oom\n", (gx + x - 1) / 2, hi_ > mf
+                } else {
+                    printf "%.3f LIMIT limit\n", gx + 0.5 > mf
+                    x += 2
+                }
+                tics = tics (tics == "" ? "" : ", ") sprintf("\"%d\" %.3f", p, (gx + x - 1) / 2)
+                x += 0.8
+            }
+            labels = labels sprintf("set label \"%s\" at first %.3f, graph 0.93 center\n", s,
+                                    (start + x - 1.8) / 2)
+            labels = labels sprintf("set arrow from first %.3f, graph 0 to first %.3f, graph 1 " \
+                                    "nohead dt 3 lc rgb \"#999999\"\n", x - 0.4, x - 0.4)
+            x += 0.6
+        }
+        if (top == 0) { top = 1; bottom = 1 }
+        lf = log(bottom / 3) / log(10); f = int(lf); if (f > lf) f--
+        floor_ = 10 ^ f
+        ceil_ = top * 8
+        printf "" > gf
+        printf "unset label; unset arrow\nset xtics (%s)\n", tics > gf
+        printf "%s", labels > gf
+        printf "set xrange [-1:%.3f]\nset yrange [%g:%g]\n", x - 0.4, floor_, ceil_ > gf
+        printf "set label \"%s\" at graph 0, graph 1.05 left font \",14\"\n", w > gf
+        close(bf); close(mf); close(gf)
+        # The floor and the mark heights are known only now: fill them in.
+        fixup(bf, floor_); fixup(mf, floor_)
+        print w
+    }
+}
+
+function fixup(file, fl,    line, n, lines, i, f, t) {
+    n = 0
+    while ((getline line < file) > 0) lines[++n] = line
+    close(file)
+    printf "" > file
+    for (i = 1; i <= n; i++) {
+        line = lines[i]
+        sub(/FLOOR/, sprintf("%g", fl), line)
+        sub(/LIMIT/, sprintf("%g", fl * 3), line)
+        if (match(line, /TOP[0-9.eE+-]+/)) {
+            t = substr(line, RSTART + 3, RLENGTH - 3) * 1.6
+            line = substr(line, 1, RSTART - 1) sprintf("%g", t) substr(line, RSTART + RLENGTH)
+        }
+        print line > file
+    }
+    close(file)
+}

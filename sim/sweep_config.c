@@ -1,0 +1,396 @@
+/* sweep_config.c: what the user asked `hybridsim sweep` for (sweep_int.h): the sweep file and
+ * the flags, read into one list of values per key, before any checking (sweep_plan.c checks).
+ *
+ * Every key of a sweep file is also a long flag, and a flag replaces the file's key, so one
+ * table (keydefs) drives both readers; values keep where they came from ("FILE:LINE: KEY" or
+ * "-g") so that a bad one is named wherever it is found to be bad. */
+#define _GNU_SOURCE
+#include "sweep_int.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hs_error.h"
+
+/* A key of the sweep file, which is also a long flag. */
+typedef struct {
+    const char *name;   /* "batch-per-gpu" */
+    int key;            /* SW_K_* it fills */
+    const char *suffix; /* appended to each value ("/gpu"), or NULL */
+    char flag;          /* the short flag, or 0 */
+    bool single;        /* takes one value (an option, not a dimension) */
+} sw_keydef;
+
+static const sw_keydef keydefs[] = {
+    {"workloads", SW_K_WORKLOADS, NULL, 'w', false},
+    {"workload", SW_K_WORKLOADS, NULL, 0, false},
+    {"platforms", SW_K_PLATFORMS, NULL, 'p', false},
+    {"platform", SW_K_PLATFORMS, NULL, 0, false},
+    {"strategies", SW_K_STRATEGIES, NULL, 's', false},
+    {"strategy", SW_K_STRATEGIES, NULL, 0, false},
+    {"gpus", SW_K_GPUS, NULL, 'g', false},
+    {"batch", SW_K_BATCH, NULL, 'b', false},
+    {"batch-per-gpu", SW_K_BATCH, "/gpu", 0, false},
+    {"batch-per-node", SW_K_BATCH, "/node", 0, false},
+    {"batch-per-group", SW_K_BATCH, "/group", 0, false},
+    {"micro-batches", SW_K_MICRO, NULL, 'S', false},
+    {"placement", SW_K_PLACEMENT, NULL, 'P', false},
+    {"collectives", SW_K_COLLECTIVES, NULL, 'c', false},
+    {"layers", SW_K_LAYERS, NULL, 'l', true},
+    {"mode", SW_K_MODE, NULL, 'm', true},
+    {"output", SW_K_OUTPUT, NULL, 'o', true},
+    {"jobs", SW_K_JOBS, NULL, 'j', true},
+    {"timeout", SW_K_TIMEOUT, NULL, 0, true},
+    {"log", SW_K_LOG, NULL, 0, true},
+};
+#define N_KEYDEFS ((int)(sizeof keydefs / sizeof keydefs[0]))
+
+/* The keys a message lists: keydefs without the singular aliases. */
+static const char *known_keys =
+    "workloads, platforms, strategies, gpus, batch, batch-per-gpu, batch-per-node, "
+    "batch-per-group, micro-batches, placement, collectives, layers, mode, output, jobs, "
+    "timeout, log";
+
+/* getopt_long's codes beyond the short flags: keydefs[i] is SW_OPT_KEY + i, then the flags
+ * that only make sense on a command line. */
+enum { SW_OPT_KEY = 1000, OPT_EMIT = 2000, OPT_EMIT_DIR, OPT_MERGE, OPT_EXE, OPT_STOP_AFTER,
+       OPT_QUIET };
+
+static const struct option cmdline_only[] = {
+    {"emit", required_argument, NULL, OPT_EMIT},
+    {"emit-dir", required_argument, NULL, OPT_EMIT_DIR},
+    {"merge", required_argument, NULL, OPT_MERGE},
+    {"exe", required_argument, NULL, OPT_EXE},
+    {"stop-after", required_argument, NULL, OPT_STOP_AFTER},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+#define N_CMDLINE_ONLY ((int)(sizeof cmdline_only / sizeof cmdline_only[0]))
+
+/* ------------------------------------------------------------------------------------------ */
+/* Lists. */
+
+static int find_keydef(const char *name)
+{
+    for (int i = 0; i < N_KEYDEFS; i++)
+        if (strcmp(keydefs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Split "a, b,c" and append the values to the key's list. */
+static int add_values(sw_spec *spec, const sw_keydef *def, const char *text, const char *where,
+                      sw_arena *a, char *err)
+{
+    char *copy = sw_arena_strdup(a, text);
+    if (!copy)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    sw_list *list = &spec->key[def->key];
+    /* strtok_r would skip empty values silently; walk the commas by hand to report them. */
+    for (char *value = copy;;) {
+        char *comma = strchr(value, ',');
+        if (comma)
+            *comma = '\0';
+        char *v = sw_trim(value);
+        if (*v == '\0')
+            return hs_fail(err, HS_EINPUT, "%s: empty value in '%s'", where, text);
+        if (!sw_grow((void **)&list->items, &list->cap, list->n, sizeof *list->items))
+            return hs_fail(err, HS_EINTERNAL, "out of memory");
+        const char *stored = def->suffix ? sw_arena_printf(a, "%s%s", v, def->suffix) : v;
+        if (!stored)
+            return hs_fail(err, HS_EINTERNAL, "out of memory");
+        list->items[list->n++] = (sw_item){stored, where};
+        if (!comma)
+            break;
+        value = comma + 1;
+    }
+    return HS_OK;
+}
+
+void sw_spec_free(sw_spec *spec)
+{
+    for (int k = 0; k < SW_K_COUNT; k++)
+        free(spec->key[k].items);
+}
+
+void sw_overlay(sw_spec *file, const sw_spec *flags)
+{
+    for (int k = 0; k < SW_K_COUNT; k++) {
+        if (flags->key[k].n == 0)
+            continue;
+        free(file->key[k].items);
+        file->key[k] = flags->key[k];
+        file->key[k].cap = file->key[k].n;
+        file->key[k].items = malloc((size_t)flags->key[k].n * sizeof *file->key[k].items);
+        if (file->key[k].items)
+            memcpy(file->key[k].items, flags->key[k].items,
+                   (size_t)flags->key[k].n * sizeof *file->key[k].items);
+        else
+            file->key[k].n = file->key[k].cap = 0;
+    }
+}
+
+const sw_item *sw_single(const sw_list *l) { return l->n ? &l->items[0] : NULL; }
+
+int sw_check_single(const sw_list *l, char *err)
+{
+    if (l->n > 1)
+        return hs_fail(err, HS_EINPUT, "%s: takes one value, got %d", l->items[1].where, l->n);
+    return HS_OK;
+}
+
+int sw_check_single_keys(const sw_spec *s, char *err)
+{
+    int status;
+    for (int d = 0; d < N_KEYDEFS; d++)
+        if (keydefs[d].single && (status = sw_check_single(&s->key[keydefs[d].key], err)))
+            return status;
+    return HS_OK;
+}
+
+int sw_default_jobs(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The sweep file. */
+
+/* One logical line of a sweep file: a line ending in ',' continues on the next. Comments (from
+ * '#') and surrounding blanks are removed. Returns false at the end of the file. */
+static bool read_logical_line(FILE *f, char **line, size_t *cap, sw_buf *out, int *line_no,
+                              int *first_line)
+{
+    out->len = 0;
+    if (out->data)
+        out->data[0] = '\0';
+    *first_line = 0;
+    while (getline(line, cap, f) >= 0) {
+        (*line_no)++;
+        char *hash = strchr(*line, '#');
+        if (hash)
+            *hash = '\0';
+        char *t = sw_trim(*line);
+        if (*t == '\0' && out->len == 0)
+            continue;
+        if (*first_line == 0)
+            *first_line = *line_no;
+        sw_buf_puts(out, t);
+        if (out->len == 0 || out->data[out->len - 1] != ',')
+            return true;
+    }
+    return out->len > 0;
+}
+
+/* One `key = value, ...` entry, which starts on line `at`. first_line_of[] remembers where each
+ * key was given: aliases (workload, workloads) count as one key, but the batch keys each have
+ * their own slot (after SW_K_COUNT) since they add to one list. */
+static int read_entry(const char *path, int at, char *text, int *first_line_of, sw_spec *spec,
+                      sw_arena *a, char *err)
+{
+    char *eq = strchr(text, '=');
+    if (!eq)
+        return hs_fail(err, HS_EINPUT, "%s:%d: expected 'key = value, ...', got '%.60s'", path,
+                       at, text);
+    *eq = '\0';
+    char *name = sw_trim(text), *value = sw_trim(eq + 1);
+    int d = find_keydef(name);
+    if (d < 0)
+        return hs_fail(err, HS_EINPUT, "%s:%d: unknown key '%s' (known: %s)", path, at, name,
+                       known_keys);
+    int slot = keydefs[d].key == SW_K_BATCH ? SW_K_COUNT + d : keydefs[d].key;
+    if (first_line_of[slot])
+        return hs_fail(err, HS_EINPUT, "%s:%d: '%s' is given twice (first on line %d)", path, at,
+                       name, first_line_of[slot]);
+    first_line_of[slot] = at;
+    if (*value == '\0')
+        return hs_fail(err, HS_EINPUT, "%s:%d: '%s' has no value", path, at, name);
+    const char *where = sw_arena_printf(a, "%s:%d: %s", path, at, name);
+    return where ? add_values(spec, &keydefs[d], value, where, a, err)
+                 : hs_fail(err, HS_EINTERNAL, "out of memory");
+}
+
+int sw_read_sweep_file(const char *path, sw_spec *spec, sw_arena *a, char *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return hs_fail(err, HS_EINPUT, "%s: cannot read the sweep file: %s", path, strerror(errno));
+    int first_line_of[N_KEYDEFS + SW_K_COUNT];
+    memset(first_line_of, 0, sizeof first_line_of);
+    char *line = NULL;
+    size_t cap = 0;
+    sw_buf logical = {0};
+    int line_no = 0, at = 0, status = HS_OK;
+    while (status == HS_OK && read_logical_line(f, &line, &cap, &logical, &line_no, &at))
+        status = logical.oom ? hs_fail(err, HS_EINTERNAL, "out of memory")
+                             : read_entry(path, at, logical.data, first_line_of, spec, a, err);
+    if (status == HS_OK && ferror(f))
+        status = hs_fail(err, HS_EINPUT, "%s: read error: %s", path, strerror(errno));
+    free(line);
+    free(logical.data);
+    fclose(f);
+    return status;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Flags: the same keys as the file, plus what only makes sense on a command line. */
+
+void sw_print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hybridsim sweep [FILE.sweep] [flags] -o OUT.csv\n"
+            "       hybridsim sweep [FILE.sweep] [flags] --emit parallel|slurm JOBFILE\n"
+            "       hybridsim sweep --merge DIR -o OUT.csv\n"
+            "\n"
+            "Runs every configuration of workloads x platforms x strategies x GPU counts x batch\n"
+            "rules x micro-batches x placements x collectives, each in its own process, and\n"
+            "writes one CSV row per configuration. Lists are comma-separated; the file's keys\n"
+            "are the long flag names (see experiments/sweeps/example.sweep); a flag replaces\n"
+            "its key.\n"
+            "\n"
+            "  -w, --workloads LIST     workloads (short names or paths)\n"
+            "  -p, --platforms LIST     platforms (short names or paths)\n"
+            "  -s, --strategies LIST    strategies: data, filter, data+filter:8x4, ...\n"
+            "  -g, --gpus LIST          GPU counts; A..B doubles from A to B (4..32 = 4,8,16,32)\n"
+            "  -b, --batch LIST         batch rules: B (fixed), N/gpu (B = N p), N/node (B = N x\n"
+            "                           nodes used), N/group (B = N p1, data-parallel groups)\n"
+            "      --batch-per-gpu LIST   the same as -b N/gpu,...; also --batch-per-node,\n"
+            "                           --batch-per-group\n"
+            "  -S, --micro-batches LIST pipeline micro-batches (other strategies run once)\n"
+            "  -P, --placement LIST     packed (default), spread\n"
+            "  -c, --collectives LIST   flow (default), step\n"
+            "  -m, --mode M             compare (default), analytic, simulate\n"
+            "  -l, --layers FILE        the layer file every run uses\n"
+            "  -o, --output FILE.csv    the CSV; if it exists, configurations in it are skipped\n"
+            "  -j, --jobs N             runs at a time (default: the cores, here %d)\n"
+            "      --timeout S          kill a run after S seconds (its row: status failed)\n"
+            "      --log FILE           append a line per run started: its key and command\n"
+            "      --quiet              no progress on stderr\n"
+            "      --emit parallel|slurm FILE  write a GNU parallel job list or a Slurm array\n"
+            "                           script instead of running\n"
+            "      --emit-dir DIR       where those jobs write their rows (default FILE.d)\n"
+            "      --merge DIR          gather the jobs' rows into -o, in configuration order\n"
+            "      --exe PATH           the hybridsim executable to run (default: this one)\n"
+            "      --stop-after N       testing: start only N runs, then stop as if interrupted\n"
+            "\n"
+            "Status column: ok; error (the run refused its input, exit 2: kept on resume);\n"
+            "failed (crash, timeout, internal error: run again on resume).\n",
+            sw_default_jobs());
+}
+
+/* getopt_long's tables: every keydef (SW_OPT_KEY + i, and its short flag), then cmdline_only.
+ * shortopts starts with "+" (stop at the first non-flag: the sweep file, wherever it stands)
+ * and ":" (a missing value is reported as ':'). */
+static void build_options(struct option *longopts, char *shortopts)
+{
+    size_t ns = 0;
+    shortopts[ns++] = '+';
+    shortopts[ns++] = ':';
+    shortopts[ns++] = 'h';
+    for (int i = 0; i < N_KEYDEFS; i++) {
+        longopts[i] = (struct option){keydefs[i].name, required_argument, NULL, SW_OPT_KEY + i};
+        if (keydefs[i].flag) {
+            shortopts[ns++] = keydefs[i].flag;
+            shortopts[ns++] = ':';
+        }
+    }
+    shortopts[ns] = '\0';
+    memcpy(longopts + N_KEYDEFS, cmdline_only, sizeof cmdline_only);
+}
+
+/* The keydef getopt_long's code c stands for, or -1. */
+static int keydef_of_option(int c)
+{
+    for (int i = 0; i < N_KEYDEFS; i++)
+        if (c == SW_OPT_KEY + i || (keydefs[i].flag && c == keydefs[i].flag))
+            return i;
+    return -1;
+}
+
+/* A list flag: its values, named by the flag as the user could have typed it. */
+static int key_flag(int d, const char *value, sw_spec *spec, sw_arena *a, char *err)
+{
+    const char *where = keydefs[d].flag ? sw_arena_printf(a, "-%c", keydefs[d].flag)
+                                        : sw_arena_printf(a, "--%s", keydefs[d].name);
+    if (!where)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    return add_values(spec, &keydefs[d], value, where, a, err);
+}
+
+/* --emit KIND FILE: the one flag with two values, so it takes the next argument itself. */
+static int emit_flag(int argc, char **argv, sw_cmdline *cl, char *err)
+{
+    if (strcmp(optarg, "parallel") != 0 && strcmp(optarg, "slurm") != 0)
+        return hs_fail(err, HS_EINPUT, "--emit: unknown kind '%s' (known: parallel, slurm)",
+                       optarg);
+    if (optind >= argc || argv[optind][0] == '-')
+        return hs_fail(err, HS_EINPUT, "--emit %s needs a FILE to write", optarg);
+    cl->emit_kind = optarg;
+    cl->emit_file = argv[optind++];
+    return HS_OK;
+}
+
+static int stop_after_flag(sw_cmdline *cl, char *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(optarg, &end, 10);
+    if (errno || end == optarg || *end || v < 0 || v > INT_MAX)
+        return hs_fail(err, HS_EINPUT, "--stop-after: '%s' is not a whole number >= 0", optarg);
+    cl->stop_after = (int)v;
+    return HS_OK;
+}
+
+/* A flag that is no key of the sweep file. */
+static int cmdline_flag(int c, int argc, char **argv, sw_cmdline *cl, char *err)
+{
+    switch (c) {
+    case OPT_EMIT: return emit_flag(argc, argv, cl, err);
+    case OPT_EMIT_DIR: cl->emit_dir = optarg; return HS_OK;
+    case OPT_MERGE: cl->merge_dir = optarg; return HS_OK;
+    case OPT_EXE: cl->exe = optarg; return HS_OK;
+    case OPT_STOP_AFTER: return stop_after_flag(cl, err);
+    case OPT_QUIET: cl->quiet = true; return HS_OK;
+    case 'h': cl->help = true; return HS_OK;
+    case ':': return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
+    default:
+        return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim sweep --help)",
+                       argv[optind - 1]);
+    }
+}
+
+/* The sweep file, the one argument that is not a flag. */
+static int file_argument(char **argv, sw_cmdline *cl, char *err)
+{
+    if (cl->file)
+        return hs_fail(err, HS_EINPUT, "unexpected argument '%s' (one sweep file only)",
+                       argv[optind]);
+    cl->file = argv[optind++];
+    return HS_OK;
+}
+
+int sw_parse_flags(int argc, char **argv, sw_spec *spec, sw_cmdline *cl, sw_arena *a, char *err)
+{
+    struct option longopts[N_KEYDEFS + N_CMDLINE_ONLY];
+    char shortopts[4 + 2 * N_KEYDEFS];
+    build_options(longopts, shortopts);
+    optind = 1;
+    opterr = 0;
+    int status = HS_OK;
+    while (status == HS_OK && !cl->help && optind < argc) {
+        int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+        int d = c == -1 ? -1 : keydef_of_option(c);
+        if (c == -1 && optind >= argc)
+            break;
+        status = c == -1  ? file_argument(argv, cl, err)
+                 : d >= 0 ? key_flag(d, optarg, spec, a, err)
+                          : cmdline_flag(c, argc, argv, cl, err);
+    }
+    return status;
+}

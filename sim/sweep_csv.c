@@ -1,0 +1,448 @@
+/* sweep_csv.c: the sweep's CSV (sweep_int.h): its columns, rows from runs, reading it back to
+ * resume, and writing it so that no interruption leaves half of it.
+ *
+ * The CSV is the sweep's memory. Rows are appended whole, one write() then fsync() each, as
+ * runs finish, so an interruption (Ctrl-C, SIGKILL, a crash of the machine) loses at most the
+ * runs in flight and can truncate only the last line. A restart reads the file, drops a
+ * truncated last line, and skips every configuration whose key column is already there. When
+ * every run is done, the file is rewritten in configuration order (temp file, fsync, rename),
+ * so the same sweep gives the same file whatever order its runs finished in. One header, one
+ * row per configuration, RFC 4180 quoting. */
+#define _GNU_SOURCE
+#include "sweep_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "hs_error.h"
+
+enum {
+    C_KEY, C_MODE, C_WORKLOAD, C_PLATFORM, C_STRATEGY, C_GPUS, C_BATCH_RULE, C_MICRO,
+    C_PLACEMENT, C_COLLECTIVES, C_LAYERS, C_BATCH, C_P1, C_P2, C_ITERATIONS,
+    C_AN, /* 8 columns: iteration compute, comm, exposed comm, total; epoch the same */
+    C_SIM = C_AN + 8,
+    C_MEMORY = C_SIM + 8, C_FITS, C_AGREEMENT, C_WALL, C_STATUS, C_MESSAGE, C_COUNT
+};
+
+static const char *const column_names[C_COUNT] = {
+    "key", "mode", "workload", "platform", "strategy", "gpus", "batch_rule", "micro_batches",
+    "placement", "collectives", "layers", "batch", "p1", "p2", "iterations_per_epoch",
+    "an_iter_compute_s", "an_iter_comm_s", "an_iter_exposed_comm_s", "an_iter_total_s",
+    "an_epoch_compute_s", "an_epoch_comm_s", "an_epoch_exposed_comm_s", "an_epoch_total_s",
+    "sim_iter_compute_s", "sim_iter_comm_s", "sim_iter_exposed_comm_s", "sim_iter_total_s",
+    "sim_epoch_compute_s", "sim_epoch_comm_s", "sim_epoch_exposed_comm_s", "sim_epoch_total_s",
+    "memory_per_gpu_bytes", "fits_in_memory", "agreement", "wall_s", "status", "message",
+};
+
+/* A side's eight time columns (C_AN.. or C_SIM..), as the JSON names them under the side. */
+static const char *const time_fields[8] = {
+    "iteration.compute_s", "iteration.comm_s", "iteration.exposed_comm_s", "iteration.total_s",
+    "epoch.compute_s", "epoch.comm_s", NULL /* epoch exposed: computed */, "epoch.total_s",
+};
+
+/* What else a row takes from a side of the JSON (the first side, when there are two). */
+static const struct {
+    const char *name; /* under the side */
+    int column;       /* C_*, or -1: required of the run but not shown (the key has the rule) */
+} side_fields[] = {
+    {"batch", -1}, {"p1", C_P1}, {"p2", C_P2}, {"iterations_per_epoch", C_ITERATIONS},
+    {"memory_per_gpu_bytes", C_MEMORY}, {"fits_in_memory", C_FITS},
+};
+#define N_SIDE_FIELDS ((int)(sizeof side_fields / sizeof side_fields[0]))
+
+/* ------------------------------------------------------------------------------------------ */
+/* Rows from runs. */
+
+static void csv_field(sw_buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        sw_buf_puts(b, s);
+        return;
+    }
+    sw_buf_puts(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"')
+            sw_buf_puts(b, "\""); /* a quote inside a quoted field is doubled */
+        sw_buf_add(b, s, 1);
+    }
+    sw_buf_puts(b, "\"");
+}
+
+/* C_COUNT fields (NULL: empty) as one record, newline included. */
+static char *csv_record(const char *const *fields, sw_arena *a)
+{
+    sw_buf b = {0};
+    for (int i = 0; i < C_COUNT; i++) {
+        if (i)
+            sw_buf_puts(&b, ",");
+        csv_field(&b, fields[i] ? fields[i] : "");
+    }
+    sw_buf_puts(&b, "\n");
+    return sw_buf_take(&b, a);
+}
+
+char *sw_csv_header(sw_arena *a) { return csv_record(column_names, a); }
+
+/* The sides a mode's JSON has. */
+static int mode_sides(const char *mode, const char **sides)
+{
+    if (strcmp(mode, "compare") == 0) {
+        sides[0] = "analytic";
+        sides[1] = "simulate";
+        return 2;
+    }
+    sides[0] = mode;
+    return 1;
+}
+
+/* side.name in the JSON, NULL if absent. */
+static const char *side_get(const sw_json *j, const char *side, const char *name, sw_arena *a)
+{
+    char *path = sw_arena_printf(a, "%s.%s", side, name);
+    return path ? sw_json_get(j, path) : NULL;
+}
+
+/* NULL if the JSON has side.name, else the missing path (or "memory" when out of it). */
+static const char *side_missing(const sw_json *j, const char *side, const char *name,
+                                sw_arena *a)
+{
+    char *path = sw_arena_printf(a, "%s.%s", side, name);
+    if (!path)
+        return "memory";
+    return sw_json_get(j, path) ? NULL : path;
+}
+
+const char *sw_csv_missing(const sw_json *j, const char *mode, sw_arena *a)
+{
+    const char *sides[2], *missing;
+    int n = mode_sides(mode, sides);
+    for (int s = 0; s < n; s++) {
+        for (int i = 0; i < 8; i++)
+            if (time_fields[i] && (missing = side_missing(j, sides[s], time_fields[i], a)))
+                return missing;
+        for (int i = 0; i < N_SIDE_FIELDS; i++)
+            if ((missing = side_missing(j, sides[s], side_fields[i].name, a)))
+                return missing;
+    }
+    if (n == 2 && !sw_json_get(j, "agreement"))
+        return "agreement";
+    return NULL;
+}
+
+/* One side's eight time columns. The epoch's exposed communication is not in the JSON; it
+ * scales like communication, with the iterations (estimate.h's rule). */
+static void side_columns(const sw_json *j, const char *side, const char **col, sw_arena *a)
+{
+    for (int i = 0; i < 8; i++)
+        if (time_fields[i])
+            col[i] = side_get(j, side, time_fields[i], a);
+    const char *e = side_get(j, side, "iteration.exposed_comm_s", a);
+    const char *it = side_get(j, side, "iterations_per_epoch", a);
+    if (e && it)
+        col[6] = sw_arena_printf(a, "%.17g", strtod(e, NULL) * strtod(it, NULL));
+}
+
+/* The columns that say what ran: the configuration's own fields. */
+static void config_columns(const sw_plan *plan, const sw_config *c, const char **col,
+                           sw_arena *a)
+{
+    col[C_KEY] = c->key;
+    col[C_MODE] = plan->mode;
+    col[C_WORKLOAD] = c->workload;
+    col[C_PLATFORM] = c->platform;
+    col[C_STRATEGY] = c->strategy;
+    col[C_GPUS] = sw_arena_printf(a, "%d", c->gpus);
+    col[C_BATCH_RULE] = c->rule->text;
+    if (c->micro_batches)
+        col[C_MICRO] = sw_arena_printf(a, "%d", c->micro_batches);
+    col[C_PLACEMENT] = c->placement ? c->placement : "";
+    col[C_COLLECTIVES] = c->collectives ? c->collectives : "";
+    col[C_LAYERS] = plan->layers ? plan->layers : "";
+    if (c->batch)
+        col[C_BATCH] = sw_arena_printf(a, "%lld", (long long)c->batch);
+}
+
+/* The columns a successful run's JSON fills. */
+static void json_columns(const char *mode, const sw_json *j, const char **col, sw_arena *a)
+{
+    const char *sides[2];
+    int n = mode_sides(mode, sides);
+    for (int i = 0; i < N_SIDE_FIELDS; i++)
+        if (side_fields[i].column >= 0)
+            col[side_fields[i].column] = side_get(j, sides[0], side_fields[i].name, a);
+    for (int s = 0; s < n; s++)
+        side_columns(j, sides[s], col + (strcmp(sides[s], "analytic") == 0 ? C_AN : C_SIM), a);
+    if (n == 2)
+        col[C_AGREEMENT] = sw_json_get(j, "agreement");
+}
+
+char *sw_csv_row(const sw_plan *plan, const sw_config *c, const sw_outcome *o, sw_arena *a)
+{
+    const char *col[C_COUNT];
+    for (int i = 0; i < C_COUNT; i++)
+        col[i] = "";
+    config_columns(plan, c, col, a);
+    if (o->json)
+        json_columns(plan->mode, o->json, col, a);
+    col[C_WALL] = sw_arena_printf(a, "%.3f", o->wall_s);
+    col[C_STATUS] = o->status;
+    col[C_MESSAGE] = o->message;
+    return csv_record(col, a);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reading a CSV back. */
+
+/* Split one record in place (quotes removed); the number of fields, or -1 if a quote is open. */
+static int csv_split(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        char *out = p, *start = p;
+        if (*p == '"') {
+            p++;
+            for (;;) {
+                if (*p == '\0')
+                    return -1;
+                if (*p == '"' && p[1] == '"') {
+                    *out++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *out++ = *p++;
+                }
+            }
+        } else {
+            while (*p && *p != ',')
+                *out++ = *p++;
+        }
+        if (*p != ',' && *p != '\0')
+            return -1; /* text after a closing quote */
+        char sep = *p;
+        *out = '\0';
+        if (n < max)
+            fields[n] = start;
+        n++;
+        if (sep == '\0')
+            return n;
+        p++;
+    }
+}
+
+static int add_row(sw_table *t, const char *path, int line_no, const char *line, size_t len,
+                   sw_arena *a, char *err)
+{
+    char *record = sw_arena_strndup(a, line, len);
+    char *fields_text = sw_arena_strndup(a, line, len - 1); /* without the newline */
+    if (!record || !fields_text)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    char *fields[C_COUNT];
+    int n = csv_split(fields_text, fields, C_COUNT);
+    if (n != C_COUNT)
+        return hs_fail(err, HS_EINPUT, "%s:%d: %s (expected %d fields); fix or remove the line",
+                       path, line_no, n < 0 ? "an unclosed quote" : "wrong number of fields",
+                       C_COUNT);
+    if (!sw_grow((void **)&t->rows, &t->cap, t->n, sizeof *t->rows))
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    t->rows[t->n++] = (sw_row){fields[C_KEY], fields[C_STATUS], record, false, false};
+    return HS_OK;
+}
+
+int sw_table_read(const char *path, const char *header, sw_table *t, sw_arena *a, char *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return HS_OK;
+        return hs_fail(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int line_no = 0, status = HS_OK;
+    while (status == HS_OK && (len = getline(&line, &cap, f)) > 0) {
+        line_no++;
+        if (line[len - 1] != '\n') {
+            t->truncated = 1; /* the last line of an interrupted write: that run runs again */
+            break;
+        }
+        if (line_no == 1) {
+            if (strcmp(line, header) != 0)
+                status = hs_fail(err, HS_EINPUT,
+                                 "%s:1: not a hybridsim sweep CSV of this version (the header "
+                                 "differs); write to another file",
+                                 path);
+            continue;
+        }
+        status = add_row(t, path, line_no, line, (size_t)len, a, err);
+    }
+    free(line);
+    fclose(f);
+    return status;
+}
+
+void sw_table_free(sw_table *t)
+{
+    free(t->rows);
+    *t = (sw_table){0};
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Resuming: the rows already there, by key. */
+
+typedef struct {
+    const char *key; /* a row's key */
+    int row;         /* its index in the table */
+} sw_keyref;
+
+static int keyref_cmp(const void *x, const void *y)
+{
+    const sw_keyref *a = x, *b = y;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a->row > b->row) - (a->row < b->row);
+}
+
+static int keyref_find(const void *key, const void *ref)
+{
+    return strcmp((const char *)key, ((const sw_keyref *)ref)->key);
+}
+
+/* Index the rows by key; of rows sharing a key the last one counts (a run that failed, then ran
+ * again on resume, appears twice until the file is rewritten), the others are superseded. */
+static sw_keyref *table_index(sw_table *t, int *n_refs)
+{
+    sw_keyref *refs = malloc(((size_t)t->n + 1) * sizeof *refs);
+    if (!refs)
+        return NULL;
+    for (int i = 0; i < t->n; i++)
+        refs[i] = (sw_keyref){t->rows[i].key, i};
+    qsort(refs, (size_t)t->n, sizeof *refs, keyref_cmp);
+    int n = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (i + 1 < t->n && strcmp(refs[i].key, refs[i + 1].key) == 0) {
+            t->rows[refs[i].row].superseded = true;
+            continue;
+        }
+        refs[n++] = refs[i];
+    }
+    *n_refs = n;
+    return refs;
+}
+
+int sw_table_supersede(sw_table *t, char *err)
+{
+    int n_refs = 0;
+    sw_keyref *refs = table_index(t, &n_refs);
+    if (!refs)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    free(refs);
+    return HS_OK;
+}
+
+int sw_resume(const sw_plan *plan, sw_table *old, const char **line_of, int *todo, int *n_todo,
+              char *err)
+{
+    int n_refs = 0;
+    sw_keyref *refs = table_index(old, &n_refs);
+    if (!refs)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    *n_todo = 0;
+    for (int i = 0; i < plan->n_configs; i++) {
+        const sw_keyref *ref = bsearch(plan->configs[i].key, refs, (size_t)n_refs, sizeof *refs,
+                                       keyref_find);
+        if (ref) {
+            sw_row *row = &old->rows[ref->row];
+            row->matched = true;
+            line_of[i] = row->line; /* kept even if failed: the rerun's row replaces it */
+            if (strcmp(row->status, "failed") != 0)
+                continue;
+        }
+        todo[(*n_todo)++] = i;
+    }
+    free(refs);
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Writing. */
+
+/* The CSV's lines in final order: the configurations' rows, then rows of other sweeps. */
+static const char **final_lines(const sw_plan *plan, const char **line_of, const sw_table *old,
+                                int *n)
+{
+    const char **lines = malloc(((size_t)plan->n_configs + (size_t)old->n + 1) * sizeof *lines);
+    if (!lines)
+        return NULL;
+    *n = 0;
+    for (int i = 0; i < plan->n_configs; i++)
+        if (line_of[i])
+            lines[(*n)++] = line_of[i];
+    for (int i = 0; i < old->n; i++)
+        if (!old->rows[i].matched && !old->rows[i].superseded)
+            lines[(*n)++] = old->rows[i].line;
+    return lines;
+}
+
+int sw_csv_rewrite(const sw_plan *plan, const char **line_of, const sw_table *old,
+                   const char *header, sw_arena *a, char *err)
+{
+    int n = 0;
+    const char **lines = final_lines(plan, line_of, old, &n);
+    if (!lines)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    int status = sw_write_atomic("-o", plan->output, header, lines, n, a, err);
+    free(lines);
+    return status;
+}
+
+/* A reader (or an interruption) sees the old file or the new one, never half of one. */
+int sw_write_atomic(const char *flag, const char *path, const char *header,
+                    const char *const *lines, int n, sw_arena *a, char *err)
+{
+    char *tmp = sw_arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
+    if (!tmp)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return hs_fail(err, HS_EINPUT, "%s %s: cannot write: %s", flag, path, strerror(errno));
+    if (header)
+        fputs(header, f);
+    for (int i = 0; i < n; i++)
+        fputs(lines[i], f);
+    bool bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+    int saved = errno;
+    if (fclose(f) != 0)
+        bad = true;
+    if (bad || rename(tmp, path) != 0) {
+        saved = bad ? saved : errno;
+        unlink(tmp);
+        return hs_fail(err, HS_EINPUT, "%s %s: cannot write: %s", flag, path, strerror(saved));
+    }
+    return HS_OK;
+}
+
+/* One write per row: an interruption leaves whole rows and at worst one truncated last line,
+ * which the next reading drops. */
+int sw_append_row(int fd, const char *path, const char *line, char *err)
+{
+    size_t len = strlen(line);
+    while (len > 0) {
+        ssize_t w = write(fd, line, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return hs_fail(err, HS_EINTERNAL, "%s: cannot append a row: %s", path,
+                           strerror(errno));
+        line += w;
+        len -= (size_t)w;
+    }
+    if (fsync(fd) != 0)
+        return hs_fail(err, HS_EINTERNAL, "%s: fsync: %s", path, strerror(errno));
+    return HS_OK;
+}

@@ -1,0 +1,530 @@
+/* sweep_plan.c: the plan of `hybridsim sweep` (sweep_int.h): the lists the user gave, checked,
+ * and the cross product of them, the configurations in the CSV's order.
+ *
+ * Everything that can be checked before running is checked here, so that a typo stops the sweep
+ * at once with the file line or flag that has it, instead of becoming a failed row per run:
+ * workloads are loaded, platforms' GPUs per node read from their XML (without SimGrid: a
+ * sweep's driver must not start an engine, there is one per process and a sweep may name
+ * several platforms), numbers and words parsed. What only a run can tell (a hybrid's shape
+ * that does not fit the GPU count, a model that does not fit in memory) is left to the run. */
+#define _GNU_SOURCE
+#include "sweep_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/xmlreader.h>
+
+#include "hs_error.h"
+#include "platform.h"
+#include "strategy.h"
+#include "workload.h"
+
+#define SW_MAX_CONFIGS 1000000 /* a sweep larger than this is surely a typo in a range */
+
+/* The checked dimensions, in the order their values were given. */
+typedef struct {
+    const sw_item *workloads, *platforms, *strategies, *placements, *collectives;
+    int n_workloads, n_platforms, n_strategies, n_placements, n_collectives;
+    int *gpus, n_gpus, cap_gpus; /* the GPU counts, ranges expanded */
+    sw_batch_rule *rules;        /* moved to the plan once enumerated */
+    int n_rules;
+    int *micro, n_micro;         /* micro-batches; one 0 (the default) when none given */
+    int *gpus_per_node;          /* per platform */
+    st_kind *kinds;              /* per strategy */
+} sw_dims;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Values. */
+
+static int parse_whole(const sw_item *it, const char *text, int64_t min, int64_t max,
+                       int64_t *value, char *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end)
+        return hs_fail(err, HS_EINPUT, "%s: '%s' is not a whole number", it->where, text);
+    if (v < min || v > max)
+        return hs_fail(err, HS_EINPUT, "%s: %lld is out of range [%lld, %lld]", it->where, v,
+                       (long long)min, (long long)max);
+    *value = v;
+    return HS_OK;
+}
+
+/* "4", or "4..64": 4, 8, 16, 32, 64 (a GPU count range doubles). */
+static int parse_gpus(const sw_item *it, int **gpus, int *n, int *cap, char *err)
+{
+    int64_t lo, hi;
+    int status;
+    const char *dots = strstr(it->text, "..");
+    if (dots) {
+        char first[32];
+        size_t len = (size_t)(dots - it->text);
+        if (len >= sizeof first)
+            return hs_fail(err, HS_EINPUT, "%s: '%s' is not a range A..B", it->where, it->text);
+        memcpy(first, it->text, len);
+        first[len] = '\0';
+        if ((status = parse_whole(it, first, 1, INT_MAX, &lo, err)) ||
+            (status = parse_whole(it, dots + 2, lo, INT_MAX, &hi, err)))
+            return status;
+    } else {
+        if ((status = parse_whole(it, it->text, 1, INT_MAX, &lo, err)))
+            return status;
+        hi = lo;
+    }
+    for (int64_t g = lo; g <= hi; g *= 2) {
+        if (!sw_grow((void **)gpus, cap, *n, sizeof **gpus))
+            return hs_fail(err, HS_EINTERNAL, "out of memory");
+        (*gpus)[(*n)++] = (int)g;
+    }
+    return HS_OK;
+}
+
+/* "256", "64/gpu", "64/node", "64/group". */
+static int parse_rule(const sw_item *it, sw_batch_rule *rule, sw_arena *a, char *err)
+{
+    static const struct {
+        const char *suffix;
+        sw_batch_kind kind;
+    } kinds[] = {{"/gpu", SW_PER_GPU}, {"/node", SW_PER_NODE}, {"/group", SW_PER_GROUP}};
+    const char *slash = strchr(it->text, '/');
+    size_t len = slash ? (size_t)(slash - it->text) : strlen(it->text);
+    rule->kind = SW_FIXED;
+    if (slash) {
+        size_t k = 0;
+        while (k < 3 && strcmp(slash, kinds[k].suffix) != 0)
+            k++;
+        if (k == 3)
+            return hs_fail(err, HS_EINPUT,
+                           "%s: '%s': a batch rule is B, N/gpu, N/node or N/group", it->where,
+                           it->text);
+        rule->kind = kinds[k].kind;
+    }
+    char *number = sw_arena_strndup(a, it->text, len);
+    if (!number)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    int status = parse_whole(it, number, 1, INT64_MAX / 4 / INT_MAX, &rule->n, err);
+    if (status != HS_OK)
+        return status;
+    rule->text = sw_arena_printf(a, "%lld%s", (long long)rule->n, slash ? slash : "");
+    return rule->text ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory");
+}
+
+/* The strategy's kind from "data+filter:8x4" (the shape is checked by each run). */
+static int strategy_kind(const sw_item *it, st_kind *kind, char *err)
+{
+    size_t len = strcspn(it->text, ":");
+    for (int k = 0; k < ST_KIND_COUNT; k++) {
+        const char *name = st_kind_name((st_kind)k);
+        if (strlen(name) == len && strncmp(name, it->text, len) == 0) {
+            *kind = (st_kind)k;
+            return HS_OK;
+        }
+    }
+    return hs_fail(err, HS_EINPUT,
+                   "%s: unknown strategy '%s' (known: serial, data, spatial, filter, channel, "
+                   "pipeline, data+filter[:P1xP2], data+spatial[:P1xP2])",
+                   it->where, it->text);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The file a platform name stands for, as plat_load finds it. */
+static char *platform_path(const char *spec, sw_arena *a)
+{
+    const char *home = getenv("HYBRIDSIM_HOME");
+    if (strchr(spec, '/') || ends_with(spec, ".xml"))
+        return sw_arena_strdup(a, spec);
+    if (home && home[0])
+        return sw_arena_printf(a, "%s/platforms/%s.xml", home, spec);
+    return sw_arena_printf(a, "%s/%s.xml", plat_default_dir(), spec);
+}
+
+/* The root zone's hybridsim:gpus_per_node property; -1 if absent, 0 if not a count. Reads only
+ * the head of the file, up to the first element that is not the root zone's. */
+static long root_gpus_per_node(xmlTextReaderPtr r)
+{
+    long value = -1;
+    while (value < 0 && xmlTextReaderRead(r) == 1) {
+        if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT)
+            continue;
+        const char *name = (const char *)xmlTextReaderConstName(r);
+        if (strcmp(name, "prop") == 0) {
+            xmlChar *id = xmlTextReaderGetAttribute(r, (const xmlChar *)"id");
+            xmlChar *v = xmlTextReaderGetAttribute(r, (const xmlChar *)"value");
+            if (id && v && strcmp((const char *)id, "hybridsim:gpus_per_node") == 0) {
+                value = strtol((const char *)v, NULL, 10);
+                if (value < 0)
+                    value = 0; /* found, but not a count: reported by the caller */
+            }
+            xmlFree(id);
+            xmlFree(v);
+        } else if (strcmp(name, "platform") != 0 && strcmp(name, "zone") != 0 &&
+                   strcmp(name, "config") != 0) {
+            break; /* past the root zone's properties */
+        }
+    }
+    return value;
+}
+
+/* GPUs per node, which per-node and per-group batch rules need. Loading the platform would
+ * start SimGrid, which the driver must not do; its XML head has the number. */
+static int platform_gpus_per_node(const sw_item *it, int *gpus_per_node, sw_arena *a, char *err)
+{
+    char *path = platform_path(it->text, a);
+    if (!path)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    if (access(path, R_OK) != 0)
+        return hs_fail(err, HS_EINPUT, "%s: platform '%s': cannot read %s: %s", it->where,
+                       it->text, path, strerror(errno));
+    xmlTextReaderPtr r = xmlReaderForFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+                                                          XML_PARSE_NOWARNING);
+    if (!r)
+        return hs_fail(err, HS_EINPUT, "%s: platform '%s': cannot read %s", it->where, it->text,
+                       path);
+    long value = root_gpus_per_node(r);
+    xmlFreeTextReader(r);
+    if (value <= 0 || value > INT_MAX)
+        return hs_fail(err, HS_EINPUT,
+                       "%s: platform %s has no hybridsim:gpus_per_node property in its root zone "
+                       "(is it a hybridsim platform?)",
+                       it->where, path);
+    *gpus_per_node = (int)value;
+    return HS_OK;
+}
+
+static int check_workload(const sw_item *it, char *err)
+{
+    wl_workload wl;
+    char why[HS_ERR_LEN];
+    int status = wl_load(it->text, &wl, why);
+    if (status != HS_OK)
+        return hs_fail(err, status, "%s: %s", it->where, why);
+    wl_free(&wl);
+    return HS_OK;
+}
+
+static int check_word(const sw_item *it, const char *const *known, int n_known, char *err)
+{
+    for (int i = 0; i < n_known; i++)
+        if (strcmp(it->text, known[i]) == 0)
+            return HS_OK;
+    char list[128] = "";
+    for (int i = 0; i < n_known; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", known[i]);
+    return hs_fail(err, HS_EINPUT, "%s: unknown value '%s' (known: %s)", it->where, it->text, list);
+}
+
+static int check_words(const sw_list *l, const char *const *known, int n_known, char *err)
+{
+    int status;
+    for (int i = 0; i < l->n; i++)
+        if ((status = check_word(&l->items[i], known, n_known, err)))
+            return status;
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Options: the keys with one value. */
+
+static int check_timeout(const sw_item *it, double *timeout_s, char *err)
+{
+    char *end = NULL;
+    errno = 0;
+    *timeout_s = strtod(it->text, &end);
+    if (errno || end == it->text || *end || !(*timeout_s >= 0))
+        return hs_fail(err, HS_EINPUT, "%s: '%s' is not a number of seconds >= 0", it->where,
+                       it->text);
+    return HS_OK;
+}
+
+static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char *err)
+{
+    static const char *modes[] = {"compare", "analytic", "simulate"};
+    const sw_item *it;
+    int64_t jobs;
+    int status;
+    if ((status = sw_check_single_keys(s, err)))
+        return status;
+    plan->mode = "compare";
+    if ((it = sw_single(&s->key[SW_K_MODE]))) {
+        if ((status = check_word(it, modes, 3, err)))
+            return status;
+        plan->mode = it->text;
+    }
+    if ((it = sw_single(&s->key[SW_K_LAYERS]))) {
+        if (access(it->text, R_OK) != 0)
+            return hs_fail(err, HS_EINPUT, "%s: cannot read '%s': %s", it->where, it->text,
+                           strerror(errno));
+        plan->layers = it->text;
+    }
+    plan->jobs = sw_default_jobs();
+    if ((it = sw_single(&s->key[SW_K_JOBS]))) {
+        if ((status = parse_whole(it, it->text, 1, 4096, &jobs, err)))
+            return status;
+        plan->jobs = (int)jobs;
+    }
+    if ((it = sw_single(&s->key[SW_K_TIMEOUT])) &&
+        (status = check_timeout(it, &plan->timeout_s, err)))
+        return status;
+    plan->output = (it = sw_single(&s->key[SW_K_OUTPUT])) ? it->text : NULL;
+    plan->log = (it = sw_single(&s->key[SW_K_LOG])) ? it->text : NULL;
+    if (need_output && !plan->output)
+        return hs_fail(err, HS_EINPUT,
+                       "-o OUT.csv is required (or 'output =' in the sweep file, or --emit)");
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Dimensions: the keys with lists. */
+
+static void dims_free(sw_dims *d)
+{
+    free(d->gpus);
+    free(d->rules);
+    free(d->micro);
+    free(d->gpus_per_node);
+    free(d->kinds);
+}
+
+static int require_list(const sw_list *l, const char *what, char *err)
+{
+    return l->n ? HS_OK
+                : hs_fail(err, HS_EINPUT, "%s is required (a sweep-file key or a flag; see "
+                                          "hybridsim sweep --help)", what);
+}
+
+static int require_lists(const sw_spec *s, char *err)
+{
+    int status;
+    if ((status = require_list(&s->key[SW_K_WORKLOADS], "workloads (-w)", err)) ||
+        (status = require_list(&s->key[SW_K_PLATFORMS], "platforms (-p)", err)) ||
+        (status = require_list(&s->key[SW_K_STRATEGIES], "strategies (-s)", err)) ||
+        (status = require_list(&s->key[SW_K_GPUS], "gpus (-g)", err)) ||
+        (status = require_list(&s->key[SW_K_BATCH], "a batch rule (-b, --batch-per-gpu, ...)",
+                               err)))
+        return status;
+    return HS_OK;
+}
+
+/* The lists taken as they are, with the defaults for placement and collectives. */
+static void take_lists(const sw_spec *s, bool analytic, sw_dims *d)
+{
+    static const sw_item packed = {"packed", "default"}, flow = {"flow", "default"};
+    d->workloads = s->key[SW_K_WORKLOADS].items;
+    d->n_workloads = s->key[SW_K_WORKLOADS].n;
+    d->platforms = s->key[SW_K_PLATFORMS].items;
+    d->n_platforms = s->key[SW_K_PLATFORMS].n;
+    d->strategies = s->key[SW_K_STRATEGIES].items;
+    d->n_strategies = s->key[SW_K_STRATEGIES].n;
+    d->placements = s->key[SW_K_PLACEMENT].n ? s->key[SW_K_PLACEMENT].items : &packed;
+    d->n_placements = s->key[SW_K_PLACEMENT].n ? s->key[SW_K_PLACEMENT].n : 1;
+    d->collectives = s->key[SW_K_COLLECTIVES].n ? s->key[SW_K_COLLECTIVES].items : &flow;
+    d->n_collectives = s->key[SW_K_COLLECTIVES].n ? s->key[SW_K_COLLECTIVES].n : 1;
+    if (analytic) /* the closed form uses neither: one configuration, not duplicates */
+        d->n_placements = d->n_collectives = 1;
+}
+
+/* Workloads load, platforms have GPUs per node, strategies have a known kind. */
+static int check_names(sw_dims *d, sw_arena *a, char *err)
+{
+    int status;
+    for (int i = 0; i < d->n_workloads; i++)
+        if ((status = check_workload(&d->workloads[i], err)))
+            return status;
+    for (int i = 0; i < d->n_platforms; i++)
+        if ((status = platform_gpus_per_node(&d->platforms[i], &d->gpus_per_node[i], a, err)))
+            return status;
+    for (int i = 0; i < d->n_strategies; i++)
+        if ((status = strategy_kind(&d->strategies[i], &d->kinds[i], err)))
+            return status;
+    return HS_OK;
+}
+
+/* GPU counts, batch rules and micro-batches. */
+static int parse_numbers(const sw_spec *s, sw_dims *d, sw_arena *a, char *err)
+{
+    const sw_list *gpus = &s->key[SW_K_GPUS], *batch = &s->key[SW_K_BATCH];
+    const sw_list *micro = &s->key[SW_K_MICRO];
+    int status;
+    for (int i = 0; i < gpus->n; i++)
+        if ((status = parse_gpus(&gpus->items[i], &d->gpus, &d->n_gpus, &d->cap_gpus, err)))
+            return status;
+    for (int i = 0; i < batch->n; i++, d->n_rules++)
+        if ((status = parse_rule(&batch->items[i], &d->rules[i], a, err)))
+            return status;
+    for (int i = 0; i < micro->n; i++, d->n_micro++) {
+        int64_t v;
+        if ((status = parse_whole(&micro->items[i], micro->items[i].text, 1, INT_MAX, &v, err)))
+            return status;
+        d->micro[i] = (int)v;
+    }
+    if (d->n_micro == 0)
+        d->n_micro = 1; /* micro[0] = 0: the default */
+    return HS_OK;
+}
+
+static int check_dims(const sw_spec *s, bool analytic, sw_dims *d, sw_arena *a, char *err)
+{
+    static const char *placements[] = {"packed", "spread"};
+    static const char *fidelities[] = {"flow", "step"};
+    int status;
+    if ((status = require_lists(s, err)))
+        return status;
+    take_lists(s, analytic, d);
+    d->rules = calloc((size_t)s->key[SW_K_BATCH].n, sizeof *d->rules);
+    d->micro = calloc((size_t)s->key[SW_K_MICRO].n + 1, sizeof *d->micro);
+    d->gpus_per_node = calloc((size_t)d->n_platforms, sizeof *d->gpus_per_node);
+    d->kinds = calloc((size_t)d->n_strategies, sizeof *d->kinds);
+    if (!d->rules || !d->micro || !d->gpus_per_node || !d->kinds)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    if ((status = check_names(d, a, err)) || (status = parse_numbers(s, d, a, err)) ||
+        (status = check_words(&s->key[SW_K_PLACEMENT], placements, 2, err)) ||
+        (status = check_words(&s->key[SW_K_COLLECTIVES], fidelities, 2, err)))
+        return status;
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The configurations. */
+
+/* B for one configuration. A per-group rule needs the strategy's p1, so it parses the strategy;
+ * if that fails the configuration is recorded with the parser's message. */
+static void resolve_batch(sw_config *c, int gpus_per_node, sw_arena *a)
+{
+    int64_t units = 1;
+    switch (c->rule->kind) {
+    case SW_FIXED: units = 1; break;
+    case SW_PER_GPU: units = c->gpus; break;
+    case SW_PER_NODE: units = (c->gpus + gpus_per_node - 1) / gpus_per_node; break;
+    case SW_PER_GROUP: {
+        st_strategy st;
+        char why[HS_ERR_LEN];
+        if (st_parse(c->strategy, c->gpus, gpus_per_node, c->micro_batches, &st, why) != HS_OK) {
+            c->error = sw_arena_strdup(a, why);
+            return;
+        }
+        units = st.p1;
+        break;
+    }
+    }
+    c->batch = c->rule->n * units; /* n < 2^61 / 2^31 and units <= 2^31: no overflow */
+}
+
+static int add_config(sw_plan *plan, int *cap, const sw_config *c, sw_arena *a, char *err)
+{
+    if (plan->n_configs >= SW_MAX_CONFIGS)
+        return hs_fail(err, HS_EINPUT, "the sweep has more than %d configurations",
+                       SW_MAX_CONFIGS);
+    if (!sw_grow((void **)&plan->configs, cap, plan->n_configs, sizeof *plan->configs))
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    sw_config *k = &plan->configs[plan->n_configs++];
+    *k = *c;
+    char micro[16] = "";
+    if (c->micro_batches)
+        snprintf(micro, sizeof micro, "%d", c->micro_batches);
+    k->key = sw_arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s", plan->mode, c->workload,
+                             c->platform, c->strategy, c->gpus, c->rule->text, micro,
+                             c->placement ? c->placement : "",
+                             c->collectives ? c->collectives : "",
+                             plan->layers ? plan->layers : "");
+    return k->key ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory");
+}
+
+static int by_key(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* A value repeated in a list (or GPU ranges that overlap) would run one configuration twice and
+ * give the CSV two rows with one key. */
+static int check_unique(const sw_plan *plan, char *err)
+{
+    const char **keys = malloc(((size_t)plan->n_configs + 1) * sizeof *keys);
+    if (!keys)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    for (int i = 0; i < plan->n_configs; i++)
+        keys[i] = plan->configs[i].key;
+    qsort(keys, (size_t)plan->n_configs, sizeof *keys, by_key);
+    int status = HS_OK;
+    for (int i = 1; i < plan->n_configs && status == HS_OK; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0)
+            status = hs_fail(err, HS_EINPUT,
+                             "configuration %s comes twice: a value is repeated in a list",
+                             keys[i]);
+    free(keys);
+    return status;
+}
+
+/* The configurations of one workload, platform p and strategy s (base), nested in the order GPU
+ * counts, batch rules, micro-batches (pipeline only), placements, collectives. */
+static int enumerate_runs(const sw_dims *d, const sw_config *base, int p, int s, sw_plan *plan,
+                          int *cap, sw_arena *a, char *err)
+{
+    bool analytic = strcmp(plan->mode, "analytic") == 0;
+    bool pipeline = d->kinds[s] == ST_PIPELINE;
+    int status;
+    for (int g = 0; g < d->n_gpus; g++)
+        for (int b = 0; b < d->n_rules; b++)
+            for (int m = 0; m < (pipeline ? d->n_micro : 1); m++)
+                for (int pl = 0; pl < d->n_placements; pl++)
+                    for (int co = 0; co < d->n_collectives; co++) {
+                        sw_config c = *base;
+                        c.gpus = d->gpus[g];
+                        c.rule = &d->rules[b];
+                        c.micro_batches = pipeline ? d->micro[m] : 0;
+                        c.placement = analytic ? NULL : d->placements[pl].text;
+                        c.collectives = analytic ? NULL : d->collectives[co].text;
+                        resolve_batch(&c, d->gpus_per_node[p], a);
+                        if ((status = add_config(plan, cap, &c, a, err)))
+                            return status;
+                    }
+    return HS_OK;
+}
+
+/* The configurations in the CSV's order: workloads, platforms, strategies outermost. */
+static int enumerate(const sw_dims *d, sw_plan *plan, sw_arena *a, char *err)
+{
+    int cap = 0, status;
+    for (int w = 0; w < d->n_workloads; w++)
+        for (int p = 0; p < d->n_platforms; p++)
+            for (int s = 0; s < d->n_strategies; s++) {
+                sw_config base = {.workload = d->workloads[w].text,
+                                  .platform = d->platforms[p].text,
+                                  .strategy = d->strategies[s].text};
+                if ((status = enumerate_runs(d, &base, p, s, plan, &cap, a, err)))
+                    return status;
+            }
+    return check_unique(plan, err);
+}
+
+int sw_plan_make(const sw_spec *spec, bool need_output, sw_plan *plan, sw_arena *a, char *err)
+{
+    sw_dims d = {0};
+    int status = check_options(spec, need_output, plan, err);
+    if (status == HS_OK)
+        status = check_dims(spec, strcmp(plan->mode, "analytic") == 0, &d, a, err);
+    if (status == HS_OK)
+        status = enumerate(&d, plan, a, err);
+    plan->rules = d.rules; /* the configurations point into them */
+    d.rules = NULL;
+    dims_free(&d);
+    return status;
+}
+
+void sw_plan_free(sw_plan *plan)
+{
+    free(plan->configs);
+    free(plan->rules);
+    plan->configs = NULL;
+    plan->rules = NULL;
+    plan->n_configs = 0;
+}

@@ -1,0 +1,576 @@
+/* sweep_run.c: the process pool of `hybridsim sweep` (sweep_int.h): one child per
+ * configuration, --jobs at a time, each child's end turned into a CSV row, with timeouts,
+ * interruption by signal, and progress on stderr.
+ *
+ * Why a process per run: SimGrid has one engine per process and it cannot be reset, so the
+ * driver forks and execs the hybridsim executable itself (`compare --json`, or analytic or
+ * simulate per --mode), its stdout and stderr into files of a temp directory, and reads them
+ * once the child has exited. The pool is polled (waitpid WNOHANG, then a short sleep) rather
+ * than woken by SIGCHLD: a timeout needs the clock checked anyway, and a signal handler that only
+ * sets a flag keeps the driver's state out of async-signal context. */
+#define _GNU_SOURCE
+#include "sweep_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "hs_error.h"
+
+#define SW_MESSAGE_LEN 400       /* an error message kept in the CSV */
+#define SW_PLAIN_PROGRESS_S 10.0 /* a progress line this often when stderr is not a terminal */
+#define SW_TTY_PROGRESS_S 0.25   /* the bar's redraws on a terminal, at most this often */
+#define SW_POLL_NS (20 * 1000 * 1000) /* the pause when no run has finished */
+
+/* The interrupting signal, 0 if none. The sweep's one global: a signal handler reaches
+ * nothing else. */
+static volatile sig_atomic_t sw_interrupt;
+
+/* The signals that interrupt a sweep (its rows so far are kept; rerun to finish). */
+static const int interrupt_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+/* A run in flight. */
+typedef struct {
+    pid_t pid;      /* 0: the slot is free */
+    int config;     /* the configuration it runs */
+    double start_s; /* when it started (sw_now_s) */
+    bool timed_out; /* we killed it after --timeout */
+} sw_slot;
+
+/* What the progress line shows. */
+typedef struct {
+    bool enabled, tty;      /* drawn at all; on a terminal (a bar) or not (plain lines) */
+    int total;              /* configurations in the sweep */
+    int skipped;            /* already in the CSV */
+    int to_run;             /* configurations this session runs */
+    int done, errors, failed, running; /* rows written (of them error, failed), runs in flight */
+    int last_tenth;         /* plain lines: the tenth of the work the last line reported */
+    double start_s, last_s; /* session start; the last time a line was drawn */
+} sw_progress;
+
+/* The state of one sweep run. */
+typedef struct {
+    const sw_plan *plan;
+    const char *exe;           /* the hybridsim executable */
+    char tmpdir[PATH_MAX / 2]; /* children's stdout and stderr (short: file names follow) */
+    int csv_fd;                /* the CSV, opened for appending */
+    const char **line_of;      /* per configuration: its row (old or new), or NULL */
+    FILE *log;                 /* --log, or NULL */
+    sw_progress progress;
+    sw_arena *arena;           /* where the rows kept live */
+} sw_runner;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Progress on stderr: a bar redrawn in place on a terminal, else a plain line now and then. */
+
+static void format_duration(double s, char *out, size_t len)
+{
+    long t = s > 0 ? (long)(s + 0.5) : 0;
+    if (t >= 3600)
+        snprintf(out, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(out, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void progress_bar(const sw_progress *p, const char *spent, const char *left)
+{
+    enum { WIDTH = 30 };
+    int finished = p->skipped + p->done;
+    char bar[WIDTH + 1];
+    int fill = p->total ? (int)((long)WIDTH * finished / p->total) : WIDTH;
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[WIDTH] = '\0';
+    fprintf(stderr, "\r\033[K[%s] %d/%d %3d%%  %d running  %d error  %d failed  %s  ~%s left",
+            bar, finished, p->total, p->total ? 100 * finished / p->total : 100, p->running,
+            p->errors, p->failed, spent, left);
+}
+
+static void progress_line(const sw_progress *p, const char *spent, const char *left)
+{
+    fprintf(stderr,
+            "sweep: %d/%d done (%d error, %d failed), %d running, %s elapsed, about %s left\n",
+            p->skipped + p->done, p->total, p->errors, p->failed, p->running, spent, left);
+}
+
+/* Draw the progress unless it was drawn just now (force: draw anyway). A plain line comes every
+ * SW_PLAIN_PROGRESS_S and at every tenth of the work, so that a log shows progress without a
+ * line per run. */
+static void progress_draw(sw_progress *p, bool force)
+{
+    if (!p->enabled)
+        return;
+    double now = sw_now_s();
+    int tenth = p->to_run ? 10 * p->done / p->to_run : 10;
+    if (!p->tty && tenth > p->last_tenth)
+        force = true;
+    if (!force && now - p->last_s < (p->tty ? SW_TTY_PROGRESS_S : SW_PLAIN_PROGRESS_S))
+        return;
+    p->last_tenth = tenth;
+    p->last_s = now;
+    double elapsed = now - p->start_s;
+    char spent[32], left[32] = "?";
+    format_duration(elapsed, spent, sizeof spent);
+    if (p->done > 0)
+        format_duration(elapsed / p->done * (p->to_run - p->done), left, sizeof left);
+    if (p->tty)
+        progress_bar(p, spent, left);
+    else
+        progress_line(p, spent, left);
+    fflush(stderr);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Starting a run. */
+
+/* The run command of a configuration: EXE MODE -w .. -p .. -s .. -g .. -b .. --json. argv has
+ * room for 24 entries; numbers go into nums. */
+static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe, char **argv,
+                       char nums[3][24])
+{
+    int n = 0;
+    snprintf(nums[0], 24, "%d", c->gpus);
+    snprintf(nums[1], 24, "%lld", (long long)c->batch);
+    snprintf(nums[2], 24, "%d", c->micro_batches);
+    argv[n++] = (char *)exe;
+    argv[n++] = (char *)plan->mode;
+    argv[n++] = "-w", argv[n++] = (char *)c->workload;
+    argv[n++] = "-p", argv[n++] = (char *)c->platform;
+    argv[n++] = "-s", argv[n++] = (char *)c->strategy;
+    argv[n++] = "-g", argv[n++] = nums[0];
+    argv[n++] = "-b", argv[n++] = nums[1];
+    if (c->micro_batches)
+        argv[n++] = "--micro-batches", argv[n++] = nums[2];
+    if (plan->layers)
+        argv[n++] = "--layers", argv[n++] = (char *)plan->layers;
+    if (c->placement)
+        argv[n++] = "--placement", argv[n++] = (char *)c->placement;
+    if (c->collectives)
+        argv[n++] = "--collectives", argv[n++] = (char *)c->collectives;
+    argv[n++] = "--json";
+    argv[n] = NULL;
+}
+
+/* Where a run's stdout ("out") or stderr ("err") goes. */
+static void child_path(const sw_runner *r, int config, const char *ext, char path[PATH_MAX])
+{
+    snprintf(path, PATH_MAX, "%s/%d.%s", r->tmpdir, config, ext);
+}
+
+static void remove_outputs(const sw_runner *r, int config)
+{
+    char path[PATH_MAX];
+    child_path(r, config, "out", path);
+    unlink(path);
+    child_path(r, config, "err", path);
+    unlink(path);
+}
+
+static void log_run(sw_runner *r, const sw_config *c, char **argv)
+{
+    if (!r->log)
+        return;
+    sw_buf b = {0};
+    sw_buf_puts(&b, c->key);
+    sw_buf_puts(&b, "\t");
+    for (int i = 0; argv[i]; i++) {
+        if (i)
+            sw_buf_puts(&b, " ");
+        sw_shell_word(&b, argv[i]);
+    }
+    if (!b.oom) {
+        fprintf(r->log, "%s\n", b.data);
+        fflush(r->log);
+    }
+    free(b.data);
+}
+
+/* A run's stdin (/dev/null), stdout and stderr (files of the temp directory), in fds[0..2]. */
+static int open_child_files(const sw_runner *r, int config, int fds[3], char *err)
+{
+    char out_path[PATH_MAX], err_path[PATH_MAX];
+    child_path(r, config, "out", out_path);
+    child_path(r, config, "err", err_path);
+    fds[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    fds[1] = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    fds[2] = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0)
+        return HS_OK;
+    int saved = errno;
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    return hs_fail(err, HS_EINTERNAL, "%s: %s", r->tmpdir, strerror(saved));
+}
+
+/* Fork and exec exe with fds as its standard streams; the child's pid, or -1 (errno set). */
+static pid_t spawn(const char *exe, char **argv, const int fds[3])
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    /* Only async-signal-safe calls until exec. A run outlives no killed sweep. */
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+#endif
+    (void)parent;
+    if (dup2(fds[0], 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[2], 2) < 0)
+        _exit(127);
+    execv(exe, argv);
+    static const char msg[] = "hybridsim: sweep: cannot execute the hybridsim executable\n";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(127);
+}
+
+/* Start one run in a free slot. */
+static int launch(sw_runner *r, int config, sw_slot *slot, char *err)
+{
+    const sw_config *c = &r->plan->configs[config];
+    char *argv[24], nums[3][24];
+    int fds[3];
+    child_argv(r->plan, c, r->exe, argv, nums);
+    int status = open_child_files(r, config, fds, err);
+    if (status != HS_OK)
+        return status;
+    pid_t pid = spawn(r->exe, argv, fds);
+    int saved = errno;
+    for (int i = 0; i < 3; i++)
+        close(fds[i]);
+    if (pid < 0)
+        return hs_fail(err, HS_EINTERNAL, "fork: %s", strerror(saved));
+    *slot = (sw_slot){pid, config, sw_now_s(), false};
+    log_run(r, c, argv);
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A run's end. */
+
+/* The message of a failed run: its last "hybridsim: ..." line, else its last line. */
+static char *run_message(char *text, sw_arena *a)
+{
+    char *best = NULL, *last = NULL, *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        line = sw_trim(line);
+        if (!*line)
+            continue;
+        last = line;
+        if (strncmp(line, "hybridsim: ", 11) == 0)
+            best = line + 11;
+    }
+    char *m = best ? best : last ? last : "";
+    char *copy = sw_arena_strndup(a, m, strnlen(m, SW_MESSAGE_LEN));
+    if (copy)
+        for (char *p = copy; *p; p++)
+            if ((unsigned char)*p < 0x20)
+                *p = ' ';
+    return copy ? copy : "";
+}
+
+/* A run that exited 0: ok if its output is JSON with every field the row needs. */
+static void read_output(sw_outcome *o, const char *out, const char *mode, sw_json *json,
+                        sw_arena *a)
+{
+    if (!sw_json_parse(out, strcmp(mode, "compare") == 0 ? "" : mode, json, a)) {
+        o->message = "the run printed no readable JSON";
+        return;
+    }
+    const char *missing = sw_csv_missing(json, mode, a);
+    if (missing) {
+        o->message = sw_arena_printf(a, "the run's JSON has no %s", missing);
+    } else {
+        o->status = "ok";
+        o->json = json;
+    }
+}
+
+/* What a finished child's exit status and output say about its configuration. The outcome's
+ * strings live in `a`, the run's own scratch arena. */
+static sw_outcome judge(const sw_runner *r, const sw_slot *slot, int wstatus, sw_json *json,
+                        sw_arena *a)
+{
+    sw_outcome o = {"failed", "", sw_now_s() - slot->start_s, NULL};
+    char out_path[PATH_MAX], err_path[PATH_MAX];
+    child_path(r, slot->config, "out", out_path);
+    child_path(r, slot->config, "err", err_path);
+    char *out = sw_slurp(out_path, a), *errtext = sw_slurp(err_path, a);
+    remove_outputs(r, slot->config);
+    char *message = run_message(errtext, a);
+    if (slot->timed_out) {
+        o.message = sw_arena_printf(a, "timed out after %g s (--timeout)", r->plan->timeout_s);
+    } else if (WIFSIGNALED(wstatus)) {
+        o.message = sw_arena_printf(a, "killed by signal %d (%s)%s%s", WTERMSIG(wstatus),
+                                    strsignal(WTERMSIG(wstatus)), *message ? ": " : "", message);
+    } else if (WEXITSTATUS(wstatus) == HS_EINPUT) {
+        o.status = "error";
+        o.message = message;
+    } else if (WEXITSTATUS(wstatus) != 0) {
+        o.message = sw_arena_printf(a, "exit status %d%s%s", WEXITSTATUS(wstatus),
+                                    *message ? ": " : "", message);
+    } else {
+        read_output(&o, out, r->plan->mode, json, a);
+    }
+    if (!o.message)
+        o.message = "out of memory";
+    return o;
+}
+
+/* Record a configuration's row: append it to the CSV and remember it for the final rewrite.
+ * The row is formatted in a scratch arena (a run's output can be large) and only the row kept. */
+static int record(sw_runner *r, int config, const sw_outcome *o, char *err)
+{
+    sw_arena scratch = {0};
+    char *formatted = sw_csv_row(r->plan, &r->plan->configs[config], o, &scratch);
+    char *line = formatted ? sw_arena_strdup(r->arena, formatted) : NULL;
+    sw_arena_free(&scratch);
+    if (!line)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    int status = sw_append_row(r->csv_fd, r->plan->output, line, err);
+    if (status != HS_OK)
+        return status;
+    r->line_of[config] = line;
+    r->progress.done++;
+    r->progress.errors += strcmp(o->status, "error") == 0;
+    r->progress.failed += strcmp(o->status, "failed") == 0;
+    progress_draw(&r->progress, false);
+    return HS_OK;
+}
+
+/* A run that exited: its row, unless the sweep is being interrupted (then it was killed with
+ * the sweep, which is not the configuration's fault: no row, it runs again on resume). */
+static int finished(sw_runner *r, sw_slot *s, int wstatus, bool *any, char *err)
+{
+    r->progress.running--;
+    if (sw_interrupt) {
+        remove_outputs(r, s->config);
+        s->pid = 0;
+        return HS_OK;
+    }
+    sw_json json = {0};
+    sw_arena scratch = {0};
+    sw_outcome o = judge(r, s, wstatus, &json, &scratch);
+    s->pid = 0;
+    *any = true;
+    int status = record(r, s->config, &o, err);
+    sw_json_free(&json);
+    sw_arena_free(&scratch);
+    return status;
+}
+
+/* Reap the runs that finished and kill those past --timeout. */
+static int reap(sw_runner *r, sw_slot *slots, int n_slots, bool *any, char *err)
+{
+    double now = sw_now_s(), timeout_s = r->plan->timeout_s;
+    for (int i = 0; i < n_slots; i++) {
+        sw_slot *s = &slots[i];
+        if (!s->pid)
+            continue;
+        int wstatus;
+        pid_t got = waitpid(s->pid, &wstatus, WNOHANG);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return hs_fail(err, HS_EINTERNAL, "waitpid: %s", strerror(errno));
+        if (got == 0 && timeout_s > 0 && !s->timed_out && now - s->start_s > timeout_s) {
+            kill(s->pid, SIGKILL);
+            s->timed_out = true;
+        }
+        int status = got == 0 ? HS_OK : finished(r, s, wstatus, any, err);
+        if (status != HS_OK)
+            return status;
+    }
+    return HS_OK;
+}
+
+/* Stop every run in flight and wait for it (after a signal or an error). */
+static void stop_all(sw_runner *r, sw_slot *slots, int n_slots)
+{
+    for (int i = 0; i < n_slots; i++)
+        if (slots[i].pid)
+            kill(slots[i].pid, SIGTERM);
+    for (int i = 0; i < n_slots; i++) {
+        if (!slots[i].pid)
+            continue;
+        while (waitpid(slots[i].pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        remove_outputs(r, slots[i].config);
+        slots[i].pid = 0;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The pool. */
+
+/* Start runs in the free slots from todo[*next] on; a configuration known to be in error gets
+ * its row at once, without a process. *started counts the runs started (for --stop-after). */
+static int fill_slots(sw_runner *r, sw_slot *slots, const int *todo, int n_todo, int *next,
+                      int *started, int stop_after, char *err)
+{
+    int status = HS_OK;
+    for (int i = 0; i < r->plan->jobs && *next < n_todo && status == HS_OK; i++) {
+        if (slots[i].pid)
+            continue;
+        const sw_config *c = &r->plan->configs[todo[*next]];
+        if (c->error) {
+            sw_outcome o = {"error", c->error, 0.0, NULL};
+            status = record(r, todo[(*next)++], &o, err);
+            i--; /* the slot is still free */
+            continue;
+        }
+        if (stop_after >= 0 && *started >= stop_after)
+            break;
+        status = launch(r, todo[(*next)++], &slots[i], err);
+        (*started)++;
+        r->progress.running++;
+    }
+    return status;
+}
+
+/* Run the configurations in todo[], --jobs at a time; stop_after < 0: no limit. */
+static int run_all(sw_runner *r, const int *todo, int n_todo, int stop_after, char *err)
+{
+    int jobs = r->plan->jobs, next = 0, started = 0, status = HS_OK;
+    sw_slot *slots = calloc((size_t)jobs, sizeof *slots);
+    if (!slots)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    while (status == HS_OK && !sw_interrupt) {
+        status = fill_slots(r, slots, todo, n_todo, &next, &started, stop_after, err);
+        bool stopping = stop_after >= 0 && started >= stop_after;
+        if (status != HS_OK || (r->progress.running == 0 && (next >= n_todo || stopping)))
+            break;
+        bool any = false;
+        status = reap(r, slots, jobs, &any, err);
+        progress_draw(&r->progress, false);
+        if (!any && status == HS_OK) {
+            struct timespec pause = {0, SW_POLL_NS};
+            nanosleep(&pause, NULL);
+        }
+    }
+    stop_all(r, slots, jobs);
+    free(slots);
+    return status;
+}
+
+static void on_signal(int sig) { sw_interrupt = sig; }
+
+/* Install the interruption handlers (restored by the caller from `saved`). */
+static void catch_signals(struct sigaction saved[3])
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sw_interrupt = 0;
+    for (int i = 0; i < 3; i++) {
+        sigaction(interrupt_signals[i], &sa, &saved[i]);
+        /* A signal ignored on entry stays ignored (a background job of a script, nohup). */
+        if (saved[i].sa_handler == SIG_IGN)
+            sigaction(interrupt_signals[i], &saved[i], NULL);
+    }
+}
+
+static void restore_signals(const struct sigaction saved[3])
+{
+    for (int i = 0; i < 3; i++)
+        sigaction(interrupt_signals[i], &saved[i], NULL);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A session. */
+
+int sw_find_exe(const char *given, char *path, size_t len, char *err)
+{
+    if (given) {
+        if (access(given, X_OK) != 0)
+            return hs_fail(err, HS_EINPUT, "--exe %s: not an executable: %s", given,
+                           strerror(errno));
+        if (!realpath(given, path))
+            return hs_fail(err, HS_EINPUT, "--exe %s: %s", given, strerror(errno));
+        return HS_OK;
+    }
+    ssize_t n = readlink("/proc/self/exe", path, len - 1);
+    if (n <= 0)
+        return hs_fail(err, HS_EINTERNAL, "cannot find this executable (/proc/self/exe): %s",
+                       strerror(errno));
+    path[n] = '\0';
+    return HS_OK;
+}
+
+/* The CSV for appending, the log, and the temp directory for the children's output. */
+static int runner_open(sw_runner *r, char *err)
+{
+    const sw_plan *plan = r->plan;
+    r->csv_fd = open(plan->output, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (r->csv_fd < 0)
+        return hs_fail(err, HS_EINPUT, "%s: cannot append: %s", plan->output, strerror(errno));
+    if (plan->log && !(r->log = fopen(plan->log, "a")))
+        return hs_fail(err, HS_EINPUT, "--log %s: cannot write: %s", plan->log, strerror(errno));
+    const char *tmp = getenv("TMPDIR");
+    int len = snprintf(r->tmpdir, sizeof r->tmpdir, "%s/hybridsim-sweep-XXXXXX",
+                       tmp && *tmp ? tmp : "/tmp");
+    if (len < 0 || (size_t)len >= sizeof r->tmpdir)
+        return hs_fail(err, HS_EINPUT, "TMPDIR is too long a path");
+    if (!mkdtemp(r->tmpdir))
+        return hs_fail(err, HS_EINTERNAL, "mkdtemp %s: %s", r->tmpdir, strerror(errno));
+    return HS_OK;
+}
+
+static void runner_close(sw_runner *r)
+{
+    if (r->csv_fd >= 0)
+        close(r->csv_fd);
+    if (r->log)
+        fclose(r->log);
+}
+
+static void progress_start(sw_runner *r, bool quiet, int n_todo)
+{
+    const sw_plan *plan = r->plan;
+    r->progress = (sw_progress){.enabled = !quiet, .tty = isatty(STDERR_FILENO) == 1,
+                                .total = plan->n_configs, .skipped = plan->n_configs - n_todo,
+                                .to_run = n_todo, .start_s = sw_now_s()};
+    r->progress.last_s = r->progress.start_s;
+    if (r->progress.enabled)
+        fprintf(stderr, "sweep: %d configurations, %d already in %s, %d to run, %d at a time\n",
+                plan->n_configs, plan->n_configs - n_todo, plan->output, n_todo, plan->jobs);
+}
+
+int sw_run(const sw_plan *plan, const sw_cmdline *cl, const char *exe, const char **line_of,
+           const int *todo, int n_todo, sw_tally *tally, sw_arena *a, char *err)
+{
+    sw_runner r = {.plan = plan, .exe = exe, .csv_fd = -1, .line_of = line_of, .arena = a};
+    int status = runner_open(&r, err);
+    if (status != HS_OK) {
+        runner_close(&r);
+        return status;
+    }
+    progress_start(&r, cl->quiet, n_todo);
+    struct sigaction saved[3];
+    catch_signals(saved);
+    status = run_all(&r, todo, n_todo, cl->stop_after, err);
+    restore_signals(saved);
+    rmdir(r.tmpdir);
+    if (r.progress.enabled && r.progress.tty) {
+        progress_draw(&r.progress, true); /* the last state, which the rate limit may skip */
+        fputc('\n', stderr);
+    }
+    runner_close(&r);
+    *tally = (sw_tally){r.progress.skipped, r.progress.done, r.progress.errors,
+                        r.progress.failed, (int)sw_interrupt};
+    return status;
+}

@@ -22,5 +22,19 @@ awk -v p="$sim_packed" -v s="$sim_spread" 'BEGIN { printf "simulated spread / pa
 awk -v p="$an_packed" -v s="$an_spread" 'BEGIN { d = (s - p) / p; if (d < 0) d = -d;
     printf "analytic |spread - packed| / packed = %.4f (must be < 0.01)\n", d; exit !(d < 0.01) }' ||
     failures=$((failures + 1))
-echo "e2e_contention: $((2 - failures)) passed, $failures failed"
+
+# The links that saturate: with --links, the report's most utilised link must be an inter-rack
+# uplink (kind rack-up) when spread, and must not be when packed (NICs are, there).
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+top_kind() {
+    "$HS" simulate "${args[@]}" --placement "$1" --links "$TMP/$1.csv" --json >"$TMP/$1.json" &&
+        python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["links"]["top"][0]["kind"])' "$TMP/$1.json"
+}
+spread_top="$(top_kind spread)"
+packed_top="$(top_kind packed)"
+echo "most utilised link kind: spread $spread_top, packed $packed_top"
+[ "$spread_top" = rack-up ] || { echo "FAIL: spread run's most utilised link is $spread_top, not rack-up"; failures=$((failures + 1)); }
+[ -n "$packed_top" ] && [ "$packed_top" != rack-up ] || { echo "FAIL: packed run's most utilised link is '$packed_top'"; failures=$((failures + 1)); }
+echo "e2e_contention: $((4 - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

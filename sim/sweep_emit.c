@@ -28,7 +28,6 @@ static char *job_command(const sw_plan *plan, const sw_config *c, int index, con
                          const char *exe, const char *dir, sw_arena *a)
 {
     sw_buf b = {0};
-    char num[32];
     sw_buf_puts(&b, "cd ");
     sw_shell_word(&b, cwd);
     sw_buf_puts(&b, " && ");
@@ -45,16 +44,11 @@ static char *job_command(const sw_plan *plan, const sw_config *c, int index, con
         sw_buf_puts(&b, pairs[i][0]);
         sw_shell_word(&b, pairs[i][1]);
     }
-    snprintf(num, sizeof num, " -g %d", c->gpus);
-    sw_buf_puts(&b, num);
-    if (c->micro_batches) {
-        snprintf(num, sizeof num, " -S %d", c->micro_batches);
-        sw_buf_puts(&b, num);
-    }
-    if (plan->timeout_s > 0) {
-        snprintf(num, sizeof num, " --timeout %g", plan->timeout_s);
-        sw_buf_puts(&b, num);
-    }
+    sw_buf_printf(&b, " -g %d", c->gpus);
+    if (c->micro_batches)
+        sw_buf_printf(&b, " -S %d", c->micro_batches);
+    if (plan->timeout_s > 0)
+        sw_buf_printf(&b, " --timeout %g", plan->timeout_s);
     char *out = sw_arena_printf(a, "%s/%06d.csv", dir, index);
     sw_buf_puts(&b, " -o ");
     sw_shell_word(&b, out ? out : "");

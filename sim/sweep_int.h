@@ -22,14 +22,8 @@
 /* Memory (sweep_mem.c): strings live in an arena freed once at the end; arrays grow with
  * realloc. */
 
-typedef struct sw_block {
-    struct sw_block *next; /* the block allocated before this one */
-    size_t used, cap;      /* bytes handed out, bytes available */
-    char data[];
-} sw_block;
-
 typedef struct {
-    sw_block *head; /* the newest block */
+    struct sw_block *head; /* the newest block (sweep_mem.c) */
 } sw_arena;
 
 /* n bytes that live until sw_arena_free; NULL when out of memory (as for every sw_arena_*). */
@@ -51,6 +45,7 @@ typedef struct {
 
 void sw_buf_add(sw_buf *b, const char *s, size_t n);
 void sw_buf_puts(sw_buf *b, const char *s);
+void sw_buf_printf(sw_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The text moved into the arena and the buffer freed; NULL if an append or the copy failed. */
 char *sw_buf_take(sw_buf *b, sw_arena *a);
 

@@ -15,6 +15,12 @@
 
 #define SW_BLOCK_BYTES 65536 /* an arena block, unless one string needs more */
 
+typedef struct sw_block {
+    struct sw_block *next; /* the block allocated before this one */
+    size_t used, cap;      /* bytes handed out, bytes available */
+    char data[];
+} sw_block;
+
 void *sw_arena_alloc(sw_arena *a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;
@@ -106,6 +112,21 @@ void sw_buf_add(sw_buf *b, const char *s, size_t n)
 }
 
 void sw_buf_puts(sw_buf *b, const char *s) { sw_buf_add(b, s, strlen(s)); }
+
+void sw_buf_printf(sw_buf *b, const char *fmt, ...)
+{
+    char *s;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = true;
+        return;
+    }
+    sw_buf_add(b, s, (size_t)n);
+    free(s);
+}
 
 char *sw_buf_take(sw_buf *b, sw_arena *a)
 {

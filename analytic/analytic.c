@@ -91,6 +91,37 @@ static an_link shared(an_link l, double flows)
     return l;
 }
 
+/* ------------------------------------------------------------------ terms */
+
+static const char *comm_keys[AN_COMM_COUNT] = {
+    "activation_allgather", "activation_allreduce", "halo_exchange", "split_point_gather",
+    "pipeline_sendrecv", "gradient_allreduce_group", "gradient_allreduce_across"};
+
+static const char *comm_labels[AN_COMM_COUNT] = {
+    "the activation allgather", "the activation allreduce", "the halo exchange",
+    "the split-point gather", "the pipeline sends and receives",
+    "the gradient allreduce inside the group",
+    "the gradient allreduce across data-parallel groups"};
+
+const char *an_comm_key(an_comm_kind kind)
+{
+    return kind < AN_COMM_COUNT ? comm_keys[kind] : "?";
+}
+
+const char *an_comm_label(an_comm_kind kind)
+{
+    return kind < AN_COMM_COUNT ? comm_labels[kind] : "?";
+}
+
+/* The model's comm_s is this very sum, so the terms add up to it to the last bit. */
+double an_terms_comm_s(const an_terms *terms)
+{
+    double sum_s = 0.0;
+    for (int k = 0; k < AN_COMM_COUNT; k++)
+        sum_s += terms->comm_s[k];
+    return sum_s;
+}
+
 /* ------------------------------------------------------------------ memory */
 
 /* ParaDL's footprint 2*delta*(activations + weights), told apart: the factor 2 is each tensor
@@ -117,14 +148,15 @@ static double memory_total(const hs_memory *m)
 /* Serial (p = 1) and data parallelism: each GPU runs B/p samples through the whole model,
  * then the gradients of all W weights are allreduced over the ring of all p GPUs. */
 static void model_data(const wl_workload *wl, const st_strategy *st, double batch,
-                       const an_links *ln, hs_times *it, hs_memory *mem)
+                       const an_links *ln, hs_times *it, an_terms *terms, hs_memory *mem)
 {
     layer_sums s;
     sum_layers(wl, 0, 1, &s);
     double b = batch / st->p;
     double w = s.w_split + s.w_rep;
     it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
-    it->comm_s = allreduce_s(st->p, w * AN_BYTES_PER_ELEM, ln->ring);
+    terms->comm_s[AN_COMM_GRAD_ACROSS] = allreduce_s(st->p, w * AN_BYTES_PER_ELEM, ln->ring);
+    it->comm_s = an_terms_comm_s(terms);
     memory_of(b * (double)(wl->x_total + wl->y_total), w, wl->optimizer_states, mem);
 }
 
@@ -137,7 +169,7 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
  * the weights it holds (its filter share plus the replicated layers) and the node's GPUs'
  * rings share its uplink. */
 static void model_filter(const wl_workload *wl, const st_strategy *st, double batch,
-                         const an_links *ln, hs_times *it, hs_memory *mem)
+                         const an_links *ln, hs_times *it, an_terms *terms, hs_memory *mem)
 {
     layer_sums s;
     int p1 = st->p1, p2 = st->p2;
@@ -149,12 +181,13 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
     /* The per-layer costs add up: n_exchange start-ups, the summed volume. */
     an_link per_layer = ln->group;
     per_layer.alpha_s *= s.n_exchange;
-    double group_s = s.n_exchange > 0 ? allgather_s(p2, y_bytes / p2, per_layer) +
-                                            allreduce_s(p2, y_bytes, per_layer)
-                                      : 0.0;
-    double across_s = allreduce_s(p1, w_gpu * AN_BYTES_PER_ELEM,
-                                  shared(ln->across, ln->node_sharing));
-    it->comm_s = group_s + across_s;
+    if (s.n_exchange > 0) {
+        terms->comm_s[AN_COMM_ACT_ALLGATHER] = allgather_s(p2, y_bytes / p2, per_layer);
+        terms->comm_s[AN_COMM_ACT_ALLREDUCE] = allreduce_s(p2, y_bytes, per_layer);
+    }
+    terms->comm_s[AN_COMM_GRAD_ACROSS] = allreduce_s(p1, w_gpu * AN_BYTES_PER_ELEM,
+                                                     shared(ln->across, ln->node_sharing));
+    it->comm_s = an_terms_comm_s(terms);
     memory_of(b * (double)(wl->x_total + wl->y_total), w_gpu, wl->optimizer_states, mem);
 }
 
@@ -186,7 +219,7 @@ static double halo_s(const wl_workload *wl, unsigned bit, double b, an_link l)
  * the weight gradients are allreduced inside the group, then (hybrid) among the groups over
  * the uplinks the node's GPUs share, both directions. Replicated layers run whole. */
 static void model_spatial(const wl_workload *wl, const st_strategy *st, double batch,
-                          const an_links *ln, hs_times *it, hs_memory *mem)
+                          const an_links *ln, hs_times *it, an_terms *terms, hs_memory *mem)
 {
     layer_sums s;
     int p1 = st->p1, p2 = st->p2;
@@ -197,12 +230,13 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
     double y_split = s.split_point >= 0 ? (double)wl->layers[s.split_point].y_elems : 0;
     it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
     double sharing = 2.0 * ln->node_sharing;
-    double halo = p2 > 1 ? halo_s(wl, bit, b, shared(ln->staged, sharing)) : 0.0;
-    double gather = 2 * allgather_s(p2, b * y_split * AN_BYTES_PER_ELEM / p2,
-                                    shared(ln->staged, 2.0));
-    double reduce = allreduce_s(p2, w * AN_BYTES_PER_ELEM, ln->group) +
-                    allreduce_s(p1, w * AN_BYTES_PER_ELEM, shared(ln->across, sharing));
-    it->comm_s = halo + gather + reduce;
+    double *c = terms->comm_s;
+    c[AN_COMM_HALO] = p2 > 1 ? halo_s(wl, bit, b, shared(ln->staged, sharing)) : 0.0;
+    c[AN_COMM_SPLIT_GATHER] = 2 * allgather_s(p2, b * y_split * AN_BYTES_PER_ELEM / p2,
+                                              shared(ln->staged, 2.0));
+    c[AN_COMM_GRAD_GROUP] = allreduce_s(p2, w * AN_BYTES_PER_ELEM, ln->group);
+    c[AN_COMM_GRAD_ACROSS] = allreduce_s(p1, w * AN_BYTES_PER_ELEM, shared(ln->across, sharing));
+    it->comm_s = an_terms_comm_s(terms);
     memory_of(b * (s.act_split_part + s.act_rep), w, wl->optimizer_states, mem);
 }
 
@@ -212,7 +246,8 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
  * 2(p+S-2) sends on the critical path, each as slow as the slowest boundary. Every stage keeps
  * the activations of all B samples until their backward pass. */
 static int model_pipeline(const wl_workload *wl, const st_strategy *st, double batch,
-                          const an_links *ln, hs_times *it, hs_memory *mem, char *err)
+                          const an_links *ln, hs_times *it, an_terms *terms, hs_memory *mem,
+                          char *err)
 {
     int p = st->p, segs = st->segments;
     if (ln->n_stage_links < p - 1)
@@ -258,7 +293,10 @@ static int model_pipeline(const wl_workload *wl, const st_strategy *st, double b
     }
     free(first);
     it->compute_s = micro * (p + segs - 1) * (max_fw + max_bw) + max_wu;
-    it->comm_s = p > 1 ? 2.0 * (p + segs - 2) * max_send : 0.0;
+    /* p-1 of the p+S-1 steps are the fill and the drain: a stage's share of them is idle */
+    terms->bubble_s = micro * (p - 1) * (max_fw + max_bw);
+    terms->comm_s[AN_COMM_PIPELINE] = p > 1 ? 2.0 * (p + segs - 2) * max_send : 0.0;
+    it->comm_s = an_terms_comm_s(terms);
     return HS_OK;
 }
 
@@ -267,7 +305,18 @@ static int model_pipeline(const wl_workload *wl, const st_strategy *st, double b
 int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const an_links *links,
              double gpu_memory_bytes, hs_estimate *est, char *err)
 {
+    return an_model_terms(wl, st, batch, links, gpu_memory_bytes, est, NULL, err);
+}
+
+int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
+                   const an_links *links, double gpu_memory_bytes, hs_estimate *est,
+                   an_terms *terms, char *err)
+{
     memset(est, 0, sizeof *est);
+    an_terms local;
+    if (!terms)
+        terms = &local;
+    memset(terms, 0, sizeof *terms);
     int status = st_check(st, wl, batch, err);
     if (status != HS_OK)
         return status;
@@ -277,19 +326,19 @@ int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const 
     switch (st->kind) {
     case ST_SERIAL:
     case ST_DATA:
-        model_data(wl, st, b, links, it, mem);
+        model_data(wl, st, b, links, it, terms, mem);
         break;
     case ST_FILTER:
     case ST_CHANNEL:
     case ST_DATA_FILTER:
-        model_filter(wl, st, b, links, it, mem);
+        model_filter(wl, st, b, links, it, terms, mem);
         break;
     case ST_SPATIAL:
     case ST_DATA_SPATIAL:
-        model_spatial(wl, st, b, links, it, mem);
+        model_spatial(wl, st, b, links, it, terms, mem);
         break;
     case ST_PIPELINE:
-        status = model_pipeline(wl, st, b, links, it, mem, err);
+        status = model_pipeline(wl, st, b, links, it, terms, mem, err);
         if (status != HS_OK)
             return status;
         break;
@@ -315,12 +364,21 @@ int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strat
 int an_estimate_placed(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
                        int64_t batch, const int *gpu_of_rank, hs_estimate *est, char *err)
 {
+    return an_estimate_terms(wl, plat, st, batch, gpu_of_rank, est, NULL, err);
+}
+
+int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
+                      int64_t batch, const int *gpu_of_rank, hs_estimate *est, an_terms *terms,
+                      char *err)
+{
     memset(est, 0, sizeof *est);
+    if (terms)
+        memset(terms, 0, sizeof *terms);
     an_links links;
     int status = an_links_load_placed(plat, st, gpu_of_rank, &links, err);
     if (status != HS_OK)
         return status;
-    status = an_model(wl, st, batch, &links, plat->gpu_memory_bytes, est, err);
+    status = an_model_terms(wl, st, batch, &links, plat->gpu_memory_bytes, est, terms, err);
     an_links_free(&links);
     return status;
 }

@@ -28,6 +28,39 @@ int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strat
 int an_estimate_placed(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
                        int64_t batch, const int *gpu_of_rank, hs_estimate *est, char *err);
 
+/* What the model's communication is for, in the simulator's vocabulary (sim/ maps its tasks
+ * onto these), so that `compare` can say which part of the two answers differs. In this order
+ * they add up to the iteration's comm_s. */
+typedef enum {
+    AN_COMM_ACT_ALLGATHER, /* filter: layer outputs allgathered forward; channel: the input
+                            * gradients allgathered backward */
+    AN_COMM_ACT_ALLREDUCE, /* filter: input gradients allreduced backward; channel: the partial
+                            * outputs allreduced forward */
+    AN_COMM_HALO,          /* spatial: halo exchanges, forward and backward */
+    AN_COMM_SPLIT_GATHER,  /* spatial: the split point's allgather and gradient scatter */
+    AN_COMM_PIPELINE,      /* pipeline: the boundary sends and receives */
+    AN_COMM_GRAD_GROUP,    /* gradient allreduce inside a model-parallel group (spatial) */
+    AN_COMM_GRAD_ACROSS,   /* gradient allreduce among data-parallel replicas (data: all GPUs;
+                            * hybrids: across the groups) */
+    AN_COMM_COUNT
+} an_comm_kind;
+
+/* The model's iteration, told apart. */
+typedef struct {
+    double comm_s[AN_COMM_COUNT]; /* per an_comm_kind; summed in index order they give
+                                   * iteration.comm_s exactly (an_terms_comm_s) */
+    double bubble_s;              /* pipeline: the part of iteration.compute_s a stage stands
+                                   * idle while the pipeline fills and drains; 0 otherwise */
+} an_terms;
+
+/* The sum of terms->comm_s in index order: the model's comm_s. */
+double an_terms_comm_s(const an_terms *terms);
+
+/* "gradient_allreduce_across" (JSON keys), and "gradient allreduce across data-parallel
+ * groups" (sentences). */
+const char *an_comm_key(an_comm_kind kind);
+const char *an_comm_label(an_comm_kind kind);
+
 /* The alpha-beta cost of the messages of one collective. */
 typedef struct {
     double alpha_s;         /* start-up latency of one message (the slowest pair's) */
@@ -62,5 +95,15 @@ void an_links_free(an_links *links);
  * gpu_memory_bytes). Checks the strategy against the workload and batch (st_check). */
 int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const an_links *links,
              double gpu_memory_bytes, hs_estimate *est, char *err);
+
+/* an_model, and with terms non-NULL the iteration told apart into *terms. */
+int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
+                   const an_links *links, double gpu_memory_bytes, hs_estimate *est,
+                   an_terms *terms, char *err);
+
+/* an_estimate_placed, and with terms non-NULL the iteration told apart into *terms. */
+int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
+                      int64_t batch, const int *gpu_of_rank, hs_estimate *est, an_terms *terms,
+                      char *err);
 
 #endif

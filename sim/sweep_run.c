@@ -5,9 +5,9 @@
  * Why a process per run: SimGrid has one engine per process and it cannot be reset, so the
  * driver forks and execs the hybridsim executable itself (`compare --json`, or analytic or
  * simulate per --mode), its stdout and stderr into files of a temp directory, and reads them
- * once the child has exited. The pool is polled (waitpid WNOHANG, then a short sleep) rather
- * than woken by SIGCHLD: a timeout needs the clock checked anyway, and a signal handler that only
- * sets a flag keeps the driver's state out of async-signal context. */
+ * once the child has exited. The pool polls (waitpid WNOHANG, then a 20 ms pause when nothing
+ * finished), which is also when runs past --timeout are killed. SIGINT, SIGTERM and SIGHUP only
+ * set a flag: the runs in flight are stopped and give no row, so they run again on resume. */
 #define _GNU_SOURCE
 #include "sweep_int.h"
 

@@ -7,7 +7,9 @@
 #   order  the blocks' order, as titles (the series values joined by " "), space-separated with
 #          "|" standing for the space inside a title; blocks not listed follow, in file order
 # Prints nothing for rows whose y is not a number (a run that did not finish). The number of
-# blocks goes to FILE `nblocks` when -v nblocks=FILE is given.
+# blocks goes to FILE `nblocks` when -v nblocks=FILE is given. With -v placeholders=1, a title of
+# `order` without rows still gets its block, one point at x = -100 (outside any plot), so that
+# block b is the same series in every panel (and keeps its colour).
 
 BEGIN { FS = "\t" }
 
@@ -56,7 +58,11 @@ function block(t,    n, i, j, a, b) {
 END {
     if (bad) exit 2
     no = split(order, ord, " ")
-    for (i = 1; i <= no; i++) { t = ord[i]; gsub(/\|/, " ", t); if (t in seen) block(t) }
+    for (i = 1; i <= no; i++) {
+        t = ord[i]; gsub(/\|/, " ", t)
+        if (t in seen) block(t)
+        else if (placeholders) { if (nb++) printf "\n\n"; printf "\"%s\"\n-100 1\n", t }
+    }
     for (i = 1; i <= nt; i++) if (!(titles[i] in done)) block(titles[i])
     if (nblocks != "") { print nb > nblocks; close(nblocks) }
 }

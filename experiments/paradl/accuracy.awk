@@ -1,9 +1,10 @@
 # accuracy.awk: the paradl study's accuracy table: every measured ABCI configuration of the
 # reference table beside the analytic and simulated epoch times of the same configuration (model,
 # strategy, p, p1 x p2, B), with each one's ratio to the measurement and its error in percent.
-# Usage: awk -f accuracy.awk MEASURED.tsv RUNS.tsv   (prints CSV)
+# Usage: awk -f accuracy.awk -v measured=MEASURED.tsv RUNS.tsv   (prints CSV)
 #   MEASURED.tsv  model strategy p p1 p2 B emp_comp_s emp_comm_s emp_total_s paradl_comp_s
-#                 paradl_comm_s paradl_total_s emp_rank ('#' lines skipped)
+#                 paradl_comm_s paradl_total_s emp_rank ('#' lines skipped; read with getline,
+#                 so that an empty one (/dev/null) is not mistaken for RUNS.tsv)
 #   RUNS.tsv      from csv.awk: workload strategy gpus p1 p2 batch an_epoch_compute_s
 #                 an_epoch_comm_s an_epoch_total_s sim_epoch_compute_s sim_epoch_comm_s
 #                 sim_epoch_total_s status (header first)
@@ -16,13 +17,11 @@ BEGIN {
           "oracle_total_s,analytic_comp_s,analytic_comm_s,analytic_total_s,simulated_comp_s," \
           "simulated_comm_s,simulated_total_s,analytic_ratio,analytic_err_pct," \
           "simulated_ratio,simulated_err_pct,note"
-}
-
-FNR == NR {
-    if ($0 ~ /^#/ || NF < 12) next
-    n++
-    for (i = 1; i <= 12; i++) m[n, i] = $i
-    next
+    while (measured != "" && (getline line < measured) > 0) {
+        if (line ~ /^#/ || split(line, f, "\t") < 12) continue
+        n++
+        for (i = 1; i <= 12; i++) m[n, i] = f[i]
+    }
 }
 
 FNR == 1 { next }

@@ -1,11 +1,12 @@
 # bars.awk: lays out the paradl study's figure (ParaDL's Figure 1: one panel per model, a block
 # of bar groups per strategy, a group per GPU count, in each group the analytic, simulated and,
-# where ABCI was measured, measured epoch time as stacked compute + communication bars).
+# where ABCI was measured with the same batch, measured epoch time as stacked compute + communication bars).
 # Gnuplot cannot stack bars on a log axis by itself, so this computes every box's corners.
-# Usage: awk -f bars.awk -v dir=DIR [-v models="W1 W2 ..."] MEASURED.tsv RUNS.tsv
+# Usage: awk -f bars.awk -v dir=DIR -v measured=MEASURED.tsv [-v models="W1 W2 ..."] RUNS.tsv
 #   models        the panels, in order (default: every workload, in the order of RUNS.tsv)
 #   MEASURED.tsv  the reference table (model strategy p p1 p2 B emp_comp_s emp_comm_s ...; '#'
-#                 lines skipped); /dev/null when it is missing
+#                 lines skipped); empty or /dev/null when it is missing (read with getline:
+#                 an empty first file would make awk's FNR == NR idiom take RUNS.tsv for it)
 #   RUNS.tsv      from csv.awk: workload strategy gpus batch an_epoch_compute_s an_epoch_comm_s
 #                 sim_epoch_compute_s sim_epoch_comm_s fits_in_memory status (header first)
 # Writes, per workload W: DIR/bars-W.dat (x xlo xhi ylo yhi rgb: one box a line), DIR/marks-W.dat
@@ -15,7 +16,8 @@
 BEGIN {
     FS = "\t"
     if (models != "") nw = split(models, wl, " ")
-    nstrat = split("data data+filter data+spatial filter channel pipeline", order, " ")
+    read_measured(measured)
+    nstrat = split("serial data data+filter data+spatial spatial filter channel pipeline", order, " ")
     # compute (dark) and communication (light) colours of analytic, simulated, measured, as
     # decimal RGB (mawk reads no hex constants): #1f4e99 #9dbce8, #c0392b #f2b1a8, #2e7d32 #a9d8ab
     ccol["A"] = 2051737;  mcol["A"] = 10337512
@@ -23,11 +25,14 @@ BEGIN {
     ccol["M"] = 3046706;  mcol["M"] = 11131051
 }
 
-FNR == NR {
-    if ($0 ~ /^#/ || NF < 8) next
-    k = $1 SUBSEP $2 SUBSEP $3
-    meas[k] = 1; mcomp[k] = $7; mcomm[k] = $8
-    next
+function read_measured(file,    line, f) {
+    if (file == "") return
+    while ((getline line < file) > 0) {
+        if (line ~ /^#/ || split(line, f, "\t") < 8) continue
+        k = f[1] SUBSEP f[2] SUBSEP (f[3] + 0)
+        meas[k] = 1; mcomp[k] = f[7]; mcomm[k] = f[8]; mbatch[k] = f[6] + 0
+    }
+    close(file)
 }
 
 FNR == 1 { next }
@@ -41,7 +46,7 @@ FNR == 1 { next }
         n = ++np[w, s]; plist[w, s, n] = p
     }
     acomp[k] = $5; acomm[k] = $6; scomp[k] = $7; scomm[k] = $8
-    fits[k] = $9; status[k] = $10
+    fits[k] = $9; status[k] = $10; batch[k] = $4 + 0
 }
 
 # Sorts plist[w, s, 1..n] numerically (a handful of values: insertion sort).
@@ -85,7 +90,7 @@ END {
                 if (status[k] == "ok") {
                     bar(bf, x, "A", acomp[k], acomm[k]); x++
                     bar(bf, x, "S", scomp[k], scomm[k]); x++
-                    if (k in meas) { bar(bf, x, "M", mcomp[k], mcomm[k]); x++ }
+                    if ((k in meas) && mbatch[k] == batch[k]) { bar(bf, x, "M", mcomp[k], mcomm[k]); x++ }
                     hi_ = acomp[k] + acomm[k]
                     if (scomp[k] + scomm[k] > hi_) hi_ = scomp[k] + scomm[k]
                     if (fits[k] != "true") printf "%.3f TOP%.6g oom\n", (gx + x - 1) / 2, hi_ > mf

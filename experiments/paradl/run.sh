@@ -54,13 +54,13 @@ fi
 # Only this invocation's models (an OUTDIR reused with another size may hold more rows).
 hs_select "$HS_OUT/$csv" workload,strategy,gpus,batch,an_epoch_compute_s,an_epoch_comm_s,sim_epoch_compute_s,sim_epoch_comm_s,fits_in_memory,status \
     >"$HS_TMP/bars.tsv"
-panels="$(awk -f "$here/bars.awk" -v dir="$HS_TMP" -v models="${models[*]}" "$measured" \
+panels="$(awk -f "$here/bars.awk" -v dir="$HS_TMP" -v models="${models[*]}" -v measured="$measured" \
     "$HS_TMP/bars.tsv" | tr '\n' ' ')"
 hs_plot "$here/figure1.gp" "$HS_OUT/figure1" dir="$HS_TMP" models="${panels% }"
 
 hs_select "$HS_OUT/$csv" workload,strategy,gpus,p1,p2,batch,an_epoch_compute_s,an_epoch_comm_s,an_epoch_total_s,sim_epoch_compute_s,sim_epoch_comm_s,sim_epoch_total_s,status \
     >"$HS_TMP/runs.tsv"
-awk -f "$here/accuracy.awk" "$measured" "$HS_TMP/runs.tsv" | hs_write "$HS_OUT/accuracy.csv"
+awk -f "$here/accuracy.awk" -v measured="$measured" "$HS_TMP/runs.tsv" | hs_write "$HS_OUT/accuracy.csv"
 
 # The summary: per model and strategy (in the figure's order), the epoch time at the smallest and
 # largest p that ran, then the accuracy table.

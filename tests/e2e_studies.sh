@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# e2e_studies.sh: every study under experiments/ (paradl, congestion, topology) run with --quick
+# into a temp dir: each CSV has exactly the rows its sweep definition implies (counted below from
+# the scripts' quick sizes), no row failed, error rows only where a strategy's limit is expected
+# (listed exactly), every plot exists in PNG and SVG and is not empty, the summary and MANIFEST
+# are written; a rerun skips every finished row (the CSV is byte-identical); the measured table
+# missing still gives the figure; a bad flag exits 2.
+# Usage (from ctest): e2e_studies.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$(realpath "$1")"
+SRC="$(realpath "$2")"
+SHARED="$3"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+checks=0
+
+fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+check() { checks=$((checks + 1)); }
+csv() { awk -f "$SRC/experiments/lib/csv.awk" -v cols="$2" ${3:+-v where="$3"} "$1" | tail -n +2; }
+rows() { csv "$1" key "${2:-}" | wc -l; }
+
+# study NAME: runs it quick into $TMP/NAME; its output in $TMP/NAME.log
+study() {
+    local name="$1"; shift
+    check
+    if ! bash "$SRC/experiments/$name/run.sh" --quick -o "$TMP/$name" --exe "$HS" -j 2 "$@" \
+        >"$TMP/$name.log" 2>&1; then
+        fail "$name: run.sh --quick exited non-zero"; tail -20 "$TMP/$name.log"
+    fi
+}
+
+# expect_rows CSV N: N rows, none failed
+expect_rows() {
+    check
+    [ -s "$1" ] || { fail "$1 missing"; return; }
+    local n failed
+    n="$(rows "$1")"; failed="$(rows "$1" status=failed)"
+    [ "$n" -eq "$2" ] || fail "$(basename "$1"): $n rows, expected $2"
+    [ "$failed" -eq 0 ] || fail "$(basename "$1"): $failed rows with status failed"
+}
+
+# expect_errors CSV COLS EXPECTED: the error rows' COLS (one line each, sorted) are EXPECTED
+expect_errors() {
+    check
+    local got want
+    got="$(csv "$1" "$2" status=error | tr '\t' ' ' | sort)"
+    want="$(printf '%s\n' "$3" | sed '/^$/d' | sort)"
+    [ "$got" = "$want" ] || { fail "$(basename "$1"): error rows differ from the expected limits"
+        diff <(echo "$want") <(echo "$got") | sed 's/^/    /'; }
+}
+
+expect_plots() {
+    local dir="$1" p t; shift
+    for p in "$@"; do for t in png svg; do
+        check
+        [ -s "$dir/$p.$t" ] || fail "$dir/$p.$t missing or empty"
+    done; done
+    check
+    [ -z "$(find "$dir" -name '*.tmp*')" ] || fail "$dir: temp files left: $(find "$dir" -name '*.tmp*')"
+}
+
+# ---- paradl ----
+# ResNet-50: data, data+spatial x 16..256 (5) = 10, data+filter 5, filter, channel x 4..64 (5)
+# = 10, pipeline 1, 2, 4 = 3: 28. VGG16: 2 x 2 + 2 + 2 x 2 + 3 = 13. CosmoFlow-256: 2 x 2 + 2 +
+# filter, channel x 8..32 (3) = 6, + 3 = 15. In all 56; CosmoFlow splits at most 16 filters and
+# channels, so filter and channel at 32 are errors.
+study paradl --reference "$SHARED/reference"
+d="$TMP/paradl"
+expect_rows "$d/paradl.csv" 56
+expect_errors "$d/paradl.csv" workload,strategy,gpus "cosmoflow-256 filter 32
+cosmoflow-256 channel 32"
+expect_plots "$d" figure1
+check
+[ "$(csv "$d/paradl.csv" key workload=resnet50 | wc -l)" -eq 28 ] || fail "paradl: ResNet-50 rows"
+check
+if [ -r "$SHARED/reference/measured/abci-resnet50-tableVIII.tsv" ]; then
+    # the 12 measured configurations, each matched by a run (quick covers ResNet-50's range)
+    [ "$(tail -n +2 "$d/accuracy.csv" | wc -l)" -eq 12 ] || fail "accuracy.csv: not 12 rows"
+    ! grep -q 'not run' "$d/accuracy.csv" || fail "accuracy.csv: a measured configuration not run"
+    # ratio = analytic / measured, from the columns themselves (one row checked by hand: data+filter 32)
+    awk -F, '$2 == "data+filter" && $3 == 32 { r = $13 / $9; if (r - $17 > 0.001 || $17 - r > 0.001) exit 1 }' \
+        "$d/accuracy.csv" || fail "accuracy.csv: analytic_ratio is not analytic / measured"
+    grep -q '^resnet50,filter,32,1,32,64,2390,7580,9970,13912' "$d/accuracy.csv" ||
+        fail "accuracy.csv: the measured filter row at 32 GPUs is not the reference's"
+else
+    echo "SKIP [accuracy]: no measured table in $SHARED/reference"
+fi
+check
+grep -q 'Accuracy against the measured' "$d/summary.txt" && [ -s "$d/MANIFEST" ] ||
+    fail "paradl: summary.txt or MANIFEST missing"
+
+# a rerun skips every finished row (the sweep rewrites the CSV in configuration order: unchanged),
+# and without the measured table the figure is still drawn, saying what is missing
+check
+cp "$d/paradl.csv" "$TMP/paradl-before.csv"
+rm -f "$d/figure1.png"
+if bash "$SRC/experiments/paradl/run.sh" --quick -o "$d" --exe "$HS" --reference "$TMP/nothing" \
+    >"$TMP/rerun.log" 2>&1; then
+    cmp -s "$d/paradl.csv" "$TMP/paradl-before.csv" || fail "paradl rerun changed the CSV"
+    grep -q 'measured columns are missing' "$TMP/rerun.log" || fail "paradl: no word on the missing table"
+    [ -s "$d/figure1.png" ] || fail "paradl: no figure without the measured table"
+    grep -q ',not run$' "$d/accuracy.csv" && fail "paradl: accuracy rows without a measured table"
+else
+    fail "paradl rerun without the measured table"; tail -5 "$TMP/rerun.log"
+fi
+
+# ---- congestion ----
+# 2 models x (data, data+filter) x 4 oversubscriptions x GPUs 256, 1024 x packed, spread = 64;
+# shared fabric: VGG16 x (data, data+filter) x 4 oversubscriptions x spread = 8 runs, 2 jobs each.
+study congestion
+d="$TMP/congestion"
+expect_rows "$d/congestion.csv" 64
+expect_errors "$d/congestion.csv" workload,strategy,gpus ""
+expect_plots "$d" congestion sharing
+check
+[ "$(tail -n +2 "$d/fabric.csv" | wc -l)" -eq 16 ] || fail "fabric.csv: not 16 rows (8 runs x 2 jobs)"
+check
+[ "$(awk -F, 'NR > 1 && $11 != "ok"' "$d/fabric.csv" | wc -l)" -eq 0 ] || fail "fabric.csv: a run failed"
+check
+for r in 1 2 3 6; do
+    [ -s "$d/platforms/abci-r$r.xml" ] || fail "congestion: platform abci-r$r.xml missing"
+done
+check
+# an identical second job can only slow a job down (slowdown >= 1), and on a 1:1 fabric the rack
+# uplinks carry the two data-parallel jobs' rings without a bottleneck: exactly 1
+awk -F, 'NR > 1 && ($10 < 0.999999 || ($6 == 1 && $3 == "data" && $10 + 0 != 1)) { bad = 1 } END { exit bad }' \
+    "$d/fabric.csv" || fail "fabric.csv: a slowdown below 1, or not 1 for data on 1:1"
+
+# ---- topology ----
+# 9 variants x 6 strategies at 1024 GPUs = 54. Expected limits: filter, channel (ResNet-50 splits
+# at most 64 filters/channels) and pipeline (166 layers) everywhere; data+spatial on the 8-GPU
+# nodes (a group of 8 is more than the 7 columns it can split).
+study topology
+d="$TMP/topology"
+expect_rows "$d/topology-strong.csv" 54
+want=""
+for v in nvlink-20 abci nvlink-100 nic-hdr nic-ndr gpn-2 gpn-8 dgx1 nvswitch-ndr; do
+    for s in filter channel pipeline; do want="$want$v $s"$'\n'; done
+done
+want="${want}gpn-8 data+spatial"$'\n'"dgx1 data+spatial"$'\n'"nvswitch-ndr data+spatial"
+expect_errors "$d/topology-strong.csv" platform,strategy "$(echo "$want" | sed 's|^\([^ ]*\) |platforms/\1.xml |')"
+expect_plots "$d" topology
+check
+[ "$(tail -n +2 "$d/best.csv" | wc -l)" -eq 9 ] || fail "best.csv: not one row per variant"
+check
+# the best is the lowest simulated time among the runs that fit: recompute it from the CSV
+awk -f "$SRC/experiments/lib/csv.awk" -v cols=platform,strategy,sim_epoch_total_s,fits_in_memory \
+    -v where=status=ok "$d/topology-strong.csv" |
+    awk -F '\t' 'NR > 1 && $4 == "true" { v = $1; sub(/.*\//, "", v); sub(/\.xml$/, "", v)
+                 if (!(v in b) || $3 + 0 < t[v]) { b[v] = $2; t[v] = $3 + 0 } }
+                 END { for (v in b) print v "," b[v] }' | sort >"$TMP/best-want"
+awk -F, 'NR > 1 { print $3 "," $5 }' "$d/best.csv" | sort >"$TMP/best-got"
+cmp -s "$TMP/best-want" "$TMP/best-got" || fail "best.csv: not the lowest simulated time that fits"
+
+# ---- bad input ----
+check
+bash "$SRC/experiments/paradl/run.sh" --bogus >/dev/null 2>"$TMP/bad.err"
+[ $? -eq 2 ] && grep -q "unknown argument '--bogus'" "$TMP/bad.err" || fail "--bogus: not exit 2 with the flag named"
+check
+bash "$SRC/experiments/topology/run.sh" -j 0 --exe "$HS" >/dev/null 2>"$TMP/bad.err"
+[ $? -eq 2 ] && grep -q -- "-j needs a positive integer" "$TMP/bad.err" || fail "-j 0: not exit 2"
+
+echo "e2e_studies: $checks checks, $failures failures"
+[ "$failures" -eq 0 ]

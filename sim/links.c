@@ -422,15 +422,24 @@ static int resolve_routes(lk_collector *c, const lk_link_ix *ix, int n_links, in
 
 /* A transfer out of host memory is the second leg of a staged message (the engine's relay):
  * it loads its links and its time counts, but it is not another message. */
+static double alone_s_of(const lk_msg *m, const lk_pair *pr)
+{
+    return pr->latency_s + m->bytes / pr->bandwidth_Bps;
+}
+
+static double waiting_s_of(const lk_msg *m, const lk_pair *pr)
+{
+    double waiting_s = (m->end_s - m->start_s) - alone_s_of(m, pr);
+    /* SimGrid times events to within its precision/timing (1e-9 s): a message alone may end
+     * a little early, or late, and that is not congestion */
+    return fabs(waiting_s) < LK_TIMING_PRECISION_S ? 0 : waiting_s;
+}
+
 static void add_traffic(lk_traffic *t, const lk_msg *m, const lk_pair *pr, bool second_leg)
 {
     double actual_s = m->end_s - m->start_s;
-    double alone_s = pr->latency_s + m->bytes / pr->bandwidth_Bps;
-    double waiting_s = actual_s - alone_s;
-    /* SimGrid times events to within its precision/timing (1e-9 s): a message alone may end
-     * a little early, or late, and that is not congestion */
-    if (fabs(waiting_s) < LK_TIMING_PRECISION_S)
-        waiting_s = 0;
+    double alone_s = alone_s_of(m, pr);
+    double waiting_s = waiting_s_of(m, pr);
     if (!second_leg) {
         t->messages++;
         t->bytes += m->bytes;
@@ -492,8 +501,37 @@ static int cmp_event(const void *a, const void *b)
     return x->msg - y->msg;
 }
 
+/* One busy period of one link (a maximal interval with a message on it). */
+typedef struct {
+    int link;           /* index into lk_stats.links */
+    double from_s;      /* its start */
+    double util;        /* its bytes / (bandwidth x length), 0 if it lasted no time */
+} lk_period;
+
+/* The busy periods of a run, kept for charging waiting to bottlenecks. */
+typedef struct {
+    lk_period *v;
+    size_t n, cap;
+    bool oom;
+} lk_periods;
+
+static void period_add(lk_periods *p, lk_period period)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 1024;
+        lk_period *v = realloc(p->v, cap * sizeof *v);
+        if (!v) {
+            p->oom = true;
+            return;
+        }
+        p->v = v, p->cap = cap;
+    }
+    p->v[p->n++] = period;
+}
+
 /* Busy time and busy periods per link: sweep the events, counting messages on each link. */
-static int sweep_busy(const lk_collector *c, const int *route_links, lk_stats *st, char *err)
+static int sweep_busy(const lk_collector *c, const int *route_links, lk_stats *st,
+                      lk_periods *periods, char *err)
 {
     size_t n_ev = 2 * c->n_msgs;
     lk_event *ev = malloc((n_ev ? n_ev : 1) * sizeof *ev);
@@ -527,12 +565,14 @@ static int sweep_busy(const lk_collector *c, const int *route_links, lk_stats *s
                 period_bytes[l] += m->bytes;
             } else if (--on[l] == 0) {
                 double length_s = t - since[l];
+                double u = 0;
                 link->busy_s += length_s;
                 if (length_s > 0 && link->bandwidth_Bps > 0) {
-                    double u = period_bytes[l] / (link->bandwidth_Bps * length_s);
+                    u = period_bytes[l] / (link->bandwidth_Bps * length_s);
                     if (u > link->peak_util)
                         link->peak_util = u;
                 }
+                period_add(periods, (lk_period){l, since[l], u});
             }
         }
     }
@@ -540,6 +580,94 @@ static int sweep_busy(const lk_collector *c, const int *route_links, lk_stats *s
     free(on);
     free(since);
     free(period_bytes);
+    return periods->oom ? hs_fail(err, HS_EINTERNAL, "out of memory for busy periods") : HS_OK;
+}
+
+/* ---- waiting per bottleneck kind --------------------------------------------------------- */
+
+static int cmp_period(const void *a, const void *b)
+{
+    const lk_period *x = a, *y = b;
+    if (x->link != y->link)
+        return x->link - y->link;
+    return (x->from_s > y->from_s) - (x->from_s < y->from_s);
+}
+
+/* The utilisation of link l's busy period that holds a message starting at start_s: the last
+ * period of l (periods[first[l] .. first[l+1])) opened no later. */
+static double util_at(const lk_period *periods, const size_t *first, int l, double start_s)
+{
+    size_t lo = first[l], hi = first[l + 1];
+    if (lo == hi)
+        return 0;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (periods[mid].from_s <= start_s)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return periods[lo].util;
+}
+
+/* The link that held a message back: the fullest link of its route while it was on it (the
+ * utilisation of the busy period that holds it); on a tie the slower link, then the one that
+ * carried more, then the first by name. A switch (FATPIPE, not shared) caps each flow alone
+ * and never makes messages wait on one another, so it counts only on a route of switches.
+ * (The lowest bandwidth on the route would be simpler, but it names the NIC on every ABCI
+ * route out of a node, even where the 1:3 rack uplinks are the ones full.) */
+static int bottleneck_of(const lk_msg *m, const lk_pair *pr, const int *route_links,
+                         const lk_stats *st, const sg_link_t *sg_links,
+                         const lk_period *periods, const size_t *first)
+{
+    int best = -1;
+    double best_u = 0;
+    for (int pass = 0; pass < 2 && best < 0; pass++) /* pass 1: switches too */
+        for (int k = 0; k < pr->n; k++) {
+            int l = route_links[pr->first + k];
+            if (pass == 0 && !sg_link_is_shared(sg_links[l]))
+                continue;
+            double u = util_at(periods, first, l, m->start_s);
+            const lk_link *a = &st->links[l];
+            const lk_link *b = best >= 0 ? &st->links[best] : NULL;
+            bool better = !b || u > best_u;
+            if (b && u == best_u) {
+                double load_a = a->bytes + a->background_bytes;
+                double load_b = b->bytes + b->background_bytes;
+                better = a->bandwidth_Bps < b->bandwidth_Bps ||
+                         (a->bandwidth_Bps == b->bandwidth_Bps &&
+                          (load_a > load_b || (load_a == load_b && l < best)));
+            }
+            if (better)
+                best = l, best_u = u;
+        }
+    return best;
+}
+
+/* Charge every job message's waiting to its bottleneck's kind (after sweep_busy, whose
+ * periods are sorted here). */
+static int wait_by_kind(const lk_collector *c, const int *route_links, lk_stats *st,
+                        const sg_link_t *sg_links, lk_periods *periods, char *err)
+{
+    size_t *first = calloc((size_t)st->n_links + 2, sizeof *first);
+    if (!first)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d links", st->n_links);
+    if (periods->n)
+        qsort(periods->v, periods->n, sizeof *periods->v, cmp_period);
+    for (size_t i = 0; i < periods->n; i++)
+        first[periods->v[i].link + 1]++;
+    for (int l = 0; l < st->n_links; l++)
+        first[l + 1] += first[l];
+    for (size_t i = 0; i < c->n_msgs; i++) {
+        const lk_msg *m = &c->msgs[i];
+        const lk_pair *pr = &c->pairs[m->pair];
+        double waiting_s = m->job >= 0 ? waiting_s_of(m, pr) : 0;
+        if (waiting_s == 0)
+            continue;
+        int l = bottleneck_of(m, pr, route_links, st, sg_links, periods->v, first);
+        st->waiting_by_kind_s[l < 0 ? LK_OTHER : st->links[l].kind] += waiting_s;
+    }
+    free(first);
     return HS_OK;
 }
 
@@ -588,6 +716,7 @@ int lk_end(lk_collector *c, double makespan_s, lk_stats *st, char *err)
     sg_link_t *links = NULL;
     lk_link_ix *ix = NULL;
     int *route_links = NULL;
+    lk_periods periods = {0};
     if (c->failed)
         status = hs_fail(err, HS_EINTERNAL, "link statistics: out of memory (or a message "
                          "between hosts that are not GPUs) after %zu messages", c->n_msgs);
@@ -607,13 +736,16 @@ int lk_end(lk_collector *c, double makespan_s, lk_stats *st, char *err)
         status = resolve_routes(c, ix, st->n_links, &route_links, err);
     if (status == HS_OK) {
         charge(c, route_links, st);
-        status = sweep_busy(c, route_links, st, err);
+        status = sweep_busy(c, route_links, st, &periods, err);
     }
+    if (status == HS_OK)
+        status = wait_by_kind(c, route_links, st, links, &periods, err);
     if (status == HS_OK)
         summarise(st);
     xbt_free(links);
     free(ix);
     free(route_links);
+    free(periods.v);
     collector_free(c);
     if (status != HS_OK)
         lk_stats_free(st);

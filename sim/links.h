@@ -94,6 +94,13 @@ typedef struct {
     lk_kind_stats by_kind[LK_KIND_COUNT];
     int top[LK_TOP];            /* indices into links of the highest mean utilisations (ties
                                  * by name), -1 past the links that carried traffic */
+    double waiting_by_kind_s[LK_KIND_COUNT]; /* every job message's waiting (actual - alone,
+                                 * as in lk_traffic) charged to the kind of its bottleneck: the
+                                 * fullest link of its route while it was on it (utilisation of
+                                 * the link's busy period that holds it; switches only on a
+                                 * route of switches), on a tie the lower bandwidth, then the
+                                 * link that carried more, then the first by name; sums to
+                                 * all.waiting_s (to rounding) */
 } lk_stats;
 
 typedef struct lk_collector lk_collector;

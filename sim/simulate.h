@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analytic.h"
 #include "breakdown.h"
 #include "engine.h"
 #include "estimate.h"
@@ -29,6 +30,8 @@ typedef struct {
     const tr_gpu_set *trace_gpus;  /* --trace-gpus: the GPUs the trace keeps, NULL: all */
     lk_stats *links;       /* --links: when non-NULL, the run's link statistics go here (free
                             * with lk_stats_free) */
+    bool links_untraced;   /* the statistics are for compare's explanation, not --links: keep
+                            * the busiest links out of the trace */
 } sm_options;
 
 /* What the simulation adds to the estimate, for `compare` to explain differences. */
@@ -38,6 +41,14 @@ typedef struct {
     long messages;                /* point-to-point messages simulated */
     double bytes_sent;
     bd_breakdown layers;          /* the critical rank per layer and phase */
+    /* The critical rank's communication per analytic term (an_comm_kind), so that compare can
+     * set each beside the model's. A task's waiting is the part before every rank it
+     * exchanges with had started the matching task (the k-th collective on the group, the k-th
+     * message of the pair): time lost to other ranks being late (pipeline bubbles, imbalance),
+     * not to the transfer. */
+    double term_comm_s[AN_COMM_COUNT];    /* its tasks, start to end */
+    double term_exposed_s[AN_COMM_COUNT]; /* the part during which no kernel of the rank ran */
+    double term_waiting_s[AN_COMM_COUNT]; /* the part of the exposed time spent waiting */
 } sm_details;
 
 /* Free what sm_run put in *details (the per-layer breakdown). */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,41 +347,95 @@ static void free_inputs(cli_inputs *in)
         plat_free(&in->plat);
 }
 
-/* Name what accounts for a difference of more than 2% between the two totals. */
-static void explain(const hs_estimate *an, const hs_estimate *sim, const sm_details *d,
-                    char *text, size_t len)
+/* ---- compare: what accounts for a difference ---------------------------------------------- */
+
+#define CLI_TERMS (AN_COMM_COUNT + 2) /* compute, the communication terms, waiting */
+
+/* Both iterations in the same parts, each side adding up to its total: compute (the model's
+ * without its pipeline bubble), each communication term (simulated: the exposed part not
+ * spent waiting for other ranks), and waiting (the model's bubble; the simulation's waiting
+ * inside communication tasks plus idle time outside them). Returns how many parts. */
+static int difference_terms(const hs_estimate *an, const an_terms *at, const hs_estimate *sim,
+                            const sm_details *d, bool pipeline, rp_term *terms)
+{
+    int n = 0;
+    terms[n++] = (rp_term){.key = "compute", .label = "compute",
+                           .analytic_s = an->iteration.compute_s - at->bubble_s,
+                           .simulated_s = sim->iteration.compute_s};
+    double exposed_s = 0, waiting_s = 0;
+    for (int k = 0; k < AN_COMM_COUNT; k++) {
+        double w = d->term_waiting_s[k];
+        terms[n++] = (rp_term){.key = an_comm_key((an_comm_kind)k),
+                               .label = an_comm_label((an_comm_kind)k),
+                               .analytic_s = at->comm_s[k],
+                               .simulated_s = d->term_exposed_s[k] - w,
+                               .is_comm = true,
+                               .simulated_comm_s = d->term_comm_s[k],
+                               .simulated_exposed_s = d->term_exposed_s[k],
+                               .simulated_waiting_s = w};
+        exposed_s += d->term_exposed_s[k];
+        waiting_s += w;
+    }
+    double idle_s = sim->iteration.total_s - sim->iteration.compute_s - exposed_s;
+    terms[n++] = (rp_term){.key = "waiting",
+                           .label = pipeline ? "idle stages (pipeline bubbles)"
+                                             : "waiting for other ranks",
+                           .analytic_s = at->bubble_s, .simulated_s = waiting_s + idle_s};
+    return n;
+}
+
+/* The link kind where messages waited most (ties: the first kind), -1 if none waited. */
+static int top_waiting_kind(const lk_stats *links)
+{
+    int top = -1;
+    for (int k = 0; k < LK_KIND_COUNT; k++)
+        if (links->waiting_by_kind_s[k] > 0 &&
+            (top < 0 || links->waiting_by_kind_s[k] > links->waiting_by_kind_s[top]))
+            top = k;
+    return top;
+}
+
+/* Name what accounts for a difference of more than 2% between the two totals: the part with
+ * the largest simulated - analytic (ties: the first), and where messages waited on shared
+ * links when that is more than 1% of their time. */
+static void explain(const hs_estimate *an, const hs_estimate *sim, const rp_term *terms,
+                    int n_terms, const lk_stats *links, char *text, size_t len)
 {
     text[0] = '\0';
-    if (rp_agreement(an, sim) >= 0.98)
+    if (rp_agreement(an, sim) >= 0.98 || n_terms < 1)
         return;
-    double d_comp = sim->iteration.compute_s - an->iteration.compute_s;
-    double d_comm = sim->iteration.exposed_comm_s - an->iteration.exposed_comm_s;
-    double d_idle = (sim->iteration.total_s - sim->iteration.compute_s -
-                     sim->iteration.exposed_comm_s) -
-                    (an->iteration.total_s - an->iteration.compute_s -
-                     an->iteration.exposed_comm_s);
-    int top_op = -1;
-    for (int op = 0; op < TG_OP_COUNT; op++)
-        if (d->comm_by_op_s[op] > 0 && (top_op < 0 || d->comm_by_op_s[op] > d->comm_by_op_s[top_op]))
-            top_op = op;
-    snprintf(text, len,
-             "simulated - analytic per iteration: compute %+.6g s, exposed communication %+.6g s, "
-             "idle/waiting %+.6g s; the simulated critical rank (%d) spends most communication "
-             "time in %s (%.6g s)",
-             d_comp, d_comm, d_idle, d->critical_rank,
-             top_op >= 0 ? tg_op_name((tg_op)top_op) : "nothing",
-             top_op >= 0 ? d->comm_by_op_s[top_op] : 0.0);
+    double diff_s = sim->iteration.total_s - an->iteration.total_s;
+    int top = 0;
+    for (int i = 1; i < n_terms; i++)
+        if (fabs(terms[i].simulated_s - terms[i].analytic_s) >
+            fabs(terms[top].simulated_s - terms[top].analytic_s))
+            top = i;
+    const rp_term *t = &terms[top];
+    double part_s = t->simulated_s - t->analytic_s;
+    int used = snprintf(text, len, "the simulation is %.1f%% %s (%+.4g s per iteration); the "
+                        "largest part is %s: simulated %.4g s, analytic %.4g s (%+.4g s, %.0f%% "
+                        "of the difference)",
+                        100 * fabs(diff_s) / an->iteration.total_s,
+                        diff_s > 0 ? "slower" : "faster", diff_s, t->label, t->simulated_s,
+                        t->analytic_s, part_s, diff_s != 0 ? 100 * part_s / diff_s : 0.0);
+    int kind = links ? top_waiting_kind(links) : -1;
+    if (kind >= 0 && links->all.congestion_share > 0.01 && used > 0 && (size_t)used < len)
+        snprintf(text + used, len - (size_t)used, "; messages waited %.0f%% of their time on "
+                 "shared links, %.0f%% of it on %s links", 100 * links->all.congestion_share,
+                 100 * links->waiting_by_kind_s[kind] / links->all.waiting_s,
+                 lk_kind_name((lk_kind)kind));
 }
 
 static int run_command(const cli_options *o, char *err)
 {
     cli_inputs in;
     memset(&in, 0, sizeof in);
-    lk_stats links; /* --links: filled by the simulation */
+    lk_stats links; /* --links, and always for compare's explanation: filled by the simulation */
     memset(&links, 0, sizeof links);
     sm_options sim_opt = o->sim;
-    if (o->links_path)
+    if (o->links_path || o->command == CMD_COMPARE)
         sim_opt.links = &links;
+    sim_opt.links_untraced = !o->links_path;
     int status = o->links_path ? lk_csv_check(o->links_path, err) : HS_OK;
     if (status == HS_OK)
         status = load_inputs(o, &in, err);
@@ -397,6 +452,7 @@ static int run_command(const cli_options *o, char *err)
                   .layers_top = o->layers_top};
 
     hs_estimate an, sim;
+    an_terms an_parts; /* compare: the model's iteration told apart */
     memset(&an, 0, sizeof an);
     memset(&sim, 0, sizeof sim);
     sm_details details;
@@ -411,7 +467,8 @@ static int run_command(const cli_options *o, char *err)
     else
         status = pl_place(&in.plat, o->sim.placement, in.st.p, gpu_of_rank, err);
     if (status == HS_OK)
-        status = an_estimate_placed(&in.wl, &in.plat, &in.st, o->batch, gpu_of_rank, &an, err);
+        status = an_estimate_terms(&in.wl, &in.plat, &in.st, o->batch, gpu_of_rank, &an,
+                                   &an_parts, err);
     free(gpu_of_rank);
     if (status == HS_OK && o->command != CMD_ANALYTIC) {
         /* details carry the per-layer breakdown; one-line rows have no room for it */
@@ -433,11 +490,16 @@ static int run_command(const cli_options *o, char *err)
         const hs_estimate *est = o->command == CMD_ANALYTIC ? &an : &sim;
         if (o->command == CMD_COMPARE) {
             char why[1024];
-            explain(&an, &sim, &details, why, sizeof why);
+            rp_term terms[CLI_TERMS];
+            int n_terms = difference_terms(&an, &an_parts, &sim, &details,
+                                           in.st.kind == ST_PIPELINE, terms);
+            explain(&an, &sim, terms, n_terms, &links, why, sizeof why);
+            rp_difference diff = {.text = why, .terms = terms, .n_terms = n_terms,
+                                  .links = &links};
             if (o->output == OUT_JSON)
-                rp_print_compare_json(stdout, &run, &an, &sim, why);
+                rp_print_compare_json(stdout, &run, &an, &sim, &diff);
             else
-                rp_print_compare_table(stdout, &run, &an, &sim, why);
+                rp_print_compare_table(stdout, &run, &an, &sim, &diff);
         } else if (o->output == OUT_JSON) {
             rp_print_json(stdout, &run, est);
         } else if (o->output == OUT_ROW) {

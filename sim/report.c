@@ -226,8 +226,61 @@ double rp_agreement(const hs_estimate *analytic, const hs_estimate *simulated)
     return 1.0 - fabs(sim - analytic->iteration.total_s) / sim;
 }
 
+/* ---------------------------------------------------------------- compare */
+
+/* Below SimGrid's timing precision a time is rounding, not a finding: the table shows 0. */
+#define RP_PRECISION_S 1e-9
+
+static double shown_s(double t_s)
+{
+    return fabs(t_s) < RP_PRECISION_S ? 0.0 : t_s;
+}
+
+/* The parts that either side has, one line each. */
+static void print_terms_table(FILE *out, const rp_difference *diff)
+{
+    fprintf(out, "    %-52s %11s %11s %11s\n", "part of the iteration (s)", "analytic",
+            "simulated", "sim - an");
+    for (int i = 0; i < diff->n_terms; i++) {
+        const rp_term *t = &diff->terms[i];
+        if (shown_s(t->analytic_s) == 0 && shown_s(t->simulated_s) == 0)
+            continue;
+        fprintf(out, "    %-52.52s %11.6g %11.6g %+11.4g\n", t->label, shown_s(t->analytic_s),
+                shown_s(t->simulated_s), shown_s(t->simulated_s - t->analytic_s));
+    }
+}
+
+static void print_json_terms(FILE *out, const rp_difference *diff)
+{
+    fprintf(out, ", \"difference_terms\": {");
+    for (int i = 0; i < diff->n_terms; i++) {
+        const rp_term *t = &diff->terms[i];
+        fprintf(out, "%s", i ? ", " : "");
+        print_json_string(out, t->key);
+        fprintf(out, ": {\"analytic_s\": %.17g, \"simulated_s\": %.17g", t->analytic_s,
+                t->simulated_s);
+        if (t->is_comm)
+            fprintf(out, ", \"simulated_comm_s\": %.17g, \"simulated_exposed_s\": %.17g, "
+                    "\"simulated_waiting_s\": %.17g", t->simulated_comm_s,
+                    t->simulated_exposed_s, t->simulated_waiting_s);
+        fprintf(out, "}");
+    }
+    fprintf(out, "}");
+}
+
+static void print_json_link_waiting(FILE *out, const lk_stats *links)
+{
+    fprintf(out, ", \"link_waiting_by_kind\": {");
+    for (int k = 0; k < LK_KIND_COUNT; k++) {
+        fprintf(out, "%s", k ? ", " : "");
+        print_json_string(out, lk_kind_name((lk_kind)k));
+        fprintf(out, ": %.17g", links->waiting_by_kind_s[k]);
+    }
+    fprintf(out, "}, \"link_waiting_share\": %.17g", links->all.congestion_share);
+}
+
 void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *analytic,
-                            const hs_estimate *simulated, const char *explanation)
+                            const hs_estimate *simulated, const rp_difference *diff)
 {
     fprintf(out, "hybridsim compare: ");
     print_shape(out, run);
@@ -245,15 +298,17 @@ void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *ana
             analytic->iteration.total_s > 0
                 ? simulated->iteration.total_s / analytic->iteration.total_s
                 : 0.0);
-    if (explanation && *explanation)
-        fprintf(out, "  difference: %s\n", explanation);
+    if (diff && diff->text && *diff->text) {
+        fprintf(out, "  difference: %s\n", diff->text);
+        print_terms_table(out, diff);
+    }
     print_layers_table(out, run);
     if (run->links)
         lk_print_summary_table(out, run->links, run->links_job);
 }
 
 void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *analytic,
-                           const hs_estimate *simulated, const char *explanation)
+                           const hs_estimate *simulated, const rp_difference *diff)
 {
     rp_run an = *run, sim = *run;
     an.mode = "analytic";
@@ -265,9 +320,13 @@ void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *anal
     fprintf(out, ", \"simulate\": ");
     rp_print_json(out, &sim, simulated);
     fprintf(out, ", \"agreement\": %.17g", rp_agreement(analytic, simulated));
-    if (explanation && *explanation) {
+    if (diff && diff->text && *diff->text) {
         fprintf(out, ", \"difference\": ");
-        print_json_string(out, explanation);
+        print_json_string(out, diff->text);
     }
+    if (diff)
+        print_json_terms(out, diff);
+    if (diff && diff->links)
+        print_json_link_waiting(out, diff->links);
     fprintf(out, "}");
 }

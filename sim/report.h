@@ -2,6 +2,7 @@
 #ifndef REPORT_H
 #define REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -35,12 +36,36 @@ void rp_print_row(FILE *out, const rp_run *run, const hs_estimate *est);
 /* The JSON object of one run (no trailing newline, so it can be nested). */
 void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est);
 
-/* compare: both estimates side by side and the agreement 1 - |sim - an| / sim on the iteration
- * total; `explanation` (may be NULL) says what accounts for a difference above 2%. */
+/* One part of the iteration as both answers see it; the parts of a compare add up to each
+ * answer's iteration total. */
+typedef struct {
+    const char *key;            /* JSON key ("compute", "halo_exchange", "waiting") */
+    const char *label;          /* for the table ("the halo exchange") */
+    double analytic_s;          /* what the model charges it */
+    double simulated_s;         /* what it adds to the simulated critical rank's iteration */
+    bool is_comm;               /* a communication term: the three below are meaningful */
+    double simulated_comm_s;    /* its tasks on the critical rank, start to end */
+    double simulated_exposed_s; /* the part when no kernel ran (simulated_s + waiting) */
+    double simulated_waiting_s; /* the part of that spent waiting for other ranks */
+} rp_term;
+
+/* What compare says about a difference. */
+typedef struct {
+    const char *text;           /* what accounts for a difference above 2%, "" or NULL if none */
+    const rp_term *terms;       /* the parts, in print order */
+    int n_terms;
+    const lk_stats *links;      /* the run's link statistics (waiting per bottleneck kind), or
+                                 * NULL if not recorded */
+} rp_difference;
+
+/* compare: both estimates side by side, the agreement 1 - |sim - an| / sim on the iteration
+ * total, and (diff may be NULL) what accounts for the difference: the table prints the text
+ * and, with it, the parts; the JSON "difference" (the text, when there is one),
+ * "difference_terms" and "link_waiting_by_kind" / "link_waiting_share". */
 double rp_agreement(const hs_estimate *analytic, const hs_estimate *simulated);
 void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *analytic,
-                            const hs_estimate *simulated, const char *explanation);
+                            const hs_estimate *simulated, const rp_difference *diff);
 void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *analytic,
-                           const hs_estimate *simulated, const char *explanation);
+                           const hs_estimate *simulated, const rp_difference *diff);
 
 #endif

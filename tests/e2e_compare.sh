@@ -78,7 +78,7 @@ if part == "any":
     pass
 elif part == "none":
     if d["agreement"] < 0.98 or text:
-        bad.append("expected agreement within 2%% and no difference: %r %r" % (d["agreement"], text))
+        bad.append("expected agreement within 2%%, no difference: %r %r" % (d["agreement"], text))
 else:
     gap = {k: v["simulated_s"] - v["analytic_s"] for k, v in terms.items()}
     top = max(gap, key=lambda k: abs(gap[k]))
@@ -149,7 +149,8 @@ print("" if ok else "bubbles %r, sends %r" % (t["waiting"], t["pipeline_sendrecv
 sys.exit(0 if ok else 1)
 PY
 
-run dfilter "${rn[@]}" -s data+filter:16x4 -g 64 -b 1024 && check dfilter gradient_allreduce_across nic
+run dfilter "${rn[@]}" -s data+filter:16x4 -g 64 -b 1024 &&
+    check dfilter gradient_allreduce_across nic
 
 run data "${rn[@]}" -s data -g 64 -b 1024 && check data none -
 

@@ -38,6 +38,7 @@ done
 # that hold both: their iterations are in step, so their collectives cross the rack uplinks at
 # the same time. Each run's JSON is kept in fabric/; a rerun skips the runs already there.
 mkdir -p "$HS_OUT/fabric"
+fabric_before="$(find "$HS_OUT/fabric" -name '*.json' | wc -l)"
 share_run() {   # key, then the simulate arguments
     local key="$1"; shift
     local json="$HS_OUT/fabric/$key.json"
@@ -70,6 +71,7 @@ for m in "${share_models[@]}"; do
     done
 done
 wait
+HS_RAN=$((HS_RAN + $(find "$HS_OUT/fabric" -name '*.json' | wc -l) - fabric_before))
 # fabric.csv: one row per run and job, from the JSON (slowdown = shared / alone iteration time).
 {
     echo "key,workload,strategy,gpus_per_job,placement,rack_oversub,job,alone_iter_s,shared_iter_s,slowdown,status"
@@ -122,7 +124,8 @@ awk -F, 'BEGIN { OFS = "\t"; print "workload", "strategy", "placement", "gpus", 
     >"$HS_TMP/share.tsv"
 awk -f "$HS_LIB/series.awk" -v series=workload,strategy,placement,gpus -v x=rack_oversub \
     -v y=slowdown -v nblocks="$HS_TMP/share.n" "$HS_TMP/share.tsv" >"$HS_TMP/share.dat"
-hs_plot "$here/sharing.gp" "$HS_OUT/sharing" dir="$HS_TMP"
+hs_plot "$here/sharing.gp" "$HS_OUT/sharing" dir="$HS_TMP" ngpus="${#share_gpus[@]}" \
+    nplacements="${#share_placements[@]}"
 
 {
     echo "Rack oversubscription on abci: seconds per epoch, simulated (sim) vs analytic (an)"

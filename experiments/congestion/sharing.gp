@@ -1,7 +1,9 @@
 # sharing.gp: the slowdown of a job when an identical second job shares the fabric (shared /
 # alone iteration time), against rack-uplink oversubscription, a line per model x strategy x
 # placement x GPUs per job.
-# Run by run.sh through hs_plot with: term, pngterm, out, dir (share.dat and share.n).
+# Run by run.sh through hs_plot with: term, pngterm, out, dir (share.dat and share.n), ngpus and
+# nplacements (the blocks come in the order model, strategy, GPUs, placement: a colour per model
+# and strategy, a point per GPU count, dashed for the second placement).
 if (term eq 'png') {
     set terminal @pngterm size 900, 560 font ",11"
 } else {
@@ -15,10 +17,13 @@ set xtics ("1:1" 1, "1:2" 2, "1:3" 3, "1:6" 6)
 set grid lc rgb "#dddddd"
 set key outside right top font ",9"
 set title "Two identical jobs on the same racks"
+array colours[4] = ["#1f4e99", "#c0392b", "#2e7d32", "#e69f00"]
 nb = int(system("cat " . dir . "/share.n"))
 if (nb > 0) {
-    plot for [b = 0:nb - 1] dir . "/share.dat" index b using 1:2 with linespoints lw 2 \
-         lc b + 1 pt b % 7 + 4 title columnheader(1)
+    per = int(ngpus) * int(nplacements)
+    plot for [b = 0:nb - 1] dir . "/share.dat" index b using 1:2 with linespoints lw 2 ps 1.3 \
+         lc rgb colours[(b / per) % 4 + 1] pt ((b / int(nplacements)) % int(ngpus)) * 2 + 5 \
+         dt 1 + b % int(nplacements) title columnheader(1)
 } else {
     set label 1 "no runs" at graph 0.5, graph 0.5 center
     plot NaN notitle

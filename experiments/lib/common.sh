@@ -63,6 +63,7 @@ hs_study_args() {
     HS_TMP="$(mktemp -d "${TMPDIR:-/tmp}/hs-$HS_STUDY-XXXXXX")"
     trap 'rm -rf "$HS_TMP"' EXIT
     HS_START_S="$(date +%s)"
+    HS_RAN=0 # runs this invocation made (rows it added); the study adds its own runs
     if command -v gnuplot >/dev/null; then
         if gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo; then HS_PNGTERM=pngcairo
         else HS_PNGTERM=png; fi
@@ -97,11 +98,17 @@ hs_platform() {
 # several sweeps may share one CSV). Progress shows only on a terminal.
 hs_sweep() {
     local csv="$1"; shift
-    local quiet=(--quiet)
+    local quiet=(--quiet) before=0 after
     [ -t 2 ] && quiet=()
+    [ -f "$HS_OUT/$csv" ] && before="$(hs_rows "$HS_OUT/$csv")"
     (cd "$HS_OUT" && "$HS_EXE" sweep "$@" -o "$csv" -j "$HS_JOBS" --timeout 1800 "${quiet[@]}") ||
         hs_die "sweep into $HS_OUT/$csv failed (rerun the same command to resume)"
+    after="$(hs_rows "$HS_OUT/$csv")"
+    HS_RAN=$((HS_RAN + after - before))
 }
+
+# hs_rows CSV: its rows, not counting the header.
+hs_rows() { awk 'NR > 1 && $0 != ""' "$1" | wc -l; }
 
 # hs_select CSV COLS [WHERE]: the CSV's columns COLS (comma list) as TSV with a header line.
 hs_select() {
@@ -133,18 +140,22 @@ hs_write() {
     cat >"$1.tmp" && mv -f "$1.tmp" "$1"
 }
 
-# hs_manifest: OUTDIR/MANIFEST, what made these results: commit, command, date, wall time.
+# hs_manifest: appends to OUTDIR/MANIFEST what this invocation did: commit, command, date, wall
+# time, how many runs it made (0: it only redrew from the rows already there). Appended, not
+# overwritten, so that the block of the invocation that computed the rows stays.
 hs_manifest() {
     local commit dirty=""
     commit="$(git -C "$HS_ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
     git -C "$HS_ROOT" diff --quiet HEAD -- analytic sim platforms workloads 2>/dev/null ||
         dirty=" (with uncommitted changes in analytic/ sim/ platforms/ workloads/)"
     {
+        [ -s "$HS_OUT/MANIFEST" ] && { cat "$HS_OUT/MANIFEST"; echo; }
         echo "study:     $HS_STUDY ($([ "$HS_QUICK" = 1 ] && echo quick || echo full))"
         echo "commit:    $commit$dirty"
         echo "command:   $HS_CMDLINE"
         echo "date:      $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-        echo "wall time: $(($(date +%s) - HS_START_S)) s (this invocation; rows from earlier runs were reused)"
+        echo "wall time: $(($(date +%s) - HS_START_S)) s"
+        echo "runs made: $HS_RAN (the others were in OUTDIR already)"
         echo "machine:   $(nproc) cores, $HS_JOBS simulations at a time"
         echo "hybridsim: $("$HS_EXE" --version 2>&1 | head -1)"
     } | hs_write "$HS_OUT/MANIFEST"

@@ -6,7 +6,6 @@
  * problem is reported on stderr with the flag or file it concerns, and the exit status is 2. */
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -17,6 +16,7 @@
 
 #include "analytic.h"
 #include "fabric.h"
+#include "hs_parse.h"
 #include "platgen.h"
 #include "platform.h"
 #include "report.h"
@@ -124,22 +124,6 @@ static void print_usage(FILE *out)
             HS_VERSION);
 }
 
-/* Whole numbers only: "64x" or "1e3" is an error naming the flag. */
-static int parse_int64(const char *flag, const char *text, int64_t min, int64_t max,
-                       int64_t *value, char *err)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end != '\0')
-        return hs_fail(err, HS_EINPUT, "%s: '%s' is not a whole number", flag, text);
-    if (v < min || v > max)
-        return hs_fail(err, HS_EINPUT, "%s: %lld is out of range [%lld, %lld]", flag, v,
-                       (long long)min, (long long)max);
-    *value = v;
-    return HS_OK;
-}
-
 static int parse_fidelity(const char *text, eng_fidelity *fidelity, char *err)
 {
     if (strcmp(text, "flow") == 0)
@@ -203,17 +187,17 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
         case 's': o->strategy = optarg; break;
         case 'l': o->layers = optarg; break;
         case 'g':
-            status = parse_int64("-g", optarg, 1, INT_MAX, &v, err);
+            status = hs_parse_int64("-g", optarg, 1, INT_MAX, &v, err);
             o->gpus = (int)v;
             gpus_given = true;
             break;
         case 'b':
-            status = parse_int64("-b", optarg, 1, INT64_MAX / 4, &v, err);
+            status = hs_parse_int64("-b", optarg, 1, INT64_MAX / 4, &v, err);
             o->batch = v;
             batch_given = true;
             break;
         case 'S':
-            status = parse_int64("--micro-batches", optarg, 1, INT_MAX, &v, err);
+            status = hs_parse_int64("--micro-batches", optarg, 1, INT_MAX, &v, err);
             o->micro_batches = (int)v;
             break;
         case 'c': status = parse_fidelity(optarg, &o->sim.fidelity, err); break;
@@ -231,7 +215,7 @@ static int parse_run_options(int argc, char **argv, cli_options *o, char *err)
             o->sim.trace_gpus = status == HS_OK ? &o->trace_gpus : NULL;
             break;
         case OPT_LAYERS_TOP:
-            status = parse_int64("--layers-top", optarg, 0, INT_MAX, &v, err);
+            status = hs_parse_int64("--layers-top", optarg, 0, INT_MAX, &v, err);
             o->layers_top = (int)v;
             break;
         case OPT_PER_LAYER: o->layers_top = -1; break;

@@ -19,6 +19,7 @@
 #include <libxml/xmlreader.h>
 
 #include "hs_error.h"
+#include "hs_parse.h"
 #include "platform.h"
 #include "strategy.h"
 #include "workload.h"
@@ -40,21 +41,6 @@ typedef struct {
 /* ------------------------------------------------------------------------------------------ */
 /* Values. */
 
-static int parse_whole(const sw_item *it, const char *text, int64_t min, int64_t max,
-                       int64_t *value, char *err)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end)
-        return hs_fail(err, HS_EINPUT, "%s: '%s' is not a whole number", it->where, text);
-    if (v < min || v > max)
-        return hs_fail(err, HS_EINPUT, "%s: %lld is out of range [%lld, %lld]", it->where, v,
-                       (long long)min, (long long)max);
-    *value = v;
-    return HS_OK;
-}
-
 /* "4", or "4..64": 4, 8, 16, 32, 64 (a GPU count range doubles). */
 static int parse_gpus(const sw_item *it, int **gpus, int *n, int *cap, char *err)
 {
@@ -68,11 +54,11 @@ static int parse_gpus(const sw_item *it, int **gpus, int *n, int *cap, char *err
             return hs_fail(err, HS_EINPUT, "%s: '%s' is not a range A..B", it->where, it->text);
         memcpy(first, it->text, len);
         first[len] = '\0';
-        if ((status = parse_whole(it, first, 1, INT_MAX, &lo, err)) ||
-            (status = parse_whole(it, dots + 2, lo, INT_MAX, &hi, err)))
+        if ((status = hs_parse_int64(it->where, first, 1, INT_MAX, &lo, err)) ||
+            (status = hs_parse_int64(it->where, dots + 2, lo, INT_MAX, &hi, err)))
             return status;
     } else {
-        if ((status = parse_whole(it, it->text, 1, INT_MAX, &lo, err)))
+        if ((status = hs_parse_int64(it->where, it->text, 1, INT_MAX, &lo, err)))
             return status;
         hi = lo;
     }
@@ -107,7 +93,7 @@ static int parse_rule(const sw_item *it, sw_batch_rule *rule, sw_arena *a, char 
     char *number = sw_arena_strndup(a, it->text, len);
     if (!number)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
-    int status = parse_whole(it, number, 1, INT64_MAX / 4 / INT_MAX, &rule->n, err);
+    int status = hs_parse_int64(it->where, number, 1, INT64_MAX / 4 / INT_MAX, &rule->n, err);
     if (status != HS_OK)
         return status;
     rule->text = sw_arena_printf(a, "%lld%s", (long long)rule->n, slash ? slash : "");
@@ -268,7 +254,7 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
     }
     plan->jobs = sw_default_jobs();
     if ((it = sw_single(&s->key[SW_K_JOBS]))) {
-        if ((status = parse_whole(it, it->text, 1, 4096, &jobs, err)))
+        if ((status = hs_parse_int64(it->where, it->text, 1, 4096, &jobs, err)))
             return status;
         plan->jobs = (int)jobs;
     }
@@ -362,8 +348,9 @@ static int parse_numbers(const sw_spec *s, sw_dims *d, sw_arena *a, char *err)
         if ((status = parse_rule(&batch->items[i], &d->rules[i], a, err)))
             return status;
     for (int i = 0; i < micro->n; i++, d->n_micro++) {
+        const sw_item *it = &micro->items[i];
         int64_t v;
-        if ((status = parse_whole(&micro->items[i], micro->items[i].text, 1, INT_MAX, &v, err)))
+        if ((status = hs_parse_int64(it->where, it->text, 1, INT_MAX, &v, err)))
             return status;
         d->micro[i] = (int)v;
     }

@@ -10,35 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A stretch of time during which the rank's compute stream ran no kernel. */
-typedef struct {
-    double from_s, to_s;
-} bd_gap;
-
-/* The compute stream's gaps, in time order, up to the rank's end. Returns how many, or -1 when
- * memory runs out. */
-static int compute_gaps(const tg_rank *list, const double *start_s, const double *end_s,
-                        double rank_end_s, bd_gap **out)
-{
-    bd_gap *gaps = malloc(((size_t)list->n_tasks + 1) * sizeof *gaps);
-    if (!gaps)
-        return -1;
-    int n = 0;
-    double idle_from = 0.0;
-    for (int t = 0; t < list->n_tasks; t++) {
-        if (tg_stream(&list->tasks[t]) != 0)
-            continue;
-        if (start_s[t] > idle_from)
-            gaps[n++] = (bd_gap){idle_from, start_s[t]};
-        if (end_s[t] > idle_from)
-            idle_from = end_s[t];
-    }
-    if (rank_end_s > idle_from)
-        gaps[n++] = (bd_gap){idle_from, rank_end_s};
-    *out = gaps;
-    return n;
-}
-
 static bd_cell *cell_of(bd_breakdown *bd, const tg_task *t)
 {
     int phase = t->phase < TG_PHASE_COUNT ? t->phase : TG_FORWARD;
@@ -59,14 +30,7 @@ static void charge_tasks(bd_breakdown *bd, const tg_rank *list, const double *st
             continue;
         }
         c->comm_s += to - from;
-        while (first < n_gaps && gaps[first].to_s <= from)
-            first++;
-        for (int k = first; k < n_gaps && gaps[k].from_s < to; k++) {
-            double a = gaps[k].from_s > from ? gaps[k].from_s : from;
-            double b = gaps[k].to_s < to ? gaps[k].to_s : to;
-            if (b > a)
-                c->exposed_comm_s += b - a;
-        }
+        c->exposed_comm_s += bd_idle_within(gaps, n_gaps, &first, from, to);
     }
 }
 
@@ -86,8 +50,9 @@ int bd_from_run(const tg_graph *g, const eng_result *res, int rank, const wl_wor
                            "%d", rank, t, list->tasks[t].layer, wl->n_layers);
     bd->layers = calloc((size_t)wl->n_layers, sizeof *bd->layers);
     bd_gap *gaps = NULL;
-    int n_gaps = bd->layers ? compute_gaps(list, res->task_start_s[rank], res->task_end_s[rank],
-                                           res->ranks[rank].end_s, &gaps)
+    int n_gaps = bd->layers ? bd_compute_gaps(list, res->task_start_s[rank],
+                                              res->task_end_s[rank], res->ranks[rank].end_s,
+                                              &gaps)
                             : -1;
     if (n_gaps < 0) {
         bd_free(bd);
@@ -100,6 +65,42 @@ int bd_from_run(const tg_graph *g, const eng_result *res, int rank, const wl_wor
     charge_tasks(bd, list, res->task_start_s[rank], res->task_end_s[rank], gaps, n_gaps);
     free(gaps);
     return HS_OK;
+}
+
+int bd_compute_gaps(const tg_rank *list, const double *start_s, const double *end_s,
+                    double rank_end_s, bd_gap **out)
+{
+    bd_gap *gaps = malloc(((size_t)list->n_tasks + 1) * sizeof *gaps);
+    if (!gaps)
+        return -1;
+    int n = 0;
+    double idle_from = 0.0;
+    for (int t = 0; t < list->n_tasks; t++) {
+        if (tg_stream(&list->tasks[t]) != 0)
+            continue;
+        if (start_s[t] > idle_from)
+            gaps[n++] = (bd_gap){idle_from, start_s[t]};
+        if (end_s[t] > idle_from)
+            idle_from = end_s[t];
+    }
+    if (rank_end_s > idle_from)
+        gaps[n++] = (bd_gap){idle_from, rank_end_s};
+    *out = gaps;
+    return n;
+}
+
+double bd_idle_within(const bd_gap *gaps, int n_gaps, int *first, double from_s, double to_s)
+{
+    while (*first < n_gaps && gaps[*first].to_s <= from_s)
+        (*first)++;
+    double idle_s = 0;
+    for (int k = *first; k < n_gaps && gaps[k].from_s < to_s; k++) {
+        double a = gaps[k].from_s > from_s ? gaps[k].from_s : from_s;
+        double b = gaps[k].to_s < to_s ? gaps[k].to_s : to_s;
+        if (b > a)
+            idle_s += b - a;
+    }
+    return idle_s;
 }
 
 void bd_free(bd_breakdown *bd)

@@ -37,6 +37,25 @@ int bd_from_run(const tg_graph *g, const eng_result *res, int rank, const wl_wor
 
 void bd_free(bd_breakdown *bd);
 
+/* A stretch of time during which a rank's compute stream ran no kernel. The breakdown and the
+ * simulator's per-term exposed/waiting split (simulate.c) both measure communication against
+ * these gaps, so both take them from here. */
+typedef struct {
+    double from_s; /* the gap's start */
+    double to_s;   /* its end */
+} bd_gap;
+
+/* The compute stream's gaps of one rank (kernels run one after the other), in time order, up
+ * to rank_end_s: before its first kernel, between kernels, after its last. start_s, end_s are
+ * the rank's task times. Returns how many (*out to free), or -1 when memory runs out. */
+int bd_compute_gaps(const tg_rank *list, const double *start_s, const double *end_s,
+                    double rank_end_s, bd_gap **out);
+
+/* The part of [from_s, to_s) inside the gaps, from gap *first on. Intervals asked about in
+ * time order let *first move on past the gaps that end before one: they cannot touch the
+ * next. */
+double bd_idle_within(const bd_gap *gaps, int n_gaps, int *first, double from_s, double to_s);
+
 /* A layer's cells summed over the phases (layer -1: the shared cells); the whole rank's. */
 bd_cell bd_layer_sum(const bd_breakdown *bd, int layer);
 bd_cell bd_total(const bd_breakdown *bd);

@@ -169,55 +169,14 @@ static int ready_times(const tg_graph *g, const eng_result *res, int r, double *
     return HS_OK;
 }
 
-/* The stretches during which a rank's compute stream ran no kernel, in time order (its kernels
- * run one after the other), up to the rank's end: gaps[2i] .. gaps[2i+1]. Returns how many, or
- * -1 when memory runs out. */
-static int compute_gaps(const tg_rank *list, const double *start_s, const double *end_s,
-                        double rank_end_s, double **out)
-{
-    double *gaps = malloc(2 * ((size_t)list->n_tasks + 1) * sizeof *gaps);
-    if (!gaps)
-        return -1;
-    int n = 0;
-    double idle_from = 0.0;
-    for (int t = 0; t < list->n_tasks; t++) {
-        if (tg_stream(&list->tasks[t]) != 0)
-            continue;
-        if (start_s[t] > idle_from)
-            gaps[2 * n] = idle_from, gaps[2 * n + 1] = start_s[t], n++;
-        if (end_s[t] > idle_from)
-            idle_from = end_s[t];
-    }
-    if (rank_end_s > idle_from)
-        gaps[2 * n] = idle_from, gaps[2 * n + 1] = rank_end_s, n++;
-    *out = gaps;
-    return n;
-}
-
-/* The part of [from, to) inside the gaps, from gap *first on; the communication tasks come in
- * time order, so the gaps that end before one cannot touch the next and *first moves on. */
-static double idle_within(const double *gaps, int n_gaps, int *first, double from, double to)
-{
-    while (*first < n_gaps && gaps[2 * *first + 1] <= from)
-        (*first)++;
-    double idle_s = 0;
-    for (int k = *first; k < n_gaps && gaps[2 * k] < to; k++) {
-        double a = gaps[2 * k] > from ? gaps[2 * k] : from;
-        double b = gaps[2 * k + 1] < to ? gaps[2 * k + 1] : to;
-        if (b > a)
-            idle_s += b - a;
-    }
-    return idle_s;
-}
-
 static int fill_terms(const tg_graph *g, const eng_result *res, int crit, int p2,
                       sm_details *d, char *err)
 {
     const tg_rank *list = &g->ranks[crit];
     const double *start_s = res->task_start_s[crit], *end_s = res->task_end_s[crit];
-    double *gaps = NULL;
+    bd_gap *gaps = NULL;
     double *ready_s = malloc(((size_t)list->n_tasks + 1) * sizeof *ready_s);
-    int n_gaps = ready_s ? compute_gaps(list, start_s, end_s, res->ranks[crit].end_s, &gaps)
+    int n_gaps = ready_s ? bd_compute_gaps(list, start_s, end_s, res->ranks[crit].end_s, &gaps)
                          : -1;
     if (n_gaps < 0) {
         free(ready_s);
@@ -233,8 +192,8 @@ static int fill_terms(const tg_graph *g, const eng_result *res, int crit, int p2
         double ready = ready_s[t] < end_s[t] ? ready_s[t] : end_s[t];
         int from_gap = first_gap; /* both parts start at the task's start */
         d->term_comm_s[k] += end_s[t] - start_s[t];
-        d->term_exposed_s[k] += idle_within(gaps, n_gaps, &first_gap, start_s[t], end_s[t]);
-        d->term_waiting_s[k] += idle_within(gaps, n_gaps, &from_gap, start_s[t], ready);
+        d->term_exposed_s[k] += bd_idle_within(gaps, n_gaps, &first_gap, start_s[t], end_s[t]);
+        d->term_waiting_s[k] += bd_idle_within(gaps, n_gaps, &from_gap, start_s[t], ready);
     }
     free(gaps);
     free(ready_s);

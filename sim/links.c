@@ -789,14 +789,26 @@ static void print_json_name(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Open PATH.tmp for writing into tmp (LK_TMP_LEN bytes): the CSV is written there and renamed
+ * into place, and the early check opens the very same file, so both fail alike. */
+#define LK_TMP_LEN 1100
+static int open_tmp(const char *path, char *tmp, FILE **f, char *err)
+{
+    if (snprintf(tmp, LK_TMP_LEN, "%s.tmp", path) >= LK_TMP_LEN)
+        return hs_fail(err, HS_EINPUT, "--links: path '%s' is too long", path);
+    *f = fopen(tmp, "w");
+    if (!*f)
+        return hs_fail(err, HS_EINPUT, "--links: cannot write '%s'", tmp);
+    return HS_OK;
+}
+
 int lk_csv_check(const char *path, char *err)
 {
-    char tmp[1100];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return hs_fail(err, HS_EINPUT, "--links: path '%s' is too long", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return hs_fail(err, HS_EINPUT, "--links: cannot write '%s'", tmp);
+    char tmp[LK_TMP_LEN];
+    FILE *f = NULL;
+    int status = open_tmp(path, tmp, &f, err);
+    if (status != HS_OK)
+        return status;
     fclose(f);
     remove(tmp);
     return HS_OK;
@@ -804,12 +816,11 @@ int lk_csv_check(const char *path, char *err)
 
 int lk_write_csv(const lk_stats *st, const char *path, bool all_links, char *err)
 {
-    char tmp[1100];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return hs_fail(err, HS_EINPUT, "--links: path '%s' is too long", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return hs_fail(err, HS_EINPUT, "--links: cannot write '%s'", tmp);
+    char tmp[LK_TMP_LEN];
+    FILE *f = NULL;
+    int status = open_tmp(path, tmp, &f, err);
+    if (status != HS_OK)
+        return status;
     fprintf(f, "link,kind,direction,bandwidth_Bps,messages,bytes,background_bytes,busy_s,"
                "mean_utilisation,peak_utilisation\n");
     for (int i = 0; i < st->n_links; i++) {

@@ -28,6 +28,7 @@
 #include <simgrid/mailbox.h>
 #include <xbt/dynar.h>
 
+#include "child_result.h"
 #include "engine.h"
 #include "expand.h"
 #include "links.h"
@@ -83,19 +84,7 @@ static void run_case(case_fn fn)
     }
     close(fd[1]);
     case_out out;
-    size_t got = 0;
-    while (got < sizeof out) {
-        ssize_t n = read(fd[0], (char *)&out + got, sizeof out - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd[0]);
-    int wstatus;
-    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
-    assert_true(WIFEXITED(wstatus));
-    assert_int_equal(WEXITSTATUS(wstatus), 0);
-    assert_int_equal(got, sizeof out);
+    child_result_collect(fd[0], pid, &out, sizeof out);
     if (out.failed)
         fail_msg("%s", out.msg);
 }

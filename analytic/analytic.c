@@ -10,36 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "footprint.h"
+
 #define AN_BYTES_PER_ELEM 4.0 /* delta: single-precision activations, weights, gradients */
 
 /* ------------------------------------------------------------------ layer sums */
-
-/* The oracle keeps the outputs of ReLU and batch normalisation in place, so they hold no
- * activation memory of their own (the same rule as the workload's x_total / y_total). */
-static int holds_activations(wl_type type)
-{
-    return type != WL_RELU && type != WL_BNORM;
-}
-
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
 
 /* What a strategy needs from the layers, split (marked for its split bit) or replicated. */
 typedef struct {
     double t_split_s, t_rep_s;   /* forward+backward seconds of one sample */
     double wu_split_s, wu_rep_s; /* weight-update seconds per iteration */
     double w_split, w_rep;       /* weight elements */
-    double act_split, act_rep;   /* |x|+|y| elements of one sample, layers holding activations */
-    double act_split_part;       /* the same for split layers, cut into `parts` (rounded up) */
     int n_exchange;              /* split layers whose output the group exchanges (all split
                                   * layers but the network's last, as in the oracle) */
     double y_exchange;           /* sum of their |y| */
     int split_point;             /* the last split layer, -1 if none */
 } layer_sums;
 
-static void sum_layers(const wl_workload *wl, unsigned bit, int parts, layer_sums *s)
+static void sum_layers(const wl_workload *wl, unsigned bit, layer_sums *s)
 {
     memset(s, 0, sizeof *s);
     s->split_point = -1;
@@ -47,15 +35,10 @@ static void sum_layers(const wl_workload *wl, unsigned bit, int parts, layer_sum
         const wl_layer *l = &wl->layers[i];
         int split = (l->split_mask & bit) != 0;
         double t = l->fw_s + l->bw_s;
-        double act = holds_activations(l->type) ? (double)(l->x_elems + l->y_elems) : 0;
         if (split) {
             s->t_split_s += t;
             s->wu_split_s += l->wu_s;
             s->w_split += (double)l->w_elems;
-            s->act_split += act;
-            if (holds_activations(l->type))
-                s->act_split_part +=
-                    (double)(ceil_div(l->x_elems, parts) + ceil_div(l->y_elems, parts));
             if (i < wl->n_layers - 1) {
                 s->n_exchange++;
                 s->y_exchange += (double)l->y_elems;
@@ -65,7 +48,6 @@ static void sum_layers(const wl_workload *wl, unsigned bit, int parts, layer_sum
             s->t_rep_s += t;
             s->wu_rep_s += l->wu_s;
             s->w_rep += (double)l->w_elems;
-            s->act_rep += act;
         }
     }
 }
@@ -93,54 +75,13 @@ static an_link shared(an_link l, double flows)
 
 /* ------------------------------------------------------------------ terms */
 
-static const char *comm_keys[AN_COMM_COUNT] = {
-    "activation_allgather", "activation_allreduce", "halo_exchange", "split_point_gather",
-    "pipeline_sendrecv", "gradient_allreduce_group", "gradient_allreduce_across"};
-
-static const char *comm_labels[AN_COMM_COUNT] = {
-    "the activation allgather", "the activation allreduce", "the halo exchange",
-    "the split-point gather", "the pipeline sends and receives",
-    "the gradient allreduce inside the group",
-    "the gradient allreduce across data-parallel groups"};
-
-const char *an_comm_key(an_comm_kind kind)
-{
-    return kind < AN_COMM_COUNT ? comm_keys[kind] : "?";
-}
-
-const char *an_comm_label(an_comm_kind kind)
-{
-    return kind < AN_COMM_COUNT ? comm_labels[kind] : "?";
-}
-
 /* The model's comm_s is this very sum, so the terms add up to it to the last bit. */
 double an_terms_comm_s(const an_terms *terms)
 {
     double sum_s = 0.0;
-    for (int k = 0; k < AN_COMM_COUNT; k++)
+    for (int k = 0; k < HS_TERM_COUNT; k++)
         sum_s += terms->comm_s[k];
     return sum_s;
-}
-
-/* ------------------------------------------------------------------ memory */
-
-/* ParaDL's footprint 2*delta*(activations + weights), told apart: the factor 2 is each tensor
- * and its gradient, so the weights and their gradients are delta*w each and the activations
- * with their gradients 2*delta*act. The workload's optimizer state comes on top (k values per
- * weight). Scaling by powers of two is exact, so without optimizer state the parts add up to
- * exactly the model's 2*delta*(act + w). */
-static void memory_of(double act_elems, double w_elems, int optimizer_states, hs_memory *m)
-{
-    m->weights_bytes = AN_BYTES_PER_ELEM * w_elems;
-    m->gradients_bytes = AN_BYTES_PER_ELEM * w_elems;
-    m->activations_bytes = 2 * AN_BYTES_PER_ELEM * act_elems;
-    m->optimizer_state_bytes = optimizer_states * AN_BYTES_PER_ELEM * w_elems;
-}
-
-static double memory_total(const hs_memory *m)
-{
-    return m->weights_bytes + m->gradients_bytes + m->activations_bytes +
-           m->optimizer_state_bytes;
 }
 
 /* ------------------------------------------------------------------ the strategies */
@@ -148,16 +89,15 @@ static double memory_total(const hs_memory *m)
 /* Serial (p = 1) and data parallelism: each GPU runs B/p samples through the whole model,
  * then the gradients of all W weights are allreduced over the ring of all p GPUs. */
 static void model_data(const wl_workload *wl, const st_strategy *st, double batch,
-                       const an_links *ln, hs_times *it, an_terms *terms, hs_memory *mem)
+                       const an_links *ln, hs_times *it, an_terms *terms)
 {
     layer_sums s;
-    sum_layers(wl, 0, 1, &s);
+    sum_layers(wl, 0, &s);
     double b = batch / st->p;
     double w = s.w_split + s.w_rep;
     it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
-    terms->comm_s[AN_COMM_GRAD_ACROSS] = allreduce_s(st->p, w * AN_BYTES_PER_ELEM, ln->ring);
+    terms->comm_s[HS_TERM_GRAD_ACROSS] = allreduce_s(st->p, w * AN_BYTES_PER_ELEM, ln->ring);
     it->comm_s = an_terms_comm_s(terms);
-    memory_of(b * (double)(wl->x_total + wl->y_total), w, wl->optimizer_states, mem);
 }
 
 /* Filter and channel parallelism, and data+filter (filter is the p1 = 1 case): inside a group
@@ -169,11 +109,11 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
  * the weights it holds (its filter share plus the replicated layers) and the node's GPUs'
  * rings share its uplink. */
 static void model_filter(const wl_workload *wl, const st_strategy *st, double batch,
-                         const an_links *ln, hs_times *it, an_terms *terms, hs_memory *mem)
+                         const an_links *ln, hs_times *it, an_terms *terms)
 {
     layer_sums s;
     int p1 = st->p1, p2 = st->p2;
-    sum_layers(wl, st_split_bit(st->kind), p2, &s);
+    sum_layers(wl, st_split_bit(st->kind), &s);
     double b = batch / p1;
     double w_gpu = s.w_split / p2 + s.w_rep;
     it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s / p2 + s.wu_rep_s;
@@ -182,13 +122,12 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
     an_link per_layer = ln->group;
     per_layer.alpha_s *= s.n_exchange;
     if (s.n_exchange > 0) {
-        terms->comm_s[AN_COMM_ACT_ALLGATHER] = allgather_s(p2, y_bytes / p2, per_layer);
-        terms->comm_s[AN_COMM_ACT_ALLREDUCE] = allreduce_s(p2, y_bytes, per_layer);
+        terms->comm_s[HS_TERM_ACT_ALLGATHER] = allgather_s(p2, y_bytes / p2, per_layer);
+        terms->comm_s[HS_TERM_ACT_ALLREDUCE] = allreduce_s(p2, y_bytes, per_layer);
     }
-    terms->comm_s[AN_COMM_GRAD_ACROSS] = allreduce_s(p1, w_gpu * AN_BYTES_PER_ELEM,
+    terms->comm_s[HS_TERM_GRAD_ACROSS] = allreduce_s(p1, w_gpu * AN_BYTES_PER_ELEM,
                                                      shared(ln->across, ln->node_sharing));
     it->comm_s = an_terms_comm_s(terms);
-    memory_of(b * (double)(wl->x_total + wl->y_total), w_gpu, wl->optimizer_states, mem);
 }
 
 /* Halo exchange of the split layers with a kernel wider than one: each GPU swaps
@@ -219,35 +158,32 @@ static double halo_s(const wl_workload *wl, unsigned bit, double b, an_link l)
  * the weight gradients are allreduced inside the group, then (hybrid) among the groups over
  * the uplinks the node's GPUs share, both directions. Replicated layers run whole. */
 static void model_spatial(const wl_workload *wl, const st_strategy *st, double batch,
-                          const an_links *ln, hs_times *it, an_terms *terms, hs_memory *mem)
+                          const an_links *ln, hs_times *it, an_terms *terms)
 {
     layer_sums s;
     int p1 = st->p1, p2 = st->p2;
     unsigned bit = st_split_bit(st->kind);
-    sum_layers(wl, bit, p2, &s);
+    sum_layers(wl, bit, &s);
     double b = batch / p1;
     double w = s.w_split + s.w_rep;
     double y_split = s.split_point >= 0 ? (double)wl->layers[s.split_point].y_elems : 0;
     it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
     double sharing = 2.0 * ln->node_sharing;
     double *c = terms->comm_s;
-    c[AN_COMM_HALO] = p2 > 1 ? halo_s(wl, bit, b, shared(ln->staged, sharing)) : 0.0;
-    c[AN_COMM_SPLIT_GATHER] = 2 * allgather_s(p2, b * y_split * AN_BYTES_PER_ELEM / p2,
+    c[HS_TERM_HALO] = p2 > 1 ? halo_s(wl, bit, b, shared(ln->staged, sharing)) : 0.0;
+    c[HS_TERM_SPLIT_GATHER] = 2 * allgather_s(p2, b * y_split * AN_BYTES_PER_ELEM / p2,
                                               shared(ln->staged, 2.0));
-    c[AN_COMM_GRAD_GROUP] = allreduce_s(p2, w * AN_BYTES_PER_ELEM, ln->group);
-    c[AN_COMM_GRAD_ACROSS] = allreduce_s(p1, w * AN_BYTES_PER_ELEM, shared(ln->across, sharing));
+    c[HS_TERM_GRAD_GROUP] = allreduce_s(p2, w * AN_BYTES_PER_ELEM, ln->group);
+    c[HS_TERM_GRAD_ACROSS] = allreduce_s(p1, w * AN_BYTES_PER_ELEM, shared(ln->across, sharing));
     it->comm_s = an_terms_comm_s(terms);
-    memory_of(b * (s.act_split_part + s.act_rep), w, wl->optimizer_states, mem);
 }
 
 /* Pipeline parallelism, GPipe: GPU i runs stage i (st_pipeline_partition); the batch flows as
  * S micro-batches, so a step takes the slowest stage and the pipeline fills and drains in
  * p+S-1 steps; each boundary sends the stage's output forward and its gradient back,
- * 2(p+S-2) sends on the critical path, each as slow as the slowest boundary. Every stage keeps
- * the activations of all B samples until their backward pass. */
+ * 2(p+S-2) sends on the critical path, each as slow as the slowest boundary. */
 static int model_pipeline(const wl_workload *wl, const st_strategy *st, double batch,
-                          const an_links *ln, hs_times *it, an_terms *terms, hs_memory *mem,
-                          char *err)
+                          const an_links *ln, hs_times *it, an_terms *terms, char *err)
 {
     int p = st->p, segs = st->segments;
     if (ln->n_stage_links < p - 1)
@@ -261,29 +197,19 @@ static int model_pipeline(const wl_workload *wl, const st_strategy *st, double b
         free(first);
         return status;
     }
-    double max_fw = 0, max_bw = 0, max_wu = 0, max_send = 0, max_mem = 0;
+    double max_fw = 0, max_bw = 0, max_wu = 0, max_send = 0;
     double micro = batch / segs;
     for (int g = 0; g < p; g++) {
-        double fw = 0, bw = 0, wu = 0, act = 0, w = 0;
+        double fw = 0, bw = 0, wu = 0;
         for (int i = first[g]; i < first[g + 1]; i++) {
             const wl_layer *l = &wl->layers[i];
             fw += l->fw_s;
             bw += l->bw_s;
             wu += l->wu_s;
-            if (holds_activations(l->type))
-                act += batch * (double)(l->x_elems + l->y_elems);
-            w += (double)l->w_elems;
         }
         max_fw = fw > max_fw ? fw : max_fw;
         max_bw = bw > max_bw ? bw : max_bw;
         max_wu = wu > max_wu ? wu : max_wu;
-        /* The stage that needs the most memory sets the GPU's (whole numbers: exact sums). */
-        hs_memory stage;
-        memory_of(act, w, wl->optimizer_states, &stage);
-        if (g == 0 || memory_total(&stage) > max_mem) {
-            max_mem = memory_total(&stage);
-            *mem = stage;
-        }
         if (g < p - 1) {
             an_link l = ln->stage[g];
             double y = (double)wl->layers[first[g + 1] - 1].y_elems;
@@ -295,7 +221,7 @@ static int model_pipeline(const wl_workload *wl, const st_strategy *st, double b
     it->compute_s = micro * (p + segs - 1) * (max_fw + max_bw) + max_wu;
     /* p-1 of the p+S-1 steps are the fill and the drain: a stage's share of them is idle */
     terms->bubble_s = micro * (p - 1) * (max_fw + max_bw);
-    terms->comm_s[AN_COMM_PIPELINE] = p > 1 ? 2.0 * (p + segs - 2) * max_send : 0.0;
+    terms->comm_s[HS_TERM_PIPELINE] = p > 1 ? 2.0 * (p + segs - 2) * max_send : 0.0;
     it->comm_s = an_terms_comm_s(terms);
     return HS_OK;
 }
@@ -321,24 +247,23 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
     if (status != HS_OK)
         return status;
     hs_times *it = &est->iteration;
-    hs_memory *mem = &est->memory;
     double b = (double)batch;
     switch (st->kind) {
     case ST_SERIAL:
     case ST_DATA:
-        model_data(wl, st, b, links, it, terms, mem);
+        model_data(wl, st, b, links, it, terms);
         break;
     case ST_FILTER:
     case ST_CHANNEL:
     case ST_DATA_FILTER:
-        model_filter(wl, st, b, links, it, terms, mem);
+        model_filter(wl, st, b, links, it, terms);
         break;
     case ST_SPATIAL:
     case ST_DATA_SPATIAL:
-        model_spatial(wl, st, b, links, it, terms, mem);
+        model_spatial(wl, st, b, links, it, terms);
         break;
     case ST_PIPELINE:
-        status = model_pipeline(wl, st, b, links, it, terms, mem, err);
+        status = model_pipeline(wl, st, b, links, it, terms, err);
         if (status != HS_OK)
             return status;
         break;
@@ -350,9 +275,8 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
     it->exposed_comm_s = it->comm_s;
     it->total_s = it->compute_s + it->comm_s;
     hs_estimate_scale_epoch(est, wl->samples, batch);
-    est->memory_per_gpu_bytes = memory_total(mem);
-    est->fits_in_memory = est->memory_per_gpu_bytes <= gpu_memory_bytes;
-    return HS_OK;
+    /* Memory is the strategy's footprint, the same one the simulator reports. */
+    return fp_fill(wl, st, batch, gpu_memory_bytes, est, err);
 }
 
 int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
@@ -380,5 +304,20 @@ int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st
         return status;
     status = an_model_terms(wl, st, batch, &links, plat->gpu_memory_bytes, est, terms, err);
     an_links_free(&links);
+    return status;
+}
+
+int an_estimate_on(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
+                   int64_t batch, pl_kind placement, hs_estimate *est, an_terms *terms,
+                   char *err)
+{
+    memset(est, 0, sizeof *est);
+    int *gpu_of_rank = malloc((size_t)st->p * sizeof *gpu_of_rank);
+    if (!gpu_of_rank)
+        return hs_fail(err, HS_EINTERNAL, "out of memory placing %d ranks", st->p);
+    int status = pl_place(plat, placement, st->p, gpu_of_rank, err);
+    if (status == HS_OK)
+        status = an_estimate_terms(wl, plat, st, batch, gpu_of_rank, est, terms, err);
+    free(gpu_of_rank);
     return status;
 }

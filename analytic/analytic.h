@@ -7,13 +7,18 @@
  *
  * Two steps, so that the formulas can be checked by hand: an_links_load() asks the platform
  * for the latency and bandwidth of every group of GPUs the strategy makes talk, and an_model()
- * is then plain arithmetic on those numbers. an_estimate() does both. */
+ * is then plain arithmetic on those numbers. an_estimate() does both.
+ *
+ * Folder: analytic/ (this is its main header): the closed-form derivation, ParaDL's model (an_).
+ * May include workloads/ (and its strategy/ and common/) and platforms/; never sim/: the simulator
+ * is the other, independent derivation. */
 #ifndef ANALYTIC_H
 #define ANALYTIC_H
 
 #include <stdint.h>
 
 #include "estimate.h"
+#include "placement.h"
 #include "platform.h"
 #include "strategy.h"
 #include "workload.h"
@@ -28,26 +33,9 @@ int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strat
 int an_estimate_placed(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
                        int64_t batch, const int *gpu_of_rank, hs_estimate *est, char *err);
 
-/* What the model's communication is for, in the simulator's vocabulary (sim/ maps its tasks
- * onto these), so that `compare` can say which part of the two answers differs. In this order
- * they add up to the iteration's comm_s. */
-typedef enum {
-    AN_COMM_ACT_ALLGATHER, /* filter: layer outputs allgathered forward; channel: the input
-                            * gradients allgathered backward */
-    AN_COMM_ACT_ALLREDUCE, /* filter: input gradients allreduced backward; channel: the partial
-                            * outputs allreduced forward */
-    AN_COMM_HALO,          /* spatial: halo exchanges, forward and backward */
-    AN_COMM_SPLIT_GATHER,  /* spatial: the split point's allgather and gradient scatter */
-    AN_COMM_PIPELINE,      /* pipeline: the boundary sends and receives */
-    AN_COMM_GRAD_GROUP,    /* gradient allreduce inside a model-parallel group (spatial) */
-    AN_COMM_GRAD_ACROSS,   /* gradient allreduce among data-parallel replicas (data: all GPUs;
-                            * hybrids: across the groups) */
-    AN_COMM_COUNT
-} an_comm_kind;
-
 /* The model's iteration, told apart. */
 typedef struct {
-    double comm_s[AN_COMM_COUNT]; /* per an_comm_kind; summed in index order they give
+    double comm_s[HS_TERM_COUNT]; /* per hs_term; summed in index order they give
                                    * iteration.comm_s exactly (an_terms_comm_s) */
     double bubble_s;              /* pipeline: the part of iteration.compute_s a stage stands
                                    * idle while the pipeline fills and drains; 0 otherwise */
@@ -55,11 +43,6 @@ typedef struct {
 
 /* The sum of terms->comm_s in index order: the model's comm_s. */
 double an_terms_comm_s(const an_terms *terms);
-
-/* "gradient_allreduce_across" (JSON keys), and "gradient allreduce across data-parallel
- * groups" (sentences). */
-const char *an_comm_key(an_comm_kind kind);
-const char *an_comm_label(an_comm_kind kind);
 
 /* The alpha-beta cost of the messages of one collective. */
 typedef struct {
@@ -105,5 +88,11 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
 int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
                       int64_t batch, const int *gpu_of_rank, hs_estimate *est, an_terms *terms,
                       char *err);
+
+/* an_estimate_terms with the ranks where `placement` puts them on the platform (placement.h):
+ * what `analytic` and `compare` report. */
+int an_estimate_on(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
+                   int64_t batch, pl_kind placement, hs_estimate *est, an_terms *terms,
+                   char *err);
 
 #endif

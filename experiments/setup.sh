@@ -8,7 +8,7 @@ HS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HS_BUILD="${HS_BUILD:-$HS_ROOT/build}"
 export HS_ROOT HS_BUILD
 
-hs_packages=(build-essential cmake pkg-config libsimgrid-dev libxml2-dev libcmocka-dev gnuplot-nox time parallel python3)
+hs_packages=(build-essential cmake pkg-config libsimgrid-dev libxml2-dev libjson-c-dev libcmocka-dev gnuplot-nox time parallel python3)
 
 hs_missing_packages() {
     local missing=()

@@ -1,6 +1,8 @@
 /* placement.c: rank-to-GPU maps (placement.h). */
 #include "placement.h"
 
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *kind_names[PL_KIND_COUNT] = {"packed", "spread", "scatter"};
@@ -19,16 +21,81 @@ int pl_parse(const char *text, pl_kind *kind, char *err)
 
 const char *pl_kind_name(pl_kind kind) { return kind < PL_KIND_COUNT ? kind_names[kind] : "?"; }
 
-/* Node k of the job goes to rack k mod R, at the next free node of that rack. */
-static int spread_node(const plat_platform *plat, int job_node)
+int pl_racks(const plat_platform *plat)
 {
     int per_rack = plat->nodes_per_rack > 0 ? plat->nodes_per_rack : plat->n_nodes;
     int racks = plat->n_nodes / per_rack;
-    if (racks < 1)
-        racks = 1;
-    int rack = job_node % racks;
-    int slot = job_node / racks;
-    return rack * per_rack + slot;
+    return racks > 0 ? racks : 1;
+}
+
+int pl_rack_nodes(const plat_platform *plat)
+{
+    return plat->n_nodes / pl_racks(plat);
+}
+
+static bool node_free(const plat_platform *plat, const int *taken, int node)
+{
+    for (int g = 0; taken && g < plat->gpus_per_node; g++)
+        if (taken[node * plat->gpus_per_node + g])
+            return false;
+    return true;
+}
+
+/* Up to `need` free nodes, rack by rack, node by node. */
+static int claim_packed(const plat_platform *plat, const int *rack, int n_racks,
+                        const int *taken, int need, int *nodes)
+{
+    int per_rack = pl_rack_nodes(plat), got = 0;
+    for (int i = 0; i < n_racks && got < need; i++)
+        for (int c = 0; c < per_rack && got < need; c++)
+            if (node_free(plat, taken, rack[i] * per_rack + c))
+                nodes[got++] = rack[i] * per_rack + c;
+    return got;
+}
+
+/* Up to `need` free nodes, one from each rack in turn; cursor[i] = -1 once rack i has none. */
+static int claim_spread(const plat_platform *plat, const int *rack, int n_racks,
+                        const int *taken, int need, int *nodes, int *cursor)
+{
+    int per_rack = pl_rack_nodes(plat), got = 0;
+    for (int turn = 0, full = 0; got < need && full < n_racks; turn++) {
+        int i = turn % n_racks, base = rack[i] * per_rack;
+        if (cursor[i] < 0)
+            continue;
+        while (cursor[i] < per_rack && !node_free(plat, taken, base + cursor[i]))
+            cursor[i]++;
+        if (cursor[i] == per_rack) {
+            cursor[i] = -1;
+            full++;
+            continue;
+        }
+        nodes[got++] = base + cursor[i]++;
+    }
+    return got;
+}
+
+int pl_claim_nodes(const plat_platform *plat, pl_kind kind, const int *racks, int n_racks,
+                   const int *taken, int n_ranks, int *gpu_of_rank)
+{
+    int gpn = plat->gpus_per_node, need = (n_ranks + gpn - 1) / gpn;
+    if (!racks)
+        n_racks = pl_racks(plat);
+    int *rack = malloc((size_t)n_racks * sizeof *rack);
+    int *cursor = calloc((size_t)n_racks, sizeof *cursor);
+    int *nodes = malloc((size_t)(need ? need : 1) * sizeof *nodes);
+    int got = -1;
+    if (rack && cursor && nodes) {
+        for (int i = 0; i < n_racks; i++)
+            rack[i] = racks ? racks[i] : i;
+        got = kind == PL_SPREAD ? claim_spread(plat, rack, n_racks, taken, need, nodes, cursor)
+                                : claim_packed(plat, rack, n_racks, taken, need, nodes);
+        for (int r = 0; got == need && r < n_ranks; r++)
+            gpu_of_rank[r] = nodes[r / gpn] * gpn + r % gpn;
+    }
+    free(rack);
+    free(cursor);
+    free(nodes);
+    return got;
 }
 
 int pl_place(const plat_platform *plat, pl_kind kind, int n_ranks, int *gpu_of_rank, char *err)
@@ -36,21 +103,27 @@ int pl_place(const plat_platform *plat, pl_kind kind, int n_ranks, int *gpu_of_r
     if (n_ranks > plat->n_gpus)
         return hs_fail(err, HS_EINPUT, "-g %d: platform %s has only %d GPUs", n_ranks,
                        plat->name, plat->n_gpus);
-    int g = plat->gpus_per_node;
     if (kind == PL_SCATTER) {
         if (n_ranks > plat->n_nodes)
             return hs_fail(err, HS_EINPUT,
                            "-g %d with --placement scatter: platform %s has only %d nodes",
                            n_ranks, plat->name, plat->n_nodes);
         for (int r = 0; r < n_ranks; r++)
-            gpu_of_rank[r] = r * g;
+            gpu_of_rank[r] = r * plat->gpus_per_node;
         return HS_OK;
     }
-    for (int r = 0; r < n_ranks; r++) {
-        int node = r / g;
-        if (kind == PL_SPREAD)
-            node = spread_node(plat, node);
-        gpu_of_rank[r] = node * g + r % g;
+    if (kind == PL_PACKED) { /* node order: the same as pl_claim_nodes on whole racks */
+        for (int r = 0; r < n_ranks; r++)
+            gpu_of_rank[r] = r;
+        return HS_OK;
     }
+    int need = (n_ranks + plat->gpus_per_node - 1) / plat->gpus_per_node;
+    int got = pl_claim_nodes(plat, kind, NULL, 0, NULL, n_ranks, gpu_of_rank);
+    if (got < 0)
+        return hs_fail(err, HS_EINTERNAL, "out of memory placing %d ranks", n_ranks);
+    if (got < need) /* a machine whose nodes do not fill whole racks */
+        return hs_fail(err, HS_EINPUT, "-g %d with --placement %s: platform %s has only %d "
+                       "nodes in whole racks", n_ranks, pl_kind_name(kind), plat->name,
+                       got);
     return HS_OK;
 }

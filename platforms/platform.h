@@ -5,7 +5,12 @@
  * process's one SimGrid engine with hybridsim's network semantics (see platform.c) and loads the
  * file into it; routes are then SimGrid's own. The analytic model asks this module for the
  * latency and bandwidth between two GPUs, and the simulator runs on the same engine, so a
- * what-if change to the file reaches both. */
+ * what-if change to the file reaches both.
+ *
+ * Folder: platforms/ (this is its main header): the machine: platform files loaded (plat_) and
+ * checked (platcheck), written by the generator (platgen.h, pg_), and where a job's ranks sit on
+ * it (placement.h, pl_). The shipped platform files live beside the code. May include
+ * workloads/common/, SimGrid and libxml2. */
 #ifndef PLATFORM_H
 #define PLATFORM_H
 

@@ -22,6 +22,8 @@ typedef enum {
                                * non-blocking NVSwitch; every pair goes through it */
 } pg_nvlink_topology;
 
+#define PG_CUBE_MESH_GPUS 8 /* the DGX-1V's GPUs, the only size its cube mesh comes in */
+
 typedef struct {
     int nodes;                  /* nodes in the machine */
     int gpus_per_node;

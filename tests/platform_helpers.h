@@ -18,6 +18,7 @@
 #include <simgrid/mailbox.h>
 
 #include "platform.h"
+#include "platgen.h"
 
 /* One message from GPU src to GPU dst. */
 typedef struct {
@@ -128,6 +129,20 @@ static inline int spit_variant(const char *path, const char *text, const char *f
     int rc = spit(path, out);
     free(out);
     return rc == 0 ? line : -1;
+}
+
+/* A group fixture's work: write the generator's parameters to path first (params non-NULL),
+ * then load spec into *plat; 0, or -1 after printing why (CMocka then skips the group). */
+static inline int platform_fixture_load(const pg_params *params, const char *spec,
+                                        plat_platform *plat)
+{
+    char err[HS_ERR_LEN];
+    if ((params && pg_write_file(params, spec, err) != HS_OK) ||
+        plat_load(spec, plat, err) != HS_OK) {
+        print_error("%s\n", err);
+        return -1;
+    }
+    return 0;
 }
 
 #endif

@@ -63,28 +63,17 @@ static void check_rel(case_out *out, double actual, double expected, double tol,
           actual, expected);
 }
 
+static void record_load_failure(void *out, const char *err)
+{
+    check(out, 0, "plat_load: %s", err);
+}
+
 static void run_case(case_fn fn)
 {
-    int fd[2];
-    assert_int_equal(pipe(fd), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(fd[0]);
-        static case_out out;
-        char err[HS_ERR_LEN];
-        plat_platform plat;
-        if (plat_load("abci", &plat, err) != HS_OK)
-            check(&out, 0, "plat_load: %s", err);
-        else
-            fn(&plat, &out);
-        ssize_t w = write(fd[1], &out, sizeof out);
-        _exit(w == (ssize_t)sizeof out ? 0 : 3);
-    }
-    close(fd[1]);
     case_out out;
-    child_result_collect(fd[0], pid, &out, sizeof out);
+    memset(&out, 0, sizeof out);
+    child_result_run("abci", (void (*)(const plat_platform *, void *))fn, record_load_failure,
+                     &out, sizeof out);
     if (out.failed)
         fail_msg("%s", out.msg);
 }

@@ -30,25 +30,9 @@ static plat_platform plat;
 
 /* ---------------------------------------------------------------- helpers */
 
-static int write_and_load(const char *path)
-{
-    char err[HS_ERR_LEN];
-    if (pg_write_file(&P, path, err) != HS_OK || plat_load(path, &plat, err) != HS_OK) {
-        print_error("%s\n", err);
-        return -1;
-    }
-    return 0;
-}
+static int write_and_load(const char *path) { return platform_fixture_load(&P, path, &plat); }
 
-static int load_shipped(const char *name)
-{
-    char err[HS_ERR_LEN];
-    if (plat_load(name, &plat, err) != HS_OK) {
-        print_error("%s\n", err);
-        return -1;
-    }
-    return 0;
-}
+static int load_shipped(const char *name) { return platform_fixture_load(NULL, name, &plat); }
 
 static int unload(void **state)
 {

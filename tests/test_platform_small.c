@@ -27,7 +27,6 @@ static plat_platform plat;
 static int setup(void **state)
 {
     (void)state;
-    char err[HS_ERR_LEN];
     pg_abci(&P);
     P.nodes = 8;
     P.gpus_per_node = 2;
@@ -51,11 +50,7 @@ static int setup(void **state)
     P.leaf_oversub = 2;
     P.rack_oversub = 8;
     P.staging_latency_s = 1e-3;
-    if (pg_write_file(&P, PATH, err) != HS_OK || plat_load(PATH, &plat, err) != HS_OK) {
-        print_error("%s\n", err);
-        return -1;
-    }
-    return 0;
+    return platform_fixture_load(&P, PATH, &plat);
 }
 
 static int teardown(void **state)

@@ -5,7 +5,12 @@
  * one sample's forward+backward takes on a named device, spread over the layers. Workloads are
  * loaded from hybridsim's XML format (workloads/workload.dtd, documented in the README) or
  * from the ParaDL oracle's `.net` / `.net_sc` files; a ParaDL `.lc` layer file can then mark
- * which layers model parallelism splits. */
+ * which layers model parallelism splits.
+ *
+ * Folder: workloads/ (this is its main header): what is trained and how it is split: the CNNs
+ * (this module, wl_; the shipped *.xml beside their DTD), strategies and memory (strategy/), and
+ * the vocabulary every module shares (common/). The bottom of the tree: may include only its own
+ * subfolders, libxml2 and the C library; every other folder may include it. */
 #ifndef WORKLOAD_H
 #define WORKLOAD_H
 

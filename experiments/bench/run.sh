@@ -8,9 +8,7 @@ root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 shift || true
 sizes=${*:-64 256 1024 4096}
-cc -O2 -std=c11 -Wall -Wextra -I"$root/workloads" -I"$root/platforms" -I"$root/sim" \
-   "$here/eng_bench.c" "$build/libhybridsim_core.a" \
-   $(pkg-config --libs simgrid libxml-2.0) -lm -o "$build/eng_bench"
+cmake --build "$build" --target eng_bench >/dev/null
 out=$here/results.csv
 echo "ranks,fidelity,makespan_s,messages,bytes,engine_wall_s,process_wall_s,peak_rss_mb" > "$out"
 for fid in flow step; do

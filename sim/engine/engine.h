@@ -12,7 +12,10 @@
  * GPUDirect): it pays the platform's staging_latency_s, and between two GPUs of a node whose
  * host memory the platform declares (plat_host_memory) it crosses the sender's PCIe link into
  * it and the receiver's out of it, both copies at once, instead of NVLink; it is delivered
- * when both copies are done. */
+ * when both copies are done.
+ *
+ * Folder: sim/engine/ (this is its main header): task graphs run on SimGrid (eng_). May include
+ * sim/expand, platforms/, workloads/common/ and SimGrid; never analytic/. */
 #ifndef ENGINE_H
 #define ENGINE_H
 

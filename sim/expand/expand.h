@@ -16,7 +16,11 @@
  *                           for the kernel that wrote its buffer, a kernel for the message that
  *                           brings its input), so e.g. a weight-gradient kernel runs while the
  *                           input gradient is being reduced, and pipeline sends do not hold the
- *                           next micro-batch back. */
+ *                           next micro-batch back.
+ *
+ * Folder: sim/expand/ (this is its main header): strategy -> per-rank task graphs (ex_), and the
+ * task graph itself (taskgraph.h, tg_), which the engine runs and the observers read. May include
+ * workloads/ (strategy/, common/); never analytic/ nor SimGrid. */
 #ifndef EXPAND_H
 #define EXPAND_H
 

@@ -71,3 +71,31 @@ const char *tg_phase_name(tg_phase phase)
                                                 "update", "gradient"};
     return phase < TG_PHASE_COUNT ? names[phase] : "?";
 }
+
+int tg_append(tg_graph *all, const tg_graph *g, int rank_offset, char *err)
+{
+    int group_offset = all->n_groups;
+    for (int gi = 0; gi < g->n_groups; gi++) {
+        const tg_group *gr = &g->groups[gi];
+        int *ranks = malloc((size_t)(gr->n ? gr->n : 1) * sizeof *ranks);
+        if (!ranks)
+            return hs_fail(err, HS_EINTERNAL, "out of memory merging groups");
+        for (int i = 0; i < gr->n; i++)
+            ranks[i] = gr->ranks[i] + rank_offset;
+        int added = tg_add_group(all, ranks, gr->n);
+        free(ranks);
+        if (added < 0)
+            return hs_fail(err, HS_EINTERNAL, "out of memory merging groups");
+    }
+    for (int r = 0; r < g->n_ranks; r++)
+        for (int i = 0; i < g->ranks[r].n_tasks; i++) {
+            tg_task t = g->ranks[r].tasks[i];
+            if (t.op == TG_SEND || t.op == TG_RECV)
+                t.peer += rank_offset;  /* a rank */
+            else if (t.op != TG_EXEC)
+                t.peer += group_offset; /* every other communication task names a group */
+            if (tg_add(all, rank_offset + r, t) < 0)
+                return hs_fail(err, HS_EINTERNAL, "out of memory merging tasks");
+        }
+    return HS_OK;
+}

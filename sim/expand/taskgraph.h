@@ -93,6 +93,10 @@ int tg_add(tg_graph *g, int rank, tg_task task);
 /* Register a group (the ranks are copied); returns its index, or -1 on allocation failure. */
 int tg_add_group(tg_graph *g, const int *ranks, int n);
 
+/* Append g's groups and tasks to all, g's rank r becoming all's rank rank_offset + r (all must
+ * have those ranks): several jobs' graphs in one run. HS_EINTERNAL when out of memory. */
+int tg_append(tg_graph *all, const tg_graph *g, int rank_offset, char *err);
+
 /* The stream a task runs on: 0 compute (TG_EXEC), 1 communication (everything else). */
 static inline int tg_stream(const tg_task *t) { return t->op == TG_EXEC ? 0 : 1; }
 

@@ -26,7 +26,10 @@
  *
  * --baseline also simulates each job alone on the same GPUs (no other job, no background), in
  * forked child processes since SimGrid allows one engine per process, and reports alone vs
- * shared. */
+ * shared.
+ *
+ * Folder: sim/fabric/ (this is its main header): several jobs on one machine (fb_; fabric_int.h
+ * lists the files). May include sim/run, sim/report and what they include; never analytic/. */
 #ifndef FABRIC_H
 #define FABRIC_H
 

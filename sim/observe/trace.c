@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_json.h"
+
 #define TR_BUFFER_BYTES (1 << 20)
 
 struct tr_writer {
@@ -29,64 +31,36 @@ struct tr_writer {
 
 /* ---------------------------------------------------------------- GPU lists */
 
-/* One item of a list: "N" or "N-M", whole non-negative numbers. Returns 0 or -1. */
-static int parse_item(const char *text, size_t len, int range[2])
-{
-    char buf[32];
-    if (len == 0 || len >= sizeof buf)
-        return -1;
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    char *dash = strchr(buf, '-');
-    if (dash)
-        *dash = '\0';
-    const char *parts[2] = {buf, dash ? dash + 1 : buf};
-    for (int i = 0; i < 2; i++) {
-        char *end = NULL;
-        if (parts[i][0] < '0' || parts[i][0] > '9')
-            return -1;
-        errno = 0;
-        long v = strtol(parts[i], &end, 10);
-        if (errno || *end || v > INT_MAX)
-            return -1;
-        range[i] = (int)v;
-    }
-    return 0;
-}
-
 int tr_parse_gpus(const char *text, tr_gpu_set *set, char *err)
 {
-    memset(set, 0, sizeof *set);
-    int n = 1;
-    for (const char *c = text; *c; c++)
-        n += *c == ',';
-    set->range = malloc((size_t)n * sizeof *set->range);
-    if (!set->range)
-        return hs_fail(err, HS_EINTERNAL, "--trace-gpus: out of memory for %d items", n);
-    const char *item = text;
-    for (int i = 0; i < n; i++) {
-        const char *comma = strchr(item, ',');
-        size_t len = comma ? (size_t)(comma - item) : strlen(item);
-        int *r = set->range[i];
-        bool parsed = parse_item(item, len, r) == 0;
-        if (!parsed || r[0] > r[1]) {
-            int shown = len > 40 ? 40 : (int)len;
-            bool bad_order = parsed;
-            tr_gpus_free(set);
-            return hs_fail(err, HS_EINPUT, "--trace-gpus: '%.*s' is not %s (expected GPU "
-                           "numbers and ranges such as 0-7,64,128-131)", shown, item,
-                           bad_order ? "a range from low to high" : "a GPU number or range");
+    const char *bad = text;
+    size_t len = 0;
+    hs_ranges_status status = hs_parse_ranges(text, ',', set, &bad, &len);
+    /* a GPU number is an int: anything larger is no GPU number at all */
+    for (int i = 0; status == HS_RANGES_OK && i < set->n; i++)
+        if (set->range[i][1] > INT_MAX) {
+            status = HS_RANGES_SYNTAX;
+            bad = text; /* the list's items are not kept: name the whole text */
+            len = strlen(text);
         }
-        set->n++;
-        item = comma ? comma + 1 : item + len;
+    if (status == HS_RANGES_NO_MEMORY) {
+        hs_ranges_free(set);
+        return hs_fail(err, HS_EINTERNAL, "--trace-gpus: out of memory");
+    }
+    if (status != HS_RANGES_OK) {
+        int shown = len > 40 ? 40 : (int)len;
+        hs_ranges_free(set);
+        return hs_fail(err, HS_EINPUT, "--trace-gpus: '%.*s' is not %s (expected GPU numbers "
+                       "and ranges such as 0-7,64,128-131)", shown, bad,
+                       status == HS_RANGES_REVERSED ? "a range from low to high"
+                                                    : "a GPU number or range");
     }
     return HS_OK;
 }
 
 void tr_gpus_free(tr_gpu_set *set)
 {
-    free(set->range);
-    memset(set, 0, sizeof *set);
+    hs_ranges_free(set);
 }
 
 bool tr_gpus_has(const tr_gpu_set *set, int gpu)
@@ -110,10 +84,10 @@ int tr_gpus_check(const tr_gpu_set *set, const int *gpu_of_rank, int n_ranks, in
     for (int i = 0; i < set->n && status == HS_OK; i++) {
         if (set->range[i][1] >= n_gpus) {
             status = hs_fail(err, HS_EINPUT, "--trace-gpus: GPU %d does not exist (the platform "
-                             "has GPUs 0-%d)", set->range[i][1], n_gpus - 1);
+                             "has GPUs 0-%d)", (int)set->range[i][1], n_gpus - 1);
             break;
         }
-        for (int gpu = set->range[i][0]; gpu <= set->range[i][1]; gpu++)
+        for (int gpu = (int)set->range[i][0]; gpu <= set->range[i][1]; gpu++)
             if (!used[gpu]) {
                 status = hs_fail(err, HS_EINPUT, "--trace-gpus: GPU %d runs no rank of this "
                                  "run (%d ranks; rank r is on GPU r with --placement packed)",
@@ -130,21 +104,6 @@ int tr_gpus_check(const tr_gpu_set *set, const int *gpu_of_rank, int n_ranks, in
 /* Ids from 1 (Perfetto's pid and tid 0 are the kernel's); a GPU's streams side by side. */
 static int node_pid(int node) { return node + 1; }
 static int stream_tid(int gpu, int stream) { return 2 * gpu + 1 + stream; }
-
-static void put_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
 
 /* Start one event: the separator from the previous one. */
 static void begin_event(tr_writer *w)
@@ -189,7 +148,7 @@ static void put_metadata(tr_writer *w, const char *what, int pid, int tid, const
     if (tid >= 0)
         fprintf(w->out, ", \"tid\": %d", tid);
     fputs(", \"args\": {\"name\": ", w->out);
-    put_string(w->out, name);
+    hs_json_string(w->out, name);
     fputs("}}", w->out);
 }
 
@@ -232,7 +191,7 @@ static void put_task_name(FILE *out, const tg_task *t, const wl_workload *wl)
         snprintf(name, sizeof name, "%s %s", layer ? layer : "(no layer)", phase);
     else
         snprintf(name, sizeof name, "%s %s", tg_op_name((tg_op)t->op), layer ? layer : phase);
-    put_string(out, name);
+    hs_json_string(out, name);
 }
 
 static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gpu, int i)
@@ -303,7 +262,7 @@ void tr_write_counter(tr_writer *w, const char *name, double t_s, double value)
     }
     begin_event(w);
     fputs("{\"name\": ", w->out);
-    put_string(w->out, name);
+    hs_json_string(w->out, name);
     fprintf(w->out, ", \"ph\": \"C\", \"pid\": %d, \"ts\": %.3f, \"args\": {\"utilisation\": "
             "%.9g}}", w->network_pid, t_s * 1e6, value);
 }

@@ -19,14 +19,13 @@
 
 #include "engine.h"
 #include "hs_error.h"
+#include "hs_parse.h"
 #include "taskgraph.h"
 #include "workload.h"
 
-/* The GPUs to keep (--trace-gpus "0-7,64,128-131"): inclusive ranges of platform GPU indices. */
-typedef struct {
-    int n;            /* ranges */
-    int (*range)[2];  /* [first, last] of each, as written */
-} tr_gpu_set;
+/* The GPUs to keep (--trace-gpus "0-7,64,128-131"): inclusive ranges of platform GPU indices,
+ * as written. */
+typedef hs_ranges tr_gpu_set;
 
 /* Parse a GPU list; HS_EINPUT naming the flag and the bad item otherwise. Free with
  * tr_gpus_free. */

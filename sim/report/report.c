@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_json.h"
+
 static void print_shape(FILE *out, const rp_run *run)
 {
     const st_strategy *st = &run->strategy;
@@ -109,7 +111,6 @@ static void print_json_cells(FILE *out, const bd_cell *row)
                 row[p].comm_s, row[p].exposed_comm_s);
 }
 
-static void print_json_string(FILE *out, const char *s);
 
 /* "layers_rank", "layers" (every layer, in order) and "whole_model" (no single layer's). */
 static void print_json_layers(FILE *out, const bd_breakdown *bd)
@@ -117,9 +118,9 @@ static void print_json_layers(FILE *out, const bd_breakdown *bd)
     fprintf(out, ", \"layers_rank\": %d, \"layers\": [", bd->rank);
     for (int l = 0; l < bd->n_layers; l++) {
         fprintf(out, "%s{\"index\": %d, \"name\": ", l ? ", " : "", l);
-        print_json_string(out, bd->layer_info[l].name);
+        hs_json_string(out, bd->layer_info[l].name);
         fprintf(out, ", \"type\": ");
-        print_json_string(out, wl_type_name(bd->layer_info[l].type));
+        hs_json_string(out, wl_type_name(bd->layer_info[l].type));
         fprintf(out, ", \"time_s\": %.17g, ", bd_layer_time_s(bd, l));
         print_json_cells(out, bd->layers[l]);
         fputc('}', out);
@@ -129,13 +130,19 @@ static void print_json_layers(FILE *out, const bd_breakdown *bd)
     fputc('}', out);
 }
 
-void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est)
+/* A table's first lines: what ran, the iterations, the column names. */
+static void print_head(FILE *out, const char *mode, const rp_run *run, int64_t iterations)
 {
-    fprintf(out, "hybridsim %s: ", run->mode);
+    fprintf(out, "hybridsim %s: ", mode);
     print_shape(out, run);
-    fprintf(out, "  iterations per epoch: %lld\n", (long long)est->iterations_per_epoch);
+    fprintf(out, "  iterations per epoch: %lld\n", (long long)iterations);
     fprintf(out, "  %-22s %12s %12s %12s %12s\n", "seconds", "compute", "comm", "exposed comm",
             "total");
+}
+
+void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est)
+{
+    print_head(out, run->mode, run, est->iterations_per_epoch);
     print_times_row(out, "per iteration", &est->iteration);
     print_times_row(out, "per epoch", &est->epoch);
     print_memory(out, run, est);
@@ -168,30 +175,17 @@ static void print_json_times(FILE *out, const hs_times *t, int with_exposed)
     fprintf(out, "\"total_s\": %.17g}", t->total_s);
 }
 
-/* Strings here come from file names and fixed tables; escape the two JSON metacharacters anyway. */
-static void print_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', out);
-        if ((unsigned char)*s >= 0x20)
-            fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
 {
     const st_strategy *st = &run->strategy;
     fprintf(out, "{\"mode\": ");
-    print_json_string(out, run->mode);
+    hs_json_string(out, run->mode);
     fprintf(out, ", \"workload\": ");
-    print_json_string(out, run->workload);
+    hs_json_string(out, run->workload);
     fprintf(out, ", \"platform\": ");
-    print_json_string(out, run->platform);
+    hs_json_string(out, run->platform);
     fprintf(out, ", \"strategy\": ");
-    print_json_string(out, st_kind_name(st->kind));
+    hs_json_string(out, st_kind_name(st->kind));
     fprintf(out, ", \"gpus\": %d, \"p1\": %d, \"p2\": %d, \"batch\": %lld", st->p, st->p1, st->p2,
             (long long)run->batch);
     if (st->kind == ST_PIPELINE)
@@ -256,7 +250,7 @@ static void print_json_terms(FILE *out, const rp_difference *diff)
     for (int i = 0; i < diff->n_terms; i++) {
         const rp_term *t = &diff->terms[i];
         fprintf(out, "%s", i ? ", " : "");
-        print_json_string(out, t->key);
+        hs_json_string(out, t->key);
         fprintf(out, ": {\"analytic_s\": %.17g, \"simulated_s\": %.17g", t->analytic_s,
                 t->simulated_s);
         if (t->is_comm)
@@ -273,7 +267,7 @@ static void print_json_link_waiting(FILE *out, const lk_stats *links)
     fprintf(out, ", \"link_waiting_by_kind\": {");
     for (int k = 0; k < LK_KIND_COUNT; k++) {
         fprintf(out, "%s", k ? ", " : "");
-        print_json_string(out, lk_kind_name((lk_kind)k));
+        hs_json_string(out, lk_kind_name((lk_kind)k));
         fprintf(out, ": %.17g", links->waiting_by_kind_s[k]);
     }
     fprintf(out, "}, \"link_waiting_share\": %.17g", links->all.congestion_share);
@@ -282,11 +276,7 @@ static void print_json_link_waiting(FILE *out, const lk_stats *links)
 void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *analytic,
                             const hs_estimate *simulated, const rp_difference *diff)
 {
-    fprintf(out, "hybridsim compare: ");
-    print_shape(out, run);
-    fprintf(out, "  iterations per epoch: %lld\n", (long long)analytic->iterations_per_epoch);
-    fprintf(out, "  %-22s %12s %12s %12s %12s\n", "seconds", "compute", "comm", "exposed comm",
-            "total");
+    print_head(out, "compare", run, analytic->iterations_per_epoch);
     print_times_row(out, "iteration, analytic", &analytic->iteration);
     print_times_row(out, "iteration, simulated", &simulated->iteration);
     print_times_row(out, "epoch, analytic", &analytic->epoch);
@@ -322,7 +312,7 @@ void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *anal
     fprintf(out, ", \"agreement\": %.17g", rp_agreement(analytic, simulated));
     if (diff && diff->text && *diff->text) {
         fprintf(out, ", \"difference\": ");
-        print_json_string(out, diff->text);
+        hs_json_string(out, diff->text);
     }
     if (diff)
         print_json_terms(out, diff);

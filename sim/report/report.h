@@ -1,4 +1,8 @@
-/* report.h: prints an estimate as a readable table, one CSV-like row, or the JSON of DESIGN.md. */
+/* report.h: prints an estimate as a readable table, one CSV-like row, or the JSON of DESIGN.md.
+ *
+ * Folder: sim/report/ (this is its main header): estimates printed as tables, rows and JSON (rp_).
+ * May include sim/observe (for the per-layer and link summaries it prints), workloads/; never
+ * analytic/ (compare hands it the model's parts already computed). */
 #ifndef REPORT_H
 #define REPORT_H
 

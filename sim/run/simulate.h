@@ -1,17 +1,16 @@
 /* simulate.h: one simulated run, from (workload, platform, strategy, batch) to an estimate.
  *
- * Expands the strategy into task graphs, places the ranks, runs the engine, and reads the
- * iteration off the rank that finished last (the critical rank): its compute busy time, its
- * communication busy time, the time its compute stream waited for communication, and the
- * makespan. One run per process (SimGrid). */
+ * Expands the strategy into task graphs, places the ranks, runs the engine (with, on request,
+ * the link statistics and a trace), and reads the iteration off the rank that finished last
+ * (critical.h). Memory is the strategy's footprint (footprint.h), the same the analytic model
+ * reports. One run per process (SimGrid). */
 #ifndef SIMULATE_H
 #define SIMULATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analytic.h"
-#include "breakdown.h"
+#include "critical.h"
 #include "engine.h"
 #include "estimate.h"
 #include "links.h"
@@ -23,7 +22,7 @@
 
 typedef struct {
     eng_fidelity fidelity; /* --collectives flow|step */
-    pl_kind placement;     /* --placement packed|spread */
+    pl_kind placement;     /* --placement packed|spread|scatter */
     bool overlap;          /* --overlap: tasks in data order (ex_options.overlap), else the
                             * blocking order the analytic model assumes */
     const char *trace_path;        /* --trace: Chrome trace file to write, NULL: none */
@@ -34,31 +33,34 @@ typedef struct {
                             * the busiest links out of the trace */
 } sm_options;
 
-/* What the simulation adds to the estimate, for `compare` to explain differences. */
-typedef struct {
-    int critical_rank;            /* the rank that finished last */
-    double comm_by_op_s[TG_OP_COUNT]; /* the critical rank's communication time per operation */
-    long messages;                /* point-to-point messages simulated */
-    double bytes_sent;
-    bd_breakdown layers;          /* the critical rank per layer and phase */
-    /* The critical rank's communication per analytic term (an_comm_kind), so that compare can
-     * set each beside the model's. A task's waiting is the part before every rank it
-     * exchanges with had started the matching task (the k-th collective on the group, the k-th
-     * message of the pair): time lost to other ranks being late (pipeline bubbles, imbalance),
-     * not to the transfer. */
-    double term_comm_s[AN_COMM_COUNT];    /* its tasks, start to end */
-    double term_exposed_s[AN_COMM_COUNT]; /* the part during which no kernel of the rank ran */
-    double term_waiting_s[AN_COMM_COUNT]; /* the part of the exposed time spent waiting */
-} sm_details;
-
-/* Free what sm_run put in *details (the per-layer breakdown). */
-void sm_details_free(sm_details *details);
-
-/* Simulate one configuration into *est. With details, also what the critical rank did (free
- * with sm_details_free); with opt->trace_path, also the trace file (trace.h): HS_EINPUT before
- * anything runs if --trace-gpus names a GPU the run does not use or the file cannot be made. */
+/* Simulate one configuration into *est (times and memory). With details, also what the
+ * critical rank did (free with cr_details_free); with opt->trace_path, also the trace file
+ * (trace.h): HS_EINPUT before anything runs if --trace-gpus names a GPU the run does not use
+ * or the file cannot be made. */
 int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-           int64_t batch, const sm_options *opt, hs_estimate *est, sm_details *details,
+           int64_t batch, const sm_options *opt, hs_estimate *est, cr_details *details,
            char *err);
+
+/* The engine's options for a run at this fidelity. Kernel durations are the workload's
+ * measured seconds on its calibration device, whatever the platform's GPU, as in the analytic
+ * model, so that both answer the same question (a platform of another GPU generation would need
+ * a calibration for that device, not a peak-FLOP ratio). */
+eng_options sm_engine_options(eng_fidelity fidelity, bool record_tasks);
+
+/* How an engine run is watched: with links non-NULL the link statistics are collected around
+ * it, messages from GPU gpu_of_rank[r] counted for job job_of_rank[r] (NULL: all job 0) of
+ * n_jobs; before_run (if set) is called once the collector exists (NULL when there is none)
+ * and before the engine starts, to add actors of its own (fabric's background flows). */
+typedef struct {
+    lk_stats *links;
+    int n_jobs;
+    const int *job_of_rank;
+    int (*before_run)(void *ctx, lk_collector *col, char *err);
+    void *ctx;
+} sm_watch;
+
+/* eng_run with the watch (NULL: none). The collector is ended even when the run fails. */
+int sm_engine_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,
+                  const eng_options *opt, const sm_watch *watch, eng_result *res, char *err);
 
 #endif

@@ -8,7 +8,12 @@
  * agreement, the run's wall time, its status and error message. Rows are appended whole as runs
  * finish, so an interrupted sweep resumes where it stopped; a finished sweep's CSV is in
  * configuration order. --emit writes the runs as a GNU parallel job list or a Slurm job array
- * instead, and --merge gathers what those jobs wrote into the same CSV. */
+ * instead, and --merge gathers what those jobs wrote into the same CSV.
+ *
+ * Folder: sim/sweep/ (this is its main header): many runs, each in a process of its own, into one
+ * CSV (sw_; sweep_int.h lists the files). May include workloads/, platforms/ (to read a platform
+ * file's head, never to load it), json-c; it runs hybridsim itself rather than calling the
+ * derivations. */
 #ifndef SWEEP_H
 #define SWEEP_H
 

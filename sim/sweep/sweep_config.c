@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "hs_error.h"
+#include "hs_parse.h"
 
 /* A key of the sweep file, which is also a long flag. */
 typedef struct {
@@ -338,10 +339,8 @@ static int emit_flag(int argc, char **argv, sw_cmdline *cl, char *err)
 
 static int stop_after_flag(sw_cmdline *cl, char *err)
 {
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(optarg, &end, 10);
-    if (errno || end == optarg || *end || v < 0 || v > INT_MAX)
+    int64_t v = 0;
+    if (hs_parse_whole(optarg, (size_t)-1, 0, INT_MAX, &v) != HS_NUM_OK)
         return hs_fail(err, HS_EINPUT, "--stop-after: '%s' is not a whole number >= 0", optarg);
     cl->stop_after = (int)v;
     return HS_OK;

@@ -5,7 +5,7 @@
  *   sweep_config.c  the sweep file and the flags -> lists of values (sw_spec, sw_cmdline)
  *   sweep_plan.c    the lists checked -> the configurations in order (sw_plan)
  *   sweep_run.c     the process pool: one child per configuration, timeouts, signals, progress
- *   sweep_json.c    a child's JSON output, flattened to dotted names
+ *   sweep_json.c    a child's JSON output, read with json-c
  *   sweep_csv.c     the CSV: its columns, reading it back, resuming, atomic writes
  *   sweep_emit.c    --emit parallel|slurm and --merge
  *   sweep_mem.c     memory and text: the string arena, growing arrays, a text buffer
@@ -153,24 +153,21 @@ int sw_plan_make(const sw_spec *spec, bool need_output, sw_plan *plan, sw_arena 
 void sw_plan_free(sw_plan *plan);
 
 /* ------------------------------------------------------------------------------------------ */
-/* JSON (sweep_json.c): hybridsim's own output, flattened to "analytic.iteration.total_s" ->
- * "0.25". Numbers are kept as the text the child printed (%.17g), so the CSV holds exactly what
- * it computed. */
+/* JSON (sweep_json.c): a run's own --json output, read with json-c, its members found by dotted
+ * path ("analytic.iteration.total_s"). Numbers come back as the text the child printed (%.17g),
+ * so the CSV holds exactly what it computed. */
 
 typedef struct {
-    const char *path;  /* dotted member names */
-    const char *value; /* number or true/false/null as printed; a string unescaped */
-} sw_jfield;
-
-typedef struct {
-    sw_jfield *f; /* in document order; array elements are not kept */
-    int n, cap;   /* fields used, fields allocated */
+    struct json_object *root; /* the parsed document (json-c) */
+    const char *prefix;       /* "analytic" or "simulate" for a single estimate's output, so
+                               * that every mode reads as compare's {"analytic": {...}, ...};
+                               * "" for compare */
 } sw_json;
 
-/* Parse a run's output into j (strings in `a`); `prefix` names a single estimate's side
- * ("analytic") so that every mode reads as compare's {"analytic": {...}, "simulate": {...}}. */
-bool sw_json_parse(const char *text, const char *prefix, sw_json *j, sw_arena *a);
-const char *sw_json_get(const sw_json *j, const char *path); /* NULL if absent */
+/* Parse a run's output into j; false if it is not one JSON object. */
+bool sw_json_parse(const char *text, const char *prefix, sw_json *j);
+/* The scalar at the dotted path as printed, NULL if absent (valid until sw_json_free). */
+const char *sw_json_get(const sw_json *j, const char *path);
 void sw_json_free(sw_json *j);
 
 /* ------------------------------------------------------------------------------------------ */

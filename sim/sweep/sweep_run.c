@@ -286,7 +286,7 @@ static char *run_message(char *text, sw_arena *a)
 static void read_output(sw_outcome *o, const char *out, const char *mode, sw_json *json,
                         sw_arena *a)
 {
-    if (!sw_json_parse(out, strcmp(mode, "compare") == 0 ? "" : mode, json, a)) {
+    if (!sw_json_parse(out, strcmp(mode, "compare") == 0 ? "" : mode, json)) {
         o->message = "the run printed no readable JSON";
         return;
     }

@@ -1,4 +1,5 @@
-/* estimate.c: the epoch rule shared by the analytic model and the simulator (estimate.h). */
+/* estimate.c: the epoch rule and the names of the communication terms, shared by the analytic
+ * model and the simulator (estimate.h). */
 #include "estimate.h"
 
 void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch)
@@ -16,4 +17,24 @@ void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch)
     if (idle_s < 0)
         idle_s = 0;
     est->epoch.total_s = est->epoch.compute_s + est->epoch.exposed_comm_s + idle_s * fraction;
+}
+
+static const char *term_keys[HS_TERM_COUNT] = {
+    "activation_allgather", "activation_allreduce", "halo_exchange", "split_point_gather",
+    "pipeline_sendrecv", "gradient_allreduce_group", "gradient_allreduce_across"};
+
+static const char *term_labels[HS_TERM_COUNT] = {
+    "the activation allgather", "the activation allreduce", "the halo exchange",
+    "the split-point gather", "the pipeline sends and receives",
+    "the gradient allreduce inside the group",
+    "the gradient allreduce across data-parallel groups"};
+
+const char *hs_term_key(hs_term term)
+{
+    return term < HS_TERM_COUNT ? term_keys[term] : "?";
+}
+
+const char *hs_term_label(hs_term term)
+{
+    return term < HS_TERM_COUNT ? term_labels[term] : "?";
 }

@@ -1,7 +1,9 @@
 /* estimate.h: the answer hybridsim gives, whichever way it was derived.
  *
  * The analytic model and the simulator both fill an hs_estimate, so the command line prints,
- * compares and serialises them the same way (the JSON schema of DESIGN.md). */
+ * compares and serialises them the same way (the JSON schema of DESIGN.md); and both tell their
+ * communication apart by what it is for (hs_term), so that `compare` can set each part of one
+ * answer beside the same part of the other. */
 #ifndef ESTIMATE_H
 #define ESTIMATE_H
 
@@ -33,6 +35,27 @@ typedef struct {
     hs_memory memory;             /* memory_per_gpu_bytes broken down */
     bool fits_in_memory;          /* memory_per_gpu_bytes <= the platform's GPU memory */
 } hs_estimate;
+
+/* What communication is for, in the order the parts of an iteration add up (the analytic model
+ * names its closed-form terms so; the simulator charges each communication task to one). */
+typedef enum {
+    HS_TERM_ACT_ALLGATHER, /* filter: layer outputs allgathered forward; channel: the input
+                            * gradients allgathered backward */
+    HS_TERM_ACT_ALLREDUCE, /* filter: input gradients allreduced backward; channel: the partial
+                            * outputs allreduced forward */
+    HS_TERM_HALO,          /* spatial: halo exchanges, forward and backward */
+    HS_TERM_SPLIT_GATHER,  /* spatial: the split point's allgather and gradient scatter */
+    HS_TERM_PIPELINE,      /* pipeline: the boundary sends and receives */
+    HS_TERM_GRAD_GROUP,    /* gradient allreduce inside a model-parallel group (spatial) */
+    HS_TERM_GRAD_ACROSS,   /* gradient allreduce among data-parallel replicas (data: all GPUs;
+                            * hybrids: across the groups) */
+    HS_TERM_COUNT
+} hs_term;
+
+/* "gradient_allreduce_across" (JSON keys), and "the gradient allreduce across data-parallel
+ * groups" (sentences). */
+const char *hs_term_key(hs_term term);
+const char *hs_term_label(hs_term term);
 
 /* Fill iterations_per_epoch and the epoch from the iteration times, with ParaDL's rule: compute
  * scales with the samples (D/B iterations, the last one partial), communication with the

@@ -1,22 +1,90 @@
-/* hs_parse.c: whole numbers from user text, checked and range-limited (see hs_parse.h). */
+/* hs_parse.c: whole numbers and lists of ranges from user text (hs_parse.h). */
 #include "hs_parse.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hs_error.h"
+
+hs_num_status hs_parse_whole(const char *text, size_t len, int64_t min, int64_t max,
+                             int64_t *value)
+{
+    char buf[64];
+    if (len == (size_t)-1)
+        len = strlen(text);
+    if (len >= sizeof buf) /* no whole number in range is this long */
+        return HS_NUM_SYNTAX;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    if (errno || end == buf || *end != '\0')
+        return HS_NUM_SYNTAX;
+    *value = v;
+    return v < min || v > max ? HS_NUM_RANGE : HS_NUM_OK;
+}
 
 int hs_parse_int64(const char *where, const char *text, int64_t min, int64_t max, int64_t *value,
                    char *err)
 {
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end != '\0')
+    int64_t v = 0;
+    hs_num_status status = hs_parse_whole(text, (size_t)-1, min, max, &v);
+    if (status == HS_NUM_SYNTAX)
         return hs_fail(err, HS_EINPUT, "%s: '%s' is not a whole number", where, text);
-    if (v < min || v > max)
-        return hs_fail(err, HS_EINPUT, "%s: %lld is out of range [%lld, %lld]", where, v,
-                       (long long)min, (long long)max);
+    if (status == HS_NUM_RANGE)
+        return hs_fail(err, HS_EINPUT, "%s: %lld is out of range [%lld, %lld]", where,
+                       (long long)v, (long long)min, (long long)max);
     *value = v;
     return HS_OK;
+}
+
+/* One item, "N" or "N-M", of len characters: digits only on both sides. */
+static hs_ranges_status parse_item(const char *item, size_t len, int64_t range[2])
+{
+    const char *dash = memchr(item, '-', len);
+    size_t first_len = dash ? (size_t)(dash - item) : len;
+    const char *parts[2] = {item, dash ? dash + 1 : item};
+    size_t lens[2] = {first_len, dash ? len - first_len - 1 : len};
+    for (int i = 0; i < 2; i++)
+        if (lens[i] == 0 || parts[i][0] < '0' || parts[i][0] > '9' ||
+            hs_parse_whole(parts[i], lens[i], 0, INT64_MAX, &range[i]) != HS_NUM_OK)
+            return HS_RANGES_SYNTAX;
+    return range[0] > range[1] ? HS_RANGES_REVERSED : HS_RANGES_OK;
+}
+
+hs_ranges_status hs_parse_ranges(const char *text, char sep, hs_ranges *out, const char **bad,
+                                 size_t *bad_len)
+{
+    memset(out, 0, sizeof *out);
+    int n = 1;
+    for (const char *c = text; *c; c++)
+        n += *c == sep;
+    out->range = malloc((size_t)n * sizeof *out->range);
+    if (!out->range)
+        return HS_RANGES_NO_MEMORY;
+    const char *item = text;
+    for (int i = 0; i < n; i++) {
+        const char *next = strchr(item, sep);
+        size_t len = next ? (size_t)(next - item) : strlen(item);
+        hs_ranges_status status = parse_item(item, len, out->range[i]);
+        if (status != HS_RANGES_OK) {
+            if (bad)
+                *bad = item;
+            if (bad_len)
+                *bad_len = len;
+            return status;
+        }
+        out->n++;
+        item = next ? next + 1 : item + len;
+    }
+    return HS_RANGES_OK;
+}
+
+void hs_ranges_free(hs_ranges *r)
+{
+    free(r->range);
+    r->range = NULL;
+    r->n = 0;
 }

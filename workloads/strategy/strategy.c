@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_parse.h"
+
 /* ------------------------------------------------------------------ names */
 
 static const char *const kind_names[ST_KIND_COUNT] = {
@@ -67,12 +69,9 @@ static const char *known_list(char *buf, size_t len)
 /* Parse a positive int that fills [s, end) exactly; returns -1 if it is not one. */
 static int parse_count(const char *s, const char *end)
 {
-    if (s == end || *s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    char *stop;
-    long v = strtol(s, &stop, 10);
-    if (errno || stop != end || v < 1 || v > INT_MAX)
+    int64_t v = 0;
+    if (s == end || *s < '0' || *s > '9' ||
+        hs_parse_whole(s, (size_t)(end - s), 1, INT_MAX, &v) != HS_NUM_OK)
         return -1;
     return (int)v;
 }

@@ -2,7 +2,12 @@
  *
  * Shared vocabulary of the analytic model and the simulator: which kind of parallelism, on how
  * many GPUs, and for hybrids the group shape p = p1 x p2 (p1 data-parallel groups of p2 GPUs that
- * split the model among themselves, a group inside a node by default). */
+ * split the model among themselves, a group inside a node by default).
+ *
+ * Folder: workloads/strategy/ (this is its main header): how a workload is split over GPUs: the
+ * strategy (st_) and the memory a GPU then holds (footprint.h, fp_). Both derivations take their
+ * strategy from here, so neither owns the vocabulary. May include workloads/ and
+ * workloads/common/. */
 #ifndef STRATEGY_H
 #define STRATEGY_H
 

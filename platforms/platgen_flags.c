@@ -1,0 +1,406 @@
+/* platgen_flags.c: `hybridsim platform [--preset NAME] [flags] -o FILE` (platgen.h): every flag
+ * bound to a field of pg_params by a table, so that parsing, --help and the defaults shown
+ * there come from one list. */
+#include "platgen.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_parse.h"
+#include "units.h"
+
+/* ---------------------------------------------------------------- command line */
+
+typedef enum { FL_INT, FL_QTY, FL_RATIO, FL_STR, FL_TOPO, FL_CHOICE } pg_flag_type;
+
+/* A word a flag takes in place of a number: --nic-type ndr, --nics-per-node auto. */
+typedef struct {
+    const char *word;
+    double value;       /* what the word sets the field to (SI; 0 means auto) */
+} pg_word;
+
+/* Per-link NVLink bandwidth, one direction: P100 (NVLink 1) 20 GB/s; V100 (2), A100 (3) and
+ * H100 (4) 25 GB/s, their GPUs differing in links (6, 12, 18), not in a link's speed. */
+static const pg_word nvlink_gens[] = {{"1", 20e9}, {"2", 25e9}, {"3", 25e9}, {"4", 25e9}, {0}};
+/* PCIe x16, one direction, rounded as vendors quote them (Gen3 is 15.75 GB/s after coding). */
+static const pg_word pcie_gens[] = {{"3", 16e9}, {"4", 32e9}, {"5", 64e9}, {0}};
+/* InfiniBand 4x ports: 100, 200, 400 Gb/s. */
+static const pg_word nic_types[] = {{"edr", 12.5e9}, {"hdr", 25e9}, {"ndr", 50e9}, {0}};
+static const pg_word auto_word[] = {{"auto", 0}, {0}};
+
+/* Indexed by pg_nvlink_topology. */
+static const char *const topology_names[] = {"all-to-all", "cube-mesh", "nvswitch"};
+#define PG_NTOPOLOGIES (sizeof topology_names / sizeof topology_names[0])
+
+/* One flag of `hybridsim platform`, bound to a field of pg_params. */
+typedef struct {
+    const char *name;     /* without the leading "--" */
+    pg_flag_type type;
+    un_kind unit;         /* FL_QTY only */
+    size_t offset;        /* of the field in pg_params */
+    const pg_word *words; /* FL_CHOICE: the words it takes; FL_INT, FL_QTY: words taken too */
+    const char *help;
+} pg_flag;
+
+#define F(field) offsetof(pg_params, field)
+static const pg_flag pg_flags[] = {
+    {"nodes", FL_INT, 0, F(nodes), NULL, "nodes in the machine"},
+    {"gpus-per-node", FL_INT, 0, F(gpus_per_node), NULL, "GPUs per node"},
+    {"gpus-per-pcie-switch", FL_INT, 0, F(gpus_per_pcie_switch), NULL,
+     "GPUs sharing one PCIe switch and its NICs"},
+    {"nics-per-node", FL_INT, 0, F(nics_per_node), auto_word,
+     "NICs per node, spread over the PCIe switches (auto: 1 a switch)"},
+    {"gpu-speed", FL_QTY, UN_SPEED, F(gpu_speed_flops), NULL, "speed of a GPU host"},
+    {"gpu-memory", FL_QTY, UN_SIZE, F(gpu_memory_bytes), NULL, "memory of one GPU"},
+    {"gpu-model", FL_STR, 0, F(gpu_model), NULL, "GPU model, compared with a workload's device"},
+    {"nvlink-topology", FL_TOPO, 0, F(nvlink_topology), NULL,
+     "all-to-all, cube-mesh (DGX-1V, 8 GPUs) or nvswitch"},
+    {"nvlink-gen", FL_CHOICE, 0, F(nvlink_link_bw_Bps), nvlink_gens,
+     "1 (20GBps a link), 2, 3, 4 (25GBps): sets --nvlink-link-bw"},
+    {"nvlink-link-bw", FL_QTY, UN_BANDWIDTH, F(nvlink_link_bw_Bps), NULL,
+     "one NVLink link, one direction"},
+    {"nvlink-links-per-pair", FL_INT, 0, F(nvlink_links_per_pair), NULL,
+     "all-to-all: links joining each GPU pair"},
+    {"nvlink-links-per-gpu", FL_INT, 0, F(nvlink_links_per_gpu), NULL,
+     "nvswitch: links from each GPU into the switch"},
+    {"nvlink-bw", FL_QTY, UN_BANDWIDTH, F(nvlink_bw_Bps), auto_word,
+     "all-to-all: a pair, nvswitch: a GPU (auto: links x link bw)"},
+    {"nvlink-latency", FL_QTY, UN_TIME, F(nvlink_latency_s), NULL,
+     "one NVLink transfer (cube-mesh: per hop)"},
+    {"nvswitch-latency", FL_QTY, UN_TIME, F(nvswitch_latency_s), NULL,
+     "nvswitch: crossing the switch"},
+    {"pcie-gen", FL_CHOICE, 0, F(pcie_bw_Bps), pcie_gens,
+     "3, 4, 5 (16, 32, 64GBps x16): sets --pcie-bw"},
+    {"pcie-bw", FL_QTY, UN_BANDWIDTH, F(pcie_bw_Bps), NULL, "one direction of a GPU's PCIe link"},
+    {"pcie-latency", FL_QTY, UN_TIME, F(pcie_latency_s), NULL,
+     "latency of a PCIe link and switch"},
+    {"nic-type", FL_CHOICE, 0, F(nic_bw_Bps), nic_types,
+     "InfiniBand edr, hdr, ndr (12.5, 25, 50GBps): sets --nic-bw"},
+    {"nic-bw", FL_QTY, UN_BANDWIDTH, F(nic_bw_Bps), NULL, "one direction of a NIC's cable"},
+    {"nic-latency", FL_QTY, UN_TIME, F(nic_latency_s), NULL, "latency of a NIC and its cable"},
+    {"nodes-per-leaf", FL_INT, 0, F(nodes_per_leaf), NULL, "nodes under one leaf switch group"},
+    {"leaves-per-rack", FL_INT, 0, F(leaves_per_rack), NULL, "leaf groups under one rack switch"},
+    {"leaf-oversub", FL_RATIO, 0, F(leaf_oversub), NULL,
+     "leaf uplink oversubscription (3 or 1:3)"},
+    {"rack-oversub", FL_RATIO, 0, F(rack_oversub), NULL,
+     "rack uplink oversubscription (3 or 1:3)"},
+    {"leaf-latency", FL_QTY, UN_TIME, F(leaf_latency_s), NULL,
+     "cable latency, leaf to rack switch"},
+    {"spine-latency", FL_QTY, UN_TIME, F(spine_latency_s), NULL,
+     "cable latency, rack switch to spine"},
+    {"leaf-switch-latency", FL_QTY, UN_TIME, F(leaf_switch_latency_s), NULL,
+     "crossing a leaf switch"},
+    {"rack-switch-latency", FL_QTY, UN_TIME, F(rack_switch_latency_s), NULL,
+     "crossing a rack switch"},
+    {"spine-switch-latency", FL_QTY, UN_TIME, F(spine_switch_latency_s), NULL,
+     "crossing the spine"},
+    {"staging-latency", FL_QTY, UN_TIME, F(staging_latency_s), NULL,
+     "extra latency of a message staged through host memory"},
+};
+#undef F
+#define PG_NFLAGS (sizeof pg_flags / sizeof pg_flags[0])
+
+/* Pairs of flags that set one quantity: given both, which wins would depend on their order. */
+static const char *const pg_conflicts[][2] = {
+    {"nvlink-gen", "nvlink-link-bw"},       {"pcie-gen", "pcie-bw"},
+    {"nic-type", "nic-bw"},                 {"nvlink-bw", "nvlink-gen"},
+    {"nvlink-bw", "nvlink-link-bw"},        {"nvlink-bw", "nvlink-links-per-pair"},
+    {"nvlink-bw", "nvlink-links-per-gpu"},
+};
+#define PG_NCONFLICTS (sizeof pg_conflicts / sizeof pg_conflicts[0])
+
+/* Flags that one NVLink topology alone reads: with another they would silently do nothing. */
+static const struct {
+    const char *flag;
+    pg_nvlink_topology topology;
+} pg_topology_flags[] = {
+    {"nvlink-links-per-pair", PG_NVLINK_ALL_TO_ALL},
+    {"nvlink-links-per-gpu", PG_NVLINK_NVSWITCH},
+    {"nvswitch-latency", PG_NVLINK_NVSWITCH},
+};
+#define PG_NTOPOLOGY_FLAGS (sizeof pg_topology_flags / sizeof pg_topology_flags[0])
+
+/* "3" or "1:3" (one uplink unit per three downlink units) -> 3. */
+static int parse_ratio(const char *s, double *v)
+{
+    char *end;
+    double a = strtod(s, &end);
+    if (end == s)
+        return -1;
+    if (*end == '\0') {
+        *v = a;
+        return isfinite(a) ? 0 : -1;
+    }
+    if (*end != ':')
+        return -1;
+    const char *rest = end + 1;
+    double b = strtod(rest, &end);
+    if (end == rest || *end != '\0' || !(a > 0) || !isfinite(a) || !isfinite(b))
+        return -1;
+    *v = b / a;
+    return 0;
+}
+
+static int parse_int(const char *s, int *v)
+{
+    int64_t x = 0;
+    if (hs_parse_whole(s, (size_t)-1, INT_MIN, INT_MAX, &x) != HS_NUM_OK)
+        return -1;
+    *v = (int)x;
+    return 0;
+}
+
+static const pg_word *find_word(const pg_word *words, const char *value)
+{
+    for (; words && words->word; words++)
+        if (strcmp(words->word, value) == 0)
+            return words;
+    return NULL;
+}
+
+/* "1, 2, 3, 4" for messages. */
+static void list_words(const pg_word *words, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (; words->word && n < len; words++)
+        n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "", words->word);
+}
+
+static int set_flag(const pg_flag *f, const char *value, pg_params *p, char *err)
+{
+    char *field = (char *)p + f->offset;
+    char known[128];
+    const pg_word *w = find_word(f->words, value);
+    switch (f->type) {
+    case FL_INT:
+        if (w)
+            *(int *)field = (int)w->value;
+        else if (parse_int(value, (int *)field) != 0)
+            return hs_fail(err, HS_EINPUT, "--%s: '%s' is not a whole number", f->name, value);
+        return HS_OK;
+    case FL_QTY:
+        if (w)
+            *(double *)field = w->value;
+        else if (un_parse(value, f->unit, (double *)field) != 0)
+            return hs_fail(err, HS_EINPUT, "--%s: cannot read '%s': expected %s", f->name, value,
+                           un_hint(f->unit));
+        return HS_OK;
+    case FL_CHOICE:
+        if (!w) {
+            list_words(f->words, known, sizeof known);
+            return hs_fail(err, HS_EINPUT, "--%s: unknown value '%s' (known: %s)", f->name,
+                           value, known);
+        }
+        *(double *)field = w->value;
+        return HS_OK;
+    case FL_RATIO:
+        if (parse_ratio(value, (double *)field) != 0)
+            return hs_fail(err, HS_EINPUT, "--%s: cannot read '%s': expected a ratio such as 3 "
+                           "or 1:3", f->name, value);
+        return HS_OK;
+    case FL_STR:
+        *(const char **)field = value;
+        return HS_OK;
+    case FL_TOPO:
+        for (size_t t = 0; t < PG_NTOPOLOGIES; t++)
+            if (strcmp(value, topology_names[t]) == 0) {
+                *(pg_nvlink_topology *)field = (pg_nvlink_topology)t;
+                return HS_OK;
+            }
+        return hs_fail(err, HS_EINPUT, "--%s: unknown topology '%s' (known: all-to-all, "
+                       "cube-mesh, nvswitch)", f->name, value);
+    }
+    return hs_fail(err, HS_EINTERNAL, "--%s: unhandled flag type", f->name);
+}
+
+/* The words of a choice flag that give the field's value, "2/3/4"; "-" when none does. */
+static void show_words(const pg_word *words, double v, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (; words->word && n < len; words++)
+        if (words->value == v)
+            n += snprintf(buf + n, len - n, "%s%s", n ? "/" : "", words->word);
+    if (n == 0)
+        snprintf(buf, len, "-");
+}
+
+/* A default value as the user would type it. */
+static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t len)
+{
+    const char *field = (const char *)p + f->offset;
+    switch (f->type) {
+    case FL_INT:
+        if (f->words && *(const int *)field == 0)
+            snprintf(buf, len, "auto");
+        else
+            snprintf(buf, len, "%d", *(const int *)field);
+        return;
+    case FL_RATIO:
+        un_format_exact(*(const double *)field, buf, len);
+        return;
+    case FL_STR:
+        snprintf(buf, len, "%s", *(const char *const *)field);
+        return;
+    case FL_TOPO: {
+        size_t t = (size_t) * (const pg_nvlink_topology *)field;
+        snprintf(buf, len, "%s", t < PG_NTOPOLOGIES ? topology_names[t] : "?");
+        return;
+    }
+    case FL_CHOICE:
+        show_words(f->words, *(const double *)field, buf, len);
+        return;
+    case FL_QTY:
+        if (f->words && *(const double *)field == 0)
+            snprintf(buf, len, "auto");
+        else
+            un_format(*(const double *)field, f->unit, buf, len);
+        return;
+    }
+    snprintf(buf, len, "?");
+}
+
+/* Help with the defaults of `preset` (the preset given before --help, else abci). */
+static void usage(FILE *o, const pg_params *d, const char *preset)
+{
+    char def[64];
+    fputs("usage: hybridsim platform [--preset abci|dgx1|nvswitch-ndr] [--FLAG VALUE ...] "
+          "[-o FILE.xml]\n"
+          "Writes a SimGrid platform: nodes of GPUs joined by NVLink (all pairs, the DGX-1V's\n"
+          "hybrid cube mesh, or an NVSwitch), PCIe switches with their NICs, and a 3-level fat\n"
+          "tree (leaf groups, racks, spine). Without -o, writes to stdout. Values take units\n"
+          "(SI when bare): times 9us 110ns 3ms, bandwidths 50GBps 100Gbps (bits), sizes 16GB\n"
+          "16GiB, speeds 7.8Tf. Flags override the preset in any order; two flags that set one\n"
+          "quantity (--nic-type and --nic-bw, ...) cannot both be given. Defaults shown are the\n",
+          o);
+    fprintf(o, "%s preset's (`hybridsim platform --preset NAME --help` shows another's).\n\n",
+            preset);
+    fprintf(o, "  %-24s %-12s %s\n", "--preset NAME", preset,
+            "abci, dgx1 or nvswitch-ndr (README: sources)");
+    for (size_t i = 0; i < PG_NFLAGS; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "--%s", pg_flags[i].name);
+        show_default(&pg_flags[i], d, def, sizeof def);
+        fprintf(o, "  %-24s %-12s %s\n", name, def, pg_flags[i].help);
+    }
+    fprintf(o, "  %-24s %-12s %s\n", "-o, --output FILE", "stdout",
+            "write atomically to FILE (via FILE.tmp)");
+    fprintf(o, "  %-24s %-12s %s\n", "-h, --help", "", "print this help");
+}
+
+static const pg_flag *find_flag(const char *name)
+{
+    for (size_t i = 0; i < PG_NFLAGS; i++)
+        if (strcmp(pg_flags[i].name, name) == 0)
+            return &pg_flags[i];
+    return NULL;
+}
+
+/* Whether the flag called `name` was given (given[] is indexed like pg_flags). */
+static int was_given(const unsigned char *given, const char *name)
+{
+    const pg_flag *f = find_flag(name);
+    return f && given[f - pg_flags];
+}
+
+/* Refuse flags that contradict each other or that the chosen NVLink topology would ignore. */
+static int check_given(const unsigned char *given, const pg_params *p, char *err)
+{
+    for (size_t i = 0; i < PG_NCONFLICTS; i++)
+        if (was_given(given, pg_conflicts[i][0]) && was_given(given, pg_conflicts[i][1]))
+            return hs_fail(err, HS_EINPUT, "--%s: cannot be combined with --%s, which sets the "
+                           "same bandwidth: give one of them", pg_conflicts[i][0],
+                           pg_conflicts[i][1]);
+    for (size_t i = 0; i < PG_NTOPOLOGY_FLAGS; i++)
+        if (was_given(given, pg_topology_flags[i].flag) &&
+            p->nvlink_topology != pg_topology_flags[i].topology)
+            return hs_fail(err, HS_EINPUT, "--%s: only --nvlink-topology %s uses it (the "
+                           "topology is %s)", pg_topology_flags[i].flag,
+                           topology_names[pg_topology_flags[i].topology],
+                           topology_names[p->nvlink_topology]);
+    return HS_OK;
+}
+
+/* Split "--name=value" or "--name value" (consuming argv[i+1]); -1 when the value is missing. */
+static int flag_value(int argc, char **argv, int *i, char *name, size_t len, const char **value)
+{
+    const char *arg = argv[*i] + 2;
+    const char *eq = strchr(arg, '=');
+    if (eq) {
+        snprintf(name, len, "%.*s", (int)(eq - arg), arg);
+        *value = eq + 1;
+        return 0;
+    }
+    snprintf(name, len, "%s", arg);
+    if (*i + 1 >= argc)
+        return -1;
+    *value = argv[++*i];
+    return 0;
+}
+
+int pg_main(int argc, char **argv, char *err)
+{
+    pg_params p;
+    const char *out = NULL, *preset = "abci";
+    unsigned char given[PG_NFLAGS] = {0};
+    char name[64];
+    const char *value;
+    int rc, help = 0;
+    pg_abci(&p);
+    /* The preset first, wherever it is, so that flags override it in any order. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            help = 1;
+            continue;
+        }
+        if (strncmp(argv[i], "--preset", 8) == 0 && (argv[i][8] == '\0' || argv[i][8] == '=')) {
+            if (flag_value(argc, argv, &i, name, sizeof name, &value) != 0)
+                return hs_fail(err, HS_EINPUT, "--preset: needs a value");
+            if ((rc = pg_preset(value, &p, err)))
+                return rc;
+            preset = value;
+        }
+    }
+    if (help) {
+        usage(stdout, &p, preset);
+        return HS_OK;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
+            if (i + 1 >= argc)
+                return hs_fail(err, HS_EINPUT, "%s: needs a file name", arg);
+            out = argv[++i];
+            continue;
+        }
+        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+            return hs_fail(err, HS_EINPUT, "platform: unexpected argument '%s' (see hybridsim "
+                           "platform --help)", arg);
+        if (flag_value(argc, argv, &i, name, sizeof name, &value) != 0)
+            return hs_fail(err, HS_EINPUT, "--%s: needs a value", name);
+        if (strcmp(name, "output") == 0) {
+            out = value;
+            continue;
+        }
+        if (strcmp(name, "preset") == 0)
+            continue; /* applied above */
+        const pg_flag *f = find_flag(name);
+        if (!f)
+            return hs_fail(err, HS_EINPUT, "platform: unknown flag '--%s' (see hybridsim "
+                           "platform --help)", name);
+        if ((rc = set_flag(f, value, &p, err)))
+            return rc;
+        given[f - pg_flags] = 1;
+    }
+    if ((rc = check_given(given, &p, err)))
+        return rc;
+    if (out)
+        return pg_write_file(&p, out, err);
+    return pg_write(&p, stdout, err);
+}

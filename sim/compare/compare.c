@@ -1,0 +1,114 @@
+/* compare.c: the analytic model beside the simulation, and what accounts for a difference
+ * (compare.h). */
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Both iterations in the same parts, each side adding up to its total: compute (the model's
+ * without its pipeline bubble), each communication term (simulated: the exposed part not
+ * spent waiting for other ranks), and waiting (the model's bubble; the simulation's waiting
+ * inside communication tasks plus idle time outside them). Returns how many parts. */
+static int difference_terms(const hs_estimate *an, const an_terms *at, const hs_estimate *sim,
+                            const cr_details *d, bool pipeline, rp_term *terms)
+{
+    int n = 0;
+    terms[n++] = (rp_term){.key = "compute", .label = "compute",
+                           .analytic_s = an->iteration.compute_s - at->bubble_s,
+                           .simulated_s = sim->iteration.compute_s};
+    double exposed_s = 0, waiting_s = 0;
+    for (int k = 0; k < HS_TERM_COUNT; k++) {
+        double w = d->term_waiting_s[k];
+        terms[n++] = (rp_term){.key = hs_term_key((hs_term)k),
+                               .label = hs_term_label((hs_term)k),
+                               .analytic_s = at->comm_s[k],
+                               .simulated_s = d->term_exposed_s[k] - w,
+                               .is_comm = true,
+                               .simulated_comm_s = d->term_comm_s[k],
+                               .simulated_exposed_s = d->term_exposed_s[k],
+                               .simulated_waiting_s = w};
+        exposed_s += d->term_exposed_s[k];
+        waiting_s += w;
+    }
+    double idle_s = sim->iteration.total_s - sim->iteration.compute_s - exposed_s;
+    terms[n++] = (rp_term){.key = "waiting",
+                           .label = pipeline ? "idle stages (pipeline bubbles)"
+                                             : "waiting for other ranks",
+                           .analytic_s = at->bubble_s, .simulated_s = waiting_s + idle_s};
+    return n;
+}
+
+/* The link kind where messages waited most (ties: the first kind), -1 if none waited. */
+static int top_waiting_kind(const lk_stats *links)
+{
+    int top = -1;
+    for (int k = 0; k < LK_KIND_COUNT; k++)
+        if (links->waiting_by_kind_s[k] > 0 &&
+            (top < 0 || links->waiting_by_kind_s[k] > links->waiting_by_kind_s[top]))
+            top = k;
+    return top;
+}
+
+/* Name what accounts for a difference of more than 2% between the two totals: the part with
+ * the largest simulated - analytic (ties: the first), and where messages waited on shared
+ * links when that is more than 1% of their time. */
+static void explain(const hs_estimate *an, const hs_estimate *sim, const rp_term *terms,
+                    int n_terms, const lk_stats *links, char *text, size_t len)
+{
+    text[0] = '\0';
+    if (rp_agreement(an, sim) >= 0.98 || n_terms < 1)
+        return;
+    double diff_s = sim->iteration.total_s - an->iteration.total_s;
+    int top = 0;
+    for (int i = 1; i < n_terms; i++)
+        if (fabs(terms[i].simulated_s - terms[i].analytic_s) >
+            fabs(terms[top].simulated_s - terms[top].analytic_s))
+            top = i;
+    const rp_term *t = &terms[top];
+    double part_s = t->simulated_s - t->analytic_s;
+    int used = snprintf(text, len, "the simulation is %.1f%% %s (%+.4g s per iteration); the "
+                        "largest part is %s: simulated %.4g s, analytic %.4g s (%+.4g s, %.0f%% "
+                        "of the difference)",
+                        100 * fabs(diff_s) / an->iteration.total_s,
+                        diff_s > 0 ? "slower" : "faster", diff_s, t->label, t->simulated_s,
+                        t->analytic_s, part_s, diff_s != 0 ? 100 * part_s / diff_s : 0.0);
+    int kind = links ? top_waiting_kind(links) : -1;
+    if (kind >= 0 && links->all.congestion_share > 0.01 && used > 0 && (size_t)used < len)
+        snprintf(text + used, len - (size_t)used, "; messages waited %.0f%% of their time on "
+                 "shared links, %.0f%% of it on %s links", 100 * links->all.congestion_share,
+                 100 * links->waiting_by_kind_s[kind] / links->all.waiting_s,
+                 lk_kind_name((lk_kind)kind));
+}
+
+int cmp_run(const job *j, const plat_platform *plat, const sm_options *opt, cmp_result *out,
+            char *err)
+{
+    memset(out, 0, sizeof *out);
+    int status = an_estimate_on(&j->wl, plat, &j->st, j->batch, opt->placement, &out->analytic,
+                                &out->analytic_parts, err);
+    sm_options sim = *opt;
+    sim.links = &out->links;
+    if (status == HS_OK)
+        status = sm_run(&j->wl, plat, &j->st, j->batch, &sim, &out->simulated, &out->details,
+                        err);
+    if (status != HS_OK)
+        return status;
+    out->n_terms = difference_terms(&out->analytic, &out->analytic_parts, &out->simulated,
+                                    &out->details, j->st.kind == ST_PIPELINE, out->terms);
+    explain(&out->analytic, &out->simulated, out->terms, out->n_terms, &out->links, out->why,
+            sizeof out->why);
+    return HS_OK;
+}
+
+rp_difference cmp_difference(const cmp_result *r)
+{
+    return (rp_difference){.text = r->why, .terms = r->terms, .n_terms = r->n_terms,
+                           .links = &r->links};
+}
+
+void cmp_free(cmp_result *r)
+{
+    cr_details_free(&r->details);
+    lk_stats_free(&r->links);
+}

@@ -1,0 +1,120 @@
+/* fabric_print.c: a shared-fabric run as tables or as a JSON array of job reports
+ * (fabric_int.h); each job's own report is report.h's, so it reads like a single run's. */
+#include "fabric_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A job's GPU set as sorted ranges, "0-63+136-199" ("..." at the end if len is too short);
+ * the rank order follows from gpus= or the placement. */
+static void format_gpus(const fb_job *j, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    int *g = malloc((size_t)j->spec.gpus * sizeof *g);
+    if (!g) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    memcpy(g, j->gpu_of_rank, (size_t)j->spec.gpus * sizeof *g);
+    qsort(g, (size_t)j->spec.gpus, sizeof *g, cmp_int);
+    for (int r = 0; r < j->spec.gpus; r++) {
+        int s = r;
+        while (r + 1 < j->spec.gpus && g[r + 1] == g[r] + 1)
+            r++;
+        char part[32];
+        if (r == s)
+            snprintf(part, sizeof part, "%s%d", s ? "+" : "", g[s]);
+        else
+            snprintf(part, sizeof part, "%s%d-%d", s ? "+" : "", g[s], g[r]);
+        size_t n = strlen(part);
+        if (used + n + 4 > len) {
+            snprintf(buf + used, len - used, "...");
+            break;
+        }
+        memcpy(buf + used, part, n + 1);
+        used += n;
+    }
+    free(g);
+}
+
+static rp_run job_run(const plat_platform *plat, const fb_job *j, const lk_stats *links, int k)
+{
+    return (rp_run){.mode = "simulate", .workload = j->job.wl.name, .platform = plat->name,
+                    .strategy = j->job.st, .batch = j->spec.batch,
+                    .gpu_memory_bytes = plat->gpu_memory_bytes, .links = links, .links_job = k};
+}
+
+void fb_print_tables(FILE *out, const fb_request *req, const plat_platform *plat,
+                         const fb_job *jobs, int n_jobs, const fb_background *bgs, int n_bg,
+                         const lk_stats *links)
+{
+    char gpus[512];
+    fprintf(out, "hybridsim simulate: %d jobs sharing %s (%s collectives)\n", n_jobs, plat->name,
+            req->fidelity == ENG_STEP ? "step" : "flow");
+    for (int k = 0; k < n_jobs; k++) {
+        const fb_job *j = &jobs[k];
+        format_gpus(j, gpus, sizeof gpus);
+        fprintf(out, "\njob %s (--job %d), GPUs %s\n", j->name, j->index, gpus);
+        rp_run run = job_run(plat, j, NULL, k);
+        rp_print_table(out, &run, &j->shared);
+        if (links)
+            fprintf(out, "  congestion share: %.4f (%.6g s of %.6g s of its message time waiting "
+                    "on shared links)\n", links->jobs[k].congestion_share,
+                    links->jobs[k].waiting_s, links->jobs[k].actual_s);
+        if (req->baseline)
+            fprintf(out, "  alone: %.6g s per iteration; shared: %.6g s (x%.4f)\n",
+                    j->alone.total_s, j->shared.iteration.total_s,
+                    j->alone.total_s > 0 ? j->shared.iteration.total_s / j->alone.total_s : 0);
+    }
+    for (int b = 0; b < n_bg; b++) {
+        int m = fb_flows_of(&bgs[b]);
+        fprintf(out, "\nbackground (--background %d): %d flow(s) from GPU %d of each node, at most "
+                "%.6g GB/s each\n", bgs[b].index, m, bgs[b].gpu, bgs[b].rate_Bps / 1e9);
+    }
+    if (links) {
+        if (n_bg)
+            fprintf(out, "  background carried %.6g bytes in %ld transfers\n",
+                    links->background.bytes, links->background.messages);
+        fprintf(out, "\nthe shared fabric, all jobs%s:\n", n_bg ? " and the background" : "");
+        lk_print_summary_table(out, links, -1);
+    }
+}
+
+static void print_json_times(FILE *out, const hs_times *t)
+{
+    fprintf(out, "{\"compute_s\": %.17g, \"comm_s\": %.17g, \"exposed_comm_s\": %.17g, "
+            "\"total_s\": %.17g}", t->compute_s, t->comm_s, t->exposed_comm_s, t->total_s);
+}
+
+void fb_print_json(FILE *out, const fb_request *req, const plat_platform *plat,
+                       const fb_job *jobs, int n_jobs, const lk_stats *links)
+{
+    char gpus[4096];
+    fputc('[', out);
+    for (int k = 0; k < n_jobs; k++) {
+        const fb_job *j = &jobs[k];
+        format_gpus(j, gpus, sizeof gpus);
+        fprintf(out, "%s{\"job\": \"%s\", \"gpu_set\": \"%s\", \"run\": ", k ? ", " : "", j->name,
+                gpus);
+        rp_run run = job_run(plat, j, links, k);
+        rp_print_json(out, &run, &j->shared);
+        if (req->baseline) {
+            fprintf(out, ", \"alone\": ");
+            print_json_times(out, &j->alone);
+            fprintf(out, ", \"slowdown\": %.17g",
+                    j->alone.total_s > 0 ? j->shared.iteration.total_s / j->alone.total_s : 0);
+        }
+        fputc('}', out);
+    }
+    fprintf(out, "]\n");
+}
+

@@ -1,0 +1,321 @@
+/* fabric_run.c: the jobs placed, loaded and expanded, each alone (--baseline) and all together
+ * with the background flows (fabric_int.h).
+ *
+ * A job's iteration is read off its own ranks exactly as a single run is (critical.h): the
+ * rank that finished last gives compute, communication and exposed communication, and its end
+ * is the job's iteration time. Jobs start together at t = 0. */
+#include "fabric_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/mailbox.h>
+
+#include "expand.h"
+#include "footprint.h"
+
+/* A background flow is a sequence of transfers of this many seconds' worth of its rate each:
+ * short enough that the bytes counted when the jobs end (and the daemons with them) miss at
+ * most this much, long enough that the route latency each transfer pays costs little
+ * (31 us of 10 ms on ABCI). */
+#define FB_BG_CHUNK_S 0.01
+/* A background flow stops after this much simulated time, so that a deadlocked job graph
+ * (an expansion bug) still ends instead of running forever beside the flows. */
+#define FB_BG_MAX_S 3600.0
+
+/* What a background actor is told. */
+typedef struct {
+    lk_collector *col;        /* may be NULL: traffic without statistics */
+    sg_mailbox_t mailbox;     /* the flow's own, between its two actors */
+    int from_gpu, to_gpu;
+    double rate_Bps;
+} fb_flow;
+
+/* ---- placement ---------------------------------------------------------------------------- */
+
+/* Explicit GPU sets: in range (checked when parsed), not repeated, not another job's. */
+static int claim_gpu_list(fb_job *j, int *owner, const fb_job *jobs, char *err)
+{
+    for (int r = 0; r < j->spec.gpus; r++) {
+        int g = j->gpu_list.v[r];
+        if (owner[g]) {
+            const fb_job *other = &jobs[owner[g] - 1];
+            if (other == j)
+                return hs_fail(err, HS_EINPUT, "--job %d: gpus= lists GPU %d twice", j->index, g);
+            return hs_fail(err, HS_EINPUT, "--job %d (%s): gpus=: GPU %d is also used by --job %d "
+                           "(%s); jobs need disjoint GPU sets", j->index, j->name, g, other->index,
+                           other->name);
+        }
+        owner[g] = j->index;
+        j->gpu_of_rank[r] = g;
+    }
+    return HS_OK;
+}
+
+/* Whole free nodes of the job's racks (placement.h's pl_claim_nodes). */
+static int claim_nodes(const plat_platform *plat, fb_job *j, int *owner, char *err)
+{
+    for (int i = 0; i < j->racks.n; i++)
+        for (int k = 0; k < i; k++)
+            if (j->racks.v[k] == j->racks.v[i])
+                return hs_fail(err, HS_EINPUT, "--job %d: racks= lists rack %d twice", j->index,
+                               j->racks.v[i]);
+    int gpn = plat->gpus_per_node, need = (j->spec.gpus + gpn - 1) / gpn;
+    int got = pl_claim_nodes(plat, j->placement, j->racks.n ? j->racks.v : NULL, j->racks.n,
+                             owner, j->spec.gpus, j->gpu_of_rank);
+    if (got < 0)
+        return hs_fail(err, HS_EINTERNAL, "out of memory placing --job %d", j->index);
+    if (got < need)
+        return hs_fail(err, HS_EINPUT, "--job %d (%s): needs %d whole free nodes for %d GPUs, "
+                       "but its racks have only %d left", j->index, j->name, need, j->spec.gpus,
+                       got);
+    for (int r = 0; r < j->spec.gpus; r++)
+        owner[j->gpu_of_rank[r]] = j->index;
+    return HS_OK;
+}
+
+int fb_place_jobs(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err)
+{
+    int *owner = calloc((size_t)plat->n_gpus, sizeof *owner); /* job index (1-based) or 0 */
+    if (!owner)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d GPUs", plat->n_gpus);
+    int status = HS_OK, total = 0;
+    for (int i = 0; i < n_jobs; i++)
+        total += jobs[i].spec.gpus > plat->n_gpus ? plat->n_gpus + 1 : jobs[i].spec.gpus;
+    if (total > plat->n_gpus)
+        status = hs_fail(err, HS_EINPUT, "--job: the jobs ask for more GPUs than platform %s has "
+                         "(%d)", plat->name, plat->n_gpus);
+    for (int i = 0; i < n_jobs && status == HS_OK; i++) {
+        jobs[i].gpu_of_rank = malloc((size_t)jobs[i].spec.gpus * sizeof *jobs[i].gpu_of_rank);
+        if (!jobs[i].gpu_of_rank)
+            status = hs_fail(err, HS_EINTERNAL, "out of memory placing --job %d", jobs[i].index);
+    }
+    for (int i = 0; i < n_jobs && status == HS_OK; i++)
+        if (jobs[i].gpu_list.n)
+            status = claim_gpu_list(&jobs[i], owner, jobs, err);
+    for (int i = 0; i < n_jobs && status == HS_OK; i++)
+        if (!jobs[i].gpu_list.n)
+            status = claim_nodes(plat, &jobs[i], owner, err);
+    free(owner);
+    return status;
+}
+
+/* ---- loading ------------------------------------------------------------------------------ */
+
+int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
+{
+    char inner[HS_ERR_LEN];
+    int status = job_load_workload(&j->spec, &j->job, inner);
+    if (status == HS_OK)
+        status = job_load_strategy(&j->spec, plat, &j->job, inner);
+    if (status == HS_OK)
+        status = fp_fill(&j->job.wl, &j->job.st, j->spec.batch, plat->gpu_memory_bytes,
+                         &j->shared, inner);
+    if (status == HS_OK) {
+        status = ex_expand(&j->job.wl, &j->job.st, j->spec.batch, &j->graph, inner);
+        j->graph_made = status == HS_OK;
+    }
+    /* prefix the module's message (which names -w, -s, ...) with the --job it is about */
+    return status == HS_OK ? HS_OK
+                           : hs_fail(err, status, "--job %d (%s): %s", j->index, j->name, inner);
+}
+
+/* ---- each job alone ----------------------------------------------------------------------- */
+
+/* What a --baseline child sends back. */
+typedef struct {
+    int status;
+    char err[HS_ERR_LEN];
+    hs_times times;
+} fb_child_out;
+
+int fb_start_baseline(const fb_request *req, const plat_platform *plat, fb_job *j, char *err)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return hs_fail(err, HS_EINTERNAL, "--baseline: cannot create a pipe: %s", strerror(errno));
+    fflush(NULL); /* the child must not repeat buffered output */
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return hs_fail(err, HS_EINTERNAL, "--baseline: cannot fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        static fb_child_out out;
+        memset(&out, 0, sizeof out);
+        eng_options eo = sm_engine_options(req->fidelity, false);
+        eng_result res;
+        out.status = sm_engine_run(&j->graph, plat, j->gpu_of_rank, &eo, NULL, &res, out.err);
+        if (out.status == HS_OK) {
+            out.times = cr_times(&res, 0, res.n_ranks);
+            eng_result_free(&res);
+        }
+        ssize_t w = write(fd[1], &out, sizeof out);
+        _exit(w == (ssize_t)sizeof out ? 0 : 3);
+    }
+    close(fd[1]);
+    j->child = pid;
+    j->child_fd = fd[0];
+    return HS_OK;
+}
+
+int fb_finish_baseline(fb_job *j, char *err)
+{
+    fb_child_out out;
+    size_t got = 0;
+    while (got < sizeof out) {
+        ssize_t n = read(j->child_fd, (char *)&out + got, sizeof out - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(j->child_fd);
+    int wstatus = 0;
+    waitpid(j->child, &wstatus, 0);
+    j->child = 0;
+    if (got != sizeof out || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
+        return hs_fail(err, HS_EINTERNAL, "--baseline: the run of --job %d alone failed", j->index);
+    if (out.status != HS_OK)
+        return hs_fail(err, out.status, "--baseline, --job %d alone: %s", j->index, out.err);
+    j->alone = out.times;
+    return HS_OK;
+}
+
+/* ---- background flows --------------------------------------------------------------------- */
+
+/* The two ends of a background flow are daemons: SimGrid ends them when the last job actor
+ * ends. */
+static void background_sender(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const fb_flow *f = sg_actor_self_get_data();
+    sg_actor_daemonize(sg_actor_self());
+    double chunk = f->rate_Bps * FB_BG_CHUNK_S;
+    if (chunk < 1)
+        chunk = 1;
+    while (simgrid_get_clock() < FB_BG_MAX_S)
+        lk_background_send(f->col, f->mailbox, f->from_gpu, f->to_gpu, (double)llround(chunk),
+                           f->rate_Bps);
+}
+
+static void background_receiver(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const fb_flow *f = sg_actor_self_get_data();
+    sg_actor_daemonize(sg_actor_self());
+    while (simgrid_get_clock() < FB_BG_MAX_S)
+        sg_mailbox_get(f->mailbox);
+}
+
+static void start_daemon(const char *name, sg_host_t host, fb_flow *f,
+                         void (*code)(int, char **))
+{
+    sg_actor_t a = sg_actor_init(name, host);
+    sg_actor_set_stacksize(a, 64 * 1024);
+    sg_actor_set_data(a, f);
+    sg_actor_start(a, code, 0, NULL);
+}
+
+/* What the shared run's before_run hook needs. */
+typedef struct {
+    const plat_platform *plat;
+    const fb_background *bgs;
+    int n_bg;
+    fb_flow *flows;           /* allocated by start_background, freed by the caller */
+} fb_bg_ctx;
+
+/* Two daemon actors per background flow: its sender on the source GPU's host, its receiver on
+ * the destination's (sm_watch.before_run). */
+static int start_background(void *ctx, lk_collector *col, char *err)
+{
+    fb_bg_ctx *c = ctx;
+    int n = 0;
+    for (int b = 0; b < c->n_bg; b++)
+        n += fb_flows_of(&c->bgs[b]);
+    c->flows = calloc((size_t)(n ? n : 1), sizeof *c->flows);
+    if (!c->flows)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d background flows", n);
+    int k = 0, gpn = c->plat->gpus_per_node;
+    char name[48];
+    for (int b = 0; b < c->n_bg; b++) {
+        const fb_background *bg = &c->bgs[b];
+        for (int i = 0; i < fb_flows_of(bg); i++, k++) {
+            snprintf(name, sizeof name, "background%d.%d", bg->index, i);
+            fb_flow *f = &c->flows[k];
+            *f = (fb_flow){col, sg_mailbox_by_name(name),
+                           bg->from.v[i % bg->from.n] * gpn + bg->gpu,
+                           bg->to.v[i % bg->to.n] * gpn + bg->gpu, bg->rate_Bps};
+            start_daemon(name, c->plat->gpus[f->from_gpu], f, background_sender);
+            start_daemon(name, c->plat->gpus[f->to_gpu], f, background_receiver);
+        }
+    }
+    return HS_OK;
+}
+
+/* ---- all together ------------------------------------------------------------------------- */
+
+/* Every job's graph in one, job k's ranks and groups after those of jobs 0..k-1; per rank its
+ * GPU and its job. */
+static int merge_graphs(fb_job *jobs, int n_jobs, tg_graph *all, int **gpu_of_rank,
+                        int **job_of_rank, char *err)
+{
+    int total = 0;
+    for (int k = 0; k < n_jobs; k++) {
+        jobs[k].rank_offset = total;
+        total += jobs[k].graph.n_ranks;
+    }
+    int status = tg_init(all, total, err);
+    if (status != HS_OK)
+        return status;
+    *gpu_of_rank = malloc((size_t)total * sizeof **gpu_of_rank);
+    *job_of_rank = malloc((size_t)total * sizeof **job_of_rank);
+    if (!*gpu_of_rank || !*job_of_rank)
+        return hs_fail(err, HS_EINTERNAL, "out of memory merging %d ranks", total);
+    for (int k = 0; k < n_jobs && status == HS_OK; k++) {
+        for (int r = 0; r < jobs[k].graph.n_ranks; r++) {
+            (*gpu_of_rank)[jobs[k].rank_offset + r] = jobs[k].gpu_of_rank[r];
+            (*job_of_rank)[jobs[k].rank_offset + r] = k;
+        }
+        status = tg_append(all, &jobs[k].graph, jobs[k].rank_offset, err);
+    }
+    return status;
+}
+
+int fb_run_shared(const fb_request *req, const plat_platform *plat, fb_job *jobs, int n_jobs,
+                  const fb_background *bgs, int n_bg, lk_stats *links, char *err)
+{
+    tg_graph all;
+    memset(&all, 0, sizeof all);
+    int *gpu_of_rank = NULL, *job_of_rank = NULL;
+    fb_bg_ctx bg = {.plat = plat, .bgs = bgs, .n_bg = n_bg};
+    eng_result res;
+    memset(&res, 0, sizeof res);
+    int status = merge_graphs(jobs, n_jobs, &all, &gpu_of_rank, &job_of_rank, err);
+    if (status == HS_OK) {
+        eng_options eo = sm_engine_options(req->fidelity, false);
+        sm_watch watch = {.links = links, .n_jobs = n_jobs, .job_of_rank = job_of_rank,
+                          .before_run = n_bg ? start_background : NULL, .ctx = &bg};
+        status = sm_engine_run(&all, plat, gpu_of_rank, &eo, &watch, &res, err);
+    }
+    for (int k = 0; status == HS_OK && k < n_jobs; k++) {
+        fb_job *j = &jobs[k];
+        j->shared.iteration = cr_times(&res, j->rank_offset, j->spec.gpus);
+        hs_estimate_scale_epoch(&j->shared, j->job.wl.samples, j->spec.batch);
+    }
+    eng_result_free(&res);
+    free(bg.flows);
+    free(gpu_of_rank);
+    free(job_of_rank);
+    tg_free(&all);
+    return status;
+}

@@ -1,0 +1,145 @@
+/* links_print.c: the link statistics as the CSV of --links (columns in links.c) and as the
+ * summaries the reports print (links_int.h). */
+#include "links_int.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <xbt/dynar.h>
+#include <xbt/sysdep.h>
+
+#include "hs_json.h"
+
+/* ---- output ------------------------------------------------------------------------------- */
+
+/* Link names come from the platform file: quote them where the format needs it. */
+static void print_csv_name(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Open PATH.tmp for writing into tmp (LK_TMP_LEN bytes): the CSV is written there and renamed
+ * into place, and the early check opens the very same file, so both fail alike. */
+#define LK_TMP_LEN 1100
+static int open_tmp(const char *path, char *tmp, FILE **f, char *err)
+{
+    if (snprintf(tmp, LK_TMP_LEN, "%s.tmp", path) >= LK_TMP_LEN)
+        return hs_fail(err, HS_EINPUT, "--links: path '%s' is too long", path);
+    *f = fopen(tmp, "w");
+    if (!*f)
+        return hs_fail(err, HS_EINPUT, "--links: cannot write '%s'", tmp);
+    return HS_OK;
+}
+
+int lk_csv_check(const char *path, char *err)
+{
+    char tmp[LK_TMP_LEN];
+    FILE *f = NULL;
+    int status = open_tmp(path, tmp, &f, err);
+    if (status != HS_OK)
+        return status;
+    fclose(f);
+    remove(tmp);
+    return HS_OK;
+}
+
+int lk_write_csv(const lk_stats *st, const char *path, bool all_links, char *err)
+{
+    char tmp[LK_TMP_LEN];
+    FILE *f = NULL;
+    int status = open_tmp(path, tmp, &f, err);
+    if (status != HS_OK)
+        return status;
+    fprintf(f, "link,kind,direction,bandwidth_Bps,messages,bytes,background_bytes,busy_s,"
+               "mean_utilisation,peak_utilisation\n");
+    for (int i = 0; i < st->n_links; i++) {
+        const lk_link *l = &st->links[i];
+        if (!all_links && !(l->bytes + l->background_bytes > 0))
+            continue;
+        print_csv_name(f, l->name);
+        fprintf(f, ",%s,%s,%.17g,%ld,%.17g,%.17g,%.17g,%.17g,%.17g\n", lk_kind_name(l->kind), lk_direction_name(l->direction), l->bandwidth_Bps,
+                l->messages, l->bytes, l->background_bytes, l->busy_s, l->mean_util,
+                l->peak_util);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return hs_fail(err, HS_EINPUT, "--links: cannot write '%s'", path);
+    }
+    return HS_OK;
+}
+
+static const lk_traffic *traffic_of(const lk_stats *st, int job)
+{
+    return job >= 0 && job < st->n_jobs ? &st->jobs[job] : &st->all;
+}
+
+void lk_print_summary_table(FILE *out, const lk_stats *st, int job)
+{
+    const lk_traffic *t = traffic_of(st, job);
+    fprintf(out, "  links (link directions that carried traffic, over %.6g s):\n", st->makespan_s);
+    fprintf(out, "    %-12s %6s %14s %10s %10s %10s\n", "kind", "used", "bytes", "mean util",
+            "max mean", "peak util");
+    for (int k = 0; k < LK_KIND_COUNT; k++) {
+        const lk_kind_stats *ks = &st->by_kind[k];
+        if (ks->links_used)
+            fprintf(out, "    %-12s %6d %14.6g %10.4f %10.4f %10.4f\n", lk_kind_name((lk_kind)k),
+                    ks->links_used, ks->bytes, ks->mean_util, ks->max_mean_util, ks->peak_util);
+    }
+    fprintf(out, "  most utilised links (mean over the iteration, peak):\n");
+    for (int i = 0; i < LK_TOP && st->top[i] >= 0; i++) {
+        const lk_link *l = &st->links[st->top[i]];
+        fprintf(out, "    %-20s %-4s %-11s %8.4f %8.4f\n", l->name, lk_direction_name(l->direction),
+                lk_kind_name(l->kind), l->mean_util, l->peak_util);
+    }
+    fprintf(out, "  congestion share: %.4f (%.6g s of %.6g s of message time waiting on shared "
+            "links, %ld messages)\n",
+            t->congestion_share, t->waiting_s, t->actual_s, t->messages);
+}
+
+void lk_print_summary_json(FILE *out, const lk_stats *st, int job)
+{
+    const lk_traffic *t = traffic_of(st, job);
+    fprintf(out, "{\"by_kind\": {");
+    const char *sep = "";
+    for (int k = 0; k < LK_KIND_COUNT; k++) {
+        const lk_kind_stats *ks = &st->by_kind[k];
+        if (!ks->links_used)
+            continue;
+        fprintf(out, "%s\"%s\": {\"links\": %d, \"bytes\": %.17g, \"mean_utilisation\": %.17g, "
+                "\"max_mean_utilisation\": %.17g, \"peak_utilisation\": %.17g}",
+                sep, lk_kind_name((lk_kind)k), ks->links_used, ks->bytes, ks->mean_util, ks->max_mean_util,
+                ks->peak_util);
+        sep = ", ";
+    }
+    fprintf(out, "}, \"top\": [");
+    for (int i = 0; i < LK_TOP && st->top[i] >= 0; i++) {
+        const lk_link *l = &st->links[st->top[i]];
+        fprintf(out, "%s{\"link\": ", i ? ", " : "");
+        hs_json_string(out, l->name);
+        fprintf(out, ", \"direction\": \"%s\", \"kind\": \"%s\", "
+                "\"bytes\": %.17g, \"busy_s\": %.17g, \"mean_utilisation\": %.17g, "
+                "\"peak_utilisation\": %.17g}",
+                lk_direction_name(l->direction), lk_kind_name(l->kind),
+                l->bytes + l->background_bytes, l->busy_s, l->mean_util, l->peak_util);
+    }
+    fprintf(out, "], \"congestion_share\": %.17g, \"messages\": %ld, \"bytes\": %.17g, "
+            "\"route_bytes\": %.17g, \"message_time_s\": %.17g, \"waiting_time_s\": %.17g}",
+            t->congestion_share, t->messages, t->bytes, t->route_bytes, t->actual_s,
+            t->waiting_s);
+}

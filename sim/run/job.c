@@ -1,0 +1,36 @@
+/* job.c: a job's inputs loaded and checked (job.h). */
+#include "job.h"
+
+#include <string.h>
+
+int job_load_workload(const job_spec *spec, job *j, char *err)
+{
+    memset(j, 0, sizeof *j);
+    int status = wl_load(spec->workload, &j->wl, err);
+    if (status != HS_OK)
+        return status;
+    j->wl_loaded = true;
+    if (spec->layers)
+        status = wl_apply_layer_file(&j->wl, spec->layers, err);
+    return status;
+}
+
+int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, char *err)
+{
+    if (spec->gpus > plat->n_gpus)
+        return hs_fail(err, HS_EINPUT, "-g %d: platform %s has only %d GPUs", spec->gpus,
+                       plat->name, plat->n_gpus);
+    int status = st_parse(spec->strategy, spec->gpus, plat->gpus_per_node, spec->micro_batches,
+                          &j->st, err);
+    if (status != HS_OK)
+        return status;
+    j->batch = spec->batch;
+    return st_check(&j->st, &j->wl, spec->batch, err);
+}
+
+void job_free(job *j)
+{
+    if (j->wl_loaded)
+        wl_free(&j->wl);
+    j->wl_loaded = false;
+}

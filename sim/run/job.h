@@ -1,0 +1,44 @@
+/* job.h: one training job as the user describes it (-w -l -s -g -b -S, or a --job spec),
+ * loaded and checked in the order a user would fix it: the workload and its layer file, then
+ * (with the platform loaded) the strategy against the platform, the workload and the batch.
+ * The command line and the shared fabric load their jobs through here, so both say the same
+ * thing about the same mistake. */
+#ifndef JOB_H
+#define JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hs_error.h"
+#include "platform.h"
+#include "strategy.h"
+#include "workload.h"
+
+/* What the user typed. */
+typedef struct {
+    const char *workload;  /* -w: a path or a short name */
+    const char *layers;    /* --layers: a ParaDL layer file, or NULL */
+    const char *strategy;  /* -s */
+    int gpus;              /* -g */
+    int64_t batch;         /* -b: global mini-batch */
+    int micro_batches;     /* --micro-batches: pipeline S, 0 = the default */
+} job_spec;
+
+/* What it means. */
+typedef struct {
+    wl_workload wl;        /* the workload, layer file applied */
+    bool wl_loaded;        /* wl must be freed */
+    st_strategy st;        /* the strategy, checked */
+    int64_t batch;         /* B */
+} job;
+
+/* Load the workload and apply the layer file (j is zeroed first). */
+int job_load_workload(const job_spec *spec, job *j, char *err);
+
+/* Parse the strategy for the platform's GPUs and check it against the workload and batch:
+ * HS_EINPUT naming -g when the platform has too few GPUs, else st_parse's and st_check's. */
+int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, char *err);
+
+void job_free(job *j);
+
+#endif

@@ -1,0 +1,22 @@
+/* common.h: workloads/common/, the vocabulary every module of hybridsim speaks: the folder's
+ * main header.
+ *
+ *   hs_error.h     the error convention: a status (0, 2 bad input, 1 internal) and a message
+ *   hs_parse.h     numbers and lists of ranges the user typed, one parser per kind of value
+ *   units.h        quantities with units, "12.5GBps", "9us" (un_)
+ *   estimate.h     the answer either derivation gives (hs_estimate) and what communication is
+ *                  for (hs_term)
+ *   hs_json.h      JSON strings, escaped alike by every writer
+ *
+ * Folder: workloads/common/ sits below everything and includes nothing of hybridsim; every
+ * other folder may include it. */
+#ifndef COMMON_H
+#define COMMON_H
+
+#include "estimate.h"
+#include "hs_error.h"
+#include "hs_json.h"
+#include "hs_parse.h"
+#include "units.h"
+
+#endif

@@ -1,0 +1,130 @@
+/* footprint.c: the memory one GPU holds under a strategy (footprint.h).
+ *
+ * Every sum here is of whole numbers below 2^53 and every scaling by a power of two, so the
+ * parts add up to exactly ParaDL's 2 x delta x (activations + weights) without optimizer
+ * state. */
+#include "footprint.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#define FP_BYTES_PER_ELEM 4.0 /* delta: single-precision activations, weights, gradients */
+
+/* The oracle keeps the outputs of ReLU and batch normalisation in place, so they hold no
+ * activation memory of their own (the same rule as the workload's x_total / y_total). */
+static int holds_activations(wl_type type)
+{
+    return type != WL_RELU && type != WL_BNORM;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Each tensor and its gradient: weights and gradients delta x w each, activations with their
+ * gradients 2 x delta x act; the optimizer keeps k values per weight. */
+static void parts_of(double act_elems, double w_elems, int optimizer_states, hs_memory *m)
+{
+    m->weights_bytes = FP_BYTES_PER_ELEM * w_elems;
+    m->gradients_bytes = FP_BYTES_PER_ELEM * w_elems;
+    m->activations_bytes = 2 * FP_BYTES_PER_ELEM * act_elems;
+    m->optimizer_state_bytes = optimizer_states * FP_BYTES_PER_ELEM * w_elems;
+}
+
+double fp_total(const hs_memory *m)
+{
+    return m->weights_bytes + m->gradients_bytes + m->activations_bytes +
+           m->optimizer_state_bytes;
+}
+
+/* Weights a GPU holds and activation elements of one sample, for a layer-wise strategy whose
+ * model-parallel part splits the layers marked `bit` `parts` ways: filter and channel cut the
+ * weights (the split layers' sum divided, as ParaDL writes |w|/p), spatial cuts the activations
+ * (rounded up per tensor). */
+static void layerwise(const wl_workload *wl, unsigned bit, int parts, bool cut_weights,
+                      bool cut_activations, double *w, double *act)
+{
+    double w_split = 0, w_rep = 0;
+    *act = 0;
+    for (int i = 0; i < wl->n_layers; i++) {
+        const wl_layer *l = &wl->layers[i];
+        bool split = (l->split_mask & bit) != 0;
+        if (split)
+            w_split += (double)l->w_elems;
+        else
+            w_rep += (double)l->w_elems;
+        if (!holds_activations(l->type))
+            continue;
+        *act += split && cut_activations
+                    ? (double)(ceil_div(l->x_elems, parts) + ceil_div(l->y_elems, parts))
+                    : (double)(l->x_elems + l->y_elems);
+    }
+    *w = cut_weights ? w_split / parts + w_rep : w_split + w_rep;
+}
+
+/* The pipeline's stage that needs the most memory (the first among equals): every stage keeps
+ * the activations of all B samples until their backward pass. */
+static int pipeline(const wl_workload *wl, const st_strategy *st, double batch, hs_memory *mem,
+                    char *err)
+{
+    int p = st->p;
+    int *first = malloc((size_t)(p + 1) * sizeof *first);
+    if (!first)
+        return hs_fail(err, HS_EINTERNAL, "out of memory partitioning %d stages", p);
+    int status = st_pipeline_partition(wl, p, first, err);
+    double max_bytes = 0;
+    for (int g = 0; status == HS_OK && g < p; g++) {
+        double act = 0, w = 0;
+        for (int i = first[g]; i < first[g + 1]; i++) {
+            const wl_layer *l = &wl->layers[i];
+            if (holds_activations(l->type))
+                act += batch * (double)(l->x_elems + l->y_elems);
+            w += (double)l->w_elems;
+        }
+        hs_memory stage;
+        parts_of(act, w, wl->optimizer_states, &stage);
+        if (g == 0 || fp_total(&stage) > max_bytes) {
+            max_bytes = fp_total(&stage);
+            *mem = stage;
+        }
+    }
+    free(first);
+    return status;
+}
+
+int fp_memory(const wl_workload *wl, const st_strategy *st, int64_t batch, hs_memory *mem,
+              char *err)
+{
+    double b = (double)batch / st->p1, w, act;
+    switch (st->kind) {
+    case ST_PIPELINE:
+        return pipeline(wl, st, (double)batch, mem, err);
+    case ST_SPATIAL:
+    case ST_DATA_SPATIAL:
+        layerwise(wl, st_split_bit(st->kind), st->p2, false, true, &w, &act);
+        parts_of(b * act, w, wl->optimizer_states, mem);
+        return HS_OK;
+    case ST_FILTER:
+    case ST_CHANNEL:
+    case ST_DATA_FILTER:
+        layerwise(wl, st_split_bit(st->kind), st->p2, true, false, &w, &act);
+        parts_of(b * (double)(wl->x_total + wl->y_total), w, wl->optimizer_states, mem);
+        return HS_OK;
+    default: /* serial, data: every GPU holds all weights and its B/p samples' activations */
+        layerwise(wl, 0, 1, false, false, &w, &act);
+        parts_of(b * (double)(wl->x_total + wl->y_total), w, wl->optimizer_states, mem);
+        return HS_OK;
+    }
+}
+
+int fp_fill(const wl_workload *wl, const st_strategy *st, int64_t batch,
+            double gpu_memory_bytes, hs_estimate *est, char *err)
+{
+    int status = fp_memory(wl, st, batch, &est->memory, err);
+    if (status != HS_OK)
+        return status;
+    est->memory_per_gpu_bytes = fp_total(&est->memory);
+    est->fits_in_memory = est->memory_per_gpu_bytes <= gpu_memory_bytes;
+    return HS_OK;
+}

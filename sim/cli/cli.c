@@ -31,6 +31,8 @@ void cli_print_usage(FILE *out)
             "  hybridsim compare  -w ... -p ... -s ... -g ... -b ... [options]\n"
             "  hybridsim platform [--preset NAME] [flags] -o FILE.xml   (see hybridsim platform --help)\n"
             "  hybridsim sweep [FILE.sweep] [flags with lists] -o OUT.csv  (see hybridsim sweep --help)\n"
+            "  hybridsim strategy --generate SPEC -w W -g N -b B -o FILE.xml  (a per-layer\n"
+            "                     strategy file; see hybridsim strategy --help)\n"
             "\n"
             "  analytic   ParaDL's closed-form model: instant, no contention\n"
             "  simulate   SimGrid simulation of every kernel and message, with link sharing\n"
@@ -43,7 +45,8 @@ void cli_print_usage(FILE *out)
             "  -p, --platform P        platform: a path or a short name in platforms/ (abci,\n"
             "                          dgx1, nvswitch-ndr)\n"
             "  -s, --strategy S        serial, data, spatial, filter, channel, pipeline,\n"
-            "                          data+filter[:P1xP2], data+spatial[:P1xP2]\n"
+            "                          data+filter[:P1xP2], data+spatial[:P1xP2], or a\n"
+            "                          per-layer strategy file FILE.xml\n"
             "                          (hybrids: P1 data-parallel groups of P2 GPUs; default P2 =\n"
             "                          GPUs per node)\n"
             "  -g, --gpus N            number of GPUs (ranks) p\n"
@@ -136,10 +139,12 @@ int cli_main(int argc, char **argv)
         status = pg_main(argc - 1, argv + 1, err);
     else if (strcmp(cmd, "sweep") == 0)
         status = sw_main(argc - 1, argv + 1, err);
+    else if (strcmp(cmd, "strategy") == 0)
+        status = cli_strategy_main(argc - 1, argv + 1, err);
     else
         status = hs_fail(err, HS_EINPUT,
                          "unknown command '%s' (known: analytic, simulate, compare, platform, "
-                         "sweep; see hybridsim --help)",
+                         "sweep, strategy; see hybridsim --help)",
                          cmd);
     fflush(stdout);
     if (status != HS_OK)

@@ -62,25 +62,44 @@ static bool member(const st_layer_config *c, int r)
     return r >= c->base && r < c->base + st_group_size(c);
 }
 
-/* The group of the ranks of c's group that share rank r's coordinates except those in `vary`. */
+/* The group of the ranks of c's group that share rank r's coordinates except those in `vary`,
+ * ascending: an odometer over the varying coordinates, slowest (batch) first. */
 static int line_group(planner *pl, const st_layer_config *c, int r, unsigned vary)
 {
-    int q = st_group_size(c), n = 0;
-    int *ranks = malloc((size_t)q * sizeof *ranks);
+    st_coords k = st_coords_of(c, r - c->base), s = st_strides(c);
+    const int ways[7] = {c->batch, c->replicas, c->channel, c->filter, c->depth, c->height,
+                         c->width};
+    const int stride[7] = {s.b, s.r, s.c, s.f, s.d, s.h, s.w};
+    const unsigned bit[7] = {L_B, L_R, L_C, L_F, L_D, L_H, L_W};
+    int own[7] = {k.b, k.r, k.c, k.f, k.d, k.h, k.w}, at[7], n = 1, fixed = c->base;
+    for (int i = 0; i < 7; i++) {
+        bool varies = (vary & bit[i]) && ways[i] > 1;
+        at[i] = 0;
+        n *= varies ? ways[i] : 1;
+        fixed += varies ? 0 : own[i] * stride[i];
+        own[i] = varies; /* from here on: whether coordinate i varies */
+    }
+    if (n < 2)
+        return -1;
+    int *ranks = malloc((size_t)n * sizeof *ranks);
     if (!ranks)
         return pl->oom = true, -1;
-    st_coords k = st_coords_of(c, r - c->base);
-    for (int t = 0; t < q; t++) {
-        st_coords o = st_coords_of(c, t);
-        if (((vary & L_B) || o.b == k.b) && ((vary & L_R) || o.r == k.r) &&
-            ((vary & L_C) || o.c == k.c) && ((vary & L_F) || o.f == k.f) &&
-            ((vary & L_D) || o.d == k.d) && ((vary & L_H) || o.h == k.h) &&
-            ((vary & L_W) || o.w == k.w))
-            ranks[n++] = c->base + t;
+    for (int m = 0; m < n; m++) {
+        int rank = fixed;
+        for (int i = 0; i < 7; i++)
+            rank += at[i] * stride[i];
+        ranks[m] = rank;
+        for (int i = 6; i >= 0; i--) { /* the fastest varying coordinate turns first */
+            if (!own[i])
+                continue;
+            if (++at[i] < ways[i])
+                break;
+            at[i] = 0;
+        }
     }
-    int gi = n > 1 ? ex__group(&pl->groups, pl->g, ranks, n) : -1;
+    int gi = ex__group(&pl->groups, pl->g, ranks, n);
     free(ranks);
-    if (n > 1 && gi < 0)
+    if (gi < 0)
         pl->oom = true;
     return gi;
 }

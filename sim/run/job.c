@@ -31,6 +31,7 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
             return status;
         j->plan_loaded = true;
         st_from_plan(&j->plan, &j->st);
+        j->st.p = spec->gpus; /* -g: st_check holds it against the file's gpus= */
     } else {
         status = st_parse(spec->strategy, spec->gpus, plat->gpus_per_node, spec->micro_batches,
                           &j->st, err);

@@ -226,6 +226,14 @@ static int generate_scheme(const char *spec, const char *name, const wl_workload
     return status;
 }
 
+static bool builtin_name(const char *name)
+{
+    for (int k = 0; k < ST_LAYERWISE; k++)
+        if (!strcmp(name, st_kind_name((st_kind)k)))
+            return true;
+    return false;
+}
+
 int st_generate(const char *spec, const wl_workload *wl, int p, int64_t batch, int gpus_per_node,
                 int micro_batches, st_plan *plan, char *err)
 {
@@ -235,6 +243,11 @@ int st_generate(const char *spec, const wl_workload *wl, int p, int64_t batch, i
     int status;
     if (!strcmp(name, "owt") || !strcmp(name, "splitbrain") || !strcmp(name, "ghp")) {
         status = generate_scheme(spec, name, wl, p, gpus_per_node, plan, err);
+    } else if (!builtin_name(name)) {
+        status = HS_EINPUT;
+        hs_fail(err, HS_EINPUT, "--generate %s: unknown scheme (known: owt, splitbrain[:G], "
+                "ghp[:G], serial, data, filter, channel, spatial, pipeline, "
+                "data+filter[:P1xP2], data+spatial[:P1xP2])", spec);
     } else {
         st_strategy st;
         status = st_parse(spec, p, gpus_per_node, micro_batches, &st, err);
@@ -245,10 +258,13 @@ int st_generate(const char *spec, const wl_workload *wl, int p, int64_t batch, i
         if (status == HS_OK)
             snprintf(plan->name, sizeof plan->name, "%s", spec);
     }
+    if (status == HS_EINPUT && strncmp(err, "-s ", 3) == 0) { /* st_parse names -s */
+        char said[HS_ERR_LEN];
+        snprintf(said, sizeof said, "%s", err + 3);
+        return hs_fail(err, HS_EINPUT, "--generate %s", said);
+    }
     if (status != HS_OK)
-        return status == HS_EINPUT && strncmp(err, "-s ", 3) == 0
-                   ? hs_fail(err, HS_EINPUT, "--generate %s", err + 3)
-                   : status;
+        return status;
     snprintf(plan->workload, sizeof plan->workload, "%s", wl->name);
     status = st_plan_check(plan, wl, p, batch, err);
     if (status != HS_OK)

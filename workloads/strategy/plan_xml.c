@@ -234,6 +234,13 @@ int st_plan_load(const char *path, const wl_workload *wl, st_plan *plan, char *e
         st_plan_free(plan);
         return hs_fail(err, HS_EINPUT, "%s: strategy path too long", path);
     }
+    FILE *probe = fopen(path, "r"); /* checked first: libxml2 would print its own complaint */
+    if (!probe) {
+        st_plan_free(plan);
+        return hs_fail(err, HS_EINPUT, "%s: cannot read the strategy file: %s", path,
+                       strerror(errno));
+    }
+    fclose(probe);
     char dtd[1200];
     xmlDoc *doc = NULL;
     status = wl_xml_read(path, dtd_path(dtd, sizeof dtd), &doc, err);

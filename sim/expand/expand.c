@@ -21,7 +21,9 @@
  *     differ only where the network makes them differ.
  *   pipeline: rank s runs a contiguous group of layers on S micro-batches (GPipe): all forwards,
  *     then all backwards, with point-to-point messages between neighbouring stages; a middle
- *     stage sends one micro-batch while it receives the next (TG_SHIFT).
+ *     stage sends one micro-batch while it receives the next (TG_SHIFT) (pipeline.c).
+ * A per-layer plan (-s FILE.xml) has its own expansion, which derives the messages from which
+ * rank holds which slice (expand_plan.c, layout.c, moves.c).
  *
  * Work is expressed in samples: a kernel lasts (per-sample seconds) * (samples it processes) /
  * (ways its layer is split). The backward time of a layer with weights is split evenly between

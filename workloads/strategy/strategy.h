@@ -5,7 +5,9 @@
  * split the model among themselves, a group inside a node by default).
  *
  * Folder: workloads/strategy/ (this is its main header): how a workload is split over GPUs: the
- * strategy (st_) and the memory a GPU then holds (footprint.h, fp_). Both derivations take their
+ * strategy (st_), per-layer plans and their strategy file (plan.h, strategy.dtd), the published
+ * schemes and the built-in strategies written as plans (generate.h), and the memory a GPU then
+ * holds (footprint.h, fp_). Both derivations take their
  * strategy from here, so neither owns the vocabulary. May include workloads/ and
  * workloads/common/. */
 #ifndef STRATEGY_H

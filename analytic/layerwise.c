@@ -80,7 +80,8 @@ void an__grad_price(an_net *net, an_grad_sets g, double bytes, double *comm_s)
 {
     bool inner = g.inner.n > 1, outer = g.outer.n > 1;
     if (inner)
-        comm_s[HS_TERM_GRAD_GROUP] += an__allreduce_s(g.inner.n, bytes, an__lines_ring(net, g.inner));
+        comm_s[HS_TERM_GRAD_GROUP] +=
+            an__allreduce_s(g.inner.n, bytes, an__lines_ring(net, g.inner));
     if (!outer)
         return;
     double flows = inner ? 2.0 * an__node_sharing(net)

@@ -7,33 +7,30 @@
 # not apply; SplitBrain's memory saving on VGG-16 for CIFAR-10 is the README's.
 # Usage (from ctest): e2e_strategy.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
-HS="$1"
-TMP="$(mktemp -d)"
+HS="$1" TMP="$(mktemp -d)" failures=0 checks=0
 trap 'rm -rf "$TMP"' EXIT
-failures=0
-checks=0
-
 fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
 
-# expect_bad "what" "expected text in the message" args...
+# expect_bad "what" "text the message must hold" args...: exit 2, the text on stderr, no stdout.
 expect_bad() {
     local what="$1" needle="$2"
     shift 2
     checks=$((checks + 1))
     "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    if [ "$rc" -ne 2 ]; then
-        echo "FAIL [$what]: exit $rc, expected 2 ($*)"; cat "$TMP/err"; failures=$((failures + 1)); return
-    fi
-    grep -qF -- "$needle" "$TMP/err" || { echo "FAIL [$what]: message lacks '$needle':"; cat "$TMP/err"; failures=$((failures + 1)); return; }
-    [ -s "$TMP/out" ] && fail "$what: wrote to stdout on error"
+    local rc=$? stdout_bytes
+    stdout_bytes=$(wc -c <"$TMP/out")
+    [ "$rc" -eq 2 ] && grep -qF -- "$needle" "$TMP/err" && [ "$stdout_bytes" -eq 0 ] && return
+    fail "$what: exit $rc (wanted 2), $stdout_bytes bytes on stdout, '$needle' wanted in: $(cat "$TMP/err")"
 }
 
+# expect_ok "what" args...: exit 0 (stdout in $TMP/out).
 expect_ok() {
     local what="$1"
     shift
     checks=$((checks + 1))
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err" || { echo "FAIL [$what]: exit $? ($*)"; cat "$TMP/err"; failures=$((failures + 1)); return 1; }
+    "$HS" "$@" >"$TMP/out" 2>"$TMP/err" && return 0
+    fail "$what: exit $? ($*): $(cat "$TMP/err")"
+    return 1
 }
 
 # A strategy file for VGG16 on 8 GPUs: a header, then the lines given.

@@ -124,52 +124,63 @@ static const char *shape_text(const lw_case *c, char *buf, size_t len)
     return buf;
 }
 
+/* A case's built-in strategy and the same as a plan read back from a file. */
+typedef struct {
+    char text[64];           /* the strategy as typed */
+    char run[160];           /* the case, for messages */
+    st_strategy builtin, planned;
+    st_plan plan;
+} lw_pair;
+
+static void pair_of(const wl_workload *wl, lw_case c, const char *how, lw_pair *p)
+{
+    c.strategy = shape_text(&c, p->text, sizeof p->text);
+    snprintf(p->run, sizeof p->run, "%s %s %s -g %d -b %lld", how, wl->name, c.strategy, c.gpus,
+             (long long)c.batch);
+    parse_case(wl, &c, &p->builtin);
+    plan_through_file(wl, &p->builtin, &p->plan);
+    st_from_plan(&p->plan, &p->planned);
+}
+
 /* ------------------------------------------------------------------ analytic */
 
 static void analytic_case(const wl_workload *wl, lw_case c)
 {
-    char text[64], run[160];
-    c.strategy = shape_text(&c, text, sizeof text);
-    snprintf(run, sizeof run, "analytic %s %s -g %d -b %lld", wl->name, c.strategy, c.gpus,
-             (long long)c.batch);
-    st_strategy st, ps;
-    st_plan plan;
-    parse_case(wl, &c, &st);
-    plan_through_file(wl, &st, &plan);
-    st_from_plan(&plan, &ps);
+    lw_pair p;
+    pair_of(wl, c, "analytic", &p);
     hs_estimate a, b;
     an_terms ta, tb;
     char err[HS_ERR_LEN] = "";
-    if (an_estimate_on(wl, &abci, &st, c.batch, PL_PACKED, &b, &tb, err) != HS_OK ||
-        an_estimate_on(wl, &abci, &ps, c.batch, PL_PACKED, &a, &ta, err) != HS_OK)
-        fail_msg("%s: %s", run, err);
-    expect_same_estimate(&a, &b, 1e-9, run);
+    if (an_estimate_on(wl, &abci, &p.builtin, c.batch, PL_PACKED, &b, &tb, err) != HS_OK ||
+        an_estimate_on(wl, &abci, &p.planned, c.batch, PL_PACKED, &a, &ta, err) != HS_OK)
+        fail_msg("%s: %s", p.run, err);
+    expect_same_estimate(&a, &b, 1e-9, p.run);
     for (int k = 0; k < HS_TERM_COUNT; k++)
-        expect_close(ta.comm_s[k], tb.comm_s[k], 1e-9, hs_term_key((hs_term)k), run);
-    expect_close(ta.bubble_s, tb.bubble_s, 1e-9, "bubble", run);
-    st_plan_free(&plan);
+        expect_close(ta.comm_s[k], tb.comm_s[k], 1e-9, hs_term_key((hs_term)k), p.run);
+    expect_close(ta.bubble_s, tb.bubble_s, 1e-9, "bubble", p.run);
+    st_plan_free(&p.plan);
 }
 
-static void analytic_all(const char *net)
+/* Serial on 1 GPU, then every strategy the workload allows at 4 to 64 GPUs, through fn. */
+static void each_case(const char *net, void (*fn)(const wl_workload *, lw_case),
+                      const char *how)
 {
     wl_workload wl;
     char err[HS_ERR_LEN] = "";
     assert_int_equal(wl_load(net, &wl, err), HS_OK);
-    analytic_case(&wl, (lw_case){"serial", 1, 64});
+    fn(&wl, (lw_case){"serial", 1, 64});
     int runs = 1;
     for (int p = 4; p <= 64; p *= 2) {
         lw_case cases[16];
         int n = cases_for(&wl, p, cases);
         for (int i = 0; i < n; i++)
-            analytic_case(&wl, cases[i]);
+            fn(&wl, cases[i]);
         runs += n;
     }
-    print_message("%s: %d strategies analytic alike\n", net, runs);
+    print_message("%s: %d strategies %s alike\n", net, runs, how);
     wl_free(&wl);
 }
 
-static void test_analytic_resnet50(void **state) { (void)state; analytic_all("resnet50"); }
-static void test_analytic_vgg16(void **state) { (void)state; analytic_all("vgg16"); }
 
 /* ------------------------------------------------------------------ simulated */
 
@@ -218,41 +229,26 @@ static hs_estimate simulate_in_child(const wl_workload *wl, const st_strategy *s
 
 static void simulated_case(const wl_workload *wl, lw_case c)
 {
-    char text[64], run[160];
-    c.strategy = shape_text(&c, text, sizeof text);
-    snprintf(run, sizeof run, "simulate %s %s -g %d -b %lld", wl->name, c.strategy, c.gpus,
-             (long long)c.batch);
-    st_strategy st, ps;
-    st_plan plan;
-    parse_case(wl, &c, &st);
-    plan_through_file(wl, &st, &plan);
-    st_from_plan(&plan, &ps);
-    hs_estimate b = simulate_in_child(wl, &st, c.batch, run);
-    hs_estimate a = simulate_in_child(wl, &ps, c.batch, run);
-    expect_same_estimate(&a, &b, 1e-6, run);
-    st_plan_free(&plan);
+    lw_pair p;
+    pair_of(wl, c, "simulate", &p);
+    hs_estimate b = simulate_in_child(wl, &p.builtin, c.batch, p.run);
+    hs_estimate a = simulate_in_child(wl, &p.planned, c.batch, p.run);
+    expect_same_estimate(&a, &b, 1e-6, p.run);
+    st_plan_free(&p.plan);
 }
 
-static void simulated_all(const char *net)
+/* One network through one derivation (the test's state). */
+typedef struct {
+    const char *net;
+    void (*fn)(const wl_workload *, lw_case);
+    const char *how;
+} lw_run;
+
+static void test_each(void **state)
 {
-    wl_workload wl;
-    char err[HS_ERR_LEN] = "";
-    assert_int_equal(wl_load(net, &wl, err), HS_OK);
-    simulated_case(&wl, (lw_case){"serial", 1, 64});
-    int runs = 1;
-    for (int p = 4; p <= 64; p *= 2) {
-        lw_case cases[16];
-        int n = cases_for(&wl, p, cases);
-        for (int i = 0; i < n; i++)
-            simulated_case(&wl, cases[i]);
-        runs += n;
-    }
-    print_message("%s: %d strategies simulated alike\n", net, runs);
-    wl_free(&wl);
+    const lw_run *r = *state;
+    each_case(r->net, r->fn, r->how);
 }
-
-static void test_simulated_resnet50(void **state) { (void)state; simulated_all("resnet50"); }
-static void test_simulated_vgg16(void **state) { (void)state; simulated_all("vgg16"); }
 
 /* ------------------------------------------------------------------ setup */
 
@@ -287,13 +283,17 @@ static int load_abci(void **state)
 int main(void)
 {
     /* Simulations first: their children must not inherit a started engine. */
+    static lw_run runs[] = {{"resnet50", simulated_case, "simulated"},
+                            {"vgg16", simulated_case, "simulated"},
+                            {"resnet50", analytic_case, "analytic"},
+                            {"vgg16", analytic_case, "analytic"}};
     const struct CMUnitTest simulated[] = {
-        cmocka_unit_test(test_simulated_resnet50),
-        cmocka_unit_test(test_simulated_vgg16),
+        cmocka_unit_test_prestate(test_each, &runs[0]),
+        cmocka_unit_test_prestate(test_each, &runs[1]),
     };
     const struct CMUnitTest analytic[] = {
-        cmocka_unit_test(test_analytic_resnet50),
-        cmocka_unit_test(test_analytic_vgg16),
+        cmocka_unit_test_prestate(test_each, &runs[2]),
+        cmocka_unit_test_prestate(test_each, &runs[3]),
     };
     int failed = cmocka_run_group_tests_name("simulated", simulated, setup, NULL);
     failed += cmocka_run_group_tests_name("analytic", analytic, load_abci, NULL);

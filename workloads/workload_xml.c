@@ -3,8 +3,8 @@
  * Reading happens in three steps, each with "file:line: what is wrong" on failure:
  *   1. libxml2 parses the file (well-formedness, with line numbers; xml_doc.h);
  *   2. the document is validated against workload.dtd from the workloads folder, whatever
- *      DOCTYPE the file declares (xml_doc.h): element structure, attribute names, layer types, unique
- *      ids and inputs that name existing ids are all the DTD's business;
+ *      DOCTYPE the file declares (xml_doc.h): element structure, attribute names, layer types,
+ *      unique ids and inputs that name existing ids are all the DTD's business;
  *   3. this file checks the meaning: numbers and shapes parse, a layer's input shape is the
  *      output of the layers feeding it, convolution and pooling extents follow from kernel,
  *      stride and padding, inputs are earlier layers, the calibration is complete. */
@@ -42,31 +42,18 @@ static int fail_at(const xml_reader *rd, const xmlNode *node, const char *fmt, .
 
 static int fail_at(const xml_reader *rd, const xmlNode *node, const char *fmt, ...)
 {
-    char what[HS_ERR_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    int status = wl_xml_vfail(rd->err, rd->path, node, fmt, ap);
     va_end(ap);
-    return hs_fail(rd->err, HS_EINPUT, "%s:%ld: %s", rd->path, xmlGetLineNo(node), what);
+    return status;
 }
 
 /* Copy attribute `name` of node into buf; returns 1 when present, 0 when absent, -1 when too
  * long (reported). */
 static int get_attr(const xml_reader *rd, xmlNode *node, const char *name, char *buf)
 {
-    xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
-    buf[0] = '\0';
-    if (!v)
-        return 0;
-    size_t n = strlen((const char *)v);
-    if (n >= ATTR_LEN) {
-        xmlFree(v);
-        fail_at(rd, node, "attribute %s is longer than %d characters", name, ATTR_LEN - 1);
-        return -1;
-    }
-    memcpy(buf, v, n + 1);
-    xmlFree(v);
-    return 1;
+    return wl_xml_attr(rd->path, node, name, buf, ATTR_LEN, rd->err);
 }
 
 static int parse_double(const char *text, double *out)

@@ -124,3 +124,37 @@ long wl_xml_line(const xmlNode *node)
 {
     return xmlGetLineNo(node);
 }
+
+int wl_xml_vfail(char *err, const char *path, const xmlNode *node, const char *fmt, va_list ap)
+{
+    char what[HS_ERR_LEN];
+    vsnprintf(what, sizeof what, fmt, ap);
+    return hs_fail(err, HS_EINPUT, "%s:%ld: %s", path, xmlGetLineNo(node), what);
+}
+
+int wl_xml_fail(char *err, const char *path, const xmlNode *node, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int status = wl_xml_vfail(err, path, node, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+int wl_xml_attr(const char *path, xmlNode *node, const char *name, char *buf, size_t len,
+                char *err)
+{
+    xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
+    buf[0] = '\0';
+    if (!v)
+        return 0;
+    size_t n = strlen((const char *)v);
+    int got = 1;
+    if (n >= len)
+        got = -1, wl_xml_fail(err, path, node, "attribute %s is longer than %zu characters", name,
+                            len - 1);
+    else
+        memcpy(buf, v, n + 1);
+    xmlFree(v);
+    return got;
+}

@@ -15,6 +15,7 @@
 
 #include <libxml/tree.h>
 
+#include "hs_xml.h"
 #include "xml_doc.h"
 
 #define PX_ATTR_LEN 256
@@ -30,35 +31,11 @@ typedef struct {
     char *err;
 } px_reader;
 
-static int fail_at(const px_reader *rd, const xmlNode *node, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail_at(const px_reader *rd, const xmlNode *node, const char *fmt, ...)
-{
-    char what[HS_ERR_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return hs_fail(rd->err, HS_EINPUT, "%s:%ld: %s", rd->path, wl_xml_line(node), what);
-}
-
-/* Attribute `name` into buf: 1 present, 0 absent, -1 too long (reported). */
+/* Copy attribute `name` of node into buf; returns 1 when present, 0 when absent, -1 when too
+ * long (reported). */
 static int get_attr(const px_reader *rd, xmlNode *node, const char *name, char *buf)
 {
-    xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
-    buf[0] = '\0';
-    if (!v)
-        return 0;
-    size_t n = strlen((const char *)v);
-    int rc = 1;
-    if (n >= PX_ATTR_LEN)
-        rc = -1, fail_at(rd, node, "attribute %s is longer than %d characters", name,
-                         PX_ATTR_LEN - 1);
-    else
-        memcpy(buf, v, n + 1);
-    xmlFree(v);
-    return rc;
+    return wl_xml_attr(rd->path, node, name, buf, PX_ATTR_LEN, rd->err);
 }
 
 /* A whole number in [min, 2^30] filling the text (surrounding blanks allowed). */
@@ -99,8 +76,8 @@ static int read_config(const px_reader *rd, xmlNode *node, const char *what,
             return HS_EINPUT;
         int min = i == PX_N_FACTORS - 1 ? 0 : 1;
         if (got && parse_whole(v, min, factor_field(c, i)))
-            return fail_at(rd, node, "%s: %s=\"%s\" is not a whole number >= %d", what,
-                           factor_names[i], v, min);
+            return wl_xml_fail(rd->err, rd->path, node, "%s: %s=\"%s\" is not a whole "
+                               "number >= %d", what, factor_names[i], v, min);
     }
     int got = get_attr(rd, node, "charge", v);
     if (got < 0)
@@ -126,11 +103,11 @@ static int read_layer(px_reader *rd, xmlNode *node)
         return HS_EINPUT;
     int i = find_layer(rd->wl, ref);
     if (i < 0)
-        return fail_at(rd, node, "no layer '%s' in workload %s (%s)", ref, rd->wl->name,
-                       rd->wl->path);
+        return wl_xml_fail(rd->err, rd->path, node, "no layer '%s' in workload %s (%s)", ref,
+                           rd->wl->name, rd->wl->path);
     if (rd->set_at[i])
-        return fail_at(rd, node, "layer %s is configured twice (first at line %d)", ref,
-                       rd->set_at[i]);
+        return wl_xml_fail(rd->err, rd->path, node, "layer %s is configured twice (first at "
+                           "line %d)", ref, rd->set_at[i]);
     st_layer_config c = st_layer_default();
     char what[PX_ATTR_LEN + 8];
     snprintf(what, sizeof what, "layer %s", ref);
@@ -150,24 +127,24 @@ static int read_root(px_reader *rd, xmlNode *root)
     st_plan *plan = rd->plan;
     plan->line = (int)wl_xml_line(root);
     if (strcmp((const char *)root->name, "strategy") != 0)
-        return fail_at(rd, root, "the root element is <%s>, not <strategy>",
+        return wl_xml_fail(rd->err, rd->path, root, "the root element is <%s>, not <strategy>",
                        (const char *)root->name);
     if (get_attr(rd, root, "name", v) < 0)
         return HS_EINPUT;
     if (strlen(v) >= ST_PLAN_NAME_LEN || !v[0])
-        return fail_at(rd, root, "the strategy name must be 1 to %d characters",
+        return wl_xml_fail(rd->err, rd->path, root, "the strategy name must be 1 to %d characters",
                        ST_PLAN_NAME_LEN - 1);
     strcpy(plan->name, v);
     if (get_attr(rd, root, "workload", v) < 0)
         return HS_EINPUT;
     if (strcmp(v, rd->wl->name) != 0)
-        return fail_at(rd, root, "the strategy is for workload '%s', but -w gives %s (%s)", v,
-                       rd->wl->name, rd->wl->path);
+        return wl_xml_fail(rd->err, rd->path, root, "the strategy is for workload '%s', but -w "
+                           "gives %s (%s)", v, rd->wl->name, rd->wl->path);
     snprintf(plan->workload, sizeof plan->workload, "%s", v);
     if (get_attr(rd, root, "gpus", v) < 0)
         return HS_EINPUT;
     if (parse_whole(v, 1, &plan->gpus))
-        return fail_at(rd, root, "gpus=\"%s\" is not a whole number >= 1", v);
+        return wl_xml_fail(rd->err, rd->path, root, "gpus=\"%s\" is not a whole number >= 1", v);
     if (get_attr(rd, root, "replica_gradients", v) < 0)
         return HS_EINPUT;
     plan->reduce_replicas = strcmp(v, "reduce") == 0;
@@ -188,7 +165,8 @@ static int read_child(px_reader *rd, xmlNode *node)
         if (get_attr(rd, node, "micro_batches", v) < 0)
             return HS_EINPUT;
         if (parse_whole(v, 1, &rd->plan->micro_batches))
-            return fail_at(rd, node, "micro_batches=\"%s\" is not a whole number >= 1", v);
+            return wl_xml_fail(rd->err, rd->path, node, "micro_batches=\"%s\" is not a whole "
+                               "number >= 1", v);
     }
     return HS_OK; /* description */
 }
@@ -200,9 +178,10 @@ static int fill_defaults(px_reader *rd, xmlNode *root)
         if (rd->set_at[i])
             continue;
         if (!rd->has_default)
-            return fail_at(rd, root, "layer %s of %s has no configuration (give it a <layer "
-                           "ref=\"%s\" .../> or the file a <default .../>)",
-                           rd->wl->layers[i].id, rd->wl->name, rd->wl->layers[i].id);
+            return wl_xml_fail(rd->err, rd->path, root, "layer %s of %s has no configuration "
+                               "(give it a <layer ref=\"%s\" .../> or the file a <default "
+                               ".../>)", rd->wl->layers[i].id, rd->wl->name,
+                               rd->wl->layers[i].id);
         rd->plan->layers[i] = rd->fallback;
     }
     return HS_OK;
@@ -266,25 +245,10 @@ bool st_is_file(const char *text)
 
 /* ------------------------------------------------------------------ writing */
 
-/* Text with XML's five special characters escaped. */
-static void put_escaped(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        default: fputc(*s, out);
-        }
-    }
-}
-
 static void put_layer(FILE *out, const wl_layer *l, const st_layer_config *c)
 {
     fputs("  <layer ref=\"", out);
-    put_escaped(out, l->id);
+    hs_xml_text(out, l->id);
     fputc('"', out);
     st_layer_config d = st_layer_default(), v = *c;
     for (int i = 0; i < PX_N_FACTORS; i++)
@@ -300,14 +264,14 @@ int st_plan_write(FILE *out, const st_plan *plan, const wl_workload *wl,
 {
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<!DOCTYPE strategy SYSTEM \"strategy.dtd\">\n<strategy name=\"", out);
-    put_escaped(out, plan->name);
+    hs_xml_text(out, plan->name);
     fputs("\" workload=\"", out);
-    put_escaped(out, wl->name);
+    hs_xml_text(out, wl->name);
     fprintf(out, "\" gpus=\"%d\"%s>\n", plan->gpus,
             plan->reduce_replicas ? " replica_gradients=\"reduce\"" : "");
     if (description && *description) {
         fputs("  <description>", out);
-        put_escaped(out, description);
+        hs_xml_text(out, description);
         fputs("</description>\n", out);
     }
     if (plan->micro_batches > 0)

@@ -140,7 +140,7 @@ int cli_main(int argc, char **argv)
     else if (strcmp(cmd, "sweep") == 0)
         status = sw_main(argc - 1, argv + 1, err);
     else if (strcmp(cmd, "strategy") == 0)
-        status = cli_strategy_main(argc - 1, argv + 1, err);
+        status = cli_generate_main(argc - 1, argv + 1, err);
     else
         status = hs_fail(err, HS_EINPUT,
                          "unknown command '%s' (known: analytic, simulate, compare, platform, "

@@ -1,4 +1,4 @@
-/* cli_strategy.c: `hybridsim strategy --generate SPEC -w W -g N -b B [-p P] -o FILE.xml`
+/* cli_generate.c: `hybridsim strategy --generate SPEC -w W -g N -b B [-p P] -o FILE.xml`
  * (cli_int.h): a published scheme or a built-in strategy written as a per-layer strategy file.
  *
  * The generators are plain tables (workloads/strategy/generate.h); what needs the machine is
@@ -29,7 +29,7 @@ typedef struct {
     int micro_batches;     /* -S */
 } gen_options;
 
-static void print_strategy_usage(FILE *out)
+void cli_generate_usage(FILE *out)
 {
     fprintf(out,
             "usage: hybridsim strategy --generate SPEC -w WORKLOAD -g GPUS -b BATCH\n"
@@ -80,7 +80,7 @@ static int parse_gen(int argc, char **argv, gen_options *o, char *err)
             status = hs_parse_int64("--micro-batches", optarg, 1, INT_MAX, &v, err);
             o->micro_batches = (int)v;
             break;
-        case 'h': print_strategy_usage(stdout); return -1;
+        case 'h': cli_generate_usage(stdout); return -1;
         case ':': return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
         default: return hs_fail(err, HS_EINPUT, "strategy: unknown flag '%s'", argv[optind - 1]);
         }
@@ -217,7 +217,7 @@ static int generate(const gen_options *o, const wl_workload *wl, st_plan *plan, 
     return status;
 }
 
-int cli_strategy_main(int argc, char **argv, char *err)
+int cli_generate_main(int argc, char **argv, char *err)
 {
     gen_options o = {0};
     int status = parse_gen(argc, argv, &o, err);

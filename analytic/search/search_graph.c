@@ -35,6 +35,7 @@ typedef struct {
     int cap_vertices;  /* room in g->v */
     int cap_out;       /* room in out */
     int cap_edges;     /* room in g->e */
+    int status;        /* why a step returned -1: HS_EINPUT or HS_EINTERNAL */
     char *err;
 } builder;
 
@@ -103,8 +104,10 @@ static int add_vertex(builder *b, sr_op op, int layer, const char *suffix, sr_co
 {
     sr_graph *g = b->g;
     if (grow((void **)&g->v, &b->cap_vertices, g->n_vertices + 1, sizeof *g->v, b->err) ||
-        grow((void **)&b->out, &b->cap_out, g->n_vertices + 1, sizeof *b->out, b->err))
+        grow((void **)&b->out, &b->cap_out, g->n_vertices + 1, sizeof *b->out, b->err)) {
+        b->status = HS_EINTERNAL;
         return -1;
+    }
     int id = g->n_vertices++;
     sr_vertex *v = &g->v[id];
     memset(v, 0, sizeof *v);
@@ -128,7 +131,7 @@ static int add_edge(builder *b, int u, int v, int input)
             e = &g->e[i];
     if (!e) {
         if (grow((void **)&g->e, &b->cap_edges, g->n_edges + 1, sizeof *g->e, b->err))
-            return HS_EINTERNAL;
+            return b->status = HS_EINTERNAL;
         e = &g->e[g->n_edges++];
     }
     e->u = u;
@@ -262,9 +265,9 @@ static int layer_vertex(builder *b, int i, int *from, const tensor *in)
     }
     default: break;
     }
-    hs_fail(b->err, HS_EINPUT, "layer %s (%s): the search has no %s on a %s tensor", l->name,
-            wl_type_name(l->type), wl_type_name(l->type),
-            in->n_axes == 2 ? "flattened (batch, features)" : "image");
+    b->status = hs_fail(b->err, HS_EINPUT, "layer %s (%s): the search has no %s on a%s tensor",
+                        l->name, wl_type_name(l->type), wl_type_name(l->type),
+                        in->n_axes == 2 ? " flattened (batch, features)" : "n image");
     return -1;
 }
 
@@ -297,7 +300,7 @@ static int add_layer(builder *b, int i)
     int first = from[0];
     int id = layer_vertex(b, i, &first, &in);
     if (id < 0)
-        return b->err[0] ? HS_EINPUT : HS_EINTERNAL;
+        return b->status;
     b->g->vertex_of_layer[i] = id;
     for (int k = 0; k < n; k++) {
         int u = k == 0 ? first : from[k];
@@ -338,7 +341,6 @@ int sr_graph_build(const wl_workload *wl, int64_t batch, const sr_options *opt, 
     if (!g->vertex_of_layer)
         return hs_fail(err, HS_EINTERNAL, "search graph: out of memory");
     builder b = {.wl = wl, .g = g, .err = err};
-    err[0] = '\0';
     int status = HS_OK;
     for (int i = 0; i < wl->n_layers && status == HS_OK; i++)
         status = add_layer(&b, i);

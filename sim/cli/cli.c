@@ -40,7 +40,7 @@ void cli_print_usage(FILE *out)
             "run options:\n"
             "  -w, --workload W        workload: a path (.xml, ParaDL .net/.net_sc) or a short name\n"
             "                          in workloads/ (resnet50, resnet152, vgg16, alexnet,\n"
-            "                          cosmoflow-512, cosmoflow-256)\n"
+            "                          cosmoflow-512, cosmoflow-256, pase-alexnet)\n"
             "  -p, --platform P        platform: a path or a short name in platforms/ (abci,\n"
             "                          dgx1, nvswitch-ndr)\n"
             "  -s, --strategy S        serial, data, spatial, filter, channel, pipeline,\n"

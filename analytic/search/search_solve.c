@@ -218,8 +218,8 @@ static int size_scope(solver *s, int v, back *scope, int64_t *size)
         int64_t n = s->n_cand[scope->vars[i]];
         if (*size > s->max_table / n)
             return hs_fail(s->err, HS_EINPUT, "search: the table for %s would exceed %lld "
-                           "entries (its dependent set has %d vertices); the graph is too wide "
-                           "for this many devices", s->g->v[v].name, (long long)s->max_table,
+                           "entries (keyed by the candidates of %d vertices): too many for "
+                           "the bound on tables", s->g->v[v].name, (long long)s->max_table,
                            scope->n);
         *size *= n;
     }

@@ -11,7 +11,6 @@
 #include "search.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 static void set_bit(uint64_t *set, int i)
 {

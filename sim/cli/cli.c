@@ -31,6 +31,7 @@ void cli_print_usage(FILE *out)
             "  hybridsim compare  -w ... -p ... -s ... -g ... -b ... [options]\n"
             "  hybridsim platform [--preset NAME] [flags] -o FILE.xml   (see hybridsim platform --help)\n"
             "  hybridsim sweep [FILE.sweep] [flags with lists] -o OUT.csv  (see hybridsim sweep --help)\n"
+            "  hybridsim strategy --search -w ... -g ... -b ... --cost-model pase  (see hybridsim strategy --help)\n"
             "\n"
             "  analytic   ParaDL's closed-form model: instant, no contention\n"
             "  simulate   SimGrid simulation of every kernel and message, with link sharing\n"
@@ -39,7 +40,7 @@ void cli_print_usage(FILE *out)
             "run options:\n"
             "  -w, --workload W        workload: a path (.xml, ParaDL .net/.net_sc) or a short name\n"
             "                          in workloads/ (resnet50, resnet152, vgg16, alexnet,\n"
-            "                          cosmoflow-512, cosmoflow-256)\n"
+            "                          cosmoflow-512, cosmoflow-256, pase-alexnet)\n"
             "  -p, --platform P        platform: a path or a short name in platforms/ (abci,\n"
             "                          dgx1, nvswitch-ndr)\n"
             "  -s, --strategy S        serial, data, spatial, filter, channel, pipeline,\n"
@@ -136,10 +137,12 @@ int cli_main(int argc, char **argv)
         status = pg_main(argc - 1, argv + 1, err);
     else if (strcmp(cmd, "sweep") == 0)
         status = sw_main(argc - 1, argv + 1, err);
+    else if (strcmp(cmd, "strategy") == 0)
+        status = cli_strategy_main(argc - 1, argv + 1, err);
     else
         status = hs_fail(err, HS_EINPUT,
                          "unknown command '%s' (known: analytic, simulate, compare, platform, "
-                         "sweep; see hybridsim --help)",
+                         "sweep, strategy; see hybridsim --help)",
                          cmd);
     fflush(stdout);
     if (status != HS_OK)

@@ -6,15 +6,10 @@
 # README (1024 GPUs flow < 2 s and < 500 MB; 4096 flow < 15 s; 1024 step < 120 s).
 # Usage: experiments/bench/simulate.sh [BUILD_DIR]     (BENCH_BIG_STEP=1 also runs step at 4096)
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${1:-$root/build}
-hs=$build/hybridsim
-[ -x "$hs" ] || { echo "simulate.sh: no $hs (build first: tests/run.sh)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "simulate.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
-out=$here/simulate.csv
-tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.log"' EXIT
+source "$(dirname "$0")/lib.sh"
+bench_init simulate.sh "$(cd "$(dirname "$0")" && pwd)/simulate.csv" "${1:-}"
+hs=$BENCH_HS
+tmp=$BENCH_TMP
 echo "workload,strategy,gpus,batch,fidelity,iteration_total_s,wall_s,peak_rss_MB" >"$tmp"
 
 run() { # strategy gpus batch fidelity
@@ -35,5 +30,4 @@ for fidelity in flow step; do
     done
     run "data+filter:$((1024 / 4))x4" 1024 $((16 * 1024)) "$fidelity"
 done
-mv "$tmp" "$out"
-echo "written: $out"
+bench_done

@@ -32,7 +32,8 @@ void cli_print_usage(FILE *out)
             "  hybridsim platform [--preset NAME] [flags] -o FILE.xml   (see hybridsim platform --help)\n"
             "  hybridsim sweep [FILE.sweep] [flags with lists] -o OUT.csv  (see hybridsim sweep --help)\n"
             "  hybridsim strategy --generate SPEC -w W -g N -b B -o FILE.xml  (a per-layer\n"
-            "                     strategy file; see hybridsim strategy --help)\n"
+            "                     strategy file), or --search -w ... -g ... -b ... --cost-model\n"
+            "                     pase  (see hybridsim strategy --help)\n"
             "\n"
             "  analytic   ParaDL's closed-form model: instant, no contention\n"
             "  simulate   SimGrid simulation of every kernel and message, with link sharing\n"
@@ -41,7 +42,7 @@ void cli_print_usage(FILE *out)
             "run options:\n"
             "  -w, --workload W        workload: a path (.xml, ParaDL .net/.net_sc) or a short name\n"
             "                          in workloads/ (resnet50, resnet152, vgg16, alexnet,\n"
-            "                          cosmoflow-512, cosmoflow-256)\n"
+            "                          cosmoflow-512, cosmoflow-256, pase-alexnet)\n"
             "  -p, --platform P        platform: a path or a short name in platforms/ (abci,\n"
             "                          dgx1, nvswitch-ndr)\n"
             "  -s, --strategy S        serial, data, spatial, filter, channel, pipeline,\n"
@@ -140,7 +141,7 @@ int cli_main(int argc, char **argv)
     else if (strcmp(cmd, "sweep") == 0)
         status = sw_main(argc - 1, argv + 1, err);
     else if (strcmp(cmd, "strategy") == 0)
-        status = cli_generate_main(argc - 1, argv + 1, err);
+        status = cli_strategy_main(argc - 1, argv + 1, err);
     else
         status = hs_fail(err, HS_EINPUT,
                          "unknown command '%s' (known: analytic, simulate, compare, platform, "

@@ -2,6 +2,7 @@
  *   cli.c          the commands: dispatch, --help, --version, the exit status
  *   cli_options.c  the run commands' flags -> cli_options, checked
  *   cli_run.c      a run command: load the job, call the derivation(s), print
+ *   cli_strategy.c `strategy`: per-layer strategies (--search), --generate's dispatch
  *   cli_generate.c `strategy --generate`: a scheme written as a per-layer strategy file
  * Nothing here is for use outside sim/cli. */
 #ifndef CLI_INT_H
@@ -53,6 +54,9 @@ int cli_parse_run_options(int argc, char **argv, cli_options *o, char *err);
 
 /* A single run: load, run the derivation(s) the command names, print to stdout. */
 int cli_run_single(const cli_options *o, char *err);
+
+/* `hybridsim strategy ...` (argv[0] is "strategy"): the exit status; message in err. */
+int cli_strategy_main(int argc, char **argv, char *err);
 
 /* `hybridsim strategy --generate ...` (argv[0] is "strategy"): HS_OK, HS_EINPUT or
  * HS_EINTERNAL; its usage. */

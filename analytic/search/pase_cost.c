@@ -1,0 +1,188 @@
+/* pase_cost.c: PaSE's vertex and edge costs (pase_cost.h), formula by formula as PASE-MODEL.md
+ * and the research notes state them (nn_ops.py: GetGemmCompCosts, GetGemmCommCosts,
+ * ComputeGhostCommCosts, Norm, Elementwise, ReduceMean, SoftmaxCrossEntropy, GetEdgeCosts).
+ *
+ * Everything is float64, with per-device extents as real quotients (a pool split 3 ways over 55
+ * input rows holds 18.33 of them), and the operations in the code's order, so that the totals
+ * PaSE prints come out digit for digit. */
+#include "pase_cost.h"
+
+double pase_ratio(double tflops, double gbytes_per_s)
+{
+    return tflops * 1000.0 / (gbytes_per_s / 8.0);
+}
+
+sr_options pase_options(int devices)
+{
+    sr_options o = {.devices = devices, .cutoff = PASE_CUTOFF, .conv_spatial = false,
+                    .kernel_splits = true};
+    return o;
+}
+
+int pase_check(const sr_graph *g, char *err)
+{
+    if (g->n_spatial != 2)
+        return hs_fail(err, HS_EINPUT, "--cost-model pase: PaSE's model has no %d-D operations "
+                       "(2-D images only)", g->n_spatial);
+    return HS_OK;
+}
+
+/* AR(w, q): ring all-reduce of w words per device over q devices. */
+static double all_reduce(double r, double words, double procs)
+{
+    double chunks = words / procs;
+    double steps = 2.0 * (procs - 1.0);
+    return r * (chunks * steps);
+}
+
+/* A GEMM of M x K by K x N split (cM, cN, cK) ways, with pw point-wise ops on its output:
+ * 3 GEMMs (forward, two gradients) and the three all-reduces a split reduction needs. */
+static double gemm(double r, const double dom[3], const double cfg[3], int pw)
+{
+    double m = dom[0] / cfg[0], n = dom[1] / cfg[1], k = dom[2] / cfg[2];
+    double comp = m * n * k * 3.0;
+    if (pw > 0)
+        comp += (3.0 * pw) * (m * n);
+    double comm = all_reduce(r, m * n, cfg[2]); /* forward partial sums when K is split */
+    comm += all_reduce(r, m * k, cfg[1]);       /* input gradient when N is split */
+    comm += all_reduce(r, n * k, cfg[0]);       /* weight gradient when M (batch) is split */
+    return comp + comm;
+}
+
+static double conv_cost(double r, const sr_vertex *v, const sr_config *c)
+{
+    const sr_config *x = &v->dom;
+    double dom[3] = {(double)(x->b * x->h * x->w * x->d), (double)x->f,
+                     (double)(x->c * x->kh * x->kw)};
+    double cfg[3] = {(double)(c->b * c->h * c->w * c->d), (double)c->f,
+                     (double)(c->c * c->kh * c->kw)};
+    return gemm(r, dom, cfg, v->pw);
+}
+
+static double fc_cost(double r, const sr_vertex *v, const sr_config *c)
+{
+    double dom[3] = {(double)v->dom.b, (double)v->dom.f, (double)v->dom.c};
+    double cfg[3] = {(double)c->b, (double)c->f, (double)c->c};
+    return gemm(r, dom, cfg, v->pw);
+}
+
+/* The per-device extents of a tensor-shaped op, (b, c, h, w, d) truncated to its axes. */
+static int per_device(const sr_vertex *v, const sr_config *c, double *e)
+{
+    const sr_config *x = &v->dom;
+    e[0] = (double)x->b / (double)c->b;
+    e[1] = (double)x->c / (double)c->c;
+    e[2] = (double)x->h / (double)c->h;
+    e[3] = (double)x->w / (double)c->w;
+    e[4] = (double)x->d / (double)c->d;
+    return v->op == SR_SOFTMAX ? 2 : v->n_axes;
+}
+
+static double product(const double *e, int n)
+{
+    double p = 1.0;
+    for (int i = 0; i < n; i++)
+        p *= e[i];
+    return p;
+}
+
+/* Pooling: one operation per output element, plus the halo rows and columns of the input a
+ * spatial split needs from its neighbours. */
+static double pool_cost(double r, const sr_vertex *v, const sr_config *c)
+{
+    double e[SR_MAX_AXES];
+    double cost = product(e, per_device(v, c, e));
+    double h = (double)v->in_h / (double)c->h, w = (double)v->in_w / (double)c->w;
+    double h_ghost = h + (c->h > 1 ? (double)v->win_h : 0.0);
+    double w_ghost = w + (c->w > 1 ? (double)v->win_w : 0.0);
+    double ghost = h_ghost * w_ghost - h * w;
+    ghost *= e[0];
+    ghost *= e[1];
+    return cost + r * ghost;
+}
+
+/* Batch normalisation: 16 operations an element, the statistics' all-reduces over the batch
+ * split (4: two forward, two backward) and the scale/bias vectors' over the others. */
+static double bnorm_cost(double r, const sr_vertex *v, const sr_config *c)
+{
+    double e[SR_MAX_AXES];
+    double elems = product(e, per_device(v, c, e));
+    double others = (double)(c->c * c->h * c->w * c->d);
+    double cost = 16.0 * elems;
+    cost += 4.0 * all_reduce(r, elems / e[0], (double)c->b);
+    cost += 4.0 * all_reduce(r, e[0], others);
+    return cost;
+}
+
+/* Softmax with cross-entropy over (b, classes): exponent (3) and sum per element, two per
+ * sample, and when the classes are split one word per sample each way. */
+static double softmax_cost(double r, const sr_vertex *v, const sr_config *c)
+{
+    double e[SR_MAX_AXES];
+    double elems = product(e, per_device(v, c, e));
+    double samples = e[0];
+    double cost = (3.0 + 1.0) * elems;
+    cost += samples;
+    cost += samples;
+    if (c->c > 1)
+        cost += r * (2.0 * samples);
+    return cost;
+}
+
+static int vertex_cost(void *ctx, const sr_graph *g, int vi, const sr_config *c, double *cost,
+                       char *err)
+{
+    double r = ((const pase_model *)ctx)->r, e[SR_MAX_AXES];
+    const sr_vertex *v = &g->v[vi];
+    switch (v->op) {
+    case SR_CONV: *cost = conv_cost(r, v, c); break;
+    case SR_FC: *cost = fc_cost(r, v, c); break;
+    case SR_POOL: *cost = pool_cost(r, v, c); break;
+    case SR_BNORM: *cost = bnorm_cost(r, v, c); break;
+    case SR_ADD: *cost = (1.0 + v->pw) * product(e, per_device(v, c, e)); break;
+    case SR_MEAN:
+        *cost = all_reduce(r, product(e, per_device(v, c, e)), (double)(c->h * c->w * c->d));
+        break;
+    case SR_SOFTMAX: *cost = softmax_cost(r, v, c); break;
+    case SR_CONCAT:
+    case SR_RAVEL:
+    case SR_UNRAVEL: *cost = 0.0; break;
+    default: return hs_fail(err, HS_EINTERNAL, "pase: no cost for vertex %s", v->name);
+    }
+    return HS_OK;
+}
+
+/* Redistribution: per device, the part of the consumer's slice the producer's slice lacks
+ * (assumed aligned at best; none when the consumer is split over more devices than the
+ * producer's output), forward and backward. */
+static int edge_cost(void *ctx, const sr_graph *g, int ei, const sr_config *cu,
+                     const sr_config *cv, double *cost, char *err)
+{
+    (void)err;
+    const sr_edge *e = &g->e[ei];
+    int64_t su[SR_MAX_AXES], sv[SR_MAX_AXES];
+    sr_out_split(&g->v[e->u], cu, su);
+    sr_in_split(&g->v[e->v], e->input, cv, sv);
+    double pu = 1.0, pv = 1.0, need = 1.0, held = 1.0;
+    for (int i = 0; i < e->n_axes; i++) {
+        double s = (double)e->shape[i] / (double)su[i], d = (double)e->shape[i] / (double)sv[i];
+        pu *= (double)su[i];
+        pv *= (double)sv[i];
+        need *= d;
+        held *= d < s ? d : s;
+    }
+    if (pv > pu)
+        held = 0.0;
+    double words = need - held;
+    if (words < 0.0)
+        words = 0.0;
+    *cost = ((const pase_model *)ctx)->r * (words * 2.0);
+    return HS_OK;
+}
+
+sr_costs pase_costs(const pase_model *model)
+{
+    sr_costs c = {.vertex = vertex_cost, .edge = edge_cost, .fits = NULL,
+                  .ctx = (void *)model};
+    return c;
+}

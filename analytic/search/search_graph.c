@@ -1,0 +1,353 @@
+/* search_graph.c: a workload as the search sees it (search.h): operations and the tensors
+ * between them, built the way PaSE's graph.py builds its networks, so that a hybridsim workload
+ * of PaSE's AlexNet, ResNet-101 or Inception-v3 gives PaSE's vertices, in PaSE's id order.
+ *
+ * Walking the layers in file order, each layer either becomes a vertex or passes its producer's
+ * tensor on (relu, dropout, lrn: PaSE has no such ops; a relu right after a conv, fc or add is
+ * that op's point-wise op, pw). A tensor is the producing vertex's output: (b, c, h, w(, d)) for
+ * images, (b, c) after an fc or a global average pool, one flat axis after a ravel. An fc fed
+ * by an image gets PaSE's Reshape in front: a ravel and an unravel vertex. */
+#include "search.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[SR_OP_COUNT] = {
+    "conv", "fc", "pool", "bnorm", "add", "concat", "mean", "softmax", "ravel", "unravel"};
+
+const char *sr_op_name(sr_op op)
+{
+    return op >= 0 && op < SR_OP_COUNT ? op_names[op] : "?";
+}
+
+/* The tensor a vertex produces. */
+typedef struct {
+    int n_axes;
+    int64_t shape[SR_MAX_AXES];
+} tensor;
+
+/* What the builder carries from layer to layer. */
+typedef struct {
+    const wl_workload *wl;
+    sr_graph *g;
+    tensor *out;       /* per vertex: its output tensor */
+    int cap_vertices;  /* room in g->v */
+    int cap_out;       /* room in out */
+    int cap_edges;     /* room in g->e */
+    int status;        /* why a step returned -1: HS_EINPUT or HS_EINTERNAL */
+    char *err;
+} builder;
+
+static tensor image_tensor(int64_t batch, const wl_shape *s)
+{
+    /* hybridsim writes CxWxH(xD); the search's axes are (b, c, h, w, d) as PaSE's (b, c, h, w). */
+    tensor t = {s->n_spatial + 2, {batch, s->channels, s->spatial[1], s->spatial[0], 1}};
+    if (s->n_spatial == 3)
+        t.shape[4] = s->spatial[2];
+    return t;
+}
+
+static tensor flat_tensor(int64_t batch, int64_t features)
+{
+    tensor t = {2, {batch, features, 1, 1, 1}};
+    return t;
+}
+
+static int64_t tensor_elems(const tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->n_axes; i++)
+        n *= t->shape[i];
+    return n;
+}
+
+static sr_config ones(void)
+{
+    sr_config c = {1, 1, 1, 1, 1, 1, 1, 1};
+    return c;
+}
+
+/* The iteration space of a tensor-shaped op: its axes as (b, c, h, w, d). */
+static sr_config tensor_dom(const tensor *t)
+{
+    sr_config d = ones();
+    d.b = t->shape[0];
+    d.c = t->shape[1];
+    if (t->n_axes >= 4) {
+        d.h = t->shape[2];
+        d.w = t->shape[3];
+    }
+    if (t->n_axes == 5)
+        d.d = t->shape[4];
+    return d;
+}
+
+static int grow(void **p, int *cap, int need, size_t size, char *err)
+{
+    if (need <= *cap)
+        return HS_OK;
+    int n = *cap ? *cap * 2 : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, (size_t)n * size);
+    if (!q)
+        return hs_fail(err, HS_EINTERNAL, "search graph: out of memory");
+    *p = q;
+    *cap = n;
+    return HS_OK;
+}
+
+/* A new vertex for layer `layer` producing `out`; returns its id or -1. */
+static int add_vertex(builder *b, sr_op op, int layer, const char *suffix, sr_config dom,
+                      int n_axes, const tensor *out)
+{
+    sr_graph *g = b->g;
+    if (grow((void **)&g->v, &b->cap_vertices, g->n_vertices + 1, sizeof *g->v, b->err) ||
+        grow((void **)&b->out, &b->cap_out, g->n_vertices + 1, sizeof *b->out, b->err)) {
+        b->status = HS_EINTERNAL;
+        return -1;
+    }
+    int id = g->n_vertices++;
+    sr_vertex *v = &g->v[id];
+    memset(v, 0, sizeof *v);
+    v->op = op;
+    v->layer = layer;
+    snprintf(v->name, sizeof v->name, "%s%s", b->wl->layers[layer].name, suffix);
+    v->dom = dom;
+    v->n_axes = n_axes;
+    b->out[id] = *out;
+    return id;
+}
+
+/* The edge u -> v for v's input `input`. Like PaSE's networkx DiGraph, a second tensor between
+ * the same two vertices replaces the first. */
+static int add_edge(builder *b, int u, int v, int input)
+{
+    sr_graph *g = b->g;
+    sr_edge *e = NULL;
+    for (int i = 0; i < g->n_edges && !e; i++)
+        if (g->e[i].u == u && g->e[i].v == v)
+            e = &g->e[i];
+    if (!e) {
+        if (grow((void **)&g->e, &b->cap_edges, g->n_edges + 1, sizeof *g->e, b->err))
+            return b->status = HS_EINTERNAL;
+        e = &g->e[g->n_edges++];
+    }
+    e->u = u;
+    e->v = v;
+    e->input = input;
+    e->n_axes = b->out[u].n_axes;
+    memcpy(e->shape, b->out[u].shape, sizeof e->shape);
+    return HS_OK;
+}
+
+/* The vertices feeding layer i, as vertex ids (-1: the input data), and how many. */
+static int producers(const builder *b, int i, int *from)
+{
+    const wl_layer *l = &b->wl->layers[i];
+    if (l->n_inputs == 0) {
+        from[0] = i == 0 ? -1 : b->g->vertex_of_layer[i - 1];
+        return 1;
+    }
+    for (int k = 0; k < l->n_inputs; k++)
+        from[k] = l->inputs[k] == WL_INPUT_DATA ? -1 : b->g->vertex_of_layer[l->inputs[k]];
+    return l->n_inputs;
+}
+
+/* The tensor vertex u produces, or the data sample for u = -1. */
+static tensor tensor_of(const builder *b, int u)
+{
+    return u < 0 ? image_tensor(b->g->batch, &b->wl->sample) : b->out[u];
+}
+
+/* A global average pool: the window is the whole input and leaves one element per channel. */
+static bool is_global_pool(const wl_layer *l)
+{
+    for (int i = 0; i < l->x.n_spatial; i++)
+        if (l->w_kernel[i] != l->x.spatial[i] || l->y.spatial[i] != 1)
+            return false;
+    return l->padding == 0;
+}
+
+static int conv_vertex(builder *b, int i, const tensor *in)
+{
+    const wl_layer *l = &b->wl->layers[i];
+    tensor out = image_tensor(b->g->batch, &l->y);
+    sr_config dom = tensor_dom(&out);
+    dom.f = l->y.channels;
+    dom.c = l->x.channels;
+    dom.kw = l->w_kernel[0];
+    dom.kh = l->w_kernel[1];
+    return add_vertex(b, SR_CONV, i, "", dom, in->n_axes, &out);
+}
+
+static int pool_vertex(builder *b, int i, const tensor *in)
+{
+    const wl_layer *l = &b->wl->layers[i];
+    if (is_global_pool(l)) {
+        tensor out = flat_tensor(b->g->batch, l->y.channels);
+        return add_vertex(b, SR_MEAN, i, "", tensor_dom(in), in->n_axes, &out);
+    }
+    tensor out = image_tensor(b->g->batch, &l->y);
+    int id = add_vertex(b, SR_POOL, i, "", tensor_dom(&out), in->n_axes, &out);
+    if (id >= 0) {
+        sr_vertex *v = &b->g->v[id];
+        v->in_h = in->shape[2];
+        v->in_w = in->shape[3];
+        v->in_d = in->n_axes == 5 ? in->shape[4] : 1;
+        v->win_w = l->w_kernel[0];
+        v->win_h = l->w_kernel[1];
+    }
+    return id;
+}
+
+/* PaSE's Reshape before an fc fed by an image: ravel to one axis, unravel to (b, features).
+ * Returns the unravel's id (the fc's producer) or -1. */
+static int reshape_vertices(builder *b, int i, int from, const tensor *in)
+{
+    tensor flat = {1, {tensor_elems(in), 1, 1, 1, 1}};
+    int ravel = add_vertex(b, SR_RAVEL, i, ":ravel", tensor_dom(in), in->n_axes, &flat);
+    if (ravel < 0 || (from >= 0 && add_edge(b, from, ravel, 0)))
+        return -1;
+    tensor rows = flat_tensor(b->g->batch, tensor_elems(in) / b->g->batch);
+    int unravel = add_vertex(b, SR_UNRAVEL, i, ":unravel", tensor_dom(&rows), 1, &rows);
+    if (unravel < 0 || add_edge(b, ravel, unravel, 0))
+        return -1;
+    return unravel;
+}
+
+/* An fc (after the reshape it needs, if any); returns its id or -1, and *from is updated to
+ * the vertex it reads. */
+static int fc_vertex(builder *b, int i, int *from, const tensor *in)
+{
+    const wl_layer *l = &b->wl->layers[i];
+    tensor x = *in;
+    if (in->n_axes != 2) {
+        if ((*from = reshape_vertices(b, i, *from, in)) < 0)
+            return -1;
+        x = b->out[*from];
+    }
+    tensor out = flat_tensor(b->g->batch, l->y.channels);
+    sr_config dom = ones();
+    dom.b = b->g->batch;
+    dom.f = l->y.channels;
+    dom.c = x.shape[1];
+    return add_vertex(b, SR_FC, i, "", dom, 2, &out);
+}
+
+/* The vertex for layer i reading the tensor `in` of vertex *from; -1 on failure. */
+static int layer_vertex(builder *b, int i, int *from, const tensor *in)
+{
+    const wl_layer *l = &b->wl->layers[i];
+    switch (l->type) {
+    case WL_CONV:
+        if (in->n_axes < 4)
+            break;
+        return conv_vertex(b, i, in);
+    case WL_POOL:
+        if (in->n_axes < 4)
+            break;
+        return pool_vertex(b, i, in);
+    case WL_FC: return fc_vertex(b, i, from, in);
+    case WL_SOFTMAX:
+        if (in->n_axes != 2)
+            break;
+        return add_vertex(b, SR_SOFTMAX, i, "", tensor_dom(in), 2, in);
+    case WL_BNORM: return add_vertex(b, SR_BNORM, i, "", tensor_dom(in), in->n_axes, in);
+    case WL_ADD: return add_vertex(b, SR_ADD, i, "", tensor_dom(in), in->n_axes, in);
+    case WL_CONCAT: {
+        tensor out = *in;
+        out.shape[1] = l->y.channels;
+        sr_config dom = tensor_dom(in);
+        dom.c = 1; /* PaSE never splits the concatenated axis */
+        return add_vertex(b, SR_CONCAT, i, "", dom, in->n_axes, &out);
+    }
+    default: break;
+    }
+    b->status = hs_fail(b->err, HS_EINPUT, "layer %s (%s): the search has no %s on a%s tensor",
+                        l->name, wl_type_name(l->type), wl_type_name(l->type),
+                        in->n_axes == 2 ? " flattened (batch, features)" : "n image");
+    return -1;
+}
+
+/* relu, dropout, lrn: no vertex; the layer follows its producer. */
+static void pass_through(builder *b, int i, int from)
+{
+    b->g->vertex_of_layer[i] = from;
+    if (b->wl->layers[i].type != WL_RELU || from < 0)
+        return;
+    sr_vertex *u = &b->g->v[from];
+    if (u->op == SR_CONV || u->op == SR_FC || u->op == SR_ADD)
+        u->pw++;
+}
+
+static bool same_tensor(const tensor *a, const tensor *t)
+{
+    return a->n_axes == t->n_axes && memcmp(a->shape, t->shape, sizeof a->shape) == 0;
+}
+
+static int add_layer(builder *b, int i)
+{
+    const wl_layer *l = &b->wl->layers[i];
+    int from[WL_MAX_INPUTS] = {-1, -1, -1, -1};
+    int n = producers(b, i, from);
+    if (l->type == WL_RELU || l->type == WL_DROPOUT || l->type == WL_LRN) {
+        pass_through(b, i, from[0]);
+        return HS_OK;
+    }
+    tensor in = tensor_of(b, from[0]);
+    int first = from[0];
+    int id = layer_vertex(b, i, &first, &in);
+    if (id < 0)
+        return b->status;
+    b->g->vertex_of_layer[i] = id;
+    for (int k = 0; k < n; k++) {
+        int u = k == 0 ? first : from[k];
+        if (u < 0)
+            continue;
+        if (k > 0 && l->type == WL_ADD && !same_tensor(&b->out[u], &in))
+            continue; /* a resized shortcut: its omitted projection takes any layout, free */
+        if (k > 0 && b->out[u].n_axes != in.n_axes)
+            return hs_fail(b->err, HS_EINPUT, "layer %s: its inputs have different layouts "
+                           "(an image and a flattened tensor)", l->name);
+        if (add_edge(b, u, id, k))
+            return HS_EINTERNAL;
+    }
+    return HS_OK;
+}
+
+void sr_graph_free(sr_graph *g)
+{
+    for (int i = 0; g->v && i < g->n_vertices; i++)
+        free(g->v[i].configs);
+    free(g->v);
+    free(g->e);
+    free(g->vertex_of_layer);
+    memset(g, 0, sizeof *g);
+}
+
+int sr_graph_build(const wl_workload *wl, int64_t batch, const sr_options *opt, sr_graph *g,
+                   char *err)
+{
+    memset(g, 0, sizeof *g);
+    if (batch < 1 || opt->devices < 1 || opt->cutoff < 1)
+        return hs_fail(err, HS_EINPUT, "search: batch, devices and cutoff must be positive");
+    g->batch = batch;
+    g->devices = opt->devices;
+    g->n_spatial = wl->sample.n_spatial;
+    g->n_layers = wl->n_layers;
+    g->vertex_of_layer = calloc((size_t)(wl->n_layers ? wl->n_layers : 1), sizeof(int));
+    if (!g->vertex_of_layer)
+        return hs_fail(err, HS_EINTERNAL, "search graph: out of memory");
+    builder b = {.wl = wl, .g = g, .err = err};
+    int status = HS_OK;
+    for (int i = 0; i < wl->n_layers && status == HS_OK; i++)
+        status = add_layer(&b, i);
+    for (int i = 0; i < g->n_vertices && status == HS_OK; i++)
+        status = sr_configs(&g->v[i], opt, err);
+    free(b.out);
+    if (status != HS_OK)
+        sr_graph_free(g);
+    return status;
+}

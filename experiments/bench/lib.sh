@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# lib.sh: what the benchmark scripts that time hybridsim processes share: where the executable
+# is, /usr/bin/time, and a CSV written to a temporary file that replaces the result only when
+# the benchmark completes. Sourced, not run:
+#   source "$(dirname "$0")/lib.sh"; bench_init NAME OUT.csv [BUILD_DIR]; ...; bench_done
+# Sets BENCH_ROOT (the source tree), BENCH_HS (the executable), BENCH_TMP (the CSV being
+# written; BENCH_TMP.* are scratch files removed with it).
+
+bench_init() {
+    BENCH_NAME=$1
+    BENCH_OUT=$2
+    BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+    BENCH_HS=${3:-$BENCH_ROOT/build}/hybridsim
+    [ -x "$BENCH_HS" ] || { echo "$BENCH_NAME: no $BENCH_HS (build first: tests/run.sh)" >&2; exit 2; }
+    [ -x /usr/bin/time ] || { echo "$BENCH_NAME: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+    BENCH_TMP=$(mktemp)
+    trap 'rm -f "$BENCH_TMP" "$BENCH_TMP".*' EXIT
+}
+
+bench_done() {
+    mv "$BENCH_TMP" "$BENCH_OUT"
+    echo "written: $BENCH_OUT"
+}

@@ -1,0 +1,307 @@
+/* cli_strategy.c: `hybridsim strategy`: per-layer strategies (cli_int.h).
+ *
+ *   hybridsim strategy --search -w W -g N -b B --cost-model pase [--json] [--max-table N]
+ *
+ * --search runs PaSE's dynamic programme (analytic/search) and prints each vertex's
+ * configuration, its cost, the redistribution into it, and the total. Only PaSE's own cost
+ * model is wired in so far; the default, hybridsim's analytic model on the platform's routes,
+ * needs the per-layer pricing of analytic/ and is refused with a message until it exists. Each
+ * action has its own flag parser: --generate's is cli_generate.c. */
+#include "cli_int.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hs_json.h"
+#include "hs_parse.h"
+#include "pase_cost.h"
+#include "search.h"
+#include "workload.h"
+
+/* What --search's flags say. */
+typedef struct {
+    const char *workload;    /* -w */
+    const char *platform;    /* -p (the pase model does not use it) */
+    int gpus;                /* -g: devices p */
+    int64_t batch;           /* -b */
+    const char *cost_model;  /* --cost-model: hybridsim (default) or pase */
+    bool json;               /* --json */
+    int64_t max_table;       /* --max-table: entries of one table, at most */
+} search_options;
+
+/* A searched strategy with what it costs, ready to print. */
+typedef struct {
+    const search_options *o;
+    const wl_workload *wl;
+    const sr_graph *g;
+    const sr_result *res;
+    double r;                /* pase: FLOP-equivalents per word */
+    double *vertex_cost;     /* per vertex */
+    double *edge_cost;       /* per edge */
+    double *in_cost;         /* per vertex: the edges into it */
+    double seconds;          /* the search's wall time */
+} search_report;
+
+static void search_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hybridsim strategy --search -w WORKLOAD -g DEVICES -b BATCH --cost-model pase\n"
+            "                          [-p PLATFORM] [--json] [--max-table N]\n"
+            "\n"
+            "  --search           find the per-layer configuration (split of batch, output and\n"
+            "                     input channels, height, width per layer) of least total cost\n"
+            "                     by PaSE's dynamic programme, and print it with its costs\n"
+            "  --cost-model M     pase: PaSE's own model (FLOP-equivalents, r = 5000); hybridsim\n"
+            "                     (the default, the analytic model on the platform's routes) is\n"
+            "                     not available yet\n"
+            "  -g, --gpus N       devices p: a layer uses at most p\n"
+            "  -b, --batch B      global mini-batch\n"
+            "  --max-table N      refuse a search whose tables exceed N entries (default %lld)\n"
+            "  -j, --json         one JSON object instead of the table\n",
+            (long long)SR_MAX_TABLE_DEFAULT);
+}
+
+enum { OPT_SEARCH = 2000, OPT_COST_MODEL, OPT_MAX_TABLE };
+
+static const struct option search_longopts[] = {
+    {"search", no_argument, NULL, OPT_SEARCH},
+    {"workload", required_argument, NULL, 'w'},
+    {"platform", required_argument, NULL, 'p'},
+    {"gpus", required_argument, NULL, 'g'},
+    {"batch", required_argument, NULL, 'b'},
+    {"cost-model", required_argument, NULL, OPT_COST_MODEL},
+    {"max-table", required_argument, NULL, OPT_MAX_TABLE},
+    {"json", no_argument, NULL, 'j'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* One flag. Returns HS_OK, HS_EINPUT, or -1 after --help. */
+static int search_option(int c, const char *arg, search_options *o, char *err)
+{
+    int64_t v = 0;
+    int status = HS_OK;
+    switch (c) {
+    case 'w': o->workload = arg; break;
+    case 'p': o->platform = arg; break;
+    case 'g':
+        status = hs_parse_int64("-g", arg, 1, INT_MAX, &v, err);
+        o->gpus = (int)v;
+        break;
+    case 'b': status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &o->batch, err); break;
+    case OPT_COST_MODEL: o->cost_model = arg; break;
+    case OPT_MAX_TABLE:
+        status = hs_parse_int64("--max-table", arg, 1, INT64_MAX / 16, &o->max_table, err);
+        break;
+    case 'j': o->json = true; break;
+    case 'h': search_usage(stdout); return -1;
+    }
+    return status;
+}
+
+static int parse_search(int argc, char **argv, search_options *o, char *err)
+{
+    optind = 1;
+    opterr = 0;
+    int c, status = HS_OK;
+    while (status == HS_OK &&
+           (c = getopt_long(argc, argv, ":w:p:g:b:jh", search_longopts, NULL)) != -1) {
+        if (c == ':')
+            return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
+        if (c == '?')
+            return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim strategy --help)",
+                           argv[optind - 1]);
+        status = search_option(c, optarg, o, err);
+    }
+    if (status != HS_OK)
+        return status;
+    if (optind < argc)
+        return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
+    if (!o->workload || !o->gpus || !o->batch)
+        return hs_fail(err, HS_EINPUT, "--search needs -w WORKLOAD, -g DEVICES and -b BATCH");
+    if (strcmp(o->cost_model, "hybridsim") == 0)
+        return hs_fail(err, HS_EINPUT, "--cost-model hybridsim (the default) is not available "
+                       "yet: it needs the per-layer analytic model; use --cost-model pase");
+    if (strcmp(o->cost_model, "pase") != 0)
+        return hs_fail(err, HS_EINPUT, "--cost-model: unknown model '%s' (known: hybridsim, "
+                       "pase)", o->cost_model);
+    return HS_OK;
+}
+
+/* Whether any chosen configuration splits a filter window (a rare PaSE candidate). */
+static bool window_split(const search_report *rp)
+{
+    for (int v = 0; v < rp->g->n_vertices; v++) {
+        const sr_config *c = &rp->g->v[v].configs[rp->res->choice[v]];
+        if (c->kh > 1 || c->kw > 1)
+            return true;
+    }
+    return false;
+}
+
+static void print_table(const search_report *rp)
+{
+    const sr_graph *g = rp->g;
+    const sr_result *res = rp->res;
+    bool depth = g->n_spatial == 3, window = window_split(rp);
+    double layers = 0.0, moves = 0.0;
+    printf("hybridsim strategy --search: %s, %d devices, batch %lld, cost model %s\n",
+           rp->wl->name, g->devices, (long long)g->batch, rp->o->cost_model);
+    printf("  costs in FLOP-equivalents per iteration and device (a word sent counts %g)\n",
+           rp->r);
+    printf("  vertex  %-22s %-8s %5s %5s %5s %5s %5s%s%s  devices %18s %18s\n", "layer", "op",
+           "b", "f", "c", "h", "w", depth ? "     d" : "", window ? "    kh    kw" : "",
+           "layer cost", "redistribution in");
+    for (int v = 0; v < g->n_vertices; v++) {
+        const sr_config *c = &g->v[v].configs[res->choice[v]];
+        printf("  %6d  %-22s %-8s %5lld %5lld %5lld %5lld %5lld", v, g->v[v].name,
+               sr_op_name(g->v[v].op), (long long)c->b, (long long)c->f, (long long)c->c,
+               (long long)c->h, (long long)c->w);
+        if (depth)
+            printf(" %5lld", (long long)c->d);
+        if (window)
+            printf(" %5lld %5lld", (long long)c->kh, (long long)c->kw);
+        printf("  %7lld %18.2f %18.2f\n", (long long)sr_devices(c), rp->vertex_cost[v],
+               rp->in_cost[v]);
+        layers += rp->vertex_cost[v];
+        moves += rp->in_cost[v];
+    }
+    printf("  total %.2f = layers %.2f + redistribution %.2f\n", res->total, layers, moves);
+    printf("  search: %d vertices, %d edges, largest dependent set %d, largest table %lld "
+           "entries, %lld rows, %.1f MB of tables, %.3f s\n", g->n_vertices, g->n_edges,
+           res->largest_dependent_set, (long long)res->largest_table, (long long)res->rows,
+           (double)res->peak_bytes / 1e6, rp->seconds);
+}
+
+static void print_split_json(const sr_config *c)
+{
+    printf("{\"b\": %lld, \"f\": %lld, \"c\": %lld, \"h\": %lld, \"w\": %lld, \"d\": %lld, "
+           "\"kh\": %lld, \"kw\": %lld}", (long long)c->b, (long long)c->f, (long long)c->c,
+           (long long)c->h, (long long)c->w, (long long)c->d, (long long)c->kh,
+           (long long)c->kw);
+}
+
+static void print_json(const search_report *rp)
+{
+    const sr_graph *g = rp->g;
+    const sr_result *res = rp->res;
+    printf("{\"mode\": \"search\", \"workload\": ");
+    hs_json_string(stdout, rp->wl->name);
+    printf(", \"cost_model\": \"%s\", \"devices\": %d, \"batch\": %lld, \"words_to_flops\": "
+           "%.17g, \"total\": %.17g,\n \"vertices\": [", rp->o->cost_model, g->devices,
+           (long long)g->batch, rp->r, res->total);
+    for (int v = 0; v < g->n_vertices; v++) {
+        const sr_config *c = &g->v[v].configs[res->choice[v]];
+        printf("%s\n  {\"vertex\": %d, \"name\": ", v ? "," : "", v);
+        hs_json_string(stdout, g->v[v].name);
+        printf(", \"op\": \"%s\", \"layer\": %d, \"candidates\": %d, \"split\": ",
+               sr_op_name(g->v[v].op), g->v[v].layer, g->v[v].n_configs);
+        print_split_json(c);
+        printf(", \"devices\": %lld, \"cost\": %.17g, \"redistribution_in\": %.17g}",
+               (long long)sr_devices(c), rp->vertex_cost[v], rp->in_cost[v]);
+    }
+    printf("],\n \"edges\": [");
+    for (int i = 0; i < g->n_edges; i++)
+        printf("%s{\"from\": %d, \"to\": %d, \"cost\": %.17g}", i ? ", " : "", g->e[i].u,
+               g->e[i].v, rp->edge_cost[i]);
+    printf("],\n \"layers\": [");
+    for (int l = 0; l < g->n_layers; l++) {
+        printf("%s{\"name\": ", l ? ", " : "");
+        hs_json_string(stdout, rp->wl->layers[l].name);
+        printf(", \"vertex\": %d}", g->vertex_of_layer[l]);
+    }
+    printf("],\n \"search\": {\"order\": [");
+    for (int i = 0; i < g->n_vertices; i++)
+        printf("%s%d", i ? ", " : "", res->order[i]);
+    printf("], \"largest_dependent_set\": %d, \"largest_table_entries\": %lld, \"rows\": %lld, "
+           "\"peak_table_bytes\": %lld}}\n", res->largest_dependent_set,
+           (long long)res->largest_table, (long long)res->rows, (long long)res->peak_bytes);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Price the found strategy term by term and print it. */
+static int report(search_report *rp, const sr_costs *costs, char *err)
+{
+    const sr_graph *g = rp->g;
+    double total = 0.0;
+    rp->vertex_cost = calloc((size_t)g->n_vertices + 1, sizeof(double));
+    rp->in_cost = calloc((size_t)g->n_vertices + 1, sizeof(double));
+    rp->edge_cost = calloc((size_t)g->n_edges + 1, sizeof(double));
+    int status = rp->vertex_cost && rp->in_cost && rp->edge_cost
+                     ? sr_price(g, costs, rp->res->choice, rp->vertex_cost, rp->edge_cost,
+                                &total, err)
+                     : hs_fail(err, HS_EINTERNAL, "strategy: out of memory");
+    if (status == HS_OK) {
+        for (int i = 0; i < g->n_edges; i++)
+            rp->in_cost[g->e[i].v] += rp->edge_cost[i];
+        (rp->o->json ? print_json : print_table)(rp);
+    }
+    free(rp->vertex_cost);
+    free(rp->in_cost);
+    free(rp->edge_cost);
+    return status;
+}
+
+static int run_search(const search_options *o, char *err)
+{
+    wl_workload wl;
+    int status = wl_load(o->workload, &wl, err);
+    if (status != HS_OK)
+        return status;
+    sr_options opt = pase_options(o->gpus);
+    pase_model model = {pase_ratio(PASE_TFLOPS, PASE_GBPS)};
+    sr_costs costs = pase_costs(&model);
+    sr_graph g;
+    sr_result res;
+    if ((status = sr_graph_build(&wl, o->batch, &opt, &g, err)) == HS_OK) {
+        double start = now_s();
+        if ((status = pase_check(&g, err)) == HS_OK &&
+            (status = sr_solve(&g, &costs, o->max_table, &res, err)) == HS_OK) {
+            search_report rp = {.o = o, .wl = &wl, .g = &g, .res = &res, .r = model.r,
+                                .seconds = now_s() - start};
+            status = report(&rp, &costs, err);
+            sr_result_free(&res);
+        }
+        sr_graph_free(&g);
+    }
+    wl_free(&wl);
+    return status;
+}
+
+/* strategy --search */
+static int strategy_search(int argc, char **argv, char *err)
+{
+    search_options o = {.cost_model = "hybridsim"};
+    int status = parse_search(argc, argv, &o, err);
+    if (status != HS_OK)
+        return status < 0 ? HS_OK : status; /* < 0: --help */
+    return run_search(&o, err);
+}
+
+int cli_strategy_main(int argc, char **argv, char *err)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--search") == 0)
+            return strategy_search(argc, argv, err);
+        if (strcmp(argv[i], "--generate") == 0 || strncmp(argv[i], "--generate=", 11) == 0)
+            return cli_generate_main(argc, argv, err);
+    }
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            cli_generate_usage(stdout);
+            printf("\n");
+            search_usage(stdout);
+            return HS_OK;
+        }
+    return hs_fail(err, HS_EINPUT, "strategy: say what to do: --generate SPEC or --search (see "
+                   "hybridsim strategy --help)");
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# e2e_search.sh: `hybridsim strategy --search`: PaSE's AlexNet check values through the command
+# (table and JSON), and its contract: bad input gives exit status 2, a message naming the flag
+# or file, and nothing on stdout.
+# Usage (from ctest): e2e_search.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+
+expect_bad() { # what needle args...
+    local what="$1" needle="$2"
+    shift 2
+    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    [ "$rc" -eq 2 ] || { fail "$what: exit $rc, expected 2"; cat "$TMP/err"; return; }
+    grep -qF -- "$needle" "$TMP/err" || { fail "$what: message lacks '$needle'"; cat "$TMP/err"; }
+    [ -s "$TMP/out" ] && fail "$what: wrote to stdout on error"
+}
+
+search=(strategy --search -w pase-alexnet -b 128 --cost-model pase)
+"$HS" "${search[@]}" -g 8 >"$TMP/p8" 2>"$TMP/err" || fail "p = 8: exit $?"
+grep -q "total 97098296512.00 = " "$TMP/p8" || fail "p = 8 total"
+grep -Eq "^ +10  FC6 +fc +1 +2 +4 +1 +1 +8 +5253365760.00 +2580480000.00$" "$TMP/p8" ||
+    fail "p = 8: fc6 (1, 2, 4), its cost and the redistribution into it"
+[ -s "$TMP/err" ] && fail "p = 8: wrote to stderr"
+
+"$HS" "${search[@]}" -g 32 --json >"$TMP/p32.json" || fail "p = 32 --json: exit $?"
+python3 - "$TMP/p32.json" <<'PY' || fail "p = 32 JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert "%.2f" % j["total"] == "53136349552.00", j["total"]
+s = {v["name"]: (v["split"]["b"], v["split"]["f"], v["split"]["c"]) for v in j["vertices"]}
+assert s["CONV4"] == (16, 1, 2) and s["CONV5"] == (16, 1, 2) and s["CONV3"] == (32, 1, 1), s
+assert s["FC6"] == (1, 4, 8) and s["FC7"] == (1, 8, 4) and s["SOFTMAX"] == (1, 1, 4), s
+assert abs(sum(v["cost"] for v in j["vertices"]) + sum(e["cost"] for e in j["edges"])
+           - j["total"]) < 1e-3
+assert [l["vertex"] for l in j["layers"]][:3] == [0, 0, 1]  # RELU1 follows CONV1
+PY
+
+expect_bad "no action" "--search" strategy -w pase-alexnet -g 8 -b 128
+expect_bad "missing -b" "-b BATCH" strategy --search -w pase-alexnet -g 8 --cost-model pase
+expect_bad "default cost model" "--cost-model hybridsim" strategy --search -w pase-alexnet -g 8 -b 128
+expect_bad "unknown cost model" "'flops'" "${search[@]}" -g 8 --cost-model flops
+expect_bad "bad -g" "-g: 0 is out of range" "${search[@]}" -g 0
+expect_bad "unknown flag" "--frobnicate" "${search[@]}" -g 8 --frobnicate
+expect_bad "missing workload" "nosuch.xml" strategy --search -w "$TMP/nosuch.xml" -g 8 -b 128 --cost-model pase
+expect_bad "3-D workload" "2-D images only" strategy --search -w cosmoflow-256 -g 8 -b 16 --cost-model pase
+expect_bad "table bound" "would exceed 10 entries" "${search[@]}" -g 8 --max-table 10
+"$HS" strategy --help >"$TMP/help" 2>&1 && grep -q -- "--cost-model" "$TMP/help" || fail "--help"
+
+[ "$failures" -eq 0 ] && echo "e2e_search: all checks passed"
+exit $((failures > 0))

@@ -75,6 +75,10 @@ plan fcw.xml '  <default batch="8"/>' '  <layer ref="FC6" width="8"/>'
 expect_bad "spatial split of an fc" "fcw.xml:4: layer FC6: a fc layer has no output extent to split" "${run[@]}" -s "$TMP/fcw.xml"
 plan sched.xml '  <schedule micro_batches="4"/>' '  <default batch="8"/>'
 expect_bad "schedule with groups" "sched.xml:4: layer CONV1_1: with a schedule every layer runs on one GPU" "${run[@]}" -s "$TMP/sched.xml"
+{ echo '<?xml version="1.0"?>'; echo '<strategy name="t" workload="vgg16" gpus="2">'; echo '<schedule micro_batches="4"/>'
+  echo '<default base="0"/>'; echo '<layer ref="CONV2_1" base="1"/>'; echo '</strategy>'; } >"$TMP/stages.xml"
+expect_bad "a stage in two pieces" "stages.xml:4: layer RELU2_1: rank 0 already ran the stage of layer CONV1_1" \
+    analytic -w vgg16 -p "$TMP/leaf.xml" -g 2 -b 64 -s "$TMP/stages.xml"
 { echo '<?xml version="1.0"?>'; echo '<strategy name="t" workload="resnet50" gpus="8">'; echo '<default batch="8"/>'; echo '</strategy>'; } >"$TMP/other.xml"
 expect_bad "another workload's file" "other.xml:2: the strategy is for workload 'resnet50', but -w gives vgg16" "${run[@]}" -s "$TMP/other.xml"
 printf '<?xml version="1.0"?>\n<strategy name="t" workload="vgg16" gpus="8">\n<default batch="8"/>\n' >"$TMP/cut.xml"

@@ -179,10 +179,12 @@ static int check_schedule(const st_plan *plan, const wl_workload *wl, int64_t ba
         if (st_group_size(c) != 1)
             return fail_layer(plan, &wl->layers[i], c, err, "with a schedule every layer runs on "
                               "one GPU (its stage), not a group of %d", st_group_size(c));
-        for (int j = 0; i > 0 && c->base != plan->layers[i - 1].base && j < i - 1; j++)
+        if (i == 0 || c->base == plan->layers[i - 1].base)
+            continue;
+        for (int j = 0; j < i - 1; j++) /* a new stage: its rank must not have run one before */
             if (plan->layers[j].base == c->base)
-                return fail_layer(plan, &wl->layers[i], c, err, "rank %d already ran stage of "
-                                  "layer %s: a stage is a run of consecutive layers", c->base,
+                return fail_layer(plan, &wl->layers[i], c, err, "rank %d already ran the stage "
+                                  "of layer %s: a stage is a run of consecutive layers", c->base,
                                   wl->layers[j].id);
     }
     return HS_OK;

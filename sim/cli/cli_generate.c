@@ -57,29 +57,31 @@ static const struct option gen_longopts[] = {
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 };
 
+/* A whole-number flag (>= 1) into an int. */
+static int int_flag(const char *flag, const char *text, int *out, char *err)
+{
+    int64_t v = 0;
+    int status = hs_parse_int64(flag, text, 1, INT_MAX, &v, err);
+    *out = (int)v;
+    return status;
+}
+
 static int parse_gen(int argc, char **argv, gen_options *o, char *err)
 {
     int c, status = HS_OK;
-    int64_t v = 0;
     opterr = 0;
     optind = 1;
     while (status == HS_OK && (c = getopt_long(argc, argv, ":w:g:b:p:l:S:o:h", gen_longopts,
                                                NULL)) != -1) {
         switch (c) {
+        case 'g': status = int_flag("-g", optarg, &o->gpus, err); break;
+        case 'S': status = int_flag("--micro-batches", optarg, &o->micro_batches, err); break;
+        case 'b': status = hs_parse_int64("-b", optarg, 1, INT64_MAX / 4, &o->batch, err); break;
         case 'G': o->spec = optarg; break;
         case 'w': o->workload = optarg; break;
         case 'p': o->platform = optarg; break;
         case 'l': o->layers = optarg; break;
         case 'o': o->out = optarg; break;
-        case 'g':
-            status = hs_parse_int64("-g", optarg, 1, INT_MAX, &v, err);
-            o->gpus = (int)v;
-            break;
-        case 'b': status = hs_parse_int64("-b", optarg, 1, INT64_MAX / 4, &o->batch, err); break;
-        case 'S':
-            status = hs_parse_int64("--micro-batches", optarg, 1, INT_MAX, &v, err);
-            o->micro_batches = (int)v;
-            break;
         case 'h': cli_generate_usage(stdout); return -1;
         case ':': return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
         default: return hs_fail(err, HS_EINPUT, "strategy: unknown flag '%s'", argv[optind - 1]);

@@ -6,13 +6,12 @@
  * code and logs made a choice the paper's table leaves open, the comment says so; README's
  * "Analytic model" section lists the choices and the oracle rows they reproduce. */
 #include "analytic.h"
+#include "links_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "footprint.h"
-
-#define AN_BYTES_PER_ELEM 4.0 /* delta: single-precision activations, weights, gradients */
 
 /* ------------------------------------------------------------------ layer sums */
 
@@ -54,20 +53,17 @@ static void sum_layers(const wl_workload *wl, unsigned bit, layer_sums *s)
 
 /* ------------------------------------------------------------------ collectives */
 
-/* Ring allreduce of `bytes` over n members: 2(n-1) steps of bytes/n. */
-static double allreduce_s(int n, double bytes, an_link l)
+double an__allreduce_s(int n, double bytes, an_link l)
 {
     return n > 1 ? 2.0 * (n - 1) * (l.alpha_s + bytes / n * l.beta_s_per_byte) : 0.0;
 }
 
-/* Ring allgather where each of n members contributes `bytes`: n-1 steps. */
-static double allgather_s(int n, double bytes, an_link l)
+double an__allgather_s(int n, double bytes, an_link l)
 {
     return n > 1 ? (double)(n - 1) * (l.alpha_s + bytes * l.beta_s_per_byte) : 0.0;
 }
 
-/* The link as seen by one of `flows` transfers sharing its bandwidth. */
-static an_link shared(an_link l, double flows)
+an_link an__shared(an_link l, double flows)
 {
     l.beta_s_per_byte *= flows;
     return l;
@@ -96,7 +92,7 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
     double b = batch / st->p;
     double w = s.w_split + s.w_rep;
     it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
-    terms->comm_s[HS_TERM_GRAD_ACROSS] = allreduce_s(st->p, w * AN_BYTES_PER_ELEM, ln->ring);
+    terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_s(st->p, w * AN_BYTES_PER_ELEM, ln->ring);
     it->comm_s = an_terms_comm_s(terms);
 }
 
@@ -122,11 +118,11 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
     an_link per_layer = ln->group;
     per_layer.alpha_s *= s.n_exchange;
     if (s.n_exchange > 0) {
-        terms->comm_s[HS_TERM_ACT_ALLGATHER] = allgather_s(p2, y_bytes / p2, per_layer);
-        terms->comm_s[HS_TERM_ACT_ALLREDUCE] = allreduce_s(p2, y_bytes, per_layer);
+        terms->comm_s[HS_TERM_ACT_ALLGATHER] = an__allgather_s(p2, y_bytes / p2, per_layer);
+        terms->comm_s[HS_TERM_ACT_ALLREDUCE] = an__allreduce_s(p2, y_bytes, per_layer);
     }
-    terms->comm_s[HS_TERM_GRAD_ACROSS] = allreduce_s(p1, w_gpu * AN_BYTES_PER_ELEM,
-                                                     shared(ln->across, ln->node_sharing));
+    terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_s(
+        p1, w_gpu * AN_BYTES_PER_ELEM, an__shared(ln->across, ln->node_sharing));
     it->comm_s = an_terms_comm_s(terms);
 }
 
@@ -170,11 +166,12 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
     it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
     double sharing = 2.0 * ln->node_sharing;
     double *c = terms->comm_s;
-    c[HS_TERM_HALO] = p2 > 1 ? halo_s(wl, bit, b, shared(ln->staged, sharing)) : 0.0;
-    c[HS_TERM_SPLIT_GATHER] = 2 * allgather_s(p2, b * y_split * AN_BYTES_PER_ELEM / p2,
-                                              shared(ln->staged, 2.0));
-    c[HS_TERM_GRAD_GROUP] = allreduce_s(p2, w * AN_BYTES_PER_ELEM, ln->group);
-    c[HS_TERM_GRAD_ACROSS] = allreduce_s(p1, w * AN_BYTES_PER_ELEM, shared(ln->across, sharing));
+    c[HS_TERM_HALO] = p2 > 1 ? halo_s(wl, bit, b, an__shared(ln->staged, sharing)) : 0.0;
+    c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2, b * y_split * AN_BYTES_PER_ELEM / p2,
+                                                  an__shared(ln->staged, 2.0));
+    c[HS_TERM_GRAD_GROUP] = an__allreduce_s(p2, w * AN_BYTES_PER_ELEM, ln->group);
+    c[HS_TERM_GRAD_ACROSS] = an__allreduce_s(p1, w * AN_BYTES_PER_ELEM,
+                                             an__shared(ln->across, sharing));
     it->comm_s = an_terms_comm_s(terms);
 }
 
@@ -243,6 +240,9 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
     if (!terms)
         terms = &local;
     memset(terms, 0, sizeof *terms);
+    if (st->kind == ST_LAYERWISE)
+        return hs_fail(err, HS_EINTERNAL, "a per-layer plan is priced on an an_net "
+                       "(an_plan_model), not on a built-in strategy's links");
     int status = st_check(st, wl, batch, err);
     if (status != HS_OK)
         return status;
@@ -298,6 +298,15 @@ int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st
     memset(est, 0, sizeof *est);
     if (terms)
         memset(terms, 0, sizeof *terms);
+    if (st->kind == ST_LAYERWISE) {
+        an_net *net = NULL;
+        int status = an_net_open(plat, st->p, gpu_of_rank, &net, err);
+        if (status == HS_OK)
+            status = an_plan_model(wl, st->plan, batch, net, plat->gpu_memory_bytes, est, terms,
+                                   err);
+        an_net_close(net);
+        return status;
+    }
     an_links links;
     int status = an_links_load_placed(plat, st, gpu_of_rank, &links, err);
     if (status != HS_OK)

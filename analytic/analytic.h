@@ -15,6 +15,7 @@
 #ifndef ANALYTIC_H
 #define ANALYTIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "estimate.h"
@@ -88,6 +89,57 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
 int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
                       int64_t batch, const int *gpu_of_rank, hs_estimate *est, an_terms *terms,
                       char *err);
+
+/* ---------------------------------------------------------------- per-layer strategies
+ *
+ * A per-layer plan (plan.h) is priced layer by layer and edge by edge on the routes of the
+ * placed job, read from the platform once (an_net): every family of rings is asked for on first
+ * use and kept, so pricing thousands of configurations (a search) calls SimGrid only for the
+ * families it has not met. The pieces a search adds up:
+ *   an_layer_price  one layer under one configuration: its kernels, its halo exchanges and its
+ *                   weight-gradient allreduce priced alone (a plan fuses them per rank set);
+ *   an_edge_price   the redistribution of layer u's output to layer v between their
+ *                   configurations, forward and backward (redist.c lists the patterns);
+ *   an_plan_model   a whole plan, exactly as `analytic -s FILE.xml` reports it.
+ * A built-in strategy written as a plan (generate.h) prices to its built-in numbers. */
+
+/* The links of p ranks placed on GPUs gpu_of_rank (NULL: rank r on GPU r). */
+typedef struct an_net an_net;
+int an_net_open(const plat_platform *plat, int p, const int *gpu_of_rank, an_net **net,
+                char *err);
+void an_net_close(an_net *net);
+
+/* What a layer or an edge costs in one iteration, told apart like an_terms. */
+typedef struct {
+    double compute_s;                /* kernels */
+    double comm_s[HS_TERM_COUNT];    /* communication per hs_term */
+} an_price;
+
+/* compute_s + every comm_s. */
+double an_price_s(const an_price *pr);
+
+/* Layer `layer` of wl under configuration c at global batch `batch`: kernels (its batch share
+ * of the per-sample time, cut by its model splits), halo exchanges of a spatial split with a
+ * window wider than 1 (staged, as ParaDL), and its weight gradients allreduced alone over the
+ * ranks that saw different data (with the replicas too when reduce_replicas). No checks beyond
+ * the layer index: check the configuration first (st_plan_check). */
+int an_layer_price(an_net *net, const wl_workload *wl, int layer, const st_layer_config *c,
+                   int64_t batch, bool reduce_replicas, an_price *out, char *err);
+
+/* The output of layer u (configuration cu) redistributed to layer v (cv), v > u, forward and
+ * backward. covered: u's output gradient is reduced at an upstream gather (a replicated layer
+ * after a model-split one, ParaDL's convention), so a model-split v adds no reduction of its
+ * own; an_plan_model works it out along the graph, a search on a chain can pass whether u's
+ * input edge was a gather. An input an omitted projection resizes costs nothing. */
+int an_edge_price(an_net *net, const wl_workload *wl, int u, const st_layer_config *cu, int v,
+                  const st_layer_config *cv, int64_t batch, bool covered, an_price *out,
+                  char *err);
+
+/* A whole plan: the iteration (kernels, halos, redistributions, weight gradients fused per set
+ * of ranks; or GPipe's closed form with a schedule), the epoch, the memory per GPU (fp_fill),
+ * and with terms non-NULL the iteration told apart. Checks the plan (st_plan_check). */
+int an_plan_model(const wl_workload *wl, const st_plan *plan, int64_t batch, an_net *net,
+                  double gpu_memory_bytes, hs_estimate *est, an_terms *terms, char *err);
 
 /* an_estimate_terms with the ranks where `placement` puts them on the platform (placement.h):
  * what `analytic` and `compare` report. */

@@ -5,6 +5,7 @@
  * platform file reaches the analytic model and the simulator alike. Rank r runs on GPU r, or
  * where a placement puts it. */
 #include "analytic.h"
+#include "links_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,16 +14,14 @@
 #include <simgrid/link.h>
 #include <xbt/dynar.h>
 
-/* alpha/beta of the ring gpu[0] -> gpu[1] -> ... -> gpu[n-1] -> gpu[0]. */
-static an_link ring_link(const plat_platform *plat, const int *gpu, int n)
+an_link an__ring_link(const plat_platform *plat, const int *gpu, int n)
 {
     an_link l;
     plat_ring_cost(plat, gpu, n, &l.alpha_s, &l.beta_s_per_byte);
     return l;
 }
 
-/* The slower of two links, term by term (a collective waits for its slowest member). */
-static an_link slowest(an_link a, an_link b)
+an_link an__slowest(an_link a, an_link b)
 {
     if (b.alpha_s > a.alpha_s)
         a.alpha_s = b.alpha_s;
@@ -31,7 +30,7 @@ static an_link slowest(an_link a, an_link b)
     return a;
 }
 
-static an_link pair_link(const plat_platform *plat, int a, int b)
+an_link an__pair_link(const plat_platform *plat, int a, int b)
 {
     an_link l;
     double bw_Bps;
@@ -65,13 +64,9 @@ static int host_link(const plat_platform *plat, int g, an_link *l)
     return found;
 }
 
-/* A halo message between GPUs a and b without GPUDirect (as the oracle measured MPI): copied
- * into host memory and out again, so it pays the platform's staging latency. Inside a node it
- * crosses a's PCIe link instead of NVLink; between nodes it takes the route, which already
- * includes the PCIe links. */
-static an_link staged_link(const plat_platform *plat, int a, int b)
+an_link an__staged_link(const plat_platform *plat, int a, int b)
 {
-    an_link l = pair_link(plat, a, b);
+    an_link l = an__pair_link(plat, a, b);
     int per_node = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
     an_link pcie;
     if (a / per_node == b / per_node && host_link(plat, a, &pcie))
@@ -105,21 +100,23 @@ int an_links_load_placed(const plat_platform *plat, const st_strategy *st,
 
     for (int r = 0; r < p; r++)
         gpu[r] = gpu_of(gpu_of_rank, r);
-    links->ring = ring_link(plat, gpu, p);
-    links->group = ring_link(plat, gpu, p2);
+    links->ring = an__ring_link(plat, gpu, p);
+    links->group = an__ring_link(plat, gpu, p2);
     /* Data-parallel ring k links GPU k of every group; they all run at once. */
     for (int k = 0; k < p2; k++) {
         for (int j = 0; j < p1; j++)
             gpu[j] = gpu_of(gpu_of_rank, j * p2 + k);
-        links->across = slowest(links->across, ring_link(plat, gpu, p1));
+        links->across = an__slowest(links->across, an__ring_link(plat, gpu, p1));
     }
     free(gpu);
     /* Halo neighbours: consecutive GPUs of a group. */
     links->staged = links->group;
     for (int i = 0; i + 1 < p2; i++)
-        links->staged = i == 0 ? staged_link(plat, gpu_of(gpu_of_rank, 0), gpu_of(gpu_of_rank, 1))
-                               : slowest(links->staged, staged_link(plat, gpu_of(gpu_of_rank, i),
-                                                                     gpu_of(gpu_of_rank, i + 1)));
+        links->staged = i == 0 ? an__staged_link(plat, gpu_of(gpu_of_rank, 0),
+                                                 gpu_of(gpu_of_rank, 1))
+                               : an__slowest(links->staged,
+                                             an__staged_link(plat, gpu_of(gpu_of_rank, i),
+                                                             gpu_of(gpu_of_rank, i + 1)));
     links->node_sharing = plat->gpus_per_node < p ? plat->gpus_per_node : p;
     if (links->node_sharing < 1)
         links->node_sharing = 1;
@@ -130,7 +127,8 @@ int an_links_load_placed(const plat_platform *plat, const st_strategy *st,
             return hs_fail(err, HS_EINTERNAL, "out of memory for %d pipeline links", p - 1);
         links->n_stage_links = p - 1;
         for (int i = 0; i < p - 1; i++)
-            links->stage[i] = pair_link(plat, gpu_of(gpu_of_rank, i), gpu_of(gpu_of_rank, i + 1));
+            links->stage[i] = an__pair_link(plat, gpu_of(gpu_of_rank, i),
+                                            gpu_of(gpu_of_rank, i + 1));
     }
     return HS_OK;
 }

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "hs_parse.h"
+#include "hs_xml.h"
 #include "units.h"
 
 /* ---------------------------------------------------------------- layout */
@@ -155,19 +156,6 @@ static void xml_zone_route_open(FILE *o, const char *indent, const char *src, co
 {
     fprintf(o, "%s<zoneRoute src=\"%s\" dst=\"%s\" gw_src=\"%s\" gw_dst=\"%s\">", indent, src, dst,
             gw_src, gw_dst);
-}
-
-static void xml_attr_text(FILE *o, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", o); break;
-        case '<': fputs("&lt;", o); break;
-        case '>': fputs("&gt;", o); break;
-        case '"': fputs("&quot;", o); break;
-        default: fputc(*s, o);
-        }
-    }
 }
 
 /* ---------------------------------------------------------------- the links */
@@ -559,7 +547,7 @@ static void write_head(FILE *o, const pg_params *p, const pg_layout *L)
     prop_int(o, "leaves_per_rack", p->leaves_per_rack);
     prop_num(o, "gpu_memory_bytes", p->gpu_memory_bytes);
     fputs(" <prop id=\"hybridsim:gpu_model\" value=\"", o);
-    xml_attr_text(o, p->gpu_model);
+    hs_xml_text(o, p->gpu_model);
     fputs("\"/>\n", o);
     prop_num(o, "staging_latency_s", p->staging_latency_s);
 }

@@ -51,12 +51,14 @@ static void test_parse_plain_kinds(void **state)
     assert_int_equal(st.kind, ST_CHANNEL);
     assert_int_equal(st_parse("spatial", 4, 4, 0, &st, err), HS_OK);
     assert_int_equal(st.kind, ST_SPATIAL);
-    for (int k = 0; k < ST_KIND_COUNT; k++) {
+    for (int k = 0; k < ST_LAYERWISE; k++) {
         int p = k == ST_SERIAL ? 1 : 4;
         assert_int_equal(st_parse(st_kind_name((st_kind)k), p, 4, 0, &st, err), HS_OK);
         assert_int_equal(st.kind, k);
         assert_int_equal(st.p1 * st.p2, p);
     }
+    /* a per-layer strategy is a file (-s FILE.xml), not a name */
+    assert_int_equal(st_parse("layerwise", 4, 4, 0, &st, err), HS_EINPUT);
 }
 
 static void test_parse_hybrid_shapes(void **state)

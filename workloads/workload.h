@@ -56,6 +56,8 @@ typedef struct {
 
 typedef struct {
     char name[WL_NAME_LEN];     /* as in the file, e.g. "CONV_2a1" (names may repeat: "RELU") */
+    char id[WL_NAME_LEN];       /* unique: the XML id; for ParaDL files the name, with "#k"
+                                 * appended to the k-th (k >= 2) of repeated names */
     wl_type type;
     wl_shape x;                 /* input of one sample */
     wl_shape y;                 /* output of one sample */

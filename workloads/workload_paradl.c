@@ -231,6 +231,24 @@ static void name_from_path(wl_workload *wl)
     snprintf(wl->name, sizeof wl->name, "%.*s", (int)strcspn(base, "."), base);
 }
 
+/* ParaDL files name layers by kind (RELU, BNORM, ... repeat), so a layer's id is its name, and
+ * the k-th layer of a repeated name (k >= 2) gets "NAME#k": what a strategy file refers to. */
+static int assign_ids(wl_workload *wl, char *err)
+{
+    for (int i = 0; i < wl->n_layers; i++) {
+        wl_layer *l = &wl->layers[i];
+        int k = 1;
+        for (int j = 0; j < i; j++)
+            k += strcmp(wl->layers[j].name, l->name) == 0;
+        int n = k == 1 ? snprintf(l->id, sizeof l->id, "%s", l->name)
+                       : snprintf(l->id, sizeof l->id, "%s#%d", l->name, k);
+        if (n < 0 || (size_t)n >= sizeof l->id)
+            return hs_fail(err, HS_EINPUT, "%s: layer %d: the id %s#%d is longer than %d "
+                           "characters", wl->path, i, l->name, k, WL_NAME_LEN - 1);
+    }
+    return HS_OK;
+}
+
 int wl__load_paradl(wl_workload *wl, char *err)
 {
     line_reader r = {.path = wl->path};
@@ -243,6 +261,8 @@ int wl__load_paradl(wl_workload *wl, char *err)
         return rc;
     if (!wl->name[0])
         name_from_path(wl);
+    if (assign_ids(wl, err) != HS_OK)
+        return HS_EINPUT;
     /* A .net file does not say where its time was measured (the oracle's were on one V100). */
     strcpy(wl->device, "unspecified");
     return HS_OK;

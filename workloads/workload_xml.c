@@ -1,15 +1,16 @@
 /* workload_xml.c: hybridsim's own workload format (workloads/workload.dtd, README.md).
  *
  * Reading happens in three steps, each with "file:line: what is wrong" on failure:
- *   1. libxml2 parses the file (well-formedness, with line numbers);
+ *   1. libxml2 parses the file (well-formedness, with line numbers; xml_doc.h);
  *   2. the document is validated against workload.dtd from the workloads folder, whatever
- *      DOCTYPE the file declares: element structure, attribute names, layer types, unique
- *      ids and inputs that name existing ids are all the DTD's business;
+ *      DOCTYPE the file declares (xml_doc.h): element structure, attribute names, layer types,
+ *      unique ids and inputs that name existing ids are all the DTD's business;
  *   3. this file checks the meaning: numbers and shapes parse, a layer's input shape is the
  *      output of the layers feeding it, convolution and pooling extents follow from kernel,
  *      stride and padding, inputs are earlier layers, the calibration is complete. */
 #define _POSIX_C_SOURCE 200809L
 #include "workload_internal.h"
+#include "xml_doc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -41,31 +42,18 @@ static int fail_at(const xml_reader *rd, const xmlNode *node, const char *fmt, .
 
 static int fail_at(const xml_reader *rd, const xmlNode *node, const char *fmt, ...)
 {
-    char what[HS_ERR_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    int status = wl_xml_vfail(rd->err, rd->path, node, fmt, ap);
     va_end(ap);
-    return hs_fail(rd->err, HS_EINPUT, "%s:%ld: %s", rd->path, xmlGetLineNo(node), what);
+    return status;
 }
 
 /* Copy attribute `name` of node into buf; returns 1 when present, 0 when absent, -1 when too
  * long (reported). */
 static int get_attr(const xml_reader *rd, xmlNode *node, const char *name, char *buf)
 {
-    xmlChar *v = xmlGetProp(node, (const xmlChar *)name);
-    buf[0] = '\0';
-    if (!v)
-        return 0;
-    size_t n = strlen((const char *)v);
-    if (n >= ATTR_LEN) {
-        xmlFree(v);
-        fail_at(rd, node, "attribute %s is longer than %d characters", name, ATTR_LEN - 1);
-        return -1;
-    }
-    memcpy(buf, v, n + 1);
-    xmlFree(v);
-    return 1;
+    return wl_xml_attr(rd->path, node, name, buf, ATTR_LEN, rd->err);
 }
 
 static int parse_double(const char *text, double *out)
@@ -92,95 +80,6 @@ static int parse_int(const char *text, long long min, long long max, long long *
         return -1;
     *out = v;
     return 0;
-}
-
-/* ------------------------------------------------------------------ step 1 and 2 */
-
-/* The first validity error and how many there were (libxml2 reports them one by one). */
-typedef struct {
-    char message[HS_ERR_LEN];
-    long line;
-    int count;
-} dtd_errors;
-
-static void on_validity_error(void *ctx, const char *fmt, ...)
-{
-    dtd_errors *e = ctx;
-    if (e->count++ > 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-    wl__trim(e->message);
-    /* The error being reported is libxml2's last one, which knows the offending node. */
-    const xmlError *last = xmlGetLastError();
-    if (last && last->node)
-        e->line = xmlGetLineNo((xmlNode *)last->node);
-    else if (last)
-        e->line = last->line;
-}
-
-static void on_validity_warning(void *ctx, const char *fmt, ...)
-{
-    (void)ctx;
-    (void)fmt;
-}
-
-static int parse_document(const char *path, xmlDoc **doc, char *err)
-{
-    xmlParserCtxt *ctxt = xmlNewParserCtxt();
-    if (!ctxt)
-        return hs_fail(err, HS_EINTERNAL, "%s: out of memory", path);
-    /* No network, no DTD loading from the file (we choose the DTD), no messages on stderr:
-     * errors come back through the context. */
-    *doc = xmlCtxtReadFile(ctxt, path, NULL,
-                           XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                               XML_PARSE_BIG_LINES);
-    int rc = HS_OK;
-    if (!*doc) {
-        const xmlError *e = xmlCtxtGetLastError(ctxt);
-        char message[HS_ERR_LEN] = "cannot parse";
-        if (e && e->message)
-            snprintf(message, sizeof message, "%s", e->message);
-        rc = hs_fail(err, HS_EINPUT, "%s:%d: %s", path, e ? e->line : 0, wl__trim(message));
-    }
-    xmlFreeParserCtxt(ctxt);
-    return rc;
-}
-
-static int validate(const char *path, xmlDoc *doc, char *err)
-{
-    char dtd_path[1100];
-    snprintf(dtd_path, sizeof dtd_path, "%s/workload.dtd", wl_default_dir());
-    FILE *probe = fopen(dtd_path, "r");
-    if (!probe) /* checked first: xmlParseDTD would print its complaint on stderr */
-        return hs_fail(err, HS_EINTERNAL, "%s: cannot read the workload DTD %s: %s", path,
-                       dtd_path, strerror(errno));
-    fclose(probe);
-    xmlDtd *dtd = xmlParseDTD(NULL, (const xmlChar *)dtd_path);
-    if (!dtd)
-        return hs_fail(err, HS_EINTERNAL, "%s: the workload DTD %s does not parse", path,
-                       dtd_path);
-    xmlValidCtxt *vctxt = xmlNewValidCtxt();
-    if (!vctxt) {
-        xmlFreeDtd(dtd);
-        return hs_fail(err, HS_EINTERNAL, "%s: out of memory", path);
-    }
-    dtd_errors errors = {.line = 0};
-    vctxt->userData = &errors;
-    vctxt->error = on_validity_error;
-    vctxt->warning = on_validity_warning;
-    int valid = xmlValidateDtd(vctxt, doc, dtd);
-    xmlFreeValidCtxt(vctxt);
-    xmlFreeDtd(dtd);
-    if (valid)
-        return HS_OK;
-    if (errors.count > 1)
-        return hs_fail(err, HS_EINPUT, "%s:%ld: %s (and %d more errors against workload.dtd)",
-                       path, errors.line, errors.message, errors.count - 1);
-    return hs_fail(err, HS_EINPUT, "%s:%ld: %s", path, errors.line,
-                   errors.count ? errors.message : "not valid against workload.dtd");
 }
 
 /* ------------------------------------------------------------------ step 3: header */
@@ -510,6 +409,7 @@ static int read_layer(xml_reader *rd, xmlNode *node, wl_layer *l, int index)
         return fail_at(rd, node, "layer id '%s' is longer than %d characters", v,
                        WL_NAME_LEN - 1);
     strcpy(rd->ids[index], v);
+    strcpy(l->id, v);
     int got = get_attr(rd, node, "name", v);
     if (got < 0)
         return HS_EINPUT;
@@ -628,13 +528,13 @@ static int read_document(xml_reader *rd, xmlDoc *doc)
 int wl__load_xml(wl_workload *wl, double **layer_time_s, char *err)
 {
     xmlDoc *doc = NULL;
-    int rc = parse_document(wl->path, &doc, err);
+    char dtd_path[1100];
+    snprintf(dtd_path, sizeof dtd_path, "%s/workload.dtd", wl_default_dir());
+    int rc = wl_xml_read(wl->path, dtd_path, &doc, err);
     if (rc)
         return rc;
-    rc = validate(wl->path, doc, err);
     xml_reader rd = {.wl = wl, .path = wl->path, .err = err};
-    if (!rc)
-        rc = read_document(&rd, doc);
+    rc = read_document(&rd, doc);
     xmlFreeDoc(doc);
     free(rd.ids);
     if (!rc && !rd.has_sample_time) {

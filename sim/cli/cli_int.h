@@ -2,7 +2,8 @@
  *   cli.c          the commands: dispatch, --help, --version, the exit status
  *   cli_options.c  the run commands' flags -> cli_options, checked
  *   cli_run.c      a run command: load the job, call the derivation(s), print
- *   cli_strategy.c `strategy`: per-layer strategies (--search)
+ *   cli_strategy.c `strategy`: per-layer strategies (--search), --generate's dispatch
+ *   cli_generate.c `strategy --generate`: a scheme written as a per-layer strategy file
  * Nothing here is for use outside sim/cli. */
 #ifndef CLI_INT_H
 #define CLI_INT_H
@@ -56,5 +57,10 @@ int cli_run_single(const cli_options *o, char *err);
 
 /* `hybridsim strategy ...` (argv[0] is "strategy"): the exit status; message in err. */
 int cli_strategy_main(int argc, char **argv, char *err);
+
+/* `hybridsim strategy --generate ...` (argv[0] is "strategy"): HS_OK, HS_EINPUT or
+ * HS_EINTERNAL; its usage. */
+int cli_generate_main(int argc, char **argv, char *err);
+void cli_generate_usage(FILE *out);
 
 #endif

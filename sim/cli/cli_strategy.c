@@ -6,7 +6,7 @@
  * configuration, its cost, the redistribution into it, and the total. Only PaSE's own cost
  * model is wired in so far; the default, hybridsim's analytic model on the platform's routes,
  * needs the per-layer pricing of analytic/ and is refused with a message until it exists. Each
- * action has its own flag parser, so that others (--generate) sit beside it. */
+ * action has its own flag parser: --generate's is cli_generate.c. */
 #include "cli_int.h"
 
 #include <getopt.h>
@@ -289,14 +289,19 @@ static int strategy_search(int argc, char **argv, char *err)
 
 int cli_strategy_main(int argc, char **argv, char *err)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--search") == 0)
             return strategy_search(argc, argv, err);
+        if (strcmp(argv[i], "--generate") == 0 || strncmp(argv[i], "--generate=", 11) == 0)
+            return cli_generate_main(argc, argv, err);
+    }
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            cli_generate_usage(stdout);
+            printf("\n");
             search_usage(stdout);
             return HS_OK;
         }
-    return hs_fail(err, HS_EINPUT, "strategy: say what to do: --search (see hybridsim strategy "
-                   "--help)");
+    return hs_fail(err, HS_EINPUT, "strategy: say what to do: --generate SPEC or --search (see "
+                   "hybridsim strategy --help)");
 }

@@ -95,7 +95,7 @@ int cmp_run(const job *j, const plat_platform *plat, const sm_options *opt, cmp_
     if (status != HS_OK)
         return status;
     out->n_terms = difference_terms(&out->analytic, &out->analytic_parts, &out->simulated,
-                                    &out->details, j->st.kind == ST_PIPELINE, out->terms);
+                                    &out->details, st_is_pipelined(&j->st), out->terms);
     explain(&out->analytic, &out->simulated, out->terms, out->n_terms, &out->links, out->why,
             sizeof out->why);
     return HS_OK;

@@ -21,17 +21,19 @@
  *     differ only where the network makes them differ.
  *   pipeline: rank s runs a contiguous group of layers on S micro-batches (GPipe): all forwards,
  *     then all backwards, with point-to-point messages between neighbouring stages; a middle
- *     stage sends one micro-batch while it receives the next (TG_SHIFT).
+ *     stage sends one micro-batch while it receives the next (TG_SHIFT) (pipeline.c).
+ * A per-layer plan (-s FILE.xml) has its own expansion, which derives the messages from which
+ * rank holds which slice (expand_plan.c, layout.c, moves.c).
  *
  * Work is expressed in samples: a kernel lasts (per-sample seconds) * (samples it processes) /
  * (ways its layer is split). The backward time of a layer with weights is split evenly between
  * the input-gradient and the weight-gradient kernels; without weights it is all input gradient. */
 #include "expand.h"
+#include "expand_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define EX_DELTA_BYTES 4.0 /* bytes per element: fp32 activations, gradients and weights */
 #define EX_NO_OP TG_OP_COUNT /* "no collective" in a layer plan */
 
 /* The strategy reduced to what the expansion needs. */
@@ -80,68 +82,6 @@ typedef struct {
     int shift_up; /* TG_SHIFT group {hi, lo} (send up, receive from below), -1 unless both */
     int shift_down; /* TG_SHIFT group {lo, hi} */
 } ex_rank_groups;
-
-/* Where one rank's list stands while it is written. */
-typedef struct {
-    tg_graph *g;
-    int rank;
-    bool overlap;  /* ex_options.overlap */
-    int last;      /* index of the task written last, -1 before the first */
-    bool oom;      /* an append failed: the list is unusable */
-} ex_cursor;
-
-/* ---------------------------------------------------------------- writing tasks */
-
-/* Append a task that needs the result of task `producer` (-1: nothing). In the overlap order
- * that is the dependency; in the blocking order the task written last is, which chains the
- * whole list into one sequence. Only a dependency on the other stream becomes `after`: the own
- * stream already runs in list order. Returns the task's index (-1 once out of memory). */
-static int ex_put(ex_cursor *c, tg_task t, int producer)
-{
-    if (c->oom)
-        return -1;
-    int dep = c->overlap ? producer : c->last;
-    t.after = -1;
-    if (dep >= 0 && tg_stream(&c->g->ranks[c->rank].tasks[dep]) != tg_stream(&t))
-        t.after = dep;
-    int i = tg_add(c->g, c->rank, t);
-    if (i < 0) {
-        c->oom = true;
-        return -1;
-    }
-    c->last = i;
-    return i;
-}
-
-static int ex_exec(ex_cursor *c, tg_phase phase, int layer, double seconds, int producer)
-{
-    tg_task t = {.op = TG_EXEC, .phase = (uint8_t)phase, .algo = TG_ALGO_RING, .layer = layer,
-                 .peer = -1, .amount = seconds};
-    return ex_put(c, t, producer);
-}
-
-/* A collective, exchange or shift (peer = group index) or a send/receive (peer = rank);
- * flags: tg_task.flags. */
-static int ex_comm(ex_cursor *c, tg_op op, tg_phase phase, int layer, int peer, double bytes,
-                   uint8_t flags, int producer)
-{
-    tg_task t = {.op = (uint8_t)op, .phase = (uint8_t)phase, .algo = TG_ALGO_RING,
-                 .flags = flags, .layer = layer, .peer = peer, .amount = bytes};
-    return ex_put(c, t, producer);
-}
-
-/* Send `send_bytes` to rank `to` while receiving `recv_bytes` from rank `from` (-1: no such
- * side): a TG_SHIFT over `group` ({to, from}) when there are both, else the one send or
- * receive. (A shift's amount is what it sends; it receives what its peer sends.) */
-static int ex_shift(ex_cursor *c, tg_phase phase, int layer, int to, int from, int group,
-                    double send_bytes, double recv_bytes, uint8_t flags, int producer)
-{
-    if (to >= 0 && from >= 0)
-        return ex_comm(c, TG_SHIFT, phase, layer, group, send_bytes, flags, producer);
-    if (to >= 0)
-        return ex_comm(c, TG_SEND, phase, layer, to, send_bytes, flags, producer);
-    return ex_comm(c, TG_RECV, phase, layer, from, recv_bytes, flags, producer);
-}
 
 /* ---------------------------------------------------------------- layer-wise strategies */
 
@@ -382,127 +322,7 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, bool o
 
 /* ---------------------------------------------------------------- pipeline */
 
-/* Stage s's iteration on layers [lo, hi): for each micro-batch receive the activations from
- * stage s-1, run the forward kernels, send the output to stage s+1; then for each micro-batch in
- * reverse receive the output gradient from s+1, run the backward kernels, send the input
- * gradient to s-1; then update. Messages carry (B/S) * |y| * delta bytes of the boundary
- * layer's output, both ways. */
-typedef struct {
-    int prev, next;      /* the neighbouring stages, -1 at the ends */
-    double in_bytes;     /* a micro-batch's activations from prev (and their gradient back) */
-    double out_bytes;    /* its output to next (and the gradient of that output) */
-    int fwd_shift;       /* TG_SHIFT group {next, prev} of a middle stage, else -1 */
-    int bwd_shift;       /* TG_SHIFT group {prev, next} */
-} ex_stage;
-
-/* The blocking order, as GPipe schedules a stage and as the model charges it (t + c per
- * micro-batch): once micro-batch m is computed, its output goes out while micro-batch m+1
- * comes in, one TG_SHIFT posting both, so that a middle stage never has its receive wait for
- * its send or the reverse. */
-static void ex_stage_blocking(ex_cursor *c, const wl_workload *wl, const ex_shape *sh,
-                              const ex_stage *st, int lo, int hi)
-{
-    int S = sh->segments;
-    double micro = sh->batch / S;
-    if (st->prev >= 0)
-        ex_comm(c, TG_RECV, TG_FORWARD, lo, st->prev, st->in_bytes, 0, -1);
-    for (int m = 0; m < S; m++) {
-        for (int l = lo; l < hi; l++)
-            ex_exec(c, TG_FORWARD, l, wl->layers[l].fw_s * micro, -1);
-        int from = m + 1 < S ? st->prev : -1;
-        if (st->next >= 0 || from >= 0)
-            ex_shift(c, TG_FORWARD, hi - 1, st->next, from, st->fwd_shift, st->out_bytes,
-                     st->in_bytes, 0, -1);
-    }
-    if (st->next >= 0)
-        ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, st->next, st->out_bytes, 0, -1);
-    for (int m = S - 1; m >= 0; m--) {
-        for (int l = hi - 1; l >= lo; l--) {
-            const wl_layer *layer = &wl->layers[l];
-            bool weights = layer->w_elems > 0;
-            ex_exec(c, TG_BACKWARD_INPUT, l, layer->bw_s * micro * (weights ? 0.5 : 1.0), -1);
-            if (weights)
-                ex_exec(c, TG_BACKWARD_WEIGHT, l, layer->bw_s * micro * 0.5, -1);
-        }
-        int from = m > 0 ? st->next : -1;
-        if (st->prev >= 0 || from >= 0)
-            ex_shift(c, TG_BACKWARD_INPUT, lo, st->prev, from, st->bwd_shift, st->in_bytes,
-                     st->out_bytes, 0, -1);
-    }
-}
-
-/* The overlap order: a kernel waits only for the receive that brings its input. The receive
- * of the next micro-batch is posted before the send of the current one, so that it arrives
- * while the stage computes: a stage then starts every micro-batch one compute time after the
- * last, as in GPipe with asynchronous transfers. */
-static void ex_stage_overlap(ex_cursor *c, const wl_workload *wl, const ex_shape *sh,
-                             const ex_stage *st, int lo, int hi)
-{
-    int S = sh->segments;
-    bool has_prev = st->prev >= 0, has_next = st->next >= 0;
-    double micro = sh->batch / S;
-    int recv = -1; /* the receive of the micro-batch about to run */
-    for (int m = 0; m < S; m++) {
-        if (has_prev && m == 0)
-            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, st->prev, st->in_bytes, 0, -1);
-        int ready = recv;
-        for (int l = lo; l < hi; l++)
-            ready = ex_exec(c, TG_FORWARD, l, wl->layers[l].fw_s * micro, ready);
-        if (has_prev && m + 1 < S)
-            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, st->prev, st->in_bytes, 0, -1);
-        if (has_next)
-            ex_comm(c, TG_SEND, TG_FORWARD, hi - 1, st->next, st->out_bytes, 0, ready);
-    }
-    recv = -1;
-    for (int m = S - 1; m >= 0; m--) {
-        if (has_next && m == S - 1)
-            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, st->next, st->out_bytes, 0, -1);
-        int ready = recv;
-        for (int l = hi - 1; l >= lo; l--) {
-            const wl_layer *layer = &wl->layers[l];
-            bool weights = layer->w_elems > 0;
-            ready = ex_exec(c, TG_BACKWARD_INPUT, l, layer->bw_s * micro * (weights ? 0.5 : 1.0),
-                            ready);
-            if (weights)
-                ex_exec(c, TG_BACKWARD_WEIGHT, l, layer->bw_s * micro * 0.5, ready);
-        }
-        if (has_next && m > 0)
-            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, st->next, st->out_bytes, 0, -1);
-        if (has_prev)
-            ex_comm(c, TG_SEND, TG_BACKWARD_INPUT, lo, st->prev, st->in_bytes, 0, ready);
-    }
-}
-
-static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_shape *sh,
-                           const ex_stage *st, int lo, int hi)
-{
-    if (c->overlap)
-        ex_stage_overlap(c, wl, sh, st, lo, hi);
-    else
-        ex_stage_blocking(c, wl, sh, st, lo, hi);
-    for (int l = lo; l < hi; l++)
-        if (wl->layers[l].wu_s > 0)
-            ex_exec(c, TG_UPDATE, l, wl->layers[l].wu_s, -1);
-}
-
-/* Stage s's neighbours, message sizes and (blocking order, middle stage) shift groups. */
-static int ex_stage_of(const ex_shape *sh, const wl_workload *wl, const int *first, int s,
-                       bool overlap, tg_graph *g, ex_stage *st)
-{
-    int lo = first[s], hi = first[s + 1];
-    double micro = sh->batch / sh->segments;
-    *st = (ex_stage){.prev = s > 0 ? s - 1 : -1, .next = s < sh->p - 1 ? s + 1 : -1,
-                     .fwd_shift = -1, .bwd_shift = -1};
-    st->in_bytes = s > 0 ? micro * (double)wl->layers[lo - 1].y_elems * EX_DELTA_BYTES : 0;
-    st->out_bytes = micro * (double)wl->layers[hi - 1].y_elems * EX_DELTA_BYTES;
-    if (overlap || st->prev < 0 || st->next < 0)
-        return 0;
-    int fwd[2] = {st->next, st->prev}, bwd[2] = {st->prev, st->next};
-    st->fwd_shift = tg_add_group(g, fwd, 2);
-    st->bwd_shift = tg_add_group(g, bwd, 2);
-    return st->fwd_shift < 0 || st->bwd_shift < 0 ? -1 : 0;
-}
-
+/* The built-in pipeline: the partition that balances the stages, stage s on rank s. */
 static int ex_expand_pipeline(const ex_shape *sh, const wl_workload *wl, bool overlap,
                               tg_graph *g, char *err)
 {
@@ -510,16 +330,10 @@ static int ex_expand_pipeline(const ex_shape *sh, const wl_workload *wl, bool ov
     if (!first)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d stages", sh->p);
     int rc = st_pipeline_partition(wl, sh->p, first, err);
-    for (int s = 0; rc == HS_OK && s < sh->p; s++) {
-        ex_cursor c = {.g = g, .rank = s, .overlap = overlap, .last = -1};
-        ex_stage st;
-        if (ex_stage_of(sh, wl, first, s, overlap, g, &st) != 0)
-            rc = hs_fail(err, HS_EINTERNAL, "out of memory for the groups of stage %d", s);
-        else
-            ex_write_stage(&c, wl, sh, &st, first[s], first[s + 1]);
-        if (rc == HS_OK && c.oom)
-            rc = hs_fail(err, HS_EINTERNAL, "out of memory writing the tasks of stage %d", s);
-    }
+    ex_pipe pp = {.first = first, .n_stages = sh->p, .segments = sh->segments,
+                  .batch = sh->batch};
+    if (rc == HS_OK)
+        rc = ex__pipeline(wl, &pp, overlap, g, err);
     free(first);
     return rc;
 }
@@ -597,7 +411,10 @@ int ex_expand_opt(const wl_workload *wl, const st_strategy *st, int64_t batch,
     int rc = ex_shape_of(wl, st, batch, &sh, err);
     if (rc == HS_OK)
         rc = tg_init(g, sh.p, err);
-    if (rc == HS_OK)
+    if (rc == HS_OK && sh.kind == ST_LAYERWISE)
+        rc = st->plan ? ex__expand_plan(wl, st->plan, batch, overlap, g, err)
+                      : hs_fail(err, HS_EINTERNAL, "expand: a layer-wise strategy without a plan");
+    else if (rc == HS_OK)
         rc = sh.kind == ST_PIPELINE ? ex_expand_pipeline(&sh, wl, overlap, g, err)
                                     : ex_expand_layerwise(&sh, wl, overlap, g, err);
     if (rc != HS_OK) {

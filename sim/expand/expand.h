@@ -5,8 +5,10 @@
  * splits the work (batch, space, filters, channels, layers); and the communication the strategy
  * needs (PARADL-MODEL.md): gradient allreduce, activation allgather / input-gradient allreduce,
  * halo exchanges and the spatial split-point gather (staged through host memory, as the model
- * charges them), pipeline sends and shifts, hierarchical groups. Independent of placement:
- * ranks only.
+ * charges them), pipeline sends and shifts, hierarchical groups. A per-layer plan (ST_LAYERWISE,
+ * plan.h) is expanded from its data layout: each tensor's redistribution between two layers'
+ * configurations becomes the messages that bring every rank the slice it needs, grouped into
+ * allgathers or pairwise rounds. Independent of placement: ranks only.
  *
  * Two orderings of a rank's two streams (ex_options.overlap):
  *   blocking (the default)  every task waits for the task written just before it, whichever

@@ -13,12 +13,14 @@
 static void print_shape(FILE *out, const rp_run *run)
 {
     const st_strategy *st = &run->strategy;
-    fprintf(out, "%s on %s, %s, %d GPUs", run->workload, run->platform, st_kind_name(st->kind),
+    fprintf(out, "%s on %s, %s, %d GPUs", run->workload, run->platform, st_name(st),
             st->p);
     if (st->kind == ST_DATA_FILTER || st->kind == ST_DATA_SPATIAL)
         fprintf(out, " (%d groups x %d GPUs)", st->p1, st->p2);
-    if (st->kind == ST_PIPELINE)
+    if (st_is_pipelined(st))
         fprintf(out, " (%d micro-batches)", st->segments);
+    if (st->kind == ST_LAYERWISE && st->plan->path[0])
+        fprintf(out, " (per-layer, %s)", st->plan->path);
     fprintf(out, ", batch %lld\n", (long long)run->batch);
 }
 
@@ -162,7 +164,7 @@ void rp_print_row(FILE *out, const rp_run *run, const hs_estimate *est)
 {
     const st_strategy *st = &run->strategy;
     fprintf(out, "%-8s %-16s %5d %4d %4d %7lld %12.4f %12.4f %12.4f %12.6f %9.3f %s\n", run->mode,
-            st_kind_name(st->kind), st->p, st->p1, st->p2, (long long)run->batch,
+            st_name(st), st->p, st->p1, st->p2, (long long)run->batch,
             est->epoch.compute_s, est->epoch.comm_s, est->epoch.total_s, est->iteration.total_s,
             est->memory_per_gpu_bytes / 1e9, est->fits_in_memory ? "yes" : "no");
 }
@@ -185,10 +187,10 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
     fprintf(out, ", \"platform\": ");
     hs_json_string(out, run->platform);
     fprintf(out, ", \"strategy\": ");
-    hs_json_string(out, st_kind_name(st->kind));
+    hs_json_string(out, st_name(st));
     fprintf(out, ", \"gpus\": %d, \"p1\": %d, \"p2\": %d, \"batch\": %lld", st->p, st->p1, st->p2,
             (long long)run->batch);
-    if (st->kind == ST_PIPELINE)
+    if (st_is_pipelined(st))
         fprintf(out, ", \"micro_batches\": %d", st->segments);
     fprintf(out, ", \"iterations_per_epoch\": %lld, \"iteration\": ",
             (long long)est->iterations_per_epoch);

@@ -20,16 +20,33 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
     if (spec->gpus > plat->n_gpus)
         return hs_fail(err, HS_EINPUT, "-g %d: platform %s has only %d GPUs", spec->gpus,
                        plat->name, plat->n_gpus);
-    int status = st_parse(spec->strategy, spec->gpus, plat->gpus_per_node, spec->micro_batches,
+    int status;
+    if (spec->strategy && st_is_file(spec->strategy)) {
+        if (spec->micro_batches > 0)
+            return hs_fail(err, HS_EINPUT, "--micro-batches %d: the strategy file %s carries its "
+                           "own schedule (<schedule micro_batches=...>)", spec->micro_batches,
+                           spec->strategy);
+        status = st_plan_load(spec->strategy, &j->wl, &j->plan, err);
+        if (status != HS_OK)
+            return status;
+        j->plan_loaded = true;
+        st_from_plan(&j->plan, &j->st);
+        j->st.p = spec->gpus; /* -g: st_check holds it against the file's gpus= */
+    } else {
+        status = st_parse(spec->strategy, spec->gpus, plat->gpus_per_node, spec->micro_batches,
                           &j->st, err);
-    if (status != HS_OK)
-        return status;
+        if (status != HS_OK)
+            return status;
+    }
     j->batch = spec->batch;
     return st_check(&j->st, &j->wl, spec->batch, err);
 }
 
 void job_free(job *j)
 {
+    if (j->plan_loaded)
+        st_plan_free(&j->plan);
+    j->plan_loaded = false;
     if (j->wl_loaded)
         wl_free(&j->wl);
     j->wl_loaded = false;

@@ -29,6 +29,8 @@ typedef struct {
     wl_workload wl;        /* the workload, layer file applied */
     bool wl_loaded;        /* wl must be freed */
     st_strategy st;        /* the strategy, checked */
+    st_plan plan;          /* -s FILE.xml: the per-layer plan st points to */
+    bool plan_loaded;      /* plan must be freed */
     int64_t batch;         /* B */
 } job;
 
@@ -36,7 +38,9 @@ typedef struct {
 int job_load_workload(const job_spec *spec, job *j, char *err);
 
 /* Parse the strategy for the platform's GPUs and check it against the workload and batch:
- * HS_EINPUT naming -g when the platform has too few GPUs, else st_parse's and st_check's. */
+ * HS_EINPUT naming -g when the platform has too few GPUs, else st_parse's and st_check's. A
+ * strategy that names a file (st_is_file) is read as a per-layer plan (st_plan_load), which
+ * carries its own schedule, so --micro-batches is refused with it. */
 int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, char *err);
 
 void job_free(job *j);

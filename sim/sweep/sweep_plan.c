@@ -100,9 +100,19 @@ static int parse_rule(const sw_item *it, sw_batch_rule *rule, sw_arena *a, char 
     return rule->text ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory");
 }
 
-/* The strategy's kind from "data+filter:8x4" (the shape is checked by each run). */
+/* The strategy's kind from "data+filter:8x4" (the shape is checked by each run); a strategy
+ * file (-s FILE.xml) must be readable here, its meaning is checked by each run. */
 static int strategy_kind(const sw_item *it, st_kind *kind, char *err)
 {
+    if (st_is_file(it->text)) {
+        FILE *f = fopen(it->text, "r");
+        if (!f)
+            return hs_fail(err, HS_EINPUT, "%s: cannot read the strategy file '%s'", it->where,
+                           it->text);
+        fclose(f);
+        *kind = ST_LAYERWISE;
+        return HS_OK;
+    }
     size_t len = strcspn(it->text, ":");
     for (int k = 0; k < ST_KIND_COUNT; k++) {
         const char *name = st_kind_name((st_kind)k);
@@ -113,7 +123,8 @@ static int strategy_kind(const sw_item *it, st_kind *kind, char *err)
     }
     return hs_fail(err, HS_EINPUT,
                    "%s: unknown strategy '%s' (known: serial, data, spatial, filter, channel, "
-                   "pipeline, data+filter[:P1xP2], data+spatial[:P1xP2])",
+                   "pipeline, data+filter[:P1xP2], data+spatial[:P1xP2], or a strategy file "
+                   "FILE.xml)",
                    it->where, it->text);
 }
 
@@ -395,6 +406,11 @@ static void resolve_batch(sw_config *c, int gpus_per_node, sw_arena *a)
     case SW_PER_GROUP: {
         st_strategy st;
         char why[HS_ERR_LEN];
+        if (st_is_file(c->strategy)) {
+            c->error = sw_arena_strdup(a, "a per-group batch rule needs a built-in strategy's "
+                                          "groups; give a strategy file a fixed or per-GPU batch");
+            return;
+        }
         if (st_parse(c->strategy, c->gpus, gpus_per_node, c->micro_batches, &st, why) != HS_OK) {
             c->error = sw_arena_strdup(a, why);
             return;

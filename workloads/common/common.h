@@ -7,6 +7,7 @@
  *   estimate.h     the answer either derivation gives (hs_estimate) and what communication is
  *                  for (hs_term)
  *   hs_json.h      JSON strings, escaped alike by every writer
+ *   hs_xml.h       XML text, escaped alike by every writer
  *
  * Folder: workloads/common/ sits below everything and includes nothing of hybridsim; every
  * other folder may include it. */
@@ -16,6 +17,7 @@
 #include "estimate.h"
 #include "hs_error.h"
 #include "hs_json.h"
+#include "hs_xml.h"
 #include "hs_parse.h"
 #include "units.h"
 

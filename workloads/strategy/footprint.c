@@ -93,11 +93,51 @@ static int pipeline(const wl_workload *wl, const st_strategy *st, double batch, 
     return status;
 }
 
+/* A per-layer plan: each GPU holds, for every layer whose group it is in, its batch share of
+ * the layer's activations (cut by the layer's spatial split, rounded up per tensor, as the
+ * spatial strategy does) and its share of the weights (cut by filter and channel splits, as
+ * filter and channel parallelism do); the busiest GPU (the first among equals) is reported. */
+static int plan_memory(const wl_workload *wl, const st_plan *plan, double batch, hs_memory *mem,
+                       char *err)
+{
+    int p = plan->gpus;
+    double *act = calloc((size_t)p, sizeof *act), *w = calloc((size_t)p, sizeof *w);
+    if (!act || !w) {
+        free(act);
+        free(w);
+        return hs_fail(err, HS_EINTERNAL, "out of memory for the memory of %d GPUs", p);
+    }
+    for (int i = 0; i < wl->n_layers && i < plan->n_layers; i++) {
+        const wl_layer *l = &wl->layers[i];
+        const st_layer_config *c = &plan->layers[i];
+        int cut = c->whole ? 1 : c->height * c->width * c->depth;
+        double a = holds_activations(l->type)
+                       ? batch / c->batch *
+                             (double)(ceil_div(l->x_elems, cut) + ceil_div(l->y_elems, cut))
+                       : 0.0;
+        double held = (double)l->w_elems / (c->whole ? 1 : c->filter * c->channel);
+        int q = st_group_size(c);
+        for (int r = c->base; r < c->base + q && r < p; r++)
+            act[r] += a, w[r] += held;
+    }
+    for (int r = 0; r < p; r++) {
+        hs_memory m;
+        parts_of(act[r], w[r], wl->optimizer_states, &m);
+        if (r == 0 || fp_total(&m) > fp_total(mem))
+            *mem = m;
+    }
+    free(act);
+    free(w);
+    return HS_OK;
+}
+
 int fp_memory(const wl_workload *wl, const st_strategy *st, int64_t batch, hs_memory *mem,
               char *err)
 {
     double b = (double)batch / st->p1, w, act;
     switch (st->kind) {
+    case ST_LAYERWISE:
+        return plan_memory(wl, st->plan, (double)batch, mem, err);
     case ST_PIPELINE:
         return pipeline(wl, st, (double)batch, mem, err);
     case ST_SPATIAL:

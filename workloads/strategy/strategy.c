@@ -26,6 +26,7 @@ static const char *const kind_names[ST_KIND_COUNT] = {
     [ST_PIPELINE] = "pipeline",
     [ST_DATA_FILTER] = "data+filter",
     [ST_DATA_SPATIAL] = "data+spatial",
+    [ST_LAYERWISE] = "layerwise",
 };
 
 const char *st_kind_name(st_kind kind)
@@ -54,12 +55,34 @@ static int is_hybrid(st_kind kind)
     return kind == ST_DATA_FILTER || kind == ST_DATA_SPATIAL;
 }
 
-/* The known names, comma separated, for "unknown strategy" messages. */
+bool st_is_pipelined(const st_strategy *st)
+{
+    return st->kind == ST_PIPELINE ||
+           (st->kind == ST_LAYERWISE && st->plan && st->plan->micro_batches > 0);
+}
+
+const char *st_name(const st_strategy *st)
+{
+    return st->kind == ST_LAYERWISE && st->plan ? st->plan->name : st_kind_name(st->kind);
+}
+
+void st_from_plan(const st_plan *plan, st_strategy *st)
+{
+    memset(st, 0, sizeof *st);
+    st->kind = ST_LAYERWISE;
+    st->p = plan->gpus;
+    st_plan_shape(plan, &st->p1, &st->p2);
+    st->segments = plan->micro_batches > 0 ? plan->micro_batches : 1;
+    st->plan = plan;
+}
+
+/* The known names, comma separated, for "unknown strategy" messages (the built-in kinds: a
+ * layer-wise strategy is given as a file). */
 static const char *known_list(char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int k = 0; k < ST_KIND_COUNT && used < len; k++)
+    for (int k = 0; k < ST_LAYERWISE && used < len; k++)
         used += (size_t)snprintf(buf + used, len - used, "%s%s", k ? ", " : "", kind_names[k]);
     return buf;
 }
@@ -136,13 +159,13 @@ int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strate
     const char *colon = strchr(text, ':');
     size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
     int kind = -1;
-    for (int k = 0; k < ST_KIND_COUNT; k++)
+    for (int k = 0; k < ST_LAYERWISE; k++)
         if (strlen(kind_names[k]) == name_len && strncmp(text, kind_names[k], name_len) == 0)
             kind = k;
     if (kind < 0) {
         char known[256];
-        return hs_fail(err, HS_EINPUT, "-s %s: unknown strategy (known: %s)", text,
-                       known_list(known, sizeof known));
+        return hs_fail(err, HS_EINPUT, "-s %s: unknown strategy (known: %s, or a strategy file "
+                       "FILE.xml)", text, known_list(known, sizeof known));
     }
     st->kind = (st_kind)kind;
     st->p = p;
@@ -260,6 +283,8 @@ int64_t st_limit_p(const st_strategy *st, const wl_workload *wl, int64_t batch)
     case ST_DATA_SPATIAL:
         /* p1 <= B data-parallel groups of p2 <= the model bound GPUs each. */
         return batch * model;
+    case ST_LAYERWISE:
+        return st->plan ? st->plan->gpus : 0;
     default:
         return 0;
     }
@@ -342,6 +367,10 @@ int st_check(const st_strategy *st, const wl_workload *wl, int64_t batch, char *
         int status = check_batch_split(st, batch, st->p1, err);
         return status != HS_OK ? status : check_model_part(st, wl, st->p2, err);
     }
+    case ST_LAYERWISE:
+        if (!st->plan)
+            return hs_fail(err, HS_EINTERNAL, "a layer-wise strategy without its plan");
+        return st_plan_check(st->plan, wl, st->p, batch, err);
     default:
         return hs_fail(err, HS_EINTERNAL, "strategy kind %d not handled", (int)st->kind);
     }

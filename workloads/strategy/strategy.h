@@ -5,15 +5,19 @@
  * split the model among themselves, a group inside a node by default).
  *
  * Folder: workloads/strategy/ (this is its main header): how a workload is split over GPUs: the
- * strategy (st_) and the memory a GPU then holds (footprint.h, fp_). Both derivations take their
+ * strategy (st_), per-layer plans and their strategy file (plan.h, strategy.dtd), the published
+ * schemes and the built-in strategies written as plans (generate.h), and the memory a GPU then
+ * holds (footprint.h, fp_). Both derivations take their
  * strategy from here, so neither owns the vocabulary. May include workloads/ and
  * workloads/common/. */
 #ifndef STRATEGY_H
 #define STRATEGY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hs_error.h"
+#include "plan.h"
 #include "workload.h"
 
 typedef enum {
@@ -25,6 +29,7 @@ typedef enum {
     ST_PIPELINE,
     ST_DATA_FILTER,
     ST_DATA_SPATIAL,
+    ST_LAYERWISE,   /* a per-layer plan (plan.h), from a strategy file: -s FILE.xml */
     ST_KIND_COUNT
 } st_kind;
 
@@ -34,6 +39,8 @@ typedef struct {
     int p1;         /* data-parallel groups (p for data, 1 for pure model parallelism) */
     int p2;         /* GPUs per model-parallel group (1 for data) */
     int segments;   /* pipeline: S micro-batches per mini-batch (GPipe); 1 otherwise */
+    const st_plan *plan; /* ST_LAYERWISE: every layer's configuration (owned by the caller);
+                          * NULL for the other kinds */
 } st_strategy;
 
 /* Parse "-s" text for p GPUs. Hybrids accept ":P1xP2"; without it p2 = gpus_per_node.
@@ -41,6 +48,18 @@ typedef struct {
  * problem (unknown strategy, p1*p2 != p, ...). */
 int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strategy *st,
              char *err);
+
+/* A strategy of kind ST_LAYERWISE for a plan already read (plan must outlive st): p is the
+ * plan's GPUs, p1 x p2 its shape (st_plan_shape), segments its micro-batches (1 without a
+ * schedule). */
+void st_from_plan(const st_plan *plan, st_strategy *st);
+
+/* Whether the batch flows through stages in micro-batches: the pipeline, or a plan with a
+ * schedule. */
+bool st_is_pipelined(const st_strategy *st);
+
+/* The strategy's name in reports: the kind ("data+filter"), or the plan's name. */
+const char *st_name(const st_strategy *st);
 
 /* Check the strategy against the workload and the batch: the limit on p (PARADL-MODEL.md),
  * a batch that divides among data-parallel groups and micro-batches. HS_EINPUT names the limit. */

@@ -1,0 +1,95 @@
+/* links_int.h: what analytic/'s files share (analytic.h is the folder's public face).
+ *   analytic.c     ParaDL's closed forms per built-in strategy; the ring cost formulas
+ *   links.c        the built-in strategies' links, read from the platform's routes
+ *   net.c          the links of any group of ranks, read once and kept (an_net)
+ *   layerwise.c    one layer's configuration priced: compute, halos, its weight gradients
+ *   redist.c       the redistribution of a tensor between two layers' configurations
+ *   plan_model.c   a whole per-layer plan: layers, edges, fused gradients, pipelines
+ * Nothing here is for use outside analytic/. */
+#ifndef LINKS_INT_H
+#define LINKS_INT_H
+
+#include "analytic.h"
+
+#define AN_BYTES_PER_ELEM 4.0 /* delta: single-precision activations, weights, gradients */
+
+/* ---- links.c: routes between GPUs as alpha and beta ---- */
+
+/* The ring gpu[0] -> gpu[1] -> ... -> gpu[n-1] -> gpu[0]: its slowest edge. */
+an_link an__ring_link(const plat_platform *plat, const int *gpu, int n);
+/* The slower of two links, term by term (a collective waits for its slowest member). */
+an_link an__slowest(an_link a, an_link b);
+an_link an__pair_link(const plat_platform *plat, int a, int b);
+/* A halo message between GPUs a and b without GPUDirect (as the oracle measured MPI): copied
+ * into host memory and out again, so it pays the platform's staging latency. Inside a node it
+ * crosses a's PCIe link instead of NVLink; between nodes it takes the route, which already
+ * includes the PCIe links. */
+an_link an__staged_link(const plat_platform *plat, int a, int b);
+
+/* ---- analytic.c: the alpha-beta cost of ring collectives ---- */
+
+/* Ring allreduce of `bytes` over n members: 2(n-1) steps of bytes/n. */
+double an__allreduce_s(int n, double bytes, an_link l);
+/* Ring allgather where each of n members contributes `bytes`: n-1 steps. */
+double an__allgather_s(int n, double bytes, an_link l);
+/* The link as seen by one of `flows` transfers sharing its bandwidth. */
+an_link an__shared(an_link l, double flows);
+
+/* ---- net.c: links of rank groups, cached ---- */
+
+/* A family of lines inside a layer's group: the ranks base + t + i*stride (i < n) for every t
+ * in [0, q) whose position along the line is 0; all of them run at once. */
+typedef struct {
+    int base, q, stride, n;
+} an_lines;
+
+/* The slowest ring of the family, and the slowest pair of neighbours (i, i+1) staged through
+ * host memory (halos, the end of a spatial region). */
+an_link an__lines_ring(an_net *net, an_lines lines);
+an_link an__lines_staged(an_net *net, an_lines lines);
+/* The route from rank a to rank b. */
+an_link an__rank_pair(an_net *net, int a, int b);
+/* GPUs of one node taking part: they share its PCIe and uplink (ParaDL's divisor). */
+int an__node_sharing(const an_net *net);
+
+/* ---- layerwise.c: one layer under one configuration ---- */
+
+/* Kernels of one iteration: the layer's batch share of its per-sample time, cut by its model
+ * splits (whole: not cut), plus its share of the weight update. */
+double an__layer_compute_s(const wl_layer *l, const st_layer_config *c, double batch);
+/* Halo exchanges of a spatially split layer with a window wider than one (ParaDL's terms). */
+double an__halo_s(an_net *net, const wl_layer *l, const st_layer_config *c, double batch);
+
+/* The ranks a layer's weight gradients are allreduced over: inside the group first (inner:
+ * spatial slabs, and replicas when they are reduced too), then across the batch blocks
+ * (outer); a family of n < 2 is no collective. */
+typedef struct {
+    an_lines inner, outer;
+} an_grad_sets;
+
+an_grad_sets an__grad_sets(const st_layer_config *c, bool reduce_replicas);
+/* Bytes of the weight gradients one rank of the layer holds. */
+double an__grad_bytes(const wl_layer *l, const st_layer_config *c);
+/* The allreduces of `bytes` over the sets into comm_s (GRAD_GROUP, GRAD_ACROSS). */
+void an__grad_price(an_net *net, an_grad_sets g, double bytes, double *comm_s);
+
+/* ---- redist.c: a tensor between two layers ---- */
+
+/* Whether v's input `input` is a shortcut an omitted projection resizes (its shape is not
+ * v's x): it takes any layout at no cost, as in ParaDL. */
+bool an__is_projection(const wl_workload *wl, int v, int u);
+
+/* The need a consumer's configuration has of its input tensor, for telling apart consumers
+ * that need the same (one redistribution serves them all). */
+bool an__same_need(const wl_layer *v1, const st_layer_config *c1, const wl_layer *v2,
+                   const st_layer_config *c2);
+
+/* Whether the edge u -> v is ParaDL's gather after a model-split layer (u split on its output
+ * channels, v needing all of them): v's output gradient is then reduced at that gather. */
+bool an__is_model_gather(const wl_layer *u, const st_layer_config *cu, const wl_layer *v,
+                         const st_layer_config *cv);
+/* Whether u's output is laid out as v needs it (nothing moves forward). */
+bool an__aligned(const wl_layer *u, const st_layer_config *cu, const wl_layer *v,
+                 const st_layer_config *cv);
+
+#endif

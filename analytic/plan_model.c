@@ -1,0 +1,183 @@
+/* plan_model.c: a whole per-layer plan priced in closed form (analytic.h's an_plan_model).
+ *
+ * Without a schedule the layers run one after another, each on its group: the iteration is the
+ * sum of every layer's kernels and halos (layerwise.c), of every tensor's redistribution to the
+ * layers that read it (redist.c; one redistribution serves every consumer that needs the same
+ * layout), and of the weight-gradient allreduces, fused into one buffer per set of ranks as
+ * ChainerMN packs gradients (one start-up per set, as ParaDL's data term). With a schedule the
+ * stages run GPipe's closed form, as ParaDL writes it: (p+S-1) steps of the slowest stage and
+ * 2(p+S-2) of the costliest boundary. Equal configurations give the built-in strategies'
+ * numbers: tests/test_layerwise.c checks every one of them. */
+#include "links_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "footprint.h"
+
+/* The layer feeding input k of layer v (-1: the network's input). */
+static int input_of(const wl_layer *v, int index, int k)
+{
+    if (v->n_inputs == 0)
+        return index - 1;
+    return v->inputs[k] == WL_INPUT_DATA ? -1 : v->inputs[k];
+}
+
+static int n_inputs(const wl_layer *v) { return v->n_inputs > 0 ? v->n_inputs : 1; }
+
+/* Whether an earlier consumer of u (before v) needs u's output as v does. */
+static bool served_before(const wl_workload *wl, const st_plan *plan, int u, int v)
+{
+    for (int w = u + 1; w < v; w++)
+        for (int k = 0; k < n_inputs(&wl->layers[w]); k++)
+            if (input_of(&wl->layers[w], w, k) == u &&
+                an__same_need(&wl->layers[w], &plan->layers[w], &wl->layers[v],
+                              &plan->layers[v]))
+                return true;
+    return false;
+}
+
+/* Every tensor's redistributions; covered[v]: v's output gradient is reduced at an upstream
+ * gather (ParaDL's convention), so a model-split consumer of v charges no reduction of its own. */
+static int price_edges(an_net *net, const wl_workload *wl, const st_plan *plan, double batch,
+                       bool *covered, double *comm_s, char *err)
+{
+    for (int v = 0; v < wl->n_layers; v++) {
+        const wl_layer *lv = &wl->layers[v];
+        const st_layer_config *cv = &plan->layers[v];
+        covered[v] = true;
+        for (int k = 0; k < n_inputs(lv); k++) {
+            int u = input_of(lv, v, k);
+            if (u < 0) {
+                covered[v] = false;
+                continue;
+            }
+            if (an__is_projection(wl, v, u))
+                continue;
+            const st_layer_config *cu = &plan->layers[u];
+            covered[v] = covered[v] && (an__is_model_gather(&wl->layers[u], cu, lv, cv) ||
+                                        (an__aligned(&wl->layers[u], cu, lv, cv) && covered[u]));
+            if (served_before(wl, plan, u, v))
+                continue;
+            an_price pr;
+            int status = an_edge_price(net, wl, u, cu, v, cv, (int64_t)batch, covered[u], &pr,
+                                       err);
+            if (status != HS_OK)
+                return status;
+            for (int t = 0; t < HS_TERM_COUNT; t++)
+                comm_s[t] += pr.comm_s[t];
+        }
+    }
+    return HS_OK;
+}
+
+/* The weight gradients, one allreduce (or two, inside the group then across) per set of
+ * ranks, every layer reduced over the same sets sharing one buffer. */
+static int price_gradients(an_net *net, const wl_workload *wl, const st_plan *plan,
+                           double *comm_s, char *err)
+{
+    an_grad_sets *sets = malloc((size_t)wl->n_layers * sizeof *sets);
+    double *bytes = malloc((size_t)wl->n_layers * sizeof *bytes);
+    if (!sets || !bytes) {
+        free(sets);
+        free(bytes);
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d gradient sets", wl->n_layers);
+    }
+    int n = 0;
+    for (int i = 0; i < wl->n_layers; i++) {
+        if (wl->layers[i].w_elems == 0)
+            continue;
+        an_grad_sets g = an__grad_sets(&plan->layers[i], plan->reduce_replicas);
+        int k = 0;
+        while (k < n && memcmp(&sets[k], &g, sizeof g) != 0)
+            k++;
+        if (k == n)
+            sets[n] = g, bytes[n++] = 0.0;
+        bytes[k] += an__grad_bytes(&wl->layers[i], &plan->layers[i]);
+    }
+    for (int k = 0; k < n; k++)
+        an__grad_price(net, sets[k], bytes[k], comm_s);
+    free(sets);
+    free(bytes);
+    return HS_OK;
+}
+
+static int layers_model(an_net *net, const wl_workload *wl, const st_plan *plan, double batch,
+                        hs_times *it, an_terms *terms, char *err)
+{
+    bool *covered = calloc((size_t)wl->n_layers, sizeof *covered);
+    if (!covered)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d layers", wl->n_layers);
+    for (int i = 0; i < wl->n_layers; i++) {
+        it->compute_s += an__layer_compute_s(&wl->layers[i], &plan->layers[i], batch);
+        terms->comm_s[HS_TERM_HALO] += an__halo_s(net, &wl->layers[i], &plan->layers[i], batch);
+    }
+    int status = price_edges(net, wl, plan, batch, covered, terms->comm_s, err);
+    if (status == HS_OK)
+        status = price_gradients(net, wl, plan, terms->comm_s, err);
+    free(covered);
+    return status;
+}
+
+/* GPipe over the plan's stages (one rank each). */
+static int pipeline_model(an_net *net, const wl_workload *wl, const st_plan *plan,
+                          double batch, hs_times *it, an_terms *terms, char *err)
+{
+    int *first = malloc((size_t)(wl->n_layers + 1) * sizeof *first);
+    int *rank = malloc((size_t)(wl->n_layers + 1) * sizeof *rank);
+    if (!first || !rank) {
+        free(first);
+        free(rank);
+        return hs_fail(err, HS_EINTERNAL, "out of memory for the stages of %d layers",
+                       wl->n_layers);
+    }
+    int n = 0, segs = plan->micro_batches;
+    st_plan_stages(plan, first, rank, &n);
+    double micro = batch / segs, max_fw = 0, max_bw = 0, max_wu = 0, max_send = 0;
+    for (int g = 0; g < n; g++) {
+        double fw = 0, bw = 0, wu = 0;
+        for (int i = first[g]; i < first[g + 1]; i++)
+            fw += wl->layers[i].fw_s, bw += wl->layers[i].bw_s, wu += wl->layers[i].wu_s;
+        max_fw = fw > max_fw ? fw : max_fw;
+        max_bw = bw > max_bw ? bw : max_bw;
+        max_wu = wu > max_wu ? wu : max_wu;
+        if (g + 1 < n) {
+            an_link l = an__rank_pair(net, rank[g], rank[g + 1]);
+            double y = (double)wl->layers[first[g + 1] - 1].y_elems;
+            double send = l.alpha_s + micro * y * AN_BYTES_PER_ELEM * l.beta_s_per_byte;
+            max_send = send > max_send ? send : max_send;
+        }
+    }
+    free(first);
+    free(rank);
+    it->compute_s = micro * (n + segs - 1) * (max_fw + max_bw) + max_wu;
+    terms->bubble_s = micro * (n - 1) * (max_fw + max_bw);
+    terms->comm_s[HS_TERM_PIPELINE] = n > 1 ? 2.0 * (n + segs - 2) * max_send : 0.0;
+    return HS_OK;
+}
+
+int an_plan_model(const wl_workload *wl, const st_plan *plan, int64_t batch, an_net *net,
+                  double gpu_memory_bytes, hs_estimate *est, an_terms *terms, char *err)
+{
+    memset(est, 0, sizeof *est);
+    an_terms local;
+    if (!terms)
+        terms = &local;
+    memset(terms, 0, sizeof *terms);
+    int status = st_plan_check(plan, wl, plan->gpus, batch, err);
+    if (status != HS_OK)
+        return status;
+    hs_times *it = &est->iteration;
+    status = plan->micro_batches > 0
+                 ? pipeline_model(net, wl, plan, (double)batch, it, terms, err)
+                 : layers_model(net, wl, plan, (double)batch, it, terms, err);
+    if (status != HS_OK)
+        return status;
+    it->comm_s = an_terms_comm_s(terms);
+    it->exposed_comm_s = it->comm_s;
+    it->total_s = it->compute_s + it->comm_s;
+    hs_estimate_scale_epoch(est, wl->samples, batch);
+    st_strategy st;
+    st_from_plan(plan, &st);
+    return fp_fill(wl, &st, batch, gpu_memory_bytes, est, err);
+}

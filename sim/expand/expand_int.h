@@ -1,0 +1,134 @@
+/* expand_int.h: what sim/expand's files share (expand.h is the folder's public face).
+ *   expand.c        the built-in strategies: one plan per layer, every rank's list from it
+ *   cursor.c        appending tasks to a rank's list, blocking or overlapped
+ *   pipeline.c      GPipe's stages as task lists
+ *   expand_plan.c   a per-layer plan (plan.h): kernels, halos, gradients, each layer's output
+ *                   redistributed to its consumers
+ *   layout.c        which rank holds which slice of a tensor, which needs which, and the
+ *                   messages between them grouped into collectives
+ *   taskgraph.c     the task graph itself
+ * Nothing here is for use outside sim/expand. */
+#ifndef EXPAND_INT_H
+#define EXPAND_INT_H
+
+#include <stdbool.h>
+
+#include "expand.h"
+
+#define EX_DELTA_BYTES 4.0 /* bytes per element: fp32 activations, gradients and weights */
+
+/* ---- cursor.c ---- */
+
+/* Where one rank's list stands while it is written. */
+typedef struct {
+    tg_graph *g;
+    int rank;
+    bool overlap;  /* ex_options.overlap */
+    int last;      /* index of the task written last, -1 before the first */
+    bool oom;      /* an append failed: the list is unusable */
+} ex_cursor;
+
+/* Append a task that needs the result of task `producer` (-1: nothing). In the overlap order
+ * that is the dependency; in the blocking order the task written last is, which chains the
+ * whole list into one sequence. Only a dependency on the other stream becomes `after`: the own
+ * stream already runs in list order. Returns the task's index (-1 once out of memory). */
+int ex_put(ex_cursor *c, tg_task t, int producer);
+int ex_exec(ex_cursor *c, tg_phase phase, int layer, double seconds, int producer);
+/* A collective, exchange or shift (peer = group index) or a send/receive (peer = rank);
+ * flags: tg_task.flags. */
+int ex_comm(ex_cursor *c, tg_op op, tg_phase phase, int layer, int peer, double bytes,
+            uint8_t flags, int producer);
+/* Send `send_bytes` to rank `to` while receiving `recv_bytes` from rank `from` (-1: no such
+ * side): a TG_SHIFT over `group` ({to, from}) when there are both, else the one send or
+ * receive. (A shift's amount is what it sends; it receives what its peer sends.) */
+int ex_shift(ex_cursor *c, tg_phase phase, int layer, int to, int from, int group,
+             double send_bytes, double recv_bytes, uint8_t flags, int producer);
+
+/* ---- pipeline.c ---- */
+
+/* GPipe's stages: stage s runs layers first[s] .. first[s+1]-1 on rank rank[s] (NULL: s). */
+typedef struct {
+    const int *first;   /* n_stages + 1 entries */
+    const int *rank;
+    int n_stages;
+    int segments;       /* micro-batches S */
+    double batch;       /* B */
+} ex_pipe;
+
+int ex__pipeline(const wl_workload *wl, const ex_pipe *pp, bool overlap, tg_graph *g,
+                 char *err);
+
+/* ---- layout.c: slices, messages, collectives ---- */
+
+enum { EX_BATCH, EX_CHAN, EX_W, EX_H, EX_D, EX_AXES };
+
+/* A box of a tensor: [lo, hi) per axis (batch, channels, width, height, depth). */
+typedef struct {
+    int64_t lo[EX_AXES], hi[EX_AXES];
+} ex_box;
+
+/* The block of u's output rank t of u's group holds (after its partial sums are reduced). */
+void ex__held(const wl_layer *u, const st_layer_config *c, int64_t batch, int t, ex_box *b);
+/* The box of u's output rank t of v's group needs as v's input. */
+void ex__needed(const wl_layer *u, const wl_layer *v, const st_layer_config *c, int64_t batch,
+                int t, ex_box *b);
+double ex__box_elems(const ex_box *b);
+
+typedef struct {
+    int src, dst;       /* ranks */
+    double bytes;
+} ex_msg;
+
+typedef struct {
+    ex_msg *m;
+    int n, cap;
+} ex_msgs;
+
+/* The messages that bring u's output (configuration cu) to where v (cv) needs it, forward:
+ * every rank of v's group receives from one holder of each block its need overlaps the part
+ * it does not hold. out is reused (n reset); -1 when out of memory. */
+int ex__messages(const wl_workload *wl, int u, const st_layer_config *cu, int v,
+                 const st_layer_config *cv, int64_t batch, ex_msgs *out);
+
+/* Communicator groups registered once each, found again by their ranks. */
+typedef struct {
+    int *index;         /* hash slot -> group index in the graph, -1 empty */
+    int n_slots;        /* a power of two (0 before the first group) */
+    int used;           /* slots taken */
+} ex_groups;
+
+/* The index of the group with these ranks (in this order), registering it the first time;
+ * -1 when out of memory. */
+int ex__group(ex_groups *gs, tg_graph *g, const int *ranks, int n);
+void ex__groups_free(ex_groups *gs);
+
+/* What moves a set of messages becomes. */
+typedef enum { EX_MOVE_NONE, EX_MOVE_GATHER, EX_MOVE_ROUNDS } ex_move_kind;
+
+typedef struct {
+    ex_move_kind kind;
+    int *group;         /* gather: per rank its group's index, -1 if it takes no part */
+    double *piece;      /* gather: per rank the bytes each member of its group contributes */
+    int *size;          /* gather: per rank its group's members */
+    ex_msgs msgs;       /* rounds: the messages, by (src, dst) */
+    int *ranks;         /* rounds: the ranks taking part, ascending */
+    int n_ranks;
+} ex_moves;
+
+/* Recognise the messages (p ranks): gather groups where every member sends one piece to every
+ * other, else pairwise rounds. mv is filled (free with ex__moves_free); -1: out of memory. */
+int ex__moves_of(const ex_msgs *m, int p, ex_groups *gs, tg_graph *g, ex_moves *mv);
+void ex__moves_free(ex_moves *mv);
+
+/* The round k (1 .. n_ranks-1) exchange of rank r: bytes to send to *to and to receive from
+ * *from (-1 when r takes no part). With `reverse`, the messages run backwards (the adjoint). */
+void ex__round(const ex_moves *mv, int r, int k, bool reverse, int *to, double *send,
+               int *from, double *recv);
+
+/* ---- expand_plan.c ---- */
+
+/* The task lists of a per-layer plan (st->kind == ST_LAYERWISE) into g (initialised). */
+int ex__expand_plan(const wl_workload *wl, const st_plan *plan, int64_t batch, bool overlap,
+                    tg_graph *g, char *err);
+
+#endif

@@ -1,0 +1,562 @@
+/* expand_plan.c: a per-layer plan (plan.h) as task lists (expand_int.h's ex__expand_plan).
+ *
+ * Every rank walks the layers in order and writes what it takes part in: a layer's halo
+ * exchanges and kernels when the rank is in its group, then the redistribution of its output
+ * to every layer that reads it (layout.c derives the messages from which rank holds which
+ * slice; one redistribution serves the consumers that need the same slices); backward the
+ * same in reverse, each redistribution's adjoint before the producer's backward kernels; then
+ * the weight gradients, allreduced over the ranks that hold the same weights and saw different
+ * data, fused into one buffer per set of ranks (as ChainerMN packs them: inside the group
+ * first, then across the batch blocks); then the updates. Where ParaDL's closed form charges
+ * beyond the data layout, the lists follow it, so that a built-in strategy written as a plan
+ * runs exactly the built-in lists' communication: a gather of a model-split layer's output is
+ * paid back with an allreduce, the layers it feeds then add no reduction of their own
+ * (`covered`), the gather at the end of a spatial region is paid back with a reduce-scatter,
+ * and halos and slab gathers are staged through host memory. A plan with a schedule runs
+ * GPipe's lists (pipeline.c). */
+#include "expand_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One redistribution: u's output to the consumers needing what v needs. */
+typedef struct {
+    int u, v;
+    ex_moves mv;
+    bool model_gather; /* u split on output channels, v needing all: backward allreduce */
+    bool reduce_back;  /* backward reduce-scatter of the gathered gradient */
+    bool staged;       /* a spatial cut on either side: through host memory */
+} ex_edge;
+
+/* The weight-gradient buffers of one rank: one per (inner, outer) set of ranks. */
+typedef struct {
+    int inner, outer;  /* group indices, -1: none */
+    double bytes;
+} ex_fused;
+
+typedef struct {
+    const wl_workload *wl;
+    const st_plan *plan;
+    int64_t batch;
+    int p;
+    tg_graph *g;
+    ex_groups groups;
+    ex_cursor *cur;     /* per rank */
+    int *ready;         /* per rank: the task the next step of the data needs */
+    int *last_kernel;   /* per rank */
+    ex_edge *edges;
+    int n_edges, cap_edges;
+    bool *covered;      /* per layer: its output gradient is reduced at an upstream gather */
+    ex_msgs scratch;
+    ex_fused **fused;   /* per rank */
+    int *n_fused;
+    bool oom;
+} planner;
+
+enum { L_B = 1, L_R = 2, L_C = 4, L_F = 8, L_D = 16, L_H = 32, L_W = 64 };
+
+static const st_layer_config *cfg(const planner *pl, int l) { return &pl->plan->layers[l]; }
+
+static bool member(const st_layer_config *c, int r)
+{
+    return r >= c->base && r < c->base + st_group_size(c);
+}
+
+/* The group of the ranks of c's group that share rank r's coordinates except those in `vary`,
+ * ascending: an odometer over the varying coordinates, slowest (batch) first. */
+static int line_group(planner *pl, const st_layer_config *c, int r, unsigned vary)
+{
+    st_coords k = st_coords_of(c, r - c->base), s = st_strides(c);
+    const int ways[7] = {c->batch, c->replicas, c->channel, c->filter, c->depth, c->height,
+                         c->width};
+    const int stride[7] = {s.b, s.r, s.c, s.f, s.d, s.h, s.w};
+    const unsigned bit[7] = {L_B, L_R, L_C, L_F, L_D, L_H, L_W};
+    int own[7] = {k.b, k.r, k.c, k.f, k.d, k.h, k.w}, at[7], n = 1, fixed = c->base;
+    for (int i = 0; i < 7; i++) {
+        bool varies = (vary & bit[i]) && ways[i] > 1;
+        at[i] = 0;
+        n *= varies ? ways[i] : 1;
+        fixed += varies ? 0 : own[i] * stride[i];
+        own[i] = varies; /* from here on: whether coordinate i varies */
+    }
+    if (n < 2)
+        return -1;
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    if (!ranks)
+        return pl->oom = true, -1;
+    for (int m = 0; m < n; m++) {
+        int rank = fixed;
+        for (int i = 0; i < 7; i++)
+            rank += at[i] * stride[i];
+        ranks[m] = rank;
+        for (int i = 6; i >= 0; i--) { /* the fastest varying coordinate turns first */
+            if (!own[i])
+                continue;
+            if (++at[i] < ways[i])
+                break;
+            at[i] = 0;
+        }
+    }
+    int gi = ex__group(&pl->groups, pl->g, ranks, n);
+    free(ranks);
+    if (gi < 0)
+        pl->oom = true;
+    return gi;
+}
+
+static int put_comm(planner *pl, int r, tg_op op, tg_phase phase, int layer, int peer,
+                    double bytes, uint8_t flags)
+{
+    pl->ready[r] = ex_comm(&pl->cur[r], op, phase, layer, peer, bytes, flags, pl->ready[r]);
+    return pl->ready[r];
+}
+
+/* ------------------------------------------------------------------ kernels and halos */
+
+static double samples(const planner *pl, const st_layer_config *c)
+{
+    return (double)pl->batch / c->batch;
+}
+
+/* The halo of rank r along each cut axis with a window wider than 1: x forward (before the
+ * kernel), dL/dx backward (after it); up then down, staged, as MPI codes write it. */
+static void halo(planner *pl, int l, int r, tg_phase phase)
+{
+    const wl_layer *ly = &pl->wl->layers[l];
+    const st_layer_config *c = cfg(pl, l);
+    if (c->whole)
+        return;
+    const int split[3] = {c->width, c->height, c->depth};
+    st_coords k = st_coords_of(c, r - c->base), s = st_strides(c);
+    const int at[3] = {k.w, k.h, k.d}, stride[3] = {s.w, s.h, s.d};
+    for (int a = 0; a < 3 && a < ly->x.n_spatial; a++) {
+        if (split[a] < 2 || ly->w_kernel[a] <= 1)
+            continue;
+        double face = (double)ly->x.channels / c->channel * (double)((ly->w_kernel[a] - 1) / 2);
+        for (int e = 0; e < ly->x.n_spatial && e < 3; e++)
+            if (e != a) /* this rank's slab of the other axes */
+                face *= (double)(ly->x.spatial[e] * (at[e] + 1) / split[e] -
+                                 ly->x.spatial[e] * at[e] / split[e]);
+        double bytes = samples(pl, c) * face * EX_DELTA_BYTES;
+        int lo = at[a] > 0 ? r - stride[a] : -1, hi = at[a] < split[a] - 1 ? r + stride[a] : -1;
+        int up[2] = {hi, lo}, down[2] = {lo, hi};
+        int g_up = lo >= 0 && hi >= 0 ? ex__group(&pl->groups, pl->g, up, 2) : -1;
+        int g_down = lo >= 0 && hi >= 0 ? ex__group(&pl->groups, pl->g, down, 2) : -1;
+        ex_shift(&pl->cur[r], phase, l, hi, lo, g_up, bytes, bytes, TG_FLAG_STAGED,
+                 pl->ready[r]);
+        pl->ready[r] = ex_shift(&pl->cur[r], phase, l, lo, hi, g_down, bytes, bytes,
+                                TG_FLAG_STAGED, pl->ready[r]);
+    }
+}
+
+static void forward_kernel(planner *pl, int l, int r)
+{
+    const st_layer_config *c = cfg(pl, l);
+    double t = pl->wl->layers[l].fw_s * samples(pl, c) / st_model_ways(c);
+    pl->ready[r] = ex_exec(&pl->cur[r], TG_FORWARD, l, t, pl->ready[r]);
+}
+
+static void backward_kernels(planner *pl, int l, int r)
+{
+    const wl_layer *ly = &pl->wl->layers[l];
+    const st_layer_config *c = cfg(pl, l);
+    bool weights = ly->w_elems > 0;
+    double t = ly->bw_s * samples(pl, c) / st_model_ways(c);
+    int bx = ex_exec(&pl->cur[r], TG_BACKWARD_INPUT, l, t * (weights ? 0.5 : 1.0),
+                     pl->ready[r]);
+    pl->last_kernel[r] = bx;
+    if (weights)
+        pl->last_kernel[r] = ex_exec(&pl->cur[r], TG_BACKWARD_WEIGHT, l, t * 0.5, pl->ready[r]);
+    pl->ready[r] = bx;
+}
+
+/* ------------------------------------------------------------------ partial sums */
+
+static bool partial_sums(const planner *pl, int l)
+{
+    const st_layer_config *c = cfg(pl, l);
+    return st_has_filters(&pl->wl->layers[l]) && c->channel > 1 && !c->whole;
+}
+
+/* The bytes of l's output rank r holds. */
+static double held_bytes(const planner *pl, int l, int r)
+{
+    ex_box b;
+    ex__held(&pl->wl->layers[l], cfg(pl, l), pl->batch, r - cfg(pl, l)->base, &b);
+    return ex__box_elems(&b) * EX_DELTA_BYTES;
+}
+
+/* A conv or fc split on input channels holds partial sums of its output: allreduced over the
+ * channel line forward; backward each rank's slice of the input gradient gathered (ParaDL's
+ * channel terms). */
+static void partial_forward(planner *pl, int l, int r)
+{
+    int gi = line_group(pl, cfg(pl, l), r, L_C);
+    put_comm(pl, r, TG_ALLREDUCE, TG_FORWARD, l, gi, held_bytes(pl, l, r), 0);
+}
+
+static void partial_backward(planner *pl, int l, int r)
+{
+    int gi = line_group(pl, cfg(pl, l), r, L_C);
+    put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, l, gi,
+             held_bytes(pl, l, r) / cfg(pl, l)->channel, 0);
+}
+
+/* ------------------------------------------------------------------ redistributions */
+
+/* The layer feeding input k of layer v (-1: the network's input). */
+static int input_of(const wl_layer *v, int index, int k)
+{
+    if (v->n_inputs == 0)
+        return index - 1;
+    return v->inputs[k] == WL_INPUT_DATA ? -1 : v->inputs[k];
+}
+
+static int n_inputs(const wl_layer *v) { return v->n_inputs > 0 ? v->n_inputs : 1; }
+
+static bool reads(const wl_workload *wl, int v, int u)
+{
+    for (int k = 0; k < n_inputs(&wl->layers[v]); k++)
+        if (input_of(&wl->layers[v], v, k) == u)
+            return true;
+    return false;
+}
+
+/* An input an omitted projection resizes (not v's x): it follows v's layout at no cost. */
+static bool projected(const wl_workload *wl, int u, int v)
+{
+    const wl_layer *lu = &wl->layers[u], *lv = &wl->layers[v];
+    return lv->type == WL_ADD && (lu->y.channels != lv->x.channels || lu->y_elems != lv->x_elems);
+}
+
+/* Whether consumers v and w of u need the same slices on the same ranks. */
+static bool same_need(const planner *pl, int u, int v, int w)
+{
+    const st_layer_config *cv = cfg(pl, v), *cw = cfg(pl, w);
+    if (cv->base != cw->base || st_group_size(cv) != st_group_size(cw))
+        return false;
+    for (int t = 0; t < st_group_size(cv); t++) {
+        ex_box a, b;
+        ex__needed(&pl->wl->layers[u], &pl->wl->layers[v], cv, pl->batch, t, &a);
+        ex__needed(&pl->wl->layers[u], &pl->wl->layers[w], cw, pl->batch, t, &b);
+        if (memcmp(&a, &b, sizeof a) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* The edge already serving a consumer of u that needs what v needs, or NULL. */
+static ex_edge *served_by(planner *pl, int u, int v)
+{
+    for (int i = pl->n_edges - 1; i >= 0 && pl->edges[i].u == u; i--)
+        if (same_need(pl, u, pl->edges[i].v, v))
+            return &pl->edges[i];
+    return NULL;
+}
+
+static bool cut_spatially(const ex_box *b, const wl_layer *u)
+{
+    for (int a = 0; a < 3 && a < u->y.n_spatial; a++)
+        if (b->lo[EX_W + a] > 0 || b->hi[EX_W + a] < u->y.spatial[a])
+            return true;
+    return false;
+}
+
+static bool all_channels(const ex_box *b, const wl_layer *u)
+{
+    return b->lo[EX_CHAN] == 0 && b->hi[EX_CHAN] == u->y.channels;
+}
+
+/* What the messages of u -> v mean, read off the first ranks' slices. */
+static void classify(planner *pl, ex_edge *e)
+{
+    const wl_layer *lu = &pl->wl->layers[e->u], *lv = &pl->wl->layers[e->v];
+    const st_layer_config *cv = cfg(pl, e->v);
+    ex_box h, n;
+    ex__held(lu, cfg(pl, e->u), pl->batch, 0, &h);
+    ex__needed(lu, lv, cv, pl->batch, 0, &n);
+    bool gather = e->mv.kind == EX_MOVE_GATHER;
+    e->model_gather = partial_sums(pl, e->u) || (gather && !all_channels(&h, lu) &&
+                                                 all_channels(&n, lu));
+    e->staged = cut_spatially(&h, lu) || cut_spatially(&n, lu);
+    bool partial_dx = st_has_filters(lv) && cv->filter > 1 && !cv->whole;
+    e->reduce_back = gather && !e->model_gather && (partial_dx || cut_spatially(&h, lu));
+}
+
+static ex_edge *new_edge(planner *pl, int u, int v)
+{
+    if (pl->n_edges == pl->cap_edges) {
+        int cap = pl->cap_edges ? 2 * pl->cap_edges : 64;
+        ex_edge *grown = realloc(pl->edges, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return pl->oom = true, NULL;
+        pl->edges = grown, pl->cap_edges = cap;
+    }
+    ex_edge *e = &pl->edges[pl->n_edges++];
+    *e = (ex_edge){.u = u, .v = v};
+    if (ex__messages(pl->wl, u, cfg(pl, u), v, cfg(pl, v), pl->batch, &pl->scratch) ||
+        ex__moves_of(&pl->scratch, pl->p, &pl->groups, pl->g, &e->mv))
+        return pl->oom = true, NULL;
+    classify(pl, e);
+    return e;
+}
+
+/* ------------------------------------------------------------------ moves as tasks */
+
+/* Pairwise rounds, forward or (reverse) backward, on every rank taking part. */
+static void rounds(planner *pl, const ex_edge *e, tg_phase phase, bool reverse)
+{
+    const ex_moves *mv = &e->mv;
+    uint8_t flags = e->staged ? TG_FLAG_STAGED : 0;
+    for (int k = 1; k < mv->n_ranks; k++)
+        for (int i = 0; i < mv->n_ranks; i++) {
+            int r = mv->ranks[i], to, from;
+            double send, recv;
+            ex__round(mv, r, k, reverse, &to, &send, &from, &recv);
+            if (to < 0 && from < 0)
+                continue;
+            int pair[2] = {to, from};
+            int gi = to >= 0 && from >= 0 ? ex__group(&pl->groups, pl->g, pair, 2) : -1;
+            pl->ready[r] = ex_shift(&pl->cur[r], phase, e->u, to, from, gi, send, recv, flags,
+                                    pl->ready[r]);
+        }
+}
+
+static void forward_moves(planner *pl, const ex_edge *e)
+{
+    if (e->mv.kind == EX_MOVE_ROUNDS) {
+        rounds(pl, e, TG_FORWARD, false);
+        return;
+    }
+    for (int r = 0; e->mv.kind == EX_MOVE_GATHER && r < pl->p; r++)
+        if (e->mv.group[r] >= 0)
+            put_comm(pl, r, TG_ALLGATHER, TG_FORWARD, e->u, e->mv.group[r], e->mv.piece[r],
+                     e->staged ? TG_FLAG_STAGED : 0);
+}
+
+/* Backward of an edge that moved nothing forward: v worked on a slice of what u holds whole,
+ * so u's copies need the slices' gradients (gathered), or v's filter split left partial input
+ * gradients (summed); a gather upstream already charged both (covered). */
+static void aligned_backward(planner *pl, const ex_edge *e, int r)
+{
+    const wl_layer *lu = &pl->wl->layers[e->u], *lv = &pl->wl->layers[e->v];
+    const st_layer_config *cv = cfg(pl, e->v);
+    ex_box n, h;
+    ex__needed(lu, lv, cv, pl->batch, r - cv->base, &n);
+    ex__held(lu, cfg(pl, e->u), pl->batch, r - cfg(pl, e->u)->base, &h);
+    double bytes = ex__box_elems(&n) * EX_DELTA_BYTES;
+    bool covered = pl->covered[e->u];
+    if (st_has_filters(lv) && cv->filter > 1 && !cv->whole && !covered)
+        put_comm(pl, r, TG_ALLREDUCE, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, L_F),
+                 bytes, 0);
+    if (!all_channels(&n, lu) && all_channels(&h, lu) && !covered)
+        put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, L_C),
+                 bytes, 0);
+    if (cut_spatially(&n, lu) && !cut_spatially(&h, lu))
+        put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, e->u,
+                 line_group(pl, cv, r, L_W | L_H | L_D), bytes, TG_FLAG_STAGED);
+}
+
+static void backward_moves(planner *pl, const ex_edge *e)
+{
+    const ex_moves *mv = &e->mv;
+    if (mv->kind == EX_MOVE_ROUNDS) {
+        rounds(pl, e, TG_BACKWARD_INPUT, true);
+        return;
+    }
+    if (mv->kind == EX_MOVE_NONE) {
+        for (int r = 0; r < pl->p; r++)
+            if (member(cfg(pl, e->v), r))
+                aligned_backward(pl, e, r);
+        return;
+    }
+    tg_op op = e->model_gather ? TG_ALLREDUCE : TG_REDUCE_SCATTER;
+    for (int r = 0; r < pl->p && (e->model_gather || e->reduce_back); r++)
+        if (mv->group[r] >= 0)
+            put_comm(pl, r, op, TG_BACKWARD_INPUT, e->u, mv->group[r],
+                     mv->piece[r] * mv->size[r], e->staged ? TG_FLAG_STAGED : 0);
+}
+
+/* u's output to every later layer reading it; covered[] follows the edges. */
+static void redistribute(planner *pl, int u)
+{
+    const wl_workload *wl = pl->wl;
+    for (int v = u + 1; v < wl->n_layers && !pl->oom; v++) {
+        if (!reads(wl, v, u) || projected(wl, u, v))
+            continue;
+        ex_edge *e = served_by(pl, u, v);
+        if (!e) {
+            e = new_edge(pl, u, v);
+            if (!e)
+                return;
+            forward_moves(pl, e);
+        }
+        bool ok = e->model_gather || (e->mv.kind == EX_MOVE_NONE && pl->covered[u]);
+        pl->covered[v] = pl->covered[v] && ok;
+    }
+}
+
+/* ------------------------------------------------------------------ the passes */
+
+static void forward_pass(planner *pl)
+{
+    const wl_workload *wl = pl->wl;
+    for (int v = 0; v < wl->n_layers; v++) {
+        pl->covered[v] = true;
+        for (int k = 0; k < n_inputs(&wl->layers[v]); k++)
+            if (input_of(&wl->layers[v], v, k) < 0)
+                pl->covered[v] = false;
+    }
+    for (int u = 0; u < wl->n_layers && !pl->oom; u++) {
+        for (int r = 0; r < pl->p; r++) {
+            if (!member(cfg(pl, u), r))
+                continue;
+            halo(pl, u, r, TG_FORWARD);
+            forward_kernel(pl, u, r);
+            if (partial_sums(pl, u))
+                partial_forward(pl, u, r);
+        }
+        redistribute(pl, u);
+    }
+}
+
+static void backward_pass(planner *pl)
+{
+    int i = pl->n_edges - 1;
+    for (int u = pl->wl->n_layers - 1; u >= 0 && !pl->oom; u--) {
+        for (; i >= 0 && pl->edges[i].u == u; i--)
+            backward_moves(pl, &pl->edges[i]);
+        for (int r = 0; r < pl->p; r++) {
+            if (!member(cfg(pl, u), r))
+                continue;
+            if (partial_sums(pl, u))
+                partial_backward(pl, u, r);
+            backward_kernels(pl, u, r);
+            halo(pl, u, r, TG_BACKWARD_INPUT);
+        }
+    }
+}
+
+/* Add a layer's weight gradients to rank r's buffer for its (inner, outer) sets. */
+static void add_fused(planner *pl, int r, int inner, int outer, double bytes)
+{
+    ex_fused *f = pl->fused[r];
+    int n = pl->n_fused[r], k = 0;
+    while (k < n && (f[k].inner != inner || f[k].outer != outer))
+        k++;
+    if (k == n) {
+        ex_fused *grown = realloc(f, (size_t)(n + 1) * sizeof *f);
+        if (!grown) {
+            pl->oom = true;
+            return;
+        }
+        pl->fused[r] = f = grown;
+        f[n] = (ex_fused){inner, outer, 0.0};
+        pl->n_fused[r] = n + 1;
+    }
+    f[k].bytes += bytes;
+}
+
+/* The ranks holding the same weights and having seen different data: inside the group (the
+ * slabs, and the replicas when the plan reduces them too), then across the batch blocks. */
+static void gradients(planner *pl)
+{
+    unsigned inner_vary = L_W | L_H | L_D | (pl->plan->reduce_replicas ? L_R : 0);
+    for (int l = 0; l < pl->wl->n_layers && !pl->oom; l++) {
+        const wl_layer *ly = &pl->wl->layers[l];
+        const st_layer_config *c = cfg(pl, l);
+        if (ly->w_elems == 0)
+            continue;
+        double bytes = (double)ly->w_elems / (c->whole ? 1 : c->filter * c->channel) *
+                       EX_DELTA_BYTES;
+        for (int r = c->base; r < c->base + st_group_size(c); r++)
+            add_fused(pl, r, line_group(pl, c, r, inner_vary), line_group(pl, c, r, L_B),
+                      bytes);
+    }
+    for (int r = 0; r < pl->p; r++) {
+        int grad = pl->last_kernel[r];
+        for (int k = 0; k < pl->n_fused[r]; k++) {
+            const ex_fused *f = &pl->fused[r][k];
+            if (f->inner >= 0)
+                grad = ex_comm(&pl->cur[r], TG_ALLREDUCE, TG_GRADIENT, -1, f->inner, f->bytes,
+                               0, grad);
+            if (f->outer >= 0)
+                grad = ex_comm(&pl->cur[r], TG_ALLREDUCE, TG_GRADIENT, -1, f->outer, f->bytes,
+                               0, grad);
+        }
+        for (int l = 0; l < pl->wl->n_layers; l++) {
+            const st_layer_config *c = cfg(pl, l);
+            double wu = pl->wl->layers[l].wu_s / (c->whole ? 1 : c->filter * c->channel);
+            if (member(c, r) && wu > 0)
+                ex_exec(&pl->cur[r], TG_UPDATE, l, wu, grad);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ entry */
+
+static int plan_pipeline(const wl_workload *wl, const st_plan *plan, int64_t batch,
+                         bool overlap, tg_graph *g, char *err)
+{
+    int *first = malloc((size_t)(wl->n_layers + 1) * sizeof *first);
+    int *rank = malloc((size_t)(wl->n_layers + 1) * sizeof *rank);
+    int n = 0, rc = HS_OK;
+    if (!first || !rank)
+        rc = hs_fail(err, HS_EINTERNAL, "out of memory for the stages of %d layers",
+                     wl->n_layers);
+    if (rc == HS_OK) {
+        st_plan_stages(plan, first, rank, &n);
+        ex_pipe pp = {.first = first, .rank = rank, .n_stages = n,
+                      .segments = plan->micro_batches, .batch = (double)batch};
+        rc = ex__pipeline(wl, &pp, overlap, g, err);
+    }
+    free(first);
+    free(rank);
+    return rc;
+}
+
+static void planner_free(planner *pl)
+{
+    for (int i = 0; i < pl->n_edges; i++)
+        ex__moves_free(&pl->edges[i].mv);
+    for (int r = 0; pl->fused && r < pl->p; r++)
+        free(pl->fused[r]);
+    free(pl->fused), free(pl->n_fused), free(pl->edges), free(pl->scratch.m);
+    free(pl->cur), free(pl->ready), free(pl->last_kernel), free(pl->covered);
+    ex__groups_free(&pl->groups);
+}
+
+int ex__expand_plan(const wl_workload *wl, const st_plan *plan, int64_t batch, bool overlap,
+                    tg_graph *g, char *err)
+{
+    if (plan->n_layers != wl->n_layers || plan->gpus != g->n_ranks)
+        return hs_fail(err, HS_EINPUT, "expand: a plan of %d layers on %d GPUs for %d layers on "
+                       "%d ranks", plan->n_layers, plan->gpus, wl->n_layers, g->n_ranks);
+    if (plan->micro_batches > 0)
+        return plan_pipeline(wl, plan, batch, overlap, g, err);
+    int p = plan->gpus;
+    planner pl = {.wl = wl, .plan = plan, .batch = batch, .p = p, .g = g};
+    pl.cur = calloc((size_t)p, sizeof *pl.cur);
+    pl.ready = malloc((size_t)p * sizeof *pl.ready);
+    pl.last_kernel = malloc((size_t)p * sizeof *pl.last_kernel);
+    pl.covered = calloc((size_t)wl->n_layers, sizeof *pl.covered);
+    pl.fused = calloc((size_t)p, sizeof *pl.fused);
+    pl.n_fused = calloc((size_t)p, sizeof *pl.n_fused);
+    pl.oom = !pl.cur || !pl.ready || !pl.last_kernel || !pl.covered || !pl.fused || !pl.n_fused;
+    for (int r = 0; !pl.oom && r < p; r++) {
+        pl.cur[r] = (ex_cursor){.g = g, .rank = r, .overlap = overlap, .last = -1};
+        pl.ready[r] = pl.last_kernel[r] = -1;
+    }
+    if (!pl.oom)
+        forward_pass(&pl);
+    if (!pl.oom)
+        backward_pass(&pl);
+    if (!pl.oom)
+        gradients(&pl);
+    for (int r = 0; !pl.oom && r < p; r++)
+        pl.oom = pl.cur[r].oom;
+    bool oom = pl.oom;
+    planner_free(&pl);
+    return oom ? hs_fail(err, HS_EINTERNAL, "out of memory expanding the plan %s", plan->name)
+               : HS_OK;
+}

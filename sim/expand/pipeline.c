@@ -1,0 +1,147 @@
+/* pipeline.c: GPipe's schedule as task lists (expand_int.h's ex__pipeline).
+ *
+ * Stage s runs a contiguous group of layers on S micro-batches: all forwards, then all
+ * backwards, with point-to-point messages between neighbouring stages; a middle stage sends one
+ * micro-batch while it receives the next (TG_SHIFT). The stages come from the built-in
+ * pipeline's partition (expand.c) or from a plan's schedule (expand_plan.c). */
+#include "expand_int.h"
+
+/* Stage s's iteration on layers [lo, hi): for each micro-batch receive the activations from
+ * stage s-1, run the forward kernels, send the output to stage s+1; then for each micro-batch in
+ * reverse receive the output gradient from s+1, run the backward kernels, send the input
+ * gradient to s-1; then update. Messages carry (B/S) * |y| * delta bytes of the boundary
+ * layer's output, both ways. */
+typedef struct {
+    int prev, next;      /* the neighbouring stages, -1 at the ends */
+    double in_bytes;     /* a micro-batch's activations from prev (and their gradient back) */
+    double out_bytes;    /* its output to next (and the gradient of that output) */
+    int fwd_shift;       /* TG_SHIFT group {next, prev} of a middle stage, else -1 */
+    int bwd_shift;       /* TG_SHIFT group {prev, next} */
+} ex_stage;
+
+/* The blocking order, as GPipe schedules a stage and as the model charges it (t + c per
+ * micro-batch): once micro-batch m is computed, its output goes out while micro-batch m+1
+ * comes in, one TG_SHIFT posting both, so that a middle stage never has its receive wait for
+ * its send or the reverse. */
+static void ex_stage_blocking(ex_cursor *c, const wl_workload *wl, const ex_pipe *pp,
+                              const ex_stage *st, int lo, int hi)
+{
+    int S = pp->segments;
+    double micro = pp->batch / S;
+    if (st->prev >= 0)
+        ex_comm(c, TG_RECV, TG_FORWARD, lo, st->prev, st->in_bytes, 0, -1);
+    for (int m = 0; m < S; m++) {
+        for (int l = lo; l < hi; l++)
+            ex_exec(c, TG_FORWARD, l, wl->layers[l].fw_s * micro, -1);
+        int from = m + 1 < S ? st->prev : -1;
+        if (st->next >= 0 || from >= 0)
+            ex_shift(c, TG_FORWARD, hi - 1, st->next, from, st->fwd_shift, st->out_bytes,
+                     st->in_bytes, 0, -1);
+    }
+    if (st->next >= 0)
+        ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, st->next, st->out_bytes, 0, -1);
+    for (int m = S - 1; m >= 0; m--) {
+        for (int l = hi - 1; l >= lo; l--) {
+            const wl_layer *layer = &wl->layers[l];
+            bool weights = layer->w_elems > 0;
+            ex_exec(c, TG_BACKWARD_INPUT, l, layer->bw_s * micro * (weights ? 0.5 : 1.0), -1);
+            if (weights)
+                ex_exec(c, TG_BACKWARD_WEIGHT, l, layer->bw_s * micro * 0.5, -1);
+        }
+        int from = m > 0 ? st->next : -1;
+        if (st->prev >= 0 || from >= 0)
+            ex_shift(c, TG_BACKWARD_INPUT, lo, st->prev, from, st->bwd_shift, st->in_bytes,
+                     st->out_bytes, 0, -1);
+    }
+}
+
+/* The overlap order: a kernel waits only for the receive that brings its input. The receive
+ * of the next micro-batch is posted before the send of the current one, so that it arrives
+ * while the stage computes: a stage then starts every micro-batch one compute time after the
+ * last, as in GPipe with asynchronous transfers. */
+static void ex_stage_overlap(ex_cursor *c, const wl_workload *wl, const ex_pipe *pp,
+                             const ex_stage *st, int lo, int hi)
+{
+    int S = pp->segments;
+    bool has_prev = st->prev >= 0, has_next = st->next >= 0;
+    double micro = pp->batch / S;
+    int recv = -1; /* the receive of the micro-batch about to run */
+    for (int m = 0; m < S; m++) {
+        if (has_prev && m == 0)
+            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, st->prev, st->in_bytes, 0, -1);
+        int ready = recv;
+        for (int l = lo; l < hi; l++)
+            ready = ex_exec(c, TG_FORWARD, l, wl->layers[l].fw_s * micro, ready);
+        if (has_prev && m + 1 < S)
+            recv = ex_comm(c, TG_RECV, TG_FORWARD, lo, st->prev, st->in_bytes, 0, -1);
+        if (has_next)
+            ex_comm(c, TG_SEND, TG_FORWARD, hi - 1, st->next, st->out_bytes, 0, ready);
+    }
+    recv = -1;
+    for (int m = S - 1; m >= 0; m--) {
+        if (has_next && m == S - 1)
+            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, st->next, st->out_bytes, 0, -1);
+        int ready = recv;
+        for (int l = hi - 1; l >= lo; l--) {
+            const wl_layer *layer = &wl->layers[l];
+            bool weights = layer->w_elems > 0;
+            ready = ex_exec(c, TG_BACKWARD_INPUT, l, layer->bw_s * micro * (weights ? 0.5 : 1.0),
+                            ready);
+            if (weights)
+                ex_exec(c, TG_BACKWARD_WEIGHT, l, layer->bw_s * micro * 0.5, ready);
+        }
+        if (has_next && m > 0)
+            recv = ex_comm(c, TG_RECV, TG_BACKWARD_INPUT, hi - 1, st->next, st->out_bytes, 0, -1);
+        if (has_prev)
+            ex_comm(c, TG_SEND, TG_BACKWARD_INPUT, lo, st->prev, st->in_bytes, 0, ready);
+    }
+}
+
+static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_pipe *pp,
+                           const ex_stage *st, int lo, int hi)
+{
+    if (c->overlap)
+        ex_stage_overlap(c, wl, pp, st, lo, hi);
+    else
+        ex_stage_blocking(c, wl, pp, st, lo, hi);
+    for (int l = lo; l < hi; l++)
+        if (wl->layers[l].wu_s > 0)
+            ex_exec(c, TG_UPDATE, l, wl->layers[l].wu_s, -1);
+}
+
+/* Stage s's neighbours, message sizes and (blocking order, middle stage) shift groups. */
+/* The rank that runs stage s. */
+static int rank_of(const ex_pipe *pp, int s) { return pp->rank ? pp->rank[s] : s; }
+
+static int ex_stage_of(const ex_pipe *pp, const wl_workload *wl, int s, bool overlap,
+                       tg_graph *g, ex_stage *st)
+{
+    int lo = pp->first[s], hi = pp->first[s + 1];
+    double micro = pp->batch / pp->segments;
+    *st = (ex_stage){.prev = s > 0 ? rank_of(pp, s - 1) : -1,
+                     .next = s < pp->n_stages - 1 ? rank_of(pp, s + 1) : -1,
+                     .fwd_shift = -1, .bwd_shift = -1};
+    st->in_bytes = s > 0 ? micro * (double)wl->layers[lo - 1].y_elems * EX_DELTA_BYTES : 0;
+    st->out_bytes = micro * (double)wl->layers[hi - 1].y_elems * EX_DELTA_BYTES;
+    if (overlap || st->prev < 0 || st->next < 0)
+        return 0;
+    int fwd[2] = {st->next, st->prev}, bwd[2] = {st->prev, st->next};
+    st->fwd_shift = tg_add_group(g, fwd, 2);
+    st->bwd_shift = tg_add_group(g, bwd, 2);
+    return st->fwd_shift < 0 || st->bwd_shift < 0 ? -1 : 0;
+}
+
+int ex__pipeline(const wl_workload *wl, const ex_pipe *pp, bool overlap, tg_graph *g,
+                 char *err)
+{
+    for (int s = 0; s < pp->n_stages; s++) {
+        ex_cursor c = {.g = g, .rank = rank_of(pp, s), .overlap = overlap, .last = -1};
+        ex_stage st;
+        if (ex_stage_of(pp, wl, s, overlap, g, &st) != 0)
+            return hs_fail(err, HS_EINTERNAL, "out of memory for the groups of stage %d", s);
+        ex_write_stage(&c, wl, pp, &st, pp->first[s], pp->first[s + 1]);
+        if (c.oom)
+            return hs_fail(err, HS_EINTERNAL, "out of memory writing the tasks of stage %d", s);
+    }
+    return HS_OK;
+}

@@ -148,8 +148,8 @@ typedef struct {
     int refs;       /* the relay and the receiver: the last one out frees this */
 } relay_arg;
 
-/* Relay actors do nothing deep: a small stack, as the rank actors (engine.c). */
-#define RELAY_STACK_BYTES (64 * 1024)
+/* Relay actors do nothing deep: a small stack, in KiB as SimGrid 3.32 takes it (engine.c). */
+#define RELAY_STACK_KIB 64
 
 static void relay_unref(relay_arg *a)
 {
@@ -208,7 +208,7 @@ static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool sta
         return post_send(s, src, dst, bytes);
     *a = (relay_arg){s, src, dst, bytes, sg_sem_init(0), 2};
     sg_actor_t relay = sg_actor_init("relay", s->host_mem[src]);
-    sg_actor_set_stacksize(relay, RELAY_STACK_BYTES);
+    sg_actor_set_stacksize(relay, RELAY_STACK_KIB);
     sg_actor_set_data(relay, a);
     sg_actor_start(relay, relay_main, 0, NULL);
     s->messages++;

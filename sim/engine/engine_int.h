@@ -61,6 +61,7 @@ typedef struct {
     eng_options opt;
     eng_rank_state *rs;     /* n_ranks */
     uint8_t **awaited;      /* per rank, per task: 1 if a task of the other stream waits for it */
+    bool *one_actor;        /* per rank: its list is one chain, run by a single actor */
     int *member_start;      /* n_ranks + 1: rank r's groups are entries [start[r], start[r+1]) */
     int *member_group;      /* those entries' group indices, increasing */
     int *member_pos;        /* and the rank's position in each */

@@ -89,7 +89,7 @@ const char *plat_cfg_value(const char *name)
     return found;
 }
 
-bool plat_engine_cfg_given(const char *name)
+const char *plat_engine_cfg(const char *name)
 {
-    return plat_cfg_value(name) != NULL;
+    return plat_cfg_value(name);
 }

@@ -90,8 +90,8 @@ void plat_free(plat_platform *plat);
  * model settings): the message names it. Call before the engine starts. */
 int plat_engine_settings(const char *const *cfg, int n, char *err);
 
-/* Was SimGrid setting `name` given with plat_engine_settings? */
-bool plat_engine_cfg_given(const char *name);
+/* The value the user gave SimGrid setting `name` (plat_engine_settings), or NULL. */
+const char *plat_engine_cfg(const char *name);
 
 /* Start the process's SimGrid engine with hybridsim's network semantics and context settings
  * (platform_sg.c), once; later calls do nothing. plat_engine_load calls it. Call it yourself

@@ -25,11 +25,6 @@
 #include <simgrid/host.h>
 #include <xbt/log.h>
 
-/* Actor stacks, in KiB (what sg_actor_set_stacksize takes in SimGrid 3.32, not bytes): the
- * actors' code is shallow (every strategy runs with 32 KiB), and SimGrid's default of 8 MiB
- * would reserve 128 GiB of address space for 16384 actors. */
-#define ENG_STACK_KIB 256
-
 /* What an actor is told at start: its simulation and its rank. */
 typedef struct {
     eng_sim *s;
@@ -323,8 +318,7 @@ static void free_records(double **rec, int n_ranks)
 static void start_actor(const char *name, sg_host_t host, eng_actor_arg *arg,
                         void (*code)(int, char **))
 {
-    sg_actor_t actor = sg_actor_init(name, host);
-    sg_actor_set_stacksize(actor, ENG_STACK_KIB);
+    sg_actor_t actor = sg_actor_init(name, host); /* its stack: contexts/stack-size */
     sg_actor_set_data(actor, arg);
     sg_actor_start(actor, code, 0, NULL);
 }
@@ -356,6 +350,19 @@ static void start_actors(eng_sim *s, eng_actor_arg *args)
             start_actor(name, host, &args[r], mains[stream]);
         }
     }
+}
+
+/* The actors the run will have at most: a rank's one or two, and relays for staged messages
+ * between GPUs of a node (one per message in flight: a rank's exchange sends two at once). */
+static long count_actors(const eng_sim *s)
+{
+    long n = 0;
+    for (int r = 0; r < s->g->n_ranks; r++) {
+        const tg_rank *list = &s->g->ranks[r];
+        int streams = (next_of(list, 0, 0) < list->n_tasks) + (next_of(list, 1, 0) < list->n_tasks);
+        n += s->one_actor[r] && streams > 0 ? 1 : streams;
+    }
+    return n + (s->host_mem ? 2L * s->g->n_ranks : 0);
 }
 
 /* A run that ended with streams still waiting deadlocked. Name a stuck communication stream
@@ -411,6 +418,7 @@ static void fill_result(const eng_sim *s, double t0, eng_result *res)
     }
     res->messages = s->messages;
     res->bytes_sent = s->bytes_sent;
+    res->computed = s->computed;
 }
 
 int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,
@@ -440,6 +448,8 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
         status = eng_comm_prepare(&s, err);
     if (status == HS_OK && s.opt.record_tasks)
         status = prepare_records(&s, err);
+    if (status == HS_OK)
+        status = eng_fit_actors(count_actors(&s), err);
     if (status == HS_OK) {
         double t0 = simgrid_get_clock();
         start_actors(&s, args);

@@ -32,6 +32,9 @@ typedef struct {
     double exec_speed_scale; /* kernel seconds on the GPU = task seconds * this (1 when the
                               * platform's GPU is the workload's calibration device) */
     bool record_tasks;       /* fill eng_result.task_start_s/task_end_s */
+    bool exact_messages;     /* send every message through SimGrid: when something outside the
+                              * graph uses links too (background traffic) or watches every
+                              * message (link statistics) */
 } eng_options;
 
 typedef struct {
@@ -51,6 +54,8 @@ typedef struct {
     double **task_end_s;
     long messages;           /* point-to-point messages the run sent */
     double bytes_sent;       /* their total payload */
+    long computed;           /* of them, messages on private links computed, not sent
+                              * through SimGrid (engine_private.c): same times */
 } eng_result;
 
 /* Run the graph with rank r on GPU gpu_of_rank[r] of the loaded platform (one rank per GPU).

@@ -53,11 +53,15 @@ static int mbox_grow(eng_mbox_table *t)
     size_t cap = t->cap ? 2 * t->cap : 256;
     uint64_t *keys = calloc(cap, sizeof *keys);
     sg_mailbox_t *boxes = calloc(cap, sizeof *boxes);
-    if (!keys || !boxes) {
+    int *edge = malloc(cap * sizeof *edge);
+    if (!keys || !boxes || !edge) {
         free(keys);
         free(boxes);
+        free(edge);
         return -1;
     }
+    for (size_t i = 0; i < cap; i++)
+        edge[i] = -1;
     for (size_t i = 0; i < t->cap; i++) {
         if (!t->keys[i])
             continue;
@@ -66,11 +70,14 @@ static int mbox_grow(eng_mbox_table *t)
             j = (j + 1) & (cap - 1);
         keys[j] = t->keys[i];
         boxes[j] = t->boxes[i];
+        edge[j] = t->edge[i];
     }
     free(t->keys);
     free(t->boxes);
+    free(t->edge);
     t->keys = keys;
     t->boxes = boxes;
+    t->edge = edge;
     t->cap = cap;
     return 0;
 }
@@ -110,7 +117,25 @@ static sg_mailbox_t mbox_on(const eng_sim *s, int src, int dst, int channel)
     return mailbox_by_pair(src, dst, channel); /* not foreseen by eng_comm_prepare: correct */
 }
 
-static sg_mailbox_t mbox(const eng_sim *s, int src, int dst)
+long eng_pair_slot(const eng_sim *s, int src, int dst)
+{
+    const eng_mbox_table *t = &s->mbox;
+    if (!t->cap)
+        return -1;
+    uint64_t key = pair_key(s, src, dst, 0);
+    for (size_t j = key_slot(key, t->cap); t->keys[j]; j = (j + 1) & (t->cap - 1))
+        if (t->keys[j] == key)
+            return (long)j;
+    return -1;
+}
+
+int eng_pair_edge(const eng_sim *s, int src, int dst)
+{
+    long j = eng_pair_slot(s, src, dst);
+    return j >= 0 ? s->mbox.edge[j] : -1;
+}
+
+sg_mailbox_t eng_mbox(const eng_sim *s, int src, int dst)
 {
     return mbox_on(s, src, dst, 0);
 }
@@ -123,12 +148,12 @@ static long chunk_bytes(double bytes)
     return bytes > 0 ? (long)llround(bytes) : 0;
 }
 
-static sg_comm_t post_send(eng_sim *s, int src, int dst, long bytes)
+sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes)
 {
     s->messages++;
     s->bytes_sent += (double)bytes;
     /* SimGrid refuses a NULL payload; the receiver ignores it anyway. */
-    return sg_mailbox_put_async(mbox(s, src, dst), s, bytes);
+    return sg_mailbox_put_async(eng_mbox(s, src, dst), s, bytes);
 }
 
 /* A message staged through host memory (TG_FLAG_STAGED: MPI without GPUDirect) is copied from
@@ -147,9 +172,6 @@ typedef struct {
     sg_sem_t copied; /* released once both copies are done */
     int refs;       /* the relay and the receiver: the last one out frees this */
 } relay_arg;
-
-/* Relay actors do nothing deep: a small stack, in KiB as SimGrid 3.32 takes it (engine.c). */
-#define RELAY_STACK_KIB 64
 
 static void relay_unref(relay_arg *a)
 {
@@ -176,7 +198,7 @@ static void relay_main(int argc, char **argv)
     void *payload;
     sg_comm_t c[2];
     c[0] = sg_mailbox_get_async(mbox_on(a->s, a->src, a->dst, 1), &payload);
-    c[1] = sg_mailbox_put_async(mbox(a->s, a->src, a->dst), a, a->bytes);
+    c[1] = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
     sg_comm_wait_all(c, 2);
     sg_sem_release(a->copied);
 }
@@ -202,13 +224,12 @@ static bool relayed(const eng_sim *s, int src, int dst)
 static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool staged)
 {
     if (!staged || !relayed(s, src, dst))
-        return post_send(s, src, dst, bytes);
+        return eng_post_send(s, src, dst, bytes);
     relay_arg *a = malloc(sizeof *a);
     if (!a) /* cannot relay: the message still arrives, over its route */
-        return post_send(s, src, dst, bytes);
+        return eng_post_send(s, src, dst, bytes);
     *a = (relay_arg){s, src, dst, bytes, sg_sem_init(0), 2};
     sg_actor_t relay = sg_actor_init("relay", s->host_mem[src]);
-    sg_actor_set_stacksize(relay, RELAY_STACK_KIB);
     sg_actor_set_data(relay, a);
     sg_actor_start(relay, relay_main, 0, NULL);
     s->messages++;
@@ -230,31 +251,27 @@ static double edge_latency(const eng_sim *s, int src, int dst, bool staged)
 
 /* ---- rings -------------------------------------------------------------------------------- */
 
-/* A ring as a strided view of a rank array: member i is base[i * stride]. */
-typedef struct {
-    const int *base;
-    int n;              /* members */
-    int stride;
-    int pos;            /* the calling rank's position */
-    sg_bar_t bar;       /* flow mode: the members' barrier */
-} ring_view;
-
-static int ring_member(ring_view v, int i)
-{
-    return v.base[(size_t)(((i % v.n) + v.n) % v.n) * (size_t)v.stride];
-}
 
 /* `steps` ring steps of `chunk` bytes each, at the engine's fidelity; `staged`: every step's
  * message goes through host memory. */
-static void ring_steps(eng_sim *s, ring_view v, int steps, long chunk, bool staged)
+static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool staged)
 {
     if (v.n < 2 || steps < 1)
         return;
-    int me = ring_member(v, v.pos), right = ring_member(v, v.pos + 1);
-    sg_mailbox_t in = mbox(s, ring_member(v, v.pos - 1), me);
+    int me = eng_ring_member(v, v.pos), right = eng_ring_member(v, v.pos + 1);
+    sg_mailbox_t in = eng_mbox(s, eng_ring_member(v, v.pos - 1), me);
     void *payload; /* the messages carry no data; SimGrid still wants somewhere to put it */
     sg_comm_t c[2];
     double stage_s = staged ? s->plat->staging_latency_s : 0.0;
+    if (!staged && s->opt.fidelity == ENG_FLOW && v.priv) {
+        eng_private_flow(s, v, steps, chunk); /* no message leaves the ring's private links */
+        return;
+    }
+    if (!staged && s->opt.fidelity == ENG_STEP && s->n_private > 0) {
+        for (int k = 0; k < steps; k++)
+            eng_private_step(s, v, chunk);
+        return;
+    }
     if (s->opt.fidelity == ENG_STEP) {
         for (int k = 0; k < steps; k++) {
             c[0] = sg_mailbox_get_async(in, &payload);
@@ -281,24 +298,25 @@ static void ring_steps(eng_sim *s, ring_view v, int steps, long chunk, bool stag
         sg_barrier_wait(v.bar);
 }
 
-static ring_view group_ring(const eng_sim *s, int group, int pos)
+static eng_ring group_ring(const eng_sim *s, int group, int pos)
 {
     const tg_group *gr = &s->g->groups[group];
-    return (ring_view){gr->ranks, gr->n, 1, pos, s->ring_bar ? s->ring_bar[group] : NULL};
+    return (eng_ring){gr->ranks, gr->n, 1, pos, s->ring_bar ? s->ring_bar[group] : NULL,
+                      s->ring_priv ? s->ring_priv[group] : NULL};
 }
 
-static ring_view intra_ring(const eng_hier *h, int pos, sg_bar_t *bars)
+static eng_ring intra_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int c = h->node_of[pos];
-    return (ring_view){h->by_node + (size_t)c * h->per_node, h->per_node, 1, h->local_of[pos],
-                       bars ? bars[c] : NULL};
+    return (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, h->local_of[pos],
+                      bars ? bars[c] : NULL, h->intra_priv ? h->intra_priv[c] : NULL};
 }
 
-static ring_view inter_ring(const eng_hier *h, int pos, sg_bar_t *bars)
+static eng_ring inter_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int j = h->local_of[pos];
-    return (ring_view){h->by_node + j, h->n_nodes, h->per_node, h->node_of[pos],
-                       bars ? bars[j] : NULL};
+    return (eng_ring){h->by_node + j, h->n_nodes, h->per_node, h->node_of[pos],
+                      bars ? bars[j] : NULL, h->inter_priv ? h->inter_priv[j] : NULL};
 }
 
 static void hier_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes, bool staged)
@@ -322,7 +340,7 @@ static void sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *f
     void *one[2], **payload = wide ? s->rs[rank].payloads : one;
     long b = chunk_bytes(bytes);
     for (int i = 0; i < n_from; i++)
-        c[i] = sg_mailbox_get_async(mbox(s, from[i], rank), &payload[i]);
+        c[i] = sg_mailbox_get_async(eng_mbox(s, from[i], rank), &payload[i]);
     if (staged && n_to > 0 && s->plat->staging_latency_s > 0)
         sg_actor_sleep_for(s->plat->staging_latency_s);
     for (int i = 0; i < n_to; i++)
@@ -354,7 +372,7 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
     }
     int pos = eng_group_pos(s, rank, t->peer);
     int n = gr->n;
-    ring_view v = group_ring(s, t->peer, pos);
+    eng_ring v = group_ring(s, t->peer, pos);
     switch ((tg_op)t->op) {
     case TG_ALLREDUCE:
         if (t->algo == TG_ALGO_HIER)
@@ -522,13 +540,13 @@ static int send_register(eng_sim *s, int src, int dst, bool staged)
     return oom;
 }
 
-static int ring_register(eng_sim *s, ring_view v, bool staged)
+static int ring_register(eng_sim *s, eng_ring v, bool staged)
 {
     if (v.n < 2)
         return 0;
-    int me = ring_member(v, v.pos);
-    return send_register(s, me, ring_member(v, v.pos + 1), staged) |
-           mbox_add(s, ring_member(v, v.pos - 1), me);
+    int me = eng_ring_member(v, v.pos);
+    return send_register(s, me, eng_ring_member(v, v.pos + 1), staged) |
+           mbox_add(s, eng_ring_member(v, v.pos - 1), me);
 }
 
 /* Give every rank its node's host memory if some task is staged. */
@@ -648,6 +666,8 @@ int eng_comm_prepare(eng_sim *s, char *err)
             if (ring_used[gi] && g->groups[gi].n > 1)
                 s->ring_bar[gi] = sg_barrier_init((unsigned)g->groups[gi].n);
     }
+    if (status == HS_OK)
+        status = eng_private_prepare(s, err);
 done:
     free(dup);
     free(ring_used);
@@ -657,6 +677,7 @@ done:
 void eng_comm_release(eng_sim *s)
 {
     const tg_graph *g = s->g;
+    eng_private_release(s); /* first: it frees what the layouts point to */
     for (int gi = 0; s->hier && gi < g->n_groups; gi++)
         hier_free(s->hier[gi]);
     for (int gi = 0; s->ring_bar && gi < g->n_groups; gi++)
@@ -673,6 +694,7 @@ void eng_comm_release(eng_sim *s)
     free(s->member_pos);
     free(s->mbox.keys);
     free(s->mbox.boxes);
+    free(s->mbox.edge);
     s->hier = NULL;
     s->ring_bar = NULL;
     s->member_start = s->member_group = s->member_pos = NULL;

@@ -1,0 +1,83 @@
+/* engine_fit.c: do a run's actors fit this machine? Decided before the first actor starts,
+ * so that SimGrid never aborts half-way (engine_int.h's eng_fit_actors).
+ *
+ * Each actor has a stack (contexts/stack-size, 256 KiB of address space, a few KiB touched).
+ * With a guard page below it (contexts/guard-size:1, SimGrid's default) an overflow faults
+ * instead of corrupting a neighbour, but every stack then costs two memory mappings, and
+ * Linux caps a process's mappings (vm.max_map_count, 65,530 by default): SimGrid 3.32 aborts
+ * with "Failed to protect stack" past about 32,000 actors. So guard pages are kept while they
+ * fit, with room to spare, and dropped beyond: the stacks are then plain mmapped blocks that
+ * merge into few mappings (platform_sg.c sets malloc up for that) and cost no more memory.
+ * A user's --cfg contexts/guard-size is obeyed, or the run refused with what it needs.
+ * Memory: an actor costs about ENG_ACTOR_BYTES resident (measured below), refused when the
+ * system's available memory cannot hold them. */
+#include "engine_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xbt/config.h>
+
+/* Resident memory per actor, all in: its stack's touched pages, SimGrid's actor and context,
+ * and the engine's state per rank. Measured with /usr/bin/time on ResNet-50 data parallelism,
+ * 16,384 against 4,096 GPUs (README "Speed"), rounded up. */
+#define ENG_ACTOR_BYTES (40.0 * 1024)
+/* Mappings kept free for everything else the process maps while it runs. */
+#define ENG_MAP_SPARE 4096
+
+/* The first number in a /proc file after `key` (whole file when key is NULL); -1 if none. */
+static long proc_number(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    long v = -1;
+    if (!f)
+        return -1;
+    while (v < 0 && fgets(line, sizeof line, f)) {
+        const char *at = key ? strstr(line, key) : line;
+        if (at)
+            v = strtol(at + (key ? strlen(key) : 0), NULL, 10);
+    }
+    fclose(f);
+    return v;
+}
+
+static long mappings_now(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    long n = 0;
+    int c;
+    if (!f)
+        return 0;
+    while ((c = fgetc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+int eng_fit_actors(long n_actors, char *err)
+{
+    long max_maps = proc_number("/proc/sys/vm/max_map_count", NULL);
+    long avail_kib = proc_number("/proc/meminfo", "MemAvailable:");
+    long maps = mappings_now(), need_maps = maps + 2 * n_actors + ENG_MAP_SPARE;
+    const char *given = plat_engine_cfg("contexts/guard-size");
+    if (given && atol(given) > 0) {
+        if (max_maps > 0 && need_maps > max_maps)
+            return hs_fail(err, HS_EINPUT,
+                           "%ld actors with guard pages (--cfg contexts/guard-size:%s) need %ld "
+                           "memory mappings, and this system allows %ld (vm.max_map_count): drop "
+                           "that setting (hybridsim then leaves guard pages out), or raise the "
+                           "limit (sysctl -w vm.max_map_count=%ld)",
+                           n_actors, given, need_maps, max_maps, 2 * need_maps);
+    } else if (!given) {
+        sg_cfg_set_int("contexts/guard-size", max_maps < 0 || need_maps <= max_maps ? 1 : 0);
+    }
+    double need_gb = n_actors * ENG_ACTOR_BYTES / 1e9, avail_gb = avail_kib * 1024.0 / 1e9;
+    if (avail_kib > 0 && need_gb > avail_gb)
+        return hs_fail(err, HS_EINPUT,
+                       "%ld actors need about %.1f GB of memory (%.0f KiB each), and %.1f GB are "
+                       "available: simulate fewer GPUs, or on a machine with more memory",
+                       n_actors, need_gb, ENG_ACTOR_BYTES / 1024, avail_gb);
+    return HS_OK;
+}

@@ -267,6 +267,10 @@ static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool stage
         eng_private_flow(s, v, steps, chunk); /* no message leaves the ring's private links */
         return;
     }
+    if (!staged && s->opt.fidelity == ENG_STEP && v.priv && steps >= v.n - 1) {
+        eng_private_steps(s, v, steps, chunk); /* nor here */
+        return;
+    }
     if (!staged && s->opt.fidelity == ENG_STEP && s->n_private > 0) {
         for (int k = 0; k < steps; k++)
             eng_private_step(s, v, chunk);

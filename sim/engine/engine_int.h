@@ -31,17 +31,22 @@ typedef struct {
     int *local_of;          /* per group position: its local index j on that node */
     sg_bar_t *intra_bar;    /* flow mode: C barriers of k members, else NULL */
     sg_bar_t *inter_bar;    /* flow mode: k barriers of C members, else NULL */
-    struct eng_pring **intra_priv; /* flow mode: per node slot, its ring if all private */
-    struct eng_pring **inter_priv; /* flow mode: per local index, likewise */
+    struct eng_pring **intra_priv; /* per node slot, its ring if all private */
+    struct eng_pring **inter_priv; /* per local index, likewise */
 } eng_hier;
 
-/* A ring every edge of which is private (engine_private.c), in flow mode: what its members
- * need to compute when the slowest edge's message would arrive. */
+/* A ring every edge of which is private (engine_private.c): what its members need to compute
+ * when the messages of a collective on it arrive. */
 typedef struct eng_pring {
     int n;                  /* members */
     double *latency_s;      /* per edge i -> i+1: its route's latency, */
     double *bandwidth_Bps;  /* bottleneck bandwidth, */
     double *arrive_s;       /* and when member i arrived at the current collective */
+    double *post_s;         /* step mode: when member i posts the step being computed, */
+    double *edge_end_s;     /* and when edge i's message of that step arrives */
+    sg_bar_t bar;           /* step mode: the members' meeting (flow mode has the ring's) */
+    int arrived;            /* members arrived at this collective, not yet computed */
+    double end_s;           /* flow mode: when this collective ends */
 } eng_pring;
 
 /* A private edge in step mode: the times its two ends posted their last steps. A side ahead
@@ -62,7 +67,7 @@ typedef struct {
     int stride;
     int pos;                /* the calling rank's position */
     sg_bar_t bar;           /* flow mode: the members' barrier */
-    eng_pring *priv;        /* flow mode: non-NULL when every edge is private */
+    eng_pring *priv;        /* non-NULL when every edge is private */
 } eng_ring;
 
 static inline int eng_ring_member(eng_ring v, int i)
@@ -108,7 +113,7 @@ typedef struct {
     eng_hier **hier;        /* per group: its layout if a hierarchical allreduce uses it */
     sg_bar_t *ring_bar;     /* per group, flow mode: a barrier of its members, or NULL */
     eng_mbox_table mbox;
-    eng_pring **ring_priv;  /* flow mode, per group: its ring if all its edges are private */
+    eng_pring **ring_priv;  /* per group: its ring if all its edges are private */
     eng_pedge *edges;       /* step mode: the private edges */
     int n_private;          /* private edges (0: every message is sent) */
     sg_sem_t *wait_sem;     /* step mode, per rank with a private edge: where it waits */
@@ -151,6 +156,10 @@ void eng_private_release(eng_sim *s);
 /* Flow mode, a ring whose every edge is private: the members meet, then leave when the
  * slowest edge's message of steps * chunk bytes would have arrived. */
 void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk);
+
+/* Step mode, a ring whose every edge is private: the members meet, one computes every step of
+ * every member, each leaves when its last step would have ended. */
+void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk);
 
 /* Step mode: one step of chunk bytes, private edges computed, others sent. */
 void eng_private_step(eng_sim *s, eng_ring v, long chunk);

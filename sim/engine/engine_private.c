@@ -3,27 +3,34 @@
  * A message alone on its route takes a time SimGrid's CM02 model fixes from the route alone:
  * it pays the route's latency, then its bytes flow at the rate max-min sharing gives a lone
  * flow. When no other message of the run can ever use a link of an edge's route (the NVLink
- * between two GPUs of a ring inside a node, which nothing but that ring edge crosses), the
- * message cannot meet anyone, so its arrival can be computed from when its two ends posted it,
- * without SimGrid creating, matching, sharing and finishing a message: the costly part of a
- * run. The computation repeats SimGrid 3.32's operations on the same doubles (lone_end), and
- * the actors then sleep exactly until that date, so a ring step costs a few context switches
- * instead of a message; test_engine_private checks that runs with and without computed
- * messages agree to the last bit.
+ * between two GPUs of a ring inside a node; the PCIe links and NIC cables of the two GPUs at
+ * the ends of a ring's node-to-node edge), the message cannot meet anyone, so its arrival can
+ * be computed from when its two ends posted it, without SimGrid creating, matching, sharing and
+ * finishing a message: the costly part of a run. The computation repeats SimGrid 3.32's
+ * operations on the same doubles (lone_end), and the actors then sleep exactly until that
+ * date. Switches (FATPIPE links) may be shared: they never limit a flow, they only add their
+ * latency. test_engine_private compares runs with and without computed messages: equal to the
+ * last bit where the messages cross only private links; within 1e-14 where a computed one
+ * crosses a switch others use (SimGrid revises such a flow's progress whenever a flow comes or
+ * goes on the switch, which rounds differently) or where SimGrid's clock rounds differently
+ * for lack of the computed messages' own events (test_engine_private's top comment).
  *
- * Private means: every link (each direction of a split-duplex link on its own; FATPIPE
- * switches too, since a shared one makes SimGrid revise a flow's progress when others come
- * and go) is on the route of this ordered rank pair only, among all pairs the run's tasks use;
- * the pair carries ring messages only; the route has a latency. Nothing is private when the
- * run records link statistics (every message must be seen), when something else loads the
- * network (background traffic: eng_options.exact_messages), or when messages are staged
- * through host memory (relays share PCIe links in ways the tasks do not show).
+ * Private means: every link but switches (each direction of a split-duplex link on its own) is
+ * on the route of this ordered rank pair only, among all pairs the run's tasks use; the pair
+ * carries ring messages only; the route has a latency. Nothing is private when the run records
+ * link statistics (every message must be seen), when something else loads the network
+ * (background traffic: eng_options.exact_messages), or when messages are staged through host
+ * memory (relays share PCIe links in ways the tasks do not show).
  *
- * Flow mode computes a whole ring when all its edges are private: the members meet at the
+ * A ring whose every edge is private is computed whole. Flow mode: the members meet at the
  * ring's barrier, each knowing when every member arrived, and leave together when the slowest
- * edge's message would have arrived. Step mode computes edge by edge: each end notes when it
- * posted the step; the first waits for the second; both compute the arrival and sleep until
- * the latest of their edges' arrivals, after their sent messages, if any, have arrived too. */
+ * edge's message would have arrived. Step mode: the members meet, the first to go on computes
+ * every step of every member (a step starts when both ends of the edge have posted it, each
+ * member posting its next step when its two messages of this one have arrived) and each member
+ * sleeps until its own last step ends. A ring with only some private edges is computed edge by
+ * edge in step mode: each end notes when it posted the step, the first waits for the second,
+ * both compute the arrival and sleep until the latest of their edges' arrivals, after their
+ * sent messages, if any, have arrived too; in flow mode it is sent. */
 #include "engine_int.h"
 
 #include <math.h>
@@ -35,10 +42,6 @@
 #include <simgrid/host.h>
 #include <simgrid/link.h>
 #include <xbt/dynar.h>
-
-/* Rings longer than this are not computed whole: members would each scan them (flow mode),
- * and such rings span nodes, whose links are shared anyway. */
-#define ENG_PRIVATE_MAX_RING 64
 
 /* ---- SimGrid's arithmetic ----------------------------------------------------------------- */
 
@@ -121,8 +124,11 @@ static int count_links(const eng_sim *s, link_count *c)
         pair_of(s, s->mbox.keys[i], &src, &dst, &ch);
         xbt_dynar_t route = route_of(s, src, dst);
         for (unsigned k = 0; k < xbt_dynar_length(route); k++) {
-            size_t j = link_slot(c, xbt_dynar_get_as(route, k, sg_link_t));
-            c->keys[j] = xbt_dynar_get_as(route, k, sg_link_t);
+            sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
+            if (!sg_link_is_shared(l))
+                continue; /* a switch never limits a flow */
+            size_t j = link_slot(c, l);
+            c->keys[j] = l;
             c->count[j]++;
         }
         xbt_dynar_free(&route);
@@ -168,8 +174,10 @@ static bool private_pair(const eng_sim *s, const link_count *c, size_t i, const 
         return false;
     xbt_dynar_t route = route_of(s, src, dst);
     bool alone = xbt_dynar_length(route) > 0;
-    for (unsigned k = 0; alone && k < xbt_dynar_length(route); k++)
-        alone = c->count[link_slot(c, xbt_dynar_get_as(route, k, sg_link_t))] == 1;
+    for (unsigned k = 0; alone && k < xbt_dynar_length(route); k++) {
+        sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
+        alone = !sg_link_is_shared(l) || c->count[link_slot(c, l)] == 1;
+    }
     xbt_dynar_free(&route);
     sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
     *lat = sg_host_get_route_latency(a, b);
@@ -209,28 +217,43 @@ done:
 
 /* ---- private rings (flow mode) ------------------------------------------------------------ */
 
+static void free_pring(eng_pring *r)
+{
+    if (!r)
+        return;
+    free(r->latency_s), free(r->bandwidth_Bps), free(r->arrive_s);
+    free(r->post_s), free(r->edge_end_s);
+    if (r->bar)
+        sg_barrier_destroy(r->bar);
+    free(r);
+}
+
 /* The ring's state if each of its edges is private, else NULL (also when out of memory: its
  * messages are then sent, which is correct, only slower). */
 static eng_pring *private_ring(const eng_sim *s, eng_ring v)
 {
-    if (v.n < 2 || v.n > ENG_PRIVATE_MAX_RING)
+    if (v.n < 2)
         return NULL;
     for (int i = 0; i < v.n; i++)
         if (eng_pair_edge(s, eng_ring_member(v, i), eng_ring_member(v, i + 1)) < 0)
             return NULL;
+    size_t n = (size_t)v.n;
     eng_pring *r = calloc(1, sizeof *r);
     if (r) {
         r->n = v.n;
-        r->latency_s = malloc((size_t)v.n * sizeof *r->latency_s);
-        r->bandwidth_Bps = malloc((size_t)v.n * sizeof *r->bandwidth_Bps);
-        r->arrive_s = calloc((size_t)v.n, sizeof *r->arrive_s);
+        r->latency_s = malloc(n * sizeof *r->latency_s);
+        r->bandwidth_Bps = malloc(n * sizeof *r->bandwidth_Bps);
+        r->arrive_s = calloc(n, sizeof *r->arrive_s);
+        r->post_s = calloc(n, sizeof *r->post_s);
+        r->edge_end_s = calloc(n, sizeof *r->edge_end_s);
     }
-    if (!r || !r->latency_s || !r->bandwidth_Bps || !r->arrive_s) {
-        if (r)
-            free(r->latency_s), free(r->bandwidth_Bps), free(r->arrive_s);
-        free(r);
+    if (!r || !r->latency_s || !r->bandwidth_Bps || !r->arrive_s || !r->post_s ||
+        !r->edge_end_s) {
+        free_pring(r);
         return NULL;
     }
+    if (s->opt.fidelity == ENG_STEP)
+        r->bar = sg_barrier_init((unsigned)v.n);
     for (int i = 0; i < v.n; i++) {
         const eng_pedge *e =
             &s->edges[eng_pair_edge(s, eng_ring_member(v, i), eng_ring_member(v, i + 1))];
@@ -240,40 +263,50 @@ static eng_pring *private_ring(const eng_sim *s, eng_ring v)
     return r;
 }
 
-static void free_pring(eng_pring *r)
+/* The groups some task uses as a ring (a collective of the ring algorithm). */
+static uint8_t *ring_groups(const eng_sim *s)
 {
-    if (r)
-        free(r->latency_s), free(r->bandwidth_Bps), free(r->arrive_s);
-    free(r);
+    const tg_graph *g = s->g;
+    uint8_t *ring = calloc((size_t)g->n_groups + 1, 1);
+    for (int r = 0; ring && r < g->n_ranks; r++)
+        for (int i = 0; i < g->ranks[r].n_tasks; i++) {
+            const tg_task *t = &g->ranks[r].tasks[i];
+            if ((t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER) &&
+                t->algo == TG_ALGO_RING)
+                ring[t->peer] = 1;
+        }
+    return ring;
 }
 
-/* Every flow-mode ring the run may use (groups, hierarchical layouts), whole if private. */
+/* Every ring the run may use (groups, hierarchical layouts), whole if private. */
 static int find_rings(eng_sim *s, char *err)
 {
     const tg_graph *g = s->g;
+    uint8_t *ring = ring_groups(s);
     s->ring_priv = calloc((size_t)g->n_groups + 1, sizeof *s->ring_priv);
-    if (!s->ring_priv)
-        return hs_fail(err, HS_EINTERNAL, "out of memory for private rings");
-    for (int gi = 0; gi < g->n_groups; gi++) {
+    int status = ring && s->ring_priv ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory");
+    for (int gi = 0; status == HS_OK && gi < g->n_groups; gi++) {
         const tg_group *gr = &g->groups[gi];
-        if (s->ring_bar[gi])
+        eng_hier *h = s->hier[gi];
+        if (ring[gi])
             s->ring_priv[gi] = private_ring(s, (eng_ring){gr->ranks, gr->n, 1, 0, NULL, NULL});
-        const eng_hier *h = s->hier[gi];
-        if (!h || !h->intra_bar)
+        if (!h)
             continue;
-        eng_hier *w = s->hier[gi];
-        w->intra_priv = calloc((size_t)h->n_nodes, sizeof *w->intra_priv);
-        w->inter_priv = calloc((size_t)h->per_node, sizeof *w->inter_priv);
-        if (!w->intra_priv || !w->inter_priv)
-            return hs_fail(err, HS_EINTERNAL, "out of memory for private rings");
+        h->intra_priv = calloc((size_t)h->n_nodes, sizeof *h->intra_priv);
+        h->inter_priv = calloc((size_t)h->per_node, sizeof *h->inter_priv);
+        if (!h->intra_priv || !h->inter_priv) {
+            status = hs_fail(err, HS_EINTERNAL, "out of memory for private rings");
+            break;
+        }
         for (int c = 0; c < h->n_nodes; c++)
-            w->intra_priv[c] = private_ring(
+            h->intra_priv[c] = private_ring(
                 s, (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, 0, NULL, NULL});
         for (int j = 0; j < h->per_node; j++)
-            w->inter_priv[j] =
+            h->inter_priv[j] =
                 private_ring(s, (eng_ring){h->by_node + j, h->n_nodes, h->per_node, 0, NULL, NULL});
     }
-    return HS_OK;
+    free(ring);
+    return status;
 }
 
 int eng_private_prepare(eng_sim *s, char *err)
@@ -281,10 +314,10 @@ int eng_private_prepare(eng_sim *s, char *err)
     if (s->opt.exact_messages || s->host_mem || s->mbox.used == 0)
         return HS_OK;
     int status = find_edges(s, err);
-    if (status != HS_OK || s->n_private == 0)
+    if (status == HS_OK && s->n_private > 0)
+        status = find_rings(s, err);
+    if (status != HS_OK || s->n_private == 0 || s->opt.fidelity == ENG_FLOW)
         return status;
-    if (s->opt.fidelity == ENG_FLOW)
-        return find_rings(s, err);
     s->wait_sem = calloc((size_t)s->g->n_ranks, sizeof *s->wait_sem);
     if (!s->wait_sem)
         return hs_fail(err, HS_EINTERNAL, "out of memory for private edges");
@@ -317,17 +350,11 @@ void eng_private_release(eng_sim *s)
     s->n_private = 0;
 }
 
-void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk)
+/* Flow mode: edge i's message is posted when member i has slept for the other steps'
+ * latencies (as ring_steps does) and starts when member i + 1 has posted its receive, on
+ * arrival; the ring ends with its last message. */
+static double flow_end(const eng_pring *r, int steps, double bytes)
 {
-    eng_pring *r = v.priv;
-    double bytes = (double)steps * (double)chunk;
-    r->arrive_s[v.pos] = simgrid_get_clock();
-    s->messages++;
-    s->computed++;
-    s->bytes_sent += bytes;
-    sg_barrier_wait(v.bar);
-    /* Edge i's message is posted when member i has slept for the other steps' latencies (as
-     * ring_steps does) and starts when member i + 1 has posted its receive, on arrival. */
     double end = 0;
     for (int i = 0; i < r->n; i++) {
         double sleep_s = (steps - 1) * r->latency_s[i];
@@ -337,7 +364,62 @@ void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk)
         if (at > end)
             end = at;
     }
-    sleep_until(end);
+    return end;
+}
+
+void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk)
+{
+    eng_pring *r = v.priv;
+    double bytes = (double)steps * (double)chunk;
+    r->arrive_s[v.pos] = simgrid_get_clock();
+    r->arrived++;
+    s->messages++;
+    s->computed++;
+    s->bytes_sent += bytes;
+    sg_barrier_wait(v.bar);
+    /* Everyone has arrived; the first member to go on computes for all, before any can sleep
+     * (actors run one at a time, and all of them run before the clock moves). */
+    if (r->arrived == r->n) {
+        r->end_s = flow_end(r, steps, bytes);
+        r->arrived = 0;
+    }
+    sleep_until(r->end_s);
+}
+
+/* Every step of every member of the ring: step k of edge i starts when member i has posted it
+ * (sent) and member i + 1 too (to receive), and a member posts its next step when both of its
+ * messages of this one have arrived. Leaves in post_s when each member's last step ends. */
+static void ring_recurrence(eng_pring *r, int steps, double bytes)
+{
+    int n = r->n;
+    memcpy(r->post_s, r->arrive_s, (size_t)n * sizeof *r->post_s);
+    for (int k = 0; k < steps; k++) {
+        for (int i = 0; i < n; i++) {
+            double put = r->post_s[i], get = r->post_s[(i + 1) % n];
+            r->edge_end_s[i] =
+                lone_end(put > get ? put : get, r->latency_s[i], r->bandwidth_Bps[i], bytes);
+        }
+        for (int i = 0; i < n; i++) {
+            double out = r->edge_end_s[i], in = r->edge_end_s[(i + n - 1) % n];
+            r->post_s[i] = out > in ? out : in;
+        }
+    }
+}
+
+void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk)
+{
+    eng_pring *r = v.priv;
+    r->arrive_s[v.pos] = simgrid_get_clock();
+    r->arrived++;
+    s->messages += steps;
+    s->computed += steps;
+    s->bytes_sent += (double)steps * (double)chunk;
+    sg_barrier_wait(r->bar);
+    if (r->arrived == r->n) { /* the first member to go on, as in eng_private_flow */
+        ring_recurrence(r, steps, (double)chunk);
+        r->arrived = 0;
+    }
+    sleep_until(r->post_s[v.pos]);
 }
 
 /* ---- private edges (step mode) ------------------------------------------------------------ */

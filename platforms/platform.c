@@ -306,6 +306,26 @@ int plat_host_link(const plat_platform *plat, int g, double *latency_s, double *
     return 1;
 }
 
+long plat_engine_gpus(const plat_platform *plat, const int *gpus, int n)
+{
+    if (!plat->gen || !gpus)
+        return plat->n_gpus;
+    int racks = pg_racks(plat->gen);
+    unsigned char *seen = calloc((size_t)racks, 1);
+    long built = 0;
+    if (!seen)
+        return plat->n_gpus;
+    for (int i = 0; i < n; i++) {
+        int r = gpus[i] >= 0 && gpus[i] < plat->n_gpus ? pg_rack_of_gpu(plat->gen, gpus[i]) : -1;
+        if (r >= 0 && !seen[r]) {
+            seen[r] = 1;
+            built += (long)plat->n_gpus / racks;
+        }
+    }
+    free(seen);
+    return built;
+}
+
 sg_host_t plat_host_memory(const plat_platform *plat, int gpu)
 {
     if (gpu < 0 || gpu >= plat->n_gpus || !plat->host_mem || plat->gpus_per_node < 1)

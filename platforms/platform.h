@@ -80,6 +80,9 @@ bool plat_routes_known(const plat_platform *plat);
  * (all when gpus is NULL), with the routes the whole machine has; a file is loaded whole. */
 int plat_engine_load(plat_platform *plat, const int *gpus, int n_gpus, char *err);
 
+/* How many GPUs plat_engine_load(plat, gpus, n) would put into SimGrid. */
+long plat_engine_gpus(const plat_platform *plat, const int *gpus, int n_gpus);
+
 /* plat_open and plat_engine_load of the whole machine. */
 int plat_load(const char *spec, plat_platform *plat, char *err);
 

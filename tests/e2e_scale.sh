@@ -82,18 +82,24 @@ checks=$((checks + 1))
 # ---- --cfg
 run "cfg ok" "$TMP/e" simulate -w resnet50 -p abci -s data -g 16 -b 512 \
     --cfg contexts/guard-size:0 --cfg contexts/stack-size:128
-expect_bad "cfg model" "hybridsim sets the network" simulate -w resnet50 -p abci -s data -g 4 \
-    -b 64 --cfg network/model:LV08
+expect_bad "cfg model" "not a setting hybridsim passes on" simulate -w resnet50 -p abci -s data \
+    -g 4 -b 64 --cfg network/model:LV08
+expect_bad "cfg tracing" "not a setting hybridsim passes on" simulate -w resnet50 -p abci -s data \
+    -g 4 -b 64 --cfg tracing:yes
 expect_bad "cfg form" "expected NAME:VALUE" simulate -w resnet50 -p abci -s data -g 4 -b 64 \
     --cfg contexts/guard-size
 expect_bad "cfg factory" "raw, ucontext, boost or thread" simulate -w resnet50 -p abci -s data \
     -g 4 -b 64 --cfg contexts/factory:fast
 expect_bad "cfg stack" "32 to 1048576" simulate -w resnet50 -p abci -s data -g 4 -b 64 \
     --cfg contexts/stack-size:8
-expect_bad "cfg unknown" "--cfg contexts/frobnicate:1" simulate -w resnet50 -p abci -s data \
-    -g 4 -b 64 --cfg contexts/frobnicate:1
-expect_bad "cfg value" "--cfg contexts/guard-size:many" simulate -w resnet50 -p abci -s data \
+expect_bad "cfg threads" "one at a time" simulate -w resnet50 -p abci -s data -g 4 -b 64 \
+    --cfg contexts/nthreads:2
+expect_bad "cfg value" "--cfg contexts/guard-size: 'many'" simulate -w resnet50 -p abci -s data \
     -g 4 -b 64 --cfg contexts/guard-size:many
+
+# ---- a job the machine cannot hold is refused before anything is built
+expect_bad "memory" "GB of memory" simulate -w resnet50 \
+    -p gen:abci:nodes=100000,gpus-per-node=64,nodes-per-leaf=20 -s data -g 6400000 -b 6400000
 
 # ---- gen: specs refused like the generator's flags
 expect_bad "gen preset" "unknown preset" analytic -w resnet50 -p gen:summit -s data -g 4 -b 64

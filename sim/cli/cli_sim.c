@@ -75,8 +75,11 @@ static int load_for_job(const cli_options *o, cli_inputs *in, char *err)
     if (!gpus)
         return hs_fail(err, HS_EINTERNAL, "out of memory placing %d ranks", p);
     int status = pl_place(&in->plat, o->sim.placement, p, gpus, err);
+    const int *built = o->links_all ? NULL : gpus;
+    if (status == HS_OK) /* refused before anything is built when it cannot fit */
+        status = eng_fit_job(plat_engine_gpus(&in->plat, built, p), p, err);
     if (status == HS_OK)
-        status = plat_engine_load(&in->plat, o->links_all ? NULL : gpus, p, err);
+        status = plat_engine_load(&in->plat, built, p, err);
     free(gpus);
     return status;
 }

@@ -9,8 +9,10 @@
  * fit, with room to spare, and dropped beyond: the stacks are then plain mmapped blocks that
  * merge into few mappings (platform_sg.c sets malloc up for that) and cost no more memory.
  * A user's --cfg contexts/guard-size is obeyed, or the run refused with what it needs.
- * Memory: an actor costs about ENG_ACTOR_BYTES resident (measured below), refused when the
- * system's available memory cannot hold them. */
+ * Memory: a built GPU and an actor cost about ENG_PLATFORM_GPU_BYTES and ENG_ACTOR_BYTES
+ * resident (measured below): a job is refused before its platform is built when the memory
+ * available cannot hold them (eng_fit_job), and again before its actors start (its actors are
+ * known then). */
 #include "engine_int.h"
 
 #include <stdio.h>
@@ -20,9 +22,12 @@
 #include <xbt/config.h>
 
 /* Resident memory per actor, all in: its stack's touched pages, SimGrid's actor and context,
- * and the engine's state per rank. Measured with /usr/bin/time on ResNet-50 data parallelism,
- * 16,384 against 4,096 GPUs (README "Speed"), rounded up. */
-#define ENG_ACTOR_BYTES (40.0 * 1024)
+ * the rank's task graph and engine state. Measured with /usr/bin/time on ResNet-50 data
+ * parallelism, 4,096 to 16,384 GPUs (about 20 KiB a rank; README "Speed"), with room to spare. */
+#define ENG_ACTOR_BYTES (32.0 * 1024)
+/* Resident memory per GPU of the platform built in SimGrid (its host, its node's share of
+ * the CPU host, links, zones and routes): 8 to 8.5 KiB measured on 17,408 and 65,536 GPUs. */
+#define ENG_PLATFORM_GPU_BYTES (10.0 * 1024)
 /* Mappings kept free for everything else the process maps while it runs. */
 #define ENG_MAP_SPARE 4096
 
@@ -56,10 +61,30 @@ static long mappings_now(void)
     return n;
 }
 
+/* The memory available to this process (MemAvailable), in bytes; -1 if unknown. */
+static double available_bytes(void)
+{
+    long kib = proc_number("/proc/meminfo", "MemAvailable:");
+    return kib > 0 ? kib * 1024.0 : -1;
+}
+
+int eng_fit_job(long built_gpus, long ranks, char *err)
+{
+    double need = built_gpus * ENG_PLATFORM_GPU_BYTES + ranks * ENG_ACTOR_BYTES;
+    double avail = available_bytes();
+    if (avail > 0 && need > avail)
+        return hs_fail(err, HS_EINPUT,
+                       "simulating %ld GPUs on a machine of which %ld GPUs are built needs about "
+                       "%.1f GB of memory (%.0f KiB a GPU built, %.0f KiB a rank), and %.1f GB are "
+                       "available: simulate fewer GPUs, or on a machine with more memory",
+                       ranks, built_gpus, need / 1e9, ENG_PLATFORM_GPU_BYTES / 1024,
+                       ENG_ACTOR_BYTES / 1024, avail / 1e9);
+    return HS_OK;
+}
+
 int eng_fit_actors(long n_actors, char *err)
 {
     long max_maps = proc_number("/proc/sys/vm/max_map_count", NULL);
-    long avail_kib = proc_number("/proc/meminfo", "MemAvailable:");
     long maps = mappings_now(), need_maps = maps + 2 * n_actors + ENG_MAP_SPARE;
     const char *given = plat_engine_cfg("contexts/guard-size");
     if (given && atol(given) > 0) {
@@ -73,8 +98,8 @@ int eng_fit_actors(long n_actors, char *err)
     } else if (!given) {
         sg_cfg_set_int("contexts/guard-size", max_maps < 0 || need_maps <= max_maps ? 1 : 0);
     }
-    double need_gb = n_actors * ENG_ACTOR_BYTES / 1e9, avail_gb = avail_kib * 1024.0 / 1e9;
-    if (avail_kib > 0 && need_gb > avail_gb)
+    double need_gb = n_actors * ENG_ACTOR_BYTES / 1e9, avail_gb = available_bytes() / 1e9;
+    if (avail_gb > 0 && need_gb > avail_gb)
         return hs_fail(err, HS_EINPUT,
                        "%ld actors need about %.1f GB of memory (%.0f KiB each), and %.1f GB are "
                        "available: simulate fewer GPUs, or on a machine with more memory",

@@ -103,6 +103,11 @@ void prop(void *ctx, const char *id, const char *value)
     static_cast<builder *>(ctx)->open.back()->set_property(id, value);
 }
 
+void note(void *ctx, const char *text)
+{
+    (void)ctx, (void)text; /* for readers of the XML */
+}
+
 void link(void *ctx, const char *name, const char *bw, const char *lat, pg_policy policy)
 {
     auto *b = static_cast<builder *>(ctx);
@@ -164,16 +169,8 @@ extern "C" int psg_build(const pg_params *p, const unsigned char *racks, sg_host
                          sg_host_t *host_mem, char *err)
 {
     builder b;
-    pg_sink sink = {};
-    sink.ctx = &b;
-    sink.zone_open = zone_open;
-    sink.zone_close = zone_close;
-    sink.prop = prop;
-    sink.link = link;
-    sink.host = host;
-    sink.router = router;
-    sink.route = route;
-    sink.star_route = star_route;
+    const pg_sink sink = {&b, zone_open, zone_close, prop, note, link, host, router, route,
+                          star_route}; /* in pg_sink's order */
     try {
         b.world = simgrid::s4u::create_full_zone(world_name);
         pg_describe(p, racks, &sink);

@@ -87,7 +87,7 @@ typedef struct {
 
 /* What the walk calls, in document order. Values are text with units ("50GBps", "9us"): the
  * exact text the XML carries, so that every sink gives SimGrid (or computes) the same doubles.
- * A NULL callback is skipped. Names stay valid during the call only. */
+ * Every callback must be set. Names stay valid during the call only. */
 typedef struct {
     void *ctx;
     void (*zone_open)(void *ctx, const char *name, pg_routing routing);

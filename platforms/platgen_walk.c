@@ -200,50 +200,15 @@ static void walk_init(pg_walk *w, const pg_params *p, const pg_sink *k)
     w->spine_lat = pg_qty(p->spine_switch_latency_s, UN_TIME);
 }
 
-/* The sink's callbacks, each skipped when NULL. */
-static void open_zone(const pg_walk *w, const char *name, pg_routing routing)
-{
-    if (w->k->zone_open)
-        w->k->zone_open(w->k->ctx, name, routing);
-}
-
-static void close_zone(const pg_walk *w)
-{
-    if (w->k->zone_close)
-        w->k->zone_close(w->k->ctx);
-}
-
-static void link(const pg_walk *w, const char *name, const pg_num *bw, const pg_num *lat,
-                 pg_policy policy)
-{
-    if (w->k->link)
-        w->k->link(w->k->ctx, name, bw->s, lat->s, policy);
-}
-
-static void router(const pg_walk *w, const char *name)
-{
-    if (w->k->router)
-        w->k->router(w->k->ctx, name);
-}
-
-static void route(const pg_walk *w, const char *src, const char *dst, const pg_hop *hops, int n)
-{
-    if (w->k->route)
-        w->k->route(w->k->ctx, src, dst, hops, n);
-}
-
-static void star(const pg_walk *w, const char *child, const char *gw, const pg_hop *up, int n)
-{
-    if (w->k->star_route)
-        w->k->star_route(w->k->ctx, child, gw, up, n);
-}
+/* The sink's callbacks (platgen.h: every one set). */
+#define SINK(w, call, ...) ((w)->k->call((w)->k->ctx, __VA_ARGS__))
 
 /* A zone holding a single router: the up side of a switch, as a zone so routes reach it. */
 static void walk_up_zone(const pg_walk *w, const char *zone, const char *name)
 {
-    open_zone(w, zone, PG_FULL);
-    router(w, name);
-    close_zone(w);
+    SINK(w, zone_open, zone, PG_FULL);
+    SINK(w, router, name);
+    w->k->zone_close(w->k->ctx);
 }
 
 /* ---------------------------------------------------------------- NVLink */
@@ -308,17 +273,17 @@ static void walk_nvlinks(const pg_walk *w, const char *node)
                 if (links == 0)
                     continue;
                 nvlink_name(node, a, b, name);
-                link(w, name, cube ? &w->nvlink_bw[links] : &w->nvlink_bw[0], &w->nvlink_lat,
+                SINK(w, link, name, (cube ? w->nvlink_bw[links] : w->nvlink_bw[0]).s, w->nvlink_lat.s,
                      PG_SPLITDUPLEX);
             }
         break;
     case PG_NVLINK_NVSWITCH:
         for (int g = 0; g < G; g++) {
             nvswitch_port_name(&w->L, node, g, name);
-            link(w, name, &w->nvlink_bw[0], &w->port_lat, PG_SPLITDUPLEX);
+            SINK(w, link, name, w->nvlink_bw[0].s, w->port_lat.s, PG_SPLITDUPLEX);
         }
         compose(name, node, "-nvswitch", -1, 0, "");
-        link(w, name, &w->nvswitch_bw, &w->nvswitch_lat, PG_FATPIPE);
+        SINK(w, link, name, w->nvswitch_bw.s, w->nvswitch_lat.s, PG_FATPIPE);
         break;
     }
 }
@@ -364,11 +329,11 @@ static void walk_node_links(const pg_walk *w, int node)
     walk_nvlinks(w, nz);
     for (int g = 0; g < w->p->gpus_per_node; g++) {
         compose(name, nz, "-pcie", g, w->L.gpu_w, "");
-        link(w, name, &w->pcie_bw, &w->pcie_lat, PG_SPLITDUPLEX);
+        SINK(w, link, name, w->pcie_bw.s, w->pcie_lat.s, PG_SPLITDUPLEX);
     }
     for (int k = 0; k < w->L.nics_per_node; k++) {
         compose(name, nz, "-nic", k, w->L.nic_w, "");
-        link(w, name, &w->nic_bw, &w->nic_lat, PG_SPLITDUPLEX);
+        SINK(w, link, name, w->nic_bw.s, w->nic_lat.s, PG_SPLITDUPLEX);
     }
 }
 
@@ -387,19 +352,19 @@ static void walk_links(const pg_walk *w, const unsigned char *racks)
         for (int i = 0; i < p->nodes_per_leaf; i++)
             walk_node_links(w, leaf * p->nodes_per_leaf + i);
         leaf_name(&w->L, leaf, "-switch", name);
-        link(w, name, &w->leaf_sw_bw, &w->leaf_sw_lat, PG_FATPIPE);
+        SINK(w, link, name, w->leaf_sw_bw.s, w->leaf_sw_lat.s, PG_FATPIPE);
         leaf_name(&w->L, leaf, "-uplink", name);
-        link(w, name, &w->leaf_up_bw, &w->leaf_up_lat, PG_SPLITDUPLEX);
+        SINK(w, link, name, w->leaf_up_bw.s, w->leaf_up_lat.s, PG_SPLITDUPLEX);
     }
     for (int r = 0; r < w->L.racks; r++) {
         if (!rack_wanted(racks, r))
             continue;
         rack_name(&w->L, r, "-switch", name);
-        link(w, name, &w->rack_sw_bw, &w->rack_sw_lat, PG_FATPIPE);
+        SINK(w, link, name, w->rack_sw_bw.s, w->rack_sw_lat.s, PG_FATPIPE);
         rack_name(&w->L, r, "-uplink", name);
-        link(w, name, &w->rack_up_bw, &w->rack_up_lat, PG_SPLITDUPLEX);
+        SINK(w, link, name, w->rack_up_bw.s, w->rack_up_lat.s, PG_SPLITDUPLEX);
     }
-    link(w, "spine-switch", &w->spine_bw, &w->spine_lat, PG_FATPIPE);
+    SINK(w, link, "spine-switch", w->spine_bw.s, w->spine_lat.s, PG_FATPIPE);
 }
 
 /* ---------------------------------------------------------------- zones */
@@ -413,22 +378,21 @@ static void walk_node(const pg_walk *w, int node)
     node_name(&w->L, node, nz);
     compose(gw, nz, "-gw", -1, 0, "");
     compose(cpu, nz, "-cpu", -1, 0, "");
-    open_zone(w, nz, PG_FULL);
-    for (int g = 0; g < p->gpus_per_node && w->k->host; g++) {
+    SINK(w, zone_open, nz, PG_FULL);
+    for (int g = 0; g < p->gpus_per_node; g++) {
         gpu_name(&w->L, node, g, g1);
-        w->k->host(w->k->ctx, g1, w->gpu_speed.s);
+        SINK(w, host, g1, w->gpu_speed.s);
     }
     /* The node's host memory (its CPUs and DRAM): where messages staged without GPUDirect go
      * (sim/engine/engine_comm.c), each GPU over its own PCIe link. It never computes: the speed
      * is a placeholder. */
-    if (w->k->host)
-        w->k->host(w->k->ctx, cpu, "1Gf");
-    router(w, gw); /* the node's gateway: where its NIC cables reach the leaf switch */
+    SINK(w, host, cpu, "1Gf");
+    SINK(w, router, gw); /* the node's gateway: where its NIC cables reach the leaf switch */
     for (int a = 0; a < p->gpus_per_node; a++)
         for (int b = a + 1; b < p->gpus_per_node; b++) {
             gpu_name(&w->L, node, a, g1);
             gpu_name(&w->L, node, b, g2);
-            route(w, g1, g2, hops, nvlink_hops(w, nz, a, b, names, hops));
+            SINK(w, route, g1, g2, hops, nvlink_hops(w, nz, a, b, names, hops));
         }
     /* Each GPU leaves the node through its own PCIe link and a NIC of its PCIe switch: NICs are
      * numbered in GPU order and each serves gpus_per_node / nics_per_node GPUs (check_nics). */
@@ -438,10 +402,10 @@ static void walk_node(const pg_walk *w, int node)
         compose(names[1], nz, "-nic", g / (p->gpus_per_node / w->L.nics_per_node), w->L.nic_w, "");
         hops[0] = (pg_hop){names[0], PG_UP};
         hops[1] = (pg_hop){names[1], PG_UP};
-        route(w, g1, gw, hops, 2);
-        route(w, g1, cpu, hops, 1);
+        SINK(w, route, g1, gw, hops, 2);
+        SINK(w, route, g1, cpu, hops, 1);
     }
-    close_zone(w);
+    w->k->zone_close(w->k->ctx);
 }
 
 /* A leaf group: its nodes, each joined through the leaf switch, the switch's up side too. */
@@ -455,17 +419,17 @@ static void walk_leaf(const pg_walk *w, int leaf)
     leaf_name(&w->L, leaf, "-up", up);
     leaf_name(&w->L, leaf, "-switch", sw);
     pg_hop through_switch = {sw, PG_NONE};
-    open_zone(w, lz, PG_STAR);
+    SINK(w, zone_open, lz, PG_STAR);
     for (int i = 0; i < n; i++)
         walk_node(w, first + i);
     walk_up_zone(w, up_zone, up);
     for (int i = 0; i < n; i++) {
         node_name(&w->L, first + i, nz);
         compose(gw, nz, "-gw", -1, 0, "");
-        star(w, nz, gw, &through_switch, 1);
+        SINK(w, star_route, nz, gw, &through_switch, 1);
     }
-    star(w, up_zone, up, &through_switch, 1);
-    close_zone(w);
+    SINK(w, star_route, up_zone, up, &through_switch, 1);
+    w->k->zone_close(w->k->ctx);
 }
 
 /* A rack: its leaf groups, each joined through its uplink and the rack switch, the switch's up
@@ -480,7 +444,7 @@ static void walk_rack(const pg_walk *w, int rack)
     rack_name(&w->L, rack, "-up", up);
     rack_name(&w->L, rack, "-switch", sw);
     pg_hop hops[2] = {{uplink, PG_UP}, {sw, PG_NONE}};
-    open_zone(w, rz, PG_STAR);
+    SINK(w, zone_open, rz, PG_STAR);
     for (int i = 0; i < n; i++)
         walk_leaf(w, first + i);
     walk_up_zone(w, up_zone, up);
@@ -488,18 +452,17 @@ static void walk_rack(const pg_walk *w, int rack)
         leaf_name(&w->L, first + i, "", lz);
         leaf_name(&w->L, first + i, "-up", lup);
         leaf_name(&w->L, first + i, "-uplink", uplink);
-        star(w, lz, lup, hops, 2);
+        SINK(w, star_route, lz, lup, hops, 2);
     }
-    star(w, up_zone, up, &hops[1], 1);
-    close_zone(w);
+    SINK(w, star_route, up_zone, up, &hops[1], 1);
+    w->k->zone_close(w->k->ctx);
 }
 
 /* ---------------------------------------------------------------- the machine */
 
 static void prop(const pg_walk *w, const char *id, const char *value)
 {
-    if (w->k->prop)
-        w->k->prop(w->k->ctx, id, value);
+    SINK(w, prop, id, value);
 }
 
 static void prop_int(const pg_walk *w, const char *id, int v)
@@ -529,27 +492,31 @@ static void walk_props(const pg_walk *w)
         prop(w, "hybridsim:generator", spec);
 }
 
+/* What the links are, for readers of the XML. */
+static void walk_note(const pg_walk *w)
+{
+    char note[320];
+    snprintf(note, sizeof note, "Links. Per node: %s, PCIe per GPU, one cable per NIC.\n"
+             "      Per leaf group and rack: a switch (FATPIPE) and an uplink. Then the spine.",
+             w->p->nvlink_topology == PG_NVLINK_NVSWITCH ? "NVLink per GPU into the NVSwitch (nvsG)"
+             : w->p->nvlink_topology == PG_NVLINK_CUBE_MESH ? "NVLink per joined GPU pair (nvlA-B)"
+                                                           : "NVLink per GPU pair (nvlA-B)");
+    SINK(w, note, note);
+}
+
 void pg_describe(const pg_params *p, const unsigned char *racks, const pg_sink *sink)
 {
     pg_walk w;
     char name[PG_NAME_LEN], up[PG_NAME_LEN], uplink[PG_NAME_LEN];
     pg_hop hops[2] = {{uplink, PG_UP}, {"spine-switch", PG_NONE}};
     walk_init(&w, p, sink);
-    open_zone(&w, "machine", PG_STAR);
+    SINK(&w, zone_open, "machine", PG_STAR);
     walk_props(&w);
     /* SimGrid's DTD reads a zone that starts with a link as a zone of hosts, which may then
      * hold no child zone: a first child zone must come before the links. The spine switch's
      * own router is a natural one; no route needs it. */
     walk_up_zone(&w, "spine", "spine-router");
-    if (sink->note) {
-        char note[320];
-        snprintf(note, sizeof note, "Links. Per node: %s, PCIe per GPU, one cable per NIC.\n"
-                 "      Per leaf group and rack: a switch (FATPIPE) and an uplink. Then the spine.",
-                 p->nvlink_topology == PG_NVLINK_NVSWITCH   ? "NVLink per GPU into the NVSwitch (nvsG)"
-                 : p->nvlink_topology == PG_NVLINK_CUBE_MESH ? "NVLink per joined GPU pair (nvlA-B)"
-                                                            : "NVLink per GPU pair (nvlA-B)");
-        sink->note(sink->ctx, note);
-    }
+    walk_note(&w);
     walk_links(&w, racks);
     for (int r = 0; r < w.L.racks; r++)
         if (rack_wanted(racks, r))
@@ -560,7 +527,7 @@ void pg_describe(const pg_params *p, const unsigned char *racks, const pg_sink *
         rack_name(&w.L, r, "", name);
         rack_name(&w.L, r, "-up", up);
         rack_name(&w.L, r, "-uplink", uplink);
-        star(&w, name, up, hops, 2);
+        SINK(&w, star_route, name, up, hops, 2);
     }
-    close_zone(&w);
+    w.k->zone_close(w.k->ctx);
 }

@@ -105,6 +105,13 @@ static void settle(xw_state *x)
     }
 }
 
+/* A new element of the open zone: on a line of its own, indented to its depth. */
+static void element(xw_state *x)
+{
+    settle(x);
+    indent(x, x->depth);
+}
+
 static void put_ctn(xw_state *x, const pg_hop *h)
 {
     if (h->dir == PG_NONE)
@@ -119,8 +126,7 @@ static void on_zone_open(void *ctx, const char *name, pg_routing routing)
 {
     xw_state *x = ctx;
     (void)routing; /* a star is written as Full zoneRoutes */
-    settle(x);
-    indent(x, x->depth);
+    element(x);
     put(x, "<zone id=\"%s\" routing=\"Full\">", name);
     x->open_pending = true;
     x->depth++;
@@ -131,8 +137,7 @@ static void on_zone_open(void *ctx, const char *name, pg_routing routing)
 static void on_prop(void *ctx, const char *id, const char *value)
 {
     xw_state *x = ctx;
-    settle(x);
-    indent(x, x->depth);
+    element(x);
     put(x, "<prop id=\"%s\" value=\"", id);
     put_attr(x, value);
     put(x, "\"/>\n");
@@ -141,16 +146,14 @@ static void on_prop(void *ctx, const char *id, const char *value)
 static void on_note(void *ctx, const char *text)
 {
     xw_state *x = ctx;
-    settle(x);
-    indent(x, x->depth);
+    element(x);
     put(x, "<!-- %s -->\n", text);
 }
 
 static void on_link(void *ctx, const char *name, const char *bw, const char *lat, pg_policy policy)
 {
     xw_state *x = ctx;
-    settle(x);
-    indent(x, x->depth);
+    element(x);
     put(x, "<link id=\"%s\" bandwidth=\"%s\" latency=\"%s\" sharing_policy=\"%s\"/>\n", name, bw,
         lat, policy == PG_FATPIPE ? "FATPIPE" : "SPLITDUPLEX");
 }
@@ -158,8 +161,7 @@ static void on_link(void *ctx, const char *name, const char *bw, const char *lat
 static void on_host(void *ctx, const char *name, const char *speed)
 {
     xw_state *x = ctx;
-    settle(x);
-    indent(x, x->depth);
+    element(x);
     put(x, "<host id=\"%s\" speed=\"%s\"/>\n", name, speed);
 }
 
@@ -171,16 +173,14 @@ static void on_router(void *ctx, const char *name)
         snprintf(x->pending_router, sizeof x->pending_router, "%s", name);
         return;
     }
-    settle(x);
-    indent(x, x->depth);
+    element(x);
     put(x, "<router id=\"%s\"/>\n", name);
 }
 
 static void on_route(void *ctx, const char *src, const char *dst, const pg_hop *hops, int n)
 {
     xw_state *x = ctx;
-    settle(x);
-    indent(x, x->depth);
+    element(x);
     put(x, "<route src=\"%s\" dst=\"%s\">", src, dst);
     for (int i = 0; i < n; i++)
         put_ctn(x, &hops[i]);

@@ -300,6 +300,17 @@ static void rec_link(void *ctx, const char *name, const char *bw, const char *la
         e->split = dirs == 2;
 }
 
+/* What routing does not need. */
+static void rec_prop(void *ctx, const char *id, const char *value)
+{
+    (void)ctx, (void)id, (void)value;
+}
+
+static void rec_note(void *ctx, const char *text)
+{
+    (void)ctx, (void)text;
+}
+
 static void rec_host(void *ctx, const char *name, const char *speed)
 {
     (void)speed;
@@ -407,8 +418,8 @@ static int record(plat_machine *m, const int *gpus, int n)
         wanted = 0, m->failed = true;
     if (wanted) {
         pg_sink sink = {.ctx = m, .zone_open = rec_zone_open, .zone_close = rec_zone_close,
-                        .link = rec_link, .host = rec_host, .router = rec_router,
-                        .route = rec_route, .star_route = rec_star_route};
+                        .prop = rec_prop, .note = rec_note, .link = rec_link, .host = rec_host,
+                        .router = rec_router, .route = rec_route, .star_route = rec_star_route};
         pg_describe(m->p, sel, &sink);
         for (int r = 0; r < racks; r++)
             m->recorded[r] |= sel[r];

@@ -9,26 +9,26 @@
 # Timings are the benchmark's business (experiments/bench/scale.sh), not this test's.
 # Usage (from ctest): e2e_scale.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
-HS="$1"
-TMP="$(mktemp -d)"
+HS="$1" TMP="$(mktemp -d)" failures=0 checks=0
 trap 'rm -rf "$TMP"' EXIT
-failures=0
-checks=0
 
 fail() { echo "FAIL [$1]: $2"; failures=$((failures + 1)); }
 
-# expect_bad "what" "expected text in the message" args...
+# expect_bad "what" "expected text in the message" args...: exit status 2, that message, nothing
+# on stdout, nothing of SimGrid's
 expect_bad() {
-    local what="$1" needle="$2"
+    local what="$1" needle="$2" rc
     shift 2
     checks=$((checks + 1))
     "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || { fail "$what" "exit $rc, expected 2"; cat "$TMP/err"; return; }
-    grep -qF -- "$needle" "$TMP/err" || { fail "$what" "message lacks '$needle'"; cat "$TMP/err"; }
-    [ -s "$TMP/out" ] && fail "$what" "wrote to stdout on error"
-    grep -qiE "backtrace|xbt_|Aborted|simgrid::" "$TMP/err" && fail "$what" "SimGrid's text reached the user"
-    return 0
+    rc=$?
+    if [ "$rc" -ne 2 ]; then fail "$what" "exit $rc, expected 2"
+    elif ! grep -qF -- "$needle" "$TMP/err"; then fail "$what" "message lacks '$needle'"
+    elif [ -s "$TMP/out" ]; then fail "$what" "wrote to stdout on error"
+    elif grep -qiE "backtrace|xbt_|Aborted|simgrid::" "$TMP/err"; then fail "$what" "SimGrid's text"
+    else return 0
+    fi
+    cat "$TMP/err"
 }
 
 # run "what" FILE args... : the JSON printed into FILE, with the platform's name taken out

@@ -16,6 +16,7 @@
 #   - SimGrid's own cost per message: the 1024-rank step allreduce of eng_bench (170 kernels,
 #     100 MB) with every message sent through SimGrid, against the same with messages on private
 #     links computed (engine_private.c).
+# Ends with the table as README.md shows it (paste it there).
 # Usage: experiments/bench/scale.sh [BUILD_DIR]     (QUICK=1: the cases under ~5 s only)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +44,9 @@ measure() {
     sys=$(awk -F': ' '/System time/ {print $2}' "$tmp/time")
     rss=$(awk -F': ' '/Maximum resident set size/ {printf "%d", $2 / 1024}' "$tmp/time")
     result=$(awk 'NF >= 10 && $1 == "simulate" {print $10; exit}' "$tmp/out")
+    case "$name" in eng_bench*) # its row: ranks,fidelity,makespan,messages,bytes,run_s,us/message
+        result=$(awk -F, '{printf "%s us a message (%d messages)", $7, $4}' "$tmp/out") ;;
+    esac
     [ -n "$result" ] || result=$(head -c 60 "$tmp/out" | tr '\n,' '  ')
     printf '%s,%s,%.2f,%.2f,%s,%s\n' "$name" "$gpus" "$wall" "$(awk "BEGIN {print $user + $sys}")" \
         "$rss" "$result" | tee -a "$tmp/csv"
@@ -96,3 +100,8 @@ fi
 echo "scale.sh: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 mv "$tmp/csv" "$out"
 echo "written: $out"
+# The README's table ("Speed"), from the CSV.
+echo
+echo "| case | GPUs | wall s | CPU s | peak RSS MB | iteration s (or answer) |"
+echo "|---|---|---|---|---|---|"
+awk -F, 'NR > 1 {printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6}' "$out"

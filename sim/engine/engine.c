@@ -25,10 +25,11 @@
 #include <simgrid/host.h>
 #include <xbt/log.h>
 
-/* What an actor is told at start: its simulation and its rank. */
+/* What an actor is told at start: its simulation, its rank and which of its streams it runs. */
 typedef struct {
     eng_sim *s;
     int rank;
+    void (*code)(eng_sim *s, int rank);
 } eng_actor_arg;
 
 /* ---- the streams -------------------------------------------------------------------------- */
@@ -118,15 +119,11 @@ static void run_comm(eng_sim *s, int r, int i)
     st->last_end_s[1] = end;
 }
 
-static void compute_main(int argc, char **argv)
+/* The compute stream of rank r: its kernels, each run after what it waits for. */
+static void compute_stream(eng_sim *s, int r)
 {
-    (void)argc, (void)argv;
-    const eng_actor_arg *a = sg_actor_self_get_data();
-    eng_sim *s = a->s;
-    int r = a->rank;
     const tg_rank *list = &s->g->ranks[r];
     eng_rank_state *st = &s->rs[r];
-
     for (int i = next_of(list, 0, 0); i < list->n_tasks;) {
         st->current[0] = i;
         if (list->tasks[i].after >= 0) {
@@ -142,15 +139,11 @@ static void compute_main(int argc, char **argv)
     st->finished[0] = true;
 }
 
-static void comm_main(int argc, char **argv)
+/* The communication stream of rank r. */
+static void comm_stream(eng_sim *s, int r)
 {
-    (void)argc, (void)argv;
-    const eng_actor_arg *a = sg_actor_self_get_data();
-    eng_sim *s = a->s;
-    int r = a->rank;
     const tg_rank *list = &s->g->ranks[r];
     eng_rank_state *st = &s->rs[r];
-
     for (int i = next_of(list, 1, 0); i < list->n_tasks; i = next_of(list, 1, i + 1)) {
         st->current[1] = i;
         if (list->tasks[i].after >= 0)
@@ -179,16 +172,11 @@ static bool chained(const tg_rank *list)
 /* Both streams of a chained rank on one actor. The compute stream's exposed time is what the
  * compute actor would have waited: from the end of its previous kernels (or the start) to the
  * end of the communication task its next kernel waits for, which has just ended. */
-static void rank_main(int argc, char **argv)
+static void both_streams(eng_sim *s, int r)
 {
-    (void)argc, (void)argv;
-    const eng_actor_arg *a = sg_actor_self_get_data();
-    eng_sim *s = a->s;
-    int r = a->rank;
     const tg_rank *list = &s->g->ranks[r];
     eng_rank_state *st = &s->rs[r];
     double ready_s = simgrid_get_clock(); /* when the compute stream became free */
-
     for (int i = 0; i < list->n_tasks;) {
         int stream = tg_stream(&list->tasks[i]);
         st->current[stream] = i;
@@ -202,6 +190,14 @@ static void rank_main(int argc, char **argv)
         ready_s = st->last_end_s[0];
     }
     st->finished[0] = st->finished[1] = true;
+}
+
+/* What an actor runs: its rank's stream(s), as its start argument says. */
+static void actor_main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const eng_actor_arg *a = sg_actor_self_get_data();
+    a->code(a->s, a->rank);
 }
 
 /* ---- checks ------------------------------------------------------------------------------- */
@@ -315,39 +311,39 @@ static void free_records(double **rec, int n_ranks)
     free(rec);
 }
 
-static void start_actor(const char *name, sg_host_t host, eng_actor_arg *arg,
-                        void (*code)(int, char **))
+static void start_actor(const char *name, sg_host_t host, eng_actor_arg *arg)
 {
     sg_actor_t actor = sg_actor_init(name, host); /* its stack: contexts/stack-size */
     sg_actor_set_data(actor, arg);
-    sg_actor_start(actor, code, 0, NULL);
+    sg_actor_start(actor, actor_main, 0, NULL);
 }
 
 /* Start the actors of every rank: one for a chained list, else one per stream; a stream without
- * tasks gets none. */
+ * tasks gets none. args has room for two per rank. */
 static void start_actors(eng_sim *s, eng_actor_arg *args)
 {
     const tg_graph *g = s->g;
     char name[32];
+    static void (*const streams[2])(eng_sim *, int) = {compute_stream, comm_stream};
     for (int r = 0; r < g->n_ranks; r++) {
-        args[r] = (eng_actor_arg){s, r};
         const tg_rank *list = &g->ranks[r];
         sg_host_t host = s->plat->gpus[s->gpu_of_rank[r]];
-        static void (*const mains[2])(int, char **) = {compute_main, comm_main};
         bool empty[2] = {next_of(list, 0, 0) == list->n_tasks,
                          next_of(list, 1, 0) == list->n_tasks};
         s->rs[r].finished[0] = empty[0];
         s->rs[r].finished[1] = empty[1];
         if (s->one_actor[r] && !(empty[0] && empty[1])) {
+            args[2 * r] = (eng_actor_arg){s, r, both_streams};
             snprintf(name, sizeof name, "rank%d", r);
-            start_actor(name, host, &args[r], rank_main);
+            start_actor(name, host, &args[2 * r]);
             continue;
         }
         for (int stream = 0; stream < 2; stream++) {
             if (empty[stream])
                 continue;
+            args[2 * r + stream] = (eng_actor_arg){s, r, streams[stream]};
             snprintf(name, sizeof name, "rank%d.%s", r, stream ? "comm" : "compute");
-            start_actor(name, host, &args[r], mains[stream]);
+            start_actor(name, host, &args[2 * r + stream]);
         }
     }
 }
@@ -438,7 +434,7 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
     if (status != HS_OK)
         return status;
 
-    eng_actor_arg *args = calloc((size_t)g->n_ranks, sizeof *args);
+    eng_actor_arg *args = calloc(2 * (size_t)g->n_ranks, sizeof *args);
     res->ranks = calloc((size_t)g->n_ranks, sizeof *res->ranks);
     if (!args || !res->ranks)
         status = hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", g->n_ranks);

@@ -1,6 +1,7 @@
 /* engine.h: runs a task graph on the SimGrid platform and measures what happened.
  *
- * Every rank becomes two SimGrid actors on its GPU host (compute stream, communication stream).
+ * Every rank becomes SimGrid actors on its GPU host: one per stream (compute, communication)
+ * when they can overlap, one for both when its tasks form a chain (the blocking order).
  * Kernels are executions on the GPU host; collectives are decomposed into point-to-point
  * messages by algorithm, at one of two fidelities:
  *   ENG_STEP  every step of the algorithm is its own set of messages (exact, O(p^2) messages);
@@ -13,6 +14,9 @@
  * host memory the platform declares (plat_host_memory) it crosses the sender's PCIe link into
  * it and the receiver's out of it, both copies at once, instead of NVLink; it is delivered
  * when both copies are done.
+ * A ring message whose route's links (switches aside) carry no other message of the run is
+ * computed instead of sent, with SimGrid's arithmetic for a lone flow (engine_private.c): the
+ * same times, but for SimGrid's clock rounding, unless exact_messages.
  *
  * Folder: sim/engine/ (this is its main header): task graphs run on SimGrid (eng_). May include
  * sim/expand, platforms/, workloads/common/ and SimGrid; never analytic/. */

@@ -101,6 +101,14 @@ expect_bad "cfg value" "--cfg contexts/guard-size: 'many'" simulate -w resnet50 
 expect_bad "memory" "GB of memory" simulate -w resnet50 \
     -p gen:abci:nodes=100000,gpus-per-node=64,nodes-per-leaf=20 -s data -g 6400000 -b 6400000
 
+# ---- guard pages the system's mappings cannot hold: refused at once, with the sysctl (only where
+# the limit is the usual 65,530: elsewhere the run would go ahead)
+if [ "$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)" -le 80000 ]; then
+    expect_bad "mappings" "vm.max_map_count" simulate -w resnet50 \
+        -p gen:abci:nodes=10000,nodes-per-leaf=20 -s data -g 40000 -b 40000 \
+        --cfg contexts/guard-size:1
+fi
+
 # ---- gen: specs refused like the generator's flags
 expect_bad "gen preset" "unknown preset" analytic -w resnet50 -p gen:summit -s data -g 4 -b 64
 expect_bad "gen flag" "unknown flag 'nodez'" simulate -w resnet50 -p gen:abci:nodez=8 -s data \

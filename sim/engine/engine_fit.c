@@ -68,6 +68,26 @@ static double available_bytes(void)
     return kib > 0 ? kib * 1024.0 : -1;
 }
 
+/* With the user's guard pages (--cfg contexts/guard-size:N, N > 0), do n_actors stacks fit the
+ * mappings the system allows? Returns 1 when the mappings fit, 0 when they do not and guard
+ * pages are hybridsim's to choose, or HS_EINPUT with what is needed. */
+static int guard_pages_fit(long n_actors, char *err)
+{
+    long max_maps = proc_number("/proc/sys/vm/max_map_count", NULL);
+    long need_maps = mappings_now() + 2 * n_actors + ENG_MAP_SPARE;
+    const char *given = plat_engine_cfg("contexts/guard-size");
+    if (max_maps < 0 || need_maps <= max_maps)
+        return 1;
+    if (!given || atol(given) == 0)
+        return 0;
+    return -hs_fail(err, HS_EINPUT,
+                    "%ld actors with guard pages (--cfg contexts/guard-size:%s) need %ld memory "
+                    "mappings, and this system allows %ld (vm.max_map_count): drop that setting "
+                    "(hybridsim then leaves guard pages out), or raise the limit (sysctl -w "
+                    "vm.max_map_count=%ld)",
+                    n_actors, given, need_maps, max_maps, 2 * need_maps);
+}
+
 int eng_fit_job(long built_gpus, long ranks, char *err)
 {
     double need = built_gpus * ENG_PLATFORM_GPU_BYTES + ranks * ENG_ACTOR_BYTES;
@@ -79,25 +99,17 @@ int eng_fit_job(long built_gpus, long ranks, char *err)
                        "available: simulate fewer GPUs, or on a machine with more memory",
                        ranks, built_gpus, need / 1e9, ENG_PLATFORM_GPU_BYTES / 1024,
                        ENG_ACTOR_BYTES / 1024, avail / 1e9);
-    return HS_OK;
+    int fit = guard_pages_fit(ranks, err); /* a rank has one actor at least */
+    return fit < 0 ? -fit : HS_OK;
 }
 
 int eng_fit_actors(long n_actors, char *err)
 {
-    long max_maps = proc_number("/proc/sys/vm/max_map_count", NULL);
-    long maps = mappings_now(), need_maps = maps + 2 * n_actors + ENG_MAP_SPARE;
-    const char *given = plat_engine_cfg("contexts/guard-size");
-    if (given && atol(given) > 0) {
-        if (max_maps > 0 && need_maps > max_maps)
-            return hs_fail(err, HS_EINPUT,
-                           "%ld actors with guard pages (--cfg contexts/guard-size:%s) need %ld "
-                           "memory mappings, and this system allows %ld (vm.max_map_count): drop "
-                           "that setting (hybridsim then leaves guard pages out), or raise the "
-                           "limit (sysctl -w vm.max_map_count=%ld)",
-                           n_actors, given, need_maps, max_maps, 2 * need_maps);
-    } else if (!given) {
-        sg_cfg_set_int("contexts/guard-size", max_maps < 0 || need_maps <= max_maps ? 1 : 0);
-    }
+    int fit = guard_pages_fit(n_actors, err);
+    if (fit < 0)
+        return -fit;
+    if (!plat_engine_cfg("contexts/guard-size"))
+        sg_cfg_set_int("contexts/guard-size", fit);
     double need_gb = n_actors * ENG_ACTOR_BYTES / 1e9, avail_gb = available_bytes() / 1e9;
     if (avail_gb > 0 && need_gb > avail_gb)
         return hs_fail(err, HS_EINPUT,

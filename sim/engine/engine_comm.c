@@ -2,8 +2,8 @@
  *
  * Every message goes through the rendezvous mailbox of its ordered (source, destination) rank
  * pair, so the messages of one pair match in program order whatever else is in flight. The
- * mailboxes are created before the simulation starts and kept in a hash table, so a message
- * costs a probe, not a formatted name.
+ * mailboxes are created before the simulation starts and kept in a hash table (engine_mbox.c),
+ * so a message costs a probe, not a formatted name.
  *
  * Collectives are rings: in a step a member sends a chunk to its right neighbour and receives
  * one from its left, both posted at once so they overlap. Allreduce = reduce-scatter (n-1 steps
@@ -25,120 +25,6 @@
 
 #include <simgrid/actor.h>
 #include <simgrid/host.h>
-
-/* ---- mailboxes ---------------------------------------------------------------------------- */
-
-/* Every ordered rank pair has two mailboxes: channel 0 for its messages, channel 1 for the
- * first half of its messages staged through host memory (to the relay, see below). */
-static uint64_t pair_key(const eng_sim *s, int src, int dst, int channel)
-{
-    return ((uint64_t)src * (uint64_t)s->g->n_ranks + (uint64_t)dst) * 2 + (uint64_t)channel + 1;
-}
-
-static size_t key_slot(uint64_t key, size_t cap)
-{
-    /* Fibonacci hashing: neighbouring pairs spread over the table. */
-    return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
-}
-
-static sg_mailbox_t mailbox_by_pair(int src, int dst, int channel)
-{
-    char name[40];
-    snprintf(name, sizeof name, channel ? "%d>%d@host" : "%d>%d", src, dst);
-    return sg_mailbox_by_name(name);
-}
-
-static int mbox_grow(eng_mbox_table *t)
-{
-    size_t cap = t->cap ? 2 * t->cap : 256;
-    uint64_t *keys = calloc(cap, sizeof *keys);
-    sg_mailbox_t *boxes = calloc(cap, sizeof *boxes);
-    int *edge = malloc(cap * sizeof *edge);
-    if (!keys || !boxes || !edge) {
-        free(keys);
-        free(boxes);
-        free(edge);
-        return -1;
-    }
-    for (size_t i = 0; i < cap; i++)
-        edge[i] = -1;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->keys[i])
-            continue;
-        size_t j = key_slot(t->keys[i], cap);
-        while (keys[j])
-            j = (j + 1) & (cap - 1);
-        keys[j] = t->keys[i];
-        boxes[j] = t->boxes[i];
-        edge[j] = t->edge[i];
-    }
-    free(t->keys);
-    free(t->boxes);
-    free(t->edge);
-    t->keys = keys;
-    t->boxes = boxes;
-    t->edge = edge;
-    t->cap = cap;
-    return 0;
-}
-
-/* Make sure the pair has a mailbox on the channel (before the simulation). */
-static int mbox_add_on(eng_sim *s, int src, int dst, int channel)
-{
-    eng_mbox_table *t = &s->mbox;
-    if (2 * (t->used + 1) > t->cap && mbox_grow(t) != 0)
-        return -1;
-    uint64_t key = pair_key(s, src, dst, channel);
-    size_t j = key_slot(key, t->cap);
-    while (t->keys[j] && t->keys[j] != key)
-        j = (j + 1) & (t->cap - 1);
-    if (!t->keys[j]) {
-        t->keys[j] = key;
-        t->boxes[j] = mailbox_by_pair(src, dst, channel);
-        t->used++;
-    }
-    return 0;
-}
-
-static int mbox_add(eng_sim *s, int src, int dst)
-{
-    return mbox_add_on(s, src, dst, 0);
-}
-
-static sg_mailbox_t mbox_on(const eng_sim *s, int src, int dst, int channel)
-{
-    const eng_mbox_table *t = &s->mbox;
-    if (t->cap) {
-        uint64_t key = pair_key(s, src, dst, channel);
-        for (size_t j = key_slot(key, t->cap); t->keys[j]; j = (j + 1) & (t->cap - 1))
-            if (t->keys[j] == key)
-                return t->boxes[j];
-    }
-    return mailbox_by_pair(src, dst, channel); /* not foreseen by eng_comm_prepare: correct */
-}
-
-long eng_pair_slot(const eng_sim *s, int src, int dst)
-{
-    const eng_mbox_table *t = &s->mbox;
-    if (!t->cap)
-        return -1;
-    uint64_t key = pair_key(s, src, dst, 0);
-    for (size_t j = key_slot(key, t->cap); t->keys[j]; j = (j + 1) & (t->cap - 1))
-        if (t->keys[j] == key)
-            return (long)j;
-    return -1;
-}
-
-int eng_pair_edge(const eng_sim *s, int src, int dst)
-{
-    long j = eng_pair_slot(s, src, dst);
-    return j >= 0 ? s->mbox.edge[j] : -1;
-}
-
-sg_mailbox_t eng_mbox(const eng_sim *s, int src, int dst)
-{
-    return mbox_on(s, src, dst, 0);
-}
 
 /* ---- messages ----------------------------------------------------------------------------- */
 
@@ -197,7 +83,7 @@ static void relay_main(int argc, char **argv)
     sg_actor_on_exit(relay_exit, a); /* also when a deadlock ends the run with the relay stuck */
     void *payload;
     sg_comm_t c[2];
-    c[0] = sg_mailbox_get_async(mbox_on(a->s, a->src, a->dst, 1), &payload);
+    c[0] = sg_mailbox_get_async(eng_mbox_on(a->s, a->src, a->dst, 1), &payload);
     c[1] = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
     sg_comm_wait_all(c, 2);
     sg_sem_release(a->copied);
@@ -234,7 +120,7 @@ static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool sta
     sg_actor_start(relay, relay_main, 0, NULL);
     s->messages++;
     s->bytes_sent += (double)bytes;
-    return sg_mailbox_put_async(mbox_on(s, src, dst, 1), s, bytes);
+    return sg_mailbox_put_async(eng_mbox_on(s, src, dst, 1), s, bytes);
 }
 
 /* The latency of the path a message from rank src to rank dst takes: a relayed one's two
@@ -538,9 +424,9 @@ done:
 /* The mailboxes a message from src to dst uses: its pair's, and the relay's if it is. */
 static int send_register(eng_sim *s, int src, int dst, bool staged)
 {
-    int oom = mbox_add(s, src, dst);
+    int oom = eng_mbox_add(s, src, dst, 0);
     if (staged && relayed(s, src, dst))
-        oom |= mbox_add_on(s, src, dst, 1);
+        oom |= eng_mbox_add(s, src, dst, 1);
     return oom;
 }
 
@@ -550,7 +436,7 @@ static int ring_register(eng_sim *s, eng_ring v, bool staged)
         return 0;
     int me = eng_ring_member(v, v.pos);
     return send_register(s, me, eng_ring_member(v, v.pos + 1), staged) |
-           mbox_add(s, eng_ring_member(v, v.pos - 1), me);
+           eng_mbox_add(s, eng_ring_member(v, v.pos - 1), me, 0);
 }
 
 /* Give every rank its node's host memory if some task is staged. */
@@ -584,7 +470,8 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
         if (t->peer < 0 || t->peer >= g->n_ranks || t->peer == r)
             return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): peer %d is not "
                            "another rank of 0..%d", r, i, what, t->peer, g->n_ranks - 1);
-        oom = t->op == TG_SEND ? send_register(s, r, t->peer, staged) : mbox_add(s, t->peer, r);
+        oom = t->op == TG_SEND ? send_register(s, r, t->peer, staged)
+                               : eng_mbox_add(s, t->peer, r, 0);
         return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
     }
     if (t->peer < 0 || t->peer >= g->n_groups)
@@ -595,7 +482,7 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
         if (gr->n != 2 || gr->ranks[0] == r || gr->ranks[1] == r)
             return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (shift): group %d is "
                            "not {send peer, receive peer} of two other ranks", r, i, t->peer);
-        oom = send_register(s, r, gr->ranks[0], staged) | mbox_add(s, gr->ranks[1], r);
+        oom = send_register(s, r, gr->ranks[0], staged) | eng_mbox_add(s, gr->ranks[1], r, 0);
         return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
     }
     if (t->op == TG_EXCHANGE) {
@@ -604,7 +491,7 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
             if (p == r)
                 return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (exchange): group "
                                "%d lists the rank among its own peers", r, i, t->peer);
-            oom |= send_register(s, r, p, staged) | mbox_add(s, p, r);
+            oom |= send_register(s, r, p, staged) | eng_mbox_add(s, p, r, 0);
         }
         if (gr->n > *max_peers)
             *max_peers = gr->n;

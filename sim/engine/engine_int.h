@@ -4,7 +4,8 @@
  * results); engine_comm.c turns communication tasks into point-to-point messages (mailboxes,
  * rings, hierarchical allreduce, exchanges) at the chosen fidelity; engine_private.c computes
  * the messages of ring edges whose links nothing else uses instead of sending them;
- * engine_fit.c decides whether the run's actors fit the machine. All see one eng_sim, built
+ * engine_fit.c decides whether the run's actors fit the machine; engine_mbox.c keeps the
+ * mailboxes. All see one eng_sim, built
  * before the simulation starts and read by every actor. SimGrid actors are cooperative (only
  * one runs at a time and it yields only inside a SimGrid call), so the actors update the
  * shared counters without locks. */
@@ -75,8 +76,7 @@ static inline int eng_ring_member(eng_ring v, int i)
     return v.base[(size_t)(((i % v.n) + v.n) % v.n) * (size_t)v.stride];
 }
 
-/* Open-addressing table from an ordered rank pair to its SimGrid mailbox, so a message costs
- * a hash probe instead of formatting and looking up a name. */
+/* Open-addressing table from an ordered rank pair to its SimGrid mailbox (engine_mbox.c). */
 typedef struct {
     uint64_t *keys;         /* src * n_ranks + dst + 1; 0 marks a free slot */
     sg_mailbox_t *boxes;    /* the mailbox of the pair in the same slot */
@@ -135,15 +135,25 @@ typedef struct {
  * first actor starts. */
 int eng_fit_actors(long n_actors, char *err);
 
-/* engine_comm.c */
+/* engine_mbox.c */
 
-/* The mailbox of the ordered rank pair (channel 0), and a message posted into it (counted). */
+/* Give the ordered rank pair a mailbox on the channel (before the simulation): 0, -1 when out
+ * of memory. */
+int eng_mbox_add(eng_sim *s, int src, int dst, int channel);
+/* The pair's mailbox on the channel (0: its messages; 1: staged ones, to their relay), and on
+ * channel 0. */
+sg_mailbox_t eng_mbox_on(const eng_sim *s, int src, int dst, int channel);
 sg_mailbox_t eng_mbox(const eng_sim *s, int src, int dst);
-sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes);
-
 /* The pair's slot in the mailbox table (channel 0), -1 if it has none; its private edge, or -1. */
 long eng_pair_slot(const eng_sim *s, int src, int dst);
 int eng_pair_edge(const eng_sim *s, int src, int dst);
+/* The pair and channel of a key of the table. */
+void eng_pair_of(const eng_sim *s, uint64_t key, int *src, int *dst, int *channel);
+
+/* engine_comm.c */
+
+/* A message posted into the pair's mailbox (counted). */
+sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes);
 
 /* engine_private.c */
 

@@ -99,14 +99,6 @@ static xbt_dynar_t route_of(const eng_sim *s, int src, int dst)
     return route;
 }
 
-static void pair_of(const eng_sim *s, uint64_t key, int *src, int *dst, int *channel)
-{
-    uint64_t k = key - 1, n = (uint64_t)s->g->n_ranks;
-    *channel = (int)(k % 2);
-    *src = (int)(k / 2 / n);
-    *dst = (int)(k / 2 % n);
-}
-
 /* Count, over every pair of the mailbox table, the links of its route. */
 static int count_links(const eng_sim *s, link_count *c)
 {
@@ -121,7 +113,7 @@ static int count_links(const eng_sim *s, link_count *c)
         int src, dst, ch;
         if (!s->mbox.keys[i])
             continue;
-        pair_of(s, s->mbox.keys[i], &src, &dst, &ch);
+        eng_pair_of(s, s->mbox.keys[i], &src, &dst, &ch);
         xbt_dynar_t route = route_of(s, src, dst);
         for (unsigned k = 0; k < xbt_dynar_length(route); k++) {
             sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
@@ -169,7 +161,7 @@ static bool private_pair(const eng_sim *s, const link_count *c, size_t i, const 
                          double *lat, double *bw)
 {
     int src, dst, ch;
-    pair_of(s, s->mbox.keys[i], &src, &dst, &ch);
+    eng_pair_of(s, s->mbox.keys[i], &src, &dst, &ch);
     if (ch != 0 || not_ring[i])
         return false;
     xbt_dynar_t route = route_of(s, src, dst);

@@ -8,18 +8,21 @@
  * be computed from when its two ends posted it, without SimGrid creating, matching, sharing and
  * finishing a message: the costly part of a run. The computation repeats SimGrid 3.32's
  * operations on the same doubles (lone_end), and the actors then sleep exactly until that
- * date. Switches (FATPIPE links) may be shared: they never limit a flow, they only add their
- * latency. The two ways agree to the last bit where the computed messages cross only private
- * links and events are dense; elsewhere they differ by SimGrid's own rounding, which computing
- * cannot reproduce: SimGrid revises a flow's progress whenever a flow comes or goes on a link
- * it uses (a shared switch), merges events less than 1 ns apart (its time precision) and
- * advances its clock by now + (date - now), which rounds when events are sparse. Measured: 4e-15
- * relative on ResNet-50's 1024-GPU step allreduce, 1.5 ns in 130 ms when 1024 ranks reach a
- * step allreduce at the same instant (eng_bench); test_engine_private bounds the cases it runs.
+ * date. The two ways agree to the last bit where the computed messages cross only links of
+ * their own and events are dense: flow mode computes no other message. Step mode also computes
+ * messages across a switch (a FATPIPE link) that other messages cross: a switch never limits a
+ * flow, it only adds its latency, and a step ring across nodes is then computed whole (its 2
+ * million messages at 1024 GPUs are most of a step run's cost). There the two ways differ by
+ * SimGrid's own rounding, which computing cannot reproduce: SimGrid revises a flow's progress
+ * whenever a flow comes or goes on a link it uses, merges events less than 1 ns apart (its time
+ * precision) and advances its clock by now + (date - now), which rounds when events are
+ * sparse. Measured: 4e-15 relative on ResNet-50's 1024-GPU step allreduce, 1.5 ns in 130 ms
+ * when 1024 ranks reach a step allreduce at the same instant (eng_bench); test_engine_private
+ * bounds the cases it runs.
  *
- * Private means: every link but switches (each direction of a split-duplex link on its own) is
- * on the route of this ordered rank pair only, among all pairs the run's tasks use; the pair
- * carries ring messages only; the route has a latency. Nothing is private when the run records
+ * Private means: every link (each direction of a split-duplex link on its own; in step mode,
+ * switches aside) is on the route of this ordered rank pair only, among all pairs the run's
+ * tasks use; the pair carries ring messages only; the route has a latency. Nothing is private when the run records
  * link statistics (every message must be seen), when something else loads the network
  * (background traffic: eng_options.exact_messages), or when messages are staged through host
  * memory (relays share PCIe links in ways the tasks do not show).
@@ -106,6 +109,15 @@ static xbt_dynar_t route_of(const eng_sim *s, int src, int dst)
     return route;
 }
 
+/* Must a private edge's switches be its own too? In flow mode, yes: a shared switch would make
+ * the computed time differ from SimGrid's in the last bits, and computing saves little there
+ * (a message an edge a collective). In step mode, no: a shared switch never limits a flow, and
+ * a step ring across nodes (every edge through the leaf switch) is then computed whole. */
+static bool switches_count(const eng_sim *s)
+{
+    return s->opt.fidelity == ENG_FLOW;
+}
+
 /* Count, over every pair of the mailbox table, the links of its route. */
 static int count_links(const eng_sim *s, link_count *c)
 {
@@ -124,7 +136,7 @@ static int count_links(const eng_sim *s, link_count *c)
         xbt_dynar_t route = route_of(s, src, dst);
         for (unsigned k = 0; k < xbt_dynar_length(route); k++) {
             sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
-            if (!sg_link_is_shared(l))
+            if (!sg_link_is_shared(l) && !switches_count(s))
                 continue; /* a switch never limits a flow */
             size_t j = link_slot(c, l);
             c->keys[j] = l;
@@ -175,7 +187,7 @@ static bool private_pair(const eng_sim *s, const link_count *c, size_t i, const 
     bool alone = xbt_dynar_length(route) > 0;
     for (unsigned k = 0; alone && k < xbt_dynar_length(route); k++) {
         sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
-        alone = !sg_link_is_shared(l) || c->count[link_slot(c, l)] == 1;
+        alone = (!sg_link_is_shared(l) && !switches_count(s)) || c->count[link_slot(c, l)] == 1;
     }
     xbt_dynar_free(&route);
     sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];

@@ -10,10 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <simgrid/host.h>
-#include <simgrid/link.h>
-#include <xbt/dynar.h>
-
+/* alpha/beta of the ring gpu[0] -> gpu[1] -> ... -> gpu[n-1] -> gpu[0]. */
 an_link an__ring_link(const plat_platform *plat, const int *gpu, int n)
 {
     an_link l;
@@ -39,29 +36,15 @@ an_link an__pair_link(const plat_platform *plat, int a, int b)
     return l;
 }
 
-/* The link between GPU g and its host memory (its PCIe link): the first link of any route
- * from g out of its node, as the platform generator lays routes out (platforms/README.md:
- * GPU -> its PCIe link -> NIC -> switches). Returns 0 when the platform has a single node, so
- * no such route exists; the caller then falls back on the GPU-to-GPU route. */
+/* The link between GPU g and its host memory (its PCIe link): plat_host_link. Returns 0 when
+ * the platform has a single node; the caller then falls back on the GPU-to-GPU route. */
 static int host_link(const plat_platform *plat, int g, an_link *l)
 {
-    int per_node = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
-    int other = (g / per_node + 1) * per_node;
-    if (other >= plat->n_gpus)
-        other = 0;
-    if (other / per_node == g / per_node)
+    double bw_Bps;
+    if (!plat_host_link(plat, g, &l->alpha_s, &bw_Bps))
         return 0;
-    xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
-    sg_host_get_route(plat->gpus[g], plat->gpus[other], route);
-    int found = xbt_dynar_length(route) > 0;
-    if (found) {
-        sg_link_t first = xbt_dynar_get_as(route, 0, sg_link_t);
-        double bw_Bps = sg_link_get_bandwidth(first);
-        l->alpha_s = sg_link_get_latency(first);
-        l->beta_s_per_byte = bw_Bps > 0 ? 1.0 / bw_Bps : 0.0;
-    }
-    xbt_dynar_free(&route);
-    return found;
+    l->beta_s_per_byte = bw_Bps > 0 ? 1.0 / bw_Bps : 0.0;
+    return 1;
 }
 
 an_link an__staged_link(const plat_platform *plat, int a, int b)

@@ -229,7 +229,8 @@ int ck_finish_props(ck_state *s)
 
 static int on_prop(ck_state *s, int depth)
 {
-    char id[CK_VALUE_LEN], value[CK_VALUE_LEN];
+    /* Values can be long: hybridsim:generator holds every parameter of a generated machine. */
+    char id[CK_VALUE_LEN], value[CK_PROP_VALUE_LEN];
     long line = ck_line(s);
     if (ck_need(s, "prop", "id", id, sizeof id) || ck_need(s, "prop", "value", value, sizeof value))
         return s->rc;
@@ -249,7 +250,9 @@ static int on_prop(ck_state *s, int depth)
                 return ck_fail(s, line, "%s is given twice (also at line %ld)", id,
                                s->prop_line[i]);
             s->prop_line[i] = line;
-            memcpy(s->prop_value[i], value, sizeof value);
+            if (strlen(value) >= sizeof s->prop_value[i])
+                return ck_fail(s, line, "%s: the value is too long", id);
+            strcpy(s->prop_value[i], value);
         }
     return HS_OK; /* other hybridsim:* properties are informative */
 }

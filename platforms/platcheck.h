@@ -12,7 +12,7 @@
 
 /* What the check learns about the machine: the root zone's hybridsim properties and the GPU
  * hosts' names in rank order. */
-typedef struct {
+typedef struct plat_facts {
     int nodes;                 /* hybridsim:nodes */
     int gpus_per_node;         /* hybridsim:gpus_per_node */
     int nodes_per_leaf;        /* hybridsim:nodes_per_leaf */

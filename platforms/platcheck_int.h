@@ -37,6 +37,7 @@ enum { CK_HOST = 1, CK_ROUTER, CK_ZONE, CK_LINK_SHARED, CK_LINK_SPLIT, CK_ROUTE 
 
 #define CK_MAX_DEPTH 32
 #define CK_VALUE_LEN 512
+#define CK_PROP_VALUE_LEN 4096
 
 /* What is known about an open zone while its children are read. SimGrid's DTD allows either
  * zones and links then zoneRoutes, or hosts, routers and links then routes. */

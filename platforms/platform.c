@@ -1,65 +1,28 @@
-/* platform.c: loads a platform into the process's SimGrid engine and answers route questions.
+/* platform.c: what a platform is, without SimGrid (platform.h): a spec opened, a generated
+ * file recognised by its digest, the routes of either kind of machine answered.
  *
- * Network semantics. hybridsim wants plain alpha-beta: one message of n bytes alone on a route
- * takes exactly (sum of the route's latencies) + n / (its bottleneck bandwidth), and what the
- * simulation adds is only the sharing of saturated links. SimGrid's CM02 flow model gives that
- * once its corrections are switched off, which is what engine_configure does:
- *   - network/model CM02: max-min fair sharing, no empirical factors (LV08, the default,
- *     multiplies latencies by 13.01 and bandwidths by 0.97);
- *   - network/latency-factor 1, network/bandwidth-factor 1, network/weight-S 0: CM02's own
- *     defaults, set explicitly so nothing else can change them;
- *   - network/TCP-gamma 1e30: CM02 caps a flow at gamma / (2 latency), a TCP window limit
- *     (with the 4 MiB default an NVLink flow at 9 us would be capped near 233 GB/s);
- *   - network/crosstraffic off: otherwise each flow also loads its reverse route with 5% of
- *     its rate, modelling TCP acks.
- * Sharing: CM02 shares a saturated link among flows in inverse proportion to their route
- * latencies (TCP's RTT unfairness), where ptask_L07 shares equally. We keep CM02: flows that
- * meet on one link have nearly the same latency here (inter-node routes differ by at most
- * 2.2%, 30.31 vs 30.98 us on ABCI, and NVLink flows never share a link with network flows),
- * so its shares are within about 1% of equal ones (except one-hop and two-hop flows on a
- * cube-mesh NVLink: 2/3 and 1/3), and CM02's lazy update is much faster than L07's full one
- * on the millions of messages a step-by-step ring sends. platforms/README.md says the same
- * for users. SimGrid's own log output is silenced (threshold critical). */
+ * A file is "generated" when it ends with the digest of everything before it and records the
+ * generator's parameters and layout version (platgen_walk.c's properties): it is then exactly
+ * what those parameters generate, so nothing else of it is read, and the checker's 0.2 s on
+ * ABCI (1.3 s on 17,408 GPUs) is spent on hashing it (a few ms). Any mismatch (an edit, another
+ * layout version, parameters this build does not read) falls back on the full check: such a
+ * file is read as any hand-written one, and its routes come from SimGrid. */
+#define _GNU_SOURCE
 #include "platform.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <simgrid/engine.h>
-#include <simgrid/host.h>
-#include <xbt/config.h>
-#include <xbt/log.h>
-#include <xbt/sysdep.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "platcheck.h"
-
-/* SimGrid allows one engine per process and one platform per engine, and cannot be asked
- * whether it has them: this is the module's only global state, forced by that rule. */
-static enum { ENGINE_NONE, ENGINE_STARTED, ENGINE_LOADED } engine_state = ENGINE_NONE;
-
-/* A TCP window so large that CM02's window cap never binds (see above). */
-#define PLAT_TCP_GAMMA 1e30
-
-void plat_engine_start(void)
-{
-    if (engine_state != ENGINE_NONE)
-        return;
-    char name[] = "hybridsim";
-    char *argv[] = {name, NULL};
-    int argc = 1;
-    /* Before simgrid_init, so that its own configuration messages are silenced too. */
-    xbt_log_control_set("root.thresh:critical");
-    simgrid_init(&argc, argv);
-    sg_cfg_set_string("network/model", "CM02");
-    sg_cfg_set_double("network/latency-factor", 1.0);
-    sg_cfg_set_double("network/bandwidth-factor", 1.0);
-    sg_cfg_set_double("network/weight-S", 0.0);
-    sg_cfg_set_double("network/TCP-gamma", PLAT_TCP_GAMMA);
-    sg_cfg_set_boolean("network/crosstraffic", "no");
-    engine_state = ENGINE_STARTED;
-}
+#include "platdigest.h"
+#include "platroute.h"
+#include "units.h"
 
 const char *plat_default_dir(void) { return HYBRIDSIM_SOURCE_DIR "/platforms"; }
 
@@ -99,96 +62,216 @@ static void stem(const char *path, char *name, size_t len)
     snprintf(name, len, "%.*s", (int)n, base);
 }
 
-/* Find the GPU hosts in rank order. Both SimGrid's host list and the checked GPU names are
- * sorted by name (the names are zero-padded alike), so one merge pass pairs them; looking
- * each name up would walk SimGrid's zone tree once per GPU. */
-static int collect_gpus(const plat_facts *facts, plat_platform *plat, char *err)
+/* ---------------------------------------------------------------- generated machines */
+
+/* Parse a spec into plat->gen (with room for its text values after it). */
+static int open_params(plat_platform *plat, const char *spec, int strict, char *err)
 {
-    size_t n_hosts = sg_host_count();
-    sg_host_t *hosts = sg_host_list();
-    int rank = 0;
-    plat->gpus = calloc(facts->n_gpus, sizeof *plat->gpus);
-    if (!plat->gpus) {
-        xbt_free(hosts);
-        return hs_fail(err, HS_EINTERNAL, "out of memory for %d GPUs", facts->n_gpus);
-    }
-    for (size_t i = 0; i < n_hosts && rank < facts->n_gpus; i++)
-        if (strcmp(sg_host_get_name(hosts[i]), facts->gpu_names[rank]) == 0)
-            plat->gpus[rank++] = hosts[i];
-    xbt_free(hosts);
-    if (rank < facts->n_gpus)
-        return hs_fail(err, HS_EINTERNAL, "%s: SimGrid has no host '%s' although the file "
-                       "declares it", plat->path, facts->gpu_names[rank]);
-    return HS_OK;
+    size_t store = strlen(spec) + 1;
+    plat->gen = malloc(sizeof *plat->gen + store);
+    if (!plat->gen)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for the platform's parameters");
+    return pg_spec_parse(spec, plat->gen, (char *)(plat->gen + 1), store, strict, err);
 }
 
-int plat_load(const char *spec, plat_platform *plat, char *err)
+/* The machine's facts from its parameters, as a file of them says them (same text, same
+ * doubles: the GPU speed is the host's text as SimGrid reads it). */
+static int facts_from_params(plat_platform *plat, char *err)
 {
-    plat_facts facts;
-    int rc;
-    memset(plat, 0, sizeof *plat);
-    if ((rc = resolve(spec, plat->path, sizeof plat->path, err)))
-        return rc;
-    if (engine_state == ENGINE_LOADED)
-        return hs_fail(err, HS_EINTERNAL, "%s: a platform is already loaded, and SimGrid allows "
-                       "one per process", plat->path);
-    if ((rc = plat_check_file(plat->path, &facts, err)))
-        return rc;
-    plat_engine_start();
-    simgrid_load_platform(plat->path);
-    engine_state = ENGINE_LOADED;
-    stem(plat->path, plat->name, sizeof plat->name);
-    plat->n_nodes = facts.nodes;
-    plat->gpus_per_node = facts.gpus_per_node;
-    plat->n_gpus = facts.n_gpus;
-    plat->nodes_per_leaf = facts.nodes_per_leaf;
-    plat->nodes_per_rack = facts.nodes_per_leaf * facts.leaves_per_rack;
-    plat->gpu_memory_bytes = facts.gpu_memory_bytes;
-    plat->staging_latency_s = facts.staging_latency_s;
-    snprintf(plat->gpu_model, sizeof plat->gpu_model, "%s", facts.gpu_model);
-    rc = collect_gpus(&facts, plat, err);
-    plat_facts_free(&facts);
-    if (rc) {
-        plat_free(plat);
+    const pg_params *p = plat->gen;
+    char speed[40];
+    if (strlen(p->gpu_model) >= sizeof plat->gpu_model)
+        return hs_fail(err, HS_EINPUT, "gpu-model: at most %d characters",
+                       (int)sizeof plat->gpu_model - 1);
+    plat->n_nodes = p->nodes;
+    plat->gpus_per_node = p->gpus_per_node;
+    plat->n_gpus = p->nodes * p->gpus_per_node;
+    plat->nodes_per_leaf = p->nodes_per_leaf;
+    plat->nodes_per_rack = p->nodes_per_leaf * p->leaves_per_rack;
+    plat->gpu_memory_bytes = p->gpu_memory_bytes;
+    plat->staging_latency_s = p->staging_latency_s;
+    snprintf(plat->gpu_model, sizeof plat->gpu_model, "%s", p->gpu_model);
+    un_format(p->gpu_speed_flops, UN_SPEED, speed, sizeof speed);
+    un_parse(speed, UN_SPEED, &plat->gpu_speed_flops);
+    return pm_open(p, &plat->machine, err);
+}
+
+/* The value of root property `id` in the head of a generated file, XML entities undone. */
+static int head_prop(const char *data, size_t size, const char *id, char *out, size_t len)
+{
+    char key[96];
+    snprintf(key, sizeof key, "<prop id=\"%s\" value=\"", id);
+    size_t head = size < 65536 ? size : 65536, k = strlen(key), n = 0;
+    const char *at = memmem(data, head, key, k);
+    if (!at)
+        return -1;
+    static const struct { const char *entity; char c; } ents[] = {
+        {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}};
+    for (const char *c = at + k; c < data + head && *c != '"'; c++) {
+        if (n + 1 >= len)
+            return -1;
+        size_t e = 0;
+        while (e < 4 && strncmp(c, ents[e].entity, strlen(ents[e].entity)) != 0)
+            e++;
+        out[n++] = e < 4 ? ents[e].c : *c;
+        if (e < 4)
+            c += strlen(ents[e].entity) - 1;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+/* Does the mapped file end with the digest of everything before it, and record its layout and
+ * parameters? Then the parameters into spec. */
+static bool generated_file(const char *data, size_t size, char *spec, size_t len)
+{
+    size_t open = strlen(PD_OPEN), close = strlen(PD_CLOSE), tail = open + PD_HEX + close;
+    char hex[PD_HEX + 1], layout[16], expect[16];
+    if (size < tail)
+        return false;
+    const char *d = data + size - tail;
+    if (memcmp(d, PD_OPEN, open) != 0 || memcmp(d + open + PD_HEX, PD_CLOSE, close) != 0)
+        return false;
+    memcpy(hex, d + open, PD_HEX);
+    hex[PD_HEX] = '\0';
+    char *end;
+    unsigned long long digest = strtoull(hex, &end, 16);
+    if (*end != '\0' || digest != pd_digest(data, size - tail))
+        return false;
+    snprintf(expect, sizeof expect, "%d", PG_LAYOUT_VERSION);
+    return head_prop(data, size, "hybridsim:generator_layout", layout, sizeof layout) == 0 &&
+           strcmp(layout, expect) == 0 &&
+           head_prop(data, size, "hybridsim:generator", spec, len) == 0;
+}
+
+/* Open plat->path as a generated file if it is one: 1 when it is, 0 when it must be checked
+ * in full (not generated, or unreadable: the check reports why). */
+static int try_generated(plat_platform *plat)
+{
+    char spec[4096], err[HS_ERR_LEN];
+    struct stat st;
+    int fd = open(plat->path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    bool found = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        void *data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (data != MAP_FAILED) {
+            found = generated_file(data, (size_t)st.st_size, spec, sizeof spec);
+            munmap(data, (size_t)st.st_size);
+        }
+    }
+    close(fd);
+    if (found && (open_params(plat, spec, 0, err) != HS_OK || facts_from_params(plat, err) != HS_OK))
+        found = false;
+    if (!found) { /* not ours after all: start over with the full check */
+        pm_free(plat->machine);
+        free(plat->gen);
+        plat->machine = NULL;
+        plat->gen = NULL;
+    }
+    return found;
+}
+
+/* ---------------------------------------------------------------- hand-written files */
+
+static int open_checked(plat_platform *plat, char *err)
+{
+    plat_facts *f = calloc(1, sizeof *f);
+    if (!f)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    int rc = plat_check_file(plat->path, f, err);
+    if (rc != HS_OK) {
+        free(f);
         return rc;
     }
-    plat->gpu_speed_flops = sg_host_get_speed(plat->gpus[0]);
-    return HS_OK;
+    plat->facts = f;
+    plat->n_nodes = f->nodes;
+    plat->gpus_per_node = f->gpus_per_node;
+    plat->n_gpus = f->n_gpus;
+    plat->nodes_per_leaf = f->nodes_per_leaf;
+    plat->nodes_per_rack = f->nodes_per_leaf * f->leaves_per_rack;
+    plat->gpu_memory_bytes = f->gpu_memory_bytes;
+    plat->staging_latency_s = f->staging_latency_s;
+    snprintf(plat->gpu_model, sizeof plat->gpu_model, "%s", f->gpu_model);
+    return HS_OK; /* the GPU speed is the host's, once SimGrid has it */
+}
+
+int plat_open(const char *spec, plat_platform *plat, char *err)
+{
+    memset(plat, 0, sizeof *plat);
+    if (spec && strncmp(spec, PG_SPEC_PREFIX, strlen(PG_SPEC_PREFIX)) == 0) {
+        char why[HS_ERR_LEN];
+        snprintf(plat->name, sizeof plat->name, "%s", spec);
+        int rc = open_params(plat, spec, 1, why);
+        if (rc == HS_OK)
+            rc = facts_from_params(plat, why);
+        if (rc != HS_OK) {
+            plat_free(plat);
+            return hs_fail(err, rc, "-p %s: %s", spec, why);
+        }
+        return HS_OK;
+    }
+    int rc = resolve(spec, plat->path, sizeof plat->path, err);
+    if (rc != HS_OK)
+        return rc;
+    stem(plat->path, plat->name, sizeof plat->name);
+    if (try_generated(plat))
+        return HS_OK;
+    return open_checked(plat, err);
 }
 
 void plat_free(plat_platform *plat)
 {
+    pm_free(plat->machine);
+    free(plat->gen);
+    if (plat->facts) {
+        plat_facts_free(plat->facts);
+        free(plat->facts);
+    }
     free(plat->gpus);
-    plat->gpus = NULL;
+    free(plat->host_mem);
+    plat->machine = NULL;
+    plat->gen = NULL;
+    plat->facts = NULL;
+    plat->gpus = plat->host_mem = NULL;
     plat->n_gpus = 0;
+}
+
+/* ---------------------------------------------------------------- routes */
+
+bool plat_routes_known(const plat_platform *plat)
+{
+    return plat->machine != NULL || plat->engine_route != NULL;
+}
+
+/* The route from a to b and its first link, by whoever knows it; -1 when nobody does. */
+static int route_of(const plat_platform *plat, int a, int b, double r[4])
+{
+    if (a < 0 || b < 0 || a >= plat->n_gpus || b >= plat->n_gpus || a == b)
+        return -1;
+    if (plat->machine)
+        return pm_route(plat->machine, a, b, &r[0], &r[1], &r[2], &r[3]);
+    if (plat->engine_route)
+        return plat->engine_route(plat, a, b, &r[0], &r[1], &r[2], &r[3]);
+    return -1;
 }
 
 void plat_route(const plat_platform *plat, int a, int b, double *latency_s, double *bandwidth_Bps)
 {
-    if (a < 0 || b < 0 || a >= plat->n_gpus || b >= plat->n_gpus) {
-        *latency_s = NAN; /* a caller's bug: make it show in every number it touches */
-        *bandwidth_Bps = NAN;
-        return;
-    }
-    if (a == b) { /* nothing crosses a link */
+    double r[4];
+    if (a == b && a >= 0 && a < plat->n_gpus) { /* nothing crosses a link */
         *latency_s = 0;
         *bandwidth_Bps = HUGE_VAL;
         return;
     }
-    *latency_s = sg_host_get_route_latency(plat->gpus[a], plat->gpus[b]);
-    *bandwidth_Bps = sg_host_get_route_bandwidth(plat->gpus[a], plat->gpus[b]);
-}
-
-sg_host_t plat_host_memory(const plat_platform *plat, int gpu)
-{
-    if (gpu < 0 || gpu >= plat->n_gpus)
-        return NULL;
-    const char *name = sg_host_get_name(plat->gpus[gpu]), *tail = strrchr(name, '-');
-    if (!tail || strncmp(tail, "-gpu", 4) != 0)
-        return NULL;
-    char mem[256];
-    int len = snprintf(mem, sizeof mem, "%.*s-cpu", (int)(tail - name), name);
-    return len > 0 && (size_t)len < sizeof mem ? sg_host_by_name(mem) : NULL;
+    if (route_of(plat, a, b, r) != 0) {
+        *latency_s = NAN; /* a caller's bug: make it show in every number it touches */
+        *bandwidth_Bps = NAN;
+        return;
+    }
+    *latency_s = r[0];
+    *bandwidth_Bps = r[1];
 }
 
 void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
@@ -207,4 +290,45 @@ void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *al
         if (beta > *beta_s_per_byte || isnan(beta))
             *beta_s_per_byte = beta;
     }
+}
+
+int plat_host_link(const plat_platform *plat, int g, double *latency_s, double *bandwidth_Bps)
+{
+    int per_node = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
+    int other = (g / per_node + 1) * per_node;
+    double r[4];
+    if (other >= plat->n_gpus)
+        other = 0;
+    if (other / per_node == g / per_node || route_of(plat, g, other, r) != 0)
+        return 0;
+    *latency_s = r[2];
+    *bandwidth_Bps = r[3];
+    return 1;
+}
+
+long plat_engine_gpus(const plat_platform *plat, const int *gpus, int n)
+{
+    if (!plat->gen || !gpus)
+        return plat->n_gpus;
+    int racks = pg_racks(plat->gen);
+    unsigned char *seen = calloc((size_t)racks, 1);
+    long built = 0;
+    if (!seen)
+        return plat->n_gpus;
+    for (int i = 0; i < n; i++) {
+        int r = gpus[i] >= 0 && gpus[i] < plat->n_gpus ? pg_rack_of_gpu(plat->gen, gpus[i]) : -1;
+        if (r >= 0 && !seen[r]) {
+            seen[r] = 1;
+            built += (long)plat->n_gpus / racks;
+        }
+    }
+    free(seen);
+    return built;
+}
+
+sg_host_t plat_host_memory(const plat_platform *plat, int gpu)
+{
+    if (gpu < 0 || gpu >= plat->n_gpus || !plat->host_mem || plat->gpus_per_node < 1)
+        return NULL;
+    return plat->host_mem[gpu / plat->gpus_per_node];
 }

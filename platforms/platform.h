@@ -1,16 +1,23 @@
-/* platform.h: the machine a workload trains on, loaded from SimGrid platform XML.
+/* platform.h: the machine a workload trains on: a generated machine or SimGrid platform XML.
  *
- * A platform file is ordinary SimGrid XML (as `hybridsim platform` writes it) whose root zone
- * carries hybridsim's properties (GPUs per node, GPU memory, ...). Loading it starts the
- * process's one SimGrid engine with hybridsim's network semantics (see platform.c) and loads the
- * file into it; routes are then SimGrid's own. The analytic model asks this module for the
- * latency and bandwidth between two GPUs, and the simulator runs on the same engine, so a
- * what-if change to the file reaches both.
+ * A platform is named by a spec: a short name ("abci": platforms/abci.xml), a path to SimGrid
+ * XML whose root zone carries hybridsim's properties, or "gen:PRESET[:FLAG=VALUE,...]" (a
+ * machine of `hybridsim platform`'s parameters, never written to a file). plat_open reads what
+ * the machine is without starting SimGrid. A file written by `hybridsim platform` records its
+ * parameters and a digest (platdigest.h): when the digest holds, the machine is rebuilt from
+ * the parameters, not parsed, and its routes are computed without SimGrid (platroute.h), the
+ * way SimGrid computes them, from the same text values; any other file is checked with libxml2
+ * (platcheck.h) and its routes are SimGrid's own once it is loaded. plat_engine_load then puts
+ * the machine into the process's SimGrid engine with hybridsim's network semantics
+ * (platform_sg.c): a generated machine is built in memory, only the racks a job uses; a file
+ * is loaded whole. The analytic model asks this module for the latency and bandwidth between
+ * two GPUs, and the simulator runs on the same machine, so a what-if change reaches both.
  *
- * Folder: platforms/ (this is its main header): the machine: platform files loaded (plat_) and
- * checked (platcheck), written by the generator (platgen.h, pg_), and where a job's ranks sit on
- * it (placement.h, pl_). The shipped platform files live beside the code. May include
- * workloads/common/, SimGrid and libxml2. */
+ * Folder: platforms/ (this is its main header): the machine: platforms opened (plat_), checked
+ * (platcheck), generated (platgen.h, pg_), put into SimGrid (platform_sg.c, platbuild_sg.cpp),
+ * and where a job's ranks sit on it (placement.h, pl_). The shipped platform files live beside
+ * the code. May include workloads/common/, SimGrid and libxml2; the files a process without
+ * SimGrid uses (everything but *_sg.*) include no SimGrid header but simgrid/forward.h. */
 #ifndef PLATFORM_H
 #define PLATFORM_H
 
@@ -20,12 +27,24 @@
 #include <simgrid/forward.h>
 
 #include "hs_error.h"
+#include "platgen.h"
 
 #define PLAT_NAME_LEN 64
+#define PLAT_SPEC_LEN 1024 /* a platform's name: a file's stem or a gen: spec */
 
-typedef struct {
-    char name[PLAT_NAME_LEN];   /* short name, e.g. "abci" (the file's stem) */
-    char path[1024];            /* the file it was loaded from */
+struct plat_machine; /* platroute.h */
+struct plat_facts;   /* platcheck.h */
+typedef struct plat_platform plat_platform;
+
+/* Routes through SimGrid (platform_sg.c), for a platform whose routes only SimGrid knows:
+ * latency and bandwidth of the route from GPU a to GPU b and of its first link. */
+typedef int (*plat_route_fn)(const plat_platform *plat, int gpu_a, int gpu_b, double *latency_s,
+                             double *bandwidth_Bps, double *first_latency_s,
+                             double *first_bandwidth_Bps);
+
+struct plat_platform {
+    char name[PLAT_SPEC_LEN];   /* short name, e.g. "abci" (the file's stem), or the gen: spec */
+    char path[1024];            /* the file it was read from ("" for a gen: spec) */
     int n_gpus;                 /* GPUs in the whole machine */
     int gpus_per_node;
     int n_nodes;
@@ -34,27 +53,57 @@ typedef struct {
     char gpu_model[PLAT_NAME_LEN]; /* e.g. "V100-16GB": compared with a workload's device */
     double staging_latency_s;   /* extra latency of a message staged through host memory
                                  * (MPI without GPUDirect; ParaDL's data+spatial halo) */
-    sg_host_t *gpus;            /* n_gpus SimGrid hosts, GPU g of node n at n*gpus_per_node+g */
     int nodes_per_leaf;         /* nodes under one leaf switch group (placement, reports) */
     int nodes_per_rack;         /* nodes under one rack-level switch */
-} plat_platform;
+    pg_params *gen;             /* a generated machine's parameters; NULL: a hand-written file */
+    struct plat_machine *machine; /* generated: its routes, computed without SimGrid */
+    struct plat_facts *facts;   /* hand-written: what the check read, kept until loaded */
+    /* Set by plat_engine_load: */
+    bool in_engine;             /* the machine is in SimGrid */
+    bool whole;                 /* every rack of it is */
+    sg_host_t *gpus;            /* n_gpus SimGrid hosts, GPU g of node n at n*gpus_per_node+g;
+                                 * NULL for the GPUs of racks not built */
+    sg_host_t *host_mem;        /* per node: its host memory (n<node>-cpu), or NULL */
+    plat_route_fn engine_route; /* a hand-written file's routes, through SimGrid */
+};
 
-/* Load a platform. `spec` is a path or a short name looked up as <dir>/<spec>.xml in the
- * platforms folder. Checks the XML with libxml2 first so that a malformed file is reported as
- * "file:line: what" (HS_EINPUT) instead of aborting inside SimGrid. Creates the SimGrid engine
- * if the process has none yet (one engine per process: call this at most once). */
+/* What the machine is, without SimGrid: the spec's parameters, or a generated file's (digest
+ * checked), or a hand-written file checked in full. HS_EINPUT with file:line or the flag of
+ * the spec when something is wrong. Free with plat_free. */
+int plat_open(const char *spec, plat_platform *plat, char *err);
+
+/* Can plat_route answer without SimGrid (a generated machine), or once loaded? */
+bool plat_routes_known(const plat_platform *plat);
+
+/* Put the opened machine into the process's SimGrid engine (started if needed; one platform
+ * per process): a generated machine is built in memory, only the racks holding the listed GPUs
+ * (all when gpus is NULL), with the routes the whole machine has; a file is loaded whole. */
+int plat_engine_load(plat_platform *plat, const int *gpus, int n_gpus, char *err);
+
+/* How many GPUs plat_engine_load(plat, gpus, n) would put into SimGrid. */
+long plat_engine_gpus(const plat_platform *plat, const int *gpus, int n_gpus);
+
+/* plat_open and plat_engine_load of the whole machine. */
 int plat_load(const char *spec, plat_platform *plat, char *err);
 
 void plat_free(plat_platform *plat);
 
-/* Start the process's SimGrid engine with hybridsim's network semantics (platform.c), once;
- * later calls do nothing. plat_load calls it. Call it yourself before plat_load only to add
- * SimGrid configuration or plugins that must precede the platform (sg_cfg_set_*,
- * sg_link_load_plugin_init, ...). */
-void plat_engine_start(void);
+/* SimGrid settings given by the user (--cfg NAME:VALUE), applied when the engine starts.
+ * HS_EINPUT for a malformed one or one that hybridsim's semantics depend on (network and
+ * model settings): the message names it. Call before the engine starts. */
+int plat_engine_settings(const char *const *cfg, int n, char *err);
+
+/* The value the user gave SimGrid setting `name` (plat_engine_settings), or NULL. */
+const char *plat_engine_cfg(const char *name);
+
+/* Start the process's SimGrid engine with hybridsim's network semantics and context settings
+ * (platform_sg.c), once; later calls do nothing. plat_engine_load calls it. Call it yourself
+ * first only to add SimGrid configuration or plugins that must precede the platform. */
+int plat_engine_start(char *err);
 
 /* Latency (sum over the links of the route) and bandwidth (the route's bottleneck) from GPU a
- * to GPU b, both indices into plat->gpus. a == b gives 0 and HUGE_VAL (nothing to cross). */
+ * to GPU b. a == b gives 0 and HUGE_VAL (nothing to cross); NaN when the route is unknown (a
+ * hand-written platform not yet loaded into SimGrid, a GPU out of range: a caller's bug). */
 void plat_route(const plat_platform *plat, int gpu_a, int gpu_b, double *latency_s,
                 double *bandwidth_Bps);
 
@@ -64,10 +113,15 @@ void plat_route(const plat_platform *plat, int gpu_a, int gpu_b, double *latency
 void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
                     double *beta_s_per_byte);
 
+/* The link between GPU g and its host memory: the first link of a route from g out of its node
+ * (its PCIe link, platforms/README.md). 0 when the machine has a single node, so no such route
+ * exists; 1 with its latency and bandwidth. */
+int plat_host_link(const plat_platform *plat, int gpu, double *latency_s, double *bandwidth_Bps);
+
 /* The host standing for the host memory (CPUs, DRAM) of GPU gpu's node: the host named like
  * the node's GPUs with "-cpu" for "-gpu<g>" (n0003-cpu for n0003-gpu1, as the generator writes
- * it; platforms/README.md), or NULL if the platform has none or gpu is out of range. Messages
- * staged without GPUDirect go through it (sim/engine_comm.c). */
+ * it; platforms/README.md), or NULL if the platform has none, gpu is out of range or its rack
+ * was not built. Messages staged without GPUDirect go through it (sim/engine/engine_comm.c). */
 sg_host_t plat_host_memory(const plat_platform *plat, int gpu);
 
 /* The folder short names are looked up in ("<home>/platforms"). */

@@ -19,6 +19,7 @@
 void pg_abci(pg_params *p)
 {
     memset(p, 0, sizeof *p);
+    p->preset = "abci";
     p->nodes = 1088;
     p->gpus_per_node = 4;
     p->gpus_per_pcie_switch = 2;    /* 2 PLX switches per node, 2 GPUs and 1 NIC under each */
@@ -56,6 +57,7 @@ void pg_abci(pg_params *p)
 static void pg_dgx1(pg_params *p)
 {
     pg_abci(p);
+    p->preset = "dgx1";
     p->nodes = 128;                 /* 1024 GPUs */
     p->gpus_per_node = 8;
     p->gpus_per_pcie_switch = 2;    /* 4 PLX switches per node, 2 GPUs and 1 EDR NIC under each */
@@ -80,6 +82,7 @@ static void pg_dgx1(pg_params *p)
 static void pg_nvswitch_ndr(pg_params *p)
 {
     pg_abci(p);
+    p->preset = "nvswitch-ndr";
     p->nodes = 128;                 /* 1024 GPUs */
     p->gpus_per_node = 8;
     p->gpus_per_pcie_switch = 2;    /* 4 PCIe Gen5 switches, 2 GPUs and 2 NICs under each */

@@ -24,7 +24,10 @@ typedef enum {
 
 #define PG_CUBE_MESH_GPUS 8 /* the DGX-1V's GPUs, the only size its cube mesh comes in */
 
-typedef struct {
+typedef struct pg_params {
+    const char *preset;         /* the preset the parameters started from ("abci" when NULL):
+                                 * named in the generated file so that fields without a flag
+                                 * come back from it */
     int nodes;                  /* nodes in the machine */
     int gpus_per_node;
     int gpus_per_pcie_switch;   /* GPUs sharing one PCIe switch and its NIC(s) */
@@ -59,6 +62,86 @@ typedef struct {
     double spine_switch_latency_s;
     pg_nvlink_topology nvlink_topology;
 } pg_params;
+
+/* ---------------------------------------------------------------- the machine as a walk */
+
+/* platgen_walk.c describes the machine ONCE, as a walk over its zones that calls a sink per
+ * element; every consumer is a sink: the XML writer (pg_write), the in-memory SimGrid builder
+ * (platform_sg) and the route resolver that answers without SimGrid (platroute.c). So a change
+ * to the machine's structure reaches all three, and tests compare their routes.
+ *
+ * Zones route either by explicit routes between their hosts and routers (PG_FULL), or as a
+ * star (PG_STAR): each child zone has a gateway and a way up (a list of links); the route from
+ * child a to child b is a's way up then b's way down (b's way up reversed, directions swapped),
+ * a link met twice counted once (SimGrid's StarZone; the XML writes the same routes as a Full
+ * zone's zoneRoutes between every pair of children). */
+typedef enum { PG_FULL, PG_STAR } pg_routing;
+typedef enum { PG_SPLITDUPLEX, PG_FATPIPE } pg_policy;
+typedef enum { PG_NONE, PG_UP, PG_DOWN } pg_direction;
+
+/* One link of a route: a split-duplex link is crossed UP or DOWN, a FATPIPE link NONE. */
+typedef struct {
+    const char *link;
+    pg_direction dir;
+} pg_hop;
+
+/* What the walk calls, in document order. Values are text with units ("50GBps", "9us"): the
+ * exact text the XML carries, so that every sink gives SimGrid (or computes) the same doubles.
+ * Every callback must be set. Names stay valid during the call only. */
+typedef struct {
+    void *ctx;
+    void (*zone_open)(void *ctx, const char *name, pg_routing routing);
+    void (*zone_close)(void *ctx);
+    void (*prop)(void *ctx, const char *id, const char *value);   /* of the zone just opened */
+    void (*note)(void *ctx, const char *text);                    /* a comment for XML readers */
+    void (*link)(void *ctx, const char *name, const char *bandwidth, const char *latency,
+                 pg_policy policy);
+    void (*host)(void *ctx, const char *name, const char *speed);
+    void (*router)(void *ctx, const char *name);
+    /* PG_FULL zones: a route between two of the zone's hosts or routers (symmetrical). */
+    void (*route)(void *ctx, const char *src, const char *dst, const pg_hop *hops, int n);
+    /* PG_STAR zones, after the children: child zone `child`, its gateway and its way up. */
+    void (*star_route)(void *ctx, const char *child, const char *gateway, const pg_hop *up,
+                       int n);
+} pg_sink;
+
+/* Walk the machine of checked parameters into the sink: every rack when `racks` is NULL, else
+ * the racks r with racks[r] != 0 (with what the machine level holds: the spine and its switch,
+ * whose bandwidth stays the whole machine's). Routes between the racks walked are the same as
+ * in the whole machine. */
+void pg_describe(const pg_params *params, const unsigned char *racks, const pg_sink *sink);
+
+/* The machine's racks (the units pg_describe selects), and the rack of GPU gpu (node-major:
+ * GPU g of node n is gpu n * gpus_per_node + g). */
+int pg_racks(const pg_params *params);
+int pg_rack_of_gpu(const pg_params *params, int gpu);
+
+/* The host name of GPU gpu, and of the host memory of its node ("n0003-gpu1", "n0003-cpu"). */
+#define PG_NAME_LEN 64
+void pg_gpu_host(const pg_params *params, int gpu, char *name);
+void pg_memory_host(const pg_params *params, int gpu, char *name);
+
+/* The version of what pg_describe emits. A file written by the generator records it (with its
+ * parameters, hybridsim:generator); a file of another version is read as any hand-written file.
+ * Bump it with every change to the walk's output (test_platform_gen holds the digests). */
+#define PG_LAYOUT_VERSION 1
+
+/* ---------------------------------------------------------------- parameters as text */
+
+/* A platform spec naming a generated machine: "gen:PRESET[:FLAG=VALUE,...]" with the flags of
+ * `hybridsim platform` (without "--"), e.g. "gen:abci:nodes=4352,rack-oversub=1:6". */
+#define PG_SPEC_PREFIX "gen:"
+
+/* Parse a spec (with or without "gen:") into params: the preset, then the flags. Values are
+ * copied into store (len bytes), which params' text fields then point into. strict: refuse
+ * flags that set one quantity twice or that the NVLink topology ignores, as the command line
+ * does (a spec written by pg_spec_format is read with strict off). HS_EINPUT naming the flag. */
+int pg_spec_parse(const char *spec, pg_params *params, char *store, size_t len, int strict,
+                  char *err);
+
+/* Every parameter that shapes the machine as a spec that pg_spec_parse reads back to the same
+ * doubles, bit for bit. HS_EINPUT if it does not fit in len. */
+int pg_spec_format(const pg_params *params, char *buf, size_t len, char *err);
 
 /* The parameters of ABCI (platforms/README.md says where each value comes from). */
 void pg_abci(pg_params *params);

@@ -1,494 +1,288 @@
-/* platgen_xml.c: the platform generator's writer: parameters -> SimGrid XML (platgen.h).
+/* platgen_xml.c: the platform generator's writer: the machine's walk (platgen_walk.c) as
+ * SimGrid XML (platgen.h's pg_write).
  *
- * It writes nested SimGrid zones rather than one flat zone because the whole ABCI machine has
- * 4352 GPUs: explicit routes between every GPU pair would be 9.5 million, while the hierarchy
- * below needs a few dozen routes per node and loads in a fraction of a second.
- *
- *   machine (Full)                 every link (see write_links); rack-to-rack routes: rack
- *                                  uplink, spine switch, rack uplink
- *    spine (Full)                  router spine-router only, first because of SimGrid's DTD
- *    rNN (Full)                    leaf-to-leaf routes: leaf uplink, rack switch, leaf uplink
- *     lNNN (Full)                  node-to-node routes: the leaf switch
- *      nNNNN (Full)                GPU-GPU: NVLink; GPU-gateway: its PCIe link + its NIC cable;
- *                                  GPU-host memory (host nNNNN-cpu): its PCIe link
- *      lNNN-sw (Full)              a zone holding only router lNNN-up, the leaf's way up
- *     rNN-sw (Full)                holds router rNN-up, the rack's way up
- *
- * SimGrid resolves a route between two zones by the zoneRoute of their common ancestor plus,
- * recursively, the routes from the source to that zoneRoute's gw_src and from its gw_dst to the
- * destination. The tiny "-sw" zones exist because a zoneRoute may only join zones: they give
- * the switch's up side a zone so that leaf and rack routes can end at it. Every switch is a
- * FATPIPE link (non-blocking, but with a latency paid once per crossing); cables and PCIe links
- * are SPLITDUPLEX (full-duplex hardware). See platforms/README.md for the figures. */
-#include "platgen.h"
+ * The walk describes each level of the fat tree as a star (a child's way up, and down by the
+ * same links reversed); XML has no such route between zones, so a star zone is written as a
+ * Full zone with a zoneRoute between every pair of its children: child a's way up, then child
+ * b's way down, a link met twice written once, exactly the route SimGrid's StarZone computes.
+ * Elements are indented one space per level; a zone holding a single router is written on one
+ * line. The file ends with the digest of everything before it (platdigest.h), which marks it
+ * as the generator's own. */
+#include "platgen_int.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
-#include <stddef.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_parse.h"
-#include "hs_xml.h"
-#include "units.h"
+#include "platdigest.h"
 
-/* ---------------------------------------------------------------- layout */
+#define XW_MAX_DEPTH 16
 
-/* Sizes derived from the parameters, and the digit widths of the names: names are zero-padded
- * to one width per kind so that sorting by name (sg_host_list) gives rank order. */
+/* A child of a star zone, kept until the zone closes: its routes are written then. */
 typedef struct {
-    int nics_per_node;
-    int leaves;                 /* leaf groups in the machine */
-    int racks;
-    int node_w, gpu_w, nic_w, leaf_w, rack_w; /* digits in the names */
-    double leaf_uplink_bw_Bps;  /* one direction of a leaf group's uplink */
-    double rack_uplink_bw_Bps;  /* one direction of a rack's uplink */
-    double leaf_switch_bw_Bps;  /* sum of a switch's port bandwidths: FATPIPE, never binding */
-    double rack_switch_bw_Bps;
-    double spine_switch_bw_Bps;
-} pg_layout;
+    char *child, *gateway;
+    pg_hop *up;        /* names owned */
+    int n;
+} xw_star;
 
-static int digits(int n_items, int at_least)
+/* The writer's state. */
+typedef struct {
+    FILE *out;
+    pd_state digest;          /* of every byte written */
+    bool failed;              /* out of memory: the output is incomplete */
+    int depth;                /* open zones */
+    bool open_pending;        /* "<zone ...>" written, its line not yet ended */
+    char pending_router[PG_NAME_LEN]; /* a first child router held back ("" if none) */
+    xw_star *stars[XW_MAX_DEPTH];     /* per open zone, its star children */
+    int n_stars[XW_MAX_DEPTH], cap_stars[XW_MAX_DEPTH];
+} xw_state;
+
+/* ---------------------------------------------------------------- output */
+
+static void __attribute__((format(printf, 2, 3))) put(xw_state *x, const char *fmt, ...)
 {
-    int d = 1;
-    for (int v = n_items - 1; v >= 10; v /= 10)
-        d++;
-    return d < at_least ? at_least : d;
-}
-
-static void layout_of(const pg_params *p, pg_layout *L)
-{
-    L->nics_per_node = p->nics_per_node ? p->nics_per_node
-                                        : p->gpus_per_node / p->gpus_per_pcie_switch;
-    L->leaves = p->nodes / p->nodes_per_leaf;
-    L->racks = L->leaves / p->leaves_per_rack;
-    L->node_w = digits(p->nodes, 4);
-    L->gpu_w = digits(p->gpus_per_node, 1);
-    L->nic_w = digits(L->nics_per_node, 1);
-    L->leaf_w = digits(L->leaves, 3);
-    L->rack_w = digits(L->racks, 2);
-    /* An uplink carries what the level below can send, divided by the oversubscription:
-     * one fat link standing for the bundle of parallel cables, i.e. ideal ECMP spreading. */
-    double nics_per_leaf = (double)p->nodes_per_leaf * L->nics_per_node;
-    L->leaf_uplink_bw_Bps = nics_per_leaf * p->nic_bw_Bps / p->leaf_oversub;
-    L->rack_uplink_bw_Bps = p->leaves_per_rack * L->leaf_uplink_bw_Bps / p->rack_oversub;
-    L->leaf_switch_bw_Bps = nics_per_leaf * p->nic_bw_Bps + L->leaf_uplink_bw_Bps;
-    L->rack_switch_bw_Bps = p->leaves_per_rack * L->leaf_uplink_bw_Bps + L->rack_uplink_bw_Bps;
-    L->spine_switch_bw_Bps = L->racks * L->rack_uplink_bw_Bps;
-}
-
-/* ---------------------------------------------------------------- names */
-
-#define PG_NAME_LEN 64
-
-/* Every name is built here. Widths are at most a few digits (PG_MAX_NODES), so a name always
- * fits; a wrapper keeps the compiler from guessing otherwise about each snprintf. */
-static void __attribute__((format(printf, 2, 3))) name_of(char *buf, const char *fmt, ...)
-{
+    char small[1024], *text = small;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, PG_NAME_LEN, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof small) {
+        if (!(text = malloc((size_t)n + 1))) {
+            x->failed = true;
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(text, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    pd_add(&x->digest, text, (size_t)n);
+    fwrite(text, 1, (size_t)n, x->out);
+    if (text != small)
+        free(text);
 }
 
-static void node_name(const pg_layout *L, int node, char *buf)
+static void indent(xw_state *x, int depth)
 {
-    name_of(buf, "n%0*d", L->node_w, node);
+    static const char spaces[] = "                                ";
+    put(x, "%.*s", depth < 32 ? depth : 32, spaces);
 }
 
-static void gpu_name(const pg_layout *L, int node, int gpu, char *buf)
+/* Escape an attribute value. */
+static void put_attr(xw_state *x, const char *s)
 {
-    name_of(buf, "n%0*d-gpu%0*d", L->node_w, node, L->gpu_w, gpu);
+    char buf[512];
+    size_t n = 0;
+    for (; *s; s++) {
+        const char *rep = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
+                          : *s == '"' ? "&quot;" : NULL;
+        size_t k = rep ? strlen(rep) : 1;
+        if (n + k >= sizeof buf) {
+            put(x, "%.*s", (int)n, buf);
+            n = 0;
+        }
+        memcpy(buf + n, rep ? rep : s, k);
+        n += k;
+    }
+    put(x, "%.*s", (int)n, buf);
 }
 
-static void leaf_name(const pg_layout *L, int leaf, const char *suffix, char *buf)
+/* Before any child element: end the pending "<zone ...>" line (and write a held router). */
+static void settle(xw_state *x)
 {
-    name_of(buf, "l%0*d%s", L->leaf_w, leaf, suffix);
+    if (!x->open_pending)
+        return;
+    put(x, "\n");
+    x->open_pending = false;
+    if (x->pending_router[0]) {
+        indent(x, x->depth);
+        put(x, "<router id=\"%s\"/>\n", x->pending_router);
+        x->pending_router[0] = '\0';
+    }
 }
 
-static void rack_name(const pg_layout *L, int rack, const char *suffix, char *buf)
+/* A new element of the open zone: on a line of its own, indented to its depth. */
+static void element(xw_state *x)
 {
-    name_of(buf, "r%0*d%s", L->rack_w, rack, suffix);
+    settle(x);
+    indent(x, x->depth);
 }
 
-/* ---------------------------------------------------------------- XML pieces */
-
-/* Exact decimal text of v (see un_format_exact). */
-typedef struct {
-    char s[40];
-} pg_num;
-
-static pg_num num(double v)
+static void put_ctn(xw_state *x, const pg_hop *h)
 {
-    pg_num n;
-    un_format_exact(v, n.s, sizeof n.s);
-    return n;
-}
-
-/* v with a readable unit that reads back exactly ("50GBps", "110ns"). */
-static pg_num qty(double v, un_kind kind)
-{
-    pg_num n;
-    un_format(v, kind, n.s, sizeof n.s);
-    return n;
-}
-
-static void xml_link(FILE *o, const char *indent, const char *id, double bw_Bps, double lat_s,
-                     const char *policy)
-{
-    fprintf(o, "%s<link id=\"%s\" bandwidth=\"%s\" latency=\"%s\" sharing_policy=\"%s\"/>\n",
-            indent, id, qty(bw_Bps, UN_BANDWIDTH).s, qty(lat_s, UN_TIME).s, policy);
-}
-
-/* One element of a route; dir is "UP"/"DOWN" for a split-duplex link, NULL otherwise. */
-static void xml_ctn(FILE *o, const char *id, const char *dir)
-{
-    if (dir)
-        fprintf(o, "<link_ctn id=\"%s\" direction=\"%s\"/>", id, dir);
+    if (h->dir == PG_NONE)
+        put(x, "<link_ctn id=\"%s\"/>", h->link);
     else
-        fprintf(o, "<link_ctn id=\"%s\"/>", id);
+        put(x, "<link_ctn id=\"%s\" direction=\"%s\"/>", h->link, h->dir == PG_UP ? "UP" : "DOWN");
 }
 
-static void xml_zone_route_open(FILE *o, const char *indent, const char *src, const char *dst,
-                                const char *gw_src, const char *gw_dst)
+/* ---------------------------------------------------------------- the sink */
+
+static void on_zone_open(void *ctx, const char *name, pg_routing routing)
 {
-    fprintf(o, "%s<zoneRoute src=\"%s\" dst=\"%s\" gw_src=\"%s\" gw_dst=\"%s\">", indent, src, dst,
-            gw_src, gw_dst);
+    xw_state *x = ctx;
+    (void)routing; /* a star is written as Full zoneRoutes */
+    element(x);
+    put(x, "<zone id=\"%s\" routing=\"Full\">", name);
+    x->open_pending = true;
+    x->depth++;
+    if (x->depth >= XW_MAX_DEPTH)
+        x->failed = true;
 }
 
-/* ---------------------------------------------------------------- the links */
-
-/* All links are declared at the top of the root zone, before any child zone. Where a link is
- * declared does not change routing, but it changes load time a lot: SimGrid 3.32 finds a link
- * named in a route by searching the zone tree depth-first from the root, and checks every new
- * link's name the same way, so a link declared deep in the tree costs a walk over all the zones
- * before it. In the root's own table each look-up is a single hash probe (ABCI: 2-3 s of
- * loading become 0.25 s). */
-
-/* A zone holding a single router: the up side of a switch, as a zone so zoneRoutes reach it. */
-static void write_up_zone(FILE *o, const char *indent, const char *zone, const char *router)
+static void on_prop(void *ctx, const char *id, const char *value)
 {
-    fprintf(o, "%s<zone id=\"%s\" routing=\"Full\"><router id=\"%s\"/></zone>\n", indent, zone,
-            router);
+    xw_state *x = ctx;
+    element(x);
+    put(x, "<prop id=\"%s\" value=\"", id);
+    put_attr(x, value);
+    put(x, "\"/>\n");
 }
 
-/* ---------------------------------------------------------------- NVLink */
-
-/* NVLinks between GPUs i and j of a DGX-1 with V100s (DGX-1V), as `nvidia-smi topo -m` shows
- * them (NV1, NV2; NVIDIA's DGX-1 documentation, and NCCL's topology dumps of a DGX-1V): two
- * fully connected quads, 0-3 and 4-7, and GPU i <-> i+4; each GPU uses all 6 of its links. */
-static const unsigned char pg_dgx1v_links[PG_CUBE_MESH_GPUS][PG_CUBE_MESH_GPUS] = {
-    {0, 1, 1, 2, 2, 0, 0, 0},
-    {1, 0, 2, 1, 0, 2, 0, 0},
-    {1, 2, 0, 2, 0, 0, 1, 0},
-    {2, 1, 2, 0, 0, 0, 0, 1},
-    {2, 0, 0, 0, 0, 1, 1, 2},
-    {0, 2, 0, 0, 1, 0, 2, 1},
-    {0, 0, 1, 0, 1, 2, 0, 2},
-    {0, 0, 0, 1, 2, 1, 2, 0},
-};
-
-/* The GPU that a cube-mesh pair without a link goes through. GPUs do not forward in hardware,
- * but NCCL does: its topology search lets a path cross one intermediate GPU over NVLink
- * (PATH_NVB, src/graph/paths.cc) and prefers it to PCIe and the inter-socket link, which is
- * all these pairs have otherwise. Like NCCL, take the intermediate whose thinner hop has the
- * most links; the lowest-numbered among equals. Every such pair a < b has one: a + 4 or b - 4. */
-static int cube_mesh_via(int a, int b)
+static void on_note(void *ctx, const char *text)
 {
-    int via = -1, best = 0;
-    for (int m = 0; m < PG_CUBE_MESH_GPUS; m++) {
-        int am = pg_dgx1v_links[a][m], mb = pg_dgx1v_links[m][b];
-        int links = am < mb ? am : mb;
-        if (links > best) {
-            via = m;
-            best = links;
-        }
+    xw_state *x = ctx;
+    element(x);
+    put(x, "<!-- %s -->\n", text);
+}
+
+static void on_link(void *ctx, const char *name, const char *bw, const char *lat, pg_policy policy)
+{
+    xw_state *x = ctx;
+    element(x);
+    put(x, "<link id=\"%s\" bandwidth=\"%s\" latency=\"%s\" sharing_policy=\"%s\"/>\n", name, bw,
+        lat, policy == PG_FATPIPE ? "FATPIPE" : "SPLITDUPLEX");
+}
+
+static void on_host(void *ctx, const char *name, const char *speed)
+{
+    xw_state *x = ctx;
+    element(x);
+    put(x, "<host id=\"%s\" speed=\"%s\"/>\n", name, speed);
+}
+
+/* A router as a zone's first child is held back: if the zone then closes, both fit one line. */
+static void on_router(void *ctx, const char *name)
+{
+    xw_state *x = ctx;
+    if (x->open_pending && !x->pending_router[0]) {
+        snprintf(x->pending_router, sizeof x->pending_router, "%s", name);
+        return;
     }
-    return via;
+    element(x);
+    put(x, "<router id=\"%s\"/>\n", name);
 }
 
-/* One direction of a bundle of NVLinks, or the direct bandwidth given in its place. */
-static double nvlink_bundle_Bps(const pg_params *p, int links)
+static void on_route(void *ctx, const char *src, const char *dst, const pg_hop *hops, int n)
 {
-    return p->nvlink_bw_Bps > 0 ? p->nvlink_bw_Bps : links * p->nvlink_link_bw_Bps;
-}
-
-static void nvlink_name(const char *node, int a, int b, char *buf)
-{
-    name_of(buf, "%s-nvl%d-%d", node, a < b ? a : b, a < b ? b : a);
-}
-
-/* The split-duplex NVLink between GPUs a and b, crossed from a to b: UP from the lower. */
-static void nvlink_ctn(FILE *o, const char *node, int a, int b)
-{
-    char link[PG_NAME_LEN];
-    nvlink_name(node, a, b, link);
-    xml_ctn(o, link, a < b ? "UP" : "DOWN");
-}
-
-static void nvswitch_port_name(const pg_layout *L, const char *node, int gpu, char *buf)
-{
-    name_of(buf, "%s-nvs%0*d", node, L->gpu_w, gpu);
-}
-
-/* A node's NVLinks: one per joined pair (nvlA-B, A < B), or one per GPU into the NVSwitch
- * (nvsG) plus the switch itself (a FATPIPE, like the fat tree's switches). */
-static void write_nvlinks(FILE *o, const pg_params *p, const pg_layout *L, const char *node)
-{
-    char link[PG_NAME_LEN];
-    int G = p->gpus_per_node;
-    switch (p->nvlink_topology) {
-    case PG_NVLINK_ALL_TO_ALL:
-    case PG_NVLINK_CUBE_MESH:
-        for (int a = 0; a < G; a++)
-            for (int b = a + 1; b < G; b++) {
-                int links = p->nvlink_topology == PG_NVLINK_ALL_TO_ALL ? p->nvlink_links_per_pair
-                                                                       : pg_dgx1v_links[a][b];
-                if (links == 0)
-                    continue;
-                nvlink_name(node, a, b, link);
-                xml_link(o, " ", link, nvlink_bundle_Bps(p, links), p->nvlink_latency_s,
-                         "SPLITDUPLEX");
-            }
-        break;
-    case PG_NVLINK_NVSWITCH:
-        /* A pair's route crosses two ports: each carries half of one transfer's latency. */
-        for (int g = 0; g < G; g++) {
-            nvswitch_port_name(L, node, g, link);
-            xml_link(o, " ", link, nvlink_bundle_Bps(p, p->nvlink_links_per_gpu),
-                     p->nvlink_latency_s / 2, "SPLITDUPLEX");
-        }
-        name_of(link, "%s-nvswitch", node);
-        xml_link(o, " ", link, G * nvlink_bundle_Bps(p, p->nvlink_links_per_gpu),
-                 p->nvswitch_latency_s, "FATPIPE");
-        break;
-    }
-}
-
-/* The links a route from GPU a to GPU b (a < b) of one node takes; SimGrid reverses it for b to
- * a, swapping UP and DOWN. */
-static void nvlink_route(FILE *o, const pg_params *p, const pg_layout *L, const char *node,
-                         int a, int b)
-{
-    char link[PG_NAME_LEN];
-    switch (p->nvlink_topology) {
-    case PG_NVLINK_ALL_TO_ALL:
-        nvlink_ctn(o, node, a, b);
-        break;
-    case PG_NVLINK_CUBE_MESH:
-        if (pg_dgx1v_links[a][b] > 0) {
-            nvlink_ctn(o, node, a, b);
-        } else {
-            int via = cube_mesh_via(a, b);
-            nvlink_ctn(o, node, a, via);
-            nvlink_ctn(o, node, via, b);
-        }
-        break;
-    case PG_NVLINK_NVSWITCH:
-        nvswitch_port_name(L, node, a, link);
-        xml_ctn(o, link, "UP");
-        name_of(link, "%s-nvswitch", node);
-        xml_ctn(o, link, NULL);
-        nvswitch_port_name(L, node, b, link);
-        xml_ctn(o, link, "DOWN");
-        break;
-    }
-}
-
-/* ---------------------------------------------------------------- node links */
-
-static void write_node_links(FILE *o, const pg_params *p, const pg_layout *L, int node)
-{
-    char nz[PG_NAME_LEN], link[PG_NAME_LEN];
-    node_name(L, node, nz);
-    write_nvlinks(o, p, L, nz);
-    for (int g = 0; g < p->gpus_per_node; g++) {
-        name_of(link, "%s-pcie%0*d", nz, L->gpu_w, g);
-        xml_link(o, " ", link, p->pcie_bw_Bps, p->pcie_latency_s, "SPLITDUPLEX");
-    }
-    for (int k = 0; k < L->nics_per_node; k++) {
-        name_of(link, "%s-nic%0*d", nz, L->nic_w, k);
-        xml_link(o, " ", link, p->nic_bw_Bps, p->nic_latency_s, "SPLITDUPLEX");
-    }
-}
-
-static void write_links(FILE *o, const pg_params *p, const pg_layout *L)
-{
-    char link[PG_NAME_LEN];
-    /* SimGrid's DTD reads a zone that starts with a link as a zone of hosts, which may then
-     * hold no child zone: a first child zone must come before the links. The spine switch's
-     * own router is a natural one; no route needs it. */
-    write_up_zone(o, " ", "spine", "spine-router");
-    fprintf(o, " <!-- Links. Per node: %s, PCIe per GPU, one cable per NIC.\n"
-            "      Per leaf group and rack: a switch (FATPIPE) and an uplink. Then the spine. -->\n",
-            p->nvlink_topology == PG_NVLINK_NVSWITCH   ? "NVLink per GPU into the NVSwitch (nvsG)"
-            : p->nvlink_topology == PG_NVLINK_CUBE_MESH ? "NVLink per joined GPU pair (nvlA-B)"
-                                                       : "NVLink per GPU pair (nvlA-B)");
-    for (int leaf = 0; leaf < L->leaves; leaf++) {
-        for (int i = 0; i < p->nodes_per_leaf; i++)
-            write_node_links(o, p, L, leaf * p->nodes_per_leaf + i);
-        leaf_name(L, leaf, "-switch", link);
-        xml_link(o, " ", link, L->leaf_switch_bw_Bps, p->leaf_switch_latency_s, "FATPIPE");
-        leaf_name(L, leaf, "-uplink", link);
-        xml_link(o, " ", link, L->leaf_uplink_bw_Bps, p->leaf_latency_s, "SPLITDUPLEX");
-    }
-    for (int r = 0; r < L->racks; r++) {
-        rack_name(L, r, "-switch", link);
-        xml_link(o, " ", link, L->rack_switch_bw_Bps, p->rack_switch_latency_s, "FATPIPE");
-        rack_name(L, r, "-uplink", link);
-        xml_link(o, " ", link, L->rack_uplink_bw_Bps, p->spine_latency_s, "SPLITDUPLEX");
-    }
-    xml_link(o, " ", "spine-switch", L->spine_switch_bw_Bps, p->spine_switch_latency_s, "FATPIPE");
-}
-
-/* ---------------------------------------------------------------- the zones */
-
-static void write_node(FILE *o, const pg_params *p, const pg_layout *L, int node)
-{
-    char nz[PG_NAME_LEN], gw[PG_NAME_LEN], g1[PG_NAME_LEN], g2[PG_NAME_LEN];
-    char pcie[PG_NAME_LEN], nic[PG_NAME_LEN], cpu[PG_NAME_LEN];
-    const char *in = "    ";
-    node_name(L, node, nz);
-    name_of(gw, "%s-gw", nz);
-    fprintf(o, "   <zone id=\"%s\" routing=\"Full\">\n", nz);
-    for (int g = 0; g < p->gpus_per_node; g++) {
-        gpu_name(L, node, g, g1);
-        fprintf(o, "%s<host id=\"%s\" speed=\"%s\"/>\n", in, g1,
-                qty(p->gpu_speed_flops, UN_SPEED).s);
-    }
-    /* The node's host memory (its CPUs and DRAM): where messages staged without GPUDirect go
-     * (sim/engine_comm.c), each GPU over its own PCIe link. It never computes: the speed is a
-     * placeholder. */
-    name_of(cpu, "%s-cpu", nz);
-    fprintf(o, "%s<host id=\"%s\" speed=\"1Gf\"/>\n", in, cpu);
-    /* The node's gateway: where its NIC cables reach the leaf switch. */
-    fprintf(o, "%s<router id=\"%s\"/>\n", in, gw);
-    for (int a = 0; a < p->gpus_per_node; a++)
-        for (int b = a + 1; b < p->gpus_per_node; b++) {
-            gpu_name(L, node, a, g1);
-            gpu_name(L, node, b, g2);
-            fprintf(o, "%s<route src=\"%s\" dst=\"%s\">", in, g1, g2);
-            nvlink_route(o, p, L, nz, a, b);
-            fputs("</route>\n", o);
-        }
-    /* Each GPU leaves the node through its own PCIe link and a NIC of its PCIe switch: NICs are
-     * numbered in GPU order and each serves gpus_per_node / nics_per_node GPUs (check_nics). */
-    for (int g = 0; g < p->gpus_per_node; g++) {
-        gpu_name(L, node, g, g1);
-        name_of(pcie, "%s-pcie%0*d", nz, L->gpu_w, g);
-        name_of(nic, "%s-nic%0*d", nz, L->nic_w, g / (p->gpus_per_node / L->nics_per_node));
-        fprintf(o, "%s<route src=\"%s\" dst=\"%s\">", in, g1, gw);
-        xml_ctn(o, pcie, "UP");
-        xml_ctn(o, nic, "UP");
-        fputs("</route>\n", o);
-        fprintf(o, "%s<route src=\"%s\" dst=\"%s\">", in, g1, cpu);
-        xml_ctn(o, pcie, "UP");
-        fputs("</route>\n", o);
-    }
-    fputs("   </zone>\n", o);
-}
-
-/* A leaf group: its nodes, and routes node-to-node and node-to-up through the leaf switch. */
-static void write_leaf(FILE *o, const pg_params *p, const pg_layout *L, int leaf)
-{
-    char lz[PG_NAME_LEN], up_zone[PG_NAME_LEN], up[PG_NAME_LEN], sw[PG_NAME_LEN];
-    char na[PG_NAME_LEN], nb[PG_NAME_LEN], gwa[PG_NAME_LEN], gwb[PG_NAME_LEN];
-    int first = leaf * p->nodes_per_leaf, n = p->nodes_per_leaf;
-    leaf_name(L, leaf, "", lz);
-    leaf_name(L, leaf, "-sw", up_zone);
-    leaf_name(L, leaf, "-up", up);
-    leaf_name(L, leaf, "-switch", sw);
-    fprintf(o, "  <zone id=\"%s\" routing=\"Full\">\n", lz);
+    xw_state *x = ctx;
+    element(x);
+    put(x, "<route src=\"%s\" dst=\"%s\">", src, dst);
     for (int i = 0; i < n; i++)
-        write_node(o, p, L, first + i);
-    write_up_zone(o, "   ", up_zone, up);
-    for (int i = 0; i < n; i++) {
-        node_name(L, first + i, na);
-        name_of(gwa, "%s-gw", na);
-        for (int j = i + 1; j < n; j++) {
-            node_name(L, first + j, nb);
-            name_of(gwb, "%s-gw", nb);
-            xml_zone_route_open(o, "   ", na, nb, gwa, gwb);
-            xml_ctn(o, sw, NULL);
-            fputs("</zoneRoute>\n", o);
+        put_ctn(x, &hops[i]);
+    put(x, "</route>\n");
+}
+
+static char *dup_name(xw_state *x, const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        x->failed = true;
+    return d;
+}
+
+static void on_star_route(void *ctx, const char *child, const char *gateway, const pg_hop *up,
+                          int n)
+{
+    xw_state *x = ctx;
+    int z = x->depth - 1;
+    if (x->n_stars[z] == x->cap_stars[z]) {
+        int cap = x->cap_stars[z] ? 2 * x->cap_stars[z] : 32;
+        xw_star *more = realloc(x->stars[z], (size_t)cap * sizeof *more);
+        if (!more) {
+            x->failed = true;
+            return;
         }
-        xml_zone_route_open(o, "   ", na, up_zone, gwa, up);
-        xml_ctn(o, sw, NULL);
-        fputs("</zoneRoute>\n", o);
+        x->stars[z] = more;
+        x->cap_stars[z] = cap;
     }
-    fputs("  </zone>\n", o);
+    xw_star *st = &x->stars[z][x->n_stars[z]++];
+    *st = (xw_star){dup_name(x, child), dup_name(x, gateway), calloc((size_t)n, sizeof(pg_hop)),
+                    n};
+    if (!st->up)
+        x->failed = true;
+    for (int i = 0; st->up && i < n; i++)
+        st->up[i] = (pg_hop){dup_name(x, up[i].link), up[i].dir};
 }
 
-/* A rack: its leaf groups, and routes leaf-to-leaf and leaf-to-up through the rack switch. */
-static void write_rack(FILE *o, const pg_params *p, const pg_layout *L, int rack)
+static bool same_hop(const pg_hop *a, const pg_hop *b)
 {
-    char rz[PG_NAME_LEN], up_zone[PG_NAME_LEN], up[PG_NAME_LEN], sw[PG_NAME_LEN];
-    char la[PG_NAME_LEN], lb[PG_NAME_LEN], upa[PG_NAME_LEN], upb[PG_NAME_LEN];
-    char ula[PG_NAME_LEN], ulb[PG_NAME_LEN];
-    int first = rack * p->leaves_per_rack, n = p->leaves_per_rack;
-    rack_name(L, rack, "", rz);
-    rack_name(L, rack, "-sw", up_zone);
-    rack_name(L, rack, "-up", up);
-    rack_name(L, rack, "-switch", sw);
-    fprintf(o, " <zone id=\"%s\" routing=\"Full\">\n", rz);
-    for (int i = 0; i < n; i++)
-        write_leaf(o, p, L, first + i);
-    write_up_zone(o, "  ", up_zone, up);
-    for (int i = 0; i < n; i++) {
-        leaf_name(L, first + i, "", la);
-        leaf_name(L, first + i, "-up", upa);
-        leaf_name(L, first + i, "-uplink", ula);
-        for (int j = i + 1; j < n; j++) {
-            leaf_name(L, first + j, "", lb);
-            leaf_name(L, first + j, "-up", upb);
-            leaf_name(L, first + j, "-uplink", ulb);
-            xml_zone_route_open(o, "  ", la, lb, upa, upb);
-            xml_ctn(o, ula, "UP");
-            xml_ctn(o, sw, NULL);
-            xml_ctn(o, ulb, "DOWN");
-            fputs("</zoneRoute>\n", o);
-        }
-        xml_zone_route_open(o, "  ", la, up_zone, upa, up);
-        xml_ctn(o, ula, "UP");
-        xml_ctn(o, sw, NULL);
-        fputs("</zoneRoute>\n", o);
+    return a->dir == b->dir && a->link && b->link && strcmp(a->link, b->link) == 0;
+}
+
+/* The zoneRoute from star child a to star child b: a's way up, then b's way up reversed with
+ * directions swapped, skipping links already on the route (as SimGrid's StarZone does). */
+static void put_star_pair(xw_state *x, const xw_star *a, const xw_star *b)
+{
+    indent(x, x->depth);
+    put(x, "<zoneRoute src=\"%s\" dst=\"%s\" gw_src=\"%s\" gw_dst=\"%s\">", a->child, b->child,
+        a->gateway, b->gateway);
+    for (int i = 0; i < a->n; i++)
+        put_ctn(x, &a->up[i]);
+    for (int j = b->n - 1; j >= 0; j--) {
+        pg_hop down = {b->up[j].link, b->up[j].dir == PG_UP     ? PG_DOWN
+                                      : b->up[j].dir == PG_DOWN ? PG_UP
+                                                                : PG_NONE};
+        bool seen = false;
+        for (int i = 0; i < a->n && !seen; i++)
+            seen = same_hop(&a->up[i], &down);
+        if (!seen)
+            put_ctn(x, &down);
     }
-    fputs(" </zone>\n", o);
+    put(x, "</zoneRoute>\n");
 }
 
-/* The spine: routes rack-to-rack through both racks' uplinks and the spine switch. */
-static void write_spine_routes(FILE *o, const pg_layout *L)
+static void free_stars(xw_state *x, int z)
 {
-    char ra[PG_NAME_LEN], rb[PG_NAME_LEN], upa[PG_NAME_LEN], upb[PG_NAME_LEN];
-    char ula[PG_NAME_LEN], ulb[PG_NAME_LEN];
-    for (int a = 0; a < L->racks; a++) {
-        rack_name(L, a, "", ra);
-        rack_name(L, a, "-up", upa);
-        rack_name(L, a, "-uplink", ula);
-        for (int b = a + 1; b < L->racks; b++) {
-            rack_name(L, b, "", rb);
-            rack_name(L, b, "-up", upb);
-            rack_name(L, b, "-uplink", ulb);
-            xml_zone_route_open(o, " ", ra, rb, upa, upb);
-            xml_ctn(o, ula, "UP");
-            xml_ctn(o, "spine-switch", NULL);
-            xml_ctn(o, ulb, "DOWN");
-            fputs("</zoneRoute>\n", o);
-        }
+    for (int i = 0; i < x->n_stars[z]; i++) {
+        xw_star *st = &x->stars[z][i];
+        for (int h = 0; st->up && h < st->n; h++)
+            free((char *)st->up[h].link);
+        free(st->up);
+        free(st->child);
+        free(st->gateway);
     }
+    free(x->stars[z]);
+    x->stars[z] = NULL;
+    x->n_stars[z] = x->cap_stars[z] = 0;
 }
 
-static void prop_int(FILE *o, const char *id, int v)
+static void on_zone_close(void *ctx)
 {
-    fprintf(o, " <prop id=\"hybridsim:%s\" value=\"%d\"/>\n", id, v);
+    xw_state *x = ctx;
+    int z = x->depth - 1;
+    if (x->open_pending && x->pending_router[0] && x->n_stars[z] == 0) {
+        put(x, "<router id=\"%s\"/></zone>\n", x->pending_router); /* the one-line zone */
+        x->pending_router[0] = '\0';
+        x->open_pending = false;
+        x->depth--;
+        return;
+    }
+    settle(x);
+    for (int i = 0; i < x->n_stars[z]; i++)
+        for (int j = i + 1; j < x->n_stars[z]; j++)
+            put_star_pair(x, &x->stars[z][i], &x->stars[z][j]);
+    free_stars(x, z);
+    x->depth--;
+    indent(x, x->depth);
+    put(x, "</zone>\n");
 }
 
-static void prop_num(FILE *o, const char *id, double v)
-{
-    fprintf(o, " <prop id=\"hybridsim:%s\" value=\"%s\"/>\n", id, num(v).s);
-}
+/* ---------------------------------------------------------------- the file */
 
 /* The NVLink part of the file's head comment: "50GBps 9us" for all-to-all, as it always was. */
 typedef struct {
@@ -501,70 +295,68 @@ static pg_text nvlink_summary(const pg_params *p)
     switch (p->nvlink_topology) {
     case PG_NVLINK_CUBE_MESH:
         snprintf(t.s, sizeof t.s, "DGX-1V cube-mesh, 1 or 2 links of %s per pair, %s per hop",
-                 qty(p->nvlink_link_bw_Bps, UN_BANDWIDTH).s, qty(p->nvlink_latency_s, UN_TIME).s);
+                 pg_qty(p->nvlink_link_bw_Bps, UN_BANDWIDTH).s,
+                 pg_qty(p->nvlink_latency_s, UN_TIME).s);
         return t;
     case PG_NVLINK_NVSWITCH:
         snprintf(t.s, sizeof t.s, "%s %s per GPU through an NVSwitch (%s)",
-                 qty(nvlink_bundle_Bps(p, p->nvlink_links_per_gpu), UN_BANDWIDTH).s,
-                 qty(p->nvlink_latency_s, UN_TIME).s, qty(p->nvswitch_latency_s, UN_TIME).s);
+                 pg_qty(pg_nvlink_bundle_Bps(p, p->nvlink_links_per_gpu), UN_BANDWIDTH).s,
+                 pg_qty(p->nvlink_latency_s, UN_TIME).s,
+                 pg_qty(p->nvswitch_latency_s, UN_TIME).s);
         return t;
     case PG_NVLINK_ALL_TO_ALL:
         break;
     }
     snprintf(t.s, sizeof t.s, "%s %s",
-             qty(nvlink_bundle_Bps(p, p->nvlink_links_per_pair), UN_BANDWIDTH).s,
-             qty(p->nvlink_latency_s, UN_TIME).s);
+             pg_qty(pg_nvlink_bundle_Bps(p, p->nvlink_links_per_pair), UN_BANDWIDTH).s,
+             pg_qty(p->nvlink_latency_s, UN_TIME).s);
     return t;
 }
 
-/* The file's head: provenance comment and the properties plat_load reads back. */
-static void write_head(FILE *o, const pg_params *p, const pg_layout *L)
+/* The file's head: the XML declaration and a comment saying what the machine is. */
+static void write_head(xw_state *x, const pg_params *p)
 {
-    fputs("<?xml version='1.0'?>\n"
-          "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n", o);
-    fprintf(o,
-            "<!-- Written by `hybridsim platform` (platforms/README.md explains the structure).\n"
-            "     %d nodes x %d GPUs, %d NICs per node; %d leaf groups of %d nodes, %d racks of "
-            "%d leaf groups.\n"
-            "     NVLink %s; PCIe %s %s; NIC %s %s.\n"
-            "     Leaf uplink %s %s (oversubscription %s), rack uplink %s %s "
-            "(oversubscription %s).\n"
-            "     Switch latencies: leaf %s, rack %s, spine %s. -->\n",
-            p->nodes, p->gpus_per_node, L->nics_per_node, L->leaves, p->nodes_per_leaf, L->racks,
-            p->leaves_per_rack, nvlink_summary(p).s, qty(p->pcie_bw_Bps, UN_BANDWIDTH).s,
-            qty(p->pcie_latency_s, UN_TIME).s, qty(p->nic_bw_Bps, UN_BANDWIDTH).s,
-            qty(p->nic_latency_s, UN_TIME).s, qty(L->leaf_uplink_bw_Bps, UN_BANDWIDTH).s,
-            qty(p->leaf_latency_s, UN_TIME).s, num(p->leaf_oversub).s,
-            qty(L->rack_uplink_bw_Bps, UN_BANDWIDTH).s, qty(p->spine_latency_s, UN_TIME).s,
-            num(p->rack_oversub).s, qty(p->leaf_switch_latency_s, UN_TIME).s,
-            qty(p->rack_switch_latency_s, UN_TIME).s, qty(p->spine_switch_latency_s, UN_TIME).s);
-    fputs("<platform version=\"4.1\">\n<zone id=\"machine\" routing=\"Full\">\n", o);
-    prop_int(o, "format", 1);
-    prop_int(o, "nodes", p->nodes);
-    prop_int(o, "gpus_per_node", p->gpus_per_node);
-    prop_int(o, "gpus_per_pcie_switch", p->gpus_per_pcie_switch);
-    prop_int(o, "nodes_per_leaf", p->nodes_per_leaf);
-    prop_int(o, "leaves_per_rack", p->leaves_per_rack);
-    prop_num(o, "gpu_memory_bytes", p->gpu_memory_bytes);
-    fputs(" <prop id=\"hybridsim:gpu_model\" value=\"", o);
-    hs_xml_text(o, p->gpu_model);
-    fputs("\"/>\n", o);
-    prop_num(o, "staging_latency_s", p->staging_latency_s);
+    pg_layout L;
+    pg_layout_of(p, &L);
+    put(x, "<?xml version='1.0'?>\n"
+           "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
+    put(x,
+        "<!-- Written by `hybridsim platform` (platforms/README.md explains the structure).\n"
+        "     %d nodes x %d GPUs, %d NICs per node; %d leaf groups of %d nodes, %d racks of "
+        "%d leaf groups.\n"
+        "     NVLink %s; PCIe %s %s; NIC %s %s.\n"
+        "     Leaf uplink %s %s (oversubscription %s), rack uplink %s %s "
+        "(oversubscription %s).\n"
+        "     Switch latencies: leaf %s, rack %s, spine %s. -->\n",
+        p->nodes, p->gpus_per_node, L.nics_per_node, L.leaves, p->nodes_per_leaf, L.racks,
+        p->leaves_per_rack, nvlink_summary(p).s, pg_qty(p->pcie_bw_Bps, UN_BANDWIDTH).s,
+        pg_qty(p->pcie_latency_s, UN_TIME).s, pg_qty(p->nic_bw_Bps, UN_BANDWIDTH).s,
+        pg_qty(p->nic_latency_s, UN_TIME).s, pg_qty(L.leaf_uplink_bw_Bps, UN_BANDWIDTH).s,
+        pg_qty(p->leaf_latency_s, UN_TIME).s, pg_exact(p->leaf_oversub).s,
+        pg_qty(L.rack_uplink_bw_Bps, UN_BANDWIDTH).s, pg_qty(p->spine_latency_s, UN_TIME).s,
+        pg_exact(p->rack_oversub).s, pg_qty(p->leaf_switch_latency_s, UN_TIME).s,
+        pg_qty(p->rack_switch_latency_s, UN_TIME).s, pg_qty(p->spine_switch_latency_s, UN_TIME).s);
+    put(x, "<platform version=\"4.1\">\n");
 }
 
 int pg_write(const pg_params *p, FILE *o, char *err)
 {
-    pg_layout L;
     int rc = pg_check(p, err);
     if (rc)
         return rc;
-    layout_of(p, &L);
-    write_head(o, p, &L);
-    write_links(o, p, &L);
-    for (int r = 0; r < L.racks; r++)
-        write_rack(o, p, &L, r);
-    write_spine_routes(o, &L);
-    fputs("</zone>\n</platform>\n", o);
+    xw_state x = {.out = o};
+    pd_init(&x.digest);
+    pg_sink sink = {.ctx = &x, .zone_open = on_zone_open, .zone_close = on_zone_close,
+                    .prop = on_prop, .note = on_note, .link = on_link, .host = on_host,
+                    .router = on_router, .route = on_route, .star_route = on_star_route};
+    write_head(&x, p);
+    pg_describe(p, NULL, &sink);
+    put(&x, "</platform>\n");
+    for (int z = 0; z < XW_MAX_DEPTH; z++)
+        free_stars(&x, z);
+    if (x.failed)
+        return hs_fail(err, HS_EINTERNAL, "out of memory writing the platform");
+    fprintf(o, PD_OPEN "%016llx" PD_CLOSE, (unsigned long long)pd_final(&x.digest));
     if (fflush(o) != 0 || ferror(o))
         return hs_fail(err, HS_EINPUT, "cannot write the platform: %s", strerror(errno));
     return HS_OK;

@@ -2,9 +2,11 @@
  *
  * The graph is synthetic and shaped like data-parallel ResNet-50: every rank runs 170 kernels
  * (one per layer) and then a ring allreduce of 100 MB over all ranks. Usage:
- *   eng_bench RANKS flow|step [PLATFORM]
- * prints one CSV row: ranks,fidelity,makespan_s,messages,bytes,run_wall_s. The process's total
- * wall time and peak RSS come from /usr/bin/time -v (see run.sh). */
+ *   eng_bench RANKS flow|step [PLATFORM [sent]]
+ * prints one CSV row: ranks,fidelity,makespan_s,messages,bytes,run_wall_s,us_per_message.
+ * "sent" sends every message through SimGrid (eng_options.exact_messages): SimGrid's own cost
+ * per message, against the engine's computing of messages on private links. The process's
+ * total wall time and peak RSS come from /usr/bin/time -v (see run.sh, scale.sh). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,12 +58,13 @@ static int build(tg_graph *g, int n, char *err)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s RANKS flow|step [PLATFORM]\n", argv[0]);
+        fprintf(stderr, "usage: %s RANKS flow|step [PLATFORM [sent]]\n", argv[0]);
         return HS_EINPUT;
     }
     int n = atoi(argv[1]);
     eng_options opt = {.fidelity = strcmp(argv[2], "step") == 0 ? ENG_STEP : ENG_FLOW,
-                       .exec_speed_scale = 1};
+                       .exec_speed_scale = 1,
+                       .exact_messages = argc > 4 && strcmp(argv[4], "sent") == 0};
     char err[HS_ERR_LEN];
     plat_platform plat;
     int status = plat_load(argc > 3 ? argv[3] : "abci", &plat, err);
@@ -82,8 +85,8 @@ int main(int argc, char **argv)
     if (status != HS_OK) {
         fprintf(stderr, "eng_bench: %s\n", err);
     } else {
-        printf("%d,%s,%.9g,%ld,%.6g,%.3f\n", n, argv[2], res.makespan_s, res.messages,
-               res.bytes_sent, run_s);
+        printf("%d,%s,%.9g,%ld,%.6g,%.3f,%.3f\n", n, argv[2], res.makespan_s, res.messages,
+               res.bytes_sent, run_s, res.messages > 0 ? run_s / res.messages * 1e6 : 0);
     }
     eng_result_free(&res);
     tg_free(&g);

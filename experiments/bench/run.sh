@@ -10,7 +10,7 @@ shift || true
 sizes=${*:-64 256 1024 4096}
 cmake --build "$build" --target eng_bench >/dev/null
 out=$here/results.csv
-echo "ranks,fidelity,makespan_s,messages,bytes,engine_wall_s,process_wall_s,peak_rss_mb" > "$out"
+echo "ranks,fidelity,makespan_s,messages,bytes,engine_wall_s,us_per_message,process_wall_s,peak_rss_mb" > "$out"
 for fid in flow step; do
   for n in $sizes; do
     # step at 4096 ranks is 33 million messages: skip unless asked for explicitly

@@ -3,12 +3,15 @@
  * input (the message on stderr names the flag or file), 1 on an internal failure. */
 #include "cli.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_int.h"
 #include "platgen.h"
-#include "sim.h"
+#include "sweep.h"
 
 #define HS_VERSION "0.1.0"
 
@@ -44,7 +47,9 @@ void cli_print_usage(FILE *out)
             "                          in workloads/ (resnet50, resnet152, vgg16, alexnet,\n"
             "                          cosmoflow-512, cosmoflow-256, pase-alexnet)\n"
             "  -p, --platform P        platform: a path or a short name in platforms/ (abci,\n"
-            "                          dgx1, nvswitch-ndr)\n"
+            "                          dgx1, nvswitch-ndr), or a generated machine\n"
+            "                          gen:PRESET[:FLAG=VALUE,...] with the flags of hybridsim\n"
+            "                          platform, e.g. gen:abci:nodes=4352\n"
             "  -s, --strategy S        serial, data, spatial, filter, channel, pipeline,\n"
             "                          data+filter[:P1xP2], data+spatial[:P1xP2], or a\n"
             "                          per-layer strategy file FILE.xml\n"
@@ -82,6 +87,8 @@ void cli_print_usage(FILE *out)
             "      --background SPEC   traffic for the whole run: \"from=NODES,to=NODES,rate=5GBps\"\n"
             "                          (optional gpu=G: the GPU host of each node it uses)\n"
             "      --baseline          with --job: also each job alone, to report its slowdown\n"
+            "      --cfg NAME:VALUE    a SimGrid setting (contexts/..., maxmin/..., tracing...);\n"
+            "                          hybridsim sets the network and models itself\n"
             "  -h, --help              this text;  --version  the version\n"
             "\n"
             "Times are seconds, memory bytes (GB = 1e9 bytes in tables). Exit status: 0 success,\n"
@@ -89,8 +96,30 @@ void cli_print_usage(FILE *out)
             HS_VERSION);
 }
 
+/* The process's arguments, for cli_exec_full: the one piece of module state. */
+static char **cli_argv;
+
+/* The full program beside this executable. */
+#define CLI_FULL_NAME "hybridsim-sim"
+
+int cli_exec_full(char *err)
+{
+    char self[PATH_MAX], full[PATH_MAX + sizeof CLI_FULL_NAME];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return hs_fail(err, HS_EINTERNAL, "cannot find this executable (/proc/self/exe): %s",
+                       strerror(errno));
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    snprintf(full, sizeof full, "%.*s/%s", slash ? (int)(slash - self) : 0, self, CLI_FULL_NAME);
+    fflush(stdout);
+    execv(full, cli_argv);
+    return hs_fail(err, HS_EINTERNAL, "cannot run %s (simulations need it beside hybridsim): %s",
+                   full, strerror(errno));
+}
+
 /* analytic, simulate, compare: one run, or several jobs on one fabric. */
-static int run_main(cli_command command, int argc, char **argv, char *err)
+static int run_main(cli_command command, int argc, char **argv, const cli_sim *sim, char *err)
 {
     cli_options o;
     memset(&o, 0, sizeof o);
@@ -99,24 +128,19 @@ static int run_main(cli_command command, int argc, char **argv, char *err)
     o.sim.placement = PL_PACKED;
     o.layers_top = 10;
     int status = cli_parse_run_options(argc, argv, &o, err);
-    if (status == HS_OK && o.n_jobs) {
-        fb_request req = {.platform = o.platform, .fidelity = o.sim.fidelity, .jobs = o.jobs,
-                          .n_jobs = o.n_jobs, .backgrounds = o.backgrounds,
-                          .n_backgrounds = o.n_backgrounds, .baseline = o.baseline,
-                          .json = o.output == OUT_JSON, .links_path = o.links_path,
-                          .links_all = o.links_all};
-        status = fb_run(&req, stdout, err);
-    } else if (status == HS_OK) {
-        status = cli_run_single(&o, err);
-    }
+    if (status == HS_OK && o.n_jobs)
+        status = sim ? sim->fabric(&o, err) : cli_exec_full(err);
+    else if (status == HS_OK)
+        status = cli_run_single(&o, sim, err);
     tr_gpus_free(&o.trace_gpus);
     return status < 0 ? HS_OK : status; /* < 0: --help */
 }
 
-int cli_main(int argc, char **argv)
+int cli_main(int argc, char **argv, const cli_sim *sim)
 {
     char err[HS_ERR_LEN] = "";
     int status;
+    cli_argv = argv;
     if (argc < 2) {
         cli_print_usage(stderr);
         return HS_EINPUT;
@@ -131,17 +155,17 @@ int cli_main(int argc, char **argv)
         return HS_OK;
     }
     if (strcmp(cmd, "analytic") == 0)
-        status = run_main(CMD_ANALYTIC, argc - 1, argv + 1, err);
+        status = run_main(CMD_ANALYTIC, argc - 1, argv + 1, sim, err);
     else if (strcmp(cmd, "simulate") == 0)
-        status = run_main(CMD_SIMULATE, argc - 1, argv + 1, err);
+        status = run_main(CMD_SIMULATE, argc - 1, argv + 1, sim, err);
     else if (strcmp(cmd, "compare") == 0)
-        status = run_main(CMD_COMPARE, argc - 1, argv + 1, err);
+        status = run_main(CMD_COMPARE, argc - 1, argv + 1, sim, err);
     else if (strcmp(cmd, "platform") == 0)
         status = pg_main(argc - 1, argv + 1, err);
     else if (strcmp(cmd, "sweep") == 0)
         status = sw_main(argc - 1, argv + 1, err);
     else if (strcmp(cmd, "strategy") == 0)
-        status = cli_strategy_main(argc - 1, argv + 1, err);
+        status = cli_strategy_main(argc - 1, argv + 1, sim, err);
     else
         status = hs_fail(err, HS_EINPUT,
                          "unknown command '%s' (known: analytic, simulate, compare, platform, "

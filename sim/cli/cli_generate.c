@@ -189,13 +189,14 @@ static bool needs_platform(const char *spec)
                        !strcmp(spec, "ghp"));
 }
 
-static int generate(const gen_options *o, const wl_workload *wl, st_plan *plan, char *err)
+static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *sim,
+                    st_plan *plan, char *err)
 {
     char description[4096];
     snprintf(description, sizeof description, "%s", st_generate_description(o->spec));
     plat_platform plat;
     bool with_plat = needs_platform(o->spec);
-    int status = with_plat ? plat_load(o->platform ? o->platform : "abci", &plat, err) : HS_OK;
+    int status = with_plat ? cli_open_routes(o->platform ? o->platform : "abci", sim, &plat, err) : HS_OK;
     if (status != HS_OK)
         return status;
     if (!strcmp(o->spec, "ghp")) {
@@ -219,7 +220,7 @@ static int generate(const gen_options *o, const wl_workload *wl, st_plan *plan, 
     return status;
 }
 
-int cli_generate_main(int argc, char **argv, char *err)
+int cli_generate_main(int argc, char **argv, const cli_sim *sim, char *err)
 {
     gen_options o = {0};
     int status = parse_gen(argc, argv, &o, err);
@@ -230,7 +231,7 @@ int cli_generate_main(int argc, char **argv, char *err)
     status = job_load_workload(&spec, &j, err);
     st_plan plan = {0};
     if (status == HS_OK)
-        status = generate(&o, &j.wl, &plan, err);
+        status = generate(&o, &j.wl, sim, &plan, err);
     st_plan_free(&plan);
     job_free(&j);
     return status;

@@ -1,9 +1,11 @@
 /* cli_int.h: what the command line's files share (cli.h is the folder's public face).
- *   cli.c          the commands: dispatch, --help, --version, the exit status
+ *   cli.c          the commands: dispatch, --help, --version, the exit status, handing a command
+ *                  to hybridsim-sim
  *   cli_options.c  the run commands' flags -> cli_options, checked
  *   cli_run.c      a run command: load the job, call the derivation(s), print
  *   cli_strategy.c `strategy`: per-layer strategies (--search), --generate's dispatch
  *   cli_generate.c `strategy --generate`: a scheme written as a per-layer strategy file
+ *   cli_sim.c      what needs SimGrid: simulate, compare, shared fabrics (only hybridsim-sim)
  * Nothing here is for use outside sim/cli. */
 #ifndef CLI_INT_H
 #define CLI_INT_H
@@ -13,13 +15,17 @@
 #include <stdio.h>
 
 #include "job.h"
+#include "report.h"
 #include "simulate.h"
 #include "trace.h"
+
+typedef struct cli_sim cli_sim;
 
 typedef enum { CMD_ANALYTIC, CMD_SIMULATE, CMD_COMPARE } cli_command;
 typedef enum { OUT_TABLE, OUT_JSON, OUT_ROW } cli_output;
 
 #define CLI_MAX_JOBS 64 /* --job and --background flags each */
+#define CLI_MAX_CFG 32  /* --cfg flags */
 
 /* Everything a run command's flags say. */
 typedef struct {
@@ -41,7 +47,26 @@ typedef struct {
     const char *backgrounds[CLI_MAX_JOBS]; /* --background SPEC, repeatable */
     int n_backgrounds;
     bool baseline;            /* --baseline: each job also alone */
+    const char *cfg[CLI_MAX_CFG]; /* --cfg NAME:VALUE, SimGrid settings (plat_engine_settings) */
+    int n_cfg;
 } cli_options;
+
+/* The inputs of a single run, loaded. */
+typedef struct {
+    job job;
+    plat_platform plat;
+    bool plat_loaded;
+} cli_inputs;
+
+/* The commands that need SimGrid, called once the flags are checked (cli.h). */
+struct cli_sim {
+    /* simulate or compare: load the platform into SimGrid, run, print */
+    int (*run)(const cli_options *o, cli_inputs *in, rp_run *run, char *err);
+    /* several jobs on one fabric (--job) */
+    int (*fabric)(const cli_options *o, char *err);
+    /* a hand-written platform into SimGrid, for its routes */
+    int (*load)(plat_platform *plat, char *err);
+};
 
 /* The command's name as the reports print it ("analytic"). */
 const char *cli_command_name(cli_command command);
@@ -52,15 +77,28 @@ void cli_print_usage(FILE *out);
  * which holds the defaults. Returns HS_OK, HS_EINPUT, or -1 after printing --help. */
 int cli_parse_run_options(int argc, char **argv, cli_options *o, char *err);
 
-/* A single run: load, run the derivation(s) the command names, print to stdout. */
-int cli_run_single(const cli_options *o, char *err);
+/* A single run: load, run the derivation(s) the command names, print to stdout. Without sim,
+ * what needs SimGrid is handed to hybridsim-sim (cli_exec_full). */
+int cli_run_single(const cli_options *o, const cli_sim *sim, char *err);
+
+/* One estimate as a table, a row or JSON. */
+void cli_print_one(const cli_options *o, const rp_run *run, const hs_estimate *est);
+
+/* Replace this process by hybridsim-sim beside this executable, with the same arguments
+ * (cli_main keeps them); returns only on failure, with the reason. */
+int cli_exec_full(char *err);
+
+/* Open the platform SPEC with routes the analytic model can read: a generated machine's are
+ * known without SimGrid; a hand-written file is loaded into SimGrid (sim), or the command is
+ * handed to hybridsim-sim (no sim). Free with plat_free when HS_OK. */
+int cli_open_routes(const char *spec, const cli_sim *sim, plat_platform *plat, char *err);
 
 /* `hybridsim strategy ...` (argv[0] is "strategy"): the exit status; message in err. */
-int cli_strategy_main(int argc, char **argv, char *err);
+int cli_strategy_main(int argc, char **argv, const cli_sim *sim, char *err);
 
 /* `hybridsim strategy --generate ...` (argv[0] is "strategy"): HS_OK, HS_EINPUT or
  * HS_EINTERNAL; its usage. */
-int cli_generate_main(int argc, char **argv, char *err);
+int cli_generate_main(int argc, char **argv, const cli_sim *sim, char *err);
 void cli_generate_usage(FILE *out);
 
 #endif

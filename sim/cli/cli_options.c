@@ -16,7 +16,7 @@
 enum {
     OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
     OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_JOB = 1300, OPT_BACKGROUND,
-    OPT_BASELINE, OPT_OVERLAP = 1400
+    OPT_BASELINE, OPT_OVERLAP = 1400, OPT_CFG = 1500
 };
 
 static const struct option longopts[] = {
@@ -42,6 +42,7 @@ static const struct option longopts[] = {
     {"background", required_argument, NULL, OPT_BACKGROUND},
     {"baseline", no_argument, NULL, OPT_BASELINE},
     {"overlap", no_argument, NULL, OPT_OVERLAP},
+    {"cfg", required_argument, NULL, OPT_CFG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -115,6 +116,11 @@ static int set_option(int c, const char *arg, cli_options *o, char *err)
         return append("--background", "", o->backgrounds, &o->n_backgrounds, arg, err);
     case OPT_BASELINE: o->baseline = true; break;
     case OPT_OVERLAP: o->sim.overlap = true; break;
+    case OPT_CFG:
+        if (o->n_cfg == CLI_MAX_CFG)
+            return hs_fail(err, HS_EINPUT, "--cfg: at most %d settings", CLI_MAX_CFG);
+        o->cfg[o->n_cfg++] = arg;
+        break;
     case 'h': cli_print_usage(stdout); return -1;
     }
     return HS_OK;
@@ -210,6 +216,8 @@ int cli_parse_run_options(int argc, char **argv, cli_options *o, char *err)
         return status;
     if (optind < argc)
         return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
+    if ((status = plat_engine_settings(o->cfg, o->n_cfg, err)) != HS_OK)
+        return status;
     if (o->n_jobs || o->n_backgrounds || o->baseline)
         return check_fabric(o, err);
     return check_single(o, err);

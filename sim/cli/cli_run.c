@@ -3,19 +3,15 @@
  *
  * Inputs are loaded and checked in the order a user would fix them: the --links path, the
  * workload (and layer file), the platform, the strategy against the platform, the strategy
- * against the workload and batch. The first problem ends the run with HS_EINPUT. */
+ * against the workload and batch. The first problem ends the run with HS_EINPUT. The platform
+ * is opened without SimGrid; simulate and compare load it into SimGrid (cli_sim.c), and so does
+ * analytic on a hand-written platform, whose routes only SimGrid knows. */
 #include "cli_int.h"
 
 #include <string.h>
 
-#include "sim.h"
-
-/* The inputs of a run, loaded. */
-typedef struct {
-    job job;
-    plat_platform plat;
-    bool plat_loaded;
-} cli_inputs;
+#include "analytic.h"
+#include "links.h"
 
 static int load_inputs(const cli_options *o, cli_inputs *in, char *err)
 {
@@ -23,10 +19,21 @@ static int load_inputs(const cli_options *o, cli_inputs *in, char *err)
     if (status == HS_OK)
         status = job_load_workload(&o->job, &in->job, err);
     if (status == HS_OK) {
-        status = plat_load(o->platform, &in->plat, err);
+        status = plat_open(o->platform, &in->plat, err);
         in->plat_loaded = status == HS_OK;
     }
     return status == HS_OK ? job_load_strategy(&o->job, &in->plat, &in->job, err) : status;
+}
+
+int cli_open_routes(const char *spec, const cli_sim *sim, plat_platform *plat, char *err)
+{
+    int status = plat_open(spec, plat, err);
+    if (status != HS_OK || plat_routes_known(plat))
+        return status;
+    status = sim ? sim->load(plat, err) : cli_exec_full(err);
+    if (status != HS_OK)
+        plat_free(plat);
+    return status;
 }
 
 static void free_inputs(cli_inputs *in)
@@ -36,8 +43,7 @@ static void free_inputs(cli_inputs *in)
         plat_free(&in->plat);
 }
 
-/* One estimate as a table, a row or JSON. */
-static void print_one(const cli_options *o, const rp_run *run, const hs_estimate *est)
+void cli_print_one(const cli_options *o, const rp_run *run, const hs_estimate *est)
 {
     if (o->output == OUT_JSON) {
         rp_print_json(stdout, run, est);
@@ -51,75 +57,28 @@ static void print_one(const cli_options *o, const rp_run *run, const hs_estimate
     }
 }
 
-static int run_analytic(const cli_options *o, const cli_inputs *in, rp_run *run, char *err)
+static int run_analytic(const cli_options *o, cli_inputs *in, const cli_sim *sim, rp_run *run,
+                        char *err)
 {
     hs_estimate est;
     const job *j = &in->job;
-    int status = an_estimate_on(&j->wl, &in->plat, &j->st, j->batch, o->sim.placement, &est,
+    int status = HS_OK;
+    if (!plat_routes_known(&in->plat))
+        status = sim ? sim->load(&in->plat, err) : cli_exec_full(err);
+    if (status == HS_OK)
+        status = an_estimate_on(&j->wl, &in->plat, &j->st, j->batch, o->sim.placement, &est,
                                 NULL, err);
     if (status == HS_OK)
-        print_one(o, run, &est);
+        cli_print_one(o, run, &est);
     return status;
 }
 
-/* simulate: --links writes the CSV and adds the summary to the report. */
-static int run_simulate(const cli_options *o, const cli_inputs *in, rp_run *run, char *err)
-{
-    hs_estimate est;
-    memset(&est, 0, sizeof est);
-    cr_details details; /* the per-layer breakdown; one-line rows have no room for it */
-    memset(&details, 0, sizeof details);
-    lk_stats links;
-    memset(&links, 0, sizeof links);
-    sm_options opt = o->sim;
-    opt.links = o->links_path ? &links : NULL;
-    opt.links_untraced = !o->links_path;
-    const job *j = &in->job;
-    int status = sm_run(&j->wl, &in->plat, &j->st, j->batch, &opt, &est,
-                        o->output != OUT_ROW ? &details : NULL, err);
-    if (details.layers.layers)
-        run->layers = &details.layers;
-    if (status == HS_OK && o->links_path) {
-        run->links = &links;
-        status = lk_write_csv(&links, o->links_path, o->links_all, err);
-    }
-    if (status == HS_OK)
-        print_one(o, run, &est);
-    cr_details_free(&details);
-    lk_stats_free(&links);
-    return status;
-}
-
-/* compare: both answers, and what accounts for their difference. */
-static int run_compare(const cli_options *o, const cli_inputs *in, rp_run *run, char *err)
-{
-    cmp_result r;
-    sm_options opt = o->sim;
-    opt.links_untraced = !o->links_path;
-    int status = cmp_run(&in->job, &in->plat, &opt, &r, err);
-    if (r.details.layers.layers)
-        run->layers = &r.details.layers;
-    if (status == HS_OK && o->links_path) {
-        run->links = &r.links;
-        status = lk_write_csv(&r.links, o->links_path, o->links_all, err);
-    }
-    if (status == HS_OK) {
-        rp_difference diff = cmp_difference(&r);
-        if (o->output == OUT_JSON) {
-            rp_print_compare_json(stdout, run, &r.analytic, &r.simulated, &diff);
-            fputc('\n', stdout);
-        } else {
-            rp_print_compare_table(stdout, run, &r.analytic, &r.simulated, &diff);
-        }
-    }
-    cmp_free(&r);
-    return status;
-}
-
-int cli_run_single(const cli_options *o, char *err)
+int cli_run_single(const cli_options *o, const cli_sim *sim, char *err)
 {
     cli_inputs in;
     memset(&in, 0, sizeof in);
+    if (o->command != CMD_ANALYTIC && !sim)
+        return cli_exec_full(err);
     int status = load_inputs(o, &in, err);
     if (status == HS_OK) {
         rp_run run = {.mode = cli_command_name(o->command),
@@ -131,11 +90,9 @@ int cli_run_single(const cli_options *o, char *err)
                       .layers_top = o->layers_top,
                       .links_job = -1};
         if (o->command == CMD_ANALYTIC)
-            status = run_analytic(o, &in, &run, err);
-        else if (o->command == CMD_SIMULATE)
-            status = run_simulate(o, &in, &run, err);
+            status = run_analytic(o, &in, sim, &run, err);
         else
-            status = run_compare(o, &in, &run, err);
+            status = sim->run(o, &in, &run, err);
     }
     free_inputs(&in);
     return status;

@@ -287,13 +287,13 @@ static int strategy_search(int argc, char **argv, char *err)
     return run_search(&o, err);
 }
 
-int cli_strategy_main(int argc, char **argv, char *err)
+int cli_strategy_main(int argc, char **argv, const cli_sim *sim, char *err)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--search") == 0)
             return strategy_search(argc, argv, err);
         if (strcmp(argv[i], "--generate") == 0 || strncmp(argv[i], "--generate=", 11) == 0)
-            return cli_generate_main(argc, argv, err);
+            return cli_generate_main(argc, argv, sim, err);
     }
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

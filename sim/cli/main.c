@@ -1,4 +1,4 @@
-/* main.c: the hybridsim executable; everything happens in cli.c. */
+/* main.c: hybridsim-sim, the whole program; everything happens in cli.c. */
 #include "cli.h"
 
-int main(int argc, char **argv) { return cli_main(argc, argv); }
+int main(int argc, char **argv) { return cli_main(argc, argv, &cli_sim_full); }

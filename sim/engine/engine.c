@@ -1,13 +1,18 @@
 /* engine.c: runs a task graph on SimGrid (engine.h): the two streams of every rank, the order
  * between them, and what the run measured.
  *
- * Each rank gets two actors on its GPU host. The compute actor runs the rank's TG_EXEC tasks as
- * executions; the communication actor runs the others through engine_comm.c. A stream that must
- * wait for a task of the other stream (`after`) sleeps on a semaphore that the other stream
- * releases when it gets there. SimGrid events are the cost of a large run (4096 GPUs x ~500
- * kernels), so a run of kernels that nobody waits for in between is ONE execution of their total
- * duration; the kernels' own start and end times follow by addition, exactly, because nothing
- * else runs on a rank's compute stream. */
+ * A rank whose streams can overlap gets two actors on its GPU host. The compute actor runs the
+ * rank's TG_EXEC tasks as executions; the communication actor runs the others through
+ * engine_comm.c. A stream that must wait for a task of the other stream (`after`) sleeps on a
+ * semaphore that the other stream releases when it gets there. A rank whose list is one chain
+ * (the blocking order: every task waits for the one before it) gets ONE actor that runs the list
+ * in order: the second would only ever sleep, and the times are the same, because in a chain a
+ * task starts exactly when the task before it ends. SimGrid's cost per call grows with the
+ * number of live actors, so this halves the actors and saves the two semaphore calls per
+ * communication task. SimGrid events are the cost of a large run (4096 GPUs x ~500 kernels), so
+ * a run of kernels that nobody waits for in between is ONE execution of their total duration;
+ * the kernels' own start and end times follow by addition, exactly, because nothing else runs
+ * on a rank's compute stream. */
 #include "engine_int.h"
 
 #include <math.h>
@@ -20,14 +25,11 @@
 #include <simgrid/host.h>
 #include <xbt/log.h>
 
-/* Actor stacks: the actors' code is shallow, and 8192 actors at SimGrid's default of 8 MiB
- * would reserve 64 GiB of address space. */
-#define ENG_STACK_BYTES (256 * 1024)
-
-/* What an actor is told at start: its simulation and its rank. */
+/* What an actor is told at start: its simulation, its rank and which of its streams it runs. */
 typedef struct {
     eng_sim *s;
     int rank;
+    void (*code)(eng_sim *s, int rank);
 } eng_actor_arg;
 
 /* ---- the streams -------------------------------------------------------------------------- */
@@ -77,16 +79,51 @@ static int fused_run_end(const tg_rank *list, const uint8_t *awaited, int i, dou
     return last;
 }
 
-static void compute_main(int argc, char **argv)
+/* Run the kernels of the fused run starting at list index i (fused_run_end) on the calling
+ * actor, record their times; returns the run's last index. */
+static int run_kernels(eng_sim *s, int r, int i)
 {
-    (void)argc, (void)argv;
-    const eng_actor_arg *a = sg_actor_self_get_data();
-    eng_sim *s = a->s;
-    int r = a->rank;
     const tg_rank *list = &s->g->ranks[r];
     eng_rank_state *st = &s->rs[r];
-    double scale = s->opt.exec_speed_scale, speed_flops = sg_host_get_speed(sg_host_self());
+    double scale = s->opt.exec_speed_scale, seconds;
+    int last = fused_run_end(list, s->awaited[r], i, &seconds);
+    double start = simgrid_get_clock();
+    if (seconds > 0)
+        sg_actor_execute(seconds * scale * sg_host_get_speed(sg_host_self()));
+    double end = simgrid_get_clock();
+    if (s->start_s) {
+        double t = start;
+        for (int k = i; k <= last; k = next_of(list, 0, k + 1)) {
+            s->start_s[r][k] = t;
+            t += list->tasks[k].amount * scale;
+            s->end_s[r][k] = k == last ? end : t;
+        }
+    }
+    st->busy_s[0] += end - start;
+    st->last_end_s[0] = end;
+    return last;
+}
 
+/* Run communication task i of rank r on the calling actor and record its times. */
+static void run_comm(eng_sim *s, int r, int i)
+{
+    eng_rank_state *st = &s->rs[r];
+    double start = simgrid_get_clock();
+    eng_comm_run(s, r, &s->g->ranks[r].tasks[i]);
+    double end = simgrid_get_clock();
+    if (s->start_s) {
+        s->start_s[r][i] = start;
+        s->end_s[r][i] = end;
+    }
+    st->busy_s[1] += end - start;
+    st->last_end_s[1] = end;
+}
+
+/* The compute stream of rank r: its kernels, each run after what it waits for. */
+static void compute_stream(eng_sim *s, int r)
+{
+    const tg_rank *list = &s->g->ranks[r];
+    eng_rank_state *st = &s->rs[r];
     for (int i = next_of(list, 0, 0); i < list->n_tasks;) {
         st->current[0] = i;
         if (list->tasks[i].after >= 0) {
@@ -94,22 +131,7 @@ static void compute_main(int argc, char **argv)
             wait_other(st, 0, list->tasks[i].after);
             st->exposed_s += simgrid_get_clock() - t0;
         }
-        double seconds;
-        int last = fused_run_end(list, s->awaited[r], i, &seconds);
-        double start = simgrid_get_clock();
-        if (seconds > 0)
-            sg_actor_execute(seconds * scale * speed_flops);
-        double end = simgrid_get_clock();
-        if (s->start_s) {
-            double t = start;
-            for (int k = i; k <= last; k = next_of(list, 0, k + 1)) {
-                s->start_s[r][k] = t;
-                t += list->tasks[k].amount * scale;
-                s->end_s[r][k] = k == last ? end : t;
-            }
-        }
-        st->busy_s[0] += end - start;
-        st->last_end_s[0] = end;
+        int last = run_kernels(s, r, i);
         st->done_pos[0] = last + 1;
         notify_other(st, 0);
         i = next_of(list, 0, last + 1);
@@ -117,33 +139,65 @@ static void compute_main(int argc, char **argv)
     st->finished[0] = true;
 }
 
-static void comm_main(int argc, char **argv)
+/* The communication stream of rank r. */
+static void comm_stream(eng_sim *s, int r)
 {
-    (void)argc, (void)argv;
-    const eng_actor_arg *a = sg_actor_self_get_data();
-    eng_sim *s = a->s;
-    int r = a->rank;
     const tg_rank *list = &s->g->ranks[r];
     eng_rank_state *st = &s->rs[r];
-
     for (int i = next_of(list, 1, 0); i < list->n_tasks; i = next_of(list, 1, i + 1)) {
-        const tg_task *t = &list->tasks[i];
         st->current[1] = i;
-        if (t->after >= 0)
-            wait_other(st, 1, t->after);
-        double start = simgrid_get_clock();
-        eng_comm_run(s, r, t);
-        double end = simgrid_get_clock();
-        if (s->start_s) {
-            s->start_s[r][i] = start;
-            s->end_s[r][i] = end;
-        }
-        st->busy_s[1] += end - start;
-        st->last_end_s[1] = end;
+        if (list->tasks[i].after >= 0)
+            wait_other(st, 1, list->tasks[i].after);
+        run_comm(s, r, i);
         st->done_pos[1] = i + 1;
         notify_other(st, 1);
     }
     st->finished[1] = true;
+}
+
+/* Is the list one chain: does every task that follows a task of the other stream wait for it?
+ * Then running the list in order on one actor starts every task when the task before it ends,
+ * as the two streams would: its own stream's task before it has ended too, by induction. */
+static bool chained(const tg_rank *list)
+{
+    for (int i = 1; i < list->n_tasks; i++) {
+        const tg_task *t = &list->tasks[i];
+        if (t->after >= i ||
+            (tg_stream(t) != tg_stream(&list->tasks[i - 1]) && t->after != i - 1))
+            return false;
+    }
+    return true;
+}
+
+/* Both streams of a chained rank on one actor. The compute stream's exposed time is what the
+ * compute actor would have waited: from the end of its previous kernels (or the start) to the
+ * end of the communication task its next kernel waits for, which has just ended. */
+static void both_streams(eng_sim *s, int r)
+{
+    const tg_rank *list = &s->g->ranks[r];
+    eng_rank_state *st = &s->rs[r];
+    double ready_s = simgrid_get_clock(); /* when the compute stream became free */
+    for (int i = 0; i < list->n_tasks;) {
+        int stream = tg_stream(&list->tasks[i]);
+        st->current[stream] = i;
+        if (stream == 1) {
+            run_comm(s, r, i++);
+            continue;
+        }
+        if (list->tasks[i].after >= 0)
+            st->exposed_s += simgrid_get_clock() - ready_s;
+        i = run_kernels(s, r, i) + 1;
+        ready_s = st->last_end_s[0];
+    }
+    st->finished[0] = st->finished[1] = true;
+}
+
+/* What an actor runs: its rank's stream(s), as its start argument says. */
+static void actor_main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const eng_actor_arg *a = sg_actor_self_get_data();
+    a->code(a->s, a->rank);
 }
 
 /* ---- checks ------------------------------------------------------------------------------- */
@@ -208,7 +262,8 @@ static int prepare_streams(eng_sim *s, char *err)
     const tg_graph *g = s->g;
     s->rs = calloc((size_t)g->n_ranks, sizeof *s->rs);
     s->awaited = calloc((size_t)g->n_ranks, sizeof *s->awaited);
-    if (!s->rs || !s->awaited)
+    s->one_actor = calloc((size_t)g->n_ranks, sizeof *s->one_actor);
+    if (!s->rs || !s->awaited || !s->one_actor)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", g->n_ranks);
     for (int r = 0; r < g->n_ranks; r++) {
         const tg_rank *list = &g->ranks[r];
@@ -218,13 +273,14 @@ static int prepare_streams(eng_sim *s, char *err)
         s->awaited[r] = calloc((size_t)list->n_tasks + 1, 1);
         if (!s->awaited[r])
             return hs_fail(err, HS_EINTERNAL, "out of memory for rank %d's tasks", r);
+        s->one_actor[r] = chained(list);
         for (int i = 0; i < list->n_tasks; i++) {
             const tg_task *t = &list->tasks[i];
             if (t->after < 0)
                 continue;
             s->awaited[r][t->after] = 1;
             int stream = tg_stream(t);
-            if (!st->wake[stream])
+            if (!st->wake[stream] && !s->one_actor[r])
                 st->wake[stream] = sg_sem_init(0);
         }
     }
@@ -255,28 +311,54 @@ static void free_records(double **rec, int n_ranks)
     free(rec);
 }
 
-/* Start the actors of every rank: a stream without tasks gets none. */
+static void start_actor(const char *name, sg_host_t host, eng_actor_arg *arg)
+{
+    sg_actor_t actor = sg_actor_init(name, host); /* its stack: contexts/stack-size */
+    sg_actor_set_data(actor, arg);
+    sg_actor_start(actor, actor_main, 0, NULL);
+}
+
+/* Start the actors of every rank: one for a chained list, else one per stream; a stream without
+ * tasks gets none. args has room for two per rank. */
 static void start_actors(eng_sim *s, eng_actor_arg *args)
 {
     const tg_graph *g = s->g;
     char name[32];
+    static void (*const streams[2])(eng_sim *, int) = {compute_stream, comm_stream};
     for (int r = 0; r < g->n_ranks; r++) {
-        args[r] = (eng_actor_arg){s, r};
         const tg_rank *list = &g->ranks[r];
         sg_host_t host = s->plat->gpus[s->gpu_of_rank[r]];
-        static void (*const mains[2])(int, char **) = {compute_main, comm_main};
+        bool empty[2] = {next_of(list, 0, 0) == list->n_tasks,
+                         next_of(list, 1, 0) == list->n_tasks};
+        s->rs[r].finished[0] = empty[0];
+        s->rs[r].finished[1] = empty[1];
+        if (s->one_actor[r] && !(empty[0] && empty[1])) {
+            args[2 * r] = (eng_actor_arg){s, r, both_streams};
+            snprintf(name, sizeof name, "rank%d", r);
+            start_actor(name, host, &args[2 * r]);
+            continue;
+        }
         for (int stream = 0; stream < 2; stream++) {
-            if (next_of(list, stream, 0) == list->n_tasks) {
-                s->rs[r].finished[stream] = true;
+            if (empty[stream])
                 continue;
-            }
+            args[2 * r + stream] = (eng_actor_arg){s, r, streams[stream]};
             snprintf(name, sizeof name, "rank%d.%s", r, stream ? "comm" : "compute");
-            sg_actor_t actor = sg_actor_init(name, host);
-            sg_actor_set_stacksize(actor, ENG_STACK_BYTES);
-            sg_actor_set_data(actor, &args[r]);
-            sg_actor_start(actor, mains[stream], 0, NULL);
+            start_actor(name, host, &args[2 * r + stream]);
         }
     }
+}
+
+/* The actors the run will have at most: a rank's one or two, and relays for staged messages
+ * between GPUs of a node (one per message in flight: a rank's exchange sends two at once). */
+static long count_actors(const eng_sim *s)
+{
+    long n = 0;
+    for (int r = 0; r < s->g->n_ranks; r++) {
+        const tg_rank *list = &s->g->ranks[r];
+        int streams = (next_of(list, 0, 0) < list->n_tasks) + (next_of(list, 1, 0) < list->n_tasks);
+        n += s->one_actor[r] && streams > 0 ? 1 : streams;
+    }
+    return n + (s->host_mem ? 2L * s->g->n_ranks : 0);
 }
 
 /* A run that ended with streams still waiting deadlocked. Name a stuck communication stream
@@ -332,6 +414,7 @@ static void fill_result(const eng_sim *s, double t0, eng_result *res)
     }
     res->messages = s->messages;
     res->bytes_sent = s->bytes_sent;
+    res->computed = s->computed;
 }
 
 int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,
@@ -351,7 +434,7 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
     if (status != HS_OK)
         return status;
 
-    eng_actor_arg *args = calloc((size_t)g->n_ranks, sizeof *args);
+    eng_actor_arg *args = calloc(2 * (size_t)g->n_ranks, sizeof *args);
     res->ranks = calloc((size_t)g->n_ranks, sizeof *res->ranks);
     if (!args || !res->ranks)
         status = hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", g->n_ranks);
@@ -361,6 +444,8 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
         status = eng_comm_prepare(&s, err);
     if (status == HS_OK && s.opt.record_tasks)
         status = prepare_records(&s, err);
+    if (status == HS_OK)
+        status = eng_fit_actors(count_actors(&s), err);
     if (status == HS_OK) {
         double t0 = simgrid_get_clock();
         start_actors(&s, args);
@@ -388,6 +473,7 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
     for (int r = 0; s.awaited && r < g->n_ranks; r++)
         free(s.awaited[r]);
     free(s.awaited);
+    free(s.one_actor);
     free(s.rs);
     free_records(s.start_s, g->n_ranks);
     free_records(s.end_s, g->n_ranks);

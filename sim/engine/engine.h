@@ -1,6 +1,7 @@
 /* engine.h: runs a task graph on the SimGrid platform and measures what happened.
  *
- * Every rank becomes two SimGrid actors on its GPU host (compute stream, communication stream).
+ * Every rank becomes SimGrid actors on its GPU host: one per stream (compute, communication)
+ * when they can overlap, one for both when its tasks form a chain (the blocking order).
  * Kernels are executions on the GPU host; collectives are decomposed into point-to-point
  * messages by algorithm, at one of two fidelities:
  *   ENG_STEP  every step of the algorithm is its own set of messages (exact, O(p^2) messages);
@@ -13,6 +14,9 @@
  * host memory the platform declares (plat_host_memory) it crosses the sender's PCIe link into
  * it and the receiver's out of it, both copies at once, instead of NVLink; it is delivered
  * when both copies are done.
+ * A ring message whose route's links (switches aside) carry no other message of the run is
+ * computed instead of sent, with SimGrid's arithmetic for a lone flow (engine_private.c): the
+ * same times, but for SimGrid's clock rounding, unless exact_messages.
  *
  * Folder: sim/engine/ (this is its main header): task graphs run on SimGrid (eng_). May include
  * sim/expand, platforms/, workloads/common/ and SimGrid; never analytic/. */
@@ -32,6 +36,9 @@ typedef struct {
     double exec_speed_scale; /* kernel seconds on the GPU = task seconds * this (1 when the
                               * platform's GPU is the workload's calibration device) */
     bool record_tasks;       /* fill eng_result.task_start_s/task_end_s */
+    bool exact_messages;     /* send every message through SimGrid: when something outside the
+                              * graph uses links too (background traffic) or watches every
+                              * message (link statistics) */
 } eng_options;
 
 typedef struct {
@@ -51,6 +58,8 @@ typedef struct {
     double **task_end_s;
     long messages;           /* point-to-point messages the run sent */
     double bytes_sent;       /* their total payload */
+    long computed;           /* of them, messages on private links computed, not sent
+                              * through SimGrid (engine_private.c): same times */
 } eng_result;
 
 /* Run the graph with rank r on GPU gpu_of_rank[r] of the loaded platform (one rank per GPU).
@@ -64,5 +73,10 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
             const eng_options *opt, eng_result *res, char *err);
 
 void eng_result_free(eng_result *res);
+
+/* Can a job of `ranks` ranks on a platform of which built_gpus GPUs are in SimGrid fit this
+ * machine's available memory? HS_EINPUT with what it needs otherwise. Call before building the
+ * platform (plat_engine_gpus): eng_run checks its actors again before they start. */
+int eng_fit_job(long built_gpus, long ranks, char *err);
 
 #endif

@@ -2,8 +2,8 @@
  *
  * Every message goes through the rendezvous mailbox of its ordered (source, destination) rank
  * pair, so the messages of one pair match in program order whatever else is in flight. The
- * mailboxes are created before the simulation starts and kept in a hash table, so a message
- * costs a probe, not a formatted name.
+ * mailboxes are created before the simulation starts and kept in a hash table (engine_mbox.c),
+ * so a message costs a probe, not a formatted name.
  *
  * Collectives are rings: in a step a member sends a chunk to its right neighbour and receives
  * one from its left, both posted at once so they overlap. Allreduce = reduce-scatter (n-1 steps
@@ -26,95 +26,6 @@
 #include <simgrid/actor.h>
 #include <simgrid/host.h>
 
-/* ---- mailboxes ---------------------------------------------------------------------------- */
-
-/* Every ordered rank pair has two mailboxes: channel 0 for its messages, channel 1 for the
- * first half of its messages staged through host memory (to the relay, see below). */
-static uint64_t pair_key(const eng_sim *s, int src, int dst, int channel)
-{
-    return ((uint64_t)src * (uint64_t)s->g->n_ranks + (uint64_t)dst) * 2 + (uint64_t)channel + 1;
-}
-
-static size_t key_slot(uint64_t key, size_t cap)
-{
-    /* Fibonacci hashing: neighbouring pairs spread over the table. */
-    return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (cap - 1);
-}
-
-static sg_mailbox_t mailbox_by_pair(int src, int dst, int channel)
-{
-    char name[40];
-    snprintf(name, sizeof name, channel ? "%d>%d@host" : "%d>%d", src, dst);
-    return sg_mailbox_by_name(name);
-}
-
-static int mbox_grow(eng_mbox_table *t)
-{
-    size_t cap = t->cap ? 2 * t->cap : 256;
-    uint64_t *keys = calloc(cap, sizeof *keys);
-    sg_mailbox_t *boxes = calloc(cap, sizeof *boxes);
-    if (!keys || !boxes) {
-        free(keys);
-        free(boxes);
-        return -1;
-    }
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->keys[i])
-            continue;
-        size_t j = key_slot(t->keys[i], cap);
-        while (keys[j])
-            j = (j + 1) & (cap - 1);
-        keys[j] = t->keys[i];
-        boxes[j] = t->boxes[i];
-    }
-    free(t->keys);
-    free(t->boxes);
-    t->keys = keys;
-    t->boxes = boxes;
-    t->cap = cap;
-    return 0;
-}
-
-/* Make sure the pair has a mailbox on the channel (before the simulation). */
-static int mbox_add_on(eng_sim *s, int src, int dst, int channel)
-{
-    eng_mbox_table *t = &s->mbox;
-    if (2 * (t->used + 1) > t->cap && mbox_grow(t) != 0)
-        return -1;
-    uint64_t key = pair_key(s, src, dst, channel);
-    size_t j = key_slot(key, t->cap);
-    while (t->keys[j] && t->keys[j] != key)
-        j = (j + 1) & (t->cap - 1);
-    if (!t->keys[j]) {
-        t->keys[j] = key;
-        t->boxes[j] = mailbox_by_pair(src, dst, channel);
-        t->used++;
-    }
-    return 0;
-}
-
-static int mbox_add(eng_sim *s, int src, int dst)
-{
-    return mbox_add_on(s, src, dst, 0);
-}
-
-static sg_mailbox_t mbox_on(const eng_sim *s, int src, int dst, int channel)
-{
-    const eng_mbox_table *t = &s->mbox;
-    if (t->cap) {
-        uint64_t key = pair_key(s, src, dst, channel);
-        for (size_t j = key_slot(key, t->cap); t->keys[j]; j = (j + 1) & (t->cap - 1))
-            if (t->keys[j] == key)
-                return t->boxes[j];
-    }
-    return mailbox_by_pair(src, dst, channel); /* not foreseen by eng_comm_prepare: correct */
-}
-
-static sg_mailbox_t mbox(const eng_sim *s, int src, int dst)
-{
-    return mbox_on(s, src, dst, 0);
-}
-
 /* ---- messages ----------------------------------------------------------------------------- */
 
 /* Chunk sizes are whole bytes: SimGrid sizes messages in bytes. */
@@ -123,12 +34,12 @@ static long chunk_bytes(double bytes)
     return bytes > 0 ? (long)llround(bytes) : 0;
 }
 
-static sg_comm_t post_send(eng_sim *s, int src, int dst, long bytes)
+sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes)
 {
     s->messages++;
     s->bytes_sent += (double)bytes;
     /* SimGrid refuses a NULL payload; the receiver ignores it anyway. */
-    return sg_mailbox_put_async(mbox(s, src, dst), s, bytes);
+    return sg_mailbox_put_async(eng_mbox(s, src, dst), s, bytes);
 }
 
 /* A message staged through host memory (TG_FLAG_STAGED: MPI without GPUDirect) is copied from
@@ -147,9 +58,6 @@ typedef struct {
     sg_sem_t copied; /* released once both copies are done */
     int refs;       /* the relay and the receiver: the last one out frees this */
 } relay_arg;
-
-/* Relay actors do nothing deep: a small stack, as the rank actors (engine.c). */
-#define RELAY_STACK_BYTES (64 * 1024)
 
 static void relay_unref(relay_arg *a)
 {
@@ -175,8 +83,8 @@ static void relay_main(int argc, char **argv)
     sg_actor_on_exit(relay_exit, a); /* also when a deadlock ends the run with the relay stuck */
     void *payload;
     sg_comm_t c[2];
-    c[0] = sg_mailbox_get_async(mbox_on(a->s, a->src, a->dst, 1), &payload);
-    c[1] = sg_mailbox_put_async(mbox(a->s, a->src, a->dst), a, a->bytes);
+    c[0] = sg_mailbox_get_async(eng_mbox_on(a->s, a->src, a->dst, 1), &payload);
+    c[1] = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
     sg_comm_wait_all(c, 2);
     sg_sem_release(a->copied);
 }
@@ -202,18 +110,17 @@ static bool relayed(const eng_sim *s, int src, int dst)
 static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool staged)
 {
     if (!staged || !relayed(s, src, dst))
-        return post_send(s, src, dst, bytes);
+        return eng_post_send(s, src, dst, bytes);
     relay_arg *a = malloc(sizeof *a);
     if (!a) /* cannot relay: the message still arrives, over its route */
-        return post_send(s, src, dst, bytes);
+        return eng_post_send(s, src, dst, bytes);
     *a = (relay_arg){s, src, dst, bytes, sg_sem_init(0), 2};
     sg_actor_t relay = sg_actor_init("relay", s->host_mem[src]);
-    sg_actor_set_stacksize(relay, RELAY_STACK_BYTES);
     sg_actor_set_data(relay, a);
     sg_actor_start(relay, relay_main, 0, NULL);
     s->messages++;
     s->bytes_sent += (double)bytes;
-    return sg_mailbox_put_async(mbox_on(s, src, dst, 1), s, bytes);
+    return sg_mailbox_put_async(eng_mbox_on(s, src, dst, 1), s, bytes);
 }
 
 /* The latency of the path a message from rank src to rank dst takes: a relayed one's two
@@ -230,31 +137,31 @@ static double edge_latency(const eng_sim *s, int src, int dst, bool staged)
 
 /* ---- rings -------------------------------------------------------------------------------- */
 
-/* A ring as a strided view of a rank array: member i is base[i * stride]. */
-typedef struct {
-    const int *base;
-    int n;              /* members */
-    int stride;
-    int pos;            /* the calling rank's position */
-    sg_bar_t bar;       /* flow mode: the members' barrier */
-} ring_view;
-
-static int ring_member(ring_view v, int i)
-{
-    return v.base[(size_t)(((i % v.n) + v.n) % v.n) * (size_t)v.stride];
-}
 
 /* `steps` ring steps of `chunk` bytes each, at the engine's fidelity; `staged`: every step's
  * message goes through host memory. */
-static void ring_steps(eng_sim *s, ring_view v, int steps, long chunk, bool staged)
+static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool staged)
 {
     if (v.n < 2 || steps < 1)
         return;
-    int me = ring_member(v, v.pos), right = ring_member(v, v.pos + 1);
-    sg_mailbox_t in = mbox(s, ring_member(v, v.pos - 1), me);
+    int me = eng_ring_member(v, v.pos), right = eng_ring_member(v, v.pos + 1);
+    sg_mailbox_t in = eng_mbox(s, eng_ring_member(v, v.pos - 1), me);
     void *payload; /* the messages carry no data; SimGrid still wants somewhere to put it */
     sg_comm_t c[2];
     double stage_s = staged ? s->plat->staging_latency_s : 0.0;
+    if (!staged && s->opt.fidelity == ENG_FLOW && v.priv) {
+        eng_private_flow(s, v, steps, chunk); /* no message leaves the ring's private links */
+        return;
+    }
+    if (!staged && s->opt.fidelity == ENG_STEP && v.priv && steps >= v.n - 1) {
+        eng_private_steps(s, v, steps, chunk); /* nor here */
+        return;
+    }
+    if (!staged && s->opt.fidelity == ENG_STEP && s->n_private > 0) {
+        for (int k = 0; k < steps; k++)
+            eng_private_step(s, v, chunk);
+        return;
+    }
     if (s->opt.fidelity == ENG_STEP) {
         for (int k = 0; k < steps; k++) {
             c[0] = sg_mailbox_get_async(in, &payload);
@@ -281,24 +188,25 @@ static void ring_steps(eng_sim *s, ring_view v, int steps, long chunk, bool stag
         sg_barrier_wait(v.bar);
 }
 
-static ring_view group_ring(const eng_sim *s, int group, int pos)
+static eng_ring group_ring(const eng_sim *s, int group, int pos)
 {
     const tg_group *gr = &s->g->groups[group];
-    return (ring_view){gr->ranks, gr->n, 1, pos, s->ring_bar ? s->ring_bar[group] : NULL};
+    return (eng_ring){gr->ranks, gr->n, 1, pos, s->ring_bar ? s->ring_bar[group] : NULL,
+                      s->ring_priv ? s->ring_priv[group] : NULL};
 }
 
-static ring_view intra_ring(const eng_hier *h, int pos, sg_bar_t *bars)
+static eng_ring intra_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int c = h->node_of[pos];
-    return (ring_view){h->by_node + (size_t)c * h->per_node, h->per_node, 1, h->local_of[pos],
-                       bars ? bars[c] : NULL};
+    return (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, h->local_of[pos],
+                      bars ? bars[c] : NULL, h->intra_priv ? h->intra_priv[c] : NULL};
 }
 
-static ring_view inter_ring(const eng_hier *h, int pos, sg_bar_t *bars)
+static eng_ring inter_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int j = h->local_of[pos];
-    return (ring_view){h->by_node + j, h->n_nodes, h->per_node, h->node_of[pos],
-                       bars ? bars[j] : NULL};
+    return (eng_ring){h->by_node + j, h->n_nodes, h->per_node, h->node_of[pos],
+                      bars ? bars[j] : NULL, h->inter_priv ? h->inter_priv[j] : NULL};
 }
 
 static void hier_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes, bool staged)
@@ -322,7 +230,7 @@ static void sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *f
     void *one[2], **payload = wide ? s->rs[rank].payloads : one;
     long b = chunk_bytes(bytes);
     for (int i = 0; i < n_from; i++)
-        c[i] = sg_mailbox_get_async(mbox(s, from[i], rank), &payload[i]);
+        c[i] = sg_mailbox_get_async(eng_mbox(s, from[i], rank), &payload[i]);
     if (staged && n_to > 0 && s->plat->staging_latency_s > 0)
         sg_actor_sleep_for(s->plat->staging_latency_s);
     for (int i = 0; i < n_to; i++)
@@ -354,7 +262,7 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
     }
     int pos = eng_group_pos(s, rank, t->peer);
     int n = gr->n;
-    ring_view v = group_ring(s, t->peer, pos);
+    eng_ring v = group_ring(s, t->peer, pos);
     switch ((tg_op)t->op) {
     case TG_ALLREDUCE:
         if (t->algo == TG_ALGO_HIER)
@@ -516,19 +424,19 @@ done:
 /* The mailboxes a message from src to dst uses: its pair's, and the relay's if it is. */
 static int send_register(eng_sim *s, int src, int dst, bool staged)
 {
-    int oom = mbox_add(s, src, dst);
+    int oom = eng_mbox_add(s, src, dst, 0);
     if (staged && relayed(s, src, dst))
-        oom |= mbox_add_on(s, src, dst, 1);
+        oom |= eng_mbox_add(s, src, dst, 1);
     return oom;
 }
 
-static int ring_register(eng_sim *s, ring_view v, bool staged)
+static int ring_register(eng_sim *s, eng_ring v, bool staged)
 {
     if (v.n < 2)
         return 0;
-    int me = ring_member(v, v.pos);
-    return send_register(s, me, ring_member(v, v.pos + 1), staged) |
-           mbox_add(s, ring_member(v, v.pos - 1), me);
+    int me = eng_ring_member(v, v.pos);
+    return send_register(s, me, eng_ring_member(v, v.pos + 1), staged) |
+           eng_mbox_add(s, eng_ring_member(v, v.pos - 1), me, 0);
 }
 
 /* Give every rank its node's host memory if some task is staged. */
@@ -562,7 +470,8 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
         if (t->peer < 0 || t->peer >= g->n_ranks || t->peer == r)
             return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): peer %d is not "
                            "another rank of 0..%d", r, i, what, t->peer, g->n_ranks - 1);
-        oom = t->op == TG_SEND ? send_register(s, r, t->peer, staged) : mbox_add(s, t->peer, r);
+        oom = t->op == TG_SEND ? send_register(s, r, t->peer, staged)
+                               : eng_mbox_add(s, t->peer, r, 0);
         return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
     }
     if (t->peer < 0 || t->peer >= g->n_groups)
@@ -573,7 +482,7 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
         if (gr->n != 2 || gr->ranks[0] == r || gr->ranks[1] == r)
             return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (shift): group %d is "
                            "not {send peer, receive peer} of two other ranks", r, i, t->peer);
-        oom = send_register(s, r, gr->ranks[0], staged) | mbox_add(s, gr->ranks[1], r);
+        oom = send_register(s, r, gr->ranks[0], staged) | eng_mbox_add(s, gr->ranks[1], r, 0);
         return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
     }
     if (t->op == TG_EXCHANGE) {
@@ -582,7 +491,7 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
             if (p == r)
                 return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (exchange): group "
                                "%d lists the rank among its own peers", r, i, t->peer);
-            oom |= send_register(s, r, p, staged) | mbox_add(s, p, r);
+            oom |= send_register(s, r, p, staged) | eng_mbox_add(s, p, r, 0);
         }
         if (gr->n > *max_peers)
             *max_peers = gr->n;
@@ -648,6 +557,8 @@ int eng_comm_prepare(eng_sim *s, char *err)
             if (ring_used[gi] && g->groups[gi].n > 1)
                 s->ring_bar[gi] = sg_barrier_init((unsigned)g->groups[gi].n);
     }
+    if (status == HS_OK)
+        status = eng_private_prepare(s, err);
 done:
     free(dup);
     free(ring_used);
@@ -657,6 +568,7 @@ done:
 void eng_comm_release(eng_sim *s)
 {
     const tg_graph *g = s->g;
+    eng_private_release(s); /* first: it frees what the layouts point to */
     for (int gi = 0; s->hier && gi < g->n_groups; gi++)
         hier_free(s->hier[gi]);
     for (int gi = 0; s->ring_bar && gi < g->n_groups; gi++)
@@ -673,6 +585,7 @@ void eng_comm_release(eng_sim *s)
     free(s->member_pos);
     free(s->mbox.keys);
     free(s->mbox.boxes);
+    free(s->mbox.edge);
     s->hier = NULL;
     s->ring_bar = NULL;
     s->member_start = s->member_group = s->member_pos = NULL;

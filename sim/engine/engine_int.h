@@ -1,8 +1,11 @@
-/* engine_int.h: the state the engine's two files share; not part of the public interface.
+/* engine_int.h: the state the engine's files share; not part of the public interface.
  *
- * engine.c runs the streams (two SimGrid actors per rank, their ordering and the results);
- * engine_comm.c turns communication tasks into point-to-point messages (mailboxes, rings,
- * hierarchical allreduce, exchanges) at the chosen fidelity. Both see one eng_sim, built
+ * engine.c runs the streams (one or two SimGrid actors per rank, their ordering and the
+ * results); engine_comm.c turns communication tasks into point-to-point messages (mailboxes,
+ * rings, hierarchical allreduce, exchanges) at the chosen fidelity; engine_private.c computes
+ * the messages of ring edges whose links nothing else uses instead of sending them;
+ * engine_fit.c decides whether the run's actors fit the machine; engine_mbox.c keeps the
+ * mailboxes. All see one eng_sim, built
  * before the simulation starts and read by every actor. SimGrid actors are cooperative (only
  * one runs at a time and it yields only inside a SimGrid call), so the actors update the
  * shared counters without locks. */
@@ -29,13 +32,55 @@ typedef struct {
     int *local_of;          /* per group position: its local index j on that node */
     sg_bar_t *intra_bar;    /* flow mode: C barriers of k members, else NULL */
     sg_bar_t *inter_bar;    /* flow mode: k barriers of C members, else NULL */
+    struct eng_pring **intra_priv; /* per node slot, its ring if all private */
+    struct eng_pring **inter_priv; /* per local index, likewise */
 } eng_hier;
 
-/* Open-addressing table from an ordered rank pair to its SimGrid mailbox, so a message costs
- * a hash probe instead of formatting and looking up a name. */
+/* A ring every edge of which is private (engine_private.c): what its members need to compute
+ * when the messages of a collective on it arrive. */
+typedef struct eng_pring {
+    int n;                  /* members */
+    double *latency_s;      /* per edge i -> i+1: its route's latency, */
+    double *bandwidth_Bps;  /* bottleneck bandwidth, */
+    double *arrive_s;       /* and when member i arrived at the current collective */
+    double *post_s;         /* step mode: when member i posts the step being computed, */
+    double *edge_end_s;     /* and when edge i's message of that step arrives */
+    sg_bar_t bar;           /* step mode: the members' meeting (flow mode has the ring's) */
+    int arrived;            /* members arrived at this collective, not yet computed */
+    double end_s;           /* flow mode: when this collective ends */
+} eng_pring;
+
+/* A private edge in step mode: the times its two ends posted their last steps. A side ahead
+ * of the other by a step waits for it: neither can be two steps ahead (each step needs the
+ * other's message), so the two last steps are all that is kept. */
+typedef struct {
+    long sent, received;    /* steps posted by the sender, by the receiver */
+    double send_s[2];       /* when the sender posted step k, at [k % 2] (k from 0) */
+    double recv_s[2];       /* when the receiver posted it */
+    int waiter;             /* the rank waiting for the other side to post, or -1 */
+    double latency_s, bandwidth_Bps; /* of the route */
+} eng_pedge;
+
+/* A ring as a strided view of a rank array: member i is base[i * stride]. */
+typedef struct {
+    const int *base;
+    int n;                  /* members */
+    int stride;
+    int pos;                /* the calling rank's position */
+    sg_bar_t bar;           /* flow mode: the members' barrier */
+    eng_pring *priv;        /* non-NULL when every edge is private */
+} eng_ring;
+
+static inline int eng_ring_member(eng_ring v, int i)
+{
+    return v.base[(size_t)(((i % v.n) + v.n) % v.n) * (size_t)v.stride];
+}
+
+/* Open-addressing table from an ordered rank pair to its SimGrid mailbox (engine_mbox.c). */
 typedef struct {
     uint64_t *keys;         /* src * n_ranks + dst + 1; 0 marks a free slot */
     sg_mailbox_t *boxes;    /* the mailbox of the pair in the same slot */
+    int *edge;              /* channel 0: its private edge in eng_sim.edges, or -1 */
     size_t cap;             /* slots, a power of two */
     size_t used;            /* occupied slots */
 } eng_mbox_table;
@@ -61,22 +106,73 @@ typedef struct {
     eng_options opt;
     eng_rank_state *rs;     /* n_ranks */
     uint8_t **awaited;      /* per rank, per task: 1 if a task of the other stream waits for it */
+    bool *one_actor;        /* per rank: its list is one chain, run by a single actor */
     int *member_start;      /* n_ranks + 1: rank r's groups are entries [start[r], start[r+1]) */
     int *member_group;      /* those entries' group indices, increasing */
     int *member_pos;        /* and the rank's position in each */
     eng_hier **hier;        /* per group: its layout if a hierarchical allreduce uses it */
     sg_bar_t *ring_bar;     /* per group, flow mode: a barrier of its members, or NULL */
     eng_mbox_table mbox;
+    eng_pring **ring_priv;  /* per group: its ring if all its edges are private */
+    eng_pedge *edges;       /* step mode: the private edges */
+    int n_private;          /* private edges (0: every message is sent) */
+    sg_sem_t *wait_sem;     /* step mode, per rank with a private edge: where it waits */
     sg_host_t *host_mem;    /* per rank: the host standing for its node's host memory, through
                              * which staged messages go (engine_comm.c), or NULL; the array is
                              * NULL when no task is staged */
     long messages;          /* point-to-point messages posted */
+    long computed;          /* of them, computed on private links */
     double bytes_sent;      /* their payload */
     double **start_s;       /* with record_tasks: per rank, per task */
     double **end_s;
 } eng_sim;
 
+/* engine_fit.c */
+
+/* Can n_actors actors run on this machine? Chooses guard pages for their stacks (unless the
+ * user set contexts/guard-size) and refuses (HS_EINPUT, with what is needed and the setting
+ * that helps) when the memory mappings or the memory they need are not there. Call before the
+ * first actor starts. */
+int eng_fit_actors(long n_actors, char *err);
+
+/* engine_mbox.c */
+
+/* Give the ordered rank pair a mailbox on the channel (before the simulation): 0, -1 when out
+ * of memory. */
+int eng_mbox_add(eng_sim *s, int src, int dst, int channel);
+/* The pair's mailbox on the channel (0: its messages; 1: staged ones, to their relay), and on
+ * channel 0. */
+sg_mailbox_t eng_mbox_on(const eng_sim *s, int src, int dst, int channel);
+sg_mailbox_t eng_mbox(const eng_sim *s, int src, int dst);
+/* The pair's slot in the mailbox table (channel 0), -1 if it has none; its private edge, or -1. */
+long eng_pair_slot(const eng_sim *s, int src, int dst);
+int eng_pair_edge(const eng_sim *s, int src, int dst);
+/* The pair and channel of a key of the table. */
+void eng_pair_of(const eng_sim *s, uint64_t key, int *src, int *dst, int *channel);
+
 /* engine_comm.c */
+
+/* A message posted into the pair's mailbox (counted). */
+sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes);
+
+/* engine_private.c */
+
+/* Find the ring edges whose route's links no other message of the run can use, and prepare
+ * their state (after the mailboxes are registered). Nothing is private when the run records
+ * link statistics or has staged messages (eng_options.exact_messages, TG_FLAG_STAGED). */
+int eng_private_prepare(eng_sim *s, char *err);
+void eng_private_release(eng_sim *s);
+
+/* Flow mode, a ring whose every edge is private: the members meet, then leave when the
+ * slowest edge's message of steps * chunk bytes would have arrived. */
+void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk);
+
+/* Step mode, a ring whose every edge is private: the members meet, one computes every step of
+ * every member, each leaves when its last step would have ended. */
+void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk);
+
+/* Step mode: one step of chunk bytes, private edges computed, others sent. */
+void eng_private_step(eng_sim *s, eng_ring v, long chunk);
 
 /* Check the communication tasks against the groups and platform, and build the group index,
  * the hierarchical layouts and (flow mode) the barriers. Called before the actors start. */

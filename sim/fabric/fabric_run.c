@@ -221,7 +221,7 @@ static void start_daemon(const char *name, sg_host_t host, fb_flow *f,
                          void (*code)(int, char **))
 {
     sg_actor_t a = sg_actor_init(name, host);
-    sg_actor_set_stacksize(a, 64 * 1024);
+    sg_actor_set_stacksize(a, 64); /* KiB, as SimGrid 3.32 takes it */
     sg_actor_set_data(a, f);
     sg_actor_start(a, code, 0, NULL);
 }

@@ -45,16 +45,6 @@
 
 /* ---- names -------------------------------------------------------------------------------- */
 
-static const char *kind_names[LK_KIND_COUNT] = {
-    "nvlink", "pcie", "nic", "leaf-switch", "leaf-up", "rack-switch", "rack-up", "spine", "other"};
-
-const char *lk_kind_name(lk_kind kind) { return kind < LK_KIND_COUNT ? kind_names[kind] : "?"; }
-
-const char *lk_direction_name(lk_direction dir)
-{
-    return dir == LK_UP ? "up" : dir == LK_DOWN ? "down" : "both";
-}
-
 /* "<letter><digits>-<rest>": the generator's naming of nodes (n), leaves (l) and racks (r). */
 static const char *after_prefix(const char *name, char letter)
 {

@@ -15,6 +15,18 @@
 
 #include "hs_json.h"
 
+/* ---- names (here, not in links.c: reports print them without SimGrid) --------------------- */
+
+static const char *kind_names[LK_KIND_COUNT] = {
+    "nvlink", "pcie", "nic", "leaf-switch", "leaf-up", "rack-switch", "rack-up", "spine", "other"};
+
+const char *lk_kind_name(lk_kind kind) { return kind < LK_KIND_COUNT ? kind_names[kind] : "?"; }
+
+const char *lk_direction_name(lk_direction dir)
+{
+    return dir == LK_UP ? "up" : dir == LK_DOWN ? "down" : "both";
+}
+
 /* ---- output ------------------------------------------------------------------------------- */
 
 /* Link names come from the platform file: quote them where the format needs it. */

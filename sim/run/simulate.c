@@ -28,8 +28,13 @@ int sm_engine_run(const tg_graph *g, const plat_platform *plat, const int *gpu_o
     }
     if (status == HS_OK && watch && watch->before_run)
         status = watch->before_run(watch->ctx, col, err);
+    /* The engine computes messages nothing else can meet instead of sending them; with link
+     * statistics every message must be seen, and background traffic (before_run) is more
+     * than the graph shows. */
+    eng_options eo = *opt;
+    eo.exact_messages = eo.exact_messages || (watch && (watch->links || watch->before_run));
     if (status == HS_OK)
-        status = eng_run(g, plat, gpu_of_rank, opt, res, err);
+        status = eng_run(g, plat, gpu_of_rank, &eo, res, err);
     if (col) { /* ended even when the run failed, so that collection stops */
         char lk_err[HS_ERR_LEN];
         int lk_status = lk_end(col, res->makespan_s, watch->links, lk_err);

@@ -176,6 +176,15 @@ static long root_gpus_per_node(xmlTextReaderPtr r)
  * start SimGrid, which the driver must not do; its XML head has the number. */
 static int platform_gpus_per_node(const sw_item *it, int *gpus_per_node, sw_arena *a, char *err)
 {
+    if (strncmp(it->text, PG_SPEC_PREFIX, strlen(PG_SPEC_PREFIX)) == 0) { /* a generated machine */
+        char why[HS_ERR_LEN];
+        plat_platform plat;
+        if (plat_open(it->text, &plat, why) != HS_OK)
+            return hs_fail(err, HS_EINPUT, "%s: %s", it->where, why);
+        *gpus_per_node = plat.gpus_per_node;
+        plat_free(&plat);
+        return HS_OK;
+    }
     char *path = platform_path(it->text, a);
     if (!path)
         return hs_fail(err, HS_EINTERNAL, "out of memory");

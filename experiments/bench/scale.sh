@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# scale.sh: how fast hybridsim answers and how much memory it takes, from 64 to 65,536 GPUs, in
+# one run: every figure of the README's "Speed" table. A benchmark, not a test: it prints
+# figures (and writes experiments/bench/scale.csv), it asserts nothing.
+#
+# Each case is a whole process under /usr/bin/time -v: wall seconds, CPU seconds (user + sys:
+# the machine may be shared, so compare CPU seconds between runs) and peak resident memory.
+# The load average is printed before and after. Cases:
+#   - the analytic model on abci (64 and 4352 GPUs) and on a 17,408-GPU machine file: the mean
+#     of 20 processes;
+#   - writing that 17,408-GPU file (`hybridsim platform --preset abci --nodes 4352`);
+#   - ResNet-50 data parallelism on abci, 64 to 4096 GPUs, flow and step collectives, and
+#     data+filter in groups of 4 at 1024, 2048 and 4096 GPUs;
+#   - 1024, 4096 and 16,384 GPUs on the 17,408-GPU file (the job's racks only are built), and
+#     65,536 GPUs on a generated machine of 16,384 nodes (`-p gen:...`);
+#   - SimGrid's own cost per message: the 1024-rank step allreduce of eng_bench (170 kernels,
+#     100 MB) with every message sent through SimGrid, against the same with messages on private
+#     links computed (engine_private.c).
+# Ends with the table as README.md shows it (paste it there).
+# Usage: experiments/bench/scale.sh [BUILD_DIR]     (QUICK=1: the cases under ~5 s only)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${1:-$root/build}
+hs=$build/hybridsim
+[ -x "$hs" ] || { echo "scale.sh: no $hs (build first: tests/run.sh)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "scale.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+cmake --build "$build" --target eng_bench >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$here/scale.csv
+echo "case,gpus,wall_s,cpu_s,peak_rss_MB,result" >"$tmp/csv"
+
+# measure NAME GPUS CMD...: one process; its iteration total (field 10 of --row) or its output
+measure() {
+    local name=$1 gpus=$2
+    shift 2
+    /usr/bin/time -v -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" ||
+        { echo "scale.sh: $name failed:" >&2; cat "$tmp/err" >&2; exit 1; }
+    local wall user sys rss result
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
+                        for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$tmp/time")
+    user=$(awk -F': ' '/User time/ {print $2}' "$tmp/time")
+    sys=$(awk -F': ' '/System time/ {print $2}' "$tmp/time")
+    rss=$(awk -F': ' '/Maximum resident set size/ {printf "%d", $2 / 1024}' "$tmp/time")
+    result=$(awk 'NF >= 10 && $1 == "simulate" {print $10; exit}' "$tmp/out")
+    case "$name" in eng_bench*) # its row: ranks,fidelity,makespan,messages,bytes,run_s,us/message
+        result=$(awk -F, '{printf "%s us a message (%d messages)", $7, $4}' "$tmp/out") ;;
+    esac
+    [ -n "$result" ] || result=$(head -c 60 "$tmp/out" | tr '\n,' '  ')
+    printf '%s,%s,%.2f,%.2f,%s,%s\n' "$name" "$gpus" "$wall" "$(awk "BEGIN {print $user + $sys}")" \
+        "$rss" "$result" | tee -a "$tmp/csv"
+}
+
+# analytic NAME GPUS ARGS...: the mean of 20 whole processes, in milliseconds
+analytic() {
+    local name=$1 gpus=$2
+    shift 2
+    local t0 t1
+    t0=$(date +%s.%N)
+    for _ in $(seq 20); do "$hs" analytic "$@" >/dev/null; done
+    t1=$(date +%s.%N)
+    printf '%s,%s,%.4f,,,ms per process: %.1f\n' "$name" "$gpus" \
+        "$(awk "BEGIN {print ($t1 - $t0) / 20}")" "$(awk "BEGIN {print ($t1 - $t0) * 50}")" |
+        tee -a "$tmp/csv"
+}
+
+sim() { # NAME GPUS ARGS...
+    local name=$1 gpus=$2
+    shift 2
+    measure "$name" "$gpus" "$hs" simulate -w resnet50 "$@" -g "$gpus" --row
+}
+
+echo "scale.sh: $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+big=$tmp/abci-4352.xml
+measure "platform: write the 17,408-GPU machine" 17408 \
+    "$hs" platform --preset abci --nodes 4352 -o "$big"
+analytic "analytic abci" 64 -w resnet50 -p abci -s data -g 64 -b 4096
+analytic "analytic abci" 4352 -w resnet50 -p abci -s data -g 4352 -b 278528
+analytic "analytic 17,408-GPU file" 1024 -w resnet50 -p "$big" -s data -g 1024 -b 65536
+for g in 64 256 1024 4096; do
+    sim "data flow abci" "$g" -p abci -s data -b $((64 * g))
+done
+for g in 64 256 1024 4096; do
+    sim "data step abci" "$g" -p abci -s data -b $((64 * g)) -c step
+done
+for g in 1024 2048 4096; do
+    sim "data+filter flow abci" "$g" -p abci -s "data+filter:$((g / 4))x4" -b $((16 * g))
+done
+sim "data+filter step abci" 1024 -p abci -s data+filter:256x4 -b 16384 -c step
+sim "data flow 17,408-GPU file" 1024 -p "$big" -s data -b 65536
+sim "data flow 17,408-GPU file" 4096 -p "$big" -s data -b 262144
+if [ -z "${QUICK:-}" ]; then
+    sim "data flow 17,408-GPU file" 16384 -p "$big" -s data -b 1048576
+    sim "data flow gen:abci 16,384 nodes" 65536 \
+        -p gen:abci:nodes=16384,nodes-per-leaf=16,leaves-per-rack=2 -s data -b 4194304
+    measure "eng_bench step, every message sent" 1024 "$build/eng_bench" 1024 step abci sent
+    measure "eng_bench step, private messages computed" 1024 "$build/eng_bench" 1024 step abci
+fi
+echo "scale.sh: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+mv "$tmp/csv" "$out"
+echo "written: $out"
+# The README's table ("Speed"), from the CSV.
+echo
+echo "| case | GPUs | wall s | CPU s | peak RSS MB | iteration s (or answer) |"
+echo "|---|---|---|---|---|---|"
+awk -F, 'NR > 1 {printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6}' "$out"

@@ -1,0 +1,31 @@
+/* platbuild_sg.h: what platform_sg.c needs from SimGrid's C++ API, behind extern "C" (private
+ * to platforms/; platbuild_sg.cpp). SimGrid 3.32's C API can neither build a platform nor
+ * report a bad setting without aborting. */
+#ifndef PLATBUILD_SG_H
+#define PLATBUILD_SG_H
+
+#include <stddef.h>
+
+#include <simgrid/forward.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "platgen.h" /* and hs_error.h: C headers */
+
+/* Build the machine of checked parameters in the SimGrid engine (started, empty): the racks r
+ * with racks[r] != 0 (all when NULL), every element the walk names (pg_describe), as
+ * simgrid_load_platform would from its XML. Fills gpus[g] for the GPUs built (others stay NULL)
+ * and host_mem[node] for their nodes. HS_EINTERNAL with a message if SimGrid refuses. */
+int psg_build(const pg_params *params, const unsigned char *racks, sg_host_t *gpus,
+              sg_host_t *host_mem, char *err);
+
+/* Set SimGrid setting `name` to `value` (its text): 0, or -1 with SimGrid's reason in why. */
+int psg_cfg_set(const char *name, const char *value, char *why, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,226 @@
+/* platform_sg.c: the machine in the process's SimGrid engine (platform.h): the engine started
+ * with hybridsim's network semantics and context settings, the user's SimGrid settings, the
+ * platform built or loaded, and the routes of hand-written files.
+ *
+ * Network semantics. hybridsim wants plain alpha-beta: one message of n bytes alone on a route
+ * takes exactly (sum of the route's latencies) + n / (its bottleneck bandwidth), and what the
+ * simulation adds is only the sharing of saturated links. SimGrid's CM02 flow model gives that
+ * once its corrections are switched off:
+ *   - network/model CM02: max-min fair sharing, no empirical factors (LV08, the default,
+ *     multiplies latencies by 13.01 and bandwidths by 0.97);
+ *   - network/latency-factor 1, network/bandwidth-factor 1, network/weight-S 0: CM02's own
+ *     defaults, set explicitly so nothing else can change them;
+ *   - network/TCP-gamma 1e30: CM02 caps a flow at gamma / (2 latency), a TCP window limit
+ *     (with the 4 MiB default an NVLink flow at 9 us would be capped near 233 GB/s);
+ *   - network/crosstraffic off: otherwise each flow also loads its reverse route with 5% of
+ *     its rate, modelling TCP acks.
+ * Sharing: CM02 shares a saturated link among flows in inverse proportion to their route
+ * latencies (TCP's RTT unfairness), where ptask_L07 shares equally. We keep CM02: flows that
+ * meet on one link have nearly the same latency here (inter-node routes differ by at most
+ * 2.2%, 30.31 vs 30.98 us on ABCI, and NVLink flows never share a link with network flows),
+ * so its shares are within about 1% of equal ones (except one-hop and two-hop flows on a
+ * cube-mesh NVLink: 2/3 and 1/3), and CM02's lazy update is much faster than L07's full one
+ * on the millions of messages a step-by-step ring sends. platforms/README.md says the same
+ * for users. SimGrid's own log output is silenced (threshold critical).
+ *
+ * Contexts. Actors run on the "raw" context factory (SimGrid's fastest here; named explicitly)
+ * with 256 KiB stacks (contexts/stack-size, in KiB: every strategy runs in 32). The engine
+ * decides guard pages per run (sim/engine: they cost two memory mappings an actor). malloc is
+ * told to map every block of 128 KiB or more on its own and without limit of count (glibc),
+ * so that a stack without a guard page is untouched memory, not a zeroed heap block: 14 KiB
+ * instead of 139 KiB of resident memory per actor.
+ *
+ * The user's --cfg settings (platcfg.c, checked there) are applied after hybridsim's own, the
+ * factory through simgrid_init's arguments (it cannot change later), the rest through
+ * SimGrid's C++ configuration API, whose exceptions become messages (platbuild_sg.cpp). */
+#define _GNU_SOURCE
+#include "platform.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <xbt/config.h>
+#include <xbt/dynar.h>
+#include <xbt/log.h>
+#include <xbt/sysdep.h>
+
+#include "platbuild_sg.h"
+#include "platcfg.h"
+#include "platcheck.h"
+
+/* SimGrid allows one engine per process and one platform per engine, and cannot be asked
+ * whether it has them: the module's global state, forced by that rule. */
+static enum { ENGINE_NONE, ENGINE_STARTED, ENGINE_LOADED } engine_state = ENGINE_NONE;
+
+/* A TCP window so large that CM02's window cap never binds (see above). */
+#define PLAT_TCP_GAMMA 1e30
+#define PLAT_STACK_KIB 256
+#define PLAT_FACTORY "raw"
+
+/* The user's settings, after hybridsim's own (so that theirs win where allowed). */
+static int apply_user_cfg(char *err)
+{
+    const char *cfg;
+    for (int i = 0; (cfg = plat_cfg_at(i)) != NULL; i++) {
+        char name[128], why[256];
+        const char *colon = strchr(cfg, ':');
+        snprintf(name, sizeof name, "%.*s", (int)(colon - cfg), cfg);
+        if (strcmp(name, "contexts/factory") == 0)
+            continue; /* given to simgrid_init */
+        if (psg_cfg_set(name, colon + 1, why, sizeof why) != 0)
+            return hs_fail(err, HS_EINPUT, "--cfg %s: %s", cfg, why);
+    }
+    return HS_OK;
+}
+
+int plat_engine_start(char *err)
+{
+    if (engine_state != ENGINE_NONE)
+        return HS_OK;
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_MMAP_MAX, 1 << 30);
+#endif
+    const char *factory = plat_cfg_value("contexts/factory");
+    char name[] = "hybridsim", cfg[64];
+    snprintf(cfg, sizeof cfg, "--cfg=contexts/factory:%s", factory ? factory : PLAT_FACTORY);
+    char *argv[] = {name, cfg, NULL};
+    int argc = 2;
+    /* Before simgrid_init, so that its own configuration messages are silenced too. */
+    xbt_log_control_set("root.thresh:critical");
+    simgrid_init(&argc, argv);
+    engine_state = ENGINE_STARTED;
+    sg_cfg_set_string("network/model", "CM02");
+    sg_cfg_set_double("network/latency-factor", 1.0);
+    sg_cfg_set_double("network/bandwidth-factor", 1.0);
+    sg_cfg_set_double("network/weight-S", 0.0);
+    sg_cfg_set_double("network/TCP-gamma", PLAT_TCP_GAMMA);
+    sg_cfg_set_boolean("network/crosstraffic", "no");
+    sg_cfg_set_int("contexts/stack-size", PLAT_STACK_KIB);
+    return apply_user_cfg(err);
+}
+
+/* ---------------------------------------------------------------- loading */
+
+/* The routes of a hand-written file, through SimGrid. */
+static int sg_route(const plat_platform *plat, int a, int b, double *latency_s,
+                    double *bandwidth_Bps, double *first_latency_s, double *first_bandwidth_Bps)
+{
+    sg_host_t ha = plat->gpus[a], hb = plat->gpus[b];
+    if (!ha || !hb)
+        return -1;
+    *latency_s = sg_host_get_route_latency(ha, hb);
+    *bandwidth_Bps = sg_host_get_route_bandwidth(ha, hb);
+    xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    sg_host_get_route(ha, hb, route);
+    int found = xbt_dynar_length(route) > 0;
+    if (found) {
+        sg_link_t first = xbt_dynar_get_as(route, 0, sg_link_t);
+        *first_latency_s = sg_link_get_latency(first);
+        *first_bandwidth_Bps = sg_link_get_bandwidth(first);
+    }
+    xbt_dynar_free(&route);
+    return found ? 0 : -1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(sg_host_get_name(*(const sg_host_t *)a), sg_host_get_name(*(const sg_host_t *)b));
+}
+
+/* Find the GPU hosts in rank order and each node's host memory. SimGrid's host list is sorted
+ * by name, as are the checked GPU names (zero-padded alike), so one merge pass pairs them;
+ * looking each name up would walk SimGrid's zone tree once per GPU. */
+static int collect_hosts(plat_platform *plat, char *err)
+{
+    const plat_facts *facts = plat->facts;
+    size_t n_hosts = sg_host_count();
+    sg_host_t *hosts = sg_host_list();
+    int rank = 0;
+    qsort(hosts, n_hosts, sizeof *hosts, by_name);
+    for (size_t i = 0; i < n_hosts && rank < facts->n_gpus; i++)
+        if (strcmp(sg_host_get_name(hosts[i]), facts->gpu_names[rank]) == 0)
+            plat->gpus[rank++] = hosts[i];
+    for (int node = 0; rank == facts->n_gpus && node < plat->n_nodes; node++) {
+        /* n0003-gpu1 -> n0003-cpu */
+        const char *gpu = facts->gpu_names[node * plat->gpus_per_node];
+        char mem[256];
+        snprintf(mem, sizeof mem, "%.*s-cpu", (int)(strrchr(gpu, '-') - gpu), gpu);
+        for (size_t lo = 0, hi = n_hosts; lo < hi;) {
+            size_t mid = lo + (hi - lo) / 2;
+            int c = strcmp(sg_host_get_name(hosts[mid]), mem);
+            if (c == 0)
+                plat->host_mem[node] = hosts[mid];
+            if (c == 0)
+                break;
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    xbt_free(hosts);
+    if (rank < facts->n_gpus)
+        return hs_fail(err, HS_EINTERNAL, "%s: SimGrid has no host '%s' although the file "
+                       "declares it", plat->path, facts->gpu_names[rank]);
+    return HS_OK;
+}
+
+/* The racks holding the listed GPUs (NULL: all of them). */
+static unsigned char *racks_of(const plat_platform *plat, const int *gpus, int n)
+{
+    if (!gpus)
+        return NULL;
+    unsigned char *racks = calloc((size_t)pg_racks(plat->gen), 1);
+    for (int i = 0; racks && i < n; i++)
+        if (gpus[i] >= 0 && gpus[i] < plat->n_gpus)
+            racks[pg_rack_of_gpu(plat->gen, gpus[i])] = 1;
+    return racks;
+}
+
+int plat_engine_load(plat_platform *plat, const int *gpus, int n, char *err)
+{
+    if (engine_state == ENGINE_LOADED)
+        return hs_fail(err, HS_EINTERNAL, "%s: a platform is already loaded, and SimGrid allows "
+                       "one per process", plat->name);
+    plat->gpus = calloc((size_t)plat->n_gpus, sizeof *plat->gpus);
+    plat->host_mem = calloc((size_t)plat->n_nodes, sizeof *plat->host_mem);
+    if (!plat->gpus || !plat->host_mem)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d GPUs", plat->n_gpus);
+    int rc = plat_engine_start(err);
+    if (rc != HS_OK)
+        return rc;
+    engine_state = ENGINE_LOADED;
+    if (plat->gen) {
+        unsigned char *racks = racks_of(plat, gpus, n);
+        if (gpus && !racks)
+            return hs_fail(err, HS_EINTERNAL, "out of memory for the racks");
+        rc = psg_build(plat->gen, racks, plat->gpus, plat->host_mem, err);
+        plat->whole = racks == NULL;
+        free(racks);
+    } else {
+        simgrid_load_platform(plat->path);
+        rc = collect_hosts(plat, err);
+        plat->whole = true;
+        plat->engine_route = sg_route;
+        if (rc == HS_OK)
+            plat->gpu_speed_flops = sg_host_get_speed(plat->gpus[0]);
+    }
+    plat->in_engine = rc == HS_OK;
+    return rc;
+}
+
+int plat_load(const char *spec, plat_platform *plat, char *err)
+{
+    int rc = plat_open(spec, plat, err);
+    if (rc == HS_OK && (rc = plat_engine_load(plat, NULL, 0, err)) != HS_OK)
+        plat_free(plat);
+    return rc;
+}

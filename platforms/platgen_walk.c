@@ -1,0 +1,533 @@
+/* platgen_walk.c: the generated machine, described once, as a walk over its zones (platgen.h's
+ * pg_describe). The XML writer, the in-memory SimGrid builder and the route resolver are its
+ * sinks, so they cannot drift apart.
+ *
+ * Nested zones rather than one flat zone because the whole ABCI machine has 4352 GPUs: explicit
+ * routes between every GPU pair would be 9.5 million, while the hierarchy below needs a few
+ * dozen routes per node.
+ *
+ *   machine (star)                 every link (see walk_links); racks joined through their
+ *                                  uplinks and the spine switch
+ *    spine (Full)                  router spine-router only, first because of SimGrid's DTD
+ *    rNN (star)                    leaf groups joined through leaf uplinks and the rack switch
+ *     lNNN (star)                  nodes joined through the leaf switch
+ *      nNNNN (Full)                GPU-GPU: NVLink; GPU-gateway: its PCIe link + its NIC cable;
+ *                                  GPU-host memory (host nNNNN-cpu): its PCIe link
+ *      lNNN-sw (Full)              a zone holding only router lNNN-up, the leaf's way up
+ *     rNN-sw (Full)                holds router rNN-up, the rack's way up
+ *
+ * SimGrid resolves a route between two zones by the route between their ancestors in the
+ * common ancestor, plus, recursively, the routes from the source to that route's source gateway
+ * and from its destination gateway to the destination. The tiny "-sw" zones exist because a
+ * zone-level route may only join zones: they give a switch's up side a zone of its own. Every
+ * switch is a FATPIPE link (non-blocking, but with a latency paid once per crossing); cables
+ * and PCIe links are SPLITDUPLEX (full-duplex hardware). platforms/README.md has the figures.
+ *
+ * All links are declared at the top of the root zone, before any rack. Where a link is
+ * declared does not change routing, but it changes load time a lot: SimGrid 3.32 finds a link
+ * named in an XML route by searching the zone tree depth-first from the root, and checks every
+ * new link's name the same way, so a link declared deep in the tree costs a walk over all the
+ * zones before it. In the root's own table each look-up is a single hash probe. */
+#include "platgen_int.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- layout and values */
+
+static int digits(int n_items, int at_least)
+{
+    int d = 1;
+    for (int v = n_items - 1; v >= 10; v /= 10)
+        d++;
+    return d < at_least ? at_least : d;
+}
+
+void pg_layout_of(const pg_params *p, pg_layout *L)
+{
+    L->nics_per_node = p->nics_per_node ? p->nics_per_node
+                                        : p->gpus_per_node / p->gpus_per_pcie_switch;
+    L->leaves = p->nodes / p->nodes_per_leaf;
+    L->racks = L->leaves / p->leaves_per_rack;
+    L->node_w = digits(p->nodes, 4);
+    L->gpu_w = digits(p->gpus_per_node, 1);
+    L->nic_w = digits(L->nics_per_node, 1);
+    L->leaf_w = digits(L->leaves, 3);
+    L->rack_w = digits(L->racks, 2);
+    /* An uplink carries what the level below can send, divided by the oversubscription:
+     * one fat link standing for the bundle of parallel cables, i.e. ideal ECMP spreading. */
+    double nics_per_leaf = (double)p->nodes_per_leaf * L->nics_per_node;
+    L->leaf_uplink_bw_Bps = nics_per_leaf * p->nic_bw_Bps / p->leaf_oversub;
+    L->rack_uplink_bw_Bps = p->leaves_per_rack * L->leaf_uplink_bw_Bps / p->rack_oversub;
+    L->leaf_switch_bw_Bps = nics_per_leaf * p->nic_bw_Bps + L->leaf_uplink_bw_Bps;
+    L->rack_switch_bw_Bps = p->leaves_per_rack * L->leaf_uplink_bw_Bps + L->rack_uplink_bw_Bps;
+    L->spine_switch_bw_Bps = L->racks * L->rack_uplink_bw_Bps;
+}
+
+double pg_nvlink_bundle_Bps(const pg_params *p, int links)
+{
+    return p->nvlink_bw_Bps > 0 ? p->nvlink_bw_Bps : links * p->nvlink_link_bw_Bps;
+}
+
+pg_num pg_qty(double v, un_kind kind)
+{
+    pg_num n;
+    un_format(v, kind, n.s, sizeof n.s);
+    return n;
+}
+
+pg_num pg_exact(double v)
+{
+    pg_num n;
+    un_format_exact(v, n.s, sizeof n.s);
+    return n;
+}
+
+int pg_racks(const pg_params *p)
+{
+    return p->nodes / p->nodes_per_leaf / p->leaves_per_rack;
+}
+
+int pg_rack_of_gpu(const pg_params *p, int gpu)
+{
+    return gpu / p->gpus_per_node / p->nodes_per_leaf / p->leaves_per_rack;
+}
+
+/* ---------------------------------------------------------------- names */
+
+/* Every name is built here, as a + b + v (zero-padded to w digits; none when v < 0) + c:
+ * "n0042" + "-pcie" + "1". Not snprintf: names are most of the cost of walking a large machine.
+ * Widths are at most a few digits (PG_MAX_NODES), so a name always fits PG_NAME_LEN. Returns
+ * the end of the name, so that another part can follow. */
+static char *compose(char *buf, const char *a, const char *b, int v, int w, const char *c)
+{
+    size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+    char digits[16], *p = buf;
+    int k = 0;
+    memcpy(p, a, na);
+    memcpy(p += na, b, nb);
+    p += nb;
+    for (unsigned u = (unsigned)v; v >= 0 && (k == 0 || u > 0); u /= 10)
+        digits[k++] = (char)('0' + u % 10);
+    while (v >= 0 && k < w && k < (int)sizeof digits)
+        digits[k++] = '0';
+    while (k > 0)
+        *p++ = digits[--k];
+    memcpy(p, c, nc + 1);
+    return p + nc;
+}
+
+static void node_name(const pg_layout *L, int node, char *buf)
+{
+    compose(buf, "n", "", node, L->node_w, "");
+}
+
+static void gpu_name(const pg_layout *L, int node, int gpu, char *buf)
+{
+    compose(compose(buf, "n", "", node, L->node_w, "-gpu"), "", "", gpu, L->gpu_w, "");
+}
+
+static void leaf_name(const pg_layout *L, int leaf, const char *suffix, char *buf)
+{
+    compose(buf, "l", "", leaf, L->leaf_w, suffix);
+}
+
+static void rack_name(const pg_layout *L, int rack, const char *suffix, char *buf)
+{
+    compose(buf, "r", "", rack, L->rack_w, suffix);
+}
+
+void pg_gpu_host(const pg_params *p, int gpu, char *name)
+{
+    pg_layout L;
+    pg_layout_of(p, &L);
+    gpu_name(&L, gpu / p->gpus_per_node, gpu % p->gpus_per_node, name);
+}
+
+void pg_memory_host(const pg_params *p, int gpu, char *name)
+{
+    pg_layout L;
+    pg_layout_of(p, &L);
+    compose(name, "n", "", gpu / p->gpus_per_node, L.node_w, "-cpu");
+}
+
+/* ---------------------------------------------------------------- the walk's state */
+
+/* The walk: parameters, layout, the sink, and every value's text computed once (un_format is
+ * the slow part of writing a large machine). */
+typedef struct {
+    const pg_params *p;
+    pg_layout L;
+    const pg_sink *k;
+    pg_num gpu_speed, pcie_bw, pcie_lat, nic_bw, nic_lat, nvlink_lat, port_lat, nvswitch_lat;
+    pg_num nvlink_bw[3];        /* a bundle of 1 or 2 links (cube mesh), [0]: of a pair or GPU */
+    pg_num nvswitch_bw;
+    pg_num leaf_sw_bw, leaf_sw_lat, leaf_up_bw, leaf_up_lat;
+    pg_num rack_sw_bw, rack_sw_lat, rack_up_bw, rack_up_lat, spine_bw, spine_lat;
+} pg_walk;
+
+static void walk_init(pg_walk *w, const pg_params *p, const pg_sink *k)
+{
+    w->p = p;
+    w->k = k;
+    pg_layout_of(p, &w->L);
+    const pg_layout *L = &w->L;
+    int bundle = p->nvlink_topology == PG_NVLINK_NVSWITCH ? p->nvlink_links_per_gpu
+                                                           : p->nvlink_links_per_pair;
+    w->gpu_speed = pg_qty(p->gpu_speed_flops, UN_SPEED);
+    w->pcie_bw = pg_qty(p->pcie_bw_Bps, UN_BANDWIDTH);
+    w->pcie_lat = pg_qty(p->pcie_latency_s, UN_TIME);
+    w->nic_bw = pg_qty(p->nic_bw_Bps, UN_BANDWIDTH);
+    w->nic_lat = pg_qty(p->nic_latency_s, UN_TIME);
+    w->nvlink_lat = pg_qty(p->nvlink_latency_s, UN_TIME);
+    /* A pair's route crosses two switch ports: each carries half of one transfer's latency. */
+    w->port_lat = pg_qty(p->nvlink_latency_s / 2, UN_TIME);
+    w->nvswitch_lat = pg_qty(p->nvswitch_latency_s, UN_TIME);
+    w->nvlink_bw[0] = pg_qty(pg_nvlink_bundle_Bps(p, bundle), UN_BANDWIDTH);
+    w->nvlink_bw[1] = pg_qty(pg_nvlink_bundle_Bps(p, 1), UN_BANDWIDTH);
+    w->nvlink_bw[2] = pg_qty(pg_nvlink_bundle_Bps(p, 2), UN_BANDWIDTH);
+    w->nvswitch_bw = pg_qty(p->gpus_per_node * pg_nvlink_bundle_Bps(p, bundle), UN_BANDWIDTH);
+    w->leaf_sw_bw = pg_qty(L->leaf_switch_bw_Bps, UN_BANDWIDTH);
+    w->leaf_sw_lat = pg_qty(p->leaf_switch_latency_s, UN_TIME);
+    w->leaf_up_bw = pg_qty(L->leaf_uplink_bw_Bps, UN_BANDWIDTH);
+    w->leaf_up_lat = pg_qty(p->leaf_latency_s, UN_TIME);
+    w->rack_sw_bw = pg_qty(L->rack_switch_bw_Bps, UN_BANDWIDTH);
+    w->rack_sw_lat = pg_qty(p->rack_switch_latency_s, UN_TIME);
+    w->rack_up_bw = pg_qty(L->rack_uplink_bw_Bps, UN_BANDWIDTH);
+    w->rack_up_lat = pg_qty(p->spine_latency_s, UN_TIME);
+    w->spine_bw = pg_qty(L->spine_switch_bw_Bps, UN_BANDWIDTH);
+    w->spine_lat = pg_qty(p->spine_switch_latency_s, UN_TIME);
+}
+
+/* The sink's callbacks (platgen.h: every one set). */
+#define SINK(w, call, ...) ((w)->k->call((w)->k->ctx, __VA_ARGS__))
+
+/* A zone holding a single router: the up side of a switch, as a zone so routes reach it. */
+static void walk_up_zone(const pg_walk *w, const char *zone, const char *name)
+{
+    SINK(w, zone_open, zone, PG_FULL);
+    SINK(w, router, name);
+    w->k->zone_close(w->k->ctx);
+}
+
+/* ---------------------------------------------------------------- NVLink */
+
+/* NVLinks between GPUs i and j of a DGX-1 with V100s (DGX-1V), as `nvidia-smi topo -m` shows
+ * them (NV1, NV2; NVIDIA's DGX-1 documentation, and NCCL's topology dumps of a DGX-1V): two
+ * fully connected quads, 0-3 and 4-7, and GPU i <-> i+4; each GPU uses all 6 of its links. */
+static const unsigned char pg_dgx1v_links[PG_CUBE_MESH_GPUS][PG_CUBE_MESH_GPUS] = {
+    {0, 1, 1, 2, 2, 0, 0, 0},
+    {1, 0, 2, 1, 0, 2, 0, 0},
+    {1, 2, 0, 2, 0, 0, 1, 0},
+    {2, 1, 2, 0, 0, 0, 0, 1},
+    {2, 0, 0, 0, 0, 1, 1, 2},
+    {0, 2, 0, 0, 1, 0, 2, 1},
+    {0, 0, 1, 0, 1, 2, 0, 2},
+    {0, 0, 0, 1, 2, 1, 2, 0},
+};
+
+/* The GPU that a cube-mesh pair without a link goes through. GPUs do not forward in hardware,
+ * but NCCL does: its topology search lets a path cross one intermediate GPU over NVLink
+ * (PATH_NVB, src/graph/paths.cc) and prefers it to PCIe and the inter-socket link, which is
+ * all these pairs have otherwise. Like NCCL, take the intermediate whose thinner hop has the
+ * most links; the lowest-numbered among equals. Every such pair a < b has one: a + 4 or b - 4. */
+static int cube_mesh_via(int a, int b)
+{
+    int via = -1, best = 0;
+    for (int m = 0; m < PG_CUBE_MESH_GPUS; m++) {
+        int am = pg_dgx1v_links[a][m], mb = pg_dgx1v_links[m][b];
+        int links = am < mb ? am : mb;
+        if (links > best) {
+            via = m;
+            best = links;
+        }
+    }
+    return via;
+}
+
+static void nvlink_name(const char *node, int a, int b, char *buf)
+{
+    compose(compose(buf, node, "-nvl", a < b ? a : b, 0, "-"), "", "", a < b ? b : a, 0, "");
+}
+
+static void nvswitch_port_name(const pg_layout *L, const char *node, int gpu, char *buf)
+{
+    compose(buf, node, "-nvs", gpu, L->gpu_w, "");
+}
+
+/* A node's NVLinks: one per joined pair (nvlA-B, A < B), or one per GPU into the NVSwitch
+ * (nvsG) plus the switch itself (a FATPIPE, like the fat tree's switches). */
+static void walk_nvlinks(const pg_walk *w, const char *node)
+{
+    const pg_params *p = w->p;
+    char name[PG_NAME_LEN];
+    int G = p->gpus_per_node;
+    switch (p->nvlink_topology) {
+    case PG_NVLINK_ALL_TO_ALL:
+    case PG_NVLINK_CUBE_MESH:
+        for (int a = 0; a < G; a++)
+            for (int b = a + 1; b < G; b++) {
+                bool cube = p->nvlink_topology == PG_NVLINK_CUBE_MESH;
+                int links = cube ? pg_dgx1v_links[a][b] : p->nvlink_links_per_pair;
+                if (links == 0)
+                    continue;
+                nvlink_name(node, a, b, name);
+                SINK(w, link, name, (cube ? w->nvlink_bw[links] : w->nvlink_bw[0]).s, w->nvlink_lat.s,
+                     PG_SPLITDUPLEX);
+            }
+        break;
+    case PG_NVLINK_NVSWITCH:
+        for (int g = 0; g < G; g++) {
+            nvswitch_port_name(&w->L, node, g, name);
+            SINK(w, link, name, w->nvlink_bw[0].s, w->port_lat.s, PG_SPLITDUPLEX);
+        }
+        compose(name, node, "-nvswitch", -1, 0, "");
+        SINK(w, link, name, w->nvswitch_bw.s, w->nvswitch_lat.s, PG_FATPIPE);
+        break;
+    }
+}
+
+/* The hops of the route from GPU a to GPU b (a < b) of one node, names in `names` (room for 3);
+ * SimGrid reverses it for b to a, swapping UP and DOWN. Returns the hop count. */
+static int nvlink_hops(const pg_walk *w, const char *node, int a, int b,
+                       char names[][PG_NAME_LEN], pg_hop *hops)
+{
+    switch (w->p->nvlink_topology) {
+    case PG_NVLINK_ALL_TO_ALL:
+        break;
+    case PG_NVLINK_CUBE_MESH: {
+        if (pg_dgx1v_links[a][b] > 0)
+            break;
+        int via = cube_mesh_via(a, b);
+        nvlink_name(node, a, via, names[0]);
+        nvlink_name(node, via, b, names[1]);
+        hops[0] = (pg_hop){names[0], a < via ? PG_UP : PG_DOWN};
+        hops[1] = (pg_hop){names[1], via < b ? PG_UP : PG_DOWN};
+        return 2;
+    }
+    case PG_NVLINK_NVSWITCH:
+        nvswitch_port_name(&w->L, node, a, names[0]);
+        compose(names[1], node, "-nvswitch", -1, 0, "");
+        nvswitch_port_name(&w->L, node, b, names[2]);
+        hops[0] = (pg_hop){names[0], PG_UP};
+        hops[1] = (pg_hop){names[1], PG_NONE};
+        hops[2] = (pg_hop){names[2], PG_DOWN};
+        return 3;
+    }
+    nvlink_name(node, a, b, names[0]); /* the pair's own link, UP from the lower GPU */
+    hops[0] = (pg_hop){names[0], a < b ? PG_UP : PG_DOWN};
+    return 1;
+}
+
+/* ---------------------------------------------------------------- links */
+
+static void walk_node_links(const pg_walk *w, int node)
+{
+    char nz[PG_NAME_LEN], name[PG_NAME_LEN];
+    node_name(&w->L, node, nz);
+    walk_nvlinks(w, nz);
+    for (int g = 0; g < w->p->gpus_per_node; g++) {
+        compose(name, nz, "-pcie", g, w->L.gpu_w, "");
+        SINK(w, link, name, w->pcie_bw.s, w->pcie_lat.s, PG_SPLITDUPLEX);
+    }
+    for (int k = 0; k < w->L.nics_per_node; k++) {
+        compose(name, nz, "-nic", k, w->L.nic_w, "");
+        SINK(w, link, name, w->nic_bw.s, w->nic_lat.s, PG_SPLITDUPLEX);
+    }
+}
+
+static bool rack_wanted(const unsigned char *racks, int r)
+{
+    return racks == NULL || racks[r];
+}
+
+static void walk_links(const pg_walk *w, const unsigned char *racks)
+{
+    const pg_params *p = w->p;
+    char name[PG_NAME_LEN];
+    for (int leaf = 0; leaf < w->L.leaves; leaf++) {
+        if (!rack_wanted(racks, leaf / p->leaves_per_rack))
+            continue;
+        for (int i = 0; i < p->nodes_per_leaf; i++)
+            walk_node_links(w, leaf * p->nodes_per_leaf + i);
+        leaf_name(&w->L, leaf, "-switch", name);
+        SINK(w, link, name, w->leaf_sw_bw.s, w->leaf_sw_lat.s, PG_FATPIPE);
+        leaf_name(&w->L, leaf, "-uplink", name);
+        SINK(w, link, name, w->leaf_up_bw.s, w->leaf_up_lat.s, PG_SPLITDUPLEX);
+    }
+    for (int r = 0; r < w->L.racks; r++) {
+        if (!rack_wanted(racks, r))
+            continue;
+        rack_name(&w->L, r, "-switch", name);
+        SINK(w, link, name, w->rack_sw_bw.s, w->rack_sw_lat.s, PG_FATPIPE);
+        rack_name(&w->L, r, "-uplink", name);
+        SINK(w, link, name, w->rack_up_bw.s, w->rack_up_lat.s, PG_SPLITDUPLEX);
+    }
+    SINK(w, link, "spine-switch", w->spine_bw.s, w->spine_lat.s, PG_FATPIPE);
+}
+
+/* ---------------------------------------------------------------- zones */
+
+static void walk_node(const pg_walk *w, int node)
+{
+    const pg_params *p = w->p;
+    char nz[PG_NAME_LEN], gw[PG_NAME_LEN], g1[PG_NAME_LEN], g2[PG_NAME_LEN], cpu[PG_NAME_LEN];
+    char names[3][PG_NAME_LEN];
+    pg_hop hops[3];
+    node_name(&w->L, node, nz);
+    compose(gw, nz, "-gw", -1, 0, "");
+    compose(cpu, nz, "-cpu", -1, 0, "");
+    SINK(w, zone_open, nz, PG_FULL);
+    for (int g = 0; g < p->gpus_per_node; g++) {
+        gpu_name(&w->L, node, g, g1);
+        SINK(w, host, g1, w->gpu_speed.s);
+    }
+    /* The node's host memory (its CPUs and DRAM): where messages staged without GPUDirect go
+     * (sim/engine/engine_comm.c), each GPU over its own PCIe link. It never computes: the speed
+     * is a placeholder. */
+    SINK(w, host, cpu, "1Gf");
+    SINK(w, router, gw); /* the node's gateway: where its NIC cables reach the leaf switch */
+    for (int a = 0; a < p->gpus_per_node; a++)
+        for (int b = a + 1; b < p->gpus_per_node; b++) {
+            gpu_name(&w->L, node, a, g1);
+            gpu_name(&w->L, node, b, g2);
+            SINK(w, route, g1, g2, hops, nvlink_hops(w, nz, a, b, names, hops));
+        }
+    /* Each GPU leaves the node through its own PCIe link and a NIC of its PCIe switch: NICs are
+     * numbered in GPU order and each serves gpus_per_node / nics_per_node GPUs (check_nics). */
+    for (int g = 0; g < p->gpus_per_node; g++) {
+        gpu_name(&w->L, node, g, g1);
+        compose(names[0], nz, "-pcie", g, w->L.gpu_w, "");
+        compose(names[1], nz, "-nic", g / (p->gpus_per_node / w->L.nics_per_node), w->L.nic_w, "");
+        hops[0] = (pg_hop){names[0], PG_UP};
+        hops[1] = (pg_hop){names[1], PG_UP};
+        SINK(w, route, g1, gw, hops, 2);
+        SINK(w, route, g1, cpu, hops, 1);
+    }
+    w->k->zone_close(w->k->ctx);
+}
+
+/* A leaf group: its nodes, each joined through the leaf switch, the switch's up side too. */
+static void walk_leaf(const pg_walk *w, int leaf)
+{
+    char lz[PG_NAME_LEN], up_zone[PG_NAME_LEN], up[PG_NAME_LEN], sw[PG_NAME_LEN];
+    char nz[PG_NAME_LEN], gw[PG_NAME_LEN];
+    int first = leaf * w->p->nodes_per_leaf, n = w->p->nodes_per_leaf;
+    leaf_name(&w->L, leaf, "", lz);
+    leaf_name(&w->L, leaf, "-sw", up_zone);
+    leaf_name(&w->L, leaf, "-up", up);
+    leaf_name(&w->L, leaf, "-switch", sw);
+    pg_hop through_switch = {sw, PG_NONE};
+    SINK(w, zone_open, lz, PG_STAR);
+    for (int i = 0; i < n; i++)
+        walk_node(w, first + i);
+    walk_up_zone(w, up_zone, up);
+    for (int i = 0; i < n; i++) {
+        node_name(&w->L, first + i, nz);
+        compose(gw, nz, "-gw", -1, 0, "");
+        SINK(w, star_route, nz, gw, &through_switch, 1);
+    }
+    SINK(w, star_route, up_zone, up, &through_switch, 1);
+    w->k->zone_close(w->k->ctx);
+}
+
+/* A rack: its leaf groups, each joined through its uplink and the rack switch, the switch's up
+ * side too. */
+static void walk_rack(const pg_walk *w, int rack)
+{
+    char rz[PG_NAME_LEN], up_zone[PG_NAME_LEN], up[PG_NAME_LEN], sw[PG_NAME_LEN];
+    char lz[PG_NAME_LEN], lup[PG_NAME_LEN], uplink[PG_NAME_LEN];
+    int first = rack * w->p->leaves_per_rack, n = w->p->leaves_per_rack;
+    rack_name(&w->L, rack, "", rz);
+    rack_name(&w->L, rack, "-sw", up_zone);
+    rack_name(&w->L, rack, "-up", up);
+    rack_name(&w->L, rack, "-switch", sw);
+    pg_hop hops[2] = {{uplink, PG_UP}, {sw, PG_NONE}};
+    SINK(w, zone_open, rz, PG_STAR);
+    for (int i = 0; i < n; i++)
+        walk_leaf(w, first + i);
+    walk_up_zone(w, up_zone, up);
+    for (int i = 0; i < n; i++) {
+        leaf_name(&w->L, first + i, "", lz);
+        leaf_name(&w->L, first + i, "-up", lup);
+        leaf_name(&w->L, first + i, "-uplink", uplink);
+        SINK(w, star_route, lz, lup, hops, 2);
+    }
+    SINK(w, star_route, up_zone, up, &hops[1], 1);
+    w->k->zone_close(w->k->ctx);
+}
+
+/* ---------------------------------------------------------------- the machine */
+
+static void prop(const pg_walk *w, const char *id, const char *value)
+{
+    SINK(w, prop, id, value);
+}
+
+static void prop_int(const pg_walk *w, const char *id, int v)
+{
+    char text[16];
+    snprintf(text, sizeof text, "%d", v);
+    prop(w, id, text);
+}
+
+/* The root zone's properties: what plat_load reads back (platforms/README.md), and the
+ * parameters themselves, so that a file can be rebuilt without being parsed. */
+static void walk_props(const pg_walk *w)
+{
+    const pg_params *p = w->p;
+    char spec[2048], err[HS_ERR_LEN];
+    prop(w, "hybridsim:format", "1");
+    prop_int(w, "hybridsim:nodes", p->nodes);
+    prop_int(w, "hybridsim:gpus_per_node", p->gpus_per_node);
+    prop_int(w, "hybridsim:gpus_per_pcie_switch", p->gpus_per_pcie_switch);
+    prop_int(w, "hybridsim:nodes_per_leaf", p->nodes_per_leaf);
+    prop_int(w, "hybridsim:leaves_per_rack", p->leaves_per_rack);
+    prop(w, "hybridsim:gpu_memory_bytes", pg_exact(p->gpu_memory_bytes).s);
+    prop(w, "hybridsim:gpu_model", p->gpu_model);
+    prop(w, "hybridsim:staging_latency_s", pg_exact(p->staging_latency_s).s);
+    prop_int(w, "hybridsim:generator_layout", PG_LAYOUT_VERSION);
+    if (pg_spec_format(p, spec, sizeof spec, err) == HS_OK) /* else the file is read in full */
+        prop(w, "hybridsim:generator", spec);
+}
+
+/* What the links are, for readers of the XML. */
+static void walk_note(const pg_walk *w)
+{
+    char note[320];
+    snprintf(note, sizeof note, "Links. Per node: %s, PCIe per GPU, one cable per NIC.\n"
+             "      Per leaf group and rack: a switch (FATPIPE) and an uplink. Then the spine.",
+             w->p->nvlink_topology == PG_NVLINK_NVSWITCH ? "NVLink per GPU into the NVSwitch (nvsG)"
+             : w->p->nvlink_topology == PG_NVLINK_CUBE_MESH ? "NVLink per joined GPU pair (nvlA-B)"
+                                                           : "NVLink per GPU pair (nvlA-B)");
+    SINK(w, note, note);
+}
+
+void pg_describe(const pg_params *p, const unsigned char *racks, const pg_sink *sink)
+{
+    pg_walk w;
+    char name[PG_NAME_LEN], up[PG_NAME_LEN], uplink[PG_NAME_LEN];
+    pg_hop hops[2] = {{uplink, PG_UP}, {"spine-switch", PG_NONE}};
+    walk_init(&w, p, sink);
+    SINK(&w, zone_open, "machine", PG_STAR);
+    walk_props(&w);
+    /* SimGrid's DTD reads a zone that starts with a link as a zone of hosts, which may then
+     * hold no child zone: a first child zone must come before the links. The spine switch's
+     * own router is a natural one; no route needs it. */
+    walk_up_zone(&w, "spine", "spine-router");
+    walk_note(&w);
+    walk_links(&w, racks);
+    for (int r = 0; r < w.L.racks; r++)
+        if (rack_wanted(racks, r))
+            walk_rack(&w, r);
+    for (int r = 0; r < w.L.racks; r++) {
+        if (!rack_wanted(racks, r))
+            continue;
+        rack_name(&w.L, r, "", name);
+        rack_name(&w.L, r, "-up", up);
+        rack_name(&w.L, r, "-uplink", uplink);
+        SINK(&w, star_route, name, up, hops, 2);
+    }
+    w.k->zone_close(w.k->ctx);
+}

@@ -1,0 +1,614 @@
+/* platroute.c: routes of a generated machine without SimGrid (platroute.h).
+ *
+ * A sink of the machine's walk records what routing needs: every name (hosts, routers, zones,
+ * links), which zone holds what, each link direction's latency and bandwidth, the explicit
+ * routes of Full zones and the ways up of star zones. Racks are recorded when a GPU of theirs
+ * is first asked about, so a job on part of a large machine costs in proportion to its racks.
+ * A rack walked again finds the machine level already known: names seen before are skipped. */
+#include "platroute.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+#define PM_MAX_DEPTH 16
+#define PM_MAX_HOPS 64  /* links of one route, over every level */
+
+enum { PM_POINT = 1, PM_LINK }; /* what a name is */
+
+/* One name: a netpoint (host, router or zone) or a link. 16 bytes: the table of a whole
+ * machine's 50,000 names is looked up about 150,000 times and must stay small. */
+typedef struct {
+    uint32_t text;   /* the name's offset + 1 in plat_machine.text; 0: free slot */
+    uint32_t hash;   /* the high half of hash_text(name): compared before the text */
+    int32_t id;      /* into points, or the link's first direction in links */
+    uint8_t kind;    /* PM_POINT or PM_LINK */
+    bool split;      /* a split-duplex link: id is UP, id + 1 DOWN */
+} pm_name;
+
+typedef struct {
+    int zone;        /* the zone holding it (for a zone: its parent, -1 for the root) */
+    int star;        /* a star zone's child: its entry in stars, else -1 */
+} pm_point;
+
+typedef struct {
+    int parent;      /* -1 for the root */
+    int point;       /* the zone's own netpoint */
+    pg_routing routing;
+} pm_zone;
+
+typedef struct {
+    double latency_s, bandwidth_Bps;
+    int reverse;     /* the other direction of a split-duplex link; itself for a FATPIPE */
+} pm_link;
+
+/* A list of link directions in hops[first .. first + n). */
+typedef struct {
+    int first, n;
+} pm_span;
+
+typedef struct {
+    int gateway;     /* netpoint */
+    pm_span up, down;
+} pm_star;
+
+/* An explicit route of a Full zone, between two of its hosts or routers. */
+typedef struct {
+    uint64_t key;    /* src * 2^32 + dst + 1; 0: free slot */
+    pm_span hops;
+} pm_route_entry;
+
+struct plat_machine {
+    const pg_params *p;
+    unsigned char *recorded;     /* per rack */
+    bool failed;
+    pm_name *names;              /* open addressing, at most half full */
+    size_t names_cap, names_used;
+    char *text;                  /* every name, '\0'-terminated, one after the other */
+    size_t text_len, text_cap;
+    pm_point *points;
+    int n_points, cap_points;
+    pm_zone *zones;
+    int n_zones, cap_zones;
+    pm_link *links;              /* link directions */
+    int n_links, cap_links;
+    int *hops;                   /* link directions of routes and stars */
+    int n_hops, cap_hops;
+    pm_star *stars;
+    int n_stars, cap_stars;
+    pm_route_entry *routes;      /* open addressing */
+    size_t routes_cap, routes_used;
+    int stack[PM_MAX_DEPTH];     /* the open zones while recording */
+    int depth;
+};
+
+/* ---------------------------------------------------------------- tables */
+
+/* Grow an array of `size`-byte items to hold n + 1; false when out of memory. */
+static bool room(void **array, int n, int *cap, size_t size)
+{
+    if (n < *cap)
+        return true;
+    int c = *cap ? 2 * *cap : 256;
+    void *more = realloc(*array, (size_t)c * size);
+    if (!more)
+        return false;
+    *array = more;
+    *cap = c;
+    return true;
+}
+
+/* FNV-1a, then spread: names differ in their last digits, and the table takes the low bits. */
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+    h ^= h >> 29;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    return h ^ (h >> 32);
+}
+
+static pm_name *name_slot(const plat_machine *m, const char *name, uint64_t h)
+{
+    size_t i = h & (m->names_cap - 1);
+    uint32_t high = (uint32_t)(h >> 32);
+    while (m->names[i].text &&
+           (m->names[i].hash != high || strcmp(m->text + m->names[i].text - 1, name) != 0))
+        i = (i + 1) & (m->names_cap - 1);
+    return &m->names[i];
+}
+
+static const pm_name *find(const plat_machine *m, const char *name)
+{
+    if (!m->names_cap)
+        return NULL;
+    const pm_name *e = name_slot(m, name, hash_text(name));
+    return e->text ? e : NULL;
+}
+
+static bool names_grow(plat_machine *m, size_t at_least)
+{
+    size_t cap = m->names_cap ? 2 * m->names_cap : 4096;
+    while (cap < at_least)
+        cap *= 2;
+    pm_name *old = m->names, *fresh = calloc(cap, sizeof *fresh);
+    if (!fresh)
+        return false;
+    size_t old_cap = m->names_cap;
+    m->names = fresh;
+    m->names_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].text) {
+            const char *text = m->text + old[i].text - 1;
+            *name_slot(m, text, hash_text(text)) = old[i];
+        }
+    free(old);
+    return true;
+}
+
+/* Add a name; NULL when out of memory (the name must be new). */
+static pm_name *add_name(plat_machine *m, const char *name, int kind, int id)
+{
+    size_t len = strlen(name) + 1;
+    if (2 * (m->names_used + 1) > m->names_cap && !names_grow(m, 0))
+        return NULL;
+    if (m->text_len + len > m->text_cap) {
+        size_t cap = m->text_cap ? 2 * m->text_cap : 65536;
+        char *more = cap > UINT32_MAX ? NULL : realloc(m->text, cap);
+        if (!more)
+            return NULL;
+        m->text = more;
+        m->text_cap = cap;
+    }
+    uint64_t h = hash_text(name);
+    pm_name *e = name_slot(m, name, h);
+    memcpy(m->text + m->text_len, name, len);
+    e->text = (uint32_t)m->text_len + 1;
+    m->text_len += len;
+    e->hash = (uint32_t)(h >> 32);
+    e->kind = (uint8_t)kind;
+    e->id = id;
+    m->names_used++;
+    return e;
+}
+
+static size_t route_slot(const plat_machine *m, uint64_t key)
+{
+    size_t i = (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (m->routes_cap - 1);
+    while (m->routes[i].key && m->routes[i].key != key)
+        i = (i + 1) & (m->routes_cap - 1);
+    return i;
+}
+
+static uint64_t route_key(int src, int dst)
+{
+    return ((uint64_t)(uint32_t)src << 32) + (uint64_t)(uint32_t)dst + 1;
+}
+
+static const pm_route_entry *find_route(const plat_machine *m, int src, int dst)
+{
+    if (!m->routes_cap)
+        return NULL;
+    const pm_route_entry *e = &m->routes[route_slot(m, route_key(src, dst))];
+    return e->key ? e : NULL;
+}
+
+static bool routes_grow(plat_machine *m, size_t at_least)
+{
+    size_t cap = m->routes_cap ? 2 * m->routes_cap : 4096, old_cap = m->routes_cap;
+    while (cap < at_least)
+        cap *= 2;
+    pm_route_entry *old = m->routes, *fresh = calloc(cap, sizeof *fresh);
+    if (!fresh)
+        return false;
+    m->routes = fresh;
+    m->routes_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].key)
+            m->routes[route_slot(m, old[i].key)] = old[i];
+    free(old);
+    return true;
+}
+
+/* ---------------------------------------------------------------- the recording sink */
+
+static int add_point(plat_machine *m, int zone)
+{
+    if (!room((void **)&m->points, m->n_points, &m->cap_points, sizeof *m->points)) {
+        m->failed = true;
+        return -1;
+    }
+    m->points[m->n_points] = (pm_point){zone, -1};
+    return m->n_points++;
+}
+
+static int current_zone(const plat_machine *m)
+{
+    return m->depth > 0 ? m->stack[m->depth - 1] : -1;
+}
+
+/* A netpoint in the current zone, unless the name is known already. */
+static void rec_point(plat_machine *m, const char *name)
+{
+    if (find(m, name))
+        return;
+    int id = add_point(m, current_zone(m));
+    if (id >= 0 && !add_name(m, name, PM_POINT, id))
+        m->failed = true;
+}
+
+static void rec_zone_open(void *ctx, const char *name, pg_routing routing)
+{
+    plat_machine *m = ctx;
+    const pm_name *e = find(m, name);
+    int zone;
+    if (m->depth >= PM_MAX_DEPTH) {
+        m->failed = true;
+        return;
+    }
+    if (e && e->kind == PM_POINT) { /* walked before: enter it again */
+        for (zone = 0; zone < m->n_zones && m->zones[zone].point != e->id; zone++)
+            ;
+    } else {
+        rec_point(m, name);
+        if (m->failed || !room((void **)&m->zones, m->n_zones, &m->cap_zones, sizeof *m->zones)) {
+            m->failed = true;
+            return;
+        }
+        zone = m->n_zones++;
+        m->zones[zone] = (pm_zone){current_zone(m), find(m, name)->id, routing};
+    }
+    m->stack[m->depth++] = zone;
+}
+
+static void rec_zone_close(void *ctx)
+{
+    plat_machine *m = ctx;
+    if (m->depth > 0)
+        m->depth--;
+}
+
+static void rec_link(void *ctx, const char *name, const char *bw, const char *lat,
+                     pg_policy policy)
+{
+    plat_machine *m = ctx;
+    pm_link l;
+    if (find(m, name))
+        return;
+    if (un_parse(bw, UN_BANDWIDTH, &l.bandwidth_Bps) != 0 ||
+        un_parse(lat, UN_TIME, &l.latency_s) != 0) {
+        m->failed = true;
+        return;
+    }
+    int dirs = policy == PG_SPLITDUPLEX ? 2 : 1, first = m->n_links;
+    for (int d = 0; d < dirs; d++) {
+        if (!room((void **)&m->links, m->n_links, &m->cap_links, sizeof *m->links)) {
+            m->failed = true;
+            return;
+        }
+        l.reverse = first + (dirs - 1 - d);
+        m->links[m->n_links++] = l;
+    }
+    pm_name *e = add_name(m, name, PM_LINK, first);
+    if (!e)
+        m->failed = true;
+    else
+        e->split = dirs == 2;
+}
+
+/* What routing does not need. */
+static void rec_prop(void *ctx, const char *id, const char *value)
+{
+    (void)ctx, (void)id, (void)value;
+}
+
+static void rec_note(void *ctx, const char *text)
+{
+    (void)ctx, (void)text;
+}
+
+static void rec_host(void *ctx, const char *name, const char *speed)
+{
+    (void)speed;
+    rec_point(ctx, name);
+}
+
+static void rec_router(void *ctx, const char *name)
+{
+    rec_point(ctx, name);
+}
+
+/* The link direction a hop crosses, -1 if the link is unknown. */
+static int hop_id(const plat_machine *m, const pg_hop *h)
+{
+    const pm_name *e = find(m, h->link);
+    if (!e || e->kind != PM_LINK)
+        return -1;
+    return e->split && h->dir == PG_DOWN ? e->id + 1 : e->id;
+}
+
+/* Append the hops' link directions, in order or reversed with directions swapped. */
+static pm_span add_hops(plat_machine *m, const pg_hop *hops, int n, bool reverse)
+{
+    pm_span s = {m->n_hops, 0};
+    for (int i = 0; i < n; i++) {
+        int id = hop_id(m, &hops[reverse ? n - 1 - i : i]);
+        if (id >= 0 && reverse)
+            id = m->links[id].reverse;
+        if (id < 0 || !room((void **)&m->hops, m->n_hops, &m->cap_hops, sizeof *m->hops)) {
+            m->failed = true;
+            return s;
+        }
+        m->hops[m->n_hops++] = id;
+        s.n++;
+    }
+    return s;
+}
+
+static int point_of(const plat_machine *m, const char *name)
+{
+    const pm_name *e = find(m, name);
+    return e && e->kind == PM_POINT ? e->id : -1;
+}
+
+static void rec_route(void *ctx, const char *src, const char *dst, const pg_hop *hops, int n)
+{
+    plat_machine *m = ctx;
+    int a = point_of(m, src), b = point_of(m, dst);
+    if (a < 0 || b < 0) {
+        m->failed = true;
+        return;
+    }
+    if (find_route(m, a, b))
+        return;
+    if (2 * (m->routes_used + 1) > m->routes_cap && !routes_grow(m, 0)) {
+        m->failed = true;
+        return;
+    }
+    pm_route_entry *e = &m->routes[route_slot(m, route_key(a, b))];
+    e->key = route_key(a, b);
+    e->hops = add_hops(m, hops, n, false);
+    m->routes_used++;
+}
+
+static void rec_star_route(void *ctx, const char *child, const char *gateway, const pg_hop *up,
+                           int n)
+{
+    plat_machine *m = ctx;
+    int c = point_of(m, child), gw = point_of(m, gateway);
+    if (c < 0 || gw < 0 || !room((void **)&m->stars, m->n_stars, &m->cap_stars, sizeof *m->stars)) {
+        m->failed = true;
+        return;
+    }
+    if (m->points[c].star >= 0)
+        return;
+    pm_star st = {gw, add_hops(m, up, n, false), add_hops(m, up, n, true)};
+    m->points[c].star = m->n_stars;
+    m->stars[m->n_stars++] = st;
+}
+
+/* Record the racks of the given GPUs that are not yet. */
+static int record(plat_machine *m, const int *gpus, int n)
+{
+    int racks = pg_racks(m->p), wanted = 0;
+    unsigned char *sel = calloc((size_t)racks, 1);
+    if (!sel)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int r = pg_rack_of_gpu(m->p, gpus[i]);
+        if (r >= 0 && r < racks && !m->recorded[r] && !sel[r]) {
+            sel[r] = 1;
+            wanted++;
+        }
+    }
+    /* The tables sized once for what comes: rehashing a growing table is what costs. */
+    const pg_params *p = m->p;
+    size_t g = (size_t)p->gpus_per_node, nodes = (size_t)wanted * p->nodes_per_leaf *
+                                                   p->leaves_per_rack;
+    size_t names = nodes * (g * (g + 5) / 2 + 8) + (size_t)wanted * p->leaves_per_rack * 6 + 16;
+    size_t routes = nodes * (g * (g - 1) / 2 + 2 * g);
+    if ((2 * (m->names_used + names) > m->names_cap &&
+         !names_grow(m, 2 * (m->names_used + names))) ||
+        (2 * (m->routes_used + routes) > m->routes_cap &&
+         !routes_grow(m, 2 * (m->routes_used + routes))))
+        wanted = 0, m->failed = true;
+    if (wanted) {
+        pg_sink sink = {.ctx = m, .zone_open = rec_zone_open, .zone_close = rec_zone_close,
+                        .prop = rec_prop, .note = rec_note, .link = rec_link, .host = rec_host,
+                        .router = rec_router, .route = rec_route, .star_route = rec_star_route};
+        pg_describe(m->p, sel, &sink);
+        for (int r = 0; r < racks; r++)
+            m->recorded[r] |= sel[r];
+    }
+    free(sel);
+    return m->failed ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- resolving, as SimGrid */
+
+/* A route being built: link directions in SimGrid's order, and the latency summed in SimGrid's
+ * order (each local route's links when that local route is found). */
+typedef struct {
+    int link[PM_MAX_HOPS];
+    int n;
+    double latency_s;
+    bool failed;
+} pm_path;
+
+static void take(const plat_machine *m, pm_path *out, int id)
+{
+    if (out->n == PM_MAX_HOPS) {
+        out->failed = true;
+        return;
+    }
+    out->link[out->n++] = id;
+    out->latency_s += m->links[id].latency_s;
+}
+
+/* The local route from a to b in zone z, appended to `local` (latencies added now), and its
+ * gateways (-1 for none). Full: the recorded route, or the reverse of b to a's (SimGrid stores
+ * both directions of a symmetrical route). Star: a's way up, then b's way down, each link once. */
+static void local_route(const plat_machine *m, int z, int a, int b, pm_path *local, int *gw_a,
+                        int *gw_b)
+{
+    *gw_a = *gw_b = -1;
+    if (m->zones[z].routing == PG_STAR) {
+        int sa = m->points[a].star, sb = m->points[b].star;
+        if (sa < 0 || sb < 0) {
+            local->failed = true;
+            return;
+        }
+        const pm_star *up = &m->stars[sa], *down = &m->stars[sb];
+        int start = local->n;
+        for (int i = 0; i < up->up.n; i++)
+            take(m, local, m->hops[up->up.first + i]);
+        for (int i = 0; i < down->down.n; i++) {
+            int id = m->hops[down->down.first + i];
+            bool seen = false;
+            for (int k = start; k < local->n && !seen; k++)
+                seen = local->link[k] == id;
+            if (!seen)
+                take(m, local, id);
+        }
+        *gw_a = up->gateway;
+        *gw_b = down->gateway;
+        return;
+    }
+    const pm_route_entry *e = find_route(m, a, b);
+    if (e) {
+        for (int i = 0; i < e->hops.n; i++)
+            take(m, local, m->hops[e->hops.first + i]);
+        return;
+    }
+    /* The reverse of b to a: the hops were recorded forward; the other direction of each
+     * split-duplex link is the id next to it. */
+    if (!(e = find_route(m, b, a))) {
+        local->failed = true;
+        return;
+    }
+    for (int i = e->hops.n - 1; i >= 0; i--)
+        take(m, local, m->links[m->hops[e->hops.first + i]].reverse);
+}
+
+/* SimGrid's find_common_ancestors: the zone where the routes of src and dst meet, and its
+ * children on each side (all three the same zone when src and dst share one). */
+static bool common_ancestors(const plat_machine *m, int src, int dst, int *common, int *sa,
+                             int *da)
+{
+    int zs = m->points[src].zone, zd = m->points[dst].zone;
+    if (zs == zd) {
+        *common = *sa = *da = zs;
+        return zs >= 0;
+    }
+    int path_s[PM_MAX_DEPTH], path_d[PM_MAX_DEPTH], ns = 0, nd = 0, parent = -1;
+    for (int z = zs; z >= 0 && ns < PM_MAX_DEPTH; z = m->zones[z].parent)
+        path_s[ns++] = z;
+    for (int z = zd; z >= 0 && nd < PM_MAX_DEPTH; z = m->zones[z].parent)
+        path_d[nd++] = z;
+    if (ns == 0 || nd == 0 || path_s[ns - 1] != path_d[nd - 1])
+        return false;
+    while (ns > 1 && nd > 1 && path_s[ns - 1] == path_d[nd - 1]) {
+        parent = path_s[ns - 1];
+        ns--, nd--;
+    }
+    *sa = path_s[ns - 1];
+    *da = path_d[nd - 1];
+    *common = *sa == *da ? *sa : parent;
+    return *common >= 0;
+}
+
+/* SimGrid's get_global_route_with_netzones: the local route between the ancestors, whose
+ * latency is added first, then the way from src to its source gateway, the local route's links,
+ * and the way from its destination gateway to dst. */
+static void global_route(const plat_machine *m, int src, int dst, pm_path *out, int depth)
+{
+    int common, sa, da, gw_a, gw_b;
+    if (depth > PM_MAX_DEPTH || !common_ancestors(m, src, dst, &common, &sa, &da)) {
+        out->failed = true;
+        return;
+    }
+    if (sa == da) {
+        local_route(m, common, src, dst, out, &gw_a, &gw_b);
+        return;
+    }
+    pm_path zr = {.latency_s = out->latency_s};
+    local_route(m, common, m->zones[sa].point, m->zones[da].point, &zr, &gw_a, &gw_b);
+    if (zr.failed || gw_a < 0 || gw_b < 0) {
+        out->failed = true;
+        return;
+    }
+    out->latency_s = zr.latency_s;
+    if (src != gw_a)
+        global_route(m, src, gw_a, out, depth + 1);
+    for (int i = 0; i < zr.n && !out->failed; i++) {
+        if (out->n == PM_MAX_HOPS)
+            out->failed = true;
+        else
+            out->link[out->n++] = zr.link[i];
+    }
+    if (gw_b != dst)
+        global_route(m, gw_b, dst, out, depth + 1);
+}
+
+/* ---------------------------------------------------------------- the interface */
+
+int pm_open(const pg_params *p, plat_machine **out, char *err)
+{
+    plat_machine *m = calloc(1, sizeof *m);
+    if (m)
+        m->recorded = calloc((size_t)pg_racks(p), 1);
+    if (!m || !m->recorded) {
+        free(m);
+        return hs_fail(err, HS_EINTERNAL, "out of memory for the machine's routes");
+    }
+    m->p = p;
+    *out = m;
+    return HS_OK;
+}
+
+void pm_free(plat_machine *m)
+{
+    if (!m)
+        return;
+    free(m->names);
+    free(m->text);
+    free(m->points);
+    free(m->zones);
+    free(m->links);
+    free(m->hops);
+    free(m->stars);
+    free(m->routes);
+    free(m->recorded);
+    free(m);
+}
+
+int pm_route(plat_machine *m, int a, int b, double *latency_s, double *bandwidth_Bps,
+             double *first_latency_s, double *first_bandwidth_Bps)
+{
+    char name_a[PG_NAME_LEN], name_b[PG_NAME_LEN];
+    int gpus[2] = {a, b};
+    if (record(m, gpus, 2) != 0)
+        return -1;
+    pg_gpu_host(m->p, a, name_a);
+    pg_gpu_host(m->p, b, name_b);
+    int src = point_of(m, name_a), dst = point_of(m, name_b);
+    pm_path path = {.n = 0};
+    if (src < 0 || dst < 0)
+        return -1;
+    global_route(m, src, dst, &path, 0);
+    if (path.failed || path.n == 0)
+        return -1;
+    double bw = m->links[path.link[0]].bandwidth_Bps;
+    for (int i = 1; i < path.n; i++)
+        if (m->links[path.link[i]].bandwidth_Bps < bw)
+            bw = m->links[path.link[i]].bandwidth_Bps;
+    *latency_s = path.latency_s;
+    *bandwidth_Bps = bw;
+    *first_latency_s = m->links[path.link[0]].latency_s;
+    *first_bandwidth_Bps = m->links[path.link[0]].bandwidth_Bps;
+    return 0;
+}

@@ -1,0 +1,28 @@
+/* platroute.h: the routes of a generated machine, computed without SimGrid (private to
+ * platforms/; plat_route is the public face).
+ *
+ * The machine's walk (pg_describe) is recorded, rack by rack as GPUs are asked about, and a
+ * route is resolved the way SimGrid 3.32 resolves it (NetZoneImpl::get_global_route): the local
+ * route between the two ancestors in the common ancestor zone first, then recursively from the
+ * source to that route's source gateway and from its destination gateway to the destination.
+ * Latencies are summed in exactly SimGrid's order from the same text values (un_parse reads
+ * them as SimGrid does), so the doubles are identical; test_platform_gen compares them with
+ * SimGrid's on every preset. */
+#ifndef PLATROUTE_H
+#define PLATROUTE_H
+
+#include "platgen.h"
+
+typedef struct plat_machine plat_machine;
+
+/* An empty record of the machine of checked parameters (kept by pointer). */
+int pm_open(const pg_params *params, plat_machine **m, char *err);
+void pm_free(plat_machine *m);
+
+/* The route from GPU a to GPU b (rank-order indices, a != b): its latency (sum over its links),
+ * bandwidth (its bottleneck) and first link's latency and bandwidth. -1 when the machine cannot
+ * be recorded (out of memory) or has no such route (a bug). */
+int pm_route(plat_machine *m, int gpu_a, int gpu_b, double *latency_s, double *bandwidth_Bps,
+             double *first_latency_s, double *first_bandwidth_Bps);
+
+#endif

@@ -1,0 +1,327 @@
+/* test_platform_gen.c: one description of a generated machine, three ways to use it, the same
+ * routes (platform.h, platgen.h).
+ *
+ * For several machines (ABCI-like racks, with and without cable latencies on the uplinks; the
+ * DGX-1V cube mesh; NVSwitch nodes): the XML file loaded by SimGrid (its digest removed, so it
+ * is read as a hand-written file), the machine built in SimGrid's memory (gen: spec), the same
+ * built for two racks only, and the routes computed without SimGrid must give the same route
+ * between every pair of a sample of GPUs: the same links in the same order, the same latency
+ * and bandwidth to the last bit, the same first link; and concurrent transfers sharing links
+ * the same durations. Also: specs written by the generator read back to the same machine, user
+ * specs are refused like the flags, a generated file is recognised by its digest and an edited
+ * one is not. Each SimGrid case runs in a forked child (one engine per process) and writes
+ * what it saw to a file. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <xbt/dynar.h>
+
+#include "platform.h"
+#include "platform_helpers.h"
+#include "platgen.h"
+
+#define TMP HS_TEST_TMP "/test_platform_gen"
+#define MAX_SAMPLE 64
+
+/* The machines: `hybridsim platform` flags (as a gen: spec) and the nodes sampled. */
+typedef struct {
+    const char *spec;
+    int nodes[12]; /* -1 ends */
+} machine;
+
+static const machine machines[] = {
+    /* 4 racks of 2 leaf groups of 17 nodes */
+    {"gen:abci:nodes=136", {0, 1, 16, 17, 33, 34, 67, 68, 100, 135, -1}},
+    /* cable latencies on the uplinks: the order SimGrid adds latencies in shows in the sums */
+    {"gen:abci:nodes=136,leaf-latency=3ns,spine-latency=1.7us,rack-oversub=1:6",
+     {0, 16, 17, 34, 50, 101, 135, -1}},
+    {"gen:dgx1:nodes=16,leaves-per-rack=2", {0, 3, 4, 8, 15, -1}},
+    {"gen:nvswitch-ndr:nodes=16,leaves-per-rack=2,nic-type=hdr", {0, 5, 8, 15, -1}},
+};
+#define N_MACHINES (sizeof machines / sizeof machines[0])
+
+static int sample(const plat_platform *plat, const machine *m, int *gpus)
+{
+    int n = 0;
+    for (int i = 0; m->nodes[i] >= 0; i++)
+        for (int g = 0; g < plat->gpus_per_node && n < MAX_SAMPLE; g++)
+            gpus[n++] = m->nodes[i] * plat->gpus_per_node + g;
+    return n;
+}
+
+/* ---------------------------------------------------------------- in SimGrid */
+
+/* Every sampled route as SimGrid has it: links by name, latency, bandwidth (exact hex). */
+static void dump_routes(FILE *out, const plat_platform *plat, const int *gpus, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            sg_host_t a = plat->gpus[gpus[i]], b = plat->gpus[gpus[j]];
+            if (i == j || !a || !b)
+                continue;
+            xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+            sg_host_get_route(a, b, route);
+            fprintf(out, "%d>%d %a %a:", gpus[i], gpus[j], sg_host_get_route_latency(a, b),
+                    sg_host_get_route_bandwidth(a, b));
+            for (unsigned k = 0; k < xbt_dynar_length(route); k++)
+                fprintf(out, " %s", sg_link_get_name(xbt_dynar_get_as(route, k, sg_link_t)));
+            fputc('\n', out);
+            xbt_dynar_free(&route);
+        }
+}
+
+/* Transfers that share links: each sampled GPU sends to the one half a sample away. */
+static void dump_transfers(FILE *out, const plat_platform *plat, const int *gpus, int n)
+{
+    transfer t[MAX_SAMPLE];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int dst = gpus[(i + n / 2) % n];
+        if (plat->gpus[gpus[i]] && plat->gpus[dst] && dst != gpus[i])
+            t[k++] = (transfer){.src = gpus[i], .dst = dst, .bytes = 1e8 + 1e6 * i};
+    }
+    run_transfers(plat, t, k);
+    for (int i = 0; i < k; i++)
+        fprintf(out, "T %d>%d %a\n", t[i].src, t[i].dst, t[i].duration_s);
+}
+
+/* In a child: load the platform (racks: only the racks of these GPUs when n_only > 0), dump
+ * its routes and transfers among the sampled GPUs into path. */
+static void dump_in_child(const char *spec, const machine *m, const int *only, int n_only,
+                          const char *path)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[HS_ERR_LEN];
+        plat_platform plat;
+        int gpus[MAX_SAMPLE], n;
+        if (plat_open(spec, &plat, err) != HS_OK ||
+            plat_engine_load(&plat, n_only ? only : NULL, n_only, err) != HS_OK) {
+            fprintf(stderr, "%s: %s\n", spec, err);
+            _exit(3);
+        }
+        n = sample(&plat, m, gpus);
+        FILE *out = fopen(path, "w");
+        if (!out)
+            _exit(4);
+        dump_routes(out, &plat, gpus, n);
+        dump_transfers(out, &plat, gpus, n);
+        _exit(fclose(out) == 0 ? 0 : 5);
+    }
+    int wstatus;
+    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+    assert_true(WIFEXITED(wstatus));
+    assert_int_equal(WEXITSTATUS(wstatus), 0);
+}
+
+/* The machine's XML without its digest: read in full and loaded by SimGrid's parser. */
+static void write_plain_xml(const char *spec, const char *path)
+{
+    char err[HS_ERR_LEN], store[512];
+    pg_params p;
+    assert_int_equal(pg_spec_parse(spec, &p, store, sizeof store, 1, err), HS_OK);
+    assert_int_equal(pg_write_file(&p, path, err), HS_OK);
+    size_t len;
+    char *text = slurp(path, &len);
+    assert_non_null(text);
+    char *digest = strstr(text, "<!-- hybridsim:digest");
+    assert_non_null(digest);
+    *digest = '\0';
+    assert_int_equal(spit(path, text), 0);
+    free(text);
+}
+
+/* Only the lines of `all` between sampled GPUs of the given racks (a partial build's). */
+static char *lines_within(const char *all, const plat_platform *plat, const unsigned char *rack)
+{
+    char *out = calloc(strlen(all) + 1, 1);
+    const char *line = all;
+    size_t n = 0;
+    assert_non_null(out);
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        int a, b;
+        end = end ? end + 1 : line + strlen(line);
+        if (sscanf(line, "%d>%d", &a, &b) == 2 && rack[pg_rack_of_gpu(plat->gen, a)] &&
+            rack[pg_rack_of_gpu(plat->gen, b)] && strchr(line, ':')) {
+            memcpy(out + n, line, (size_t)(end - line));
+            n += (size_t)(end - line);
+        }
+        line = end;
+    }
+    return out;
+}
+
+static void check_machine(const machine *m, int index)
+{
+    char xml[256], from_xml[256], built[256], partial[256];
+    snprintf(xml, sizeof xml, TMP "-%d.xml", index);
+    snprintf(from_xml, sizeof from_xml, TMP "-%d.xml.routes", index);
+    snprintf(built, sizeof built, TMP "-%d.built.routes", index);
+    snprintf(partial, sizeof partial, TMP "-%d.partial.routes", index);
+    write_plain_xml(m->spec, xml);
+    dump_in_child(xml, m, NULL, 0, from_xml);
+    dump_in_child(m->spec, m, NULL, 0, built);
+    char *a = slurp(from_xml, NULL), *b = slurp(built, NULL);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(strlen(a) > 100);
+    assert_string_equal(a, b); /* the same links, latencies, bandwidths, transfer times */
+
+    /* Two racks built: the first and the last; their routes are the whole machine's. */
+    char err[HS_ERR_LEN];
+    plat_platform plat;
+    assert_int_equal(plat_open(m->spec, &plat, err), HS_OK);
+    int racks = pg_racks(plat.gen), only[2] = {0, plat.n_gpus - 1};
+    unsigned char *rack = calloc((size_t)racks, 1);
+    rack[0] = rack[racks - 1] = 1;
+    dump_in_child(m->spec, m, only, 2, partial);
+    char *c = slurp(partial, NULL), *want = lines_within(a, &plat, rack), *got = lines_within(c, &plat, rack);
+    assert_true(strlen(want) > 0);
+    assert_string_equal(got, want);
+
+    /* Without SimGrid: the route resolver's latencies and bandwidths. */
+    int gpus[MAX_SAMPLE], n = sample(&plat, m, gpus);
+    for (const char *line = a; *line; line = strchr(line, '\n') + 1) {
+        int x, y;
+        double lat, bw, want_lat, want_bw;
+        if (sscanf(line, "%d>%d %la %la:", &x, &y, &want_lat, &want_bw) != 4)
+            break; /* the transfers follow the routes */
+        plat_route(&plat, x, y, &lat, &bw);
+        if (lat != want_lat || bw != want_bw) {
+            print_error("%s: %d>%d: %a %a, SimGrid %a %a\n", m->spec, x, y, lat, bw, want_lat,
+                        want_bw);
+            fail();
+        }
+    }
+    assert_true(n > 4);
+    plat_free(&plat);
+    free(rack);
+    free(a), free(b), free(c), free(want), free(got);
+}
+
+static void test_routes_identical(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N_MACHINES; i++)
+        check_machine(&machines[i], (int)i);
+}
+
+/* ---------------------------------------------------------------- without SimGrid */
+
+/* The XML a spec generates, in memory. */
+static char *xml_of(const pg_params *p)
+{
+    char *text = NULL, err[HS_ERR_LEN];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(pg_write(p, f, err), HS_OK);
+    fclose(f);
+    return text;
+}
+
+/* A machine's spec (pg_spec_format) reads back to parameters that write the same file. */
+static void test_spec_round_trip(void **state)
+{
+    (void)state;
+    const char *flags[] = {"gen:abci", "gen:dgx1", "gen:nvswitch-ndr",
+                           "gen:abci:nvlink-bw=20GBps,nodes=8,nodes-per-leaf=2,leaves-per-rack=2",
+                           "gen:dgx1:nvlink-topology=nvswitch,gpu-model=A%2CB%25C",
+                           "gen:abci:nic-latency=1.23456789us,leaf-oversub=1:3,rack-oversub=2.5"};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+        char err[HS_ERR_LEN], store[2048], spec[4096], store2[4096];
+        pg_params p, q;
+        assert_int_equal(pg_spec_parse(flags[i], &p, store, sizeof store, 1, err), HS_OK);
+        assert_int_equal(pg_spec_format(&p, spec, sizeof spec, err), HS_OK);
+        assert_int_equal(pg_spec_parse(spec, &q, store2, sizeof store2, 0, err), HS_OK);
+        char *x = xml_of(&p), *y = xml_of(&q);
+        assert_string_equal(x, y);
+        free(x), free(y);
+    }
+}
+
+static void assert_spec_refused(const char *spec, const char *needle)
+{
+    char err[HS_ERR_LEN] = "";
+    plat_platform plat;
+    assert_int_equal(plat_open(spec, &plat, err), HS_EINPUT);
+    if (!strstr(err, needle)) {
+        print_error("%s: '%s' lacks '%s'\n", spec, err, needle);
+        fail();
+    }
+}
+
+static void test_spec_errors(void **state)
+{
+    (void)state;
+    assert_spec_refused("gen:summit", "unknown preset");
+    assert_spec_refused("gen:abci:nodes=17", "--nodes-per-leaf");
+    assert_spec_refused("gen:abci:nodez=4", "unknown flag 'nodez'");
+    assert_spec_refused("gen:abci:nodes", "not FLAG=VALUE");
+    assert_spec_refused("gen:abci:pcie-bw=fast", "--pcie-bw");
+    assert_spec_refused("gen:abci:nic-type=hdr,nic-bw=20GBps", "--nic-type");
+    assert_spec_refused("gen:abci:nvswitch-latency=1us", "--nvswitch-latency");
+    assert_spec_refused("gen:abci:gpu-model=%zz", "escape");
+}
+
+/* A file the generator wrote is opened from its parameters; one edited byte, and it is checked
+ * in full instead (and still opens: the edit is a valid one). */
+static void test_generated_file(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN], store[256];
+    pg_params p;
+    plat_platform plat;
+    assert_int_equal(pg_spec_parse("gen:abci:nodes=68", &p, store, sizeof store, 1, err), HS_OK);
+    assert_int_equal(pg_write_file(&p, TMP "-file.xml", err), HS_OK);
+    assert_int_equal(plat_open(TMP "-file.xml", &plat, err), HS_OK);
+    assert_non_null(plat.gen);
+    assert_true(plat_routes_known(&plat));
+    assert_int_equal(plat.n_gpus, 272);
+    assert_string_equal(plat.name, "test_platform_gen-file");
+    plat_free(&plat);
+
+    char *text = slurp(TMP "-file.xml", NULL);
+    assert_non_null(text);
+    assert_true(spit_variant(TMP "-edited.xml", text, "latency=\"110ns\"", "latency=\"120ns\"") > 0);
+    assert_int_equal(plat_open(TMP "-edited.xml", &plat, err), HS_OK);
+    assert_null(plat.gen);
+    assert_false(plat_routes_known(&plat)); /* SimGrid's, once loaded */
+    assert_int_equal(plat.n_gpus, 272);
+    plat_free(&plat);
+    free(text);
+
+    /* the shipped platforms are all generated and current */
+    const char *shipped[] = {"abci", "dgx1", "nvswitch-ndr"};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(plat_open(shipped[i], &plat, err), HS_OK);
+        assert_non_null(plat.gen);
+        plat_free(&plat);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spec_round_trip),
+        cmocka_unit_test(test_spec_errors),
+        cmocka_unit_test(test_generated_file),
+        cmocka_unit_test(test_routes_identical),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -51,6 +51,9 @@ typedef struct {
     double **task_end_s;
     long messages;           /* point-to-point messages the run sent */
     double bytes_sent;       /* their total payload */
+    long messages_received;  /* the messages the receivers took, and the payload they
+                              * expected: equal to the sent ones in a sound run (sim/run) */
+    double bytes_received;
 } eng_result;
 
 /* Run the graph with rank r on GPU gpu_of_rank[r] of the loaded platform (one rank per GPU).

@@ -72,6 +72,8 @@ typedef struct {
                              * NULL when no task is staged */
     long messages;          /* point-to-point messages posted */
     double bytes_sent;      /* their payload */
+    long messages_received; /* receives completed */
+    double bytes_received;  /* the payload their receivers expected */
     double **start_s;       /* with record_tasks: per rank, per task */
     double **end_s;
 } eng_sim;

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
@@ -33,6 +34,8 @@
 #include <xbt/log.h>
 #include <xbt/sysdep.h>
 
+#include "hs_names.h"
+#include "hs_out.h"
 #include "platcheck.h"
 
 /* SimGrid allows one engine per process and one platform per engine, and cannot be asked
@@ -47,11 +50,18 @@ void plat_engine_start(void)
     if (engine_state != ENGINE_NONE)
         return;
     char name[] = "hybridsim";
+#ifdef HS_SANITIZE /* ASan cannot follow SimGrid's swapped stacks: actors on threads */
+    char factory[] = "--cfg=contexts/factory:thread";
+    char *argv[] = {name, factory, NULL};
+    int argc = 2;
+#else
     char *argv[] = {name, NULL};
     int argc = 1;
+#endif
     /* Before simgrid_init, so that its own configuration messages are silenced too. */
     xbt_log_control_set("root.thresh:critical");
     simgrid_init(&argc, argv);
+    hs_out_trap_signals(); /* SimGrid's SIGINT handler exits 1 from inside the handler */
     sg_cfg_set_string("network/model", "CM02");
     sg_cfg_set_double("network/latency-factor", 1.0);
     sg_cfg_set_double("network/bandwidth-factor", 1.0);
@@ -74,17 +84,26 @@ static int ends_with(const char *s, const char *suffix)
 static int resolve(const char *spec, char *path, size_t len, char *err)
 {
     const char *home = getenv("HYBRIDSIM_HOME");
+    char dir[1024];
     int n;
     if (spec == NULL || spec[0] == '\0')
         return hs_fail(err, HS_EINPUT, "no platform given");
     if (strchr(spec, '/') || ends_with(spec, ".xml"))
-        n = snprintf(path, len, "%s", spec);
-    else if (home && home[0])
-        n = snprintf(path, len, "%s/platforms/%s.xml", home, spec);
+        return snprintf(path, len, "%s", spec) < (int)len
+                   ? HS_OK : hs_fail(err, HS_EINPUT, "platform '%s': path too long", spec);
+    if (home && home[0])
+        snprintf(dir, sizeof dir, "%s/platforms", home);
     else
-        n = snprintf(path, len, "%s/%s.xml", plat_default_dir(), spec);
+        snprintf(dir, sizeof dir, "%s", plat_default_dir());
+    n = snprintf(path, len, "%s/%s.xml", dir, spec);
     if (n < 0 || (size_t)n >= len)
         return hs_fail(err, HS_EINPUT, "platform '%s': path too long", spec);
+    if (access(path, F_OK) != 0) { /* a short name that is none: say which there are */
+        char known[HS_ERR_LEN / 2];
+        hs_known_names(dir, ".xml", known, sizeof known);
+        return hs_fail(err, HS_EINPUT, "unknown platform '%s' (no %s; known: %s)", spec, path,
+                       known);
+    }
     return HS_OK;
 }
 

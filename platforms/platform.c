@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hs_names.h"
 #include "platcheck.h"
 #include "platdigest.h"
 #include "platroute.h"
@@ -37,17 +38,26 @@ static int ends_with(const char *s, const char *suffix)
 static int resolve(const char *spec, char *path, size_t len, char *err)
 {
     const char *home = getenv("HYBRIDSIM_HOME");
+    char dir[1024];
     int n;
     if (spec == NULL || spec[0] == '\0')
         return hs_fail(err, HS_EINPUT, "no platform given");
     if (strchr(spec, '/') || ends_with(spec, ".xml"))
-        n = snprintf(path, len, "%s", spec);
-    else if (home && home[0])
-        n = snprintf(path, len, "%s/platforms/%s.xml", home, spec);
+        return snprintf(path, len, "%s", spec) < (int)len
+                   ? HS_OK : hs_fail(err, HS_EINPUT, "platform '%s': path too long", spec);
+    if (home && home[0])
+        snprintf(dir, sizeof dir, "%s/platforms", home);
     else
-        n = snprintf(path, len, "%s/%s.xml", plat_default_dir(), spec);
+        snprintf(dir, sizeof dir, "%s", plat_default_dir());
+    n = snprintf(path, len, "%s/%s.xml", dir, spec);
     if (n < 0 || (size_t)n >= len)
         return hs_fail(err, HS_EINPUT, "platform '%s': path too long", spec);
+    if (access(path, F_OK) != 0) { /* a short name that is none: say which there are */
+        char known[HS_ERR_LEN / 2];
+        hs_known_names(dir, ".xml", known, sizeof known);
+        return hs_fail(err, HS_EINPUT, "unknown platform '%s' (no %s; known: %s)", spec, path,
+                       known);
+    }
     return HS_OK;
 }
 

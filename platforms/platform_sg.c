@@ -51,6 +51,7 @@
 #include <xbt/log.h>
 #include <xbt/sysdep.h>
 
+#include "hs_out.h"
 #include "platbuild_sg.h"
 #include "platcfg.h"
 #include "platcheck.h"
@@ -62,7 +63,11 @@ static enum { ENGINE_NONE, ENGINE_STARTED, ENGINE_LOADED } engine_state = ENGINE
 /* A TCP window so large that CM02's window cap never binds (see above). */
 #define PLAT_TCP_GAMMA 1e30
 #define PLAT_STACK_KIB 256
+#ifdef HS_SANITIZE /* ASan cannot follow SimGrid's swapped stacks: actors on threads */
+#define PLAT_FACTORY "thread"
+#else
 #define PLAT_FACTORY "raw"
+#endif
 
 /* The user's settings, after hybridsim's own (so that theirs win where allowed). */
 static int apply_user_cfg(char *err)
@@ -96,6 +101,7 @@ int plat_engine_start(char *err)
     /* Before simgrid_init, so that its own configuration messages are silenced too. */
     xbt_log_control_set("root.thresh:critical");
     simgrid_init(&argc, argv);
+    hs_out_trap_signals(); /* SimGrid's SIGINT handler exits 1 from inside the handler */
     engine_state = ENGINE_STARTED;
     sg_cfg_set_string("network/model", "CM02");
     sg_cfg_set_double("network/latency-factor", 1.0);

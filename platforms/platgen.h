@@ -157,8 +157,8 @@ int pg_check(const pg_params *params, char *err);
 /* Check the parameters and write the XML to out. */
 int pg_write(const pg_params *params, FILE *out, char *err);
 
-/* Check and write to path atomically: into path.tmp, renamed over path only when complete, so a
- * failure never leaves a half-written platform behind. */
+/* Check and write to path as hs_out.h says: a temp renamed over a regular file only when
+ * complete, so a failure never leaves a half-written platform behind; a device in place. */
 int pg_write_file(const pg_params *params, const char *path, char *err);
 
 /* `hybridsim platform [flags] -o FILE`: parse flags (argv[0] is "platform"), write the file. */

@@ -291,7 +291,7 @@ static void usage(FILE *o, const pg_params *d, const char *preset)
         fprintf(o, "  %-24s %-12s %s\n", name, def, pg_flags[i].help);
     }
     fprintf(o, "  %-24s %-12s %s\n", "-o, --output FILE", "stdout",
-            "write atomically to FILE (via FILE.tmp)");
+            "write to FILE (a temp file renamed into place)");
     fprintf(o, "  %-24s %-12s %s\n", "-h, --help", "", "print this help");
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_out.h"
 #include "platdigest.h"
 
 #define XW_MAX_DEPTH 16
@@ -358,27 +359,24 @@ int pg_write(const pg_params *p, FILE *o, char *err)
         return hs_fail(err, HS_EINTERNAL, "out of memory writing the platform");
     fprintf(o, PD_OPEN "%016llx" PD_CLOSE, (unsigned long long)pd_final(&x.digest));
     if (fflush(o) != 0 || ferror(o))
-        return hs_fail(err, HS_EINPUT, "cannot write the platform: %s", strerror(errno));
+        return hs_fail(err, HS_EINTERNAL, "writing the platform failed: %s", strerror(errno));
     return HS_OK;
 }
 
 int pg_write_file(const pg_params *p, const char *path, char *err)
 {
-    char tmp[4096];
+    hs_out out;
     int rc = pg_check(p, err);
-    if (rc)
-        return rc;
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return hs_fail(err, HS_EINPUT, "-o: path too long");
-    FILE *o = fopen(tmp, "w");
-    if (!o)
-        return hs_fail(err, HS_EINPUT, "-o: cannot create %s: %s", tmp, strerror(errno));
-    rc = pg_write(p, o, err);
-    if (fclose(o) != 0 && rc == HS_OK)
-        rc = hs_fail(err, HS_EINPUT, "-o: cannot write %s: %s", tmp, strerror(errno));
-    if (rc == HS_OK && rename(tmp, path) != 0)
-        rc = hs_fail(err, HS_EINPUT, "-o: cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    if (rc == HS_OK)
+        rc = hs_out_open(&out, "-o", path, err);
     if (rc != HS_OK)
-        remove(tmp);
-    return rc;
+        return rc;
+    rc = pg_write(p, out.f, err);
+    if (rc != HS_OK) { /* a write failed (the parameters were checked): name the file */
+        char why[HS_ERR_LEN];
+        snprintf(why, sizeof why, "%s", err);
+        hs_out_abort(&out);
+        return hs_fail(err, rc, "-o %s: %s", path, why);
+    }
+    return hs_out_commit(&out, err);
 }

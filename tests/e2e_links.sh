@@ -78,7 +78,7 @@ PY
 for what in spread packed; do
     [ -s "$TMP/$what.json" ] && { python3 "$TMP/check.py" "$TMP/$what.json" "$TMP/$what.csv" "$what" || failures=$((failures + 1)); }
 done
-[ -e "$TMP/spread.csv.tmp" ] && fail "the temporary CSV was left behind"
+compgen -G "$TMP/spread.csv*.tmp" >/dev/null && fail "the temporary CSV was left behind"
 head -1 "$TMP/spread.csv" | grep -qx 'link,kind,direction,bandwidth_Bps,messages,bytes,background_bytes,busy_s,mean_utilisation,peak_utilisation' ||
     fail "CSV header: $(head -1 "$TMP/spread.csv")"
 

@@ -31,6 +31,7 @@
 #include "child_result.h"
 #include "engine.h"
 #include "expand.h"
+#include "out_helpers.h"
 #include "links.h"
 #include "platform.h"
 #include "strategy.h"
@@ -484,12 +485,11 @@ static void csv(const plat_platform *plat, case_out *out)
     lk_stats st;
     if (run_collected(plat, &g, gpus, ENG_FLOW, NULL, 1, &res, &st, out) != HS_OK)
         return;
-    char path[1024], tmp[1100], err[HS_ERR_LEN], line[512];
+    char path[1024], err[HS_ERR_LEN], line[512];
     snprintf(path, sizeof path, "%s/test_links.csv", HS_TEST_TMP);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     for (int all = 0; all <= 1; all++) {
         check(out, lk_write_csv(&st, path, all, err) == HS_OK, "lk_write_csv: %s", err);
-        check(out, access(tmp, F_OK) != 0, "the temporary file was left behind");
+        check(out, temps_beside(path) == 0, "the temporary file was left behind");
         FILE *f = fopen(path, "r");
         if (!f) {
             check(out, 0, "cannot read %s", path);

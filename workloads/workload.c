@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_names.h"
+
 /* ------------------------------------------------------------------ small shared helpers */
 
 char *wl__trim(char *s)
@@ -242,8 +244,11 @@ int wl_load(const char *spec, wl_workload *wl, char *err)
     int is_xml = 0;
     int rc = sniff_xml(wl->path, &is_xml, err);
     if (rc != HS_OK) {
+        char known[HS_ERR_LEN / 2];
+        hs_known_names(wl_default_dir(), ".xml", known, sizeof known);
         if (!is_path(spec))
-            hs_fail(err, HS_EINPUT, "unknown workload '%s' (no %s)", spec, wl->path);
+            hs_fail(err, HS_EINPUT, "unknown workload '%s' (no %s; known: %s)", spec, wl->path,
+                    known);
         memset(wl, 0, sizeof *wl);
         return rc;
     }

@@ -119,6 +119,9 @@ static int read_calibration(xml_reader *rd, xmlNode *node)
         return HS_EINPUT;
     if (got && parse_double(v, &rd->wl->sample_time_s))
         return fail_at(rd, node, "sample_time_s '%s' is not a time in seconds (>= 0)", v);
+    if (got && rd->wl->sample_time_s == 0) /* every kernel would take no time */
+        return fail_at(rd, node, "sample_time_s is 0: the measured time of one sample must be "
+                       "more than 0 (without it every kernel would take no time)");
     rd->has_sample_time = got;
     /* The DTD admits only the three names; the state they keep per weight: */
     if ((got = get_attr(rd, node, "optimizer", v)) < 0)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli_int.h"
+#include "hs_out.h"
 #include "platgen.h"
 #include "sweep.h"
 
@@ -79,6 +80,7 @@ void cli_print_usage(FILE *out)
             "                          mean and peak utilisation (CSV); the report adds a summary\n"
             "                          per link kind, the top links and the congestion share;\n"
             "                          --links-all lists unused links too\n"
+            "      --links-summary     simulate, compare: that summary without the CSV\n"
             "      --job SPEC          simulate: one job of several sharing the platform, e.g.\n"
             "                          \"w=resnet50,s=data,g=128,b=4096,racks=0-1,placement=spread\"\n"
             "                          (keys w s g b, optional name layers S gpus racks placement;\n"
@@ -92,7 +94,8 @@ void cli_print_usage(FILE *out)
             "  -h, --help              this text;  --version  the version\n"
             "\n"
             "Times are seconds, memory bytes (GB = 1e9 bytes in tables). Exit status: 0 success,\n"
-            "2 bad input (the message names the file, line or flag), 1 internal failure.\n",
+            "2 bad input (the message names the file, line or flag), 1 internal failure or a\n"
+            "failed write, 128+N stopped by signal N (130: Ctrl-C; no file is left half-written).\n",
             HS_VERSION);
 }
 
@@ -136,11 +139,29 @@ static int run_main(cli_command command, int argc, char **argv, const cli_sim *s
     return status < 0 ? HS_OK : status; /* < 0: --help */
 }
 
+/* The end of every command: standard output checked (a full disk is a failure, not a
+ * success), the message said, and a command stopped by a signal ended by that signal. */
+static int finish(int status, char *err)
+{
+    char out_err[HS_ERR_LEN];
+    int out_status = hs_out_close_stdout(out_err);
+    if (status == HS_OK && out_status != HS_OK) {
+        status = out_status;
+        snprintf(err, HS_ERR_LEN, "%s", out_err);
+    }
+    if (status != HS_OK)
+        fprintf(stderr, "hybridsim: %s\n", err[0] ? err : "failed");
+    if (status > HS_SIGNALLED(0))
+        hs_out_die_by(status - HS_SIGNALLED(0));
+    return status;
+}
+
 int cli_main(int argc, char **argv, const cli_sim *sim)
 {
     char err[HS_ERR_LEN] = "";
     int status;
     cli_argv = argv;
+    hs_out_trap_signals();
     if (argc < 2) {
         cli_print_usage(stderr);
         return HS_EINPUT;
@@ -148,11 +169,11 @@ int cli_main(int argc, char **argv, const cli_sim *sim)
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         cli_print_usage(stdout);
-        return HS_OK;
+        return finish(HS_OK, err);
     }
     if (strcmp(cmd, "--version") == 0) {
         printf("hybridsim %s\n", HS_VERSION);
-        return HS_OK;
+        return finish(HS_OK, err);
     }
     if (strcmp(cmd, "analytic") == 0)
         status = run_main(CMD_ANALYTIC, argc - 1, argv + 1, sim, err);
@@ -171,8 +192,5 @@ int cli_main(int argc, char **argv, const cli_sim *sim)
                          "unknown command '%s' (known: analytic, simulate, compare, platform, "
                          "sweep, strategy; see hybridsim --help)",
                          cmd);
-    fflush(stdout);
-    if (status != HS_OK)
-        fprintf(stderr, "hybridsim: %s\n", err[0] ? err : "failed");
-    return status;
+    return finish(status, err);
 }

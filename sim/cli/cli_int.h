@@ -35,6 +35,8 @@ typedef struct {
     bool gpus_given;          /* -g was given */
     bool batch_given;         /* -b was given */
     bool placement_given;     /* --placement was given */
+    bool fidelity_given;      /* --collectives was given */
+    bool layers_given;        /* --layers-top or --per-layer was given */
     sm_options sim;           /* --collectives, --placement, --overlap, --trace */
     cli_output output;        /* table (default), --json, --row */
     bool row_header;          /* --row-header: print the column names first */
@@ -42,6 +44,7 @@ typedef struct {
     int layers_top;           /* --layers-top N, --per-layer (-1): per-layer table rows */
     const char *links_path;   /* --links FILE.csv: link statistics, or NULL */
     bool links_all;           /* --links-all: every link in the CSV, not only those used */
+    bool links_summary;       /* --links-summary: the link summary in the report, no CSV */
     const char *jobs[CLI_MAX_JOBS];        /* --job SPEC, repeatable (fabric.h) */
     int n_jobs;
     const char *backgrounds[CLI_MAX_JOBS]; /* --background SPEC, repeatable */

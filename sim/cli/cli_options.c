@@ -15,8 +15,8 @@
 
 enum {
     OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
-    OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_JOB = 1300, OPT_BACKGROUND,
-    OPT_BASELINE, OPT_OVERLAP = 1400, OPT_CFG = 1500
+    OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_LINKS_SUMMARY, OPT_JOB = 1300,
+    OPT_BACKGROUND, OPT_BASELINE, OPT_OVERLAP = 1400, OPT_CFG = 1500
 };
 
 static const struct option longopts[] = {
@@ -38,6 +38,7 @@ static const struct option longopts[] = {
     {"per-layer", no_argument, NULL, OPT_PER_LAYER},
     {"links", required_argument, NULL, OPT_LINKS},
     {"links-all", no_argument, NULL, OPT_LINKS_ALL},
+    {"links-summary", no_argument, NULL, OPT_LINKS_SUMMARY},
     {"job", required_argument, NULL, OPT_JOB},
     {"background", required_argument, NULL, OPT_BACKGROUND},
     {"baseline", no_argument, NULL, OPT_BASELINE},
@@ -96,7 +97,7 @@ static int set_option(int c, const char *arg, cli_options *o, char *err)
         o->batch_given = true;
         return status;
     case 'S': return set_int("--micro-batches", arg, 1, &o->job.micro_batches, err);
-    case 'c': return parse_fidelity(arg, &o->sim.fidelity, err);
+    case 'c': o->fidelity_given = true; return parse_fidelity(arg, &o->sim.fidelity, err);
     case 'P': o->placement_given = true; return pl_parse(arg, &o->sim.placement, err);
     case 'j': o->output = OUT_JSON; break;
     case OPT_ROW: o->output = OUT_ROW; break;
@@ -107,10 +108,13 @@ static int set_option(int c, const char *arg, cli_options *o, char *err)
         status = tr_parse_gpus(arg, &o->trace_gpus, err);
         o->sim.trace_gpus = status == HS_OK ? &o->trace_gpus : NULL;
         return status;
-    case OPT_LAYERS_TOP: return set_int("--layers-top", arg, 0, &o->layers_top, err);
-    case OPT_PER_LAYER: o->layers_top = -1; break;
+    case OPT_LAYERS_TOP:
+        o->layers_given = true;
+        return set_int("--layers-top", arg, 0, &o->layers_top, err);
+    case OPT_PER_LAYER: o->layers_given = true; o->layers_top = -1; break;
     case OPT_LINKS: o->links_path = arg; break;
     case OPT_LINKS_ALL: o->links_all = true; break;
+    case OPT_LINKS_SUMMARY: o->links_summary = true; break;
     case OPT_JOB: return append("--job", " jobs", o->jobs, &o->n_jobs, arg, err);
     case OPT_BACKGROUND:
         return append("--background", "", o->backgrounds, &o->n_backgrounds, arg, err);
@@ -167,6 +171,7 @@ static int check_fabric(const cli_options *o, char *err)
                        "--job (w=, s=, g=, b=, layers=, S=, placement=)", per_job);
     const cli_rule rules[] = {
         {o->sim.overlap, "--overlap is for single runs, not --job"},
+        {o->links_summary, "--links-summary is for single runs; --job runs have --links"},
         {o->output == OUT_ROW || o->sim.trace_path || o->layers_top != 10,
          "--job runs print tables or --json; --row, --trace and per-layer tables are for "
          "single runs"},
@@ -189,10 +194,18 @@ static int check_single(const cli_options *o, char *err)
         {o->sim.trace_path && analytic,
          "--trace is for simulate and compare (analytic runs no tasks)"},
         {o->sim.trace_gpus && !o->sim.trace_path, "--trace-gpus needs --trace FILE.json"},
+        {o->links_summary && analytic,
+         "--links-summary is for simulate and compare (the analytic model sends no "
+         "messages)"},
         {o->links_path && analytic,
          "--links is for simulate and compare (the analytic model sends no messages)"},
         {o->sim.overlap && analytic,
          "--overlap is for simulate and compare (the analytic model has no overlap)"},
+        {o->fidelity_given && analytic,
+         "--collectives is for simulate and compare (the analytic model runs no collectives)"},
+        {o->layers_given && analytic,
+         "--layers-top and --per-layer are for simulate and compare (the per-layer table is "
+         "the simulation's)"},
         {o->links_path && !o->links_path[0], "--links needs a file name"},
         {o->links_all && !o->links_path, "--links-all needs --links FILE.csv"}};
     return first_broken(rules, sizeof rules / sizeof rules[0], err);
@@ -202,15 +215,18 @@ int cli_parse_run_options(int argc, char **argv, cli_options *o, char *err)
 {
     optind = 1;
     opterr = 0;
-    int c, status = HS_OK;
+    int c, longindex = -1, status = HS_OK; /* getopt_long sets longindex for long flags only */
     while (status == HS_OK &&
-           (c = getopt_long(argc, argv, ":w:p:s:g:b:l:S:c:P:jh", longopts, NULL)) != -1) {
+           (c = getopt_long(argc, argv, ":w:p:s:g:b:l:S:c:P:jh", longopts, &longindex)) != -1) {
         if (c == ':')
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
         if (c == '?')
             return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim --help)",
                            argv[optind - 1]);
-        status = set_option(c, optarg, o, err);
+        status = hs_parse_whole_flag(argv, optind, optarg, longopts, longindex, err);
+        if (status == HS_OK)
+            status = set_option(c, optarg, o, err);
+        longindex = -1;
     }
     if (status != HS_OK)
         return status;

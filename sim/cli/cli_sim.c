@@ -24,17 +24,17 @@ static int run_simulate(const cli_options *o, const cli_inputs *in, rp_run *run,
     lk_stats links;
     memset(&links, 0, sizeof links);
     sm_options opt = o->sim;
-    opt.links = o->links_path ? &links : NULL;
+    opt.links = o->links_path || o->links_summary ? &links : NULL;
     opt.links_untraced = !o->links_path;
     const job *j = &in->job;
     int status = sm_run(&j->wl, &in->plat, &j->st, j->batch, &opt, &est,
                         o->output != OUT_ROW ? &details : NULL, err);
     if (details.layers.layers)
         run->layers = &details.layers;
-    if (status == HS_OK && o->links_path) {
+    if (status == HS_OK && opt.links)
         run->links = &links;
+    if (status == HS_OK && o->links_path)
         status = lk_write_csv(&links, o->links_path, o->links_all, err);
-    }
     if (status == HS_OK)
         cli_print_one(o, run, &est);
     cr_details_free(&details);
@@ -51,10 +51,10 @@ static int run_compare(const cli_options *o, const cli_inputs *in, rp_run *run, 
     int status = cmp_run(&in->job, &in->plat, &opt, &r, err);
     if (r.details.layers.layers)
         run->layers = &r.details.layers;
-    if (status == HS_OK && o->links_path) {
+    if (status == HS_OK && (o->links_path || o->links_summary))
         run->links = &r.links;
+    if (status == HS_OK && o->links_path)
         status = lk_write_csv(&r.links, o->links_path, o->links_all, err);
-    }
     if (status == HS_OK) {
         rp_difference diff = cmp_difference(&r);
         if (o->output == OUT_JSON) {

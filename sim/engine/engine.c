@@ -415,6 +415,8 @@ static void fill_result(const eng_sim *s, double t0, eng_result *res)
     res->messages = s->messages;
     res->bytes_sent = s->bytes_sent;
     res->computed = s->computed;
+    res->messages_received = s->messages_received;
+    res->bytes_received = s->bytes_received;
 }
 
 int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,

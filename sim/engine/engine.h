@@ -60,6 +60,9 @@ typedef struct {
     double bytes_sent;       /* their total payload */
     long computed;           /* of them, messages on private links computed, not sent
                               * through SimGrid (engine_private.c): same times */
+    long messages_received;  /* the messages the receivers took, and the payload they
+                              * expected: equal to the sent ones in a sound run (sim/run) */
+    double bytes_received;
 } eng_result;
 
 /* Run the graph with rank r on GPU gpu_of_rank[r] of the loaded platform (one rank per GPU).

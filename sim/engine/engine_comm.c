@@ -89,10 +89,12 @@ static void relay_main(int argc, char **argv)
     sg_sem_release(a->copied);
 }
 
-/* A receive has completed with this payload: if it came from a relay, wait for the relay's
- * other copy as well. */
-static void received(const eng_sim *s, void *payload)
+/* A receive of `bytes` (as the receiver expects them) has completed with this payload: count
+ * it, and if it came from a relay, wait for the relay's other copy as well. */
+void eng_received(eng_sim *s, void *payload, long bytes)
 {
+    s->messages_received++;
+    s->bytes_received += (double)bytes;
     if (!payload || payload == s)
         return;
     relay_arg *a = payload;
@@ -169,7 +171,7 @@ static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool stage
                 sg_actor_sleep_for(stage_s);
             c[1] = send_message(s, me, right, chunk, staged);
             sg_comm_wait_all(c, 2);
-            received(s, payload);
+            eng_received(s, payload, chunk);
         }
         return;
     }
@@ -183,7 +185,7 @@ static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool stage
         sg_actor_sleep_for(sleep_s);
     c[1] = send_message(s, me, right, (long)steps * chunk, staged);
     sg_comm_wait_all(c, 2);
-    received(s, payload);
+    eng_received(s, payload, (long)steps * chunk); /* the left member's flow: as many steps */
     if (v.bar) /* eng_comm_prepare gives every flow-mode ring of two or more one */
         sg_barrier_wait(v.bar);
 }
@@ -237,7 +239,7 @@ static void sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *f
         c[n_from + i] = send_message(s, rank, to[i], b, staged);
     sg_comm_wait_all(c, (size_t)(n_to + n_from));
     for (int i = 0; i < n_from; i++)
-        received(s, payload[i]);
+        eng_received(s, payload[i], b);
 }
 
 void eng_comm_run(eng_sim *s, int rank, const tg_task *t)

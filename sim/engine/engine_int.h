@@ -123,6 +123,8 @@ typedef struct {
     long messages;          /* point-to-point messages posted */
     long computed;          /* of them, computed on private links */
     double bytes_sent;      /* their payload */
+    long messages_received; /* receives completed */
+    double bytes_received;  /* the payload their receivers expected */
     double **start_s;       /* with record_tasks: per rank, per task */
     double **end_s;
 } eng_sim;
@@ -154,6 +156,11 @@ void eng_pair_of(const eng_sim *s, uint64_t key, int *src, int *dst, int *channe
 
 /* A message posted into the pair's mailbox (counted). */
 sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes);
+
+/* A receive of `bytes` (as the receiver expects them) has completed with this payload: count
+ * it (the run's invariants compare it with what was sent), and if it came from a relay, wait
+ * for the relay's other copy as well. */
+void eng_received(eng_sim *s, void *payload, long bytes);
 
 /* engine_private.c */
 

@@ -387,6 +387,8 @@ void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk)
     s->messages++;
     s->computed++;
     s->bytes_sent += bytes;
+    s->messages_received++; /* a ring: each member receives what it sends */
+    s->bytes_received += bytes;
     sg_barrier_wait(v.bar);
     /* Everyone has arrived; the first member to go on computes for all, before any can sleep
      * (actors run one at a time, and all of them run before the clock moves). */
@@ -425,6 +427,8 @@ void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk)
     s->messages += steps;
     s->computed += steps;
     s->bytes_sent += (double)steps * (double)chunk;
+    s->messages_received += steps; /* a ring: each member receives what it sends */
+    s->bytes_received += (double)steps * (double)chunk;
     sg_barrier_wait(r->bar);
     if (r->arrived == r->n) { /* the first member to go on, as in eng_private_flow */
         ring_recurrence(r, steps, (double)chunk);
@@ -480,8 +484,11 @@ void eng_private_step(eng_sim *s, eng_ring v, long chunk)
         s->bytes_sent += (double)chunk;
         post(s, &s->edges[out], true, now);
     }
-    if (in >= 0)
+    if (in >= 0) {
+        s->messages_received++;
+        s->bytes_received += (double)chunk;
         post(s, &s->edges[in], false, now);
+    }
     if (out >= 0)
         end = arrival(s, &s->edges[out], true, me, chunk);
     if (in >= 0) {
@@ -489,5 +496,7 @@ void eng_private_step(eng_sim *s, eng_ring v, long chunk)
         end = at > end ? at : end;
     }
     sg_comm_wait_all(c, (size_t)n);
+    if (in < 0)
+        eng_received(s, payload, chunk);
     sleep_until(end);
 }

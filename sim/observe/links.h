@@ -128,11 +128,12 @@ const char *lk_kind_name(lk_kind kind);
 const char *lk_direction_name(lk_direction dir);
 
 /* The CSV of the run (format in the README; header documented there and in links.c): one row
- * per link direction that carried traffic, or every one with all_links. Written to path.tmp
- * and renamed; HS_EINPUT naming the path if it cannot be written. */
+ * per link direction that carried traffic, or every one with all_links. Written as hs_out.h
+ * says (a temp renamed into place, a device in place); HS_EINPUT naming the path if it cannot
+ * be written there, HS_EINTERNAL if a write fails. */
 int lk_write_csv(const lk_stats *st, const char *path, bool all_links, char *err);
 
-/* Whether the CSV can be written at path (tries path.tmp), so that a bad --links fails before
+/* Whether the CSV can be written at path (hs_out_check), so that a bad --links fails before
  * the simulation runs: HS_EINPUT naming the path. */
 int lk_csv_check(const char *path, char *err);
 

@@ -14,6 +14,7 @@
 #include <xbt/sysdep.h>
 
 #include "hs_json.h"
+#include "hs_out.h"
 
 /* ---- names (here, not in links.c: reports print them without SimGrid) --------------------- */
 
@@ -45,38 +46,18 @@ static void print_csv_name(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Open PATH.tmp for writing into tmp (LK_TMP_LEN bytes): the CSV is written there and renamed
- * into place, and the early check opens the very same file, so both fail alike. */
-#define LK_TMP_LEN 1100
-static int open_tmp(const char *path, char *tmp, FILE **f, char *err)
-{
-    if (snprintf(tmp, LK_TMP_LEN, "%s.tmp", path) >= LK_TMP_LEN)
-        return hs_fail(err, HS_EINPUT, "--links: path '%s' is too long", path);
-    *f = fopen(tmp, "w");
-    if (!*f)
-        return hs_fail(err, HS_EINPUT, "--links: cannot write '%s'", tmp);
-    return HS_OK;
-}
-
 int lk_csv_check(const char *path, char *err)
 {
-    char tmp[LK_TMP_LEN];
-    FILE *f = NULL;
-    int status = open_tmp(path, tmp, &f, err);
-    if (status != HS_OK)
-        return status;
-    fclose(f);
-    remove(tmp);
-    return HS_OK;
+    return hs_out_check("--links", path, err);
 }
 
 int lk_write_csv(const lk_stats *st, const char *path, bool all_links, char *err)
 {
-    char tmp[LK_TMP_LEN];
-    FILE *f = NULL;
-    int status = open_tmp(path, tmp, &f, err);
+    hs_out out;
+    int status = hs_out_open(&out, "--links", path, err);
     if (status != HS_OK)
         return status;
+    FILE *f = out.f;
     fprintf(f, "link,kind,direction,bandwidth_Bps,messages,bytes,background_bytes,busy_s,"
                "mean_utilisation,peak_utilisation\n");
     for (int i = 0; i < st->n_links; i++) {
@@ -88,12 +69,7 @@ int lk_write_csv(const lk_stats *st, const char *path, bool all_links, char *err
                 l->messages, l->bytes, l->background_bytes, l->busy_s, l->mean_util,
                 l->peak_util);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return hs_fail(err, HS_EINPUT, "--links: cannot write '%s'", path);
-    }
-    return HS_OK;
+    return hs_out_commit(&out, err);
 }
 
 static const lk_traffic *traffic_of(const lk_stats *st, int job)

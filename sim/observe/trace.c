@@ -9,20 +9,19 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trace.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hs_json.h"
+#include "hs_out.h"
 
 #define TR_BUFFER_BYTES (1 << 20)
 
 struct tr_writer {
-    FILE *out;          /* FILE.tmp */
-    char *path;         /* FILE */
-    char *tmp_path;     /* FILE.tmp */
+    hs_out file;        /* the trace file (hs_out.h: a temp renamed into place) */
+    FILE *out;          /* file.f */
     char *buffer;       /* stdio buffer of out */
     int network_pid;    /* the counter tracks' process */
     bool network_named; /* its process_name was written */
@@ -115,23 +114,18 @@ int tr_open(const char *path, int n_nodes, tr_writer **wp, char *err)
 {
     *wp = NULL;
     tr_writer *w = calloc(1, sizeof *w);
-    size_t len = strlen(path);
-    if (w) {
-        w->path = strdup(path);
-        w->tmp_path = malloc(len + 5);
+    if (w)
         w->buffer = malloc(TR_BUFFER_BYTES);
-    }
-    if (!w || !w->path || !w->tmp_path || !w->buffer) {
+    if (!w || !w->buffer) {
         tr_abort(w);
         return hs_fail(err, HS_EINTERNAL, "--trace: out of memory");
     }
-    snprintf(w->tmp_path, len + 5, "%s.tmp", path);
-    w->out = fopen(w->tmp_path, "w");
-    if (!w->out) {
-        int e = errno;
+    int status = hs_out_open(&w->file, "--trace", path, err);
+    if (status != HS_OK) {
         tr_abort(w);
-        return hs_fail(err, HS_EINPUT, "--trace: cannot create '%s.tmp': %s", path, strerror(e));
+        return status;
     }
+    w->out = w->file.f;
     setvbuf(w->out, w->buffer, _IOFBF, TR_BUFFER_BYTES);
     w->network_pid = node_pid(n_nodes);
     fputs("{\"displayTimeUnit\": \"ms\", \"otherData\": {\"generator\": \"hybridsim\"}, "
@@ -267,35 +261,12 @@ void tr_write_counter(tr_writer *w, const char *name, double t_s, double value)
             "%.9g}}", w->network_pid, t_s * 1e6, value);
 }
 
-static void free_writer(tr_writer *w)
-{
-    free(w->path);
-    free(w->tmp_path);
-    free(w->buffer);
-    free(w);
-}
-
 int tr_close(tr_writer *w, char *err)
 {
     fputs("\n]}\n", w->out);
-    bool failed = ferror(w->out) != 0;
-    int e = failed ? EIO : 0;
-    if (fclose(w->out) != 0 && !failed) {
-        failed = true;
-        e = errno;
-    }
-    w->out = NULL;
-    if (!failed && rename(w->tmp_path, w->path) != 0) {
-        failed = true;
-        e = errno;
-    }
-    int status = HS_OK;
-    if (failed) {
-        status = hs_fail(err, HS_EINPUT, "--trace: writing '%s' failed: %s", w->path,
-                         strerror(e));
-        remove(w->tmp_path);
-    }
-    free_writer(w);
+    int status = hs_out_commit(&w->file, err);
+    free(w->buffer);
+    free(w);
     return status;
 }
 
@@ -303,9 +274,7 @@ void tr_abort(tr_writer *w)
 {
     if (!w)
         return;
-    if (w->out) {
-        fclose(w->out);
-        remove(w->tmp_path);
-    }
-    free_writer(w);
+    hs_out_abort(&w->file);
+    free(w->buffer);
+    free(w);
 }

@@ -39,8 +39,9 @@ int tr_gpus_check(const tr_gpu_set *set, const int *gpu_of_rank, int n_ranks, in
 
 typedef struct tr_writer tr_writer;
 
-/* Create FILE.tmp and write the file's opening (HS_EINPUT naming --trace if it cannot be
- * created). n_nodes: the platform's, to number the network process after the nodes. */
+/* Open the trace file (hs_out.h: a temp beside it, or a device written in place) and write
+ * its opening (HS_EINPUT naming --trace if it cannot be written there). n_nodes: the
+ * platform's, to number the network process after the nodes. */
 int tr_open(const char *path, int n_nodes, tr_writer **w, char *err);
 
 /* What tr_write_run needs to know about a run. */
@@ -60,11 +61,11 @@ int tr_write_run(tr_writer *w, const tr_run *run, char *err);
  * utilisation, 0..1) from time t_s on. */
 void tr_write_counter(tr_writer *w, const char *name, double t_s, double value);
 
-/* Finish the JSON, close and rename FILE.tmp to FILE; HS_EINPUT naming --trace if writing
- * failed (disk full, ...). Frees w either way. */
+/* Finish the JSON and put the file in place (hs_out_commit); HS_EINTERNAL naming --trace if
+ * writing failed (disk full, ...). Frees w either way. */
 int tr_close(tr_writer *w, char *err);
 
-/* Give up: close and remove FILE.tmp, free w (NULL is allowed). */
+/* Give up: close and remove the temp, free w (NULL is allowed). */
 void tr_abort(tr_writer *w);
 
 #endif

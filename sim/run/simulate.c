@@ -41,6 +41,8 @@ int sm_engine_run(const tg_graph *g, const plat_platform *plat, const int *gpu_o
         if (status == HS_OK && lk_status != HS_OK)
             status = hs_fail(err, lk_status, "%s", lk_err);
     }
+    if (status == HS_OK)
+        status = sm_check_run(res, col ? watch->links : NULL, err);
     return status;
 }
 

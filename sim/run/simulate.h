@@ -59,7 +59,14 @@ typedef struct {
     void *ctx;
 } sm_watch;
 
-/* eng_run with the watch (NULL: none). The collector is ended even when the run fails. */
+/* The invariants every simulated run must satisfy (invariants.c): no negative or NaN time,
+ * every message received as sent (and as SimGrid delivered it, with links: the statistics of
+ * the run, else NULL), each rank's iteration its compute plus its exposed communication and
+ * so at least its compute. HS_EINTERNAL naming the broken one. */
+int sm_check_run(const eng_result *res, const lk_stats *links, char *err);
+
+/* eng_run with the watch (NULL: none), its result checked (sm_check_run). The collector is
+ * ended even when the run fails. */
 int sm_engine_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,
                   const eng_options *opt, const sm_watch *watch, eng_result *res, char *err);
 

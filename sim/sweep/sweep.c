@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "hs_out.h"
 #include "sweep_int.h"
 
 /* How a direct sweep's session ended, said on stderr (or in err); the finished CSV rewritten in
@@ -20,11 +21,13 @@ static int finish(const sw_plan *plan, const sw_cmdline *cl, const sw_tally *t,
                   char *err)
 {
     int in_csv = t->skipped + t->done;
+    char name[32];
     if (t->signal)
-        return hs_fail(err, HS_EINTERNAL,
-                       "interrupted by signal %d: %d of %d configurations are in %s; run the "
-                       "same command again to finish",
-                       t->signal, in_csv, plan->n_configs, plan->output);
+        return hs_fail(err, HS_SIGNALLED(t->signal),
+                       "interrupted by %s: %d of %d configurations are in %s (whole rows); "
+                       "run the same command again to finish",
+                       hs_out_signal_name(t->signal, name, sizeof name), in_csv,
+                       plan->n_configs, plan->output);
     if (in_csv < plan->n_configs) {
         if (!cl->quiet)
             fprintf(stderr, "sweep: stopped after %d runs (--stop-after); %d of %d "

@@ -20,8 +20,8 @@
 #include "hs_error.h"
 
 /* argv[0] is "sweep". Returns HS_OK, HS_EINPUT (a bad flag, sweep file line, or CSV, named in
- * err) or HS_EINTERNAL (a system failure, or the sweep was interrupted by a signal: err says how
- * far it got). Progress goes to stderr, nothing to stdout. */
+ * err), HS_EINTERNAL (a system failure) or HS_SIGNALLED(sig) (hs_out.h: interrupted by SIGINT,
+ * SIGTERM or SIGHUP; err says how far it got). Progress goes to stderr, nothing to stdout. */
 int sw_main(int argc, char **argv, char *err);
 
 #endif

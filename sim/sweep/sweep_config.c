@@ -383,9 +383,12 @@ int sw_parse_flags(int argc, char **argv, sw_spec *spec, sw_cmdline *cl, sw_aren
     opterr = 0;
     int status = HS_OK;
     while (status == HS_OK && !cl->help && optind < argc) {
-        int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+        int longindex = -1;
+        int c = getopt_long(argc, argv, shortopts, longopts, &longindex);
         int d = c == -1 ? -1 : keydef_of_option(c);
         if (c == -1 && optind >= argc)
+            break;
+        if ((status = hs_parse_whole_flag(argv, optind, optarg, longopts, longindex, err)))
             break;
         status = c == -1  ? file_argument(argv, cl, err)
                  : d >= 0 ? key_flag(d, optarg, spec, a, err)

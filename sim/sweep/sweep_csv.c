@@ -18,13 +18,16 @@
 #include <unistd.h>
 
 #include "hs_error.h"
+#include "hs_out.h"
 
 enum {
     C_KEY, C_MODE, C_WORKLOAD, C_PLATFORM, C_STRATEGY, C_GPUS, C_BATCH_RULE, C_MICRO,
     C_PLACEMENT, C_COLLECTIVES, C_LAYERS, C_BATCH, C_P1, C_P2, C_ITERATIONS,
     C_AN, /* 8 columns: iteration compute, comm, exposed comm, total; epoch the same */
     C_SIM = C_AN + 8,
-    C_MEMORY = C_SIM + 8, C_FITS, C_AGREEMENT, C_WALL, C_STATUS, C_MESSAGE, C_COUNT
+    C_MEMORY = C_SIM + 8, C_FITS, C_AGREEMENT,
+    C_CONGESTION, C_TOP_KIND, C_TOP_UTIL, /* the simulation's links (--links-summary) */
+    C_WALL, C_STATUS, C_MESSAGE, C_COUNT
 };
 
 static const char *const column_names[C_COUNT] = {
@@ -34,7 +37,19 @@ static const char *const column_names[C_COUNT] = {
     "an_epoch_compute_s", "an_epoch_comm_s", "an_epoch_exposed_comm_s", "an_epoch_total_s",
     "sim_iter_compute_s", "sim_iter_comm_s", "sim_iter_exposed_comm_s", "sim_iter_total_s",
     "sim_epoch_compute_s", "sim_epoch_comm_s", "sim_epoch_exposed_comm_s", "sim_epoch_total_s",
-    "memory_per_gpu_bytes", "fits_in_memory", "agreement", "wall_s", "status", "message",
+    "memory_per_gpu_bytes", "fits_in_memory", "agreement", "sim_congestion_share",
+    "sim_top_link_kind", "sim_top_link_mean_utilisation", "wall_s", "status", "message",
+};
+
+/* The simulation's link columns, as the run's JSON names them (absent: empty; the top link
+ * is absent when no message crossed a link). */
+static const struct {
+    const char *path;
+    int column;
+} link_fields[] = {
+    {"simulate.links.congestion_share", C_CONGESTION},
+    {"simulate.links.top.0.kind", C_TOP_KIND},
+    {"simulate.links.top.0.mean_utilisation", C_TOP_UTIL},
 };
 
 /* A side's eight time columns (C_AN.. or C_SIM..), as the JSON names them under the side. */
@@ -71,11 +86,11 @@ static void csv_field(sw_buf *b, const char *s)
     sw_buf_puts(b, "\"");
 }
 
-/* C_COUNT fields (NULL: empty) as one record, newline included. */
-static char *csv_record(const char *const *fields, sw_arena *a)
+/* n fields (NULL: empty) as one record, newline included. */
+static char *csv_record(const char *const *fields, int n, sw_arena *a)
 {
     sw_buf b = {0};
-    for (int i = 0; i < C_COUNT; i++) {
+    for (int i = 0; i < n; i++) {
         if (i)
             sw_buf_puts(&b, ",");
         csv_field(&b, fields[i] ? fields[i] : "");
@@ -84,7 +99,21 @@ static char *csv_record(const char *const *fields, sw_arena *a)
     return sw_buf_take(&b, a);
 }
 
-char *sw_csv_header(sw_arena *a) { return csv_record(column_names, a); }
+char *sw_csv_header(sw_arena *a) { return csv_record(column_names, C_COUNT, a); }
+
+/* The header of sweeps written before the link columns, whose rows are read with those
+ * columns empty: such a sweep resumes (and is rewritten with the columns) instead of being
+ * refused. */
+#define N_LINK_COLUMNS (C_TOP_UTIL - C_CONGESTION + 1)
+static char *previous_header(sw_arena *a)
+{
+    const char *names[C_COUNT];
+    int n = 0;
+    for (int i = 0; i < C_COUNT; i++)
+        if (i < C_CONGESTION || i > C_TOP_UTIL)
+            names[n++] = column_names[i];
+    return csv_record(names, n, a);
+}
 
 /* The sides a mode's JSON has. */
 static int mode_sides(const char *mode, const char **sides)
@@ -177,6 +206,8 @@ static void json_columns(const char *mode, const sw_json *j, const char **col, s
         side_columns(j, sides[s], col + (strcmp(sides[s], "analytic") == 0 ? C_AN : C_SIM), a);
     if (n == 2)
         col[C_AGREEMENT] = sw_json_get(j, "agreement");
+    for (size_t i = 0; i < sizeof link_fields / sizeof link_fields[0]; i++)
+        col[link_fields[i].column] = sw_json_get(j, link_fields[i].path);
 }
 
 char *sw_csv_row(const sw_plan *plan, const sw_config *c, const sw_outcome *o, sw_arena *a)
@@ -190,7 +221,7 @@ char *sw_csv_row(const sw_plan *plan, const sw_config *c, const sw_outcome *o, s
     col[C_WALL] = sw_arena_printf(a, "%.3f", o->wall_s);
     col[C_STATUS] = o->status;
     col[C_MESSAGE] = o->message;
-    return csv_record(col, a);
+    return csv_record(col, C_COUNT, a);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -235,37 +266,46 @@ static int csv_split(char *line, char **fields, int max)
     }
 }
 
+/* One record into t; `previous`: of a sweep written before the link columns (they are added,
+ * empty). */
 static int add_row(sw_table *t, const char *path, int line_no, const char *line, size_t len,
-                   sw_arena *a, char *err)
+                   bool previous, sw_arena *a, char *err)
 {
     char *record = sw_arena_strndup(a, line, len);
     char *fields_text = sw_arena_strndup(a, line, len - 1); /* without the newline */
     if (!record || !fields_text)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     char *fields[C_COUNT];
-    int n = csv_split(fields_text, fields, C_COUNT);
-    if (n != C_COUNT)
+    int n = csv_split(fields_text, fields, C_COUNT), expected = C_COUNT;
+    if (previous)
+        expected -= N_LINK_COLUMNS;
+    if (n != expected)
         return hs_fail(err, HS_EINPUT, "%s:%d: %s (expected %d fields); fix or remove the line",
                        path, line_no, n < 0 ? "an unclosed quote" : "wrong number of fields",
-                       C_COUNT);
+                       expected);
+    if (previous) {
+        memmove(fields + C_TOP_UTIL + 1, fields + C_CONGESTION,
+                (size_t)(C_COUNT - 1 - C_TOP_UTIL) * sizeof *fields);
+        for (int i = C_CONGESTION; i <= C_TOP_UTIL; i++)
+            fields[i] = NULL;
+        if (!(record = csv_record((const char *const *)fields, C_COUNT, a)))
+            return hs_fail(err, HS_EINTERNAL, "out of memory");
+    }
     if (!sw_grow((void **)&t->rows, &t->cap, t->n, sizeof *t->rows))
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     t->rows[t->n++] = (sw_row){fields[C_KEY], fields[C_STATUS], record, false, false};
     return HS_OK;
 }
 
-int sw_table_read(const char *path, const char *header, sw_table *t, sw_arena *a, char *err)
+/* The CSV's records into t; a read error is an error, not the end of the file. */
+static int read_records(FILE *f, const char *path, const char *header, sw_table *t,
+                        sw_arena *a, char *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT)
-            return HS_OK;
-        return hs_fail(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
-    }
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
     int line_no = 0, status = HS_OK;
+    bool previous = false;
     while (status == HS_OK && (len = getline(&line, &cap, f)) > 0) {
         line_no++;
         if (line[len - 1] != '\n') {
@@ -273,16 +313,36 @@ int sw_table_read(const char *path, const char *header, sw_table *t, sw_arena *a
             break;
         }
         if (line_no == 1) {
-            if (strcmp(line, header) != 0)
+            const char *before = strcmp(line, header) != 0 ? previous_header(a) : NULL;
+            previous = before && strcmp(line, before) == 0;
+            if (strcmp(line, header) != 0 && !previous)
                 status = hs_fail(err, HS_EINPUT,
                                  "%s:1: not a hybridsim sweep CSV of this version (the header "
                                  "differs); write to another file",
                                  path);
             continue;
         }
-        status = add_row(t, path, line_no, line, (size_t)len, a, err);
+        status = add_row(t, path, line_no, line, (size_t)len, previous, a, err);
     }
+    if (status == HS_OK && ferror(f))
+        status = hs_fail(err, HS_EINTERNAL, "%s: read error: %s", path, strerror(errno));
     free(line);
+    return status;
+}
+
+int sw_table_read(const char *path, const char *header, sw_table *t, sw_arena *a, char *err)
+{
+    FILE *f = NULL;
+    int status = hs_in_open(path, true, &f, err);
+    if (status == HS_EINPUT) { /* a device would never end, and cannot be rewritten */
+        char why[HS_ERR_LEN];
+        snprintf(why, sizeof why, "%s", err);
+        return hs_fail(err, status, "%s (a sweep reads its CSV back to resume: give a file)",
+                       why);
+    }
+    if (status != HS_OK || !f)
+        return status;
+    status = read_records(f, path, header, t, a, err);
     fclose(f);
     return status;
 }
@@ -396,35 +456,25 @@ int sw_csv_rewrite(const sw_plan *plan, const char **line_of, const sw_table *ol
     const char **lines = final_lines(plan, line_of, old, &n);
     if (!lines)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
-    int status = sw_write_atomic("-o", plan->output, header, lines, n, a, err);
+    int status = sw_write_atomic("-o", plan->output, header, lines, n, err);
     free(lines);
     return status;
 }
 
 /* A reader (or an interruption) sees the old file or the new one, never half of one. */
 int sw_write_atomic(const char *flag, const char *path, const char *header,
-                    const char *const *lines, int n, sw_arena *a, char *err)
+                    const char *const *lines, int n, char *err)
 {
-    char *tmp = sw_arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
-    if (!tmp)
-        return hs_fail(err, HS_EINTERNAL, "out of memory");
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return hs_fail(err, HS_EINPUT, "%s %s: cannot write: %s", flag, path, strerror(errno));
+    hs_out out;
+    int status = hs_out_open(&out, flag, path, err);
+    if (status != HS_OK)
+        return status;
+    out.sync = true; /* hours of runs: on disk before the old file goes */
     if (header)
-        fputs(header, f);
+        fputs(header, out.f);
     for (int i = 0; i < n; i++)
-        fputs(lines[i], f);
-    bool bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
-    int saved = errno;
-    if (fclose(f) != 0)
-        bad = true;
-    if (bad || rename(tmp, path) != 0) {
-        saved = bad ? saved : errno;
-        unlink(tmp);
-        return hs_fail(err, HS_EINPUT, "%s %s: cannot write: %s", flag, path, strerror(saved));
-    }
-    return HS_OK;
+        fputs(lines[i], out.f);
+    return hs_out_commit(&out, err);
 }
 
 /* One write per row: an interruption leaves whole rows and at worst one truncated last line,

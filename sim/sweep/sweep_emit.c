@@ -100,7 +100,7 @@ static int write_expected(const char *dir, int n_configs, sw_arena *a, char *err
     if (!path || !count)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     const char *count_line[1] = {count};
-    return sw_write_atomic("--emit-dir", path, NULL, count_line, 1, a, err);
+    return sw_write_atomic("--emit-dir", path, NULL, count_line, 1, err);
 }
 
 /* The job list or script, written whole (temp file and rename). */
@@ -117,7 +117,7 @@ static int write_jobs(const sw_plan *plan, const sw_cmdline *cl, const char *cwd
         status = hs_fail(err, HS_EINTERNAL, "out of memory");
     if (status == HS_OK)
         status = sw_write_atomic("--emit", cl->emit_file, head, lines,
-                                 plan->n_configs + (slurm ? 1 : 0), a, err);
+                                 plan->n_configs + (slurm ? 1 : 0), err);
     free(lines);
     return status;
 }
@@ -138,7 +138,9 @@ int sw_emit(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, char *err)
     if ((status = write_jobs(plan, cl, cwd, exe, dir, a, err)) ||
         (status = write_expected(dir, plan->n_configs, a, err)))
         return status;
-    if (strcmp(cl->emit_kind, "slurm") == 0)
+    struct stat st; /* a script to run; never chmod a device it was written to */
+    if (strcmp(cl->emit_kind, "slurm") == 0 && stat(cl->emit_file, &st) == 0 &&
+        S_ISREG(st.st_mode))
         chmod(cl->emit_file, 0755);
     if (!cl->quiet)
         fprintf(stderr,
@@ -244,7 +246,7 @@ int sw_merge(const char *dir, const char *output, bool quiet, sw_arena *a, char 
             indices[with_row++] = indices[i]; /* indices[0..with_row): the jobs with a row */
     }
     if (status == HS_OK)
-        status = sw_write_atomic("-o", output, header, lines, n_lines, a, err);
+        status = sw_write_atomic("-o", output, header, lines, n_lines, err);
     if (status == HS_OK && !quiet) {
         report_missing(dir, indices, with_row, a);
         fprintf(stderr, "sweep: merged %d rows from %s into %s\n", n_lines, dir, output);

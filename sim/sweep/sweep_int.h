@@ -154,7 +154,7 @@ void sw_plan_free(sw_plan *plan);
 
 /* ------------------------------------------------------------------------------------------ */
 /* JSON (sweep_json.c): a run's own --json output, read with json-c, its members found by dotted
- * path ("analytic.iteration.total_s"). Numbers come back as the text the child printed (%.17g),
+ * path ("analytic.iteration.total_s"; a number indexes a list: "simulate.links.top.0.kind"). Numbers come back as the text the child printed (%.17g),
  * so the CSV holds exactly what it computed. */
 
 typedef struct {
@@ -203,7 +203,8 @@ char *sw_csv_row(const sw_plan *plan, const sw_config *c, const sw_outcome *o, s
 const char *sw_csv_missing(const sw_json *j, const char *mode, sw_arena *a);
 
 /* Read a sweep CSV. A missing file is an empty table; a header other than `header` is an error
- * (the columns would not line up). Free with sw_table_free. */
+ * (the columns would not line up), and so is a path that is not a regular file (hs_in_open); a
+ * read error is HS_EINTERNAL, not the end of the file. Free with sw_table_free. */
 int sw_table_read(const char *path, const char *header, sw_table *t, sw_arena *a, char *err);
 /* Mark the rows a later row of the same key supersedes. */
 int sw_table_supersede(sw_table *t, char *err);
@@ -216,10 +217,10 @@ int sw_resume(const sw_plan *plan, sw_table *old, const char **line_of, int *tod
 /* Rewrite plan->output in final order: the configurations' rows, then rows of other sweeps. */
 int sw_csv_rewrite(const sw_plan *plan, const char **line_of, const sw_table *old,
                    const char *header, sw_arena *a, char *err);
-/* Write header + lines to path through a temp file, fsync and rename; `flag` names path in
- * messages. */
+/* Write header + lines to path as hs_out.h says (a temp file, fsync, rename; a device in
+ * place); `flag` names path in messages. */
 int sw_write_atomic(const char *flag, const char *path, const char *header,
-                    const char *const *lines, int n, sw_arena *a, char *err);
+                    const char *const *lines, int n, char *err);
 /* Append one whole row with a single write, then fsync. */
 int sw_append_row(int fd, const char *path, const char *line, char *err);
 

@@ -4,6 +4,7 @@
  * number the child printed reaches the CSV unchanged. */
 #include "sweep_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -32,12 +33,18 @@ const char *sw_json_get(const sw_json *j, const char *path)
         const char *dot = strchr(path, '.');
         size_t len = dot ? (size_t)(dot - path) : strlen(path);
         char key[64];
-        if (len >= sizeof key || !json_object_is_type(o, json_type_object))
+        if (len >= sizeof key)
             return NULL;
         memcpy(key, path, len);
         key[len] = '\0';
-        if (!json_object_object_get_ex(o, key, &o))
+        if (json_object_is_type(o, json_type_array)) { /* a member of a list, by its index */
+            if (len == 0 || strspn(key, "0123456789") != len)
+                return NULL;
+            o = json_object_array_get_idx(o, (size_t)strtoul(key, NULL, 10));
+        } else if (!json_object_is_type(o, json_type_object) ||
+                   !json_object_object_get_ex(o, key, &o)) {
             return NULL;
+        }
         path += dot ? len + 1 : len;
     }
     if (!o || json_object_is_type(o, json_type_object) || json_object_is_type(o, json_type_array))

@@ -27,6 +27,7 @@
 #endif
 
 #include "hs_error.h"
+#include "hs_out.h"
 
 #define SW_MESSAGE_LEN 400       /* an error message kept in the CSV */
 #define SW_PLAIN_PROGRESS_S 10.0 /* a progress line this often when stderr is not a terminal */
@@ -66,7 +67,7 @@ typedef struct {
     char tmpdir[PATH_MAX / 2]; /* children's stdout and stderr (short: file names follow) */
     int csv_fd;                /* the CSV, opened for appending */
     const char **line_of;      /* per configuration: its row (old or new), or NULL */
-    FILE *log;                 /* --log, or NULL */
+    hs_out log;                /* --log (log.f NULL: none) */
     sw_progress progress;
     sw_arena *arena;           /* where the rows kept live */
 } sw_runner;
@@ -158,6 +159,8 @@ static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe,
         argv[n++] = "--placement", argv[n++] = (char *)c->placement;
     if (c->collectives)
         argv[n++] = "--collectives", argv[n++] = (char *)c->collectives;
+    if (strcmp(plan->mode, "analytic") != 0) /* the link columns (compare records them anyway) */
+        argv[n++] = "--links-summary";
     argv[n++] = "--json";
     argv[n] = NULL;
 }
@@ -177,10 +180,11 @@ static void remove_outputs(const sw_runner *r, int config)
     unlink(path);
 }
 
-static void log_run(sw_runner *r, const sw_config *c, char **argv)
+/* --log: the run's command line, flushed at once (a log is read while the sweep runs). */
+static int log_run(sw_runner *r, const sw_config *c, char **argv, char *err)
 {
-    if (!r->log)
-        return;
+    if (!r->log.f)
+        return HS_OK;
     sw_buf b = {0};
     sw_buf_puts(&b, c->key);
     sw_buf_puts(&b, "\t");
@@ -189,11 +193,13 @@ static void log_run(sw_runner *r, const sw_config *c, char **argv)
             sw_buf_puts(&b, " ");
         sw_shell_word(&b, argv[i]);
     }
-    if (!b.oom) {
-        fprintf(r->log, "%s\n", b.data);
-        fflush(r->log);
-    }
+    if (!b.oom)
+        fprintf(r->log.f, "%s\n", b.data);
     free(b.data);
+    if (fflush(r->log.f) != 0 || ferror(r->log.f))
+        return hs_fail(err, HS_EINTERNAL, "--log %s: write error: %s", r->plan->log,
+                       strerror(errno));
+    return b.oom ? hs_fail(err, HS_EINTERNAL, "out of memory") : HS_OK;
 }
 
 /* A run's stdin (/dev/null), stdout and stderr (files of the temp directory), in fds[0..2]. */
@@ -254,8 +260,7 @@ static int launch(sw_runner *r, int config, sw_slot *slot, char *err)
     if (pid < 0)
         return hs_fail(err, HS_EINTERNAL, "fork: %s", strerror(saved));
     *slot = (sw_slot){pid, config, sw_now_s(), false};
-    log_run(r, c, argv);
-    return HS_OK;
+    return log_run(r, c, argv, err);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -518,24 +523,34 @@ static int runner_open(sw_runner *r, char *err)
     r->csv_fd = open(plan->output, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (r->csv_fd < 0)
         return hs_fail(err, HS_EINPUT, "%s: cannot append: %s", plan->output, strerror(errno));
-    if (plan->log && !(r->log = fopen(plan->log, "a")))
-        return hs_fail(err, HS_EINPUT, "--log %s: cannot write: %s", plan->log, strerror(errno));
+    int status = plan->log ? hs_out_open_append(&r->log, "--log", plan->log, err) : HS_OK;
+    if (status != HS_OK)
+        return status;
     const char *tmp = getenv("TMPDIR");
     int len = snprintf(r->tmpdir, sizeof r->tmpdir, "%s/hybridsim-sweep-XXXXXX",
                        tmp && *tmp ? tmp : "/tmp");
     if (len < 0 || (size_t)len >= sizeof r->tmpdir)
-        return hs_fail(err, HS_EINPUT, "TMPDIR is too long a path");
-    if (!mkdtemp(r->tmpdir))
-        return hs_fail(err, HS_EINTERNAL, "mkdtemp %s: %s", r->tmpdir, strerror(errno));
-    return HS_OK;
+        status = hs_fail(err, HS_EINPUT, "TMPDIR is too long a path");
+    else if (!mkdtemp(r->tmpdir))
+        status = hs_fail(err, HS_EINTERNAL, "mkdtemp %s: %s", r->tmpdir, strerror(errno));
+    if (status != HS_OK)
+        r->tmpdir[0] = '\0'; /* nothing to remove */
+    return status;
 }
 
-static void runner_close(sw_runner *r)
+/* Close the CSV and the log; a log that could not be written is an error (status: the
+ * session's so far, which a first error keeps). */
+static int runner_close(sw_runner *r, int status, char *err)
 {
     if (r->csv_fd >= 0)
         close(r->csv_fd);
-    if (r->log)
-        fclose(r->log);
+    if (!r->log.f)
+        return status;
+    if (status != HS_OK) {
+        hs_out_abort(&r->log);
+        return status;
+    }
+    return hs_out_commit(&r->log, err);
 }
 
 static void progress_start(sw_runner *r, bool quiet, int n_todo)
@@ -553,23 +568,23 @@ static void progress_start(sw_runner *r, bool quiet, int n_todo)
 int sw_run(const sw_plan *plan, const sw_cmdline *cl, const char *exe, const char **line_of,
            const int *todo, int n_todo, sw_tally *tally, sw_arena *a, char *err)
 {
-    sw_runner r = {.plan = plan, .exe = exe, .csv_fd = -1, .line_of = line_of, .arena = a};
-    int status = runner_open(&r, err);
-    if (status != HS_OK) {
-        runner_close(&r);
-        return status;
-    }
-    progress_start(&r, cl->quiet, n_todo);
+    sw_runner r = {.plan = plan, .exe = exe, .csv_fd = -1, .line_of = line_of, .arena = a,
+                   .log = {.slot = -1}};
     struct sigaction saved[3];
-    catch_signals(saved);
-    status = run_all(&r, todo, n_todo, cl->stop_after, err);
+    catch_signals(saved); /* before the temp directory exists: a signal only stops the pool */
+    int status = runner_open(&r, err);
+    if (status == HS_OK) {
+        progress_start(&r, cl->quiet, n_todo);
+        status = run_all(&r, todo, n_todo, cl->stop_after, err);
+    }
+    if (r.tmpdir[0])
+        rmdir(r.tmpdir);
     restore_signals(saved);
-    rmdir(r.tmpdir);
     if (r.progress.enabled && r.progress.tty) {
         progress_draw(&r.progress, true); /* the last state, which the rate limit may skip */
         fputc('\n', stderr);
     }
-    runner_close(&r);
+    status = runner_close(&r, status, err);
     *tally = (sw_tally){r.progress.skipped, r.progress.done, r.progress.errors,
                         r.progress.failed, (int)sw_interrupt};
     return status;

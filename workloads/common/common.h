@@ -8,6 +8,9 @@
  *                  for (hs_term)
  *   hs_json.h      JSON strings, escaped alike by every writer
  *   hs_xml.h       XML text, escaped alike by every writer
+ *   hs_names.h     the short names a folder offers, for messages
+ *   hs_out.h       every file written (never a device replaced, never half a file) and the
+ *                  signals that interrupt a run
  *
  * Folder: workloads/common/ sits below everything and includes nothing of hybridsim; every
  * other folder may include it. */
@@ -18,6 +21,8 @@
 #include "hs_error.h"
 #include "hs_json.h"
 #include "hs_xml.h"
+#include "hs_names.h"
+#include "hs_out.h"
 #include "hs_parse.h"
 #include "units.h"
 

@@ -88,3 +88,21 @@ void hs_ranges_free(hs_ranges *r)
     r->range = NULL;
     r->n = 0;
 }
+
+int hs_parse_whole_flag(char *const *argv, int optind, const char *optarg,
+                        const struct option *longopts, int longindex, char *err)
+{
+    if (longindex < 0)
+        return HS_OK;
+    const struct option *lo = &longopts[longindex];
+    /* The flag is the last word getopt_long read, or the one before when its value was the
+     * next word ("--gpus 4"; "--gpus=4" leaves optarg inside the flag's own word). */
+    const char *typed = lo->has_arg && optarg == argv[optind - 1] ? argv[optind - 2]
+                                                                 : argv[optind - 1];
+    size_t n = strlen(lo->name);
+    if (strncmp(typed, "--", 2) == 0 && strncmp(typed + 2, lo->name, n) == 0 &&
+        (typed[2 + n] == '\0' || typed[2 + n] == '='))
+        return HS_OK;
+    return hs_fail(err, HS_EINPUT, "unknown option '%s' (did you mean --%s? flags are taken by "
+                   "their whole name)", typed, lo->name);
+}

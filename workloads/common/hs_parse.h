@@ -7,6 +7,7 @@
 #ifndef HS_PARSE_H
 #define HS_PARSE_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,5 +48,13 @@ typedef enum {
 hs_ranges_status hs_parse_ranges(const char *text, char sep, hs_ranges *out, const char **bad,
                                  size_t *bad_len);
 void hs_ranges_free(hs_ranges *r);
+
+/* getopt_long takes any unambiguous prefix of a long flag ("--gpu" for "--gpus"); hybridsim
+ * takes whole names only, so that a typo is never quietly read as another flag. Call after
+ * getopt_long returned, with argv, optind and optarg as it left them and the longindex it set
+ * (-1 before the call: a short flag leaves it so): HS_EINPUT "unknown option '--gpu' (did you
+ * mean --gpus? ...)" when the long flag was abbreviated, else HS_OK. */
+int hs_parse_whole_flag(char *const *argv, int optind, const char *optarg,
+                        const struct option *longopts, int longindex, char *err);
 
 #endif

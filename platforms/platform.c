@@ -146,6 +146,7 @@ int plat_load(const char *spec, plat_platform *plat, char *err)
     plat->gpu_memory_bytes = facts.gpu_memory_bytes;
     plat->staging_latency_s = facts.staging_latency_s;
     snprintf(plat->gpu_model, sizeof plat->gpu_model, "%s", facts.gpu_model);
+    snprintf(plat->gpu_device, sizeof plat->gpu_device, "%s", facts.gpu_device);
     rc = collect_gpus(&facts, plat, err);
     plat_facts_free(&facts);
     if (rc) {

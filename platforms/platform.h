@@ -32,6 +32,8 @@ typedef struct {
     double gpu_memory_bytes;    /* memory of one GPU */
     double gpu_speed_flops;     /* the GPU host's speed in SimGrid (sets exec durations) */
     char gpu_model[PLAT_NAME_LEN]; /* e.g. "V100-16GB": compared with a workload's device */
+    char gpu_device[PLAT_NAME_LEN]; /* the device-table name (device.h) of hybridsim:gpu_device,
+                                     * e.g. "v100-sxm2-16gb"; "" when the file has none */
     double staging_latency_s;   /* extra latency of a message staged through host memory
                                  * (MPI without GPUDirect; ParaDL's data+spatial halo) */
     sg_host_t *gpus;            /* n_gpus SimGrid hosts, GPU g of node n at n*gpus_per_node+g */

@@ -561,6 +561,8 @@ static void write_head(FILE *o, const pg_params *p, const pg_layout *L)
     fputs(" <prop id=\"hybridsim:gpu_model\" value=\"", o);
     xml_attr_text(o, p->gpu_model);
     fputs("\"/>\n", o);
+    if (p->gpu_device && p->gpu_device[0]) /* a device-table name: nothing to escape */
+        fprintf(o, " <prop id=\"hybridsim:gpu_device\" value=\"%s\"/>\n", p->gpu_device);
     prop_num(o, "staging_latency_s", p->staging_latency_s);
 }
 

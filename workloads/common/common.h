@@ -7,12 +7,14 @@
  *   estimate.h     the answer either derivation gives (hs_estimate) and what communication is
  *                  for (hs_term)
  *   hs_json.h      JSON strings, escaped alike by every writer
+ *   device.h       the GPUs' spec sheets: SMs, peak FLOP rates, memory, bandwidth (dv_)
  *
  * Folder: workloads/common/ sits below everything and includes nothing of hybridsim; every
  * other folder may include it. */
 #ifndef COMMON_H
 #define COMMON_H
 
+#include "device.h"
 #include "estimate.h"
 #include "hs_error.h"
 #include "hs_json.h"

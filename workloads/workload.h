@@ -21,7 +21,8 @@
 
 #define WL_NAME_LEN 64
 #define WL_MAX_SPATIAL 3 /* 2-D images (W, H) or 3-D volumes (W, H, D) */
-#define WL_MAX_INPUTS 4  /* earlier layers feeding one layer (residual adds, concats) */
+#define WL_MAX_INPUTS 8  /* earlier layers feeding one layer (residual adds, concats: ONNX
+                          * flattens Inception-v3's nested ones into 6) */
 #define WL_INPUT_DATA (-1) /* in wl_layer.inputs: the network's input sample */
 
 typedef enum {

@@ -302,15 +302,18 @@ static void test_pg_main_writes_what_the_flags_say(void **state)
 static void test_pg_main_gpu(void **state)
 {
     (void)state;
-    char err[HS_ERR_LEN] = "";
-    char *argv[] = {"platform", "--nodes", "2", "--nodes-per-leaf", "2", "--leaves-per-rack", "1",
-                    "--gpu-memory", "70GB", "--gpu", "A100-80GB", "-o", TMP "-gpu.xml"};
+    static const char *const props[] = {
+        "\"hybridsim:gpu_device\" value=\"a100-80gb\"",
+        "\"hybridsim:gpu_model\" value=\"A100-80GB\"",
+        "\"hybridsim:gpu_memory_bytes\" value=\"70000000000\"",
+    };
+    char err[HS_ERR_LEN] = "", *argv[] = {"platform", "--gpu-memory", "70GB", "--gpu", "A100-80GB",
+                                          "--nodes", "2", "--leaves-per-rack", "1", "-o",
+                                          TMP "-gpu.xml", "--nodes-per-leaf", "2"};
     assert_int_equal(pg_main(13, argv, err), HS_OK);
     char *xml = slurp(TMP "-gpu.xml", NULL);
-    assert_non_null(xml);
-    assert_non_null(strstr(xml, "\"hybridsim:gpu_device\" value=\"a100-80gb\""));
-    assert_non_null(strstr(xml, "\"hybridsim:gpu_model\" value=\"A100-80GB\""));
-    assert_non_null(strstr(xml, "\"hybridsim:gpu_memory_bytes\" value=\"70000000000\""));
+    for (int i = 0; i < 3; i++)
+        assert_non_null(xml && strstr(xml, props[i]));
     free(xml);
     plat_facts facts;
     assert_int_equal(plat_check_file(TMP "-gpu.xml", &facts, err), HS_OK);

@@ -81,13 +81,23 @@ static void test_untimed(void **state)
 
 #define RELU "    <layer id=\"r\" type=\"relu\" x=\"8x16x16\" y=\"8x16x16\"%s/>\n"
 
+/* A workload of one ReLU (with relu_attrs) after `calibration` must fail naming where and what. */
+static void expect_bad_relu(const char *name, const char *calibration, const char *relu_attrs,
+                            const char *where, const char *what)
+{
+    char relu[256], body[1024];
+    snprintf(relu, sizeof relu, RELU, relu_attrs);
+    snprintf(body, sizeof body, HEAD "%s  <layers>\n%s  </layers>\n</workload>\n", calibration,
+             relu);
+    expect_bad(name, body, where, what);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
-    char text[2048];
+    char text[2048], body[1024];
     const char *conv = "    <layer id=\"c\" type=\"conv\" x=\"8x16x16\" w=\"8x12x1x1\" "
                        "y=\"12x16x16\" %s/>\n";
-    char body[1024];
     snprintf(body, sizeof body, HEAD TIMED "  <layers>\n%s  </layers>\n</workload>\n", conv);
     snprintf(text, sizeof text, body, "groups=\"3\""); /* 3 divides 12 but not 8 */
     expect_bad("groups.xml", text, "wl_groups.xml:6:", "groups 3 must divide");
@@ -95,30 +105,23 @@ static void test_errors(void **state)
     expect_bad("groups0.xml", text, "wl_groups0.xml:6:", "groups '0'");
     snprintf(text, sizeof text, body, "padding=\"1x2x3\"");
     expect_bad("pad3.xml", text, "wl_pad3.xml:6:", "padding '1x2x3'");
-    snprintf(body, sizeof body, HEAD TIMED "  <layers>\n" RELU "  </layers>\n</workload>\n",
-             " groups=\"2\"");
-    expect_bad("relugroups.xml", body, "wl_relugroups.xml:6:", "conv layers only");
+    expect_bad_relu("relugroups.xml", TIMED, " groups=\"2\"", "wl_relugroups.xml:6:",
+                    "conv layers only");
     /* zero time: method="none" says so instead */
-    snprintf(body, sizeof body, HEAD "  <calibration device=\"d\" sample_time_s=\"0\"/>\n"
-             "  <layers>\n" RELU "  </layers>\n</workload>\n", "");
-    expect_bad("zero.xml", body, "wl_zero.xml:4:", "method=\"none\"");
-    snprintf(body, sizeof body, HEAD "  <calibration device=\"d\"/>\n  <layers>\n" RELU
-             "  </layers>\n</workload>\n", " time_s=\"0\"");
-    expect_bad("zerolayers.xml", body, "wl_zerolayers.xml", "time_s is 0");
+    expect_bad_relu("zero.xml", "  <calibration device=\"d\" sample_time_s=\"0\"/>\n", "",
+                    "wl_zero.xml:4:", "method=\"none\"");
+    expect_bad_relu("zerolayers.xml", "  <calibration device=\"d\"/>\n", " time_s=\"0\"",
+                    "wl_zerolayers.xml", "time_s is 0");
     /* method="none" with anything describing a time */
-    snprintf(body, sizeof body, HEAD "  <calibration method=\"none\" device=\"d\"/>\n"
-             "  <layers>\n" RELU "  </layers>\n</workload>\n", "");
-    expect_bad("nonedev.xml", body, "wl_nonedev.xml:4:", "no device");
-    snprintf(body, sizeof body, HEAD UNTIMED "  <layers>\n" RELU "  </layers>\n</workload>\n",
-             " time_s=\"1\"");
-    expect_bad("nonetime.xml", body, "wl_nonetime.xml:6:", "method=\"none\"");
-    /* a measured time must say where */
-    snprintf(body, sizeof body, HEAD "  <calibration sample_time_s=\"1\"/>\n  <layers>\n" RELU
-             "  </layers>\n</workload>\n", "");
-    expect_bad("nodev.xml", body, "wl_nodev.xml:4:", "device");
-    snprintf(body, sizeof body, HEAD "  <calibration device=\"d\" sample_time_s=\"1\" "
-             "batch=\"-4\"/>\n  <layers>\n" RELU "  </layers>\n</workload>\n", "");
-    expect_bad("batch.xml", body, "wl_batch.xml:4:", "batch '-4'");
+    expect_bad_relu("nonedev.xml", "  <calibration method=\"none\" device=\"d\"/>\n", "",
+                    "wl_nonedev.xml:4:", "no device");
+    expect_bad_relu("nonetime.xml", UNTIMED, " time_s=\"1\"", "wl_nonetime.xml:6:",
+                    "method=\"none\"");
+    /* a measured time must say where, and its batch is a count */
+    expect_bad_relu("nodev.xml", "  <calibration sample_time_s=\"1\"/>\n", "", "wl_nodev.xml:4:",
+                    "device");
+    expect_bad_relu("batch.xml", "  <calibration device=\"d\" sample_time_s=\"1\" batch=\"-4\"/>\n",
+                    "", "wl_batch.xml:4:", "batch '-4'");
 }
 
 int main(void)

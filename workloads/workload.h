@@ -8,8 +8,9 @@
  * which layers model parallelism splits.
  *
  * Folder: workloads/ (this is its main header): what is trained and how it is split: the CNNs
- * (this module, wl_; the shipped *.xml beside their DTD), strategies and memory (strategy/), and
- * the vocabulary every module shares (common/). The bottom of the tree: may include only its own
+ * (this module, wl_; the shipped *.xml beside their DTD), strategies and memory (strategy/), what
+ * a layer's kernels compute and how long they take on a GPU (compute/), and the vocabulary every
+ * module shares (common/). The bottom of the tree: may include only its own
  * subfolders, libxml2 and the C library; every other folder may include it. */
 #ifndef WORKLOAD_H
 #define WORKLOAD_H

@@ -21,8 +21,12 @@
  * times the shipped workloads carry (experiments/compute/fit.sh prints the fit, its errors and
  * the leave-one-out errors) and are the same for every device, whose peak rates, bandwidth,
  * SM count and launch overhead come from device.h. They describe the ParaDL measurements'
- * framework (Chainer on cuDNN) as much as the V100: see workloads/README.md ("The kernel-time
- * model") for what four measured points can and cannot tell. */
+ * framework (Chainer on cuDNN) as much as the V100: see workloads/README.md ("Compute") for
+ * what four measured points can and cannot tell.
+ *
+ * Folder: workloads/compute/ (this is its main header): layer work (work.h, lw_), precision
+ * (precision.h, pr_) and this model (kt_). May include workloads/, workloads/common/ and the C
+ * library; the expansion, the analytic model and the memory footprint may include it. */
 #ifndef COMPUTE_H
 #define COMPUTE_H
 

@@ -20,12 +20,13 @@
 
 #include <libxml/xmlreader.h>
 
+#include "device.h"
 #include "hs_parse.h"
 #include "units.h"
 
 
 /* The hybridsim properties of the root zone, parsed into plat_facts. */
-typedef enum { PR_INT, PR_SIZE, PR_TIME, PR_TEXT } ck_prop_type;
+typedef enum { PR_INT, PR_SIZE, PR_TIME, PR_TEXT, PR_DEVICE } ck_prop_type;
 static const struct {
     const char *id;
     ck_prop_type type;
@@ -38,6 +39,7 @@ static const struct {
     {"hybridsim:gpu_memory_bytes", PR_SIZE, offsetof(plat_facts, gpu_memory_bytes)},
     {"hybridsim:staging_latency_s", PR_TIME, offsetof(plat_facts, staging_latency_s)},
     {"hybridsim:gpu_model", PR_TEXT, offsetof(plat_facts, gpu_model)},
+    {"hybridsim:gpu_device", PR_DEVICE, offsetof(plat_facts, gpu_device)}, /* optional */
 };
 
 static uint64_t hash_name(const char *s)
@@ -190,6 +192,8 @@ int ck_finish_props(ck_state *s)
         const char *v = s->prop_value[i];
         char *field = (char *)f + ck_props[i].offset;
         long line = s->prop_line[i];
+        if (line == 0 && ck_props[i].type == PR_DEVICE)
+            continue; /* files older than the device table have none */
         if (line == 0)
             return ck_fail(s, s->root_line, "root zone '%s' lacks the property %s", s->root_name,
                            ck_props[i].id);
@@ -216,6 +220,12 @@ int ck_finish_props(ck_state *s)
                 return ck_fail(s, line, "%s: must be 1 to %d characters", ck_props[i].id,
                                PLAT_NAME_LEN - 1);
             snprintf(field, PLAT_NAME_LEN, "%s", v);
+            break;
+        case PR_DEVICE:
+            if (!dv_find(v))
+                return ck_fail(s, line, "%s: '%s' is not a device hybridsim knows (`hybridsim "
+                               "platform --help` lists them)", ck_props[i].id, v);
+            snprintf(field, PLAT_NAME_LEN, "%s", dv_find(v)->name);
             break;
         }
     }

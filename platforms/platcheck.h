@@ -20,6 +20,8 @@ typedef struct plat_facts {
     double gpu_memory_bytes;   /* hybridsim:gpu_memory_bytes */
     double staging_latency_s;  /* hybridsim:staging_latency_s */
     char gpu_model[PLAT_NAME_LEN]; /* hybridsim:gpu_model */
+    char gpu_device[PLAT_NAME_LEN]; /* hybridsim:gpu_device, a device-table name; "" when
+                                     * the file has none (it is optional) */
     int n_gpus;                /* nodes * gpus_per_node */
     char **gpu_names;          /* n_gpus host names, GPU g of node n at n*gpus_per_node+g */
 } plat_facts;

@@ -31,7 +31,7 @@ typedef struct {
 
 enum { CK_HOST = 1, CK_ROUTER, CK_ZONE, CK_LINK_SHARED, CK_LINK_SPLIT, CK_ROUTE };
 
-#define CK_NPROPS 7 /* the hybridsim properties of the root zone (ck_props in platcheck.c) */
+#define CK_NPROPS 8 /* the hybridsim properties of the root zone (ck_props in platcheck.c) */
 
 /* ---------------------------------------------------------------- the checker's state */
 

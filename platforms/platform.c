@@ -101,6 +101,7 @@ static int facts_from_params(plat_platform *plat, char *err)
     plat->gpu_memory_bytes = p->gpu_memory_bytes;
     plat->staging_latency_s = p->staging_latency_s;
     snprintf(plat->gpu_model, sizeof plat->gpu_model, "%s", p->gpu_model);
+    snprintf(plat->gpu_device, sizeof plat->gpu_device, "%s", p->gpu_device ? p->gpu_device : "");
     un_format(p->gpu_speed_flops, UN_SPEED, speed, sizeof speed);
     un_parse(speed, UN_SPEED, &plat->gpu_speed_flops);
     return pm_open(p, &plat->machine, err);
@@ -204,6 +205,7 @@ static int open_checked(plat_platform *plat, char *err)
     plat->gpu_memory_bytes = f->gpu_memory_bytes;
     plat->staging_latency_s = f->staging_latency_s;
     snprintf(plat->gpu_model, sizeof plat->gpu_model, "%s", f->gpu_model);
+    snprintf(plat->gpu_device, sizeof plat->gpu_device, "%s", f->gpu_device);
     return HS_OK; /* the GPU speed is the host's, once SimGrid has it */
 }
 

@@ -51,6 +51,8 @@ struct plat_platform {
     double gpu_memory_bytes;    /* memory of one GPU */
     double gpu_speed_flops;     /* the GPU host's speed in SimGrid (sets exec durations) */
     char gpu_model[PLAT_NAME_LEN]; /* e.g. "V100-16GB": compared with a workload's device */
+    char gpu_device[PLAT_NAME_LEN]; /* the device-table name (device.h) of hybridsim:gpu_device,
+                                     * e.g. "v100-sxm2-16gb"; "" when the file has none */
     double staging_latency_s;   /* extra latency of a message staged through host memory
                                  * (MPI without GPUDirect; ParaDL's data+spatial halo) */
     int nodes_per_leaf;         /* nodes under one leaf switch group (placement, reports) */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device.h"
 #include "hs_parse.h"
 #include "units.h"
 
@@ -27,6 +28,7 @@ void pg_abci(pg_params *p)
     p->gpu_speed_flops = 7.8e12;    /* ParaDL's ABCI.plat NODE_SPEED */
     p->gpu_memory_bytes = 16e9;     /* V100 SXM2 16 GB */
     p->gpu_model = "V100-16GB";
+    p->gpu_device = "v100-sxm2-16gb"; /* ABCI's GPUs (Kahira et al. 2020, Sec. V-A) */
     p->nvlink_topology = PG_NVLINK_ALL_TO_ALL;
     p->nvlink_link_bw_Bps = 25e9;   /* NVLink 2 */
     p->nvlink_links_per_pair = 2;   /* a V100's 6 links over its 3 peers: 50 GB/s, the oracle's
@@ -64,6 +66,7 @@ static void pg_dgx1(pg_params *p)
     p->nics_per_node = 4;
     p->gpu_memory_bytes = 32e9;     /* V100 SXM2 32 GB */
     p->gpu_model = "V100-32GB";
+    p->gpu_device = "v100-sxm2-32gb";
     p->nvlink_topology = PG_NVLINK_CUBE_MESH;
     p->nvlink_link_bw_Bps = 25e9;   /* NVLink 2; pairs have the DGX-1V's 1 or 2 links */
     p->nvlink_links_per_pair = 1;   /* only if made all-to-all: 6 links cannot join 7 peers twice */
@@ -89,6 +92,7 @@ static void pg_nvswitch_ndr(pg_params *p)
     p->nics_per_node = 8;           /* one 400 Gb/s NIC per GPU */
     p->gpu_memory_bytes = 80e9;     /* H100 SXM5 80 GB */
     p->gpu_model = "H100-80GB";
+    p->gpu_device = "h100-sxm5";
     p->nvlink_topology = PG_NVLINK_NVSWITCH;
     p->nvlink_link_bw_Bps = 25e9;   /* NVLink 4 */
     p->nvlink_links_per_gpu = 18;   /* H100 SXM5: 18 links, 450 GB/s per direction */
@@ -212,6 +216,26 @@ static int check_nvlink(const pg_params *p, char *err)
                    (int)p->nvlink_topology);
 }
 
+/* The device must be in the table, and a model label naming another device of the table
+ * would make the file say two things about its GPU. */
+static int check_device(const pg_params *p, char *err)
+{
+    char names[256];
+    if (!p->gpu_device || !p->gpu_device[0])
+        return HS_OK;
+    const dv_device *d = dv_find(p->gpu_device), *labelled = dv_find(p->gpu_model);
+    if (!d) {
+        dv_names(names, sizeof names);
+        return hs_fail(err, HS_EINPUT, "--gpu: unknown device '%s' (known: %s)", p->gpu_device,
+                       names);
+    }
+    if (labelled && labelled != d)
+        return hs_fail(err, HS_EINPUT, "--gpu-model: '%s' is the %s's label, but the GPU is the "
+                       "%s: give --gpu %s instead", p->gpu_model, labelled->name, d->name,
+                       labelled->name);
+    return HS_OK;
+}
+
 int pg_check(const pg_params *p, char *err)
 {
     int rc;
@@ -261,5 +285,7 @@ int pg_check(const pg_params *p, char *err)
     for (const char *c = p->gpu_model; *c; c++)
         if ((unsigned char)*c < 0x20)
             return hs_fail(err, HS_EINPUT, "--gpu-model: control characters are not allowed");
+    if ((rc = check_device(p, err)))
+        return rc;
     return check_nvlink(p, err);
 }

@@ -36,6 +36,8 @@ typedef struct pg_params {
     double gpu_speed_flops;
     double gpu_memory_bytes;
     const char *gpu_model;      /* e.g. "V100-16GB" */
+    const char *gpu_device;     /* a name of the device table (device.h), e.g. "v100-sxm2-16gb",
+                                 * written as hybridsim:gpu_device; NULL or "": none */
     double nvlink_link_bw_Bps;  /* one NVLink link, one direction (NVLink 1: 20 GB/s, 2-4: 25) */
     int nvlink_links_per_pair;  /* all-to-all: links joining each GPU pair */
     int nvlink_links_per_gpu;   /* nvswitch: links from each GPU into the switch */

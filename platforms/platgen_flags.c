@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device.h"
 #include "hs_parse.h"
 #include "units.h"
 
 /* ---------------------------------------------------------------- command line */
 
-typedef enum { FL_INT, FL_QTY, FL_RATIO, FL_STR, FL_TOPO, FL_CHOICE } pg_flag_type;
+typedef enum { FL_INT, FL_QTY, FL_RATIO, FL_STR, FL_TOPO, FL_CHOICE, FL_DEVICE } pg_flag_type;
 
 /* A word a flag takes in place of a number: --nic-type ndr, --nics-per-node auto. */
 typedef struct {
@@ -56,6 +57,8 @@ static const pg_flag pg_flags[] = {
      "GPUs sharing one PCIe switch and its NICs"},
     {"nics-per-node", FL_INT, 0, F(nics_per_node), auto_word,
      "NICs per node, spread over the PCIe switches (auto: 1 a switch)"},
+    {"gpu", FL_DEVICE, 0, F(gpu_device), NULL,
+     "GPU from the device table: sets --gpu-model and --gpu-memory"},
     {"gpu-speed", FL_QTY, UN_SPEED, F(gpu_speed_flops), NULL, "speed of a GPU host"},
     {"gpu-memory", FL_QTY, UN_SIZE, F(gpu_memory_bytes), NULL, "memory of one GPU"},
     {"gpu-model", FL_STR, 0, F(gpu_model), NULL, "GPU model, compared with a workload's device"},
@@ -173,6 +176,21 @@ static void list_words(const pg_word *words, char *buf, size_t len)
         n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "", words->word);
 }
 
+/* --gpu NAME: the device and what it implies for the platform (its label and memory). */
+static int set_device(const char *value, pg_params *p, char *err)
+{
+    char names[256];
+    const dv_device *d = dv_find(value);
+    if (!d) {
+        dv_names(names, sizeof names);
+        return hs_fail(err, HS_EINPUT, "--gpu: unknown device '%s' (known: %s)", value, names);
+    }
+    p->gpu_device = d->name;
+    p->gpu_model = d->model;
+    p->gpu_memory_bytes = d->memory_bytes;
+    return HS_OK;
+}
+
 static int set_flag(const pg_flag *f, const char *value, pg_params *p, char *err)
 {
     char *field = (char *)p + f->offset;
@@ -208,6 +226,8 @@ static int set_flag(const pg_flag *f, const char *value, pg_params *p, char *err
     case FL_STR:
         *(const char **)field = value;
         return HS_OK;
+    case FL_DEVICE:
+        return set_device(value, p, err);
     case FL_TOPO:
         for (size_t t = 0; t < PG_NTOPOLOGIES; t++)
             if (strcmp(value, topology_names[t]) == 0) {
@@ -247,8 +267,11 @@ static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t
         un_format_exact(*(const double *)field, buf, len);
         return;
     case FL_STR:
-        snprintf(buf, len, "%s", *(const char *const *)field);
+    case FL_DEVICE: {
+        const char *s = *(const char *const *)field;
+        snprintf(buf, len, "%s", s && *s ? s : "none");
         return;
+    }
     case FL_TOPO: {
         size_t t = (size_t) * (const pg_nvlink_topology *)field;
         snprintf(buf, len, "%s", t < PG_NTOPOLOGIES ? topology_names[t] : "?");
@@ -293,6 +316,9 @@ static void usage(FILE *o, const pg_params *d, const char *preset)
     fprintf(o, "  %-24s %-12s %s\n", "-o, --output FILE", "stdout",
             "write to FILE (a temp file renamed into place)");
     fprintf(o, "  %-24s %-12s %s\n", "-h, --help", "", "print this help");
+    char names[256];
+    dv_names(names, sizeof names);
+    fprintf(o, "\nGPU devices (--gpu; platforms/README.md gives their sources):\n  %s\n", names);
 }
 
 static const pg_flag *find_flag(const char *name)
@@ -345,29 +371,49 @@ static int flag_value(int argc, char **argv, int *i, char *name, size_t len, con
     return 0;
 }
 
+/* The value of `--NAME V` or `--NAME=V` wherever it is (the last one given); NULL if absent. */
+static int find_early(int argc, char **argv, const char *flag, const char **value, char *err)
+{
+    size_t n = strlen(flag);
+    char name[64];
+    *value = NULL;
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "--", 2) == 0 && strncmp(argv[i] + 2, flag, n) == 0 &&
+            (argv[i][2 + n] == '\0' || argv[i][2 + n] == '=') &&
+            flag_value(argc, argv, &i, name, sizeof name, value) != 0)
+            return hs_fail(err, HS_EINPUT, "--%s: needs a value", flag);
+    return HS_OK;
+}
+
+/* The preset, then the GPU, wherever they are, so that flags override them in any order. */
+static int apply_early(int argc, char **argv, pg_params *p, const char **preset, char *err)
+{
+    const char *gpu;
+    int rc = find_early(argc, argv, "preset", preset, err);
+    if (rc == HS_OK && *preset)
+        rc = pg_preset(*preset, p, err);
+    if (rc == HS_OK)
+        rc = find_early(argc, argv, "gpu", &gpu, err);
+    if (rc == HS_OK && gpu)
+        rc = set_device(gpu, p, err);
+    if (!*preset)
+        *preset = "abci";
+    return rc;
+}
+
 int pg_main(int argc, char **argv, char *err)
 {
     pg_params p;
-    const char *out = NULL, *preset = "abci";
+    const char *out = NULL, *preset;
     unsigned char given[PG_NFLAGS] = {0};
     char name[64];
     const char *value;
     int rc, help = 0;
     pg_abci(&p);
-    /* The preset first, wherever it is, so that flags override it in any order. */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            help = 1;
-            continue;
-        }
-        if (strncmp(argv[i], "--preset", 8) == 0 && (argv[i][8] == '\0' || argv[i][8] == '=')) {
-            if (flag_value(argc, argv, &i, name, sizeof name, &value) != 0)
-                return hs_fail(err, HS_EINPUT, "--preset: needs a value");
-            if ((rc = pg_preset(value, &p, err)))
-                return rc;
-            preset = value;
-        }
-    }
+    for (int i = 1; i < argc; i++)
+        help |= strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0;
+    if ((rc = apply_early(argc, argv, &p, &preset, err)))
+        return rc;
     if (help) {
         usage(stdout, &p, preset);
         return HS_OK;
@@ -389,8 +435,8 @@ int pg_main(int argc, char **argv, char *err)
             out = value;
             continue;
         }
-        if (strcmp(name, "preset") == 0)
-            continue; /* applied above */
+        if (strcmp(name, "preset") == 0 || strcmp(name, "gpu") == 0)
+            continue; /* applied first */
         const pg_flag *f = find_flag(name);
         if (!f)
             return hs_fail(err, HS_EINPUT, "platform: unknown flag '--%s' (see hybridsim "
@@ -485,6 +531,8 @@ static bool spec_writes(const pg_flag *f, const pg_params *p)
 {
     if (f->type == FL_CHOICE)
         return false;
+    if (f->type == FL_DEVICE) /* none is no value: the spec then says model and memory */
+        return p->gpu_device && p->gpu_device[0];
     for (size_t i = 0; i < PG_NTOPOLOGY_FLAGS; i++)
         if (strcmp(f->name, pg_topology_flags[i].flag) == 0 &&
             p->nvlink_topology != pg_topology_flags[i].topology)

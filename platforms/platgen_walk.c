@@ -486,6 +486,8 @@ static void walk_props(const pg_walk *w)
     prop_int(w, "hybridsim:leaves_per_rack", p->leaves_per_rack);
     prop(w, "hybridsim:gpu_memory_bytes", pg_exact(p->gpu_memory_bytes).s);
     prop(w, "hybridsim:gpu_model", p->gpu_model);
+    if (p->gpu_device && p->gpu_device[0]) /* a device-table name (device.h) */
+        prop(w, "hybridsim:gpu_device", p->gpu_device);
     prop(w, "hybridsim:staging_latency_s", pg_exact(p->staging_latency_s).s);
     prop_int(w, "hybridsim:generator_layout", PG_LAYOUT_VERSION);
     if (pg_spec_format(p, spec, sizeof spec, err) == HS_OK) /* else the file is read in full */

@@ -248,6 +248,10 @@ static void test_pg_main_flag_errors(void **state)
     assert_main_bad("--nic-type", 3, nic);
     char *nics[] = {"platform", "--nics-per-node", "some"};
     assert_main_bad("--nics-per-node", 3, nics);
+    char *gpu[] = {"platform", "--gpu", "a100"};
+    assert_main_bad("a100-40gb", 3, gpu); /* the message lists the known devices */
+    char *label[] = {"platform", "--gpu-model", "A100-40GB"}; /* abci's GPU is a V100 */
+    assert_main_bad("--gpu a100-40gb", 3, label);
     /* Two ways to set one quantity, in either order. */
     char *both_nic[] = {"platform", "--nic-bw", "25GBps", "--nic-type", "hdr"};
     assert_main_bad("--nic-bw", 5, both_nic);
@@ -292,6 +296,30 @@ static void test_pg_main_writes_what_the_flags_say(void **state)
     assert_non_null(strstr(xml, "value=\"A&amp;B\""));
     free(xml);
     assert_int_equal(temps_beside(TMP "-flags.xml"), 0);
+}
+
+/* --gpu sets the device, its label and its memory; an explicit --gpu-memory wins wherever it
+ * stands. */
+static void test_pg_main_gpu(void **state)
+{
+    (void)state;
+    static const char *const props[] = {
+        "\"hybridsim:gpu_device\" value=\"a100-80gb\"",
+        "\"hybridsim:gpu_model\" value=\"A100-80GB\"",
+        "\"hybridsim:gpu_memory_bytes\" value=\"70000000000\"",
+    };
+    char err[HS_ERR_LEN] = "", *argv[] = {"platform", "--gpu-memory", "70GB", "--gpu", "A100-80GB",
+                                          "--nodes", "2", "--leaves-per-rack", "1", "-o",
+                                          TMP "-gpu.xml", "--nodes-per-leaf", "2"};
+    assert_int_equal(pg_main(13, argv, err), HS_OK);
+    char *xml = slurp(TMP "-gpu.xml", NULL);
+    for (int i = 0; i < 3; i++)
+        assert_non_null(xml && strstr(xml, props[i]));
+    free(xml);
+    plat_facts facts;
+    assert_int_equal(plat_check_file(TMP "-gpu.xml", &facts, err), HS_OK);
+    assert_string_equal(facts.gpu_device, "a100-80gb");
+    plat_facts_free(&facts);
 }
 
 /* The shorthands set the bandwidths they name; links multiply a link's bandwidth. */
@@ -427,6 +455,15 @@ static void test_checker_accepts_generated(void **state)
     assert_string_equal(facts.gpu_names[0], "n0000-gpu0");
     assert_string_equal(facts.gpu_names[31], "n0007-gpu3");
     assert_string_equal(facts.gpu_model, "V100-16GB");
+    assert_string_equal(facts.gpu_device, "v100-sxm2-16gb");
+    plat_facts_free(&facts);
+    /* hybridsim:gpu_device is optional (files older than the device table lack it) */
+    const char *path = TMP "-nodevice.xml";
+    assert_true(spit_variant(path, small_xml,
+                             " <prop id=\"hybridsim:gpu_device\" value=\"v100-sxm2-16gb\"/>\n",
+                             "") > 0);
+    assert_int_equal(plat_check_file(path, &facts, err), HS_OK);
+    assert_string_equal(facts.gpu_device, "");
     plat_facts_free(&facts);
 }
 
@@ -453,6 +490,8 @@ static void test_checker_missing_property(void **state)
     assert_rejected("value=\"16000000000\"", "value=\"lots\"", 0, "hybridsim:gpu_memory_bytes");
     assert_rejected("\"hybridsim:nodes\" value=\"8\"", "\"hybridsim:nodes\" value=\"0\"", 0,
                     "hybridsim:nodes");
+    assert_rejected("value=\"v100-sxm2-16gb\"", "value=\"tpu-v4\"", 0,
+                    "hybridsim:gpu_device: 'tpu-v4'");
 }
 
 static void test_checker_gpu_numbering(void **state)
@@ -516,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_generator_errors_name_the_flag),
         cmocka_unit_test(test_pg_main_flag_errors),
         cmocka_unit_test(test_pg_main_writes_what_the_flags_say),
+        cmocka_unit_test(test_pg_main_gpu),
         cmocka_unit_test(test_pg_main_generations),
         cmocka_unit_test(test_committed_platforms_are_generator_output),
         cmocka_unit_test(test_checker_accepts_generated),

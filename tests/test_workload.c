@@ -317,7 +317,7 @@ static void test_shipped_residual_graph(void **state)
     assert_int_equal(wl.layers[add_2a].inputs[1], mpool);      /* the block's input */
     assert_int_equal(wl.layers[add_2b].inputs[1], add_2a + 1); /* the ReLU after ADD_2a */
     assert_int_equal(wl.layers[0].stride, 2);
-    assert_int_equal(wl.layers[0].padding, 3);
+    assert_int_equal(wl.layers[0].padding[0], 3);
     assert_int_equal(wl.layers[1].n_inputs, 0); /* the previous layer */
     wl_free(&wl);
 }

@@ -112,6 +112,7 @@ wl_layer *wl__add_layer(wl_workload *wl, int *capacity)
     wl_layer *l = &wl->layers[wl->n_layers++];
     memset(l, 0, sizeof *l);
     l->stride = 1;
+    l->groups = 1;
     return l;
 }
 
@@ -130,8 +131,9 @@ static double layer_flops(const wl_layer *l)
         y_spatial *= (double)l->y.spatial[i];
     }
     switch (l->type) {
-    case WL_CONV:
-        return 2.0 * (double)l->w_in * (double)l->w_out * kernel * y_spatial;
+    case WL_CONV: /* each output channel sees C/groups inputs */
+        return 2.0 * (double)l->w_in * (double)l->w_out * kernel * y_spatial /
+               (double)(l->groups > 1 ? l->groups : 1);
     case WL_POOL:
         return (double)l->x.channels * (double)l->y.channels * kernel * y_spatial;
     case WL_RELU:

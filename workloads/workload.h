@@ -8,8 +8,9 @@
  * which layers model parallelism splits.
  *
  * Folder: workloads/ (this is its main header): what is trained and how it is split: the CNNs
- * (this module, wl_; the shipped *.xml beside their DTD), strategies and memory (strategy/), and
- * the vocabulary every module shares (common/). The bottom of the tree: may include only its own
+ * (this module, wl_; the shipped *.xml beside their DTD), strategies and memory (strategy/), what
+ * a layer's kernels compute and how long they take on a GPU (compute/), and the vocabulary every
+ * module shares (common/). The bottom of the tree: may include only its own
  * subfolders, libxml2 and the C library; every other folder may include it. */
 #ifndef WORKLOAD_H
 #define WORKLOAD_H
@@ -21,7 +22,8 @@
 
 #define WL_NAME_LEN 64
 #define WL_MAX_SPATIAL 3 /* 2-D images (W, H) or 3-D volumes (W, H, D) */
-#define WL_MAX_INPUTS 4  /* earlier layers feeding one layer (residual adds, concats) */
+#define WL_MAX_INPUTS 8  /* earlier layers feeding one layer (residual adds, concats: ONNX
+                          * flattens Inception-v3's nested ones into 6) */
 #define WL_INPUT_DATA (-1) /* in wl_layer.inputs: the network's input sample */
 
 typedef enum {
@@ -69,8 +71,10 @@ typedef struct {
     int64_t w_elems;            /* |w|: weights (0 for layers without any; for ParaDL files
                                  * the product of the weight dims as written) */
     int stride;                 /* convolution/pooling stride (1 when not given) */
-    int padding;                /* convolution/pooling padding per side (0 when not given;
-                                 * XML padding="same" is stored as (K-1)/2) */
+    int padding[WL_MAX_SPATIAL]; /* convolution/pooling padding per side of each extent (0
+                                 * when not given; XML padding="same" is stored as (K-1)/2) */
+    int64_t groups;             /* conv: groups, each output channel seeing C/groups input
+                                 * channels (C = F = groups: depthwise); 0 or 1: dense */
     int inputs[WL_MAX_INPUTS];  /* indices of earlier layers feeding this one */
     int n_inputs;               /* 0 means: the previous layer (or the data for layer 0) */
     double flops;               /* forward FLOP estimate per sample (ParaDL's formula) */
@@ -79,6 +83,14 @@ typedef struct {
     double wu_s;                /* weight-update seconds per iteration (0 if not declared) */
     unsigned split_mask;        /* WL_SPLIT_* bits: strategies that split this layer */
 } wl_layer;
+
+/* Where a workload's compute times come from. */
+typedef enum {
+    WL_CAL_MEASURED = 0,        /* measured on `device` (the default) */
+    WL_CAL_DERIVED,             /* computed from another network's measurement */
+    WL_CAL_NONE                 /* no time at all: compute must come from a model; every
+                                 * fw_s and bw_s is 0 */
+} wl_calibration;
 
 typedef struct {
     char name[WL_NAME_LEN];     /* short name, e.g. "resnet50" */
@@ -89,8 +101,11 @@ typedef struct {
     int n_layers;
     double sample_time_s;       /* measured forward+backward seconds per sample, all layers
                                  * (0 when the file gives no time) */
+    wl_calibration calibration; /* where sample_time_s comes from (WL_CAL_NONE: nowhere) */
+    int64_t calibration_batch;  /* samples per GPU the time was measured at (0: not said) */
     char device[WL_NAME_LEN];   /* device the calibration was measured on, e.g. "V100-16GB"
-                                 * ("unspecified" for ParaDL files, which do not say) */
+                                 * ("unspecified" for ParaDL files, which do not say; "" with
+                                 * WL_CAL_NONE) */
     int optimizer_states;       /* values the optimizer keeps per weight: 0 plain SGD (the
                                  * default, and ParaDL's model), 1 momentum SGD, 2 Adam */
     int64_t x_total;            /* sum of |x| over layers, leaving out ReLU and BNORM, which

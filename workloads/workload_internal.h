@@ -22,6 +22,10 @@
  * measured seconds-per-sample value per layer (XML per-layer calibration); NULL means
  * "spread wl->sample_time_s" (the caller frees it). */
 int wl__load_xml(wl_workload *wl, double **layer_time_s, char *err);
+
+/* Parse the XML file at path and validate it against workload.dtd (workload_dtd.c): *doc is
+ * set (free it with xmlFreeDoc) whenever the file parses, even if it is not valid. */
+struct _xmlDoc;
 int wl__load_paradl(wl_workload *wl, char *err);
 
 /* Derive flops, fw_s, bw_s, x_total, y_total, w_total from the layer table. */

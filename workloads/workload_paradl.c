@@ -263,8 +263,10 @@ int wl__load_paradl(wl_workload *wl, char *err)
         name_from_path(wl);
     if (assign_ids(wl, err) != HS_OK)
         return HS_EINPUT;
-    /* A .net file does not say where its time was measured (the oracle's were on one V100). */
+    /* A .net file does not say where its time was measured (the oracle's were on one V100);
+     * one without a time column (ALEXNET_ImageNet.net) has no compute time at all. */
     strcpy(wl->device, "unspecified");
+    wl->calibration = wl->sample_time_s > 0 ? WL_CAL_MEASURED : WL_CAL_NONE;
     return HS_OK;
 }
 

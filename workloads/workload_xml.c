@@ -20,7 +20,6 @@
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <libxml/valid.h>
 
 #define ATTR_LEN 512 /* longest attribute value we accept (inputs lists are the longest) */
 
@@ -106,22 +105,49 @@ static int read_dataset(xml_reader *rd, xmlNode *node)
     return HS_OK;
 }
 
+/* method="none": no time anywhere, so nothing that would describe one may be given. */
+static int check_untimed(xml_reader *rd, xmlNode *node)
+{
+    static const char *const timed_attrs[] = {"device", "sample_time_s", "batch", "source"};
+    for (int i = 0; i < 4; i++)
+        if (xmlHasProp(node, (const xmlChar *)timed_attrs[i]))
+            return fail_at(rd, node, "calibration method=\"none\" has no measured time, so no "
+                           "%s", timed_attrs[i]);
+    return HS_OK;
+}
+
 static int read_calibration(xml_reader *rd, xmlNode *node)
 {
     char v[ATTR_LEN];
-    if (get_attr(rd, node, "device", v) < 0)
+    long long batch;
+    int got = get_attr(rd, node, "method", v); /* the DTD admits measured, derived, none */
+    if (got < 0)
         return HS_EINPUT;
+    rd->wl->calibration = strcmp(v, "none") == 0      ? WL_CAL_NONE
+                          : strcmp(v, "derived") == 0 ? WL_CAL_DERIVED
+                                                      : WL_CAL_MEASURED;
+    if (rd->wl->calibration == WL_CAL_NONE && check_untimed(rd, node))
+        return HS_EINPUT;
+    if ((got = get_attr(rd, node, "device", v)) < 0)
+        return HS_EINPUT;
+    if (!got && rd->wl->calibration != WL_CAL_NONE)
+        return fail_at(rd, node, "calibration: device=\"...\" says where the time was measured "
+                       "(method=\"none\" when there is no time)");
     if (strlen(v) >= WL_NAME_LEN)
         return fail_at(rd, node, "device name longer than %d characters", WL_NAME_LEN - 1);
     strcpy(rd->wl->device, v);
-    int got = get_attr(rd, node, "sample_time_s", v);
-    if (got < 0)
+    if ((got = get_attr(rd, node, "batch", v)) < 0)
+        return HS_EINPUT;
+    if (got && parse_int(v, 1, INT64_MAX, &batch))
+        return fail_at(rd, node, "calibration batch '%s' is not a positive integer", v);
+    rd->wl->calibration_batch = got ? batch : 0;
+    if ((got = get_attr(rd, node, "sample_time_s", v)) < 0)
         return HS_EINPUT;
     if (got && parse_double(v, &rd->wl->sample_time_s))
-        return fail_at(rd, node, "sample_time_s '%s' is not a time in seconds (>= 0)", v);
-    if (got && rd->wl->sample_time_s == 0) /* every kernel would take no time */
-        return fail_at(rd, node, "sample_time_s is 0: the measured time of one sample must be "
-                       "more than 0 (without it every kernel would take no time)");
+        return fail_at(rd, node, "sample_time_s '%s' is not a time in seconds (> 0)", v);
+    if (got && !(rd->wl->sample_time_s > 0)) /* every kernel would take no time */
+        return fail_at(rd, node, "sample_time_s is %s: the measured time of one sample must be "
+                       "more than 0 (method=\"none\" says there is no time)", v);
     rd->has_sample_time = got;
     /* The DTD admits only the three names; the state they keep per weight: */
     if ((got = get_attr(rd, node, "optimizer", v)) < 0)
@@ -153,6 +179,22 @@ static int64_t out_extent(int64_t x, int64_t k, int stride, int padding, int sam
     return (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
 }
 
+/* padding="P" (every extent) or "P1xP2(xP3)" (one per extent, in the order of the shapes). */
+static int read_padding(const char *text, wl_layer *l)
+{
+    int64_t d[WL_MAX_SPATIAL];
+    int n = wl__parse_dims(text, d, WL_MAX_SPATIAL);
+    if (n != 1 && n != l->x.n_spatial)
+        return -1;
+    for (int i = 0; i < l->x.n_spatial; i++) {
+        int64_t p = d[n == 1 ? 0 : i];
+        if (p > (1 << 20))
+            return -1;
+        l->padding[i] = (int)p;
+    }
+    return 0;
+}
+
 /* Window parameters of a conv or pool layer (stride, padding, round), checked against the
  * declared output extents. */
 static int read_window(xml_reader *rd, xmlNode *node, wl_layer *l, const int64_t *kernel)
@@ -172,30 +214,45 @@ static int read_window(xml_reader *rd, xmlNode *node, wl_layer *l, const int64_t
         return HS_EINPUT;
     if (got && strcmp(v, "same") == 0) {
         same = 1;
-        int64_t k_max = 1;
-        for (int i = 0; i < l->x.n_spatial; i++)
-            k_max = kernel[i] > k_max ? kernel[i] : k_max;
-        l->padding = (int)((k_max - 1) / 2); /* per side; an even kernel pads one more after */
-    } else if (got) {
-        if (parse_int(v, 0, 1 << 20, &n))
-            return fail_at(rd, node, "layer %s: padding '%s' is not a non-negative integer or "
-                           "\"same\"", l->name, v);
-        l->padding = (int)n;
-    }
+        for (int i = 0; i < l->x.n_spatial; i++) /* per side; an even kernel pads one more after */
+            l->padding[i] = (int)((kernel[i] - 1) / 2);
+    } else if (got && read_padding(v, l))
+        return fail_at(rd, node, "layer %s: padding '%s' is not a non-negative integer, one per "
+                       "extent (P1x..), or \"same\"", l->name, v);
     if ((got = get_attr(rd, node, "round", v)) < 0)
         return HS_EINPUT;
     ceil_mode = got && strcmp(v, "ceil") == 0;
 
     for (int i = 0; i < l->x.n_spatial; i++) {
-        int64_t want = out_extent(l->x.spatial[i], kernel[i], l->stride, l->padding, same,
+        int64_t want = out_extent(l->x.spatial[i], kernel[i], l->stride, l->padding[i], same,
                                   ceil_mode);
         if (l->y.spatial[i] != want)
             return fail_at(rd, node, "layer %s: output extent %d is %lld but x=%lld, kernel=%lld,"
                            " stride=%d, padding=%s%d%s give %lld", l->name, i + 1,
                            (long long)l->y.spatial[i], (long long)l->x.spatial[i],
-                           (long long)kernel[i], l->stride, same ? "same (" : "", l->padding,
+                           (long long)kernel[i], l->stride, same ? "same (" : "", l->padding[i],
                            same ? ")" : ceil_mode ? ", round=ceil" : "", (long long)want);
     }
+    return HS_OK;
+}
+
+/* groups="G" of a conv: C and F both divide into G groups, each output channel seeing the C/G
+ * inputs of its group, so the layer holds F x C/G x K weights. */
+static int read_groups(xml_reader *rd, xmlNode *node, wl_layer *l)
+{
+    char v[ATTR_LEN];
+    long long g = 1;
+    int got = get_attr(rd, node, "groups", v);
+    if (got < 0)
+        return HS_EINPUT;
+    if (got && parse_int(v, 1, INT64_MAX, &g))
+        return fail_at(rd, node, "layer %s: groups '%s' is not a positive integer", l->name, v);
+    if (l->w_in % g != 0 || l->w_out % g != 0)
+        return fail_at(rd, node, "layer %s: groups %lld must divide both the %lld input and the "
+                       "%lld output channels", l->name, g, (long long)l->w_in,
+                       (long long)l->w_out);
+    l->groups = g;
+    l->w_elems /= g;
     return HS_OK;
 }
 
@@ -231,6 +288,7 @@ static int read_weights(xml_reader *rd, xmlNode *node, wl_layer *l)
             return fail_at(rd, node, "layer %s: w is %lldx%lld.. but x has %lld channels and y "
                            "%lld", l->name, (long long)l->w_in, (long long)l->w_out,
                            (long long)l->x.channels, (long long)l->y.channels);
+        return read_groups(rd, node, l);
     } else if (l->type == WL_POOL) {
         int has_k = get_attr(rd, node, "kernel", v);
         if (has_k < 0)
@@ -288,6 +346,8 @@ static int check_misplaced(xml_reader *rd, xmlNode *node, const wl_layer *l)
                        "give it in w)", l->name);
     if (l->type != WL_ADD && xmlHasProp(node, (const xmlChar *)"shortcut"))
         return fail_at(rd, node, "layer %s: shortcut applies to add layers only", l->name);
+    if (l->type != WL_CONV && xmlHasProp(node, (const xmlChar *)"groups"))
+        return fail_at(rd, node, "layer %s: groups applies to conv layers only", l->name);
     return HS_OK;
 }
 
@@ -485,10 +545,15 @@ static int read_layers(xml_reader *rd, xmlNode *layers)
         wl_layer *l = &rd->wl->layers[index];
         memset(l, 0, sizeof *l);
         l->stride = 1;
+        l->groups = 1;
         rd->time_s[index] = 0;
         if (read_layer(rd, node, l, index))
             return HS_EINPUT;
-        if (!rd->has_sample_time && rd->n_timed != rd->wl->n_layers)
+        if (rd->wl->calibration == WL_CAL_NONE && rd->n_timed)
+            return fail_at(rd, node, "layer %s: time_s given but the calibration says "
+                           "method=\"none\"", l->name);
+        if (rd->wl->calibration != WL_CAL_NONE && !rd->has_sample_time &&
+            rd->n_timed != rd->wl->n_layers)
             return fail_at(rd, node, rd->n_timed ? "layer %s has no time_s (the others do)"
                                                  : "layer %s: the calibration has no "
                                                    "sample_time_s, so every layer needs time_s",
@@ -540,9 +605,15 @@ int wl__load_xml(wl_workload *wl, double **layer_time_s, char *err)
     rc = read_document(&rd, doc);
     xmlFreeDoc(doc);
     free(rd.ids);
-    if (!rc && !rd.has_sample_time) {
-        *layer_time_s = rd.time_s; /* per-layer calibration: the caller frees it */
-        rd.time_s = NULL;
+    if (!rc && !rd.has_sample_time && wl->calibration != WL_CAL_NONE) {
+        double sum_s = 0;
+        for (int i = 0; i < wl->n_layers; i++)
+            sum_s += rd.time_s[i];
+        if (!(sum_s > 0))
+            rc = hs_fail(err, HS_EINPUT, "%s: every layer's time_s is 0 (method=\"none\" in the "
+                         "calibration says there is no time)", wl->path);
+        *layer_time_s = rc ? NULL : rd.time_s; /* per-layer calibration: the caller frees it */
+        rd.time_s = rc ? rd.time_s : NULL;
     }
     free(rd.time_s);
     return rc;

@@ -165,9 +165,9 @@ static tensor tensor_of(const builder *b, int u)
 static bool is_global_pool(const wl_layer *l)
 {
     for (int i = 0; i < l->x.n_spatial; i++)
-        if (l->w_kernel[i] != l->x.spatial[i] || l->y.spatial[i] != 1)
+        if (l->w_kernel[i] != l->x.spatial[i] || l->y.spatial[i] != 1 || l->padding[i] != 0)
             return false;
-    return l->padding == 0;
+    return true;
 }
 
 static int conv_vertex(builder *b, int i, const tensor *in)

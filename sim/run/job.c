@@ -10,6 +10,11 @@ int job_load_workload(const job_spec *spec, job *j, char *err)
     if (status != HS_OK)
         return status;
     j->wl_loaded = true;
+    /* Nothing times such a workload yet: running it would report zero compute. */
+    if (j->wl.calibration == WL_CAL_NONE)
+        return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
+                       "method=\"none\", or a ParaDL file without times): give it a measured "
+                       "per-sample time (sample_time_s; import.py --sample-time-s)", j->wl.path);
     if (spec->layers)
         status = wl_apply_layer_file(&j->wl, spec->layers, err);
     return status;

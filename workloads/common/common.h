@@ -11,12 +11,14 @@
  *   hs_names.h     the short names a folder offers, for messages
  *   hs_out.h       every file written (never a device replaced, never half a file) and the
  *                  signals that interrupt a run
+ *   device.h       the GPUs' spec sheets: SMs, peak FLOP rates, memory, bandwidth (dv_)
  *
  * Folder: workloads/common/ sits below everything and includes nothing of hybridsim; every
  * other folder may include it. */
 #ifndef COMMON_H
 #define COMMON_H
 
+#include "device.h"
 #include "estimate.h"
 #include "hs_error.h"
 #include "hs_json.h"

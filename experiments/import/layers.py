@@ -1,0 +1,218 @@
+"""layers.py: the network as the importer builds it, and the workload XML it becomes.
+
+Both readers (from_fx.py for torchvision models, from_onnx.py for ONNX files) walk their graph
+in execution order and call Network's methods, one per layer type, with PyTorch-ordered shapes:
+(C, H, W) or (C, D, H, W) per sample, kernel/stride/padding as (H, W) or (D, H, W). This module
+turns them into hybridsim's order (C x W x H (x D): ParaDL's, the last extent first), checks
+what the workload format can say (workloads/README.md), and writes workloads/workload.dtd's XML.
+An operator or shape the format cannot say raises Unsupported naming the graph node.
+"""
+
+import math
+import xml.sax.saxutils as saxutils
+
+MAX_INPUTS = 8  # WL_MAX_INPUTS in workloads/workload.h
+# The order attributes are written in, as the shipped workloads write them.
+ATTRIBUTE_ORDER = ["id", "type", "x", "w", "kernel", "y", "stride", "padding", "round", "groups",
+                   "inputs", "split"]
+
+
+class Unsupported(Exception):
+    """A node the workload format has no way to say: the message names the node and op."""
+
+    def __init__(self, node, op, why):
+        super().__init__("node '%s' (%s): %s" % (node, op, why))
+
+
+def hs_order(dims):
+    """PyTorch's (H, W) / (D, H, W) -> the format's (W, H) / (W, H, D)."""
+    dims = list(dims)
+    return dims[::-1] if len(dims) == 2 else [dims[2], dims[1], dims[0]]
+
+
+def shape_text(channels, spatial):
+    return "x".join(str(int(d)) for d in [channels] + hs_order(spatial))
+
+
+class Tensor:
+    """A value of the graph: the layer that produced it (None: the data sample) and its
+    per-sample shape (channels, spatial in PyTorch order)."""
+
+    def __init__(self, layer, channels, spatial):
+        self.layer = layer
+        self.channels = int(channels)
+        self.spatial = tuple(int(d) for d in spatial)
+
+
+def window_fits(x, k, s, p, y, ceil):
+    """Whether extent y follows from input x, window k, stride s, padding p, rounded down or
+    up (as the workload loader computes it)."""
+    span = x + 2 * p - k
+    if span < 0:
+        return False
+    return (-(-span // s) if ceil else span // s) + 1 == y
+
+
+class Network:
+    """Layers in execution order, each a dict of XML attributes."""
+
+    def __init__(self, sample_channels, sample_spatial):
+        self.sample = Tensor(None, sample_channels, sample_spatial)
+        self.layers = []
+        self.ids = set()
+        self.weights = 0
+
+    # ------------------------------------------------------------ shared checks
+
+    def _new_id(self, name):
+        ident = "".join(c if c.isalnum() or c in "_-." else "_" for c in name)
+        if not ident or not (ident[0].isalpha() or ident[0] == "_"):
+            ident = "L_" + ident
+        base, n = ident, 1
+        while ident in self.ids:
+            n += 1
+            ident = "%s_%d" % (base, n)
+        self.ids.add(ident)
+        return ident
+
+    def _inputs(self, node, op, tensors):
+        """The inputs attribute: omitted when fed by the previous layer (or, first, the data)."""
+        for t in tensors:
+            if t.layer is None and self.layers:
+                raise Unsupported(node, op, "the format feeds the data sample to the first layer "
+                                  "only, and this layer is not the first")
+        if len(tensors) == 1:
+            t = tensors[0]
+            prev = self.layers[-1]["id"] if self.layers else None
+            return None if t.layer == prev else t.layer
+        return " ".join(t.layer for t in tensors)
+
+    def _add(self, node, op, kind, x, y, extra, inputs):
+        if len(y.spatial) != len(self.sample.spatial):
+            raise Unsupported(node, op, "a %d-D output in a %d-D network"
+                              % (len(y.spatial), len(self.sample.spatial)))
+        attrs = dict(extra, id=self._new_id(node), type=kind,
+                     x=shape_text(x.channels, x.spatial), y=shape_text(y.channels, y.spatial))
+        ins = self._inputs(node, op, inputs)
+        if ins:
+            attrs["inputs"] = ins
+        layer = {k: attrs[k] for k in ATTRIBUTE_ORDER if k in attrs}
+        self.layers.append(layer)
+        return Tensor(layer["id"], y.channels, y.spatial)
+
+    @staticmethod
+    def _uniform(node, op, what, values):
+        if len(set(values)) != 1:
+            raise Unsupported(node, op, "%s %s differs per extent; the format has one"
+                              % (what, tuple(values)))
+        return values[0]
+
+    def _window(self, node, op, x, y, kernel, stride, padding):
+        """stride, padding and round attributes of a conv or pool window, checked."""
+        s = self._uniform(node, op, "stride", list(stride))
+        extents = list(zip(x.spatial, kernel, padding, y.spatial))
+        extra = {"stride": str(s)}
+        if any(padding):
+            pads = hs_order(padding)
+            extra["padding"] = str(pads[0]) if len(set(pads)) == 1 else "x".join(map(str, pads))
+        if all(window_fits(xi, k, s, p, yi, False) for xi, k, p, yi in extents):
+            return extra
+        if all(window_fits(xi, k, s, p, yi, True) for xi, k, p, yi in extents):
+            extra["round"] = "ceil"
+            return extra
+        raise Unsupported(node, op, "output %s does not follow from input %s, window %s, stride "
+                          "%d, padding %s" % (y.spatial, x.spatial, tuple(kernel), s,
+                                              tuple(padding)))
+
+    # ------------------------------------------------------------ layer types
+
+    def conv(self, node, op, x, y, kernel, stride, padding, groups, dilation):
+        if any(d != 1 for d in dilation):
+            raise Unsupported(node, op, "dilated convolutions (dilation %s) are not supported"
+                              % (tuple(dilation),))
+        extra = {"w": "x".join(str(int(d)) for d in [x.channels, y.channels] + hs_order(kernel))}
+        extra.update(self._window(node, op, x, y, kernel, stride, padding))
+        if groups != 1:
+            extra["groups"] = str(groups)
+        else:
+            extra["split"] = "filter channel spatial"
+        self.weights += y.channels * (x.channels // groups) * math.prod(kernel)
+        return self._add(node, op, "conv", x, y, extra, [x])
+
+    def pool(self, node, op, x, y, kernel, stride, padding):
+        if x.channels != y.channels:
+            raise Unsupported(node, op, "pooling that changes the channels")
+        extra = {"kernel": "x".join(str(int(k)) for k in hs_order(kernel))}
+        extra.update(self._window(node, op, x, y, kernel, stride, padding))
+        return self._add(node, op, "pool", x, y, extra, [x])
+
+    def adaptive_pool(self, node, op, x, out_spatial):
+        """Adaptive pooling to out_spatial: a fixed window when the input divides evenly."""
+        if any(xi % yi for xi, yi in zip(x.spatial, out_spatial)):
+            raise Unsupported(node, op, "adaptive pooling from %s to %s does not divide evenly"
+                              % (x.spatial, tuple(out_spatial)))
+        kernel = [xi // yi for xi, yi in zip(x.spatial, out_spatial)]
+        strides = {k for k, yi in zip(kernel, out_spatial) if yi > 1} or {1}
+        stride = self._uniform(node, op, "stride", sorted(strides))
+        y = Tensor(None, x.channels, out_spatial)
+        return self.pool(node, op, x, y, kernel, [stride] * len(kernel), [0] * len(kernel))
+
+    def fc(self, node, op, x, out_features):
+        """A fully connected layer over all of x (the format's fc covers its input)."""
+        in_features = x.channels * math.prod(x.spatial)
+        extra = {"w": "x".join(str(int(d)) for d in
+                               [x.channels, out_features] + hs_order(x.spatial))}
+        self.weights += in_features * out_features
+        y = Tensor(None, out_features, (1,) * len(x.spatial))
+        return self._add(node, op, "fc", x, y, extra, [x])
+
+    def same_shape(self, node, op, kind, x):
+        """relu, bnorm, dropout, softmax, lrn: output shaped as the input."""
+        return self._add(node, op, kind, x, x, {}, [x])
+
+    def add(self, node, op, tensors):
+        first = tensors[0]
+        for t in tensors[1:]:
+            if (t.channels, t.spatial) != (first.channels, first.spatial):
+                raise Unsupported(node, op, "adds tensors of different shapes (broadcast)")
+        if len(tensors) > MAX_INPUTS:
+            raise Unsupported(node, op, "more than %d inputs" % MAX_INPUTS)
+        return self._add(node, op, "add", first, first, {}, tensors)
+
+    def concat(self, node, op, tensors):
+        if len(tensors) > MAX_INPUTS:
+            raise Unsupported(node, op, "concatenates %d tensors; the format takes at most %d"
+                              % (len(tensors), MAX_INPUTS))
+        for t in tensors[1:]:
+            if t.spatial != tensors[0].spatial:
+                raise Unsupported(node, op, "concatenates tensors of different extents")
+        y = Tensor(None, sum(t.channels for t in tensors), tensors[0].spatial)
+        return self._add(node, op, "concat", y, y, {}, tensors)
+
+    # ------------------------------------------------------------ XML
+
+    def summary(self):
+        kinds = {}
+        for layer in self.layers:
+            kinds[layer["type"]] = kinds.get(layer["type"], 0) + 1
+        parts = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+        return "%d layers (%s), %d weights" % (len(self.layers), ", ".join(
+            "%d %s" % (n, k) for k, n in parts), self.weights)
+
+    def xml(self, name, description, dataset, samples, calibration):
+        """The workload file: calibration is a dict of <calibration> attributes."""
+        q = saxutils.quoteattr
+        out = ['<?xml version="1.0" encoding="UTF-8"?>',
+               '<!DOCTYPE workload SYSTEM "workload.dtd">',
+               "<workload name=%s>" % q(name),
+               "  <description>%s</description>" % saxutils.escape(description),
+               "  <dataset name=%s samples=\"%d\" sample=\"%s\"/>"
+               % (q(dataset), samples, shape_text(self.sample.channels, self.sample.spatial)),
+               "  <calibration %s/>" % " ".join("%s=%s" % (k, q(v))
+                                                for k, v in calibration.items()),
+               "  <layers>"]
+        for layer in self.layers:
+            out.append("    <layer %s/>" % " ".join("%s=%s" % (k, q(v))
+                                                   for k, v in layer.items()))
+        out += ["  </layers>", "</workload>", ""]
+        return "\n".join(out)

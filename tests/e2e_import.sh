@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# e2e_import.sh: experiments/import/import.py end to end: five torchvision models (resnet18,
+# resnet101, vgg11, inception_v3 with its branches and concatenations, mobilenet_v2 with its
+# depthwise convolutions) become workloads that `analytic` and `simulate` run (data and filter
+# parallelism); a workload without a time is refused by name; small ONNX graphs built here go
+# through the ONNX reader (a folded Pad, Concat, Gemm) or are refused naming the node and its
+# operator; bad arguments exit 2 with nothing written.
+# Usage (from ctest): e2e_import.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1"
+SRC="$2"
+PY=/usr/bin/python3 # Debian's, with python3-torch (a pyenv python3 on the PATH lacks it)
+IMPORT="$SRC/experiments/import/import.py"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+if ! "$PY" -c 'import torch, torchvision, onnx' 2>"$TMP/err"; then
+    echo "FAIL: $PY lacks python3-torch, python3-torchvision or python3-onnx (experiments/setup.sh"
+    echo "installs them):"; cat "$TMP/err"
+    exit 1
+fi
+
+# The five models: resnet18 by the command line with a measured time, beside the other four
+# in one process calling import.py's main() (torch's import, seconds, paid once), without.
+"$PY" "$IMPORT" torchvision:resnet18 -o "$TMP/resnet18.xml" --sample-time-s 0.0011 \
+    --device V100-16GB --batch 64 >"$TMP/resnet18.out" 2>"$TMP/resnet18.err" &
+cli=$!
+"$PY" - "$IMPORT" "$TMP" <<'EOF' 2>"$TMP/batch.err" || fail "importing in one process: $(cat "$TMP/batch.err")"
+import contextlib, runpy, sys
+main = runpy.run_path(sys.argv[1])["main"]  # not as __main__: defines, does not run
+for m in ["resnet101", "vgg11", "inception_v3", "mobilenet_v2"]:
+    base = "%s/%s" % (sys.argv[2], m)
+    with open(base + ".out", "w") as out, open(base + ".err", "w") as err:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(["torchvision:" + m, "-o", base + ".xml"])
+            except SystemExit as e:
+                rc = e.code
+    with open(base + ".rc", "w") as f:
+        f.write("%s\n" % rc)
+EOF
+wait $cli
+echo $? >"$TMP/resnet18.rc"
+
+expect_import() { # MODEL NEEDLE...: imported, and the summary line says each needle
+    local m=$1
+    shift
+    [ "$(cat "$TMP/$m.rc")" = 0 ] || { fail "import $m: exit $(cat "$TMP/$m.rc")"; cat "$TMP/$m.err"; return; }
+    for needle in "$@"; do
+        grep -qF -- "$needle" "$TMP/$m.out" || fail "import $m: summary lacks '$needle': $(cat "$TMP/$m.out")"
+    done
+}
+expect_import resnet18 "20 conv" "8 add" "11678912 weights" "0.0011 s a sample on V100-16GB"
+expect_import resnet101 "104 conv" "33 add" "44442816 weights" 'method="none"'
+expect_import vgg11 "8 conv" "3 fc" "2 dropout" "132851392 weights"
+expect_import inception_v3 "94 conv" "15 concat" "23799136 weights"
+expect_import mobilenet_v2 "52 conv" "10 add" "3469760 weights"
+[ "$(grep -c 'groups="' "$TMP/mobilenet_v2.xml")" = 17 ] || fail "mobilenet_v2: not 17 depthwise convolutions"
+grep -q 'inputs="' "$TMP/inception_v3.xml" || fail "inception_v3: no branch inputs"
+grep -q 'padding="1x0"\|padding="0x1"' "$TMP/inception_v3.xml" || fail "inception_v3: no padding per extent"
+
+# Without a time, the commands refuse the workload and say why.
+"$HS" analytic -w "$TMP/vgg11.xml" -p "$TMP/node.xml" -s data -g 4 -b 128 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc = 2 ] || fail "analytic on an untimed workload: exit $rc"
+[ -s "$TMP/out" ] && fail "analytic on an untimed workload printed on stdout"
+grep -q 'vgg11.xml: the workload has no compute time' "$TMP/err" || fail "untimed: $(cat "$TMP/err")"
+
+# With a time (resnet18's own, the others' written in), analytic and simulate run data and
+# filter parallelism on one 4-GPU node, and agree on data parallelism (NVLink, no contention).
+"$HS" platform --nodes 1 --nodes-per-leaf 1 --leaves-per-rack 1 -o "$TMP/node.xml" ||
+    fail "generating a one-node platform"
+for m in resnet101 vgg11 inception_v3 mobilenet_v2; do
+    sed 's|<calibration method="none"/>|<calibration device="V100-16GB" sample_time_s="0.002"/>|' \
+        "$TMP/$m.xml" >"$TMP/$m-timed.xml"
+done
+total() { "$PY" -c 'import json,sys; print(json.load(sys.stdin)["iteration"]["total_s"])'; }
+for w in resnet18.xml resnet101-timed.xml vgg11-timed.xml inception_v3-timed.xml mobilenet_v2-timed.xml; do
+    for s in "data -b 128" "filter -b 32"; do
+        # shellcheck disable=SC2086
+        a=$("$HS" analytic -w "$TMP/$w" -p "$TMP/node.xml" -s $s -g 4 --json 2>"$TMP/err" | total) ||
+            { fail "analytic $w $s: $(cat "$TMP/err")"; continue; }
+        # shellcheck disable=SC2086
+        r=$("$HS" simulate -w "$TMP/$w" -p "$TMP/node.xml" -s $s -g 4 --json 2>"$TMP/err" | total) ||
+            { fail "simulate $w $s: $(cat "$TMP/err")"; continue; }
+        "$PY" -c "import sys; a, r = $a, $r; sys.exit(0 if a > 0 and r > 0 else 1)" ||
+            fail "$w $s: iteration analytic $a s, simulated $r s"
+        if [ "${s%% *}" = data ]; then
+            "$PY" -c "import sys; sys.exit(0 if abs($a - $r) <= 1e-6 * $a else 1)" ||
+                fail "$w data: analytic $a s and simulated $r s differ"
+        fi
+    done
+done
+
+# ONNX: a small graph exercising the reader (Conv, BatchNormalization, Relu, a zero Pad folded
+# into an AveragePool, two branches concatenated, GlobalAveragePool, Flatten, Gemm), and one
+# with an operator the format has no type for.
+"$PY" - "$TMP" <<'EOF' || fail "building the ONNX test graphs"
+import sys
+import onnx
+from onnx import TensorProto, helper as h
+
+def graph(nodes, name, weights):
+    inputs = [h.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])]
+    inputs += [h.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in weights]
+    out = h.make_tensor_value_info(nodes[-1].output[0], TensorProto.FLOAT, None)
+    model = h.make_model(h.make_graph(nodes, name, inputs, [out]),
+                         opset_imports=[h.make_opsetid("", 13)])
+    onnx.save(model, "%s/%s.onnx" % (sys.argv[1], name))
+
+pads = h.make_tensor("pads", TensorProto.INT64, [8], [0, 0, 1, 1, 0, 0, 1, 1])
+graph([h.make_node("Conv", ["x", "w1"], ["c1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+       h.make_node("BatchNormalization", ["c1", "g", "b", "m", "v"], ["n1"]),
+       h.make_node("Relu", ["n1"], ["r1"]),
+       h.make_node("Constant", [], ["p"], value=pads),
+       h.make_node("Pad", ["r1", "p"], ["pd"]),
+       h.make_node("AveragePool", ["pd"], ["a1"], kernel_shape=[3, 3]),
+       h.make_node("Conv", ["r1", "w2"], ["c2"], kernel_shape=[1, 1]),
+       h.make_node("Concat", ["a1", "c2"], ["cat"], axis=1),
+       h.make_node("GlobalAveragePool", ["cat"], ["gap"]),
+       h.make_node("Flatten", ["gap"], ["flat"]),
+       h.make_node("Gemm", ["flat", "fw", "fb"], ["y"], transB=1)],
+      "tiny", [("w1", [8, 3, 3, 3]), ("g", [8]), ("b", [8]), ("m", [8]), ("v", [8]),
+               ("w2", [4, 8, 1, 1]), ("fw", [10, 12]), ("fb", [10])])
+graph([h.make_node("Conv", ["x", "w1"], ["c1"], kernel_shape=[1, 1]),
+       h.make_node("Sigmoid", ["c1"], ["gate"])], "gated", [("w1", [8, 3, 1, 1])])
+EOF
+if "$PY" "$IMPORT" "$TMP/tiny.onnx" -o "$TMP/tiny.xml" --sample-time-s 1e-4 --device V100-16GB \
+    >"$TMP/out" 2>"$TMP/err"; then
+    grep -qF "8 layers" "$TMP/out" || fail "tiny.onnx: $(cat "$TMP/out")"
+    grep -q 'type="pool" x="8x16x16" kernel="3x3" y="8x16x16" stride="1" padding="1"' "$TMP/tiny.xml" ||
+        fail "tiny.onnx: the Pad was not folded into the pool"
+    grep -q 'type="concat" x="12x16x16" y="12x16x16" inputs=' "$TMP/tiny.xml" ||
+        fail "tiny.onnx: no concat of the two branches"
+    "$HS" simulate -w "$TMP/tiny.xml" -p "$TMP/node.xml" -s data -g 2 -b 8 >/dev/null 2>"$TMP/err" ||
+        fail "simulate tiny.onnx's workload: $(cat "$TMP/err")"
+else
+    fail "import tiny.onnx: $(cat "$TMP/err")"
+fi
+
+# Errors: exit 2, a message naming the cause, nothing on stdout, no file.
+expect_bad() { # NEEDLE ARGS...
+    local needle=$1
+    shift
+    "$PY" "$IMPORT" "$@" -o "$TMP/bad.xml" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    [ $rc = 2 ] || fail "import $*: exit $rc, not 2"
+    [ -s "$TMP/out" ] && fail "import $*: printed on stdout"
+    [ -e "$TMP/bad.xml" ] || [ -e "$TMP/bad.xml.tmp" ] && fail "import $*: wrote a file"
+    grep -qF -- "$needle" "$TMP/err" || fail "import $*: message lacks '$needle': $(cat "$TMP/err")"
+}
+expect_bad "node 'gate' (Sigmoid)" "$TMP/gated.onnx"
+expect_bad "no such file" "$TMP/missing.onnx"
+expect_bad "--device" "$TMP/tiny.onnx" --sample-time-s 0.1
+expect_bad "--sample-time-s" "$TMP/tiny.onnx" --sample-time-s 0 --device V100-16GB
+expect_bad "--input" "$TMP/tiny.onnx" --input 3x16
+
+[ $failures = 0 ] && echo "e2e_import: all passed"
+exit $((failures > 0))

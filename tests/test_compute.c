@@ -1,0 +1,333 @@
+/* test_compute.c: the compute model against hand counts: layer work (FLOPs, bytes, GEMM
+ * shapes, cuts), the device table, precision bytes, the kernel-time model's tiles, waves and
+ * roofline, and the fitted model against the measured per-sample times. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "compute.h"
+#include "workload_helpers.h"
+
+static int layer_named(const wl_workload *wl, const char *name)
+{
+    for (int i = 0; i < wl->n_layers; i++)
+        if (strcmp(wl->layers[i].name, name) == 0)
+            return i;
+    fail_msg("no layer %s", name);
+    return -1;
+}
+
+static lw_kernel kernel_ok(const wl_workload *wl, int index, const lw_split *s, lw_pass pass,
+                           double e)
+{
+    char err[HS_ERR_LEN] = "";
+    lw_kernel kn;
+    if (lw_kernel_of(wl, index, s, pass, e, &kn, err) != HS_OK)
+        fail_msg("lw_kernel_of: %s", err);
+    return kn;
+}
+
+/* ResNet-50's 3x3 64->64 convolution at 56x56, batch 1: the research notes' hand count. */
+static void test_conv_hand_count(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50", &wl);
+    int c = layer_named(&wl, "CONV_2a2");
+    lw_split one = lw_whole(1);
+    for (int p = 0; p < LW_PASS_COUNT; p++) {
+        lw_kernel kn = kernel_ok(&wl, c, &one, (lw_pass)p, 4);
+        assert_int_equal(kn.kind, LW_GEMM);
+        assert_true(kn.flops == 231211008.0); /* 2 x 64 x 64 x 9 x 56 x 56 */
+        assert_true(kn.bytes == 1753088.0);   /* x 802,816 + w 147,456 + y 802,816 */
+        assert_true(2.0 * kn.m * kn.n * kn.k * kn.groups == kn.flops);
+    }
+    lw_kernel fw = kernel_ok(&wl, c, &one, LW_FORWARD, 4);
+    assert_int_equal(fw.m, 3136); /* b Y */
+    assert_int_equal(fw.n, 64);   /* F */
+    assert_int_equal(fw.k, 576);  /* C k */
+    lw_kernel wg = kernel_ok(&wl, c, &one, LW_WEIGHT_GRAD, 4);
+    assert_int_equal(wg.m, 64);
+    assert_int_equal(wg.n, 576);
+    assert_int_equal(wg.k, 3136);
+    /* the first layer reads the data: no input gradient; a ReLU has no weight gradient */
+    assert_int_equal(kernel_ok(&wl, 0, &one, LW_INPUT_GRAD, 4).kind, LW_NONE);
+    assert_int_equal(kernel_ok(&wl, c + 1, &one, LW_WEIGHT_GRAD, 4).kind, LW_NONE);
+    wl_free(&wl);
+}
+
+/* Cuts of that convolution at 64 samples: filter, channel, spatial. */
+static void test_conv_cuts(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50", &wl);
+    int c = layer_named(&wl, "CONV_2a2");
+    double x = 64.0 * 64 * 56 * 56, w = 64.0 * 64 * 9, whole = 64 * 231211008.0;
+    lw_split s = lw_whole(64);
+    s.out_parts = 4; /* filter: a quarter of the outputs and weights, all of the input */
+    lw_kernel kn = kernel_ok(&wl, c, &s, LW_FORWARD, 4);
+    assert_true(kn.flops == whole / 4);
+    assert_true(kn.bytes == 4 * (x + w / 4 + x / 4));
+    assert_int_equal(kn.n, 16);
+    s = lw_whole(64);
+    s.in_parts = 8; /* channel: partial sums of every output */
+    kn = kernel_ok(&wl, c, &s, LW_FORWARD, 2);
+    assert_true(kn.flops == whole / 8);
+    assert_true(kn.bytes == 2 * (x / 8 + w / 8 + x));
+    assert_int_equal(kn.k, 8 * 9);
+    s = lw_whole(64);
+    s.spatial_parts[0] = 2; /* 28 output columns need 30 input columns (the halo) */
+    lw_shape sh;
+    char err[HS_ERR_LEN] = "";
+    assert_int_equal(lw_shape_of(&wl, c, &s, &sh, err), HS_OK);
+    assert_int_equal(sh.y_spatial, 28 * 56);
+    assert_int_equal(sh.x_spatial, 30 * 56);
+    /* impossible cuts */
+    s = lw_whole(64);
+    s.out_parts = 65;
+    assert_int_equal(lw_shape_of(&wl, c, &s, &sh, err), HS_EINPUT);
+    assert_non_null(strstr(err, "CONV_2a2"));
+    s = lw_whole(64);
+    s.in_parts = 2;
+    assert_int_equal(lw_shape_of(&wl, c + 1, &s, &sh, err), HS_EINPUT); /* a BNORM */
+    assert_non_null(strstr(err, "out_parts"));
+    s = lw_whole(0);
+    assert_int_equal(lw_shape_of(&wl, c, &s, &sh, err), HS_EINPUT);
+    s = lw_whole(64);
+    s.spatial_parts[0] = 2;
+    assert_int_equal(lw_shape_of(&wl, wl.n_layers - 1, &s, &sh, err), HS_EINPUT); /* FC6 */
+    wl_free(&wl);
+}
+
+/* Fully connected, element-wise layers and pooling, by hand. */
+static void test_other_layers(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("alexnet", &wl);
+    lw_split s = lw_whole(512);
+    lw_kernel fc = kernel_ok(&wl, layer_named(&wl, "FC7"), &s, LW_INPUT_GRAD, 4);
+    assert_true(fc.flops == 2.0 * 512 * 4096 * 4096);
+    assert_true(fc.bytes == 4.0 * (512 * 4096 * 2 + 4096.0 * 4096));
+    assert_int_equal(fc.m, 512);
+    assert_int_equal(fc.n, 4096);
+    int fc6 = layer_named(&wl, "FC6"); /* flattens 256x6x6 */
+    assert_int_equal(kernel_ok(&wl, fc6, &s, LW_FORWARD, 4).k, 256 * 36);
+    int drop = layer_named(&wl, "FC8") - 1; /* DROPOUT7 */
+    double n = 512.0 * 4096;
+    lw_kernel d = kernel_ok(&wl, drop, &s, LW_FORWARD, 2); /* x, y in 2 bytes, a 1-byte mask */
+    assert_int_equal(d.kind, LW_STREAM);
+    assert_true(d.bytes == 2 * 2 * n + n && d.flops == 2 * n);
+    wl_free(&wl);
+
+    load_ok("resnet50", &wl);
+    s = lw_whole(2);
+    int bn = layer_named(&wl, "CONV_2a2") + 1, relu = bn + 1, pool = 3;
+    n = 2.0 * 64 * 56 * 56;
+    assert_true(kernel_ok(&wl, bn, &s, LW_FORWARD, 4).bytes == 4 * 3 * n);
+    assert_true(kernel_ok(&wl, bn, &s, LW_INPUT_GRAD, 4).bytes == 4 * 5 * n);
+    assert_true(kernel_ok(&wl, relu, &s, LW_FORWARD, 4).bytes == 4 * 2 * n);
+    assert_true(kernel_ok(&wl, relu, &s, LW_INPUT_GRAD, 4).bytes == 4 * 3 * n);
+    double pin = 2.0 * 64 * 113 * 113, pout = 2.0 * 64 * 56 * 56; /* MPOOL 3x3 stride 2 */
+    lw_kernel p = kernel_ok(&wl, pool, &s, LW_FORWARD, 4);
+    assert_true(p.bytes == 4 * (pin + pout) && p.flops == 9 * pout);
+    assert_true(kernel_ok(&wl, pool, &s, LW_INPUT_GRAD, 4).bytes == 4 * 2 * (pin + pout));
+    s.out_parts = 4; /* a cut BNORM keeps a quarter of its channels */
+    assert_true(kernel_ok(&wl, bn, &s, LW_FORWARD, 4).bytes == 4 * 3 * n / 4);
+    wl_free(&wl);
+}
+
+/* A depthwise convolution streams; a grouped one cuts whole groups. */
+static void test_groups(void **state)
+{
+    (void)state;
+    char path[1024];
+    wl_workload wl;
+    load_ok(tmp_file(path, sizeof path, "dw.xml",
+                     "<?xml version=\"1.0\"?>\n<workload name=\"dw\">\n"
+                     "  <dataset name=\"t\" samples=\"10\" sample=\"32x14x14\"/>\n"
+                     "  <calibration method=\"none\"/>\n  <layers>\n"
+                     "    <layer id=\"dw\" type=\"conv\" x=\"32x14x14\" w=\"32x32x3x3\" "
+                     "y=\"32x14x14\" padding=\"1\" groups=\"32\"/>\n"
+                     "    <layer id=\"g\" type=\"conv\" x=\"32x14x14\" w=\"32x64x1x1\" "
+                     "y=\"64x14x14\" groups=\"4\"/>\n  </layers>\n</workload>\n"),
+            &wl);
+    lw_split s = lw_whole(8);
+    lw_kernel dw = kernel_ok(&wl, 0, &s, LW_FORWARD, 4);
+    assert_int_equal(dw.kind, LW_STREAM);
+    assert_true(dw.flops == 2.0 * 8 * 32 * 9 * 196);
+    s.out_parts = 4;
+    lw_kernel g = kernel_ok(&wl, 1, &s, LW_FORWARD, 4); /* one of the 4 groups: 8 -> 16 */
+    assert_int_equal(g.kind, LW_GEMM);
+    assert_int_equal(g.groups, 1);
+    assert_int_equal(g.n, 16);
+    assert_int_equal(g.k, 8);
+    assert_true(g.flops == 2.0 * 8 * 16 * 8 * 196);
+    lw_shape sh;
+    char err[HS_ERR_LEN] = "";
+    s.out_parts = 8; /* more parts than groups */
+    assert_int_equal(lw_shape_of(&wl, 1, &s, &sh, err), HS_EINPUT);
+    assert_non_null(strstr(err, "inside a group"));
+    wl_free(&wl);
+}
+
+static kt_model model_ok(const char *device, pr_precision precision)
+{
+    char err[HS_ERR_LEN] = "";
+    kt_model m;
+    if (kt_model_init(&m, device, precision, err) != HS_OK)
+        fail_msg("kt_model_init: %s", err);
+    return m;
+}
+
+static lw_kernel product(int64_t m, int64_t n, int64_t k)
+{
+    lw_kernel kn = {.kind = LW_GEMM, .m = m, .n = n, .k = k, .groups = 1};
+    kn.flops = 2.0 * m * n * k;
+    return kn;
+}
+
+/* Tiles and waves: a big product runs at the efficiency, a tiny one costs a full wave, one
+ * tile more than the SMs costs a second wave; memory-bound kernels stream. */
+static void test_kernel_time(void **state)
+{
+    (void)state;
+    kt_model m = model_ok("v100-sxm2-16gb", PR_FP32);
+    double rate = m.params.eff_matmul * 15.7e12; /* FLOP/s of a full wave */
+    lw_kernel big = product(8192, 8192, 8192);
+    kt_terms t = kt_terms_of(&m, &big);
+    /* 64x64 tiles: 16384 of them in 205 waves of 80 = 16400 tiles' time (0.1% padding) */
+    assert_true(rel_close(t.compute_s, big.flops / rate * 16400.0 / 16384, 1e-12));
+    lw_kernel tiny = product(64, 64, 64); /* one block; K too short to split */
+    t = kt_terms_of(&m, &tiny);
+    assert_true(rel_close(t.compute_s, tiny.flops * 80 / rate, 1e-12));
+    lw_kernel full = product(64 * 80, 64, 256), over = product(64 * 81, 64, 256);
+    assert_true(rel_close(kt_terms_of(&m, &over).compute_s, 2 * kt_terms_of(&m, &full).compute_s,
+                          1e-12));
+    /* split-K fills the GPU when the tiles are few: 1 tile of 64x64, K = 80 x 256 */
+    lw_kernel deep = product(64, 64, 80 * 256);
+    assert_true(rel_close(kt_terms_of(&m, &deep).compute_s, deep.flops / rate, 1e-12));
+    /* a streaming kernel is its bytes at the achieved bandwidth, plus the launch */
+    lw_kernel stream = {.kind = LW_STREAM, .flops = 1e6, .bytes = 1e9};
+    double mem_s = 1e9 / (m.params.eff_bw * 900e9);
+    assert_true(rel_close(kt_kernel_s(&m, &stream), 5e-6 + mem_s, 1e-12));
+    lw_kernel none = {.kind = LW_NONE};
+    assert_true(kt_kernel_s(&m, &none) == 0);
+}
+
+/* Precision: bytes per element and parameter, rates, and what a device cannot do. */
+static void test_precision(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    pr_precision p;
+    assert_int_equal(pr_parse("mixed", &p, err), HS_OK);
+    assert_int_equal(p, PR_MIXED);
+    assert_int_equal(pr_parse("fp16", &p, err), HS_EINPUT);
+    assert_non_null(strstr(err, "--precision"));
+    assert_true(pr_activation_bytes(PR_FP32) == 4 && pr_activation_bytes(PR_MIXED) == 2);
+    assert_true(pr_message_bytes(PR_BF16) == 2 && pr_gradient_message_bytes(PR_MIXED) == 2);
+    assert_true(pr_parameter_bytes(PR_FP32, 0) == 8);   /* weights + gradients */
+    assert_true(pr_parameter_bytes(PR_MIXED, 2) == 16); /* ZeRO's 2 + 2 + 12 with Adam */
+    assert_true(pr_master_bytes(PR_MIXED) == 4 && pr_master_bytes(PR_FP32) == 0);
+    const dv_device *v100 = dv_find("V100-16GB"), *a100 = dv_find("a100-40gb");
+    assert_true(pr_matmul_flops(v100, PR_MIXED) == 125e12);
+    assert_true(pr_matmul_flops(a100, PR_BF16) == 312e12);
+    assert_true(pr_matmul_flops(dv_find("p100-sxm2"), PR_MIXED) == 21.2e12); /* no tensor cores */
+    kt_model m;
+    assert_int_equal(kt_model_init(&m, "v100-sxm2-16gb", PR_BF16, err), HS_EINPUT);
+    assert_non_null(strstr(err, "--precision bf16"));
+    assert_int_equal(kt_model_init(&m, "rtx9090", PR_FP32, err), HS_EINPUT);
+    assert_non_null(strstr(err, "--gpu"));
+    assert_non_null(strstr(err, "h100-sxm5"));
+    /* mixed precision halves a ReLU's bytes, so its time nearly halves */
+    wl_workload wl;
+    load_ok("resnet50", &wl);
+    lw_split s = lw_whole(64);
+    double t32, t16;
+    kt_model f32 = model_ok("v100-sxm2-16gb", PR_FP32), mix = model_ok("v100-sxm2-16gb", PR_MIXED);
+    assert_int_equal(kt_pass_s(&f32, &wl, 2, &s, LW_FORWARD, &t32, err), HS_OK);
+    assert_int_equal(kt_pass_s(&mix, &wl, 2, &s, LW_FORWARD, &t16, err), HS_OK);
+    assert_true(rel_close(t16 - 5e-6, (t32 - 5e-6) / 2, 1e-12));
+    wl_free(&wl);
+}
+
+static void test_devices(void **state)
+{
+    (void)state;
+    assert_true(dv_find("v100-sxm2-16gb") == dv_find("V100-16GB"));
+    assert_true(dv_find("H100-SXM5") == dv_find("H100-80GB"));
+    assert_null(dv_find("v100"));
+    assert_null(dv_find(NULL));
+    for (int i = 0; i < dv_count(); i++) {
+        const dv_device *d = dv_at(i);
+        assert_true(d->sms > 0 && d->fp32_flops > 0 && d->fp16_flops >= d->fp32_flops);
+        assert_true(d->memory_bytes > 0 && d->memory_bw_Bps > 0 && d->launch_s > 0);
+        assert_true(d->fp16_tensor_flops == 0 || d->fp16_tensor_flops > d->fp16_flops);
+        assert_true(dv_find(d->name) == d && dv_find(d->model) == d);
+    }
+    assert_null(dv_at(dv_count()));
+    char names[256];
+    dv_names(names, sizeof names);
+    assert_non_null(strstr(names, "a100-80gb"));
+}
+
+/* The fitted model reproduces every measured per-sample time within 10% (the fit's own
+ * errors, experiments/compute/fit.sh; this is not a validation: it was fitted on them). */
+static void test_fitted_model(void **state)
+{
+    (void)state;
+    static const char *const measured[] = {"resnet50", "vgg16", "alexnet", "cosmoflow-256"};
+    kt_model m = model_ok("V100-16GB", PR_FP32);
+    char err[HS_ERR_LEN] = "";
+    for (int i = 0; i < 4; i++) {
+        wl_workload wl;
+        load_ok(measured[i], &wl);
+        double s;
+        assert_int_equal(kt_sample_s(&m, &wl, wl.calibration_batch, &s, err), HS_OK);
+        if (fabs(s / wl.sample_time_s - 1) > 0.10)
+            fail_msg("%s: model %g s, measured %g s", measured[i], s, wl.sample_time_s);
+        wl_free(&wl);
+    }
+}
+
+/* A convolution cut 32 ways is far from 32 times faster: its products fill a fraction of
+ * the tiles and the GPU (ResNet-50's 3x3 64->64 at 64 samples: F' = 2). */
+static void test_split_is_not_linear(void **state)
+{
+    (void)state;
+    kt_model m = model_ok("v100-sxm2-16gb", PR_FP32);
+    wl_workload wl;
+    load_ok("resnet50", &wl);
+    int c = layer_named(&wl, "CONV_2a2");
+    char err[HS_ERR_LEN] = "";
+    lw_split whole = lw_whole(64), cut = lw_whole(64);
+    cut.out_parts = 32;
+    double t1 = 0, t32 = 0, s;
+    for (int p = 0; p < LW_PASS_COUNT; p++) {
+        assert_int_equal(kt_pass_s(&m, &wl, c, &whole, (lw_pass)p, &s, err), HS_OK);
+        t1 += s;
+        assert_int_equal(kt_pass_s(&m, &wl, c, &cut, (lw_pass)p, &s, err), HS_OK);
+        t32 += s;
+    }
+    assert_true(t32 > 4 * t1 / 32); /* more than 4x the linear share */
+    assert_true(t32 < t1);
+    wl_free(&wl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv_hand_count), cmocka_unit_test(test_conv_cuts),
+        cmocka_unit_test(test_other_layers),    cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_kernel_time),     cmocka_unit_test(test_precision),
+        cmocka_unit_test(test_devices),         cmocka_unit_test(test_fitted_model),
+        cmocka_unit_test(test_split_is_not_linear),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,135 @@
+/* test_workload_format.c: what the workload format says for the compute model: grouped and
+ * depthwise convolutions (groups), padding per extent, a calibration without any time
+ * (method="none") or with its batch, and the errors of each. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "workload_helpers.h"
+
+#define HEAD                                                                                  \
+    "<?xml version=\"1.0\"?>\n<workload name=\"fmt\">\n"                                    \
+    "  <dataset name=\"toy\" samples=\"100\" sample=\"8x16x16\"/>\n"
+#define TIMED "  <calibration device=\"V100-16GB\" sample_time_s=\"0.001\"/>\n"
+#define UNTIMED "  <calibration method=\"none\"/>\n"
+#define LAYERS(body) "  <layers>\n" body "  </layers>\n</workload>\n"
+
+/* A depthwise 3x3 (groups = channels), a grouped 1x1 and a 1x7 with padding 3 across only. */
+static const char grouped_xml[] =
+    HEAD UNTIMED LAYERS(
+        "    <layer id=\"dw\" type=\"conv\" x=\"8x16x16\" w=\"8x8x3x3\" y=\"8x16x16\" padding=\"1\""
+        " groups=\"8\"/>\n"
+        "    <layer id=\"g\" type=\"conv\" x=\"8x16x16\" w=\"8x16x1x1\" y=\"16x16x16\""
+        " groups=\"2\"/>\n"
+        "    <layer id=\"t\" type=\"conv\" x=\"16x16x16\" w=\"16x16x7x1\" y=\"16x16x16\""
+        " padding=\"3x0\"/>\n");
+
+static void test_groups_and_padding(void **state)
+{
+    (void)state;
+    char path[1024];
+    wl_workload wl;
+    load_ok(tmp_file(path, sizeof path, "grouped.xml", grouped_xml), &wl);
+    assert_int_equal(wl.layers[0].groups, 8);
+    assert_int_equal(wl.layers[0].w_elems, 8 * 9);           /* one 3x3 filter a channel */
+    assert_true(wl.layers[0].flops == 2.0 * 8 * 9 * 256);     /* 2 C k Y, not 2 C F k Y */
+    assert_int_equal(wl.layers[1].groups, 2);
+    assert_int_equal(wl.layers[1].w_elems, 16 * 4);           /* F x C/g */
+    assert_int_equal(wl.layers[2].groups, 1);
+    assert_int_equal(wl.layers[2].padding[0], 3);
+    assert_int_equal(wl.layers[2].padding[1], 0);
+    assert_int_equal(wl.w_total, 72 + 64 + 16 * 16 * 7);
+    wl_free(&wl);
+}
+
+static void test_untimed(void **state)
+{
+    (void)state;
+    char path[1024];
+    wl_workload wl;
+    load_ok(tmp_file(path, sizeof path, "untimed.xml", grouped_xml), &wl);
+    assert_int_equal(wl.calibration, WL_CAL_NONE);
+    assert_true(wl.sample_time_s == 0);
+    assert_string_equal(wl.device, "");
+    for (int i = 0; i < wl.n_layers; i++)
+        assert_true(wl.layers[i].fw_s == 0 && wl.layers[i].bw_s == 0);
+    wl_free(&wl);
+    /* a measured time with its batch; the shipped ones say theirs */
+    load_ok(tmp_file(path, sizeof path, "batch.xml",
+                     HEAD "  <calibration device=\"V100-16GB\" sample_time_s=\"0.5\" batch=\"32\"/>\n"
+                     LAYERS("    <layer id=\"r\" type=\"relu\" x=\"8x16x16\" y=\"8x16x16\"/>\n")),
+            &wl);
+    assert_int_equal(wl.calibration, WL_CAL_MEASURED);
+    assert_int_equal(wl.calibration_batch, 32);
+    wl_free(&wl);
+    load_ok("resnet50", &wl);
+    assert_int_equal(wl.calibration_batch, 64);
+    wl_free(&wl);
+    load_ok("cosmoflow-512", &wl); /* exactly 8 x cosmoflow-256's time: derived */
+    assert_int_equal(wl.calibration, WL_CAL_DERIVED);
+    wl_free(&wl);
+    load_ok(MODEL_DIR "ALEXNET_ImageNet.net", &wl); /* no time column */
+    assert_int_equal(wl.calibration, WL_CAL_NONE);
+    wl_free(&wl);
+    load_ok(MODEL_DIR "ALEXNET_ImageNet_profall.net_sc", &wl);
+    assert_int_equal(wl.calibration, WL_CAL_MEASURED);
+    wl_free(&wl);
+}
+
+#define RELU "    <layer id=\"r\" type=\"relu\" x=\"8x16x16\" y=\"8x16x16\"%s/>\n"
+
+/* A workload of one ReLU (with relu_attrs) after `calibration` must fail naming where and what. */
+static void expect_bad_relu(const char *name, const char *calibration, const char *relu_attrs,
+                            const char *where, const char *what)
+{
+    char relu[256], body[1024];
+    snprintf(relu, sizeof relu, RELU, relu_attrs);
+    snprintf(body, sizeof body, HEAD "%s  <layers>\n%s  </layers>\n</workload>\n", calibration,
+             relu);
+    expect_bad(name, body, where, what);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    char text[2048], body[1024];
+    const char *conv = "    <layer id=\"c\" type=\"conv\" x=\"8x16x16\" w=\"8x12x1x1\" "
+                       "y=\"12x16x16\" %s/>\n";
+    snprintf(body, sizeof body, HEAD TIMED "  <layers>\n%s  </layers>\n</workload>\n", conv);
+    snprintf(text, sizeof text, body, "groups=\"3\""); /* 3 divides 12 but not 8 */
+    expect_bad("groups.xml", text, "wl_groups.xml:6:", "groups 3 must divide");
+    snprintf(text, sizeof text, body, "groups=\"0\"");
+    expect_bad("groups0.xml", text, "wl_groups0.xml:6:", "groups '0'");
+    snprintf(text, sizeof text, body, "padding=\"1x2x3\"");
+    expect_bad("pad3.xml", text, "wl_pad3.xml:6:", "padding '1x2x3'");
+    expect_bad_relu("relugroups.xml", TIMED, " groups=\"2\"", "wl_relugroups.xml:6:",
+                    "conv layers only");
+    /* zero time: method="none" says so instead */
+    expect_bad_relu("zero.xml", "  <calibration device=\"d\" sample_time_s=\"0\"/>\n", "",
+                    "wl_zero.xml:4:", "method=\"none\"");
+    expect_bad_relu("zerolayers.xml", "  <calibration device=\"d\"/>\n", " time_s=\"0\"",
+                    "wl_zerolayers.xml", "time_s is 0");
+    /* method="none" with anything describing a time */
+    expect_bad_relu("nonedev.xml", "  <calibration method=\"none\" device=\"d\"/>\n", "",
+                    "wl_nonedev.xml:4:", "no device");
+    expect_bad_relu("nonetime.xml", UNTIMED, " time_s=\"1\"", "wl_nonetime.xml:6:",
+                    "method=\"none\"");
+    /* a measured time must say where, and its batch is a count */
+    expect_bad_relu("nodev.xml", "  <calibration sample_time_s=\"1\"/>\n", "", "wl_nodev.xml:4:",
+                    "device");
+    expect_bad_relu("batch.xml", "  <calibration device=\"d\" sample_time_s=\"1\" batch=\"-4\"/>\n",
+                    "", "wl_batch.xml:4:", "batch '-4'");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_groups_and_padding),
+        cmocka_unit_test(test_untimed),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

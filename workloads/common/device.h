@@ -1,0 +1,46 @@
+/* device.h: the GPUs hybridsim knows, as their spec sheets describe them (dv_).
+ *
+ * One row per GPU model: streaming multiprocessors, peak FLOP rates per kind of arithmetic
+ * (CUDA cores in FP32 and FP16, tensor cores in TF32, FP16 and BF16; 0 where the GPU has
+ * none), memory size and bandwidth, and the kernel launch overhead. Every value comes from a
+ * vendor whitepaper or datasheet; platforms/README.md ("GPU devices") lists each with its
+ * source. This is vocabulary, not a model: the kernel-time model (workloads/compute/) reads
+ * these numbers, `hybridsim platform --gpu NAME` writes the name into a platform file, and the
+ * platform check accepts only names found here.
+ *
+ * Units are SI: FLOP/s (a multiply-add counts 2), bytes (10^9 per GB, as the datasheets write
+ * them), bytes per second, seconds. */
+#ifndef DEVICE_H
+#define DEVICE_H
+
+#include <stddef.h>
+
+typedef struct {
+    const char *name;         /* what --gpu takes, e.g. "v100-sxm2-16gb" */
+    const char *model;        /* the platforms' and workloads' short label, e.g. "V100-16GB" */
+    const char *description;  /* e.g. "NVIDIA Tesla V100 SXM2 16 GB" */
+    int sms;                  /* streaming multiprocessors */
+    double fp32_flops;        /* CUDA cores, FP32 */
+    double fp16_flops;        /* CUDA cores, FP16 (non-tensor) */
+    double tf32_tensor_flops; /* tensor cores, TF32 inputs, dense; 0: none */
+    double fp16_tensor_flops; /* tensor cores, FP16 inputs, FP32 accumulate, dense; 0: none */
+    double bf16_tensor_flops; /* tensor cores, BF16 inputs, dense; 0: none */
+    double memory_bytes;      /* device memory */
+    double memory_bw_Bps;     /* peak device memory bandwidth */
+    double launch_s;          /* GPU-side cost of launching one kernel (set by the driver and
+                               * the CPU, not the GPU generation: the same on every row) */
+} dv_device;
+
+/* The device called `name`: its name ("a100-40gb") or its model label ("A100-40GB"), in any
+ * letter case. NULL when unknown. */
+const dv_device *dv_find(const char *name);
+
+/* The table, for listings: dv_count() rows, dv_at(0 .. dv_count()-1). */
+int dv_count(void);
+const dv_device *dv_at(int index);
+
+/* "p100-sxm2, v100-sxm2-16gb, ..." into buf (256 bytes hold them all), for messages naming the
+ * known devices. */
+void dv_names(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,88 @@
+/* compute.h: how long a GPU takes for one kernel of a layer: the kernel-time model (kt_).
+ *
+ * A roofline whose efficiency falls for small kernels, per kernel (work.h says what a kernel
+ * computes and moves):
+ *
+ *   t = launch + max(t_compute, bytes / (eff_bw x bandwidth))
+ *
+ * A matrix product (convolution, fully connected) runs as thread blocks of one output tile
+ * each. The library picks, among cuBLAS's usual tiles (256x128 down to 64x64; NVIDIA's "Matrix
+ * Multiplication Background User's Guide"), the tile that finishes first; when the tiles are
+ * fewer than the SMs it splits the K dimension too (split-K, at least 256 deep). The blocks
+ * run in waves of one per SM, and every wave costs a full tile's work on every SM:
+ *
+ *   t_compute = waves x 2 tm tn ceil(K / split) / (eff x peak / SMs)
+ *
+ * so a product too small to fill the GPU, or one wave too many, costs what the GPU spends, not
+ * what the FLOPs need: that is why a convolution split 32 ways is far from 32 times faster.
+ * Element-wise kernels stream their bytes (FLOPs at the FP32 CUDA-core rate rarely matter).
+ *
+ * Efficiencies (kt_params) are few and global; they were fitted once on the V100 per-sample
+ * times the shipped workloads carry (experiments/compute/fit.sh prints the fit, its errors and
+ * the leave-one-out errors) and are the same for every device, whose peak rates, bandwidth,
+ * SM count and launch overhead come from device.h. They describe the ParaDL measurements'
+ * framework (Chainer on cuDNN) as much as the V100: see workloads/README.md ("Compute") for
+ * what four measured points can and cannot tell.
+ *
+ * Folder: workloads/compute/ (this is its main header): layer work (work.h, lw_), precision
+ * (precision.h, pr_) and this model (kt_). May include workloads/, workloads/common/ and the C
+ * library; the expansion, the analytic model and the memory footprint may include it. */
+#ifndef COMPUTE_H
+#define COMPUTE_H
+
+#include <stdint.h>
+
+#include "device.h"
+#include "precision.h"
+#include "work.h"
+
+typedef struct {
+    double eff_matmul;  /* fraction of the peak a full wave of tiles achieves (FP32 GEMM) */
+    double tensor_rel;  /* tensor-core GEMMs' efficiency relative to FP32 GEMMs (source:
+                         * Markidis et al. 2018, cuBLAS on V100: 66% of tensor peak vs 76%
+                         * of FP32 peak) */
+    double eff_3d;      /* 3-D convolutions' efficiency relative to 2-D ones */
+    double eff_bw;      /* fraction of the memory bandwidth kernels achieve */
+} kt_params;
+
+/* A device in a precision, with the model's parameters: what a kernel time needs. */
+typedef struct {
+    const dv_device *device;
+    pr_precision precision;
+    kt_params params;
+} kt_model;
+
+/* The parameters fitted by experiments/compute/fit.sh (the values and the fit's errors are in
+ * workloads/README.md). */
+kt_params kt_fitted(void);
+
+/* The model of device `name` (device.h: a name or model label) in `precision` with the fitted
+ * parameters. HS_EINPUT naming --gpu for an unknown device, --precision for a precision the
+ * device cannot compute in. */
+int kt_model_init(kt_model *model, const char *device, pr_precision precision, char *err);
+
+/* The three terms of a kernel's time, for fitting and explaining. */
+typedef struct {
+    double launch_s;   /* the device's launch overhead (0 for LW_NONE) */
+    double compute_s;  /* FLOP time, quantised into tiles and waves, with the efficiencies */
+    double memory_s;   /* bytes / (eff_bw x bandwidth) */
+} kt_terms;
+
+/* The terms of one kernel. */
+kt_terms kt_terms_of(const kt_model *model, const lw_kernel *kernel);
+
+/* Seconds of one kernel: launch + max(compute, memory); 0 for LW_NONE. */
+double kt_kernel_s(const kt_model *model, const lw_kernel *kernel);
+
+/* Seconds of pass `pass` of layer `index` of wl at one GPU's cut `split` (work.h): the API the
+ * expansion calls per task. Errors as lw_kernel_of. */
+int kt_pass_s(const kt_model *model, const wl_workload *wl, int index, const lw_split *split,
+              lw_pass pass, double *seconds, char *err);
+
+/* Forward + backward seconds per sample of the whole network on one GPU at `batch` samples
+ * (every layer whole, every pass): what a per-sample measurement at that batch compares with.
+ * Weight updates are not included (the measurements leave them out too). */
+int kt_sample_s(const kt_model *model, const wl_workload *wl, int64_t batch, double *seconds,
+                char *err);
+
+#endif

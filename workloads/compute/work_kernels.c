@@ -1,0 +1,165 @@
+/* work_kernels.c: the kernels of one pass of a cut layer (lw_kernel_of, work.h).
+ *
+ * Per type, FLOPs and compulsory bytes (workloads/README.md, "Layer work", has the table and
+ * its sources). Symbols: b samples, C' F' channels, g groups, k window elements, X' Y' input
+ * and output elements per channel, n = b C' X' input and m = b F' Y' output elements, e bytes
+ * an element. Convolutions and fully connected layers become implicit GEMMs (NVIDIA's
+ * "Convolutional Layers User's Guide"):
+ *   forward          M = b Y'   N = F'/g   K = (C'/g) k
+ *   input gradient   M = b X'   N = C'/g   K = (F'/g) k Y'/X' (a strided layer's rows)
+ *   weight gradient  M = F'/g   N = (C'/g) k   K = b Y'
+ * per group. A depthwise convolution (one input channel per group) is no GEMM: libraries run
+ * it as a streaming kernel whose few FLOPs per byte leave it memory-bound. */
+#include "work.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "precision.h"
+
+/* Element-wise costs: FLOPs per element of forward and input gradient, and tensors of n
+ * elements each streams (reads + writes). */
+typedef struct {
+    double fw_flops, bw_flops;  /* per element */
+    double fw_tensors, bw_tensors;
+    double fw_masks, bw_masks;  /* 1-byte mask elements per element */
+} stream_cost;
+
+static stream_cost stream_cost_of(const wl_layer *l)
+{
+    double inputs = l->n_inputs > 1 ? l->n_inputs : 2;
+    switch (l->type) {
+    case WL_RELU:    /* y = max(x, 0); dx = dy where y > 0: reads y and dy */
+        return (stream_cost){1, 1, 2, 3, 0, 0};
+    case WL_BNORM:   /* statistics pass + normalise; backward two reductions, then dx */
+        return (stream_cost){8, 12, 3, 5, 0, 0};
+    case WL_ADD:     /* sum of the inputs; backward the gradients meeting at the fork add up */
+        return (stream_cost){inputs - 1, 1, inputs + 1, 3, 0, 0};
+    case WL_CONCAT:  /* a copy into place; backward a copy out */
+        return (stream_cost){0, 0, 2, 2, 0, 0};
+    case WL_DROPOUT: /* random numbers, scale, a mask kept for the backward pass */
+        return (stream_cost){2, 1, 2, 2, 1, 1};
+    case WL_SOFTMAX: /* softmax with cross-entropy over the classes */
+        return (stream_cost){5, 2, 2, 2, 0, 0};
+    case WL_LRN:     /* across 5 channels: sums of squares, a scale tensor kept */
+        return (stream_cost){14, 16, 3, 5, 0, 0};
+    default:
+        return (stream_cost){0, 0, 0, 0, 0, 0};
+    }
+}
+
+static void streaming(lw_kernel *kn, double flops, double bytes)
+{
+    kn->kind = LW_STREAM;
+    kn->flops = flops;
+    kn->bytes = bytes;
+}
+
+static void gemm(lw_kernel *kn, double flops, double bytes, double m, double n, int64_t groups)
+{
+    kn->kind = LW_GEMM;
+    kn->flops = flops;
+    kn->bytes = bytes;
+    kn->m = (int64_t)m;
+    kn->n = (int64_t)n;
+    kn->groups = groups;
+    double k = flops / (2.0 * m * n * (double)groups);
+    kn->k = k < 1 ? 1 : (int64_t)ceil(k - 1e-9); /* whole, at least the useful count */
+}
+
+static void conv_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
+                        lw_kernel *kn)
+{
+    double b = (double)s->samples, g = (double)s->groups;
+    double cg = (double)s->in_channels / g, fg = (double)s->out_channels / g;
+    double x = (double)s->x_spatial, y = (double)s->y_spatial, k = (double)s->kernel;
+    double n_in = b * s->in_channels * x, n_out = b * s->out_channels * y;
+    double weights = s->out_channels * cg * k;
+    double flops = 2.0 * b * s->out_channels * cg * k * y;
+    double bytes = e * (n_in + weights + n_out); /* every pass reads two, writes one */
+    if (cg == 1 && g > 1) {
+        streaming(kn, flops, bytes);
+        return;
+    }
+    if (pass == LW_FORWARD)
+        gemm(kn, flops, bytes, b * y, fg, s->groups);
+    else if (pass == LW_INPUT_GRAD)
+        gemm(kn, flops, bytes, b * x, cg, s->groups);
+    else
+        gemm(kn, flops, bytes, fg, cg * k, s->groups);
+    kn->volumetric = l->x.n_spatial == 3;
+}
+
+static void fc_kernel(const lw_shape *s, lw_pass pass, double e, lw_kernel *kn)
+{
+    double b = (double)s->samples, c = (double)s->in_channels, f = (double)s->out_channels;
+    double flops = 2.0 * b * c * f, bytes = e * (b * c + c * f + b * f);
+    if (pass == LW_FORWARD)
+        gemm(kn, flops, bytes, b, f, 1);
+    else if (pass == LW_INPUT_GRAD)
+        gemm(kn, flops, bytes, b, c, 1);
+    else
+        gemm(kn, flops, bytes, f, c, 1);
+}
+
+/* Pooling, counted as max pooling: backward reads x, y and dy to find each window's maximum
+ * and writes dx (average pooling moves half of that backward; pools are a few percent). */
+static void pool_kernel(const lw_shape *s, lw_pass pass, double e, lw_kernel *kn)
+{
+    double n_in = (double)s->samples * s->in_channels * s->x_spatial;
+    double n_out = (double)s->samples * s->out_channels * s->y_spatial;
+    if (pass == LW_FORWARD)
+        streaming(kn, n_out * s->kernel, e * (n_in + n_out));
+    else
+        streaming(kn, n_out * s->kernel, e * 2 * (n_in + n_out));
+}
+
+static void stream_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
+                          lw_kernel *kn)
+{
+    stream_cost c = stream_cost_of(l);
+    double n = (double)s->samples * s->out_channels * s->y_spatial;
+    int fw = pass == LW_FORWARD;
+    double masks = (fw ? c.fw_masks : c.bw_masks) * n * pr_mask_bytes();
+    streaming(kn, n * (fw ? c.fw_flops : c.bw_flops),
+              e * n * (fw ? c.fw_tensors : c.bw_tensors) + masks);
+}
+
+/* Whether pass exists for layer `index`: no weight gradient without weights, no input
+ * gradient for the layer the data sample feeds. */
+static int pass_exists(const wl_workload *wl, int index, lw_pass pass)
+{
+    const wl_layer *l = &wl->layers[index];
+    if (pass == LW_WEIGHT_GRAD)
+        return l->type == WL_CONV || l->type == WL_FC;
+    if (pass == LW_INPUT_GRAD)
+        return index > 0;
+    return 1;
+}
+
+int lw_kernel_of(const wl_workload *wl, int index, const lw_split *split, lw_pass pass,
+                 double elem_bytes, lw_kernel *kernel, char *err)
+{
+    lw_shape s;
+    memset(kernel, 0, sizeof *kernel);
+    if ((unsigned)pass >= LW_PASS_COUNT)
+        return hs_fail(err, HS_EINTERNAL, "unknown pass %d", (int)pass);
+    int rc = lw_shape_of(wl, index, split, &s, err);
+    if (rc || !pass_exists(wl, index, pass))
+        return rc;
+    const wl_layer *l = &wl->layers[index];
+    switch (l->type) {
+    case WL_CONV:
+        conv_kernel(l, &s, pass, elem_bytes, kernel);
+        break;
+    case WL_FC:
+        fc_kernel(&s, pass, elem_bytes, kernel);
+        break;
+    case WL_POOL:
+        pool_kernel(&s, pass, elem_bytes, kernel);
+        break;
+    default:
+        stream_kernel(l, &s, pass, elem_bytes, kernel);
+    }
+    return HS_OK;
+}

@@ -5,6 +5,8 @@
  *   cli_run.c      a run command: load the job, call the derivation(s), print
  *   cli_strategy.c `strategy`: per-layer strategies (--search), --generate's dispatch
  *   cli_generate.c `strategy --generate`: a scheme written as a per-layer strategy file
+ *   cli_search.c   `strategy --search` with hybridsim's cost model: the strategy file, and the
+ *                  comparison with the best whole-model strategy
  *   cli_sim.c      what needs SimGrid: simulate, compare, shared fabrics (only hybridsim-sim)
  * Nothing here is for use outside sim/cli. */
 #ifndef CLI_INT_H
@@ -69,6 +71,10 @@ struct cli_sim {
     int (*fabric)(const cli_options *o, char *err);
     /* a hand-written platform into SimGrid, for its routes */
     int (*load)(plat_platform *plat, char *err);
+    /* one strategy simulated on the whole machine (loaded here if it is not yet), packed, flow,
+     * in a child process so that several can run from one process */
+    int (*simulate)(const wl_workload *wl, plat_platform *plat, const st_strategy *st,
+                    int64_t batch, hs_estimate *est, char *err);
 };
 
 /* The command's name as the reports print it ("analytic"). */
@@ -95,6 +101,22 @@ int cli_exec_full(char *err);
  * known without SimGrid; a hand-written file is loaded into SimGrid (sim), or the command is
  * handed to hybridsim-sim (no sim). Free with plat_free when HS_OK. */
 int cli_open_routes(const char *spec, const cli_sim *sim, plat_platform *plat, char *err);
+
+/* What `strategy --search`'s flags say. */
+typedef struct {
+    const char *workload;    /* -w */
+    const char *platform;    /* -p (the pase model does not use it) */
+    int gpus;                /* -g: devices p */
+    int64_t batch;           /* -b */
+    const char *cost_model;  /* --cost-model: hybridsim (default) or pase */
+    bool json;               /* --json */
+    int64_t max_table;       /* --max-table: entries of one table, at most */
+    const char *out;         /* -o: the strategy file (hybridsim model) */
+    bool analytic_only;      /* --analytic-only: no simulation */
+} cli_search_options;
+
+/* The search with hybridsim's cost model: print, write the file, compare (cli_search.c). */
+int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *err);
 
 /* `hybridsim strategy ...` (argv[0] is "strategy"): the exit status; message in err. */
 int cli_strategy_main(int argc, char **argv, const cli_sim *sim, char *err);

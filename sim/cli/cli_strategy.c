@@ -3,10 +3,10 @@
  *   hybridsim strategy --search -w W -g N -b B --cost-model pase [--json] [--max-table N]
  *
  * --search runs PaSE's dynamic programme (analytic/search) and prints each vertex's
- * configuration, its cost, the redistribution into it, and the total. Only PaSE's own cost
- * model is wired in so far; the default, hybridsim's analytic model on the platform's routes,
- * needs the per-layer pricing of analytic/ and is refused with a message until it exists. Each
- * action has its own flag parser: --generate's is cli_generate.c. */
+ * configuration, its cost, the redistribution into it, and the total. With PaSE's own cost model
+ * that is all (here); with hybridsim's (the default) cli_search.c also writes the strategy file
+ * and compares it with the best whole-model strategy, analytic and simulated. Each action has
+ * its own flag parser: --generate's is cli_generate.c. */
 #include "cli_int.h"
 
 #include <getopt.h>
@@ -21,16 +21,7 @@
 #include "search.h"
 #include "workload.h"
 
-/* What --search's flags say. */
-typedef struct {
-    const char *workload;    /* -w */
-    const char *platform;    /* -p (the pase model does not use it) */
-    int gpus;                /* -g: devices p */
-    int64_t batch;           /* -b */
-    const char *cost_model;  /* --cost-model: hybridsim (default) or pase */
-    bool json;               /* --json */
-    int64_t max_table;       /* --max-table: entries of one table, at most */
-} search_options;
+typedef cli_search_options search_options;
 
 /* A searched strategy with what it costs, ready to print. */
 typedef struct {
@@ -48,15 +39,22 @@ typedef struct {
 static void search_usage(FILE *out)
 {
     fprintf(out,
-            "usage: hybridsim strategy --search -w WORKLOAD -g DEVICES -b BATCH --cost-model pase\n"
-            "                          [-p PLATFORM] [--json] [--max-table N]\n"
+            "usage: hybridsim strategy --search -w WORKLOAD -g DEVICES -b BATCH [-p PLATFORM]\n"
+            "                          [--cost-model hybridsim|pase] [-o FILE.xml]\n"
+            "                          [--analytic-only] [--json] [--max-table N]\n"
             "\n"
             "  --search           find the per-layer configuration (split of batch, output and\n"
             "                     input channels, height, width per layer) of least total cost\n"
             "                     by PaSE's dynamic programme, and print it with its costs\n"
-            "  --cost-model M     pase: PaSE's own model (FLOP-equivalents, r = 5000); hybridsim\n"
-            "                     (the default, the analytic model on the platform's routes) is\n"
-            "                     not available yet\n"
+            "  --cost-model M     hybridsim (default): seconds by hybridsim's analytic model on\n"
+            "                     the platform's routes, within GPU memory; writes the strategy\n"
+            "                     file and prints it beside the best whole-model strategy,\n"
+            "                     analytic and simulated. pase: PaSE's own model (FLOP-\n"
+            "                     equivalents, r = 5000), the table only\n"
+            "  -p, --platform P   the machine (default abci; hybridsim model only)\n"
+            "  -o, --output FILE  the strategy file to write (default\n"
+            "                     searched-WORKLOAD-gN-bB.xml)\n"
+            "  --analytic-only    no simulation (answers without loading SimGrid)\n"
             "  -g, --gpus N       devices p: a layer uses at most p\n"
             "  -b, --batch B      global mini-batch\n"
             "  --max-table N      refuse a search whose tables exceed N entries (default %lld)\n"
@@ -64,7 +62,7 @@ static void search_usage(FILE *out)
             (long long)SR_MAX_TABLE_DEFAULT);
 }
 
-enum { OPT_SEARCH = 2000, OPT_COST_MODEL, OPT_MAX_TABLE };
+enum { OPT_SEARCH = 2000, OPT_COST_MODEL, OPT_MAX_TABLE, OPT_ANALYTIC_ONLY };
 
 static const struct option search_longopts[] = {
     {"search", no_argument, NULL, OPT_SEARCH},
@@ -74,6 +72,8 @@ static const struct option search_longopts[] = {
     {"batch", required_argument, NULL, 'b'},
     {"cost-model", required_argument, NULL, OPT_COST_MODEL},
     {"max-table", required_argument, NULL, OPT_MAX_TABLE},
+    {"output", required_argument, NULL, 'o'},
+    {"analytic-only", no_argument, NULL, OPT_ANALYTIC_ONLY},
     {"json", no_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -97,6 +97,8 @@ static int search_option(int c, const char *arg, search_options *o, char *err)
         status = hs_parse_int64("--max-table", arg, 1, INT64_MAX / 16, &o->max_table, err);
         break;
     case 'j': o->json = true; break;
+    case 'o': o->out = arg; break;
+    case OPT_ANALYTIC_ONLY: o->analytic_only = true; break;
     case 'h': search_usage(stdout); return -1;
     }
     return status;
@@ -108,7 +110,7 @@ static int parse_search(int argc, char **argv, search_options *o, char *err)
     opterr = 0;
     int c, status = HS_OK;
     while (status == HS_OK &&
-           (c = getopt_long(argc, argv, ":w:p:g:b:jh", search_longopts, NULL)) != -1) {
+           (c = getopt_long(argc, argv, ":w:p:g:b:o:jh", search_longopts, NULL)) != -1) {
         if (c == ':')
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
         if (c == '?')
@@ -122,10 +124,10 @@ static int parse_search(int argc, char **argv, search_options *o, char *err)
         return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
     if (!o->workload || !o->gpus || !o->batch)
         return hs_fail(err, HS_EINPUT, "--search needs -w WORKLOAD, -g DEVICES and -b BATCH");
-    if (strcmp(o->cost_model, "hybridsim") == 0)
-        return hs_fail(err, HS_EINPUT, "--cost-model hybridsim (the default) is not available "
-                       "yet: it needs the per-layer analytic model; use --cost-model pase");
-    if (strcmp(o->cost_model, "pase") != 0)
+    if (strcmp(o->cost_model, "pase") == 0 && (o->out || o->analytic_only))
+        return hs_fail(err, HS_EINPUT, "%s is for --cost-model hybridsim (PaSE's model prints "
+                       "its table only)", o->out ? "-o" : "--analytic-only");
+    if (strcmp(o->cost_model, "hybridsim") != 0 && strcmp(o->cost_model, "pase") != 0)
         return hs_fail(err, HS_EINPUT, "--cost-model: unknown model '%s' (known: hybridsim, "
                        "pase)", o->cost_model);
     return HS_OK;
@@ -278,12 +280,14 @@ static int run_search(const search_options *o, char *err)
 }
 
 /* strategy --search */
-static int strategy_search(int argc, char **argv, char *err)
+static int strategy_search(int argc, char **argv, const cli_sim *sim, char *err)
 {
-    search_options o = {.cost_model = "hybridsim"};
+    search_options o = {.cost_model = "hybridsim", .platform = "abci"};
     int status = parse_search(argc, argv, &o, err);
     if (status != HS_OK)
         return status < 0 ? HS_OK : status; /* < 0: --help */
+    if (strcmp(o.cost_model, "hybridsim") == 0)
+        return cli_search_hybridsim(&o, sim, err);
     return run_search(&o, err);
 }
 
@@ -291,7 +295,7 @@ int cli_strategy_main(int argc, char **argv, const cli_sim *sim, char *err)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--search") == 0)
-            return strategy_search(argc, argv, err);
+            return strategy_search(argc, argv, sim, err);
         if (strcmp(argv[i], "--generate") == 0 || strncmp(argv[i], "--generate=", 11) == 0)
             return cli_generate_main(argc, argv, sim, err);
     }

@@ -93,6 +93,27 @@ static int pipeline(const wl_workload *wl, const st_strategy *st, double batch, 
     return status;
 }
 
+void fp_layer_elems(const wl_layer *l, const st_layer_config *c, double batch,
+                    double *act_elems, double *w_elems)
+{
+    int cut = c->whole ? 1 : c->height * c->width * c->depth;
+    *act_elems = holds_activations(l->type)
+                     ? batch / c->batch *
+                           (double)(ceil_div(l->x_elems, cut) + ceil_div(l->y_elems, cut))
+                     : 0.0;
+    *w_elems = (double)l->w_elems / (c->whole ? 1 : c->filter * c->channel);
+}
+
+double fp_layer_bytes(const wl_layer *l, const st_layer_config *c, double batch,
+                      int optimizer_states)
+{
+    double a, w;
+    hs_memory m;
+    fp_layer_elems(l, c, batch, &a, &w);
+    parts_of(a, w, optimizer_states, &m);
+    return fp_total(&m);
+}
+
 /* A per-layer plan: each GPU holds, for every layer whose group it is in, its batch share of
  * the layer's activations (cut by the layer's spatial split, rounded up per tensor, as the
  * spatial strategy does) and its share of the weights (cut by filter and channel splits, as
@@ -108,14 +129,9 @@ static int plan_memory(const wl_workload *wl, const st_plan *plan, double batch,
         return hs_fail(err, HS_EINTERNAL, "out of memory for the memory of %d GPUs", p);
     }
     for (int i = 0; i < wl->n_layers && i < plan->n_layers; i++) {
-        const wl_layer *l = &wl->layers[i];
         const st_layer_config *c = &plan->layers[i];
-        int cut = c->whole ? 1 : c->height * c->width * c->depth;
-        double a = holds_activations(l->type)
-                       ? batch / c->batch *
-                             (double)(ceil_div(l->x_elems, cut) + ceil_div(l->y_elems, cut))
-                       : 0.0;
-        double held = (double)l->w_elems / (c->whole ? 1 : c->filter * c->channel);
+        double a, held;
+        fp_layer_elems(&wl->layers[i], c, batch, &a, &held);
         int q = st_group_size(c);
         for (int r = c->base; r < c->base + q && r < p; r++)
             act[r] += a, w[r] += held;

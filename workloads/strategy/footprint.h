@@ -31,4 +31,13 @@ double fp_total(const hs_memory *mem);
 int fp_fill(const wl_workload *wl, const st_strategy *st, int64_t batch,
             double gpu_memory_bytes, hs_estimate *est, char *err);
 
+/* What a GPU of layer l's group holds for it under configuration c of a plan (plan.h): its
+ * batch share of the layer's input and output (cut by the spatial split) and its share of the
+ * weights (cut by filter and channel), in elements; and the same as bytes with gradients and
+ * the optimizer's states (a plan's footprint is the sum over its layers). */
+void fp_layer_elems(const wl_layer *l, const st_layer_config *c, double batch,
+                    double *act_elems, double *w_elems);
+double fp_layer_bytes(const wl_layer *l, const st_layer_config *c, double batch,
+                      int optimizer_states);
+
 #endif

@@ -1,0 +1,294 @@
+/* search_model.c: hybridsim's analytic model as the per-layer search's cost provider, the plan a
+ * search's answer gives, and the search under a memory limit (an_search.h). */
+#include "an_search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "footprint.h"
+#include "links_int.h"
+
+sr_options an_search_options(int gpus)
+{
+    /* PaSE's cutoff (a split keeps at least 4 elements a device); spatial splits of
+     * convolutions are candidates because hybridsim prices their halos. */
+    sr_options o = {.devices = gpus, .cutoff = 4, .conv_spatial = true, .kernel_splits = false};
+    return o;
+}
+
+static bool is_reshape(const sr_vertex *v)
+{
+    return v->op == SR_RAVEL || v->op == SR_UNRAVEL;
+}
+
+/* The configuration workload layer `l` takes from configuration c of the vertex it follows: a
+ * layer with weights keeps the vertex's filter and channel splits; a weightless layer's one
+ * channel axis is the vertex's output channels (a ReLU after a convolution: its filters). The
+ * GPUs the group leaves repeat its work. */
+static st_layer_config layer_config(const sr_vertex *v, const sr_config *c, const wl_layer *l,
+                                    int gpus)
+{
+    st_layer_config s = st_layer_default();
+    bool weights_vertex = v->op == SR_CONV || v->op == SR_FC;
+    s.batch = (int)c->b;
+    if (st_has_filters(l)) {
+        s.filter = (int)c->f;
+        s.channel = (int)c->c;
+    } else {
+        s.channel = (int)(weights_vertex ? c->f : c->c);
+    }
+    s.height = (int)c->h;
+    s.width = (int)c->w;
+    s.depth = (int)c->d;
+    int q = st_group_size(&s);
+    s.replicas = q > 0 && gpus % q == 0 ? gpus / q : 1;
+    return s;
+}
+
+/* The tensor held split over the batch only, b ways (PaSE's reshapes keep it so). */
+static st_layer_config batch_layout(int64_t b, int gpus)
+{
+    st_layer_config s = st_layer_default();
+    s.batch = (int)b;
+    s.replicas = gpus % b == 0 ? (int)(gpus / b) : 1;
+    return s;
+}
+
+/* One past the last workload layer that follows vertex v (its own layer, then the ReLUs,
+ * dropouts and LRNs after it, which run in its layout). */
+static int followers_end(const sr_graph *g, int v)
+{
+    int l = g->v[v].layer + 1;
+    while (l < g->n_layers && g->vertex_of_layer[l] == v)
+        l++;
+    return l;
+}
+
+/* Layer l alone under s, its weight gradients by their bandwidth only: a plan fuses the
+ * gradients of every layer reduced over the same ranks into one allreduce (an_plan_model), so
+ * a ring's latency is paid once per set of ranks, not once per layer as pricing alone would. */
+static int layer_cost(const an_search_model *m, int l, const st_layer_config *s, double *cost,
+                      char *err)
+{
+    an_price pr;
+    int status = an_layer_price(m->net, m->wl, l, s, m->batch, false, &pr, err);
+    if (status != HS_OK)
+        return status;
+    const wl_layer *layer = &m->wl->layers[l];
+    if (layer->w_elems > 0) {
+        double latency[HS_TERM_COUNT] = {0};
+        an__grad_price(m->net, an__grad_sets(s, false), 0.0, latency);
+        pr.comm_s[HS_TERM_GRAD_GROUP] -= latency[HS_TERM_GRAD_GROUP];
+        pr.comm_s[HS_TERM_GRAD_ACROSS] -= latency[HS_TERM_GRAD_ACROSS];
+    }
+    *cost = an_price_s(&pr);
+    return HS_OK;
+}
+
+/* The vertex cost: every layer that follows v priced under its configuration, the tensors
+ * between them (a channel-split convolution's partial sums are reduced before its ReLU), plus
+ * their memory at the multiplier's price. */
+static int vertex_cost(void *ctx, const sr_graph *g, int v, const sr_config *c, double *cost,
+                       char *err)
+{
+    an_search_model *m = ctx;
+    const sr_vertex *vx = &g->v[v];
+    *cost = 0.0;
+    if (is_reshape(vx))
+        return HS_OK;
+    for (int l = vx->layer; l < followers_end(g, v); l++) {
+        const wl_layer *layer = &m->wl->layers[l];
+        st_layer_config s = layer_config(vx, c, layer, m->gpus);
+        an_price pr;
+        double alone;
+        int status = layer_cost(m, l, &s, &alone, err);
+        if (status != HS_OK)
+            return status;
+        *cost += alone;
+        if (l > vx->layer) {
+            st_layer_config before = layer_config(vx, c, &m->wl->layers[l - 1], m->gpus);
+            status = an_edge_price(m->net, m->wl, l - 1, &before, l, &s, m->batch, false, &pr,
+                                   err);
+            if (status != HS_OK)
+                return status;
+            *cost += an_price_s(&pr);
+        }
+        if (m->memory_s_per_byte > 0)
+            *cost += m->memory_s_per_byte *
+                     fp_layer_bytes(layer, &s, (double)m->batch, m->wl->optimizer_states);
+    }
+    return HS_OK;
+}
+
+/* A candidate: its group divides the GPUs and its layers alone fit a GPU. */
+static int fits(void *ctx, const sr_graph *g, int v, const sr_config *c, bool *ok, char *err)
+{
+    an_search_model *m = ctx;
+    const sr_vertex *vx = &g->v[v];
+    int64_t q = sr_devices(c);
+    *ok = q > 0 && m->gpus % q == 0;
+    if (!*ok || is_reshape(vx))
+        return HS_OK;
+    double bytes = 0.0;
+    for (int l = vx->layer; l < followers_end(g, v); l++) {
+        st_layer_config s = layer_config(vx, c, &m->wl->layers[l], m->gpus);
+        bytes += fp_layer_bytes(&m->wl->layers[l], &s, (double)m->batch,
+                                m->wl->optimizer_states);
+    }
+    *ok = m->gpu_memory_bytes <= 0 || bytes <= m->gpu_memory_bytes;
+    (void)err;
+    return HS_OK;
+}
+
+/* The vertex feeding vertex v (its first in-edge), or -1. */
+static int producer(const sr_graph *g, int v)
+{
+    for (int e = 0; e < g->n_edges; e++)
+        if (g->e[e].v == v)
+            return g->e[e].u;
+    return -1;
+}
+
+/* The edge cost: the tensor from u's layout to v's. Into PaSE's reshapes, the tensor goes to
+ * the fully connected layer's batch-split layout; out of them, from that layout. */
+static int edge_cost(void *ctx, const sr_graph *g, int e, const sr_config *cu,
+                     const sr_config *cv, double *cost, char *err)
+{
+    an_search_model *m = ctx;
+    const sr_vertex *U = &g->v[g->e[e].u], *V = &g->v[g->e[e].v];
+    *cost = 0.0;
+    int ul, vl = V->layer;
+    st_layer_config su, sv;
+    if (V->op == SR_UNRAVEL) { /* ravel -> unravel: one batch-split layout to another */
+        vl = U->layer;
+        ul = m->wl->layers[vl].inputs[0] >= 0 ? m->wl->layers[vl].inputs[0] : vl - 1;
+        su = batch_layout(cu->b, m->gpus);
+    } else if (U->op == SR_UNRAVEL) {
+        int ravel = producer(g, g->e[e].u), before = ravel < 0 ? -1 : producer(g, ravel);
+        if (before < 0)
+            return HS_OK;
+        ul = followers_end(g, before) - 1;
+        su = batch_layout(cu->b, m->gpus);
+    } else {
+        ul = followers_end(g, g->e[e].u) - 1;
+        su = layer_config(U, cu, &m->wl->layers[ul], m->gpus);
+    }
+    sv = is_reshape(V) ? batch_layout(cv->b, m->gpus)
+                           : layer_config(V, cv, &m->wl->layers[vl], m->gpus);
+    an_price pr;
+    int status = an_edge_price(m->net, m->wl, ul, &su, vl, &sv, m->batch, false, &pr, err);
+    if (status == HS_OK)
+        *cost = an_price_s(&pr);
+    return status;
+}
+
+sr_costs an_search_costs(an_search_model *m)
+{
+    sr_costs c = {.vertex = vertex_cost, .edge = edge_cost, .fits = fits, .ctx = m};
+    return c;
+}
+
+int an_search_plan(const sr_graph *g, const int *choice, const wl_workload *wl, int gpus,
+                   st_plan *plan, char *err)
+{
+    int status = st_plan_init(plan, wl->n_layers, gpus, err);
+    if (status != HS_OK)
+        return status;
+    snprintf(plan->name, sizeof plan->name, "searched");
+    snprintf(plan->workload, sizeof plan->workload, "%s", wl->name);
+    for (int l = 0; l < wl->n_layers; l++) {
+        int v = g->vertex_of_layer[l];
+        if (v < 0) /* follows the input data: the first vertex's layout */
+            v = g->vertex_of_layer[0] >= 0 ? g->vertex_of_layer[0] : 0;
+        const sr_vertex *vx = &g->v[v];
+        plan->layers[l] = layer_config(vx, &vx->configs[choice[v]], &wl->layers[l], gpus);
+    }
+    return HS_OK;
+}
+
+/* Solve g under m and read the plan off; *bytes gets its memory per GPU. */
+static int solve_once(const sr_graph *g, an_search_model *m, int64_t max_table, sr_result *res,
+                      st_plan *plan, double *bytes, char *err)
+{
+    sr_costs costs = an_search_costs(m);
+    int status = sr_solve(g, &costs, max_table, res, err);
+    if (status != HS_OK)
+        return status;
+    status = an_search_plan(g, res->choice, m->wl, m->gpus, plan, err);
+    st_strategy st;
+    hs_memory mem;
+    if (status == HS_OK) {
+        st_from_plan(plan, &st);
+        status = fp_memory(m->wl, &st, m->batch, &mem, err);
+        if (status != HS_OK)
+            st_plan_free(plan);
+    }
+    if (status != HS_OK) {
+        sr_result_free(res);
+        return status;
+    }
+    *bytes = fp_total(&mem);
+    return HS_OK;
+}
+
+/* Keep the better of two answers (the new one if best is empty). */
+static void keep(sr_result *best, st_plan *best_plan, sr_result *res, st_plan *plan)
+{
+    if (best->choice) {
+        sr_result_free(best);
+        st_plan_free(best_plan);
+    }
+    *best = *res;
+    *best_plan = *plan;
+}
+
+int an_search_fitted(const sr_graph *g, an_search_model *m, int64_t max_table, sr_result *res,
+                     st_plan *plan, char *err)
+{
+    double bytes, limit = m->gpu_memory_bytes;
+    m->memory_s_per_byte = 0.0;
+    int status = solve_once(g, m, max_table, res, plan, &bytes, err);
+    if (status != HS_OK || limit <= 0 || bytes <= limit)
+        return status;
+    /* Raise the price of memory until the plan fits (a GB at 1 ms first, doubling), then halve
+     * the interval a few times to pay no more time than fitting needs. */
+    sr_result best = {0}, r;
+    st_plan best_plan, p;
+    memset(&best_plan, 0, sizeof best_plan);
+    double lo = 0.0, hi = 1e-12, tight = bytes;
+    for (int i = 0; i < 40 && status == HS_OK; i++, hi *= 4) {
+        m->memory_s_per_byte = hi;
+        status = solve_once(g, m, max_table, &r, &p, &bytes, err);
+        if (status == HS_OK && bytes <= limit) {
+            keep(&best, &best_plan, &r, &p);
+            break;
+        }
+        if (status == HS_OK) {
+            lo = hi, tight = bytes < tight ? bytes : tight;
+            sr_result_free(&r);
+            st_plan_free(&p);
+        }
+    }
+    for (int i = 0; i < 10 && status == HS_OK && best.choice; i++) {
+        m->memory_s_per_byte = 0.5 * (lo + hi);
+        status = solve_once(g, m, max_table, &r, &p, &bytes, err);
+        if (status == HS_OK && bytes <= limit)
+            hi = m->memory_s_per_byte, keep(&best, &best_plan, &r, &p);
+        else if (status == HS_OK)
+            lo = m->memory_s_per_byte, sr_result_free(&r), st_plan_free(&p);
+    }
+    sr_result_free(res);
+    st_plan_free(plan);
+    if (status == HS_OK && !best.choice)
+        status = hs_fail(err, HS_EINPUT, "no per-layer strategy fits in %.1f GB a GPU (the "
+                         "smallest found needs %.1f GB)", limit / 1e9, tight / 1e9);
+    if (status != HS_OK) {
+        if (best.choice)
+            sr_result_free(&best), st_plan_free(&best_plan);
+        return status;
+    }
+    *res = best;
+    *plan = best_plan;
+    return HS_OK;
+}

@@ -43,7 +43,7 @@ PY
 
 expect_bad "no action" "--search" strategy -w pase-alexnet -g 8 -b 128
 expect_bad "missing -b" "-b BATCH" strategy --search -w pase-alexnet -g 8 --cost-model pase
-expect_bad "default cost model" "--cost-model hybridsim" strategy --search -w pase-alexnet -g 8 -b 128
+expect_bad "-o with pase" "-o is for --cost-model hybridsim" "${search[@]}" -g 8 -o "$TMP/x.xml"
 expect_bad "unknown cost model" "'flops'" "${search[@]}" -g 8 --cost-model flops
 expect_bad "bad -g" "-g: 0 is out of range" "${search[@]}" -g 0
 expect_bad "unknown flag" "--frobnicate" "${search[@]}" -g 8 --frobnicate

@@ -31,6 +31,8 @@ typedef struct {
     an_uniform uniform;      /* the best whole-model strategy, analytic */
     hs_estimate uniform_sim;
     bool simulated;
+    bool overruled;          /* the simulation found the plan slower: the uniform one won */
+    hs_estimate overruled_an, overruled_sim; /* the plan it overruled */
     double seconds;          /* the search's wall time */
 } search_found;
 
@@ -90,6 +92,11 @@ static void print_found(const search_found *f)
     print_row(name, &f->searched, &f->searched_sim, f->simulated);
     snprintf(name, sizeof name, "best uniform: %s", f->uniform.name);
     print_row(name, &f->uniform.est, &f->uniform_sim, f->simulated);
+    if (f->overruled)
+        printf("  simulation overruled the model: the search's plan took %.6f s simulated "
+               "(%.6f analytic), more than %s; %s is the answer\n",
+               f->overruled_sim.iteration.total_s, f->overruled_an.iteration.total_s,
+               f->uniform.name, f->uniform.name);
     const hs_estimate *s = f->simulated ? &f->searched_sim : &f->searched;
     const hs_estimate *u = f->simulated ? &f->uniform_sim : &f->uniform.est;
     printf("  searched / best uniform (%s): %.3f\n", f->simulated ? "simulated" : "analytic",
@@ -109,6 +116,11 @@ static void print_json(const search_found *f)
            "%.17g", f->seconds, f->searched.iteration.total_s, f->searched.memory_per_gpu_bytes);
     if (f->simulated)
         printf(", \"simulated_s\": %.17g", f->searched_sim.iteration.total_s);
+    printf(", \"layers_reverted\": %d, \"uniform_kept_by_model\": %s",
+           f->polish.layers_reverted, f->polish.reference_kept ? "true" : "false");
+    if (f->overruled)
+        printf(", \"overruled_plan\": {\"analytic_s\": %.17g, \"simulated_s\": %.17g}",
+               f->overruled_an.iteration.total_s, f->overruled_sim.iteration.total_s);
     printf("},\n \"best_uniform\": {\"strategy\": ");
     hs_json_string(stdout, f->uniform.name);
     printf(", \"analytic_s\": %.17g, \"memory_bytes\": %.17g", f->uniform.est.iteration.total_s,
@@ -137,6 +149,31 @@ static int write_plan(const search_found *f, char *err)
     return hs_out_commit(&out, err);
 }
 
+/* Both finalists simulated. Where the simulation finds the searched plan slower than the best
+ * uniform strategy (a contention or latency the closed form does not see), the uniform
+ * strategy is the answer, and the report says so with both times. */
+static int simulate_both(search_found *f, const cli_sim *sim, st_plan *plan, char *err)
+{
+    st_strategy st;
+    st_from_plan(plan, &st);
+    plat_platform *plat = (plat_platform *)f->plat;
+    int status = sim->simulate(f->wl, plat, &st, f->o->batch, &f->searched_sim, err);
+    if (status == HS_OK)
+        status = sim->simulate(f->wl, plat, &f->uniform.st, f->o->batch, &f->uniform_sim, err);
+    f->simulated = status == HS_OK;
+    if (status != HS_OK || f->searched_sim.iteration.total_s <= f->uniform_sim.iteration.total_s)
+        return status;
+    st_plan ref;
+    if ((status = st_plan_of(f->wl, &f->uniform.st, &ref, err)) != HS_OK)
+        return status;
+    f->overruled_an = f->searched, f->overruled_sim = f->searched_sim, f->overruled = true;
+    snprintf(ref.name, sizeof ref.name, "%s", f->uniform.name);
+    st_plan_free(plan);
+    *plan = ref;
+    f->searched = f->uniform.est, f->searched_sim = f->uniform_sim;
+    return HS_OK;
+}
+
 /* Search, re-price, compare: everything but the printing. */
 static int find(search_found *f, an_net *net, const cli_sim *sim, sr_graph *g, sr_result *res,
                 st_plan *plan, bool *have, char *err)
@@ -155,19 +192,9 @@ static int find(search_found *f, an_net *net, const cli_sim *sim, sr_graph *g, s
         status = an_search_polish(&m, &ref, plan, &f->searched, &f->polish, err);
         st_plan_free(&ref);
     }
-    if (status == HS_OK)
-        status = write_plan(f, err);
-    if (status != HS_OK || f->o->analytic_only)
-        return status;
-    st_strategy st;
-    st_from_plan(plan, &st);
-    status = sim->simulate(f->wl, (plat_platform *)f->plat, &st, f->o->batch, &f->searched_sim,
-                           err);
-    if (status == HS_OK)
-        status = sim->simulate(f->wl, (plat_platform *)f->plat, &f->uniform.st, f->o->batch,
-                               &f->uniform_sim, err);
-    f->simulated = status == HS_OK;
-    return status;
+    if (status == HS_OK && !f->o->analytic_only)
+        status = simulate_both(f, sim, plan, err);
+    return status == HS_OK ? write_plan(f, err) : status;
 }
 
 /* The job's ranks on the machine (packed), its routes, the search graph. */

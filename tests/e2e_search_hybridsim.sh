@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# e2e_search_hybridsim.sh: `hybridsim strategy --search` with hybridsim's cost model (the
+# default) on abci: for ResNet-50, VGG16 and AlexNet at 16, 64 and 256 GPUs (64, 32 and 64
+# samples a GPU) the searched strategy, simulated, is never slower than the best whole-model
+# strategy that fits; by the analytic model it is never dearer (the exact model polishes it);
+# on AlexNet and VGG16, whose fully connected layers hold most weights, it is at least 3%
+# faster simulated; the strategy file it writes gives its analytic number again through
+# `analytic -s FILE`; a batch that fits nowhere is refused.
+# Usage (from ctest): e2e_search_hybridsim.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+
+for case in alexnet:64 vgg16:32 resnet50:64; do
+    w=${case%%:*} per=${case##*:}
+    for g in 16 64 256; do
+        b=$((g * per)) f="$TMP/$w-$g.xml"
+        if ! "$HS" strategy --search -w "$w" -p abci -g "$g" -b "$b" -o "$f" --json \
+            >"$TMP/out.json" 2>"$TMP/err"; then
+            fail "$w g=$g: exit $? $(cat "$TMP/err")"
+            continue
+        fi
+        "$HS" analytic -w "$w" -p abci -g "$g" -b "$b" -s "$f" --json >"$TMP/an.json" ||
+            fail "$w g=$g: analytic -s on the written file"
+        python3 - "$TMP/out.json" "$TMP/an.json" "$w" "$g" <<'PY' || fail "$w g=$g"
+import json, sys
+j, an, w, g = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4]
+s, u = j["searched"], j["best_uniform"]
+ratio = s["simulated_s"] / u["simulated_s"]
+print("%-9s g=%-4s searched %.6f s simulated (%.6f analytic), %s %.6f s: ratio %.4f%s" % (
+    w, g, s["simulated_s"], s["analytic_s"], u["strategy"], u["simulated_s"], ratio,
+    " (simulation overruled the model)" if "overruled_plan" in s else ""))
+assert s["simulated_s"] <= u["simulated_s"], "slower than the best uniform strategy"
+assert s["analytic_s"] <= u["analytic_s"] * (1 + 1e-12), "dearer by the analytic model"
+assert s["memory_bytes"] <= 16e9, "does not fit"
+if w != "resnet50":
+    assert ratio < 0.97, "no gain where fully connected layers dominate"
+assert abs(an["iteration"]["total_s"] - s["analytic_s"]) <= 1e-9 * s["analytic_s"], \
+    ("the file's analytic number", an["iteration"]["total_s"], s["analytic_s"])
+PY
+    done
+done
+
+"$HS" strategy --search -w vgg16 -p abci -g 16 -b 1024 --analytic-only -o "$TMP/no.xml" \
+    >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "vgg16 at 64 a GPU: exit $rc, expected 2"
+grep -q "no per-layer strategy fits in 16.0 GB" "$TMP/err" || fail "no-fit message: $(cat "$TMP/err")"
+[ -s "$TMP/out" ] && fail "no fit: wrote to stdout"
+[ -e "$TMP/no.xml" ] && fail "no fit: wrote the strategy file"
+
+[ "$failures" -eq 0 ] && echo "e2e_search_hybridsim: all checks passed"
+exit $((failures > 0))

@@ -5,9 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The candidates for p GPUs: the pure strategies, then each hybrid shape p1 x p2 with
- * 1 < p2 < p. Returns how many were written (at most max). */
-static int uniform_candidates(int p, char names[][AN_UNIFORM_NAME_LEN], int max)
+/* The pure strategies, then each hybrid shape p1 x p2 with 1 < p2 < p. */
+int an_uniform_names(int p, char names[][AN_UNIFORM_NAME_LEN], int max)
 {
     static const char *pure[] = {"data", "filter", "channel", "spatial", "pipeline"};
     int n = 0;
@@ -28,7 +27,7 @@ int an_best_uniform(const wl_workload *wl, const plat_platform *plat, int p, int
                     an_uniform *best, char *err)
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], why[HS_ERR_LEN];
-    int n = uniform_candidates(p, names, AN_UNIFORM_MAX);
+    int n = an_uniform_names(p, names, AN_UNIFORM_MAX);
     memset(best, 0, sizeof *best);
     best->tried = n;
     for (int i = 0; i < n; i++) {
@@ -46,7 +45,7 @@ int an_best_uniform(const wl_workload *wl, const plat_platform *plat, int p, int
         best->found = true;
         best->st = st;
         best->est = est;
-        snprintf(best->name, sizeof best->name, "%s", names[i]);
+        snprintf(best->name, sizeof best->name, "%.*s", AN_UNIFORM_NAME_LEN - 1, names[i]);
     }
     if (!best->found)
         return hs_fail(err, HS_EINPUT, "no whole-model strategy runs %s on %d GPUs at batch %lld "

@@ -36,8 +36,10 @@ void cli_print_usage(FILE *out)
             "  hybridsim platform [--preset NAME] [flags] -o FILE.xml   (see hybridsim platform --help)\n"
             "  hybridsim sweep [FILE.sweep] [flags with lists] -o OUT.csv  (see hybridsim sweep --help)\n"
             "  hybridsim strategy --generate SPEC -w W -g N -b B -o FILE.xml  (a per-layer\n"
-            "                     strategy file), or --search -w ... -g ... -b ... --cost-model\n"
-            "                     pase  (see hybridsim strategy --help)\n"
+            "                     strategy file), or --search -w ... -p ... -g ... -b ... [-o F]\n"
+            "                     (the best per-layer strategy; see hybridsim strategy --help)\n"
+            "  hybridsim suggest -w W -p P -g N (-b B | --batch-per-gpu b) [--top K]\n"
+            "                     (every strategy ranked, the best simulated; suggest --help)\n"
             "\n"
             "  analytic   ParaDL's closed-form model: instant, no contention\n"
             "  simulate   SimGrid simulation of every kernel and message, with link sharing\n"
@@ -187,10 +189,12 @@ int cli_main(int argc, char **argv, const cli_sim *sim)
         status = sw_main(argc - 1, argv + 1, err);
     else if (strcmp(cmd, "strategy") == 0)
         status = cli_strategy_main(argc - 1, argv + 1, sim, err);
+    else if (strcmp(cmd, "suggest") == 0)
+        status = cli_suggest_main(argc - 1, argv + 1, sim, err);
     else
         status = hs_fail(err, HS_EINPUT,
                          "unknown command '%s' (known: analytic, simulate, compare, platform, "
-                         "sweep, strategy; see hybridsim --help)",
+                         "sweep, strategy, suggest; see hybridsim --help)",
                          cmd);
     return finish(status, err);
 }

@@ -7,6 +7,7 @@
  *   cli_generate.c `strategy --generate`: a scheme written as a per-layer strategy file
  *   cli_search.c   `strategy --search` with hybridsim's cost model: the strategy file, and the
  *                  comparison with the best whole-model strategy
+ *   cli_suggest.c  `suggest`: every strategy ranked, the best simulated (sim/compare/suggest.h)
  *   cli_sim.c      what needs SimGrid: simulate, compare, shared fabrics (only hybridsim-sim)
  * Nothing here is for use outside sim/cli. */
 #ifndef CLI_INT_H
@@ -117,6 +118,9 @@ typedef struct {
 
 /* The search with hybridsim's cost model: print, write the file, compare (cli_search.c). */
 int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *err);
+
+/* `hybridsim suggest ...` (argv[0] is "suggest"), cli_suggest.c. */
+int cli_suggest_main(int argc, char **argv, const cli_sim *sim, char *err);
 
 /* `hybridsim strategy ...` (argv[0] is "strategy"): the exit status; message in err. */
 int cli_strategy_main(int argc, char **argv, const cli_sim *sim, char *err);

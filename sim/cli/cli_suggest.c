@@ -1,0 +1,202 @@
+/* cli_suggest.c: `hybridsim suggest`, ParaDL's oracle question answered and checked (cli_int.h).
+ *
+ *   hybridsim suggest -w W -p P -g N (-b B | --batch-per-gpu b) [--top K] [--json]
+ *
+ * Every strategy the tool knows for the job is priced by the analytic model: the whole-model
+ * strategies at every hybrid shape, pipelines at several micro-batch counts, the published
+ * per-layer schemes (OWT, SplitBrain and GHP at every group size) and the searched plan. They
+ * are ranked by analytic time, the K fastest that fit are simulated, and the final ranking is by
+ * simulated time, each entry saying why it lost its place to the one above it. */
+#include "cli_int.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_search.h"
+#include "generate.h"
+#include "hs_json.h"
+#include "hs_parse.h"
+#include "suggest.h"
+
+/* What suggest's flags say. */
+typedef struct {
+    const char *workload, *platform;
+    int gpus;
+    int64_t batch;            /* -b; or */
+    int64_t batch_per_gpu;    /* --batch-per-gpu: B = b x N */
+    int top;                  /* --top K: how many are simulated */
+    bool json;
+} suggest_options;
+
+static void suggest_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hybridsim suggest -w WORKLOAD [-p PLATFORM] -g GPUS (-b BATCH |\n"
+            "                         --batch-per-gpu B) [--top K] [--json]\n"
+            "\n"
+            "Ranks every strategy for the job by the analytic model (data, filter, channel,\n"
+            "spatial, pipeline at S = p, 2p, 4p micro-batches, data+filter and data+spatial at\n"
+            "every shape, OWT, SplitBrain and GHP at every group size, and the searched per-layer\n"
+            "plan), simulates the K fastest that fit (default 5), and prints the final ranking\n"
+            "by simulated time with compute, communication, memory and why each lost its place.\n"
+            "  -p, --platform P     the machine (default abci)\n"
+            "  --batch-per-gpu B    the global batch is B x GPUs\n"
+            "  --top K              simulate the K best by the model (default 5)\n"
+            "  -j, --json           one JSON object instead of the table\n");
+}
+
+enum { OPT_PER_GPU = 2100, OPT_TOP };
+
+static const struct option suggest_longopts[] = {
+    {"workload", required_argument, NULL, 'w'}, {"platform", required_argument, NULL, 'p'},
+    {"gpus", required_argument, NULL, 'g'},     {"batch", required_argument, NULL, 'b'},
+    {"batch-per-gpu", required_argument, NULL, OPT_PER_GPU},
+    {"top", required_argument, NULL, OPT_TOP},  {"json", no_argument, NULL, 'j'},
+    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+};
+
+static int suggest_option(int c, const char *arg, suggest_options *o, char *err)
+{
+    int64_t v = 0;
+    int status = HS_OK;
+    switch (c) {
+    case 'w': o->workload = arg; break;
+    case 'p': o->platform = arg; break;
+    case 'g':
+        status = hs_parse_int64("-g", arg, 1, INT_MAX, &v, err);
+        o->gpus = (int)v;
+        break;
+    case 'b': status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &o->batch, err); break;
+    case OPT_PER_GPU:
+        status = hs_parse_int64("--batch-per-gpu", arg, 1, INT_MAX, &o->batch_per_gpu, err);
+        break;
+    case OPT_TOP:
+        status = hs_parse_int64("--top", arg, 0, SG_MAX, &v, err);
+        o->top = (int)v;
+        break;
+    case 'j': o->json = true; break;
+    case 'h': suggest_usage(stdout); return -1;
+    }
+    return status;
+}
+
+static int parse_suggest(int argc, char **argv, suggest_options *o, char *err)
+{
+    optind = 1;
+    opterr = 0;
+    int c, status = HS_OK;
+    while (status == HS_OK &&
+           (c = getopt_long(argc, argv, ":w:p:g:b:jh", suggest_longopts, NULL)) != -1) {
+        if (c == ':')
+            return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
+        if (c == '?')
+            return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim suggest --help)",
+                           argv[optind - 1]);
+        status = suggest_option(c, optarg, o, err);
+    }
+    if (status != HS_OK)
+        return status;
+    if (optind < argc)
+        return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
+    if (!o->workload || !o->gpus || !(o->batch || o->batch_per_gpu))
+        return hs_fail(err, HS_EINPUT, "suggest needs -w WORKLOAD, -g GPUS and -b BATCH or "
+                       "--batch-per-gpu B");
+    if (o->batch && o->batch_per_gpu)
+        return hs_fail(err, HS_EINPUT, "-b and --batch-per-gpu say the same thing: give one");
+    if (o->batch_per_gpu)
+        o->batch = o->batch_per_gpu * o->gpus;
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- printing */
+
+static void print_table(const suggest_options *o, const wl_workload *wl,
+                        const plat_platform *plat, sg_list *l)
+{
+    printf("hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d fit, "
+           "%d simulated\n", wl->name, plat->name, o->gpus, (long long)o->batch, l->n,
+           l->fitting, l->simulated);
+    printf("  %4s  %-26s %10s %10s %10s %10s %9s  %s\n", "rank", "strategy", "compute",
+           "comm", "analytic", "simulated", "GB a GPU", "why not first");
+    for (int i = 0; i < l->n; i++) {
+        const sg_candidate *c = &l->c[l->order[i]];
+        printf("  %4d  %-26s %10.6f %10.6f %10.6f ", i + 1, c->name,
+               c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
+               c->analytic.iteration.total_s);
+        if (c->simulated)
+            printf("%10.6f", c->sim.iteration.total_s);
+        else
+            printf("%10s", "-");
+        printf(" %9.3f  %s\n", c->analytic.memory_per_gpu_bytes / 1e9, c->why);
+    }
+    printf("  times are seconds per iteration; epoch = %lld iterations\n",
+           (long long)l->c[l->order[0]].analytic.iterations_per_epoch);
+}
+
+static void print_json(const suggest_options *o, const wl_workload *wl,
+                       const plat_platform *plat, sg_list *l)
+{
+    printf("{\"mode\": \"suggest\", \"workload\": ");
+    hs_json_string(stdout, wl->name);
+    printf(", \"platform\": ");
+    hs_json_string(stdout, plat->name);
+    printf(", \"gpus\": %d, \"batch\": %lld, \"ranking\": [", o->gpus, (long long)o->batch);
+    for (int i = 0; i < l->n; i++) {
+        const sg_candidate *c = &l->c[l->order[i]];
+        printf("%s\n  {\"rank\": %d, \"strategy\": ", i ? "," : "", i + 1);
+        hs_json_string(stdout, c->name);
+        printf(", \"analytic_s\": %.17g, \"compute_s\": %.17g, \"comm_s\": %.17g, "
+               "\"memory_bytes\": %.17g, \"fits\": %s", c->analytic.iteration.total_s,
+               c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
+               c->analytic.memory_per_gpu_bytes, c->analytic.fits_in_memory ? "true" : "false");
+        if (c->simulated)
+            printf(", \"simulated_s\": %.17g, \"simulated_comm_s\": %.17g",
+                   c->sim.iteration.total_s, c->sim.iteration.comm_s);
+        printf(", \"why\": ");
+        hs_json_string(stdout, c->why);
+        printf("}");
+    }
+    printf("]}\n");
+}
+
+/* ---------------------------------------------------------------- the command */
+
+static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
+{
+    wl_workload wl;
+    plat_platform plat;
+    int status = wl_load(o->workload, &wl, err);
+    if (status != HS_OK)
+        return status;
+    if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK) {
+        sg_list l;
+        if (o->gpus > plat.n_gpus)
+            status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->gpus,
+                             plat.name, plat.n_gpus);
+        else if ((status = sg_price_all(&wl, &plat, o->gpus, o->batch, &l, err)) == HS_OK) {
+            status = sg_simulate_top(&l, &wl, &plat, o->batch, o->top, sim->simulate, err);
+            if (status == HS_OK) {
+                sg_rank(&l, plat.gpu_memory_bytes);
+                (o->json ? print_json : print_table)(o, &wl, &plat, &l);
+            }
+            sg_list_free(&l);
+        }
+        plat_free(&plat);
+    }
+    wl_free(&wl);
+    return status;
+}
+
+int cli_suggest_main(int argc, char **argv, const cli_sim *sim, char *err)
+{
+    suggest_options o = {.platform = "abci", .top = 5};
+    int status = parse_suggest(argc, argv, &o, err);
+    if (status != HS_OK)
+        return status < 0 ? HS_OK : status; /* < 0: --help */
+    if (!sim)
+        return cli_exec_full(err); /* the simulations need SimGrid: hybridsim-sim */
+    return suggest(&o, sim, err);
+}

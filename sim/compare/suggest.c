@@ -1,0 +1,211 @@
+/* suggest.c: the candidates of `hybridsim suggest`, priced, simulated and ranked (suggest.h). */
+#include "suggest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_search.h"
+#include "generate.h"
+
+/* Room for the next candidate, or NULL when the list is full. */
+static sg_candidate *next(sg_list *l)
+{
+    if (l->n >= SG_MAX)
+        return NULL;
+    sg_candidate *c = &l->c[l->n];
+    memset(c, 0, sizeof *c);
+    return c;
+}
+
+/* A built-in strategy: parsed and priced, kept when it runs. */
+static void add_builtin(sg_list *l, const wl_workload *wl, const plat_platform *plat, int p,
+                        int64_t batch, const char *text, int segments, const char *name)
+{
+    char why[HS_ERR_LEN];
+    sg_candidate *c = next(l);
+    if (!c || st_parse(text, p, plat->gpus_per_node, segments, &c->st, why) != HS_OK ||
+        an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK)
+        return;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    l->n++;
+}
+
+/* A per-layer plan (a generator's or the search's): priced on net, kept when it is valid. */
+static void add_plan(sg_list *l, const wl_workload *wl, const plat_platform *plat,
+                     an_net *net, int64_t batch, st_plan *plan, const char *name)
+{
+    char why[HS_ERR_LEN];
+    sg_candidate *c = next(l);
+    if (!c || an_plan_model(wl, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
+                            why) != HS_OK) {
+        st_plan_free(plan);
+        free(plan);
+        return;
+    }
+    c->plan = plan;
+    st_from_plan(plan, &c->st);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    l->n++;
+}
+
+static void add_generated(sg_list *l, const wl_workload *wl, const plat_platform *plat,
+                          an_net *net, int p, int64_t batch, const char *spec)
+{
+    char why[HS_ERR_LEN];
+    st_plan *plan = calloc(1, sizeof *plan);
+    if (plan && st_generate(spec, wl, p, batch, plat->gpus_per_node, 0, plan, why) == HS_OK)
+        add_plan(l, wl, plat, net, batch, plan, spec);
+    else
+        free(plan);
+}
+
+/* The whole-model strategies, pipelines at 2p and 4p micro-batches, the published schemes. */
+static void add_known(sg_list *l, const wl_workload *wl, const plat_platform *plat,
+                      an_net *net, int p, int64_t batch)
+{
+    char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], spec[SG_NAME_LEN];
+    int n = an_uniform_names(p, names, AN_UNIFORM_MAX);
+    for (int i = 0; i < n; i++)
+        add_builtin(l, wl, plat, p, batch, names[i], 0, names[i]);
+    for (int k = 2; k <= 4 && p > 1; k *= 2) {
+        snprintf(spec, sizeof spec, "pipeline (S=%d)", k * p);
+        add_builtin(l, wl, plat, p, batch, "pipeline", k * p, spec);
+    }
+    add_generated(l, wl, plat, net, p, batch, "owt");
+    for (int g = 2; g <= p && p > 1; g *= 2) {
+        if (p % g)
+            continue;
+        snprintf(spec, sizeof spec, "splitbrain:%d", g);
+        add_generated(l, wl, plat, net, p, batch, spec);
+        snprintf(spec, sizeof spec, "ghp:%d", g);
+        add_generated(l, wl, plat, net, p, batch, spec);
+    }
+}
+
+int sg_price_all(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
+                 sg_list *l, char *err)
+{
+    memset(l, 0, sizeof *l);
+    l->c = calloc(SG_MAX, sizeof *l->c);
+    l->order = calloc(SG_MAX, sizeof *l->order);
+    int *gpus = malloc((size_t)p * sizeof *gpus);
+    an_net *net = NULL;
+    int status = l->c && l->order && gpus ? pl_place(plat, PL_PACKED, p, gpus, err)
+                                          : hs_fail(err, HS_EINTERNAL, "suggest: out of memory");
+    if (status == HS_OK)
+        status = an_net_open(plat, p, gpus, &net, err);
+    if (status == HS_OK) {
+        add_known(l, wl, plat, net, p, batch);
+        st_plan *plan = calloc(1, sizeof *plan);
+        hs_estimate est;
+        char why[HS_ERR_LEN];
+        if (plan && an_search_run(wl, plat, p, batch, plan, &est, why) == HS_OK)
+            add_plan(l, wl, plat, net, batch, plan, "searched");
+        else
+            free(plan);
+        an_net_close(net);
+    }
+    free(gpus);
+    if (status == HS_OK && l->n == 0)
+        status = hs_fail(err, HS_EINPUT, "no strategy runs %s on %d GPUs at batch %lld",
+                         wl->name, p, (long long)batch);
+    for (int i = 0; i < l->n; i++)
+        l->fitting += l->c[i].analytic.fits_in_memory;
+    if (status != HS_OK)
+        sg_list_free(l);
+    return status;
+}
+
+/* ---------------------------------------------------------------- simulation and ranking */
+
+static const sg_list *sort_list; /* qsort has no context argument */
+
+/* Fitting before not fitting; then simulated ones by simulated time; then by analytic time. */
+static int by_rank(const void *a, const void *b)
+{
+    const sg_candidate *x = &sort_list->c[*(const int *)a], *y = &sort_list->c[*(const int *)b];
+    if (x->analytic.fits_in_memory != y->analytic.fits_in_memory)
+        return x->analytic.fits_in_memory ? -1 : 1;
+    if (x->simulated != y->simulated)
+        return x->simulated ? -1 : 1;
+    double tx = x->simulated ? x->sim.iteration.total_s : x->analytic.iteration.total_s;
+    double ty = y->simulated ? y->sim.iteration.total_s : y->analytic.iteration.total_s;
+    return tx < ty ? -1 : tx > ty ? 1 : (*(const int *)a - *(const int *)b);
+}
+
+static void sort(sg_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        l->order[i] = i;
+    sort_list = l;
+    qsort(l->order, (size_t)l->n, sizeof *l->order, by_rank);
+    sort_list = NULL;
+}
+
+int sg_simulate_top(sg_list *l, const wl_workload *wl, plat_platform *plat, int64_t batch,
+                    int top, sg_simulate_fn simulate, char *err)
+{
+    sort(l); /* none simulated yet: fitting ones by analytic time */
+    for (int i = 0; i < l->n && l->simulated < top; i++) {
+        sg_candidate *c = &l->c[l->order[i]];
+        if (!c->analytic.fits_in_memory)
+            break;
+        fprintf(stderr, "suggest: simulating %d of %d: %s\n", l->simulated + 1, top, c->name);
+        int status = simulate(wl, plat, &c->st, batch, &c->sim, err);
+        if (status != HS_OK)
+            return status;
+        c->simulated = true;
+        l->simulated++;
+    }
+    return HS_OK;
+}
+
+/* Why candidate c is behind the first one, f, in words. */
+static void reason(sg_candidate *c, const sg_candidate *f, double gpu_memory_bytes)
+{
+    const hs_times *ct = c->simulated ? &c->sim.iteration : &c->analytic.iteration;
+    const hs_times *ft = f->simulated ? &f->sim.iteration : &f->analytic.iteration;
+    double comm = ct->total_s - ct->compute_s - (ft->total_s - ft->compute_s);
+    double compute = ct->compute_s - ft->compute_s, late = ct->total_s / ft->total_s - 1;
+    double congestion = c->simulated ? c->sim.iteration.comm_s - c->analytic.iteration.comm_s : 0;
+    if (!c->analytic.fits_in_memory)
+        snprintf(c->why, sizeof c->why, "does not fit: %.1f GB of %.1f",
+                 c->analytic.memory_per_gpu_bytes / 1e9, gpu_memory_bytes / 1e9);
+    else if (late < 1e-9)
+        snprintf(c->why, sizeof c->why, "ties with %s%s", f->name,
+                 c->simulated ? "" : " by the model (not simulated)");
+    else if (c->simulated && congestion > 0.5 * (ct->total_s - ft->total_s) &&
+             congestion > 0.01 * c->analytic.iteration.comm_s)
+        snprintf(c->why, sizeof c->why, "congestion: +%.0f%% communication simulated over the "
+                 "model; %.1f%% slower", 100 * congestion / c->analytic.iteration.comm_s,
+                 100 * late);
+    else
+        snprintf(c->why, sizeof c->why, "%s%.1f%% slower: %s %+.4f s", c->simulated ? "" :
+                 "not simulated (beyond --top); by the model ", 100 * late,
+                 comm >= compute ? "communication" : "compute", comm >= compute ? comm : compute);
+}
+
+void sg_rank(sg_list *l, double gpu_memory_bytes)
+{
+    sort(l);
+    if (l->n == 0)
+        return;
+    const sg_candidate *first = &l->c[l->order[0]];
+    snprintf(l->c[l->order[0]].why, SG_WHY_LEN, "%s",
+             first->simulated ? "fastest simulated" : "fastest by the model (none simulated)");
+    for (int i = 1; i < l->n; i++)
+        reason(&l->c[l->order[i]], first, gpu_memory_bytes);
+}
+
+void sg_list_free(sg_list *l)
+{
+    for (int i = 0; l->c && i < l->n; i++)
+        if (l->c[i].plan) {
+            st_plan_free(l->c[i].plan);
+            free(l->c[i].plan);
+        }
+    free(l->c);
+    free(l->order);
+    memset(l, 0, sizeof *l);
+}

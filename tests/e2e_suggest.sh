@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# e2e_suggest.sh: `hybridsim suggest`: VGG16 on 64 GPUs of abci at 32 samples a GPU. Every
+# strategy that runs is ranked: the simulated ones first by simulated time (the first says it
+# is the fastest simulated), then the others that fit by analytic time, then those that do not
+# fit with their memory; --top K simulates K; the searched plan and the published schemes are
+# among the candidates; the JSON carries the same ranking. Bad input: exit 2, the flag named,
+# nothing on stdout.
+# Usage (from ctest): e2e_suggest.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+
+"$HS" suggest -w vgg16 -p abci -g 64 --batch-per-gpu 32 --top 4 --json >"$TMP/s.json" \
+    2>"$TMP/err" || fail "suggest: exit $? $(cat "$TMP/err")"
+grep -q "suggest: simulating 4 of 4" "$TMP/err" || fail "progress on stderr"
+python3 - "$TMP/s.json" <<'PY' || fail "ranking"
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = j["ranking"]
+names = [c["strategy"] for c in r]
+for want in ("data", "owt", "splitbrain:8", "ghp:2", "searched", "data+filter:16x4"):
+    assert want in names, (want, names)
+sim = [c for c in r if "simulated_s" in c]
+assert len(sim) == 4 and r[:4] == sim, "the 4 simulated first"
+assert all(sim[i]["simulated_s"] <= sim[i + 1]["simulated_s"] for i in range(3))
+assert r[0]["why"] == "fastest simulated", r[0]["why"]
+fit = [c for c in r if c["fits"]]
+rest = fit[4:]
+assert all(rest[i]["analytic_s"] <= rest[i + 1]["analytic_s"] for i in range(len(rest) - 1))
+assert all(c["why"].startswith(("not simulated", "ties with")) for c in rest), rest
+nofit = [c for c in r if not c["fits"]]
+assert nofit and r[len(fit):] == nofit, "those that do not fit last"
+assert all(c["why"].startswith("does not fit: ") and c["memory_bytes"] > 16e9 for c in nofit)
+# the simulated four are the four fastest fitting ones by the model
+by_model = sorted(fit, key=lambda c: c["analytic_s"])[:4]
+assert sorted(c["strategy"] for c in by_model) == sorted(c["strategy"] for c in sim)
+print("e2e_suggest: %s first at %.6f s simulated; %d ranked, %d do not fit" % (
+    r[0]["strategy"], r[0]["simulated_s"], len(r), len(nofit)))
+PY
+
+expect_bad() { # what needle args...
+    local what="$1" needle="$2"
+    shift 2
+    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    [ "$rc" -eq 2 ] || { fail "$what: exit $rc, expected 2"; cat "$TMP/err"; return; }
+    grep -qF -- "$needle" "$TMP/err" || { fail "$what: message lacks '$needle'"; cat "$TMP/err"; }
+    [ -s "$TMP/out" ] && fail "$what: wrote to stdout on error"
+}
+expect_bad "no batch" "-b BATCH or --batch-per-gpu" suggest -w vgg16 -g 8
+expect_bad "both batches" "give one" suggest -w vgg16 -g 8 -b 64 --batch-per-gpu 8
+expect_bad "too many GPUs" "has 4352 GPUs" suggest -w vgg16 -g 8192 --batch-per-gpu 8
+expect_bad "unknown flag" "--frobnicate" suggest -w vgg16 -g 8 -b 64 --frobnicate
+expect_bad "bad --top" "--top" suggest -w vgg16 -g 8 -b 64 --top -1
+expect_bad "unknown workload" "unknown workload" suggest -w nosuch -g 8 -b 64
+"$HS" suggest --help | grep -q -- "--batch-per-gpu" || fail "--help"
+
+[ "$failures" -eq 0 ] && echo "e2e_suggest: all checks passed"
+exit $((failures > 0))

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# suggest.sh: how long the default search (`strategy --search`, hybridsim's cost model, on abci)
+# and `suggest` take. Targets (issue 9): the search for ResNet-50 and VGG16 at 64 GPUs under
+# 10 s, AlexNet under 1 s; suggest at 1024 GPUs with its top-5 simulations under 60 s.
+# A benchmark, not a test: it prints figures and writes experiments/bench/suggest.csv. search_s
+# is the search alone (as the command reports it, polishing excluded), wall_s the whole process
+# (search, exact pricing, polishing, best uniform strategy, the two simulations), peak_rss_MB of
+# the parent (the simulations run in children).
+# Usage: experiments/bench/suggest.sh [BUILD_DIR]
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+bench_init suggest.sh "$(cd "$(dirname "$0")" && pwd)/suggest.csv" "${1:-}"
+tmp=$BENCH_TMP
+echo "command,workload,gpus,batch,search_s,wall_s,peak_rss_MB,first" >"$tmp"
+
+search() { # workload gpus batch
+    /usr/bin/time -f "%e %M" -o "$tmp.log" "$BENCH_HS" strategy --search -w "$1" -p abci \
+        -g "$2" -b "$3" -o "$tmp.xml" --json >"$tmp.out"
+    read -r wall rss_kb <"$tmp.log"
+    local s
+    s=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["search_s"])' "$tmp.out")
+    printf 'search,%s,%s,%s,%s,%s,%d,searched\n' "$1" "$2" "$3" "$s" "$wall" \
+        $((rss_kb / 1024)) | tee -a "$tmp"
+}
+
+suggest() { # workload gpus batch-per-gpu
+    /usr/bin/time -f "%e %M" -o "$tmp.log" "$BENCH_HS" suggest -w "$1" -p abci -g "$2" \
+        --batch-per-gpu "$3" --json >"$tmp.out" 2>/dev/null
+    read -r wall rss_kb <"$tmp.log"
+    local first
+    first=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ranking"][0]["strategy"])' "$tmp.out")
+    printf 'suggest,%s,%s,%s,,%s,%d,%s\n' "$1" "$2" "$(($2 * $3))" "$wall" $((rss_kb / 1024)) \
+        "$first" | tee -a "$tmp"
+}
+
+search alexnet 64 4096
+search vgg16 64 2048
+search resnet50 64 4096
+search resnet50 256 16384
+suggest alexnet 1024 64
+suggest vgg16 1024 32
+suggest resnet50 1024 32
+bench_done

@@ -6,7 +6,8 @@
  * waiting for other ranks), each side's parts adding up to its own total, and a difference of
  * more than 2% is put into words: the part that accounts for most of it and the kind of link
  * where messages waited. One of the two places (with sim/cli) that include both analytic/ and
- * the simulator; may include: analytic/, sim/run, sim/report. */
+ * the simulator; may include: analytic/, sim/run, sim/report. suggest.h (sg_) ranks every
+ * strategy of a job, analytic then simulated. */
 #ifndef COMPARE_H
 #define COMPARE_H
 

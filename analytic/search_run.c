@@ -32,6 +32,16 @@ static int search_on(an_net *net, const wl_workload *wl, const plat_platform *pl
         status = an_search_polish(&m, &ref, plan, est, &what, err);
         st_plan_free(&ref);
     }
+    char seed[32];
+    st_plan best;
+    hs_estimate best_est;
+    if (status == HS_OK && an_search_seeds(&m, plat->gpus_per_node, &best, &best_est, seed,
+                                           sizeof seed)) {
+        if (best_est.iteration.total_s < est->iteration.total_s) /* a scheme prices lower */
+            st_plan_free(plan), *plan = best, *est = best_est;
+        else
+            st_plan_free(&best);
+    }
     if (status != HS_OK)
         st_plan_free(plan);
     return status;

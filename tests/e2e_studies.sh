@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_studies.sh: every study under experiments/ (paradl, congestion, topology) run with --quick
+# e2e_studies.sh: every study under experiments/ (paradl, congestion, topology, layerwise) run with --quick
 # into a temp dir: each CSV has exactly the rows its sweep definition implies (counted below from
 # the scripts' quick sizes), no row failed, error rows only where a strategy's limit is expected
 # (listed exactly), every plot exists in PNG and SVG and is not empty, the summary and MANIFEST
@@ -152,6 +152,23 @@ awk -f "$SRC/experiments/lib/csv.awk" -v cols=platform,strategy,sim_epoch_total_
                  END { for (v in b) print v "," b[v] }' | sort >"$TMP/best-want"
 awk -F, 'NR > 1 { print $3 "," $5 }' "$d/best.csv" | sort >"$TMP/best-got"
 cmp -s "$TMP/best-want" "$TMP/best-got" || fail "best.csv: not the lowest simulated time that fits"
+
+# ---- layerwise ----
+# abci, 3 models x 16 and 64 GPUs x (best uniform, searched, owt, splitbrain, ghp) = 30 rows,
+# none failed or refused; the searched plan never slower simulated than the best uniform one.
+study layerwise
+d="$TMP/layerwise"
+check
+[ "$(tail -n +2 "$d/layerwise.csv" | wc -l)" -eq 30 ] || fail "layerwise.csv: not 30 rows"
+check
+grep -Eq ',(failed|refused)$' "$d/layerwise.csv" && fail "layerwise.csv: a failed or refused row"
+check
+awk -F, 'NR > 1 { k = $1 FS $2 FS $3; if ($5 ~ /^best uniform/) u[k] = $7; if ($5 == "searched") s[k] = $7 }
+         END { for (k in s) if (!(k in u) || s[k] + 0 > u[k] + 0) exit 1 }' "$d/layerwise.csv" ||
+    fail "layerwise: a searched plan slower than the best uniform strategy"
+check
+[ "$(tail -n +2 "$d/memory.csv" | wc -l)" -eq 6 ] || fail "memory.csv: not 6 rows"
+expect_plots "$d" layerwise
 
 # ---- bad input ----
 check

@@ -28,6 +28,12 @@ typedef struct {
     hs_estimate searched;    /* the plan, analytic */
     hs_estimate searched_sim;
     an_polish polish;        /* the search's plan checked with the exact model */
+    char seed[32];           /* the published scheme that priced lower still, or "" */
+    st_plan alt;             /* else the cheapest published scheme, a finalist */
+    bool have_alt;
+    char alt_name[32];
+    hs_estimate alt_est, alt_sim;
+    char overruled_by[40];   /* the finalist the simulation preferred */
     an_uniform uniform;      /* the best whole-model strategy, analytic */
     hs_estimate uniform_sim;
     bool simulated;
@@ -79,12 +85,16 @@ static void print_found(const search_found *f)
            (long long)f->res->largest_table, f->seconds, f->res->total, f->path);
     if (f->polish.reference_kept)
         printf("  exact model: the search's plan %.6f s, polished %.6f s; the best uniform "
-               "strategy (%s) is cheaper and is the answer\n\n", f->polish.searched_s,
+               "strategy (%s) is cheaper and is the answer\n", f->polish.searched_s,
                f->polish.polished_s, f->uniform.name);
     else
         printf("  exact model: the search's plan %.6f s; %d layers given %s's configuration "
-               "-> %.6f s\n\n", f->polish.searched_s, f->polish.layers_reverted,
+               "-> %.6f s\n", f->polish.searched_s, f->polish.layers_reverted,
                f->uniform.name, f->polish.polished_s);
+    if (f->seed[0])
+        printf("  a published scheme prices lower still: %s, %.6f s, is the answer\n",
+               f->seed, f->searched.iteration.total_s);
+    printf("\n");
     printf("  %-30s %10s %10s %10s%s %9s\n", "per iteration (s)", "compute", "comm", "analytic",
            f->simulated ? "  simulated" : "", "GB a GPU");
     char name[80];
@@ -92,11 +102,15 @@ static void print_found(const search_found *f)
     print_row(name, &f->searched, &f->searched_sim, f->simulated);
     snprintf(name, sizeof name, "best uniform: %s", f->uniform.name);
     print_row(name, &f->uniform.est, &f->uniform_sim, f->simulated);
+    if (f->have_alt) {
+        snprintf(name, sizeof name, "best published: %s", f->alt_name);
+        print_row(name, &f->alt_est, &f->alt_sim, f->simulated);
+    }
     if (f->overruled)
         printf("  simulation overruled the model: the search's plan took %.6f s simulated "
                "(%.6f analytic), more than %s; %s is the answer\n",
                f->overruled_sim.iteration.total_s, f->overruled_an.iteration.total_s,
-               f->uniform.name, f->uniform.name);
+               f->overruled_by, f->overruled_by);
     const hs_estimate *s = f->simulated ? &f->searched_sim : &f->searched;
     const hs_estimate *u = f->simulated ? &f->uniform_sim : &f->uniform.est;
     printf("  searched / best uniform (%s): %.3f\n", f->simulated ? "simulated" : "analytic",
@@ -116,11 +130,13 @@ static void print_json(const search_found *f)
            "%.17g", f->seconds, f->searched.iteration.total_s, f->searched.memory_per_gpu_bytes);
     if (f->simulated)
         printf(", \"simulated_s\": %.17g", f->searched_sim.iteration.total_s);
-    printf(", \"layers_reverted\": %d, \"uniform_kept_by_model\": %s",
+    printf(", \"layers_reverted\": %d, \"uniform_kept_by_model\": %s, \"seed\": ",
            f->polish.layers_reverted, f->polish.reference_kept ? "true" : "false");
+    hs_json_string(stdout, f->seed);
     if (f->overruled)
-        printf(", \"overruled_plan\": {\"analytic_s\": %.17g, \"simulated_s\": %.17g}",
-               f->overruled_an.iteration.total_s, f->overruled_sim.iteration.total_s);
+        printf(", \"overruled_plan\": {\"analytic_s\": %.17g, \"simulated_s\": %.17g, "
+               "\"by\": \"%s\"}", f->overruled_an.iteration.total_s,
+               f->overruled_sim.iteration.total_s, f->overruled_by);
     printf("},\n \"best_uniform\": {\"strategy\": ");
     hs_json_string(stdout, f->uniform.name);
     printf(", \"analytic_s\": %.17g, \"memory_bytes\": %.17g", f->uniform.est.iteration.total_s,
@@ -149,29 +165,67 @@ static int write_plan(const search_found *f, char *err)
     return hs_out_commit(&out, err);
 }
 
-/* Both finalists simulated. Where the simulation finds the searched plan slower than the best
- * uniform strategy (a contention or latency the closed form does not see), the uniform
- * strategy is the answer, and the report says so with both times. */
-static int simulate_both(search_found *f, const cli_sim *sim, st_plan *plan, char *err)
+/* Make finalist `name` (plan, its estimates) the answer in place of *plan, remembering the
+ * plan it replaces when the simulation overruled the model. */
+static void take(search_found *f, st_plan *plan, st_plan *winner, const char *name,
+                 const hs_estimate *an, const hs_estimate *sim)
 {
-    st_strategy st;
+    f->overruled_an = f->searched, f->overruled_sim = f->searched_sim, f->overruled = true;
+    snprintf(f->overruled_by, sizeof f->overruled_by, "%s", name);
+    snprintf(winner->name, sizeof winner->name, "%s", name);
+    st_plan_free(plan);
+    *plan = *winner;
+    f->searched = *an, f->searched_sim = *sim;
+}
+
+/* The finalists simulated: the searched plan, the best uniform strategy and the cheapest
+ * published scheme. Where the simulation finds another faster than the searched plan (a
+ * contention or latency the closed form does not see), it is the answer, and the report says
+ * so with both times. */
+static int simulate_finalists(search_found *f, const cli_sim *sim, st_plan *plan, char *err)
+{
+    st_strategy st, alt;
     st_from_plan(plan, &st);
     plat_platform *plat = (plat_platform *)f->plat;
-    int status = sim->simulate(f->wl, plat, &st, f->o->batch, &f->searched_sim, err);
+    int64_t b = f->o->batch;
+    int status = sim->simulate(f->wl, plat, &st, b, &f->searched_sim, err);
     if (status == HS_OK)
-        status = sim->simulate(f->wl, plat, &f->uniform.st, f->o->batch, &f->uniform_sim, err);
+        status = sim->simulate(f->wl, plat, &f->uniform.st, b, &f->uniform_sim, err);
+    if (status == HS_OK && f->have_alt) {
+        st_from_plan(&f->alt, &alt);
+        status = sim->simulate(f->wl, plat, &alt, b, &f->alt_sim, err);
+    }
     f->simulated = status == HS_OK;
-    if (status != HS_OK || f->searched_sim.iteration.total_s <= f->uniform_sim.iteration.total_s)
+    if (status != HS_OK)
         return status;
-    st_plan ref;
-    if ((status = st_plan_of(f->wl, &f->uniform.st, &ref, err)) != HS_OK)
-        return status;
-    f->overruled_an = f->searched, f->overruled_sim = f->searched_sim, f->overruled = true;
-    snprintf(ref.name, sizeof ref.name, "%s", f->uniform.name);
-    st_plan_free(plan);
-    *plan = ref;
-    f->searched = f->uniform.est, f->searched_sim = f->uniform_sim;
+    double best_s = f->searched_sim.iteration.total_s;
+    if (f->have_alt && f->alt_sim.iteration.total_s < best_s &&
+        f->alt_sim.iteration.total_s <= f->uniform_sim.iteration.total_s) {
+        take(f, plan, &f->alt, f->alt_name, &f->alt_est, &f->alt_sim);
+        f->have_alt = false; /* now the plan */
+    } else if (f->uniform_sim.iteration.total_s < best_s) {
+        st_plan ref;
+        if ((status = st_plan_of(f->wl, &f->uniform.st, &ref, err)) != HS_OK)
+            return status;
+        take(f, plan, &ref, f->uniform.name, &f->uniform.est, &f->uniform_sim);
+    }
     return HS_OK;
+}
+
+/* The cheapest published scheme: the answer if it prices lower than the searched plan, else a
+ * finalist beside it. */
+static void seed(search_found *f, const an_search_model *m, st_plan *plan)
+{
+    f->have_alt = an_search_seeds(m, f->plat->gpus_per_node, &f->alt, &f->alt_est,
+                                  f->alt_name, sizeof f->alt_name);
+    if (!f->have_alt || f->alt_est.iteration.total_s >= f->searched.iteration.total_s)
+        return;
+    snprintf(f->seed, sizeof f->seed, "%s", f->alt_name);
+    snprintf(f->alt.name, sizeof f->alt.name, "%s", f->alt_name);
+    st_plan_free(plan);
+    *plan = f->alt;
+    f->searched = f->alt_est;
+    f->have_alt = false;
 }
 
 /* Search, re-price, compare: everything but the printing. */
@@ -192,8 +246,12 @@ static int find(search_found *f, an_net *net, const cli_sim *sim, sr_graph *g, s
         status = an_search_polish(&m, &ref, plan, &f->searched, &f->polish, err);
         st_plan_free(&ref);
     }
+    if (status == HS_OK)
+        seed(f, &m, plan);
     if (status == HS_OK && !f->o->analytic_only)
-        status = simulate_both(f, sim, plan, err);
+        status = simulate_finalists(f, sim, plan, err);
+    if (f->have_alt)
+        st_plan_free(&f->alt);
     return status == HS_OK ? write_plan(f, err) : status;
 }
 

@@ -3,7 +3,8 @@
 # strategy that runs is ranked: the simulated ones first by simulated time (the first says it
 # is the fastest simulated), then the others that fit by analytic time, then those that do not
 # fit with their memory; --top K simulates K; the searched plan and the published schemes are
-# among the candidates; the JSON carries the same ranking. Bad input: exit 2, the flag named,
+# among the candidates; the JSON carries the same ranking. The budgets: --target-epoch-s (the
+# fewest GPUs reaching it) and --max-gpus (the fastest within N). Bad input: exit 2, the flag named,
 # nothing on stdout.
 # Usage (from ctest): e2e_suggest.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
@@ -41,6 +42,16 @@ print("e2e_suggest: %s first at %.6f s simulated; %d ranked, %d do not fit" % (
     r[0]["strategy"], r[0]["simulated_s"], len(r), len(nofit)))
 PY
 
+# budgets: the fewest GPUs reaching an epoch time, the fastest within a GPU count
+"$HS" suggest -w resnet50 -p abci --batch-per-gpu 32 --target-epoch-s 300 >"$TMP/t" 2>/dev/null ||
+    fail "--target-epoch-s: exit $?"
+grep -Eq "^  answer: .* on 16 GPUs, 2[0-9][0-9]\.[0-9]+ s an epoch" "$TMP/t" ||
+    { fail "--target-epoch-s 300: not 16 GPUs"; cat "$TMP/t"; }
+"$HS" suggest -w vgg16 -p abci -b 2048 --max-gpus 64 --top 2 >"$TMP/m" 2>/dev/null ||
+    fail "--max-gpus: exit $?"
+grep -q "^      32  (nothing fits" "$TMP/m" && grep -q "^  answer: .* on 64 GPUs" "$TMP/m" ||
+    { fail "--max-gpus 64 at batch 2048: 64 GPUs, 32 do not fit"; cat "$TMP/m"; }
+
 expect_bad() { # what needle args...
     local what="$1" needle="$2"
     shift 2
@@ -56,6 +67,9 @@ expect_bad "too many GPUs" "has 4352 GPUs" suggest -w vgg16 -g 8192 --batch-per-
 expect_bad "unknown flag" "--frobnicate" suggest -w vgg16 -g 8 -b 64 --frobnicate
 expect_bad "bad --top" "--top" suggest -w vgg16 -g 8 -b 64 --top -1
 expect_bad "unknown workload" "unknown workload" suggest -w nosuch -g 8 -b 64
+expect_bad "-g and a budget" "give one" suggest -w vgg16 -g 8 -b 64 --max-gpus 8
+expect_bad "two budgets" "give one" suggest -w vgg16 -b 64 --max-gpus 8 --target-epoch-s 60
+expect_bad "bad target" "--target-epoch-s" suggest -w vgg16 -b 64 --target-epoch-s soon
 "$HS" suggest --help | grep -q -- "--batch-per-gpu" || fail "--help"
 
 [ "$failures" -eq 0 ] && echo "e2e_suggest: all checks passed"

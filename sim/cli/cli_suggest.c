@@ -19,6 +19,7 @@
 #include "generate.h"
 #include "hs_json.h"
 #include "hs_parse.h"
+#include "units.h"
 #include "suggest.h"
 
 /* What suggest's flags say. */
@@ -29,6 +30,8 @@ typedef struct {
     int64_t batch_per_gpu;    /* --batch-per-gpu: B = b x N */
     int top;                  /* --top K: how many are simulated */
     bool json;
+    int max_gpus;             /* --max-gpus N: the fastest within N GPUs (-g not given) */
+    double target_epoch_s;    /* --target-epoch-s T: the fewest GPUs reaching T */
 } suggest_options;
 
 static void suggest_usage(FILE *out)
@@ -45,16 +48,22 @@ static void suggest_usage(FILE *out)
             "  -p, --platform P     the machine (default abci)\n"
             "  --batch-per-gpu B    the global batch is B x GPUs\n"
             "  --top K              simulate the K best by the model (default 5)\n"
+            "  --max-gpus N         instead of -g: the fastest epoch on 1, 2, 4, ... up to N\n"
+            "                       GPUs (the best of each count simulated)\n"
+            "  --target-epoch-s T   instead of -g: the fewest GPUs (1, 2, 4, ...) whose best\n"
+            "                       simulated epoch takes at most T seconds\n"
             "  -j, --json           one JSON object instead of the table\n");
 }
 
-enum { OPT_PER_GPU = 2100, OPT_TOP };
+enum { OPT_PER_GPU = 2100, OPT_TOP, OPT_MAX_GPUS, OPT_TARGET };
 
 static const struct option suggest_longopts[] = {
     {"workload", required_argument, NULL, 'w'}, {"platform", required_argument, NULL, 'p'},
     {"gpus", required_argument, NULL, 'g'},     {"batch", required_argument, NULL, 'b'},
     {"batch-per-gpu", required_argument, NULL, OPT_PER_GPU},
     {"top", required_argument, NULL, OPT_TOP},  {"json", no_argument, NULL, 'j'},
+    {"max-gpus", required_argument, NULL, OPT_MAX_GPUS},
+    {"target-epoch-s", required_argument, NULL, OPT_TARGET},
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 };
 
@@ -78,6 +87,15 @@ static int suggest_option(int c, const char *arg, suggest_options *o, char *err)
         o->top = (int)v;
         break;
     case 'j': o->json = true; break;
+    case OPT_MAX_GPUS:
+        status = hs_parse_int64("--max-gpus", arg, 1, INT_MAX, &v, err);
+        o->max_gpus = (int)v;
+        break;
+    case OPT_TARGET:
+        if (un_parse(arg, UN_TIME, &o->target_epoch_s) != 0 || !(o->target_epoch_s > 0))
+            status = hs_fail(err, HS_EINPUT, "--target-epoch-s: '%s' is not a time > 0 (600, "
+                             "10m, 1h)", arg);
+        break;
     case 'h': suggest_usage(stdout); return -1;
     }
     return status;
@@ -101,12 +119,20 @@ static int parse_suggest(int argc, char **argv, suggest_options *o, char *err)
         return status;
     if (optind < argc)
         return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
-    if (!o->workload || !o->gpus || !(o->batch || o->batch_per_gpu))
-        return hs_fail(err, HS_EINPUT, "suggest needs -w WORKLOAD, -g GPUS and -b BATCH or "
-                       "--batch-per-gpu B");
+    bool range = o->max_gpus || o->target_epoch_s > 0;
+    if (!o->workload || !(o->gpus || range) || !(o->batch || o->batch_per_gpu))
+        return hs_fail(err, HS_EINPUT, "suggest needs -w WORKLOAD, -g GPUS (or --max-gpus N or "
+                       "--target-epoch-s T) and -b BATCH or --batch-per-gpu B");
+    if (range && o->gpus)
+        return hs_fail(err, HS_EINPUT, "-g and %s: give one (the budget chooses the GPUs)",
+                       o->max_gpus ? "--max-gpus" : "--target-epoch-s");
+    if (o->max_gpus && o->target_epoch_s > 0)
+        return hs_fail(err, HS_EINPUT, "--max-gpus and --target-epoch-s: give one");
+    if (range && o->json)
+        return hs_fail(err, HS_EINPUT, "--json is for one GPU count (-g)");
     if (o->batch && o->batch_per_gpu)
         return hs_fail(err, HS_EINPUT, "-b and --batch-per-gpu say the same thing: give one");
-    if (o->batch_per_gpu)
+    if (o->batch_per_gpu && o->gpus)
         o->batch = o->batch_per_gpu * o->gpus;
     return HS_OK;
 }
@@ -164,6 +190,9 @@ static void print_json(const suggest_options *o, const wl_workload *wl,
 
 /* ---------------------------------------------------------------- the command */
 
+static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
+                         plat_platform *plat, char *err);
+
 static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
 {
     wl_workload wl;
@@ -173,7 +202,9 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
         return status;
     if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK) {
         sg_list l;
-        if (o->gpus > plat.n_gpus)
+        if (!o->gpus)
+            status = suggest_range(o, sim, &wl, &plat, err);
+        else if (o->gpus > plat.n_gpus)
             status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->gpus,
                              plat.name, plat.n_gpus);
         else if ((status = sg_price_all(&wl, &plat, o->gpus, o->batch, &l, err)) == HS_OK) {
@@ -188,6 +219,68 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
     }
     wl_free(&wl);
     return status;
+}
+
+/* One GPU count of a budget: its candidates ranked; *first (NULL if none fits) its winner. */
+static int one_count(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
+                     plat_platform *plat, int p, sg_list *l, char *err)
+{
+    int64_t batch = o->batch_per_gpu ? o->batch_per_gpu * p : o->batch;
+    int status = sg_price_all(wl, plat, p, batch, l, err);
+    if (status == HS_OK)
+        status = sg_simulate_top(l, wl, plat, batch, o->top ? o->top : 1, sim->simulate, err);
+    if (status == HS_OK)
+        sg_rank(l, plat->gpu_memory_bytes);
+    else if (l->c)
+        sg_list_free(l);
+    return status;
+}
+
+/* --max-gpus and --target-epoch-s: the GPU counts 1, 2, 4, ... (and N), the best of each
+ * simulated, one line each; the answer below. */
+static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
+                         plat_platform *plat, char *err)
+{
+    int limit = o->max_gpus ? o->max_gpus : plat->n_gpus, best_p = 0;
+    double best_s = INFINITY;
+    char best_name[SG_NAME_LEN] = "", why[HS_ERR_LEN];
+    printf("hybridsim suggest: %s on %s, %s\n  %6s  %-26s %14s %14s\n", wl->name, plat->name,
+           o->max_gpus ? "the fastest epoch within the GPU budget" : "the fewest GPUs reaching "
+           "the target epoch", "GPUs", "best strategy", "epoch, sim s", "epoch, model s");
+    for (int p = 1; p <= limit && p <= plat->n_gpus;
+         p = p < limit && 2 * p > limit ? limit : 2 * p) {
+        sg_list l;
+        if (one_count(o, sim, wl, plat, p, &l, why) != HS_OK) {
+            printf("  %6d  %s\n", p, "(no strategy runs: the batch does not divide, ...)");
+            continue;
+        }
+        const sg_candidate *c = &l.c[l.order[0]];
+        if (!c->simulated)
+            printf("  %6d  (nothing fits; the fastest by the model, %s, needs %.1f GB)\n", p,
+                   c->name, c->analytic.memory_per_gpu_bytes / 1e9);
+        else {
+            printf("  %6d  %-26s %14.3f %14.3f\n", p, c->name, c->sim.epoch.total_s,
+                   c->analytic.epoch.total_s);
+            bool better = o->max_gpus ? c->sim.epoch.total_s < best_s
+                                      : !best_p && c->sim.epoch.total_s <= o->target_epoch_s;
+            if (better)
+                best_p = p, best_s = c->sim.epoch.total_s,
+                snprintf(best_name, sizeof best_name, "%s", c->name);
+        }
+        sg_list_free(&l);
+        if (o->target_epoch_s > 0 && best_p)
+            break;
+        if (p == limit)
+            break;
+    }
+    if (!best_p && o->target_epoch_s > 0)
+        printf("  no GPU count up to %d reaches an epoch of %g s\n", limit, o->target_epoch_s);
+    else if (best_p)
+        printf("  answer: %s on %d GPUs, %.3f s an epoch (simulated)\n", best_name, best_p,
+               best_s);
+    else
+        return hs_fail(err, HS_EINPUT, "no strategy runs %s on up to %d GPUs", wl->name, limit);
+    return HS_OK;
 }
 
 int cli_suggest_main(int argc, char **argv, const cli_sim *sim, char *err)

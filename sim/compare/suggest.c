@@ -129,8 +129,8 @@ static int by_rank(const void *a, const void *b)
         return x->analytic.fits_in_memory ? -1 : 1;
     if (x->simulated != y->simulated)
         return x->simulated ? -1 : 1;
-    double tx = x->simulated ? x->sim.iteration.total_s : x->analytic.iteration.total_s;
-    double ty = y->simulated ? y->sim.iteration.total_s : y->analytic.iteration.total_s;
+    double tx = x->simulated ? x->sim.epoch.total_s : x->analytic.epoch.total_s;
+    double ty = y->simulated ? y->sim.epoch.total_s : y->analytic.epoch.total_s;
     return tx < ty ? -1 : tx > ty ? 1 : (*(const int *)a - *(const int *)b);
 }
 

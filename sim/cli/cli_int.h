@@ -13,6 +13,7 @@
 #ifndef CLI_INT_H
 #define CLI_INT_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,6 +103,15 @@ int cli_exec_full(char *err);
  * known without SimGrid; a hand-written file is loaded into SimGrid (sim), or the command is
  * handed to hybridsim-sim (no sim). Free with plat_free when HS_OK. */
 int cli_open_routes(const char *spec, const cli_sim *sim, plat_platform *plat, char *err);
+
+/* One flag of a command: HS_OK, HS_EINPUT, or -1 after printing --help. */
+typedef int (*cli_flag_fn)(int c, const char *arg, void *ctx, char *err);
+
+/* getopt_long over argv (shortopts starting with ':'), each option to `one`; an option without
+ * its value, an unknown one (naming `hybridsim COMMAND --help`) and a stray argument are
+ * HS_EINPUT. Returns HS_OK, HS_EINPUT, or -1 after --help. */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+               const char *command, cli_flag_fn one, void *ctx, char *err);
 
 /* What `strategy --search`'s flags say. */
 typedef struct {

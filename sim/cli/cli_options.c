@@ -238,3 +238,22 @@ int cli_parse_run_options(int argc, char **argv, cli_options *o, char *err)
         return check_fabric(o, err);
     return check_single(o, err);
 }
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+               const char *command, cli_flag_fn one, void *ctx, char *err)
+{
+    int c, status = HS_OK;
+    optind = 1;
+    opterr = 0;
+    while (status == HS_OK && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (c == ':')
+            return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
+        if (c == '?')
+            return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim %s --help)",
+                           argv[optind - 1], command);
+        status = one(c, optarg, ctx, err);
+    }
+    if (status == HS_OK && optind < argc)
+        return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
+    return status;
+}

@@ -80,8 +80,9 @@ static const struct option search_longopts[] = {
 };
 
 /* One flag. Returns HS_OK, HS_EINPUT, or -1 after --help. */
-static int search_option(int c, const char *arg, search_options *o, char *err)
+static int search_option(int c, const char *arg, void *ctx, char *err)
 {
+    search_options *o = ctx;
     int64_t v = 0;
     int status = HS_OK;
     switch (c) {
@@ -106,22 +107,10 @@ static int search_option(int c, const char *arg, search_options *o, char *err)
 
 static int parse_search(int argc, char **argv, search_options *o, char *err)
 {
-    optind = 1;
-    opterr = 0;
-    int c, status = HS_OK;
-    while (status == HS_OK &&
-           (c = getopt_long(argc, argv, ":w:p:g:b:o:jh", search_longopts, NULL)) != -1) {
-        if (c == ':')
-            return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
-        if (c == '?')
-            return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim strategy --help)",
-                           argv[optind - 1]);
-        status = search_option(c, optarg, o, err);
-    }
+    int status = cli_getopt(argc, argv, ":w:p:g:b:o:jh", search_longopts, "strategy",
+                            search_option, o, err);
     if (status != HS_OK)
         return status;
-    if (optind < argc)
-        return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
     if (!o->workload || !o->gpus || !o->batch)
         return hs_fail(err, HS_EINPUT, "--search needs -w WORKLOAD, -g DEVICES and -b BATCH");
     if (strcmp(o->cost_model, "pase") == 0 && (o->out || o->analytic_only))

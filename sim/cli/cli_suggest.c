@@ -67,8 +67,9 @@ static const struct option suggest_longopts[] = {
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 };
 
-static int suggest_option(int c, const char *arg, suggest_options *o, char *err)
+static int suggest_option(int c, const char *arg, void *ctx, char *err)
 {
+    suggest_options *o = ctx;
     int64_t v = 0;
     int status = HS_OK;
     switch (c) {
@@ -103,22 +104,10 @@ static int suggest_option(int c, const char *arg, suggest_options *o, char *err)
 
 static int parse_suggest(int argc, char **argv, suggest_options *o, char *err)
 {
-    optind = 1;
-    opterr = 0;
-    int c, status = HS_OK;
-    while (status == HS_OK &&
-           (c = getopt_long(argc, argv, ":w:p:g:b:jh", suggest_longopts, NULL)) != -1) {
-        if (c == ':')
-            return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
-        if (c == '?')
-            return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim suggest --help)",
-                           argv[optind - 1]);
-        status = suggest_option(c, optarg, o, err);
-    }
+    int status = cli_getopt(argc, argv, ":w:p:g:b:jh", suggest_longopts, "suggest",
+                            suggest_option, o, err);
     if (status != HS_OK)
         return status;
-    if (optind < argc)
-        return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
     bool range = o->max_gpus || o->target_epoch_s > 0;
     if (!o->workload || !(o->gpus || range) || !(o->batch || o->batch_per_gpu))
         return hs_fail(err, HS_EINPUT, "suggest needs -w WORKLOAD, -g GPUS (or --max-gpus N or "

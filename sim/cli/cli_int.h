@@ -113,12 +113,21 @@ typedef int (*cli_flag_fn)(int c, const char *arg, void *ctx, char *err);
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *command, cli_flag_fn one, void *ctx, char *err);
 
-/* What `strategy --search`'s flags say. */
+/* The job's flags, shared by the commands that take them. */
 typedef struct {
     const char *workload;    /* -w */
-    const char *platform;    /* -p (the pase model does not use it) */
-    int gpus;                /* -g: devices p */
-    int64_t batch;           /* -b */
+    const char *platform;    /* -p */
+    int gpus;                /* -g */
+    int64_t batch;           /* -b: the global mini-batch */
+} cli_job_flags;
+
+/* -w, -p, -g or -b into j: HS_OK or HS_EINPUT; CLI_FLAG_OTHER when c is none of them. */
+#define CLI_FLAG_OTHER 100
+int cli_job_flag(int c, const char *arg, cli_job_flags *j, char *err);
+
+/* What `strategy --search`'s flags say. */
+typedef struct {
+    cli_job_flags job;       /* -w, -p (the pase model does not use it), -g (devices p), -b */
     const char *cost_model;  /* --cost-model: hybridsim (default) or pase */
     bool json;               /* --json */
     int64_t max_table;       /* --max-table: entries of one table, at most */

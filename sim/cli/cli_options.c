@@ -257,3 +257,20 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
         return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
     return status;
 }
+
+int cli_job_flag(int c, const char *arg, cli_job_flags *j, char *err)
+{
+    int64_t v = 0;
+    int status = HS_OK;
+    switch (c) {
+    case 'w': j->workload = arg; break;
+    case 'p': j->platform = arg; break;
+    case 'g':
+        status = hs_parse_int64("-g", arg, 1, INT_MAX, &v, err);
+        j->gpus = (int)v;
+        break;
+    case 'b': status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &j->batch, err); break;
+    default: return CLI_FLAG_OTHER;
+    }
+    return status;
+}

@@ -78,7 +78,7 @@ static void print_row(const char *what, const hs_estimate *an, const hs_estimate
 static void print_found(const search_found *f)
 {
     printf("hybridsim strategy --search: %s on %s, %d GPUs, batch %lld, cost model hybridsim\n",
-           f->wl->name, f->plat->name, f->o->gpus, (long long)f->o->batch);
+           f->wl->name, f->plat->name, f->o->job.gpus, (long long)f->o->job.batch);
     print_layers(f);
     printf("  search: %d vertices, %d edges, largest table %lld entries, %.3f s; its sum %.6f s "
            "(gradients unfused, without latency); wrote %s\n", f->g->n_vertices, f->g->n_edges,
@@ -123,8 +123,8 @@ static void print_json(const search_found *f)
     hs_json_string(stdout, f->wl->name);
     printf(", \"platform\": ");
     hs_json_string(stdout, f->plat->name);
-    printf(", \"gpus\": %d, \"batch\": %lld, \"strategy_file\": ", f->o->gpus,
-           (long long)f->o->batch);
+    printf(", \"gpus\": %d, \"batch\": %lld, \"strategy_file\": ", f->o->job.gpus,
+           (long long)f->o->job.batch);
     hs_json_string(stdout, f->path);
     printf(", \"search_s\": %.6f,\n \"searched\": {\"analytic_s\": %.17g, \"memory_bytes\": "
            "%.17g", f->seconds, f->searched.iteration.total_s, f->searched.memory_per_gpu_bytes);
@@ -152,7 +152,7 @@ static int write_plan(const search_found *f, char *err)
     char description[2048];
     snprintf(description, sizeof description, "searched by hybridsim strategy --search (cost "
              "model hybridsim) for %s on %s, %d GPUs, batch %lld", f->wl->name, f->plat->name,
-             f->o->gpus, (long long)f->o->batch);
+             f->o->job.gpus, (long long)f->o->job.batch);
     hs_out out;
     int status = hs_out_open(&out, "-o", f->path, err);
     if (status != HS_OK)
@@ -187,7 +187,7 @@ static int simulate_finalists(search_found *f, const cli_sim *sim, st_plan *plan
     st_strategy st, alt;
     st_from_plan(plan, &st);
     plat_platform *plat = (plat_platform *)f->plat;
-    int64_t b = f->o->batch;
+    int64_t b = f->o->job.batch;
     int status = sim->simulate(f->wl, plat, &st, b, &f->searched_sim, err);
     if (status == HS_OK)
         status = sim->simulate(f->wl, plat, &f->uniform.st, b, &f->uniform_sim, err);
@@ -232,7 +232,7 @@ static void seed(search_found *f, const an_search_model *m, st_plan *plan)
 static int find(search_found *f, an_net *net, const cli_sim *sim, sr_graph *g, sr_result *res,
                 st_plan *plan, bool *have, char *err)
 {
-    an_search_model m = {.net = net, .wl = f->wl, .batch = f->o->batch, .gpus = f->o->gpus,
+    an_search_model m = {.net = net, .wl = f->wl, .batch = f->o->job.batch, .gpus = f->o->job.gpus,
                          .gpu_memory_bytes = f->plat->gpu_memory_bytes};
     double start = wall_s();
     int status = an_search_fitted(g, &m, f->o->max_table, res, plan, err);
@@ -240,7 +240,7 @@ static int find(search_found *f, an_net *net, const cli_sim *sim, sr_graph *g, s
         return status;
     *have = true; /* res and plan are the caller's to free */
     f->seconds = wall_s() - start;
-    status = an_best_uniform(f->wl, f->plat, f->o->gpus, f->o->batch, &f->uniform, err);
+    status = an_best_uniform(f->wl, f->plat, f->o->job.gpus, f->o->job.batch, &f->uniform, err);
     st_plan ref;
     if (status == HS_OK && (status = st_plan_of(f->wl, &f->uniform.st, &ref, err)) == HS_OK) {
         status = an_search_polish(&m, &ref, plan, &f->searched, &f->polish, err);
@@ -259,21 +259,21 @@ static int find(search_found *f, an_net *net, const cli_sim *sim, sr_graph *g, s
 static int run(search_found *f, plat_platform *plat, const cli_sim *sim, char *err)
 {
     const cli_search_options *o = f->o;
-    if (o->gpus > plat->n_gpus)
-        return hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->gpus, plat->name,
+    if (o->job.gpus > plat->n_gpus)
+        return hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->job.gpus, plat->name,
                        plat->n_gpus);
-    int *gpus = malloc((size_t)o->gpus * sizeof *gpus);
+    int *gpus = malloc((size_t)o->job.gpus * sizeof *gpus);
     if (!gpus)
-        return hs_fail(err, HS_EINTERNAL, "out of memory placing %d ranks", o->gpus);
+        return hs_fail(err, HS_EINTERNAL, "out of memory placing %d ranks", o->job.gpus);
     an_net *net = NULL;
     sr_graph g;
     sr_result res;
     st_plan plan;
-    sr_options opt = an_search_options(o->gpus);
-    int status = pl_place(plat, PL_PACKED, o->gpus, gpus, err);
+    sr_options opt = an_search_options(o->job.gpus);
+    int status = pl_place(plat, PL_PACKED, o->job.gpus, gpus, err);
     if (status == HS_OK)
-        status = an_net_open(plat, o->gpus, gpus, &net, err);
-    if (status == HS_OK && (status = sr_graph_build(f->wl, o->batch, &opt, &g, err)) == HS_OK) {
+        status = an_net_open(plat, o->job.gpus, gpus, &net, err);
+    if (status == HS_OK && (status = sr_graph_build(f->wl, o->job.batch, &opt, &g, err)) == HS_OK) {
         bool have = false;
         f->g = &g, f->res = &res, f->plan = &plan;
         if ((status = find(f, net, sim, &g, &res, &plan, &have, err)) == HS_OK)
@@ -295,15 +295,15 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
     wl_workload wl;
     plat_platform plat;
     char path[1024];
-    int status = wl_load(o->workload, &wl, err);
+    int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
-    if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK) {
+    if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK) {
         if (o->out)
             snprintf(path, sizeof path, "%s", o->out);
         else
-            snprintf(path, sizeof path, "searched-%s-g%d-b%lld.xml", wl.name, o->gpus,
-                     (long long)o->batch);
+            snprintf(path, sizeof path, "searched-%s-g%d-b%lld.xml", wl.name, o->job.gpus,
+                     (long long)o->job.batch);
         search_found f = {.o = o, .wl = &wl, .plat = &plat, .path = path};
         status = run(&f, &plat, sim, err);
         plat_free(&plat);

@@ -83,16 +83,11 @@ static const struct option search_longopts[] = {
 static int search_option(int c, const char *arg, void *ctx, char *err)
 {
     search_options *o = ctx;
-    int64_t v = 0;
-    int status = HS_OK;
+    int status = cli_job_flag(c, arg, &o->job, err);
+    if (status != CLI_FLAG_OTHER)
+        return status;
+    status = HS_OK;
     switch (c) {
-    case 'w': o->workload = arg; break;
-    case 'p': o->platform = arg; break;
-    case 'g':
-        status = hs_parse_int64("-g", arg, 1, INT_MAX, &v, err);
-        o->gpus = (int)v;
-        break;
-    case 'b': status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &o->batch, err); break;
     case OPT_COST_MODEL: o->cost_model = arg; break;
     case OPT_MAX_TABLE:
         status = hs_parse_int64("--max-table", arg, 1, INT64_MAX / 16, &o->max_table, err);
@@ -111,7 +106,7 @@ static int parse_search(int argc, char **argv, search_options *o, char *err)
                             search_option, o, err);
     if (status != HS_OK)
         return status;
-    if (!o->workload || !o->gpus || !o->batch)
+    if (!o->job.workload || !o->job.gpus || !o->job.batch)
         return hs_fail(err, HS_EINPUT, "--search needs -w WORKLOAD, -g DEVICES and -b BATCH");
     if (strcmp(o->cost_model, "pase") == 0 && (o->out || o->analytic_only))
         return hs_fail(err, HS_EINPUT, "%s is for --cost-model hybridsim (PaSE's model prints "
@@ -245,15 +240,15 @@ static int report(search_report *rp, const sr_costs *costs, char *err)
 static int run_search(const search_options *o, char *err)
 {
     wl_workload wl;
-    int status = wl_load(o->workload, &wl, err);
+    int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
-    sr_options opt = pase_options(o->gpus);
+    sr_options opt = pase_options(o->job.gpus);
     pase_model model = {pase_ratio(PASE_TFLOPS, PASE_GBPS)};
     sr_costs costs = pase_costs(&model);
     sr_graph g;
     sr_result res;
-    if ((status = sr_graph_build(&wl, o->batch, &opt, &g, err)) == HS_OK) {
+    if ((status = sr_graph_build(&wl, o->job.batch, &opt, &g, err)) == HS_OK) {
         double start = now_s();
         if ((status = pase_check(&g, err)) == HS_OK &&
             (status = sr_solve(&g, &costs, o->max_table, &res, err)) == HS_OK) {
@@ -271,7 +266,7 @@ static int run_search(const search_options *o, char *err)
 /* strategy --search */
 static int strategy_search(int argc, char **argv, const cli_sim *sim, char *err)
 {
-    search_options o = {.cost_model = "hybridsim", .platform = "abci"};
+    search_options o = {.cost_model = "hybridsim", .job.platform = "abci"};
     int status = parse_search(argc, argv, &o, err);
     if (status != HS_OK)
         return status < 0 ? HS_OK : status; /* < 0: --help */

@@ -24,9 +24,7 @@
 
 /* What suggest's flags say. */
 typedef struct {
-    const char *workload, *platform;
-    int gpus;
-    int64_t batch;            /* -b; or */
+    cli_job_flags job;        /* -w, -p, -g, -b; or */
     int64_t batch_per_gpu;    /* --batch-per-gpu: B = b x N */
     int top;                  /* --top K: how many are simulated */
     bool json;
@@ -71,15 +69,11 @@ static int suggest_option(int c, const char *arg, void *ctx, char *err)
 {
     suggest_options *o = ctx;
     int64_t v = 0;
-    int status = HS_OK;
+    int status = cli_job_flag(c, arg, &o->job, err);
+    if (status != CLI_FLAG_OTHER)
+        return status;
+    status = HS_OK;
     switch (c) {
-    case 'w': o->workload = arg; break;
-    case 'p': o->platform = arg; break;
-    case 'g':
-        status = hs_parse_int64("-g", arg, 1, INT_MAX, &v, err);
-        o->gpus = (int)v;
-        break;
-    case 'b': status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &o->batch, err); break;
     case OPT_PER_GPU:
         status = hs_parse_int64("--batch-per-gpu", arg, 1, INT_MAX, &o->batch_per_gpu, err);
         break;
@@ -109,20 +103,20 @@ static int parse_suggest(int argc, char **argv, suggest_options *o, char *err)
     if (status != HS_OK)
         return status;
     bool range = o->max_gpus || o->target_epoch_s > 0;
-    if (!o->workload || !(o->gpus || range) || !(o->batch || o->batch_per_gpu))
+    if (!o->job.workload || !(o->job.gpus || range) || !(o->job.batch || o->batch_per_gpu))
         return hs_fail(err, HS_EINPUT, "suggest needs -w WORKLOAD, -g GPUS (or --max-gpus N or "
                        "--target-epoch-s T) and -b BATCH or --batch-per-gpu B");
-    if (range && o->gpus)
+    if (range && o->job.gpus)
         return hs_fail(err, HS_EINPUT, "-g and %s: give one (the budget chooses the GPUs)",
                        o->max_gpus ? "--max-gpus" : "--target-epoch-s");
     if (o->max_gpus && o->target_epoch_s > 0)
         return hs_fail(err, HS_EINPUT, "--max-gpus and --target-epoch-s: give one");
     if (range && o->json)
         return hs_fail(err, HS_EINPUT, "--json is for one GPU count (-g)");
-    if (o->batch && o->batch_per_gpu)
+    if (o->job.batch && o->batch_per_gpu)
         return hs_fail(err, HS_EINPUT, "-b and --batch-per-gpu say the same thing: give one");
-    if (o->batch_per_gpu && o->gpus)
-        o->batch = o->batch_per_gpu * o->gpus;
+    if (o->batch_per_gpu && o->job.gpus)
+        o->job.batch = o->batch_per_gpu * o->job.gpus;
     return HS_OK;
 }
 
@@ -132,7 +126,7 @@ static void print_table(const suggest_options *o, const wl_workload *wl,
                         const plat_platform *plat, sg_list *l)
 {
     printf("hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d fit, "
-           "%d simulated\n", wl->name, plat->name, o->gpus, (long long)o->batch, l->n,
+           "%d simulated\n", wl->name, plat->name, o->job.gpus, (long long)o->job.batch, l->n,
            l->fitting, l->simulated);
     printf("  %4s  %-26s %10s %10s %10s %10s %9s  %s\n", "rank", "strategy", "compute",
            "comm", "analytic", "simulated", "GB a GPU", "why not first");
@@ -158,7 +152,7 @@ static void print_json(const suggest_options *o, const wl_workload *wl,
     hs_json_string(stdout, wl->name);
     printf(", \"platform\": ");
     hs_json_string(stdout, plat->name);
-    printf(", \"gpus\": %d, \"batch\": %lld, \"ranking\": [", o->gpus, (long long)o->batch);
+    printf(", \"gpus\": %d, \"batch\": %lld, \"ranking\": [", o->job.gpus, (long long)o->job.batch);
     for (int i = 0; i < l->n; i++) {
         const sg_candidate *c = &l->c[l->order[i]];
         printf("%s\n  {\"rank\": %d, \"strategy\": ", i ? "," : "", i + 1);
@@ -186,18 +180,18 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
 {
     wl_workload wl;
     plat_platform plat;
-    int status = wl_load(o->workload, &wl, err);
+    int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
-    if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK) {
+    if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK) {
         sg_list l;
-        if (!o->gpus)
+        if (!o->job.gpus)
             status = suggest_range(o, sim, &wl, &plat, err);
-        else if (o->gpus > plat.n_gpus)
-            status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->gpus,
+        else if (o->job.gpus > plat.n_gpus)
+            status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->job.gpus,
                              plat.name, plat.n_gpus);
-        else if ((status = sg_price_all(&wl, &plat, o->gpus, o->batch, &l, err)) == HS_OK) {
-            status = sg_simulate_top(&l, &wl, &plat, o->batch, o->top, sim->simulate, err);
+        else if ((status = sg_price_all(&wl, &plat, o->job.gpus, o->job.batch, &l, err)) == HS_OK) {
+            status = sg_simulate_top(&l, &wl, &plat, o->job.batch, o->top, sim->simulate, err);
             if (status == HS_OK) {
                 sg_rank(&l, plat.gpu_memory_bytes);
                 (o->json ? print_json : print_table)(o, &wl, &plat, &l);
@@ -214,7 +208,7 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
 static int one_count(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
                      plat_platform *plat, int p, sg_list *l, char *err)
 {
-    int64_t batch = o->batch_per_gpu ? o->batch_per_gpu * p : o->batch;
+    int64_t batch = o->batch_per_gpu ? o->batch_per_gpu * p : o->job.batch;
     int status = sg_price_all(wl, plat, p, batch, l, err);
     if (status == HS_OK)
         status = sg_simulate_top(l, wl, plat, batch, o->top ? o->top : 1, sim->simulate, err);
@@ -274,7 +268,7 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
 
 int cli_suggest_main(int argc, char **argv, const cli_sim *sim, char *err)
 {
-    suggest_options o = {.platform = "abci", .top = 5};
+    suggest_options o = {.job.platform = "abci", .top = 5};
     int status = parse_suggest(argc, argv, &o, err);
     if (status != HS_OK)
         return status < 0 ? HS_OK : status; /* < 0: --help */

@@ -14,6 +14,8 @@ set output out
 set multiplot layout rows, int(ncols)
 set logscale x 2
 set logscale y
+set yrange [0.5:*]
+set ytics (0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.5, 2, 3, 5, 10)
 set xlabel "GPUs"
 set ylabel "simulated time / best uniform"
 set grid lc rgb "#dddddd"

@@ -6,12 +6,12 @@
 # Each case is a whole process under /usr/bin/time -v: wall seconds, CPU seconds (user + sys:
 # the machine may be shared, so compare CPU seconds between runs) and peak resident memory.
 # The load average is printed before and after. Cases:
-#   - the analytic model on abci (64 and 4352 GPUs) and on a 17,408-GPU machine file: the mean
+#   - the analytic model on abci (64 and 4352 GPUs) and on a 17408-GPU machine file: the mean
 #     of 20 processes;
-#   - writing that 17,408-GPU file (`hybridsim platform --preset abci --nodes 4352`);
+#   - writing that 17408-GPU file (`hybridsim platform --preset abci --nodes 4352`);
 #   - ResNet-50 data parallelism on abci, 64 to 4096 GPUs, flow and step collectives, and
 #     data+filter in groups of 4 at 1024, 2048 and 4096 GPUs;
-#   - 1024, 4096 and 16,384 GPUs on the 17,408-GPU file (the job's racks only are built), and
+#   - 1024, 4096 and 16,384 GPUs on the 17408-GPU file (the job's racks only are built), and
 #     65,536 GPUs on a generated machine of 16,384 nodes (`-p gen:...`);
 #   - SimGrid's own cost per message: the 1024-rank step allreduce of eng_bench (170 kernels,
 #     100 MB) with every message sent through SimGrid, against the same with messages on private
@@ -73,11 +73,11 @@ sim() { # NAME GPUS ARGS...
 
 echo "scale.sh: $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 big=$tmp/abci-4352.xml
-measure "platform: write the 17,408-GPU machine" 17408 \
+measure "platform: write the 17408-GPU machine" 17408 \
     "$hs" platform --preset abci --nodes 4352 -o "$big"
 analytic "analytic abci" 64 -w resnet50 -p abci -s data -g 64 -b 4096
 analytic "analytic abci" 4352 -w resnet50 -p abci -s data -g 4352 -b 278528
-analytic "analytic 17,408-GPU file" 1024 -w resnet50 -p "$big" -s data -g 1024 -b 65536
+analytic "analytic 17408-GPU file" 1024 -w resnet50 -p "$big" -s data -g 1024 -b 65536
 for g in 64 256 1024 4096; do
     sim "data flow abci" "$g" -p abci -s data -b $((64 * g))
 done
@@ -88,14 +88,14 @@ for g in 1024 2048 4096; do
     sim "data+filter flow abci" "$g" -p abci -s "data+filter:$((g / 4))x4" -b $((16 * g))
 done
 sim "data+filter step abci" 1024 -p abci -s data+filter:256x4 -b 16384 -c step
-sim "data flow 17,408-GPU file" 1024 -p "$big" -s data -b 65536
-sim "data flow 17,408-GPU file" 4096 -p "$big" -s data -b 262144
+sim "data flow 17408-GPU file" 1024 -p "$big" -s data -b 65536
+sim "data flow 17408-GPU file" 4096 -p "$big" -s data -b 262144
 if [ -z "${QUICK:-}" ]; then
-    sim "data flow 17,408-GPU file" 16384 -p "$big" -s data -b 1048576
-    sim "data flow gen:abci 16,384 nodes" 65536 \
+    sim "data flow 17408-GPU file" 16384 -p "$big" -s data -b 1048576
+    sim "data flow gen:abci 16384 nodes" 65536 \
         -p gen:abci:nodes=16384,nodes-per-leaf=16,leaves-per-rack=2 -s data -b 4194304
-    measure "eng_bench step, every message sent" 1024 "$build/eng_bench" 1024 step abci sent
-    measure "eng_bench step, private messages computed" 1024 "$build/eng_bench" 1024 step abci
+    measure "eng_bench step: every message sent" 1024 "$build/eng_bench" 1024 step abci sent
+    measure "eng_bench step: private messages computed" 1024 "$build/eng_bench" 1024 step abci
 fi
 echo "scale.sh: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 mv "$tmp/csv" "$out"

@@ -1,6 +1,7 @@
 /* cli_strategy.c: `hybridsim strategy`: per-layer strategies (cli_int.h).
  *
- *   hybridsim strategy --search -w W -g N -b B --cost-model pase [--json] [--max-table N]
+ *   hybridsim strategy --search -w W [-p P] -g N -b B [--cost-model hybridsim|pase] [-o FILE.xml]
+ *                     [--analytic-only] [--json] [--max-table N]
  *
  * --search runs PaSE's dynamic programme (analytic/search) and prints each vertex's
  * configuration, its cost, the redistribution into it, and the total. With PaSE's own cost model

@@ -70,7 +70,7 @@ static int parse_gen(int argc, char **argv, gen_options *o, char *err)
 {
     int c, status = HS_OK;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
     while (status == HS_OK && (c = getopt_long(argc, argv, ":w:g:b:p:l:S:o:h", gen_longopts,
                                                NULL)) != -1) {
         switch (c) {

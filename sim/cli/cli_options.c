@@ -213,7 +213,7 @@ static int check_single(const cli_options *o, char *err)
 
 int cli_parse_run_options(int argc, char **argv, cli_options *o, char *err)
 {
-    optind = 1;
+    optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
     opterr = 0;
     int c, longindex = -1, status = HS_OK; /* getopt_long sets longindex for long flags only */
     while (status == HS_OK &&
@@ -243,7 +243,7 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
                const char *command, cli_flag_fn one, void *ctx, char *err)
 {
     int c, status = HS_OK;
-    optind = 1;
+    optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
     opterr = 0;
     while (status == HS_OK && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (c == ':')

@@ -379,7 +379,7 @@ int sw_parse_flags(int argc, char **argv, sw_spec *spec, sw_cmdline *cl, sw_aren
     struct option longopts[N_KEYDEFS + N_CMDLINE_ONLY];
     char shortopts[4 + 2 * N_KEYDEFS];
     build_options(longopts, shortopts);
-    optind = 1;
+    optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
     opterr = 0;
     int status = HS_OK;
     while (status == HS_OK && !cl->help && optind < argc) {

@@ -44,9 +44,13 @@ hs_install() {
         --no-install-recommends $python_missing >/dev/null
 }
 
+# Progress goes to stderr; HS_CMAKE_FLAGS adds configuration flags (tests/run.sh --sanitize:
+# -DHS_SANITIZE=ON).
 hs_build() {
-    cmake -S "$HS_ROOT" -B "$HS_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-    cmake --build "$HS_BUILD" -j"$(nproc)"
+    echo "setup: building hybridsim in $HS_BUILD" >&2
+    # shellcheck disable=SC2086
+    cmake -S "$HS_ROOT" -B "$HS_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${HS_CMAKE_FLAGS:-} >/dev/null
+    cmake --build "$HS_BUILD" -j"$(nproc)" >&2
 }
 
 hs_install

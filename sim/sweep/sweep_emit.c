@@ -178,7 +178,8 @@ static int list_job_files(const char *dir, long **indices, int *n, char *err)
         (*indices)[(*n)++] = strtol(e->d_name, NULL, 10);
     }
     closedir(d);
-    qsort(*indices, (size_t)*n, sizeof **indices, by_number);
+    if (*n > 1) /* qsort must not be given NULL, even for no element */
+        qsort(*indices, (size_t)*n, sizeof **indices, by_number);
     return HS_OK;
 }
 

@@ -136,6 +136,15 @@ int an_edge_price(an_net *net, const wl_workload *wl, int u, const st_layer_conf
                   const st_layer_config *cv, int64_t batch, bool covered, an_price *out,
                   char *err);
 
+/* The output of layer u when no layer reads it (the loss's input): a conv or fc split on input
+ * channels reduces its partial sums all the same, allreduce forward and the input gradient's
+ * slices gathered backward, as at a gather (the simulator does so whatever reads it). */
+int an_output_price(an_net *net, const wl_workload *wl, int u, const st_layer_config *cu,
+                    int64_t batch, an_price *out, char *err);
+
+/* Whether any later layer reads layer u's output. */
+bool an_is_read(const wl_workload *wl, int u);
+
 /* A whole plan: the iteration (kernels, halos, redistributions, weight gradients fused per set
  * of ranks; or GPipe's closed form with a schedule), the epoch, the memory per GPU (fp_fill),
  * and with terms non-NULL the iteration told apart. Checks the plan (st_plan_check). */

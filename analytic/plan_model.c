@@ -71,6 +71,26 @@ static int price_edges(an_net *net, const wl_workload *wl, const st_plan *plan, 
     return HS_OK;
 }
 
+/* A layer no other reads (the loss's input): what its output costs all the same. */
+static int price_output(an_net *net, const wl_workload *wl, const st_plan *plan, int u,
+                        double batch, double *comm_s, char *err)
+{
+    an_price pr;
+    int status = an_output_price(net, wl, u, &plan->layers[u], (int64_t)batch, &pr, err);
+    for (int t = 0; t < HS_TERM_COUNT && status == HS_OK; t++)
+        comm_s[t] += pr.comm_s[t];
+    return status;
+}
+
+bool an_is_read(const wl_workload *wl, int u)
+{
+    for (int v = u + 1; v < wl->n_layers; v++)
+        for (int k = 0; k < n_inputs(&wl->layers[v]); k++)
+            if (input_of(&wl->layers[v], v, k) == u)
+                return true;
+    return false;
+}
+
 /* The weight gradients, one allreduce (or two, inside the group then across) per set of
  * ranks, every layer reduced over the same sets sharing one buffer. */
 static int price_gradients(an_net *net, const wl_workload *wl, const st_plan *plan,
@@ -113,6 +133,9 @@ static int layers_model(an_net *net, const wl_workload *wl, const st_plan *plan,
         terms->comm_s[HS_TERM_HALO] += an__halo_s(net, &wl->layers[i], &plan->layers[i], batch);
     }
     int status = price_edges(net, wl, plan, batch, covered, terms->comm_s, err);
+    for (int u = 0; u < wl->n_layers && status == HS_OK; u++)
+        if (!an_is_read(wl, u))
+            status = price_output(net, wl, plan, u, batch, terms->comm_s, err);
     if (status == HS_OK)
         status = price_gradients(net, wl, plan, terms->comm_s, err);
     free(covered);

@@ -247,3 +247,18 @@ int an_edge_price(an_net *net, const wl_workload *wl, int u, const st_layer_conf
     classify(&e, covered);
     return HS_OK;
 }
+
+int an_output_price(an_net *net, const wl_workload *wl, int u, const st_layer_config *cu,
+                    int64_t batch, an_price *out, char *err)
+{
+    memset(out, 0, sizeof *out);
+    if (u < 0 || u >= wl->n_layers)
+        return hs_fail(err, HS_EINPUT, "an_output_price: no layer %d", u);
+    const wl_layer *l = &wl->layers[u];
+    if (!partial(l, cu))
+        return HS_OK;
+    edge e = {.net = net, .u = l, .v = l, .cu = cu, .cv = cu, .h = held_by(l, cu),
+              .n = held_by(l, cu), .batch = (double)batch, .comm_s = out->comm_s};
+    model_gather(&e);
+    return HS_OK;
+}

@@ -92,7 +92,8 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
     double b = batch / st->p;
     double w = s.w_split + s.w_rep;
     it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
-    terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_s(st->p, w * AN_BYTES_PER_ELEM, ln->ring);
+    terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
+        st->allreduce, st->p, w * AN_BYTES_PER_ELEM, ln->ring, &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
 
@@ -121,8 +122,9 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
         terms->comm_s[HS_TERM_ACT_ALLGATHER] = an__allgather_s(p2, y_bytes / p2, per_layer);
         terms->comm_s[HS_TERM_ACT_ALLREDUCE] = an__allreduce_s(p2, y_bytes, per_layer);
     }
-    terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_s(
-        p1, w_gpu * AN_BYTES_PER_ELEM, an__shared(ln->across, ln->node_sharing));
+    terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
+        st->allreduce, p1, w_gpu * AN_BYTES_PER_ELEM, an__shared(ln->across, ln->node_sharing),
+        &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
 
@@ -169,9 +171,11 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
     c[HS_TERM_HALO] = p2 > 1 ? halo_s(wl, bit, b, an__shared(ln->staged, sharing)) : 0.0;
     c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2, b * y_split * AN_BYTES_PER_ELEM / p2,
                                                   an__shared(ln->staged, 2.0));
-    c[HS_TERM_GRAD_GROUP] = an__allreduce_s(p2, w * AN_BYTES_PER_ELEM, ln->group);
-    c[HS_TERM_GRAD_ACROSS] = an__allreduce_s(p1, w * AN_BYTES_PER_ELEM,
-                                             an__shared(ln->across, sharing));
+    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * AN_BYTES_PER_ELEM,
+                                                 ln->group, &ln->grad_group);
+    c[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(st->allreduce, p1, w * AN_BYTES_PER_ELEM,
+                                                  an__shared(ln->across, sharing),
+                                                  &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
 

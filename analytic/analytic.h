@@ -52,6 +52,20 @@ typedef struct {
     double beta_s_per_byte; /* seconds per byte: 1 / the slowest pair's bottleneck bandwidth */
 } an_link;
 
+/* A group of ranks laid out by node, for the allreduce algorithms beyond the ring
+ * (collective.h): nodes in order of first appearance, members of a node in group order. */
+typedef struct {
+    int per_node;        /* members on every node the group spans; 0: not the same on all */
+    int n_nodes;         /* nodes it spans */
+    an_link intra;       /* the slowest ring among one node's members */
+    an_link inter;       /* the slowest ring across the nodes among members of equal local
+                          * index (hier), whose local-0 members are the tree's masters */
+    int nic_share;       /* inter-node rings leaving a node through one NIC, all groups of the
+                          * strategy running at once (hier) */
+    int masters_per_nic; /* the groups' masters behind one NIC (tree) */
+    int nics;            /* NICs of a node (NCCL's choice: co_nccl_choice) */
+} an_layout;
+
 /* What the strategy's messages cross. Model-parallel group j is ranks j*p2 .. j*p2+p2-1; the
  * data-parallel ring of a hybrid links rank k of every group; rank r runs on GPU r unless a
  * placement says otherwise. */
@@ -62,6 +76,8 @@ typedef struct {
     an_link staged;      /* halo message between neighbouring GPUs, staged through host
                           * memory (MPI without GPUDirect, as the oracle measured) */
     int node_sharing;    /* GPUs of one node that take part: they share its PCIe and uplink */
+    an_layout grad_across; /* the gradient allreduce across the groups (all p for data) */
+    an_layout grad_group;  /* and inside group 0 (spatial's replicated weights) */
     an_link *stage;      /* pipeline: GPU i to GPU i+1, n_stage_links = p-1 entries */
     int n_stage_links;
 } an_links;

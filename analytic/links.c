@@ -58,6 +58,85 @@ an_link an__staged_link(const plat_platform *plat, int a, int b)
     return l;
 }
 
+/* Lay the group gpu[0..n) out by node into *lay, its links the slowest of those it has
+ * already (several groups of one shape, run at once, are laid out into one). -1 when out of
+ * memory. */
+static int layout_add(const plat_platform *plat, const int *gpu, int n, an_layout *lay)
+{
+    int gpn = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
+    int *node_of = malloc((size_t)n * sizeof *node_of), *count = calloc((size_t)n, sizeof *count);
+    int *first = malloc((size_t)n * sizeof *first), *by = malloc((size_t)n * sizeof *by);
+    int *local_of = malloc((size_t)n * sizeof *local_of);
+    int nodes = 0, status = node_of && count && first && by && local_of ? 0 : -1;
+    for (int i = 0; status == 0 && i < n; i++) {
+        int c = nodes - 1; /* a node's members are usually adjacent in the group */
+        if (c < 0 || first[c] / gpn != gpu[i] / gpn)
+            for (c = 0; c < nodes && first[c] / gpn != gpu[i] / gpn; c++)
+                ;
+        if (c == nodes)
+            first[nodes++] = gpu[i];
+        node_of[i] = c;
+        local_of[i] = count[c]++;
+    }
+    int per = status == 0 ? count[0] : 0;
+    for (int c = 1; c < nodes; c++)
+        if (count[c] != per)
+            per = 0;
+    for (int i = 0; per > 0 && i < n; i++)
+        by[(size_t)node_of[i] * per + local_of[i]] = gpu[i];
+    for (int c = 0; per > 0 && c < nodes; c++)
+        lay->intra = an__slowest(lay->intra, an__ring_link(plat, by + (size_t)c * per, per));
+    for (int j = 0; per > 0 && j < per; j++) {
+        for (int c = 0; c < nodes; c++)
+            first[c] = by[(size_t)c * per + j];
+        lay->inter = an__slowest(lay->inter, an__ring_link(plat, first, nodes));
+    }
+    if (lay->n_nodes == 0 && status == 0)
+        lay->per_node = per, lay->n_nodes = nodes;
+    else if (per != lay->per_node || nodes != lay->n_nodes)
+        lay->per_node = 0;
+    free(node_of), free(count), free(first), free(by), free(local_of);
+    return status;
+}
+
+/* The NIC sharing of `groups` groups of this layout running at once. */
+static void layout_share(const plat_platform *plat, int groups, an_layout *lay)
+{
+    int gpn = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
+    lay->nics = plat_nics_per_node(plat);
+    int per_nic = gpn / lay->nics > 0 ? gpn / lay->nics : 1;
+    int on_node = lay->per_node * groups;
+    int u = on_node < per_nic ? on_node : per_nic;
+    lay->nic_share = u > 0 ? u : 1;
+    lay->masters_per_nic = groups < u ? groups : lay->nic_share;
+}
+
+/* The layouts of the gradient allreduces: across the p2-strided groups, inside group 0. */
+static int layouts_load(const plat_platform *plat, const st_strategy *st,
+                        const int *gpu_of_rank, an_links *links, int *gpu, char *err)
+{
+    int p1 = st->p1, p2 = st->p2, failed = 0;
+    for (int k = 0; k < p2; k++) {
+        for (int j = 0; j < p1; j++)
+            gpu[j] = gpu_of_rank ? gpu_of_rank[j * p2 + k] : j * p2 + k;
+        failed |= layout_add(plat, gpu, p1, &links->grad_across);
+    }
+    layout_share(plat, p2, &links->grad_across);
+    for (int k = 0; k < p2; k++)
+        gpu[k] = gpu_of_rank ? gpu_of_rank[k] : k;
+    failed |= layout_add(plat, gpu, p2, &links->grad_group);
+    layout_share(plat, p1, &links->grad_group);
+    if (failed)
+        return hs_fail(err, HS_EINTERNAL, "out of memory laying out %d ranks by node", st->p);
+    bool uneven = (p1 > 1 && !links->grad_across.per_node) ||
+                  (p2 > 1 && !links->grad_group.per_node);
+    if (uneven && (st->allreduce == CO_HIER || st->allreduce == CO_TREE))
+        return hs_fail(err, HS_EINPUT, "--allreduce %s: the gradient allreduce's ranks are not "
+                       "spread evenly over their nodes; hier and tree need the same number on "
+                       "every node", co_algo_name(st->allreduce));
+    return HS_OK;
+}
+
 int an_links_load(const plat_platform *plat, const st_strategy *st, an_links *links, char *err)
 {
     return an_links_load_placed(plat, st, NULL, links, err);
@@ -91,7 +170,11 @@ int an_links_load_placed(const plat_platform *plat, const st_strategy *st,
             gpu[j] = gpu_of(gpu_of_rank, j * p2 + k);
         links->across = an__slowest(links->across, an__ring_link(plat, gpu, p1));
     }
+    int status = st->allreduce == CO_RING ? HS_OK
+                                          : layouts_load(plat, st, gpu_of_rank, links, gpu, err);
     free(gpu);
+    if (status != HS_OK)
+        return status;
     /* Halo neighbours: consecutive GPUs of a group. */
     links->staged = links->group;
     for (int i = 0; i + 1 < p2; i++)

@@ -1,5 +1,6 @@
 /* links_int.h: what analytic/'s files share (analytic.h is the folder's public face).
  *   analytic.c     ParaDL's closed forms per built-in strategy; the ring cost formulas
+ *   collectives.c  the closed forms of the hierarchical and tree allreduces (--allreduce)
  *   links.c        the built-in strategies' links, read from the platform's routes
  *   net.c          the links of any group of ranks, read once and kept (an_net)
  *   layerwise.c    one layer's configuration priced: compute, halos, its weight gradients
@@ -34,6 +35,14 @@ double an__allreduce_s(int n, double bytes, an_link l);
 double an__allgather_s(int n, double bytes, an_link l);
 /* The link as seen by one of `flows` transfers sharing its bandwidth. */
 an_link an__shared(an_link l, double flows);
+
+/* ---- collectives.c: the other allreduce algorithms ---- */
+
+/* An allreduce of `bytes` over n members by `algo` (collective.h): the ring on `ring` (as
+ * an__allreduce_s), or hier / tree / NCCL's choice on the group's layout. A layout uneven
+ * over its nodes falls back on the ring (links.c refuses hier and tree there). */
+double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
+                            const an_layout *lay);
 
 /* ---- net.c: links of rank groups, cached ---- */
 

@@ -252,6 +252,16 @@ void plat_free(plat_platform *plat)
 
 /* ---------------------------------------------------------------- routes */
 
+int plat_nics_per_node(const plat_platform *plat)
+{
+    const pg_params *g = plat->gen;
+    if (!g)
+        return 1;
+    if (g->nics_per_node > 0)
+        return g->nics_per_node;
+    return g->gpus_per_pcie_switch > 0 ? g->gpus_per_node / g->gpus_per_pcie_switch : 1;
+}
+
 bool plat_routes_known(const plat_platform *plat)
 {
     return plat->machine != NULL || plat->engine_route != NULL;

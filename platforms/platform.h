@@ -126,6 +126,11 @@ int plat_host_link(const plat_platform *plat, int gpu, double *latency_s, double
  * was not built. Messages staged without GPUDirect go through it (sim/engine/engine_comm.c). */
 sg_host_t plat_host_memory(const plat_platform *plat, int gpu);
 
+/* The NICs of one node: a generated machine's (one per PCIe switch unless it says otherwise);
+ * 1 for a hand-written file, whose NICs the check does not count (ParaDL's one NIC a node).
+ * NCCL's choice of algorithm depends on it (collective.h, co_nccl_choice). */
+int plat_nics_per_node(const plat_platform *plat);
+
 /* The folder short names are looked up in ("<home>/platforms"). */
 const char *plat_default_dir(void);
 

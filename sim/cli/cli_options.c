@@ -16,7 +16,8 @@
 enum {
     OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
     OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_LINKS_SUMMARY, OPT_JOB = 1300,
-    OPT_BACKGROUND, OPT_BASELINE, OPT_OVERLAP = 1400, OPT_CFG = 1500
+    OPT_BACKGROUND, OPT_BASELINE, OPT_OVERLAP = 1400, OPT_CFG = 1500,
+    OPT_ALLREDUCE = 1600
 };
 
 static const struct option longopts[] = {
@@ -43,6 +44,7 @@ static const struct option longopts[] = {
     {"background", required_argument, NULL, OPT_BACKGROUND},
     {"baseline", no_argument, NULL, OPT_BASELINE},
     {"overlap", no_argument, NULL, OPT_OVERLAP},
+    {"allreduce", required_argument, NULL, OPT_ALLREDUCE},
     {"cfg", required_argument, NULL, OPT_CFG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -120,6 +122,11 @@ static int set_option(int c, const char *arg, cli_options *o, char *err)
         return append("--background", "", o->backgrounds, &o->n_backgrounds, arg, err);
     case OPT_BASELINE: o->baseline = true; break;
     case OPT_OVERLAP: o->sim.overlap = true; break;
+    case OPT_ALLREDUCE:
+        if (co_algo_parse(arg, &o->job.allreduce) != 0)
+            return hs_fail(err, HS_EINPUT, "--allreduce: unknown algorithm '%s' (known: ring, "
+                           "hier, tree, auto)", arg);
+        break;
     case OPT_CFG:
         if (o->n_cfg == CLI_MAX_CFG)
             return hs_fail(err, HS_EINPUT, "--cfg: at most %d settings", CLI_MAX_CFG);
@@ -171,6 +178,7 @@ static int check_fabric(const cli_options *o, char *err)
                        "--job (w=, s=, g=, b=, layers=, S=, placement=)", per_job);
     const cli_rule rules[] = {
         {o->sim.overlap, "--overlap is for single runs, not --job"},
+        {o->job.allreduce != CO_RING, "--allreduce is for single runs, not --job"},
         {o->links_summary, "--links-summary is for single runs; --job runs have --links"},
         {o->output == OUT_ROW || o->sim.trace_path || o->layers_top != 10,
          "--job runs print tables or --json; --row, --trace and per-layer tables are for "

@@ -423,7 +423,8 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
             const eng_options *opt, eng_result *res, char *err)
 {
     memset(res, 0, sizeof *res);
-    eng_sim s = {.g = g, .plat = plat, .gpu_of_rank = gpu_of_rank};
+    eng_sim s = {.g = g, .plat = plat, .gpu_of_rank = gpu_of_rank,
+                 .nics_per_node = plat_nics_per_node(plat)};
     s.opt = opt ? *opt : (eng_options){.fidelity = ENG_FLOW, .exec_speed_scale = 1};
     if (!(s.opt.exec_speed_scale > 0) || !isfinite(s.opt.exec_speed_scale))
         return hs_fail(err, HS_EINPUT, "engine: exec_speed_scale %g is not a positive number",

@@ -10,7 +10,7 @@
  * of m/n) + allgather (n-1 steps of m/n); allgather of m per member = n-1 steps of m;
  * reduce-scatter = n-1 steps of m/n. The hierarchical allreduce is a reduce-scatter inside each
  * node, an allreduce of m/k across nodes among the members of equal local index, and an
- * allgather inside the node.
+ * allgather inside the node. The tree (NCCL's double binary tree) is engine_tree.c's.
  *
  * ENG_STEP posts every step. ENG_FLOW posts one message per ring edge carrying all its steps'
  * bytes, after sleeping for the latencies of the steps it stands for, then the ring's members
@@ -266,12 +266,17 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
     int n = gr->n;
     eng_ring v = group_ring(s, t->peer, pos);
     switch ((tg_op)t->op) {
-    case TG_ALLREDUCE:
-        if (t->algo == TG_ALGO_HIER)
-            hier_allreduce(s, s->hier[t->peer], pos, t->amount, staged);
+    case TG_ALLREDUCE: {
+        const eng_hier *h = s->hier[t->peer];
+        tg_algo algo = h ? eng_tree_choice(s, h, (tg_algo)t->algo, t->amount) : TG_ALGO_RING;
+        if (algo == TG_ALGO_HIER)
+            hier_allreduce(s, h, pos, t->amount, staged);
+        else if (algo == TG_ALGO_TREE)
+            eng_tree_allreduce(s, h, pos, t->amount);
         else
             ring_steps(s, v, 2 * (n - 1), chunk_bytes(t->amount / n), staged);
         return;
+    }
     case TG_ALLGATHER:
         ring_steps(s, v, n - 1, chunk_bytes(t->amount), staged);
         return;
@@ -352,6 +357,8 @@ static void hier_free(eng_hier *h)
     for (int j = 0; h->inter_bar && j < h->per_node; j++)
         if (h->inter_bar[j])
             sg_barrier_destroy(h->inter_bar[j]);
+    if (h->tree_bar)
+        sg_barrier_destroy(h->tree_bar);
     free(h->intra_bar);
     free(h->inter_bar);
     free(h->by_node);
@@ -394,8 +401,8 @@ static int build_hier(eng_sim *s, int gi, char *err)
     for (int c = 1; c < h->n_nodes; c++)
         if (count[c] != h->per_node) {
             status = hs_fail(err, HS_EINPUT,
-                             "group %d (%d ranks) has %d members on one node and %d on another: a "
-                             "hierarchical allreduce needs the same number on every node",
+                             "group %d (%d ranks) has %d members on one node and %d on another: "
+                             "--allreduce hier and tree need the same number on every node",
                              gi, gr->n, h->per_node, count[c]);
             goto done;
         }
@@ -506,22 +513,29 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
     if (dup[t->peer])
         return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): group %d lists a "
                        "rank twice", r, i, what, t->peer);
-    if (t->algo >= TG_ALGO_COUNT || (t->algo == TG_ALGO_HIER && t->op != TG_ALLREDUCE))
+    if (t->algo >= TG_ALGO_COUNT || (t->algo != TG_ALGO_RING && t->op != TG_ALLREDUCE) ||
+        (t->algo >= TG_ALGO_TREE && staged))
         return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): algorithm %d is not "
                        "available for this collective", r, i, what, t->algo);
-    if (t->algo == TG_ALGO_HIER) {
-        if (!s->hier[t->peer]) {
-            int status = build_hier(s, t->peer, err);
-            if (status != HS_OK)
-                return status;
-        }
-        const eng_hier *h = s->hier[t->peer];
-        oom = ring_register(s, intra_ring(h, pos, NULL), staged) |
-              ring_register(s, inter_ring(h, pos, NULL), staged);
-    } else {
+    if (t->algo == TG_ALGO_RING || t->algo == TG_ALGO_AUTO) { /* auto may choose the ring */
         ring_used[t->peer] = 1;
         oom = ring_register(s, group_ring(s, t->peer, pos), staged);
     }
+    if (t->algo == TG_ALGO_RING)
+        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
+    if (!s->hier[t->peer]) {
+        int status = build_hier(s, t->peer, err);
+        if (status == HS_EINPUT && t->algo == TG_ALGO_AUTO)
+            return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
+        if (status != HS_OK) /* an uneven group: NCCL's choice is then the ring */
+            return status;
+    }
+    eng_hier *h = s->hier[t->peer];
+    if (t->algo == TG_ALGO_HIER)
+        oom |= ring_register(s, intra_ring(h, pos, NULL), staged) |
+               ring_register(s, inter_ring(h, pos, NULL), staged);
+    else if (eng_tree_prepare(s, h, pos, err) != HS_OK)
+        return HS_EINTERNAL;
     return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
 }
 

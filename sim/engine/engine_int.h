@@ -34,6 +34,11 @@ typedef struct {
     sg_bar_t *inter_bar;    /* flow mode: k barriers of C members, else NULL */
     struct eng_pring **intra_priv; /* per node slot, its ring if all private */
     struct eng_pring **inter_priv; /* per local index, likewise */
+    /* the tree (engine_tree.c), when a tree or NCCL's choice uses the group: */
+    sg_bar_t tree_bar;      /* all members meet after each phase, NULL until prepared */
+    int tree_depth;         /* edges from the deepest member to the root: chain + tree */
+    double tree_alpha_s;    /* the largest latency of a tree edge */
+    double tree_beta_s_per_byte; /* the largest 1/bandwidth of a tree edge */
 } eng_hier;
 
 /* A ring every edge of which is private (engine_private.c): what its members need to compute
@@ -117,6 +122,9 @@ typedef struct {
     eng_pedge *edges;       /* step mode: the private edges */
     int n_private;          /* private edges (0: every message is sent) */
     sg_sem_t *wait_sem;     /* step mode, per rank with a private edge: where it waits */
+    bool has_tree;          /* some allreduce may run as a tree: no message is computed
+                             * (engine_private.c), the tree's pairs are not the rings' */
+    int nics_per_node;      /* the platform's (plat_nics_per_node), for NCCL's choice */
     sg_host_t *host_mem;    /* per rank: the host standing for its node's host memory, through
                              * which staged messages go (engine_comm.c), or NULL; the array is
                              * NULL when no task is staged */
@@ -161,6 +169,20 @@ sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes);
  * it (the run's invariants compare it with what was sent), and if it came from a relay, wait
  * for the relay's other copy as well. */
 void eng_received(eng_sim *s, void *payload, long bytes);
+
+/* engine_tree.c */
+
+/* Prepare rank `rank` (group position pos) for a tree over the group laid out in h: its
+ * mailboxes, and once per group the barrier, the depth and the slowest edge. */
+int eng_tree_prepare(eng_sim *s, eng_hier *h, int pos, char *err);
+
+/* The allreduce of `bytes` as NCCL's double binary tree (collective.h), run by the member at
+ * position pos of the group laid out in h. */
+void eng_tree_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
+
+/* The algorithm an allreduce of the group laid out in h runs: TG_ALGO_AUTO resolved as NCCL
+ * 2.4 would (ring or tree), any other returned as it is. */
+tg_algo eng_tree_choice(const eng_sim *s, const eng_hier *h, tg_algo algo, double bytes);
 
 /* engine_private.c */
 

@@ -25,7 +25,8 @@
  * tasks use; the pair carries ring messages only; the route has a latency. Nothing is private when the run records
  * link statistics (every message must be seen), when something else loads the network
  * (background traffic: eng_options.exact_messages), or when messages are staged through host
- * memory (relays share PCIe links in ways the tasks do not show).
+ * memory (relays share PCIe links in ways the tasks do not show), nor when an allreduce may run
+ * as a tree (engine_tree.c: its messages are not a ring's).
  *
  * A ring whose every edge is private is computed whole. Flow mode: the members meet at the
  * ring's barrier, each knowing when every member arrived, and leave together when the slowest
@@ -322,7 +323,7 @@ static int find_rings(eng_sim *s, char *err)
 
 int eng_private_prepare(eng_sim *s, char *err)
 {
-    if (s->opt.exact_messages || s->host_mem || s->mbox.used == 0)
+    if (s->opt.exact_messages || s->host_mem || s->has_tree || s->mbox.used == 0)
         return HS_OK;
     int status = find_edges(s, err);
     if (status == HS_OK && s->n_private > 0)

@@ -402,6 +402,23 @@ static void ex_shrink(tg_graph *g)
     }
 }
 
+/* The gradient allreduces run the strategy's algorithm (--allreduce); every other collective
+ * stays a ring (ChainerMN runs the model-parallel layers' collectives over MPI). */
+static void ex_gradient_algorithm(tg_graph *g, co_algo algo)
+{
+    static const uint8_t tg_of[CO_ALGO_COUNT] = {
+        [CO_RING] = TG_ALGO_RING, [CO_HIER] = TG_ALGO_HIER, [CO_TREE] = TG_ALGO_TREE,
+        [CO_AUTO] = TG_ALGO_AUTO};
+    if (algo == CO_RING || algo >= CO_ALGO_COUNT)
+        return;
+    for (int r = 0; r < g->n_ranks; r++)
+        for (int i = 0; i < g->ranks[r].n_tasks; i++) {
+            tg_task *t = &g->ranks[r].tasks[i];
+            if (t->op == TG_ALLREDUCE && t->phase == TG_GRADIENT)
+                t->algo = tg_of[algo];
+        }
+}
+
 int ex_expand_opt(const wl_workload *wl, const st_strategy *st, int64_t batch,
                   const ex_options *opt, tg_graph *g, char *err)
 {
@@ -422,6 +439,7 @@ int ex_expand_opt(const wl_workload *wl, const st_strategy *st, int64_t batch,
         return rc;
     }
     ex_shrink(g);
+    ex_gradient_algorithm(g, st->allreduce);
     return HS_OK;
 }
 

@@ -34,6 +34,10 @@ typedef enum {
     TG_ALGO_RING,      /* ring: reduce-scatter + allgather for allreduce */
     TG_ALGO_HIER,      /* hierarchical allreduce: ring inside the node, ring across nodes among
                         * the GPUs of equal local index, then inside the node again */
+    TG_ALGO_TREE,      /* NCCL's double binary tree: a chain inside each node, two binary
+                        * trees over the nodes, each carrying half the buffer (collective.h) */
+    TG_ALGO_AUTO,      /* ring or tree as NCCL 2.4 chooses for the size and the group's nodes;
+                        * the engine decides once it knows where the ranks are */
     TG_ALGO_COUNT
 } tg_algo;
 

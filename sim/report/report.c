@@ -21,6 +21,8 @@ static void print_shape(FILE *out, const rp_run *run)
         fprintf(out, " (%d micro-batches)", st->segments);
     if (st->kind == ST_LAYERWISE && st->plan->path[0])
         fprintf(out, " (per-layer, %s)", st->plan->path);
+    if (st->allreduce != CO_RING)
+        fprintf(out, ", %s gradient allreduce", co_algo_name(st->allreduce));
     fprintf(out, ", batch %lld\n", (long long)run->batch);
 }
 
@@ -192,6 +194,8 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
             (long long)run->batch);
     if (st_is_pipelined(st))
         fprintf(out, ", \"micro_batches\": %d", st->segments);
+    if (st->allreduce != CO_RING)
+        fprintf(out, ", \"allreduce\": \"%s\"", co_algo_name(st->allreduce));
     fprintf(out, ", \"iterations_per_epoch\": %lld, \"iteration\": ",
             (long long)est->iterations_per_epoch);
     print_json_times(out, &est->iteration, 1);

@@ -31,6 +31,10 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
             return hs_fail(err, HS_EINPUT, "--micro-batches %d: the strategy file %s carries its "
                            "own schedule (<schedule micro_batches=...>)", spec->micro_batches,
                            spec->strategy);
+        if (spec->allreduce != CO_RING)
+            return hs_fail(err, HS_EINPUT, "--allreduce %s: a strategy file's gradient "
+                           "allreduces are rings; the other algorithms are for the built-in "
+                           "strategies", co_algo_name(spec->allreduce));
         status = st_plan_load(spec->strategy, &j->wl, &j->plan, err);
         if (status != HS_OK)
             return status;
@@ -43,6 +47,7 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
         if (status != HS_OK)
             return status;
     }
+    j->st.allreduce = spec->allreduce;
     j->batch = spec->batch;
     return st_check(&j->st, &j->wl, spec->batch, err);
 }

@@ -22,6 +22,7 @@ typedef struct {
     int gpus;              /* -g */
     int64_t batch;         /* -b: global mini-batch */
     int micro_batches;     /* --micro-batches: pipeline S, 0 = the default */
+    co_algo allreduce;     /* --allreduce: the gradient allreduce's algorithm (CO_RING) */
 } job_spec;
 
 /* What it means. */
@@ -40,7 +41,8 @@ int job_load_workload(const job_spec *spec, job *j, char *err);
 /* Parse the strategy for the platform's GPUs and check it against the workload and batch:
  * HS_EINPUT naming -g when the platform has too few GPUs, else st_parse's and st_check's. A
  * strategy that names a file (st_is_file) is read as a per-layer plan (st_plan_load), which
- * carries its own schedule, so --micro-batches is refused with it. */
+ * carries its own schedule, so --micro-batches is refused with it, and its gradients are
+ * rings, so --allreduce other than ring is refused with it too. */
 int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, char *err);
 
 void job_free(job *j);

@@ -11,6 +11,8 @@
  *   hs_names.h     the short names a folder offers, for messages
  *   hs_out.h       every file written (never a device replaced, never half a file) and the
  *                  signals that interrupt a run
+ *   collective.h   the allreduce algorithms (ring, hier, tree, NCCL's choice) and their shapes,
+ *                  shared by the closed form and the simulator (co_)
  *   device.h       the GPUs' spec sheets: SMs, peak FLOP rates, memory, bandwidth (dv_)
  *
  * Folder: workloads/common/ sits below everything and includes nothing of hybridsim; every
@@ -18,6 +20,7 @@
 #ifndef COMMON_H
 #define COMMON_H
 
+#include "collective.h"
 #include "device.h"
 #include "estimate.h"
 #include "hs_error.h"

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "collective.h"
 #include "hs_error.h"
 #include "plan.h"
 #include "workload.h"
@@ -41,6 +42,8 @@ typedef struct {
     int segments;   /* pipeline: S micro-batches per mini-batch (GPipe); 1 otherwise */
     const st_plan *plan; /* ST_LAYERWISE: every layer's configuration (owned by the caller);
                           * NULL for the other kinds */
+    co_algo allreduce;   /* the gradient allreduce's algorithm (--allreduce; CO_RING, ParaDL's,
+                          * unless the user says otherwise: collective.h) */
 } st_strategy;
 
 /* Parse "-s" text for p GPUs. Hybrids accept ":P1xP2"; without it p2 = gpus_per_node.

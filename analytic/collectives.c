@@ -1,0 +1,61 @@
+/* collectives.c: the closed forms of the allreduce algorithms beyond ParaDL's ring
+ * (collective.h), on a group laid out by node (an_layout, read by links.c).
+ *
+ * Each is the time the simulator's version takes on a free network (sim/engine/engine_comm.c
+ * for hier, engine_tree.c for the tree), NIC sharing included: the members' messages that leave
+ * a node at once through one NIC share it, as SimGrid's max-min sharing divides a link among
+ * equal flows. n members, g = n/N per node on N nodes, m bytes; alpha/beta of the layout's
+ * slowest intra-node and inter-node edges:
+ *   hier  2(g-1)(alpha_i + m/g beta_i) + 2(N-1)(alpha_o + m/(gN) beta_o u), u inter-node rings
+ *         per NIC (reduce-scatter and allgather inside the node, the rings across between);
+ *   tree  2 [max(K alpha_i + m beta_i, K alpha_o + m/2 s beta_o) + (D-1)(alpha + c beta)], per
+ *         phase (reduce, broadcast): K chunks of c = m/2/K per edge, the chain carrying both
+ *         trees' halves, a master's NIC s of the trees' halves at once (co_tree_node_share
+ *         times the groups' masters behind it), then the fill of a pipeline of depth D = g-1
+ *         plus the binary trees' depth, at the slowest edge. */
+#include "links_int.h"
+
+#include "collective.h"
+
+static double hier_s(const an_layout *lay, double bytes)
+{
+    int g = lay->per_node, nodes = lay->n_nodes;
+    double intra_s = 2.0 * (g - 1) * (lay->intra.alpha_s + bytes / g * lay->intra.beta_s_per_byte);
+    double inter_s = 2.0 * (nodes - 1) *
+                     (lay->inter.alpha_s +
+                      bytes / g / nodes * lay->inter.beta_s_per_byte * lay->nic_share);
+    return intra_s + inter_s;
+}
+
+static double tree_s(const an_layout *lay, double bytes)
+{
+    int g = lay->per_node, nodes = lay->n_nodes, chunks = co_tree_chunks(bytes);
+    int d0 = co_btree_depth(0, nodes), d1 = co_btree_depth(1, nodes);
+    int depth = g - 1 + (d0 > d1 ? d0 : d1);
+    double edge_s = 0, alpha_s = 0, beta = 0;
+    if (g > 1) {
+        edge_s = chunks * lay->intra.alpha_s + bytes * lay->intra.beta_s_per_byte;
+        alpha_s = lay->intra.alpha_s, beta = lay->intra.beta_s_per_byte;
+    }
+    if (nodes > 1) {
+        double share = (double)co_tree_node_share(nodes) * lay->masters_per_nic;
+        double o_s = chunks * lay->inter.alpha_s + bytes / 2 * share * lay->inter.beta_s_per_byte;
+        edge_s = o_s > edge_s ? o_s : edge_s;
+        alpha_s = lay->inter.alpha_s > alpha_s ? lay->inter.alpha_s : alpha_s;
+        beta = lay->inter.beta_s_per_byte > beta ? lay->inter.beta_s_per_byte : beta;
+    }
+    double fill_s = depth > 1 ? (depth - 1) * (alpha_s + bytes / 2 / chunks * beta) : 0.0;
+    return 2.0 * (edge_s + fill_s);
+}
+
+double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
+                            const an_layout *lay)
+{
+    if (n < 2)
+        return 0.0;
+    if (algo == CO_AUTO)
+        algo = lay->per_node > 0 ? co_nccl_choice(n, lay->n_nodes, lay->nics, bytes) : CO_RING;
+    if (algo == CO_RING || lay->per_node < 1)
+        return an__allreduce_s(n, bytes, ring);
+    return algo == CO_HIER ? hier_s(lay, bytes) : tree_s(lay, bytes);
+}

@@ -1,0 +1,60 @@
+/* collective.h: the allreduce algorithms both derivations know, and the facts about them that
+ * the analytic model and the simulator must agree on (co_).
+ *
+ * The gradient allreduce of a training iteration can run as
+ *   ring   reduce-scatter + allgather around all members in rank order (ParaDL's model,
+ *          NCCL's ring): 2(n-1) steps of m/n;
+ *   hier   a ring inside each node (reduce-scatter), rings across the nodes among the members
+ *          of equal local index (allreduce of m/g), a ring inside the node (allgather)
+ *          (ChainerMN's hierarchical communicator, Horovod's hierarchical allreduce);
+ *   tree   NCCL's double binary tree (NCCL >= 2.4): inside a node the members form a chain,
+ *          the nodes two complementary binary trees, each tree carrying half of the buffer in
+ *          chunks, reduced up to the root and broadcast down, pipelined;
+ *   auto   what NCCL 2.4 chooses between ring and tree for the size and the group (its
+ *          tree threshold, computed from NCCL's own constants: co_nccl_choice).
+ * The trees, the chunk and the choice live here so that the closed form (analytic/) and the
+ * task graphs the engine runs (sim/) are built from the same shapes. */
+#ifndef COLLECTIVE_H
+#define COLLECTIVE_H
+
+#include <stdbool.h>
+
+typedef enum {
+    CO_RING,      /* the default: ParaDL's ring */
+    CO_HIER,
+    CO_TREE,
+    CO_AUTO,      /* ring or tree, as NCCL 2.4 chooses */
+    CO_ALGO_COUNT
+} co_algo;
+
+/* NCCL 2.4's pipeline chunk of a tree: its 4 MiB buffer in 8 slots (src/include/comm.h,
+ * DEFAULT_BUFFER_SIZE; src/enqueue.cc). */
+#define CO_TREE_CHUNK_BYTES 524288.0
+
+const char *co_algo_name(co_algo a);
+/* "ring", "hier", "tree", "auto" -> *a; 0, or -1 for an unknown name. */
+int co_algo_parse(const char *text, co_algo *a);
+
+/* Binary tree `tree` (0 or 1) over n nodes 0..n-1: node r's parent (-1 for the root) and its
+ * children (-1 for none). Tree 0 numbers its nodes in order (the leaves are the odd nodes);
+ * tree 1 is tree 0 shifted by one node when n is even, mirrored when n is odd, so that no node
+ * is inside both trees and every node's links carry the same load (NCCL's double binary tree,
+ * Sanders et al. 2009). */
+void co_btree(int tree, int n, int r, int *parent, int *child0, int *child1);
+
+/* Edges on the longest path from a leaf to the root of tree `tree` over n nodes. */
+int co_btree_depth(int tree, int n);
+
+/* The most messages one node sends or receives at once in one phase (up: reduce, down:
+ * broadcast) of the two trees over n nodes: every one of them shares that node's NIC. */
+int co_tree_node_share(int n);
+
+/* Chunks a tree of m bytes moves per edge (each tree carries m/2): at least 1. */
+int co_tree_chunks(double bytes);
+
+/* NCCL 2.4's choice for an allreduce of `bytes` over n members on `nodes` nodes (n/nodes on
+ * each), with `nics` NICs a node offers the group: the tree when bytes are under its tree
+ * threshold (NCCL src/init.cc ncclTreeThreshold, 2.4.8), else the ring; never hier. */
+co_algo co_nccl_choice(int n, int nodes, int nics, double bytes);
+
+#endif

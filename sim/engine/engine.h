@@ -8,7 +8,9 @@
  *   ENG_FLOW  one flow per ring edge carrying the whole volume, the other steps' latencies added
  *             (O(p) messages), then the group waits for its slowest edge, as a ring does.
  * On an uncongested platform both give latency + bytes/bandwidth per step, as the analytic
- * model says; where flows share links, SimGrid's bandwidth sharing adds the contention.
+ * model says; where flows share links, SimGrid's bandwidth sharing adds the contention. An
+ * allreduce runs as a ring, hierarchically (rings inside and across nodes) or as NCCL's double
+ * binary tree (engine_tree.c, flows at either fidelity), as its task says (tg_algo).
  * A message of a task flagged TG_FLAG_STAGED goes through host memory (MPI without
  * GPUDirect): it pays the platform's staging_latency_s, and between two GPUs of a node whose
  * host memory the platform declares (plat_host_memory) it crosses the sender's PCIe link into

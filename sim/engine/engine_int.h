@@ -4,6 +4,7 @@
  * results); engine_comm.c turns communication tasks into point-to-point messages (mailboxes,
  * rings, hierarchical allreduce, exchanges) at the chosen fidelity; engine_private.c computes
  * the messages of ring edges whose links nothing else uses instead of sending them;
+ * engine_tree.c runs an allreduce as NCCL's double binary tree;
  * engine_fit.c decides whether the run's actors fit the machine; engine_mbox.c keeps the
  * mailboxes. All see one eng_sim, built
  * before the simulation starts and read by every actor. SimGrid actors are cooperative (only

@@ -95,6 +95,12 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
     terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
         st->allreduce, st->p, w * AN_BYTES_PER_ELEM, ln->ring, &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
+    it->exposed_comm_s = it->comm_s;
+    if (st->overlap && st->p > 1) {
+        it->exposed_comm_s = an__data_overlap_exposed_s(wl, st, batch, ln,
+                                                       &terms->comm_s[HS_TERM_GRAD_ACROSS]);
+        it->comm_s = an_terms_comm_s(terms);
+    }
 }
 
 /* Filter and channel parallelism, and data+filter (filter is the p1 = 1 case): inside a group
@@ -275,9 +281,11 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
         return hs_fail(err, HS_EINTERNAL, "analytic: strategy kind %d not handled",
                        (int)st->kind);
     }
-    /* No overlap in this model: every second of communication is exposed. */
-    it->exposed_comm_s = it->comm_s;
-    it->total_s = it->compute_s + it->comm_s;
+    /* No overlap in this model but data parallelism's buckets (--overlap): every second of
+     * communication is exposed. */
+    if (!(st->overlap && (st->kind == ST_DATA || st->kind == ST_SERIAL)))
+        it->exposed_comm_s = it->comm_s;
+    it->total_s = it->compute_s + it->exposed_comm_s;
     hs_estimate_scale_epoch(est, wl->samples, batch);
     /* Memory is the strategy's footprint, the same one the simulator reports. */
     return fp_fill(wl, st, batch, gpu_memory_bytes, est, err);

@@ -1,6 +1,7 @@
 /* links_int.h: what analytic/'s files share (analytic.h is the folder's public face).
  *   analytic.c     ParaDL's closed forms per built-in strategy; the ring cost formulas
  *   collectives.c  the closed forms of the hierarchical and tree allreduces (--allreduce)
+ *   overlap.c      data parallelism's gradient buckets hidden behind the backward (--overlap)
  *   links.c        the built-in strategies' links, read from the platform's routes
  *   net.c          the links of any group of ranks, read once and kept (an_net)
  *   layerwise.c    one layer's configuration priced: compute, halos, its weight gradients
@@ -43,6 +44,13 @@ an_link an__shared(an_link l, double flows);
  * over its nodes falls back on the ring (links.c refuses hier and tree there). */
 double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
                             const an_layout *lay);
+
+/* ---- overlap.c: buckets while the backward runs ---- */
+
+/* Data parallelism in the overlap order (st->overlap): the communication exposed after the
+ * backward, and in *comm_s the buckets' allreduces summed. */
+double an__data_overlap_exposed_s(const wl_workload *wl, const st_strategy *st, double batch,
+                                  const an_links *ln, double *comm_s);
 
 /* ---- net.c: links of rank groups, cached ---- */
 

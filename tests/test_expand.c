@@ -360,8 +360,9 @@ static void test_data_spatial(void **state)
     tg_free(&g);
 }
 
-/* The overlap order lets a weight-gradient kernel run while the input gradient is reduced, and
- * a pipeline stage compute its next micro-batch while it sends the last. */
+/* The overlap order lets a weight-gradient kernel run while the input gradient is reduced,
+ * reduces data parallelism's gradients in buckets as the backward produces them, and lets a
+ * pipeline stage compute its next micro-batch while it sends the last. */
 static void test_overlap_order(void **state)
 {
     (void)state;
@@ -370,7 +371,19 @@ static void test_overlap_order(void **state)
     const tg_rank *rk = &g.ranks[0];
     int ar = nth(rk, TG_ALLREDUCE, 0); /* dL/dx of the fc: after its input-gradient kernel */
     assert_int_equal(rk->tasks[rk->tasks[ar].after].phase, TG_BACKWARD_INPUT);
-    assert_int_equal(rk->tasks[ar - 1].phase, TG_BACKWARD_WEIGHT);
+    /* the fc's weight-gradient kernel is written behind the allreduce, so it runs meanwhile */
+    assert_int_equal(rk->tasks[ar + 1].phase, TG_BACKWARD_WEIGHT);
+    assert_true(rk->tasks[ar + 1].after != ar);
+    tg_free(&g);
+
+    /* data parallelism: one bucket (the tiny weights are far below 25 MiB) after the last
+     * weight-gradient kernel, an allreduce of all the weights */
+    g = expand_ok(&wl, strat(ST_DATA, 2, 2, 1, 1), 8, true);
+    rk = &g.ranks[0];
+    ar = nth(rk, TG_ALLREDUCE, 0);
+    assert_int_equal(nth(rk, TG_ALLREDUCE, 1), -1);
+    assert_int_equal(rk->tasks[rk->tasks[ar].after].phase, TG_BACKWARD_WEIGHT);
+    assert_close(rk->tasks[ar].amount, wl.w_total * 4.0);
     tg_free(&g);
 
     g = expand_ok(&wl, strat(ST_PIPELINE, 2, 1, 2, 4), 8, true);

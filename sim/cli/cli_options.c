@@ -121,7 +121,7 @@ static int set_option(int c, const char *arg, cli_options *o, char *err)
     case OPT_BACKGROUND:
         return append("--background", "", o->backgrounds, &o->n_backgrounds, arg, err);
     case OPT_BASELINE: o->baseline = true; break;
-    case OPT_OVERLAP: o->sim.overlap = true; break;
+    case OPT_OVERLAP: o->sim.overlap = o->job.overlap = true; break;
     case OPT_ALLREDUCE:
         if (co_algo_parse(arg, &o->job.allreduce) != 0)
             return hs_fail(err, HS_EINPUT, "--allreduce: unknown algorithm '%s' (known: ring, "
@@ -207,8 +207,7 @@ static int check_single(const cli_options *o, char *err)
          "messages)"},
         {o->links_path && analytic,
          "--links is for simulate and compare (the analytic model sends no messages)"},
-        {o->sim.overlap && analytic,
-         "--overlap is for simulate and compare (the analytic model has no overlap)"},
+
         {o->fidelity_given && analytic,
          "--collectives is for simulate and compare (the analytic model runs no collectives)"},
         {o->layers_given && analytic,

@@ -63,6 +63,10 @@ static int run_analytic(const cli_options *o, cli_inputs *in, const cli_sim *sim
     hs_estimate est;
     const job *j = &in->job;
     int status = HS_OK;
+    if (j->st.overlap && j->st.kind != ST_DATA && j->st.kind != ST_SERIAL)
+        return hs_fail(err, HS_EINPUT, "--overlap: the analytic model's overlap (gradient "
+                       "buckets behind the backward) is for data parallelism; simulate or "
+                       "compare shows how %s overlaps", st_name(&j->st));
     if (!plat_routes_known(&in->plat))
         status = sim ? sim->load(&in->plat, err) : cli_exec_full(err);
     if (status == HS_OK)

@@ -62,6 +62,8 @@ typedef struct {
     uint8_t act_flags;    /* tg_task.flags of those two (spatial's split point is staged) */
     bool halo;            /* spatial: exchange a halo before the forward, after the backward */
     double halo_bytes;    /* to each neighbour (0 for a 2-wide window: start-ups only) */
+    double grad_bytes;    /* what its weight gradients add to the gradient allreduces */
+    bool dy_below;        /* a layer before it reduces or gathers its output gradient */
 } ex_layer_plan;
 
 /* A layer-wise strategy: the per-layer plans and the closing gradient exchange, which runs
@@ -72,6 +74,7 @@ typedef struct {
     int n_layers;
     double grad_model_bytes;  /* allreduce inside the group, 0: none */
     double grad_across_bytes; /* allreduce across the groups, 0: none */
+    double bucket_bytes;      /* overlap order: gradients reduced in buckets of this size */
 } ex_plan;
 
 /* The communicators one rank uses (group indices in the graph, -1: none). */
@@ -168,6 +171,12 @@ static void ex_plan_gradient(const ex_shape *sh, const wl_workload *wl, ex_plan 
     double held = 0.0;
     for (int l = 0; l < wl->n_layers; l++)
         held += (double)wl->layers[l].w_elems / (ex_split(sh, &wl->layers[l]) ? sh->p2 : 1);
+    for (int l = 0; l < wl->n_layers; l++) {
+        const wl_layer *ly = &wl->layers[l];
+        bool own_share = ex_split(sh, ly) && !ex_is_spatial(sh->kind);
+        plan->layers[l].grad_bytes = (double)ly->w_elems / (own_share ? sh->p2 : 1) *
+                                     EX_DELTA_BYTES;
+    }
     double w_bytes = (double)wl->w_total * EX_DELTA_BYTES;
     plan->grad_model_bytes = ex_is_spatial(sh->kind) && sh->p2 > 1 ? w_bytes : 0.0;
     plan->grad_across_bytes = 0.0;
@@ -192,6 +201,9 @@ static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, ex_plan *pla
         ex_plan_activations(sh, wl, l, lp);
         ex_plan_spatial(sh, wl, l, split_point, lp);
     }
+    for (int l = 1; l < wl->n_layers; l++)
+        plan->layers[l].dy_below = plan->layers[l - 1].dy_below ||
+                                   plan->layers[l - 1].dy_op != EX_NO_OP;
     ex_plan_gradient(sh, wl, plan);
     return HS_OK;
 }
@@ -258,10 +270,91 @@ static int ex_halo(ex_cursor *c, const ex_rank_groups *grp, tg_phase phase, int 
                     TG_FLAG_STAGED, producer);
 }
 
+/* The gradient allreduces of `bytes` (inside the group, then across), after task `producer`;
+ * returns the last one, or producer when there is none. */
+static int ex_gradient(ex_cursor *c, const ex_plan *plan, const ex_rank_groups *grp,
+                       double bytes, int producer)
+{
+    int grad = producer;
+    double whole = plan->grad_across_bytes > 0 ? plan->grad_across_bytes : plan->grad_model_bytes;
+    double share = whole > 0 ? bytes / whole : 0.0;
+    if (plan->grad_model_bytes > 0 && grp->model >= 0)
+        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->model,
+                       plan->grad_model_bytes * share, 0, grad);
+    if (plan->grad_across_bytes > 0 && grp->across >= 0)
+        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->across,
+                       plan->grad_across_bytes * share, 0, grad);
+    return grad;
+}
+
+/* The overlap order's backward: what is written but waits to be. */
+typedef struct {
+    ex_cursor *c;
+    const ex_plan *plan;
+    const ex_rank_groups *grp;
+    int *deferred;        /* layers whose weight-gradient kernel is not written yet */
+    int *deferred_after;  /* and the task each needs (its layer's output gradient) */
+    int n_deferred;
+    double bucket_bytes;  /* gradients of the kernels written since the last bucket */
+    int bucket_end;       /* the last of those kernels */
+    int grad;             /* the last gradient allreduce written, -1 for none */
+} ex_backward;
+
+/* Write the deferred weight-gradient kernels and the buckets they fill: a bucket's allreduce
+ * follows its last kernel (`all`: the rest of the gradients too, however few). */
+static void ex_flush(ex_backward *b, bool all)
+{
+    for (int i = 0; i < b->n_deferred; i++) {
+        const ex_layer_plan *lp = &b->plan->layers[b->deferred[i]];
+        b->bucket_end = ex_exec(b->c, TG_BACKWARD_WEIGHT, b->deferred[i], lp->bw_s,
+                                b->deferred_after[i]);
+        b->bucket_bytes += lp->grad_bytes;
+        if (b->bucket_bytes >= b->plan->bucket_bytes) {
+            b->grad = ex_gradient(b->c, b->plan, b->grp, b->bucket_bytes, b->bucket_end);
+            b->bucket_bytes = 0;
+        }
+    }
+    b->n_deferred = 0;
+    if (all && b->bucket_bytes > 0)
+        b->grad = ex_gradient(b->c, b->plan, b->grp, b->bucket_bytes, b->bucket_end);
+}
+
+/* The overlap order's backward: a layer's weight-gradient kernel waits, in the list, until the
+ * next collective on the data path has been posted, so that the compute stream runs it while
+ * the collective runs (Zero Bubble's split of B and W, Qi et al. 2023); the weight gradients are
+ * reduced in buckets of plan->bucket_bytes in the order they are produced (PyTorch DDP's
+ * reverse-order buckets), each as soon as its kernels are done. Returns the last allreduce. */
+static int ex_write_backward_overlap(ex_backward *b, int ready)
+{
+    const ex_plan *plan = b->plan;
+    const ex_rank_groups *grp = b->grp;
+    for (int l = plan->n_layers - 1; l >= 0; l--) {
+        const ex_layer_plan *lp = &plan->layers[l];
+        if (lp->dy_op != EX_NO_OP && grp->model >= 0) {
+            ready = ex_comm(b->c, lp->dy_op, TG_BACKWARD_INPUT, l, grp->model, lp->dy_bytes,
+                            lp->act_flags, ready);
+            ex_flush(b, false); /* behind the collective just posted */
+        }
+        int bx = ex_exec(b->c, TG_BACKWARD_INPUT, l, lp->bx_s, ready);
+        if (lp->has_weights) {
+            b->deferred[b->n_deferred] = l;
+            b->deferred_after[b->n_deferred++] = ready;
+        }
+        if (!lp->dy_below || grp->model < 0)
+            ex_flush(b, false); /* no collective left to hide it behind */
+        ready = bx;
+        if (lp->halo && (grp->lo >= 0 || grp->hi >= 0))
+            ready = ex_halo(b->c, grp, TG_BACKWARD_INPUT, l, lp->halo_bytes, bx);
+    }
+    ex_flush(b, true);
+    return b->grad;
+}
+
 /* One rank's iteration: forward through the layers, backward in reverse, gradient exchange,
  * update. `ready` follows the task that finished the tensor flowing through the network
  * (activations going forward, their gradient going backward): what the next step needs. */
-static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_groups *grp)
+static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_groups *grp,
+                               ex_backward *overlap)
 {
     int ready = -1;
     for (int l = 0; l < plan->n_layers; l++) {
@@ -273,6 +366,13 @@ static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_
         if (lp->y_op != EX_NO_OP && grp->model >= 0)
             ready = ex_comm(c, lp->y_op, TG_FORWARD, l, grp->model, lp->y_bytes, lp->act_flags,
                             ready);
+    }
+    if (overlap) {
+        int grad = ex_write_backward_overlap(overlap, ready);
+        for (int l = 0; l < plan->n_layers; l++)
+            if (plan->layers[l].wu_s > 0)
+                ex_exec(c, TG_UPDATE, l, plan->layers[l].wu_s, grad);
+        return;
     }
     int last_kernel = -1;
     for (int l = plan->n_layers - 1; l >= 0; l--) {
@@ -300,23 +400,29 @@ static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_
             ex_exec(c, TG_UPDATE, l, plan->layers[l].wu_s, grad);
 }
 
-static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, bool overlap,
-                               tg_graph *g, char *err)
+static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl,
+                               const ex_options *opt, tg_graph *g, char *err)
 {
     ex_plan plan = {0};
+    bool overlap = opt && opt->overlap;
     ex_rank_groups *groups = calloc((size_t)sh->p, sizeof *groups);
-    int rc = groups ? ex_plan_build(sh, wl, &plan, err)
-                    : hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", sh->p);
+    int *deferred = calloc(2 * (size_t)wl->n_layers + 1, sizeof *deferred);
+    int rc = groups && deferred ? ex_plan_build(sh, wl, &plan, err)
+                                : hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", sh->p);
+    plan.bucket_bytes = opt && opt->bucket_bytes > 0 ? opt->bucket_bytes : CO_BUCKET_BYTES;
     if (rc == HS_OK)
         rc = ex_groups_layerwise(sh, g, groups, err);
     for (int r = 0; rc == HS_OK && r < sh->p; r++) {
         ex_cursor c = {.g = g, .rank = r, .overlap = overlap, .last = -1};
-        ex_write_layerwise(&c, &plan, &groups[r]);
+        ex_backward b = {.c = &c, .plan = &plan, .grp = &groups[r], .deferred = deferred,
+                         .deferred_after = deferred + wl->n_layers, .grad = -1};
+        ex_write_layerwise(&c, &plan, &groups[r], overlap ? &b : NULL);
         if (c.oom)
             rc = hs_fail(err, HS_EINTERNAL, "out of memory writing the tasks of rank %d", r);
     }
     free(plan.layers);
     free(groups);
+    free(deferred);
     return rc;
 }
 
@@ -433,7 +539,7 @@ int ex_expand_opt(const wl_workload *wl, const st_strategy *st, int64_t batch,
                       : hs_fail(err, HS_EINTERNAL, "expand: a layer-wise strategy without a plan");
     else if (rc == HS_OK)
         rc = sh.kind == ST_PIPELINE ? ex_expand_pipeline(&sh, wl, overlap, g, err)
-                                    : ex_expand_layerwise(&sh, wl, overlap, g, err);
+                                    : ex_expand_layerwise(&sh, wl, opt, g, err);
     if (rc != HS_OK) {
         tg_free(g);
         return rc;

@@ -16,9 +16,12 @@
  *                           ParaDL's model and in ChainerMN's blocking collectives and sends;
  *   overlap                 a task waits only for the task that produces its data (a collective
  *                           for the kernel that wrote its buffer, a kernel for the message that
- *                           brings its input), so e.g. a weight-gradient kernel runs while the
- *                           input gradient is being reduced, and pipeline sends do not hold the
- *                           next micro-batch back.
+ *                           brings its input), so pipeline sends do not hold the next
+ *                           micro-batch back; in the backward of the layer-wise strategies a
+ *                           layer's weight-gradient kernel is written after the next collective
+ *                           on the data path, so it runs while that collective does, and the
+ *                           weight gradients are reduced in buckets (ex_options.bucket_bytes)
+ *                           as they are produced, as PyTorch DDP and Horovod do.
  *
  * Folder: sim/expand/ (this is its main header): strategy -> per-rank task graphs (ex_), and the
  * task graph itself (taskgraph.h, tg_), which the engine runs and the observers read. May include
@@ -36,6 +39,7 @@
 
 typedef struct {
     bool overlap;   /* false: blocking order (mirrors the analytic model); true: data order */
+    double bucket_bytes; /* overlap order: gradient bucket size, 0 for CO_BUCKET_BYTES */
 } ex_options;
 
 /* Build the graph (g is initialised by the call; free with tg_free) in the blocking order.

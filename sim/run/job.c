@@ -48,6 +48,7 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
             return status;
     }
     j->st.allreduce = spec->allreduce;
+    j->st.overlap = spec->overlap;
     j->batch = spec->batch;
     return st_check(&j->st, &j->wl, spec->batch, err);
 }

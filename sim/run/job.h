@@ -23,6 +23,7 @@ typedef struct {
     int64_t batch;         /* -b: global mini-batch */
     int micro_batches;     /* --micro-batches: pipeline S, 0 = the default */
     co_algo allreduce;     /* --allreduce: the gradient allreduce's algorithm (CO_RING) */
+    bool overlap;          /* --overlap: gradients in buckets behind the backward */
 } job_spec;
 
 /* What it means. */

@@ -31,6 +31,11 @@ typedef enum {
  * DEFAULT_BUFFER_SIZE; src/enqueue.cc). */
 #define CO_TREE_CHUNK_BYTES 524288.0
 
+/* PyTorch DDP's bucket_cap_mb (torch/nn/parallel/distributed.py; kDefaultBucketBytesCap in
+ * c10d's reducer.hpp): the gradients reduced together when communication overlaps the
+ * backward (--overlap), in the order the backward produces them. */
+#define CO_BUCKET_BYTES (25.0 * 1024 * 1024)
+
 const char *co_algo_name(co_algo a);
 /* "ring", "hier", "tree", "auto" -> *a; 0, or -1 for an unknown name. */
 int co_algo_parse(const char *text, co_algo *a);

@@ -44,6 +44,8 @@ typedef struct {
                           * NULL for the other kinds */
     co_algo allreduce;   /* the gradient allreduce's algorithm (--allreduce; CO_RING, ParaDL's,
                           * unless the user says otherwise: collective.h) */
+    bool overlap;        /* --overlap: gradients reduced in buckets while the backward runs
+                          * (CO_BUCKET_BYTES); false: one fused allreduce after it */
 } st_strategy;
 
 /* Parse "-s" text for p GPUs. Hybrids accept ":P1xP2"; without it p2 = gpus_per_node.

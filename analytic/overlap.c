@@ -1,0 +1,42 @@
+/* overlap.c: data parallelism with its gradients reduced in buckets while the backward runs
+ * (--overlap; PyTorch DDP's and Horovod's schedule).
+ *
+ * The simulator's overlap order (sim/expand/expand.c) writes the backward layer by layer, last
+ * layer first, each layer's input-gradient kernel then its weight-gradient kernel, and closes a
+ * bucket of the gradients produced so far each time it reaches CO_BUCKET_BYTES; a bucket's
+ * allreduce starts when its last kernel is done and the previous bucket's allreduce has
+ * finished (one communication stream). On a free network that is the recurrence
+ *   f_k = max(f_{k-1}, r_k) + c_k,
+ * r_k the bucket's ready time in the backward, c_k its allreduce (the chosen algorithm's closed
+ * form); the communication left when the backward ends, f_K - r_end, is exposed. */
+#include "links_int.h"
+
+#include "collective.h"
+
+double an__data_overlap_exposed_s(const wl_workload *wl, const st_strategy *st, double batch,
+                                  const an_links *ln, double *comm_s)
+{
+    double b = batch / st->p, t_s = 0, f_s = 0, bucket = 0;
+    *comm_s = 0;
+    for (int l = wl->n_layers - 1; l >= 0; l--) {
+        const wl_layer *ly = &wl->layers[l];
+        t_s += b * ly->bw_s; /* its input- and weight-gradient kernels */
+        if (ly->w_elems <= 0)
+            continue;
+        bucket += (double)ly->w_elems * AN_BYTES_PER_ELEM;
+        if (bucket < CO_BUCKET_BYTES && l > 0)
+            continue;
+        double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
+                                          &ln->grad_across);
+        f_s = (f_s > t_s ? f_s : t_s) + c_s;
+        *comm_s += c_s;
+        bucket = 0;
+    }
+    if (bucket > 0) { /* weights only above a weightless first layer */
+        double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
+                                          &ln->grad_across);
+        f_s = (f_s > t_s ? f_s : t_s) + c_s;
+        *comm_s += c_s;
+    }
+    return f_s > t_s ? f_s - t_s : 0.0;
+}

@@ -1,0 +1,48 @@
+/* allreduce.c: an independent reference for hybridsim's collectives, run by SimGrid's SMPI
+ * (tests/e2e_smpi.sh): real MPI code on the same platform file, timed in simulated seconds.
+ *
+ * Usage (under smpirun): allreduce COUNT [GPUS_PER_NODE]
+ *   without GPUS_PER_NODE: MPI_Allreduce of COUNT floats over every rank, all ranks starting
+ *     at once (SMPI's ring with smpi/allreduce:lr);
+ *   with it: the hierarchical allreduce built from MPI pieces: reduce-scatter inside each node
+ *     (ranks r / G), allreduce across nodes among ranks of equal r % G, allgather inside the
+ *     node, timed from the last rank's exit of a barrier.
+ * Prints the time from the last rank's start to the last rank's end, in seconds. The buffers
+ * are SMPI's shared allocations: the ranks move no real data worth the name. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    long count = argc > 1 ? atol(argv[1]) : 0;
+    int per_node = argc > 2 ? atoi(argv[2]) : 0;
+    float *in = SMPI_SHARED_MALLOC((size_t)count * sizeof *in);
+    float *out = SMPI_SHARED_MALLOC((size_t)count * sizeof *out);
+    MPI_Comm node = MPI_COMM_NULL, across = MPI_COMM_NULL;
+    if (per_node > 0) {
+        MPI_Comm_split(MPI_COMM_WORLD, rank / per_node, rank, &node);
+        MPI_Comm_split(MPI_COMM_WORLD, rank % per_node, rank, &across);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    double start_s = MPI_Wtime();
+    if (per_node == 0) {
+        MPI_Allreduce(in, out, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    } else {
+        int part = (int)(count / per_node);
+        MPI_Reduce_scatter_block(in, out, part, MPI_FLOAT, MPI_SUM, node);
+        MPI_Allreduce(out, in, part, MPI_FLOAT, MPI_SUM, across);
+        MPI_Allgather(in, part, MPI_FLOAT, out, part, MPI_FLOAT, node);
+    }
+    double t[2] = {start_s, MPI_Wtime()}, last[2];
+    MPI_Reduce(t, last, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%.9f\n", last[1] - last[0]);
+    SMPI_SHARED_FREE(in);
+    SMPI_SHARED_FREE(out);
+    MPI_Finalize();
+    return 0;
+}

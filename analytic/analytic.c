@@ -281,6 +281,11 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
         return hs_fail(err, HS_EINTERNAL, "analytic: strategy kind %d not handled",
                        (int)st->kind);
     }
+    if (wl->compute && st->kind != ST_PIPELINE) { /* a pipeline job is refused before */
+        status = an__model_compute_s(wl, st, b, &it->compute_s, err);
+        if (status != HS_OK)
+            return status;
+    }
     /* No overlap in this model but data parallelism's buckets (--overlap): every second of
      * communication is exposed. */
     if (!(st->overlap && (st->kind == ST_DATA || st->kind == ST_SERIAL)))

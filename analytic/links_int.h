@@ -2,6 +2,7 @@
  *   analytic.c     ParaDL's closed forms per built-in strategy; the ring cost formulas
  *   collectives.c  the closed forms of the hierarchical and tree allreduces (--allreduce)
  *   overlap.c      data parallelism's gradient buckets hidden behind the backward (--overlap)
+ *   compute.c      a rank's kernels from the compute model (--compute model)
  *   links.c        the built-in strategies' links, read from the platform's routes
  *   net.c          the links of any group of ranks, read once and kept (an_net)
  *   layerwise.c    one layer's configuration priced: compute, halos, its weight gradients
@@ -44,6 +45,15 @@ an_link an__shared(an_link l, double flows);
  * over its nodes falls back on the ring (links.c refuses hier and tree there). */
 double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
                             const an_layout *lay);
+
+/* ---- compute.c: kernels from the compute model (wl->compute) ---- */
+
+/* Forward and backward (input + weight gradient) seconds of layer l on one rank of st. */
+int an__layer_kernels_s(const wl_workload *wl, const st_strategy *st, int l, double batch,
+                        double *fw_s, double *bw_s, char *err);
+/* One rank's kernels and weight updates of an iteration. */
+int an__model_compute_s(const wl_workload *wl, const st_strategy *st, double batch,
+                        double *compute_s, char *err);
 
 /* ---- overlap.c: buckets while the backward runs ---- */
 

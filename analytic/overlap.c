@@ -20,7 +20,10 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const st_strategy *st, 
     *comm_s = 0;
     for (int l = wl->n_layers - 1; l >= 0; l--) {
         const wl_layer *ly = &wl->layers[l];
-        t_s += b * ly->bw_s; /* its input- and weight-gradient kernels */
+        double bw_s = b * ly->bw_s, fw_s; /* its input- and weight-gradient kernels */
+        if (wl->compute && an__layer_kernels_s(wl, st, l, batch, &fw_s, &bw_s, NULL) != HS_OK)
+            bw_s = b * ly->bw_s; /* cannot happen: an_model timed the same kernels first */
+        t_s += bw_s;
         if (ly->w_elems <= 0)
             continue;
         bucket += (double)ly->w_elems * AN_BYTES_PER_ELEM;

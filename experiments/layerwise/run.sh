@@ -50,7 +50,8 @@ scheme() { # platform workload gpus batch spec
     local plan="$HS_OUT/plans/$1-$2-$3-$5.xml" f="$HS_TMP/compare.json"
     if ! "$HS_EXE" strategy --generate "$5" -w "$2" -p "${machine[$1]}" -g "$3" -b "$4" \
             -o "$plan" >/dev/null 2>"$HS_TMP/err" ||
-       ! "$HS_EXE" compare -w "$2" -p "${machine[$1]}" -g "$3" -b "$4" -s "$plan" --json \
+       ! "$HS_EXE" compare -w "$2" -p "${machine[$1]}" -g "$3" -b "$4" -s "$plan" \
+           --compute measured --json \
             >"$f" 2>"$HS_TMP/err"; then
         echo "$1,$2,$3,$4,$5,,,,refused" >>"$csv"
         return 0

@@ -17,7 +17,7 @@ enum {
     OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
     OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_LINKS_SUMMARY, OPT_JOB = 1300,
     OPT_BACKGROUND, OPT_BASELINE, OPT_OVERLAP = 1400, OPT_CFG = 1500,
-    OPT_ALLREDUCE = 1600
+    OPT_ALLREDUCE = 1600, OPT_COMPUTE
 };
 
 static const struct option longopts[] = {
@@ -45,6 +45,7 @@ static const struct option longopts[] = {
     {"baseline", no_argument, NULL, OPT_BASELINE},
     {"overlap", no_argument, NULL, OPT_OVERLAP},
     {"allreduce", required_argument, NULL, OPT_ALLREDUCE},
+    {"compute", required_argument, NULL, OPT_COMPUTE},
     {"cfg", required_argument, NULL, OPT_CFG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -122,6 +123,15 @@ static int set_option(int c, const char *arg, cli_options *o, char *err)
         return append("--background", "", o->backgrounds, &o->n_backgrounds, arg, err);
     case OPT_BASELINE: o->baseline = true; break;
     case OPT_OVERLAP: o->sim.overlap = o->job.overlap = true; break;
+    case OPT_COMPUTE:
+        if (strcmp(arg, "measured") == 0)
+            o->job.compute = JOB_COMPUTE_MEASURED;
+        else if (strcmp(arg, "model") == 0)
+            o->job.compute = JOB_COMPUTE_MODEL;
+        else
+            return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, "
+                           "model)", arg);
+        break;
     case OPT_ALLREDUCE:
         if (co_algo_parse(arg, &o->job.allreduce) != 0)
             return hs_fail(err, HS_EINPUT, "--allreduce: unknown algorithm '%s' (known: ring, "

@@ -92,7 +92,10 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err)
                       .batch = in.job.batch,
                       .gpu_memory_bytes = in.plat.gpu_memory_bytes,
                       .layers_top = o->layers_top,
-                      .links_job = -1};
+                      .links_job = -1,
+                      .compute = in.job.wl.compute ? "model" : "measured",
+                      .device = in.job.wl.compute ? in.job.compute.device.device->name
+                                                  : in.job.wl.device};
         if (o->command == CMD_ANALYTIC)
             status = run_analytic(o, &in, sim, &run, err);
         else

@@ -102,7 +102,7 @@ static int sim_fabric(const cli_options *o, char *err)
                       .n_jobs = o->n_jobs, .backgrounds = o->backgrounds,
                       .n_backgrounds = o->n_backgrounds, .baseline = o->baseline,
                       .json = o->output == OUT_JSON, .links_path = o->links_path,
-                      .links_all = o->links_all};
+                      .links_all = o->links_all, .compute = o->job.compute};
     return fb_run(&req, stdout, err);
 }
 

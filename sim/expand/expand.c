@@ -31,6 +31,8 @@
 #include "expand.h"
 #include "expand_int.h"
 
+#include "compute.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,19 +101,53 @@ static bool ex_split(const ex_shape *sh, const wl_layer *layer)
     return sh->p2 > 1 && (layer->split_mask & sh->split_bit) != 0;
 }
 
-/* Kernel durations of one layer on one rank: the group's samples, cut p2 ways if split. */
-static void ex_plan_compute(const ex_shape *sh, const wl_layer *layer, ex_layer_plan *lp)
+/* How one rank's part of the layer is cut (work.h): the group's samples, and the strategy's
+ * dimension p2 ways when it splits the layer (filters, input channels, or the width). */
+static lw_split ex_cut(const ex_shape *sh, const wl_layer *layer)
 {
+    lw_split cut = lw_whole((int64_t)sh->samples);
+    if (!ex_split(sh, layer))
+        return cut;
+    if (ex_is_filter(sh->kind))
+        cut.out_parts = sh->p2;
+    else if (sh->kind == ST_CHANNEL)
+        cut.in_parts = sh->p2;
+    else
+        cut.spatial_parts[0] = sh->p2;
+    return cut;
+}
+
+/* Kernel durations of one layer on one rank. Measured: the group's samples, cut p2 ways if
+ * split, at the per-sample times (the backward half input gradient, half weight gradient).
+ * --compute model (wl->compute): each kernel at the rank's real shape (compute.h). */
+static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, int l, ex_layer_plan *lp,
+                           char *err)
+{
+    const wl_layer *layer = &wl->layers[l];
     bool split = ex_split(sh, layer);
     double samples = sh->samples / (split ? sh->p2 : 1);
     lp->has_weights = layer->w_elems > 0;
-    lp->fw_s = layer->fw_s * samples;
-    lp->bx_s = layer->bw_s * samples * (lp->has_weights ? 0.5 : 1.0);
-    lp->bw_s = lp->has_weights ? layer->bw_s * samples * 0.5 : 0.0;
     /* Filter and channel parallelism split the weights too: a rank updates its share only.
      * Spatial parallelism replicates them: every rank updates all. */
     bool owns_share = split && !ex_is_spatial(sh->kind);
     lp->wu_s = layer->wu_s / (owns_share ? sh->p2 : 1);
+    if (!wl->compute) {
+        lp->fw_s = layer->fw_s * samples;
+        lp->bx_s = layer->bw_s * samples * (lp->has_weights ? 0.5 : 1.0);
+        lp->bw_s = lp->has_weights ? layer->bw_s * samples * 0.5 : 0.0;
+        return HS_OK;
+    }
+    lw_split cut = ex_cut(sh, layer);
+    double dw_s = 0;
+    int rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_FORWARD, &lp->fw_s, err);
+    if (rc == HS_OK)
+        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_INPUT_GRAD, &lp->bx_s, err);
+    if (rc == HS_OK)
+        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_WEIGHT_GRAD, &dw_s, err);
+    lp->bw_s = lp->has_weights ? dw_s : 0.0;
+    lp->bx_s += lp->has_weights ? 0.0 : dw_s;
+    lp->wu_s *= wl->compute->update_scale;
+    return rc;
 }
 
 /* The activation collectives of filter and channel parallelism: for every split layer but the
@@ -197,7 +233,9 @@ static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, ex_plan *pla
     for (int l = 0; l < wl->n_layers; l++) {
         ex_layer_plan *lp = &plan->layers[l];
         lp->y_op = lp->dy_op = EX_NO_OP;
-        ex_plan_compute(sh, &wl->layers[l], lp);
+        int rc = ex_plan_compute(sh, wl, l, lp, err);
+        if (rc != HS_OK)
+            return rc;
         ex_plan_activations(sh, wl, l, lp);
         ex_plan_spatial(sh, wl, l, split_point, lp);
     }

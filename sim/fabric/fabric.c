@@ -53,8 +53,10 @@ int fb_run(const fb_request *req, FILE *out, char *err)
         status = fb_parse_background(req->backgrounds[b], b + 1, &plat, &bgs[b], err);
     if (status == HS_OK)
         status = fb_place_jobs(&plat, jobs, req->n_jobs, err);
-    for (int k = 0; k < req->n_jobs && status == HS_OK; k++)
+    for (int k = 0; k < req->n_jobs && status == HS_OK; k++) {
+        jobs[k].spec.compute = req->compute; /* --compute holds for every job */
         status = fb_load_job(&plat, &jobs[k], err);
+    }
     for (int k = 0; k < req->n_jobs && status == HS_OK && req->baseline; k++)
         status = fb_start_baseline(req, &plat, &jobs[k], err);
     if (status == HS_OK)

@@ -38,6 +38,7 @@
 
 #include "engine.h"
 #include "hs_error.h"
+#include "job.h"
 
 typedef struct {
     const char *platform;                /* -p: path or short name */
@@ -50,6 +51,7 @@ typedef struct {
     bool json;                           /* --json: a JSON array, else tables */
     const char *links_path;              /* --links FILE.csv, or NULL */
     bool links_all;                      /* --links-all */
+    job_compute compute;                 /* --compute, for every job */
 } fb_request;
 
 /* Parse, place, expand, run and report (to out). HS_EINPUT with a message naming the flag

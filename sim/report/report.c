@@ -23,7 +23,12 @@ static void print_shape(FILE *out, const rp_run *run)
         fprintf(out, " (per-layer, %s)", st->plan->path);
     if (st->allreduce != CO_RING)
         fprintf(out, ", %s gradient allreduce", co_algo_name(st->allreduce));
-    fprintf(out, ", batch %lld\n", (long long)run->batch);
+    fprintf(out, ", batch %lld", (long long)run->batch);
+    if (run->compute)
+        fprintf(out, ", kernels %s on %s",
+                strcmp(run->compute, "model") == 0 ? "from the model" : run->compute,
+                run->device ? run->device : "?");
+    fputc('\n', out);
 }
 
 static void print_times_row(FILE *out, const char *label, const hs_times *t)
@@ -196,6 +201,12 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
         fprintf(out, ", \"micro_batches\": %d", st->segments);
     if (st->allreduce != CO_RING)
         fprintf(out, ", \"allreduce\": \"%s\"", co_algo_name(st->allreduce));
+    if (run->compute) {
+        fprintf(out, ", \"compute\": ");
+        hs_json_string(out, run->compute);
+        fprintf(out, ", \"device\": ");
+        hs_json_string(out, run->device ? run->device : "");
+    }
     fprintf(out, ", \"iterations_per_epoch\": %lld, \"iteration\": ",
             (long long)est->iterations_per_epoch);
     print_json_times(out, &est->iteration, 1);

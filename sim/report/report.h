@@ -29,6 +29,9 @@ typedef struct {
     const lk_stats *links;  /* the simulation's link statistics, or NULL: printed in the table
                              * and the simulated JSON ("links") */
     int links_job;          /* whose congestion share the summary gives: a job, -1 all */
+    const char *compute;    /* where kernel times came from: "measured" or "model" (NULL:
+                             * not said) */
+    const char *device;     /* and for which GPU: the measurement's or the model's */
 } rp_run;
 
 void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est);

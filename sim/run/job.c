@@ -10,13 +10,45 @@ int job_load_workload(const job_spec *spec, job *j, char *err)
     if (status != HS_OK)
         return status;
     j->wl_loaded = true;
-    /* Nothing times such a workload yet: running it would report zero compute. */
-    if (j->wl.calibration == WL_CAL_NONE)
+    /* Only the model times such a workload: measured, it would report zero compute. */
+    if (j->wl.calibration == WL_CAL_NONE && spec->compute != JOB_COMPUTE_MODEL)
         return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
-                       "method=\"none\", or a ParaDL file without times): give it a measured "
-                       "per-sample time (sample_time_s; import.py --sample-time-s)", j->wl.path);
+                       "method=\"none\", or a ParaDL file without times): time it with "
+                       "--compute model, or give it a measured per-sample time (sample_time_s; "
+                       "import.py --sample-time-s)", j->wl.path);
     if (spec->layers)
         status = wl_apply_layer_file(&j->wl, spec->layers, err);
+    return status;
+}
+
+/* The platform's GPU, as the device table names it, or its model label. */
+static const char *plat_device(const plat_platform *plat)
+{
+    return plat->gpu_device[0] ? plat->gpu_device : plat->gpu_model;
+}
+
+/* --compute: the measured times where they were measured on this GPU (or the user says so),
+ * the model where asked; a workload measured on another GPU needs one said. */
+static int job_compute_setup(const job_spec *spec, const plat_platform *plat, job *j,
+                             char *err)
+{
+    const wl_workload *wl = &j->wl;
+    const char *gpu = plat_device(plat);
+    if (spec->compute == JOB_COMPUTE_DEFAULT && wl->calibration != WL_CAL_NONE &&
+        gpu[0] && strcmp(wl->device, "unspecified") != 0 && !kt_same_compute(wl->device, gpu))
+        return hs_fail(err, HS_EINPUT, "%s was measured on %s, and %s has %s: say how to time "
+                       "its kernels, --compute model (the compute model on this GPU) or "
+                       "--compute measured (the %s times as they are)", wl->name, wl->device,
+                       plat->name, gpu, wl->device);
+    if (spec->compute != JOB_COMPUTE_MODEL)
+        return HS_OK;
+    if (j->st.kind == ST_PIPELINE || j->st.kind == ST_LAYERWISE)
+        return hs_fail(err, HS_EINPUT, "--compute model: for the built-in layer-wise strategies "
+                       "(data, filter, channel, spatial and the hybrids); %s still uses the "
+                       "measured times", st_name(&j->st));
+    int status = kt_compute_init(&j->compute, wl, gpu, err);
+    if (status == HS_OK)
+        j->wl.compute = &j->compute;
     return status;
 }
 
@@ -47,6 +79,9 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
         if (status != HS_OK)
             return status;
     }
+    status = job_compute_setup(spec, plat, j, err);
+    if (status != HS_OK)
+        return status;
     j->st.allreduce = spec->allreduce;
     j->st.overlap = spec->overlap;
     j->batch = spec->batch;

@@ -9,10 +9,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compute.h"
 #include "hs_error.h"
 #include "platform.h"
 #include "strategy.h"
 #include "workload.h"
+
+/* Where kernel times come from (--compute). */
+typedef enum {
+    JOB_COMPUTE_DEFAULT = 0, /* measured where the workload was measured on the platform's
+                              * GPU, else an input error naming --compute */
+    JOB_COMPUTE_MEASURED,    /* the measured per-sample times, whatever the GPU */
+    JOB_COMPUTE_MODEL        /* the compute model (compute.h, kt_compute) */
+} job_compute;
 
 /* What the user typed. */
 typedef struct {
@@ -24,6 +33,7 @@ typedef struct {
     int micro_batches;     /* --micro-batches: pipeline S, 0 = the default */
     co_algo allreduce;     /* --allreduce: the gradient allreduce's algorithm (CO_RING) */
     bool overlap;          /* --overlap: gradients in buckets behind the backward */
+    job_compute compute;   /* --compute */
 } job_spec;
 
 /* What it means. */
@@ -34,6 +44,7 @@ typedef struct {
     st_plan plan;          /* -s FILE.xml: the per-layer plan st points to */
     bool plan_loaded;      /* plan must be freed */
     int64_t batch;         /* B */
+    kt_compute compute;    /* --compute model: what wl.compute points to */
 } job;
 
 /* Load the workload and apply the layer file (j is zeroed first). */
@@ -43,7 +54,8 @@ int job_load_workload(const job_spec *spec, job *j, char *err);
  * HS_EINPUT naming -g when the platform has too few GPUs, else st_parse's and st_check's. A
  * strategy that names a file (st_is_file) is read as a per-layer plan (st_plan_load), which
  * carries its own schedule, so --micro-batches is refused with it, and its gradients are
- * rings, so --allreduce other than ring is refused with it too. */
+ * rings, so --allreduce other than ring is refused with it too. Kernel times: --compute
+ * (job_compute); model sets j->wl.compute, for the built-in layer-wise strategies only. */
 int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, char *err);
 
 void job_free(job *j);

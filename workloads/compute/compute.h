@@ -79,6 +79,37 @@ double kt_kernel_s(const kt_model *model, const lw_kernel *kernel);
 int kt_pass_s(const kt_model *model, const wl_workload *wl, int index, const lw_split *split,
               lw_pass pass, double *seconds, char *err);
 
+/* ---------------------------------------------------------------- --compute model
+ *
+ * A run's kernels from the model (--compute model): every kernel at the shape one GPU really
+ * computes, on the platform's GPU. Where the workload carries measured per-layer times, the
+ * model is anchored on them: a layer's kernel lasts its measured time (at the calibration
+ * batch, unsplit, on the calibration device) times the model's ratio of the two shapes and
+ * devices, so the measurement keeps what the model cannot know of a layer and the model adds
+ * what the measurement cannot know: a split or smaller kernel, another GPU. Without a
+ * measurement (calibration method none) the model's times stand alone. */
+typedef struct kt_compute {
+    kt_model device;       /* the platform's GPU */
+    kt_model calib;        /* the GPU the workload was measured on (when anchored) */
+    int anchored;          /* 1: measured times scaled by the model's ratios */
+    double update_scale;   /* weight updates (memory-bound) on the device: the calibration
+                            * device's bandwidth over this one's (1 when not anchored: the
+                            * workload's update times are then the model's own) */
+} kt_compute;
+
+/* The kernel times of workload wl on GPU `device` (device.h name or label) in FP32. HS_EINPUT
+ * naming --compute when the device or the workload's calibration device is unknown to the
+ * device table. */
+int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, char *err);
+
+/* Seconds of pass `pass` of layer `index` at `split` under c. Errors as lw_kernel_of. */
+int kt_compute_pass_s(const kt_compute *c, const wl_workload *wl, int index,
+                      const lw_split *split, lw_pass pass, double *seconds, char *err);
+
+/* Whether two device names (device.h names or labels) compute alike: the same peak rates and
+ * memory bandwidth (a V100 of 16 or 32 GB). Unknown names are alike only when equal. */
+int kt_same_compute(const char *a, const char *b);
+
 /* Forward + backward seconds per sample of the whole network on one GPU at `batch` samples
  * (every layer whole, every pass): what a per-sample measurement at that batch compares with.
  * Weight updates are not included (the measurements leave them out too). */

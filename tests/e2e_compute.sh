@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# e2e_compute.sh: --compute measured|model. ResNet-50 on abci: the model times a split layer as
+# the smaller kernel it is, so data+filter and filter at 32 and 64 GPUs get more compute than
+# the linear split and move toward the measured ABCI compute column, while data parallelism at
+# the calibration batch keeps its measured time; analytic and simulation time the same
+# kernels; the report and JSON say where the times came from. On an H100 platform the V100
+# measurement needs --compute (exit 2 naming it), and the model runs ResNet-50 faster there.
+# The pipeline and strategy files refuse the model; a bad method is exit 2.
+# Usage (from ctest): e2e_compute.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1" SRC="$2" SHARED="$3"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+
+"$SRC/experiments/compute/measured.sh" "$HS" "$SHARED/reference/measured/abci-resnet50-tableVIII.tsv" \
+    >"$TMP/table" 2>"$TMP/err" || fail "measured.sh: $(cat "$TMP/err")"
+python3 - "$TMP/table" <<'PY' || fail "the model against the measured compute"
+import sys
+rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
+for strategy, gpus, measured, linear, model, _ in rows:
+    measured, linear, model = float(measured), float(linear), float(model)
+    if strategy in ("data+filter", "filter", "channel"):
+        assert linear < model < measured, (strategy, gpus, measured, linear, model)
+        assert abs(model - measured) < abs(linear - measured)
+assert len(rows) == 12
+PY
+run=(-w resnet50 -p abci -s data+filter:8x4 -g 32 -b 512)
+"$HS" compare "${run[@]}" --compute model --json >"$TMP/c.json" 2>"$TMP/err" ||
+    fail "compare --compute model: $(cat "$TMP/err")"
+"$HS" compare -w resnet50 -p abci -s data -g 64 -b 4096 --compute model --json >"$TMP/d.json" \
+    2>"$TMP/err" || fail "compare data --compute model: $(cat "$TMP/err")"
+"$HS" analytic -w resnet50 -p abci -s data -g 64 -b 4096 --json >"$TMP/dm.json" 2>"$TMP/err" ||
+    fail "analytic data: $(cat "$TMP/err")"
+"$HS" analytic -w resnet50 -p nvswitch-ndr -s data -g 64 -b 4096 --compute model --json \
+    >"$TMP/h.json" 2>"$TMP/err" || fail "analytic on the H100: $(cat "$TMP/err")"
+python3 - "$TMP" <<'PY' || fail "compute"
+import json, sys
+d = sys.argv[1]
+c = json.load(open(f"{d}/c.json"))
+for side in ("analytic", "simulate"):
+    assert c[side]["compute"] == "model" and c[side]["device"] == "v100-sxm2-16gb", c[side]
+a, s = c["analytic"]["iteration"]["compute_s"], c["simulate"]["iteration"]["compute_s"]
+assert abs(a / s - 1) < 1e-9, (a, s)
+dm = json.load(open(f"{d}/dm.json"))
+assert dm["compute"] == "measured" and dm["device"] == "V100-16GB", dm
+model = json.load(open(f"{d}/d.json"))["analytic"]["iteration"]["compute_s"]
+assert abs(model / dm["iteration"]["compute_s"] - 1) < 1e-9  # the anchor: 64 a GPU, unsplit
+h = json.load(open(f"{d}/h.json"))
+assert h["device"] == "h100-sxm5"
+assert h["iteration"]["compute_s"] < dm["iteration"]["compute_s"] / 2, h["iteration"]
+PY
+
+expect_bad() { # expect_bad NAME NEEDLE ARGS...
+    local name="$1" needle="$2"
+    shift 2
+    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    [ "$rc" -eq 2 ] || fail "$name: exit $rc, not 2"
+    grep -qF -- "$needle" "$TMP/err" || fail "$name: message lacks '$needle': $(cat "$TMP/err")"
+    [ ! -s "$TMP/out" ] || fail "$name: wrote to stdout"
+}
+expect_bad h100 "resnet50 was measured on V100-16GB, and nvswitch-ndr has h100-sxm5: say how to time its kernels, --compute model" \
+    simulate -w resnet50 -p nvswitch-ndr -s data -g 8 -b 256
+expect_bad method "--compute: unknown method 'fast' (known: measured, model)" \
+    analytic -w resnet50 -p abci -s data -g 8 -b 256 --compute fast
+expect_bad pipeline "--compute model: for the built-in layer-wise strategies" \
+    analytic -w resnet50 -p abci -s pipeline -g 4 -b 256 --compute model
+
+[ "$failures" -eq 0 ] && echo "e2e_compute: all checks passed"
+exit $((failures > 0))

@@ -1,0 +1,83 @@
+/* anchored.c: a run's kernel times from the model, anchored on the workload's measurement
+ * (compute.h, "--compute model"). */
+#include "compute.h"
+
+#include <string.h>
+
+int kt_same_compute(const char *a, const char *b)
+{
+    const dv_device *da = dv_find(a), *db = dv_find(b);
+    if (!da || !db)
+        return a && b && strcmp(a, b) == 0;
+    return da->fp32_flops == db->fp32_flops && da->memory_bw_Bps == db->memory_bw_Bps &&
+           da->fp16_tensor_flops == db->fp16_tensor_flops;
+}
+
+int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, char *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!device || !*device)
+        return hs_fail(err, HS_EINPUT, "--compute model: the platform does not say which GPU "
+                       "it has (hybridsim:gpu_device; `hybridsim platform --gpu NAME` writes it)");
+    if (kt_model_init(&c->device, device, PR_FP32, err) != HS_OK)
+        return hs_fail(err, HS_EINPUT, "--compute model: the platform's GPU '%s' is not in the "
+                       "device table (hybridsim platform --gpu lists it)", device);
+    c->update_scale = 1.0;
+    if (wl->calibration != WL_CAL_MEASURED || wl->sample_time_s <= 0)
+        return HS_OK;
+    if (kt_model_init(&c->calib, wl->device, PR_FP32, err) != HS_OK)
+        return hs_fail(err, HS_EINPUT, "--compute model: %s was measured on '%s', which is not "
+                       "in the device table: its times cannot be carried to another shape or "
+                       "GPU", wl->name, wl->device);
+    c->anchored = 1;
+    c->update_scale = c->calib.device->memory_bw_Bps / c->device.device->memory_bw_Bps;
+    return HS_OK;
+}
+
+/* The model's seconds of the passes of layer `index` whole at `samples` on the calibration
+ * device: the forward, and the input and weight gradients together (the measurement's bw_s). */
+static int calib_model_s(const kt_compute *c, const wl_workload *wl, int index, int64_t samples,
+                         double *fw_s, double *bw_s, char *err)
+{
+    lw_split whole = lw_whole(samples);
+    double dx_s = 0, dw_s = 0;
+    int rc = kt_pass_s(&c->calib, wl, index, &whole, LW_FORWARD, fw_s, err);
+    if (rc == HS_OK)
+        rc = kt_pass_s(&c->calib, wl, index, &whole, LW_INPUT_GRAD, &dx_s, err);
+    if (rc == HS_OK)
+        rc = kt_pass_s(&c->calib, wl, index, &whole, LW_WEIGHT_GRAD, &dw_s, err);
+    *bw_s = dx_s + dw_s;
+    return rc;
+}
+
+static int64_t at_most(int64_t parts, int64_t extent)
+{
+    return parts > extent && extent > 0 ? extent : parts;
+}
+
+int kt_compute_pass_s(const kt_compute *c, const wl_workload *wl, int index,
+                      const lw_split *asked, lw_pass pass, double *seconds, char *err)
+{
+    /* More parts than a dimension has leave some GPUs without a share: the busiest computes
+     * one (a 3-channel input cut 32 ways), which is the kernel that sets the pace. */
+    const wl_layer *ly = &wl->layers[index];
+    lw_split cut = *asked, *split = &cut;
+    cut.out_parts = at_most(cut.out_parts, ly->y.channels);
+    cut.in_parts = at_most(cut.in_parts, ly->x.channels);
+    for (int d = 0; d < WL_MAX_SPATIAL; d++)
+        cut.spatial_parts[d] = at_most(cut.spatial_parts[d], ly->y.spatial[d]);
+    int rc = kt_pass_s(&c->device, wl, index, split, pass, seconds, err);
+    if (rc != HS_OK || !c->anchored || *seconds == 0)
+        return rc;
+    /* measured at the calibration batch (or, not said, at this kernel's samples), unsplit */
+    int64_t b0 = wl->calibration_batch > 0 ? wl->calibration_batch : split->samples;
+    double model_fw_s, model_bw_s;
+    rc = calib_model_s(c, wl, index, b0, &model_fw_s, &model_bw_s, err);
+    if (rc != HS_OK)
+        return rc;
+    double measured_s = (pass == LW_FORWARD ? ly->fw_s : ly->bw_s) * (double)b0;
+    double modelled_s = pass == LW_FORWARD ? model_fw_s : model_bw_s;
+    if (modelled_s > 0)
+        *seconds *= measured_s / modelled_s;
+    return HS_OK;
+}

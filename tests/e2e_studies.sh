@@ -128,21 +128,23 @@ awk -F, 'NR > 1 && ($10 < 0.999999 || ($6 == 1 && $3 == "data" && $10 + 0 != 1))
     "$d/fabric.csv" || fail "fabric.csv: a slowdown below 1, or not 1 for data on 1:1"
 
 # ---- topology ----
-# 9 variants x 6 strategies at 1024 GPUs = 54. Expected limits: filter, channel (ResNet-50 splits
-# at most 64 filters/channels) and pipeline (166 layers) everywhere; data+spatial on the 8-GPU
-# nodes (a group of 8 is more than the 7 columns it can split).
+# 10 variants x 6 strategies at 1024 GPUs = 60. Expected limits: filter, channel (ResNet-50 splits
+# at most 64 filters/channels) and pipeline (166 layers) everywhere (on nvswitch-h100 the
+# pipeline is refused for its compute model first); data+spatial on the 8-GPU nodes (a group of
+# 8 is more than the 7 columns it can split).
 study topology
 d="$TMP/topology"
-expect_rows "$d/topology-strong.csv" 54
+expect_rows "$d/topology-strong.csv" 60
 want=""
-for v in nvlink-20 abci nvlink-100 nic-hdr nic-ndr gpn-2 gpn-8 dgx1 nvswitch-ndr; do
+for v in nvlink-20 abci nvlink-100 nic-hdr nic-ndr gpn-2 gpn-8 dgx1 nvswitch-ndr nvswitch-h100; do
     for s in filter channel pipeline; do want="$want$v $s"$'\n'; done
 done
 want="${want}gpn-8 data+spatial"$'\n'"dgx1 data+spatial"$'\n'"nvswitch-ndr data+spatial"
+want="$want"$'\n'"nvswitch-h100 data+spatial"
 expect_errors "$d/topology-strong.csv" platform,strategy "$(echo "$want" | sed 's|^\([^ ]*\) |platforms/\1.xml |')"
 expect_plots "$d" topology
 check
-[ "$(tail -n +2 "$d/best.csv" | wc -l)" -eq 9 ] || fail "best.csv: not one row per variant"
+[ "$(tail -n +2 "$d/best.csv" | wc -l)" -eq 10 ] || fail "best.csv: not one row per variant"
 check
 # the best is the lowest simulated time among the runs that fit: recompute it from the CSV
 awk -f "$SRC/experiments/lib/csv.awk" -v cols=platform,strategy,sim_epoch_total_s,fits_in_memory \

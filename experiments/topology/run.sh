@@ -24,7 +24,13 @@ variants=(
     "gpn-8 --preset abci --gpus-per-node 8"
     "dgx1 --preset dgx1"
     "nvswitch-ndr --preset nvswitch-ndr"
+    "nvswitch-h100 --preset nvswitch-ndr"
 )
+# Every variant runs the workloads' measured V100 kernels (--compute measured), so that the
+# variants differ in their network only; nvswitch-h100 is the nvswitch-ndr machine again with
+# its own GPUs' kernels, from the compute model (--compute model: the H100's times, anchored on
+# the V100 measurement). The pipeline keeps measured times only, so it is refused there.
+model_variant=nvswitch-h100
 names=()
 for v in "${variants[@]}"; do
     read -r -a words <<<"$v"
@@ -33,6 +39,7 @@ for v in "${variants[@]}"; do
 done
 platforms="$(printf 'platforms/%s.xml,' "${names[@]}")"
 platforms="${platforms%,}"
+measured_platforms="${platforms/,platforms\/$model_variant.xml/}"
 
 # Two regimes, each a panel per model and p:
 #   weak    p = 64, every strategy at its own batch (the paradl study's rules, made fixed per p so
@@ -55,14 +62,18 @@ strategies="data filter channel pipeline data+filter data+spatial"
 for r in "${regimes[@]}"; do
     read -r regime m p <<<"$r"
     n="${one_gpu_batch[$m]}"
-    common=(-w "$m" -p "$platforms" -g "$p" -m compare -P packed -c flow)
-    if [ "$regime" = weak ]; then
-        hs_sweep topology-weak.csv "${common[@]}" -s data,data+spatial,pipeline -b "$n/gpu"
-        hs_sweep topology-weak.csv "${common[@]}" -s filter,channel -b "$n"
-        hs_sweep topology-weak.csv "${common[@]}" -s data+filter -b "$((n * p / 4))"
-    else
-        hs_sweep topology-strong.csv "${common[@]}" -s "${strategies// /,}" -b "$((64 * n))"
-    fi
+    for compute in measured model; do
+        plats="$measured_platforms"
+        [ "$compute" = model ] && plats="platforms/$model_variant.xml"
+        common=(-w "$m" -p "$plats" -g "$p" -m compare -P packed -c flow --compute "$compute")
+        if [ "$regime" = weak ]; then
+            hs_sweep topology-weak.csv "${common[@]}" -s data,data+spatial,pipeline -b "$n/gpu"
+            hs_sweep topology-weak.csv "${common[@]}" -s filter,channel -b "$n"
+            hs_sweep topology-weak.csv "${common[@]}" -s data+filter -b "$((n * p / 4))"
+        else
+            hs_sweep topology-strong.csv "${common[@]}" -s "${strategies// /,}" -b "$((64 * n))"
+        fi
+    done
 done
 
 # One table of this invocation's runs: the panel (regime-model-p), the variant's index and name

@@ -281,6 +281,12 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
     if ((it = sw_single(&s->key[SW_K_TIMEOUT])) &&
         (status = check_timeout(it, &plan->timeout_s, err)))
         return status;
+    if ((it = sw_single(&s->key[SW_K_COMPUTE]))) {
+        if (strcmp(it->text, "measured") != 0 && strcmp(it->text, "model") != 0)
+            return hs_fail(err, HS_EINPUT, "%s: unknown method '%s' (known: measured, model)",
+                           it->where, it->text);
+        plan->compute = it->text;
+    }
     plan->output = (it = sw_single(&s->key[SW_K_OUTPUT])) ? it->text : NULL;
     plan->log = (it = sw_single(&s->key[SW_K_LOG])) ? it->text : NULL;
     if (need_output && !plan->output)

@@ -115,8 +115,14 @@ for m in "${models[@]}"; do
         -v y=sim_epoch_total_s/an_epoch_total_s -v where="workload=$m" -v order="$order" \
         -v nblocks="$HS_TMP/cong-$m.n" "$HS_TMP/cong.tsv" >"$HS_TMP/cong-$m.dat"
 done
+titles=()
+for i in "${!models[@]}"; do
+    m="${models[$i]}" n="${one_gpu_batch[${models[$i]}]}"
+    titles+=("head$((i + 1))=$m on abci with rack uplinks 1:x (abci-rx)"
+             "batch$((i + 1))=batch $n per GPU (data), $n per node (data+filter)")
+done
 hs_plot "$here/congestion.gp" "$HS_OUT/congestion" dir="$HS_TMP" models="${models[*]}" \
-    per="$(awk -F, '{ print NF }' <<<"$gpus_list")"
+    per="$(awk -F, '{ print NF }' <<<"$gpus_list")" "${titles[@]}"
 
 # Plot 2: the shared-fabric slowdown of job a against the oversubscription.
 awk -F, 'BEGIN { OFS = "\t"; print "workload", "strategy", "placement", "gpus", "rack_oversub", "slowdown" }
@@ -124,8 +130,10 @@ awk -F, 'BEGIN { OFS = "\t"; print "workload", "strategy", "placement", "gpus", 
     >"$HS_TMP/share.tsv"
 awk -f "$HS_LIB/series.awk" -v series=workload,strategy,placement,gpus -v x=rack_oversub \
     -v y=slowdown -v nblocks="$HS_TMP/share.n" "$HS_TMP/share.tsv" >"$HS_TMP/share.dat"
+batches="batch n per GPU (data), n per node (data+filter), n ="
+for m in "${share_models[@]}"; do batches="$batches ${one_gpu_batch[$m]} ($m),"; done
 hs_plot "$here/sharing.gp" "$HS_OUT/sharing" dir="$HS_TMP" ngpus="${#share_gpus[@]}" \
-    nplacements="${#share_placements[@]}"
+    nplacements="${#share_placements[@]}" batches="${batches%,}"
 
 {
     echo "Rack oversubscription on abci: seconds per epoch, simulated (sim) vs analytic (an)"

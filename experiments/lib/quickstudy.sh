@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # quickstudy.sh: the small study at the end of experiments/quickstart.sh, made from the rows its
 # table already ran (no simulation repeated): per strategy, analytic vs simulated epoch time and
-# their ratio, and ONE plot (stacked compute + communication bars, the paradl study's layout,
+# their ratio, and ONE plot (compute and communication bars, the paradl study's layout,
 # with the measured ABCI epoch times beside them when the reference table is there and has the
 # configuration with the same batch).
 # Usage: quickstudy.sh ROWS.txt OUTDIR [MEASURED.tsv]
@@ -40,7 +40,7 @@ awk -F '\t' 'NR == 1 { print "strategy\tgpus\tanalytic\tsimulated\tsim/an\tfits"
 command -v gnuplot >/dev/null || { echo "(gnuplot is missing: no plot)"; exit 0; }
 pngterm=png
 gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo && pngterm=pngcairo
-panels="$(awk -f "$lib/../paradl/bars.awk" -v dir="$tmp" -v measured="$measured" "$tmp/runs.tsv")"
+panels="$(awk -f "$lib/../paradl/bars.awk" -v dir="$tmp" -v measured="$measured" -v platform=abci "$tmp/runs.tsv")"
 [ -n "$panels" ] || { echo "(no strategy ran in both modes: no plot)"; exit 0; }
 gnuplot -e "term='png'; pngterm='$pngterm'; out='$out/quickstart.tmp.png'; dir='$tmp'; models='$panels'" \
     "$lib/../paradl/figure1.gp"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # paradl/run.sh: reproduces ParaDL's evaluation on ABCI: data, filter, channel, data+filter,
 # data+spatial and pipeline for ResNet-50, ResNet-152, VGG16 and CosmoFlow (256^3), analytic and
-# simulated, as stacked compute + communication bars per strategy and GPU count (ParaDL's Figure 1
-# layout), beside the measured ABCI epoch times of the reference table, with the accuracy of each.
+# simulated, as compute and communication bars per strategy and GPU count (after ParaDL's
+# Figure 1), beside the measured ABCI epoch times of the reference table, with the accuracy of
+# each.
 # Usage: experiments/paradl/run.sh [--quick] [-o OUTDIR] [--reference PATH] (--help for all)
 # Writes OUTDIR/paradl.csv (the sweeps), accuracy.csv, summary.txt, figure1.png/.svg, MANIFEST.
 set -euo pipefail
@@ -52,9 +53,9 @@ if [ ! -r "$measured" ]; then
 fi
 
 # Only this invocation's models (an OUTDIR reused with another size may hold more rows).
-hs_select "$HS_OUT/$csv" workload,strategy,gpus,batch,an_epoch_compute_s,an_epoch_comm_s,sim_epoch_compute_s,sim_epoch_comm_s,fits_in_memory,status \
+hs_select "$HS_OUT/$csv" workload,strategy,gpus,batch,an_epoch_compute_s,an_epoch_comm_s,sim_epoch_compute_s,sim_epoch_comm_s,fits_in_memory,status,batch_rule \
     >"$HS_TMP/bars.tsv"
-panels="$(awk -f "$here/bars.awk" -v dir="$HS_TMP" -v models="${models[*]}" -v measured="$measured" \
+panels="$(awk -f "$here/bars.awk" -v dir="$HS_TMP" -v models="${models[*]}" -v measured="$measured" -v platform=abci \
     "$HS_TMP/bars.tsv" | tr '\n' ' ')"
 hs_plot "$here/figure1.gp" "$HS_OUT/figure1" dir="$HS_TMP" models="${panels% }"
 

@@ -117,24 +117,38 @@ awk -F '\t' -v OFS=, '
 { echo "panel,gpus,variant,x,best_simulated,best_simulated_s,best_analytic,best_analytic_s,data_simulated_s"
   cat "$HS_TMP/best.csv"; } | hs_write "$HS_OUT/best.csv"
 
-# The plot: a panel per model and p; a line per strategy across the variants (simulated epoch
-# time, log scale); crosses on runs that do not fit in memory; a ring on the best.
+# The plot: a panel per model and p; a point per strategy and variant (simulated epoch time, log
+# scale); crosses on runs that do not fit in memory; a ring on the best. Each panel's title says
+# the model, the GPUs and the batches in words.
 panels=""
 for r in "${regimes[@]}"; do
     read -r regime m p <<<"$r"
-    pn="$regime-$m-$p"
+    pn="$regime-$m-$p" n="${one_gpu_batch[$m]}"
     panels="$panels $pn"
     awk -F '\t' -v pn="$pn" 'NR == 1 || ($1 == pn && $10 == "ok")' "$HS_TMP/runs.tsv" >"$HS_TMP/panel.tsv"
     awk -f "$HS_LIB/series.awk" -v series=strategy -v x=x -v y=sim_s -v order="$strategies" -v placeholders=1 \
         -v nblocks="$HS_TMP/lines-$pn.n" "$HS_TMP/panel.tsv" >"$HS_TMP/lines-$pn.dat"
-    awk -F '\t' 'NR > 1 && $9 != "true" { print $4, $8 } END { print -100, 1 }' \
+    awk -F '\t' 'NR > 1 { s[$5] = 1 } END { for (k in s) printf "%s ", k }' "$HS_TMP/panel.tsv" \
+        >"$HS_TMP/present-$pn"
+    awk -F '\t' -v strategies="$strategies" '
+        BEGIN { n = split(strategies, s, " "); for (i = 1; i <= n; i++) b[s[i]] = i - 1 }
+        NR > 1 && $9 != "true" { print $4, $8, b[$5] } END { print -100, 1, 0 }' \
         "$HS_TMP/panel.tsv" >"$HS_TMP/oom-$pn.dat"
-    awk -F, -v pn="$pn" '$1 == pn && $5 != "none" { print $4, $6, $5 } END { print -100, 1, "none" }' \
+    awk -F, -v pn="$pn" -v strategies="$strategies" '
+        BEGIN { n = split(strategies, s, " "); for (i = 1; i <= n; i++) b[s[i]] = i - 1 }
+        $1 == pn && $5 != "none" { print $4, $6, $5, b[$5] } END { print -100, 1, "none", 0 }' \
         "$HS_OUT/best.csv" >"$HS_TMP/best-$pn.dat"
+    if [ "$regime" = weak ]; then
+        printf '%s on %s GPUs (weak scaling: each strategy at its own batch), each platform\nbatch %s per GPU (data, data+spatial, pipeline), %s per GPU (data+filter), %s in all (filter, channel)' \
+            "$m" "$p" "$n" "$((n / 4))" "$n"
+    else
+        printf '%s on %s GPUs (strong scaling: every strategy at one batch), each platform\nbatch %s (%s per GPU)' \
+            "$m" "$p" "$((64 * n))" "$((64 * n / p))"
+    fi >"$HS_TMP/title-$pn"
 done
 xtics="$(for i in "${!names[@]}"; do printf '"%s" %d, ' "${names[$i]}" "$i"; done)"
 hs_plot "$here/topology.gp" "$HS_OUT/topology" dir="$HS_TMP" panels="${panels# }" \
-    xtics="${xtics%, }" nvariants="${#names[@]}"
+    strategies="$strategies" xtics="${xtics%, }" nvariants="${#names[@]}"
 
 {
     echo "Best strategy per platform variant (lowest simulated epoch time that fits in memory)"

@@ -68,11 +68,25 @@ rc=$?
 [ $rc = 2 ] || fail "analytic on an untimed workload: exit $rc"
 [ -s "$TMP/out" ] && fail "analytic on an untimed workload printed on stdout"
 grep -q 'vgg11.xml: the workload has no compute time' "$TMP/err" || fail "untimed: $(cat "$TMP/err")"
+grep -q 'time it with --compute model' "$TMP/err" || fail "untimed: no word of --compute model"
 
 # With a time (resnet18's own, the others' written in), analytic and simulate run data and
 # filter parallelism on one 4-GPU node, and agree on data parallelism (NVLink, no contention).
 "$HS" platform --nodes 1 --nodes-per-leaf 1 --leaves-per-rack 1 -o "$TMP/node.xml" ||
     fail "generating a one-node platform"
+# The compute model times it: every model, data and filter, analytic and simulated alike.
+for w in vgg11 resnet101 inception_v3 mobilenet_v2; do
+    for s in data filter; do
+        a=$("$HS" analytic -w "$TMP/$w.xml" -p "$TMP/node.xml" -s $s -g 4 -b 128 --compute model \
+            --json 2>"$TMP/err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["iteration"]["total_s"])') ||
+            { fail "analytic --compute model $w $s: $(cat "$TMP/err")"; continue; }
+        r=$("$HS" simulate -w "$TMP/$w.xml" -p "$TMP/node.xml" -s $s -g 4 -b 128 --compute model \
+            --json 2>"$TMP/err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["iteration"]["total_s"])') ||
+            { fail "simulate --compute model $w $s: $(cat "$TMP/err")"; continue; }
+        python3 -c "import sys; sys.exit(0 if 0 < $a and 0 < $r else 1)" ||
+            fail "$w $s --compute model: analytic $a s, simulated $r s"
+    done
+done
 for m in resnet101 vgg11 inception_v3 mobilenet_v2; do
     sed 's|<calibration method="none"/>|<calibration device="V100-16GB" sample_time_s="0.002"/>|' \
         "$TMP/$m.xml" >"$TMP/$m-timed.xml"

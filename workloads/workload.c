@@ -67,9 +67,22 @@ int wl__parse_shape(const char *text, wl_shape *shape)
     shape->n_spatial = n - 1;
     for (int i = 0; i < WL_MAX_SPATIAL; i++)
         shape->spatial[i] = i < n - 1 ? d[1 + i] : 1;
+    int64_t elems;
     for (int i = 0; i < n; i++)
         if (d[i] <= 0)
             return -1;
+    return wl__dims_product(d, n, &elems); /* a tensor of more than WL_MAX_ELEMS: refused */
+}
+
+int wl__dims_product(const int64_t *dims, int n, int64_t *out)
+{
+    int64_t p = 1;
+    for (int i = 0; i < n; i++) {
+        if (dims[i] > 0 && p > WL_MAX_ELEMS / dims[i])
+            return -1;
+        p *= dims[i];
+    }
+    *out = p;
     return 0;
 }
 

@@ -41,6 +41,14 @@ int wl__parse_dims(const char *text, int64_t *dims, int max_dims);
 /* Parse "C x W x H (x D)" into a shape whose extents are all positive; returns 0 or -1. */
 int wl__parse_shape(const char *text, wl_shape *shape);
 
+/* The most elements a tensor or a layer's weights may have: 2^40 (4 TB in fp32, far beyond
+ * any GPU), so that element counts, their sums over thousands of layers and their products
+ * with small factors stay exact in 64 bits. */
+#define WL_MAX_ELEMS (INT64_C(1) << 40)
+
+/* The product of n positive dims into *out: 0, or -1 when it exceeds WL_MAX_ELEMS. */
+int wl__dims_product(const int64_t *dims, int n, int64_t *out);
+
 int64_t wl__shape_elems(const wl_shape *shape);
 int wl__shape_equal(const wl_shape *a, const wl_shape *b);
 

@@ -154,12 +154,12 @@ static int parse_layer(wl_workload *wl, wl_layer *l, char **f, int n_fields,
                        f[2], l->x.n_spatial);
     l->w_in = w[0];
     l->w_out = w[1];
-    l->w_elems = 1;
-    for (int i = 0; i < n_w; i++) {
-        if (i >= 2)
-            l->w_kernel[i - 2] = w[i];
-        l->w_elems *= w[i]; /* the oracle's |w|: the product of what the file says */
-    }
+    for (int i = 2; i < n_w; i++)
+        l->w_kernel[i - 2] = w[i];
+    /* the oracle's |w|: the product of what the file says */
+    if (wl__dims_product(w, n_w, &l->w_elems))
+        return hs_fail(err, HS_EINPUT, "%s:%d: layer %s: weight dims '%s' make more than 2^40 "
+                       "weights", r->path, r->line_no, l->name, f[2]);
 
     double seconds = 0;
     if (n_fields == 5 && *f[4] && parse_seconds(f[4], &seconds))

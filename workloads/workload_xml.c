@@ -276,12 +276,11 @@ static int read_weights(xml_reader *rd, xmlNode *node, wl_layer *l)
                            l->name, v, n_s);
         l->w_in = d[0];
         l->w_out = d[1];
-        l->w_elems = 1;
-        for (int i = 0; i < 2 + n_s; i++) {
+        for (int i = 0; i < 2 + n_s; i++)
             if (d[i] <= 0)
                 return fail_at(rd, node, "layer %s: w '%s' has a zero extent", l->name, v);
-            l->w_elems *= d[i];
-        }
+        if (wl__dims_product(d, 2 + n_s, &l->w_elems))
+            return fail_at(rd, node, "layer %s: w '%s' has more than 2^40 weights", l->name, v);
         for (int i = 0; i < n_s; i++)
             l->w_kernel[i] = d[2 + i];
         if (l->w_in != l->x.channels || l->w_out != l->y.channels)

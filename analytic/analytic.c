@@ -93,7 +93,7 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
     double w = s.w_split + s.w_rep;
     it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
     terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
-        st->allreduce, st->p, w * AN_BYTES_PER_ELEM, ln->ring, &ln->grad_across);
+        st->allreduce, st->p, w * an__grad_elem_bytes(wl), ln->ring, &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
     it->exposed_comm_s = it->comm_s;
     if (st->overlap && st->p > 1) {
@@ -120,7 +120,7 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
     double b = batch / p1;
     double w_gpu = s.w_split / p2 + s.w_rep;
     it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s / p2 + s.wu_rep_s;
-    double y_bytes = b * s.y_exchange * AN_BYTES_PER_ELEM;
+    double y_bytes = b * s.y_exchange * an__msg_elem_bytes(wl);
     /* The per-layer costs add up: n_exchange start-ups, the summed volume. */
     an_link per_layer = ln->group;
     per_layer.alpha_s *= s.n_exchange;
@@ -129,7 +129,8 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
         terms->comm_s[HS_TERM_ACT_ALLREDUCE] = an__allreduce_s(p2, y_bytes, per_layer);
     }
     terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
-        st->allreduce, p1, w_gpu * AN_BYTES_PER_ELEM, an__shared(ln->across, ln->node_sharing),
+        st->allreduce, p1, w_gpu * an__grad_elem_bytes(wl),
+        an__shared(ln->across, ln->node_sharing),
         &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
@@ -150,7 +151,7 @@ static double halo_s(const wl_workload *wl, unsigned bit, double b, an_link l)
         double face = (double)ly->x.channels * (double)((k - 1) / 2);
         for (int d = 1; d < ly->x.n_spatial; d++)
             face *= (double)ly->x.spatial[d];
-        sum_s += 4 * (l.alpha_s + b * face * AN_BYTES_PER_ELEM * l.beta_s_per_byte);
+        sum_s += 4 * (l.alpha_s + b * face * an__msg_elem_bytes(wl) * l.beta_s_per_byte);
     }
     return sum_s;
 }
@@ -175,11 +176,12 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
     double sharing = 2.0 * ln->node_sharing;
     double *c = terms->comm_s;
     c[HS_TERM_HALO] = p2 > 1 ? halo_s(wl, bit, b, an__shared(ln->staged, sharing)) : 0.0;
-    c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2, b * y_split * AN_BYTES_PER_ELEM / p2,
+    c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2,
+                                                  b * y_split * an__msg_elem_bytes(wl) / p2,
                                                   an__shared(ln->staged, 2.0));
-    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * AN_BYTES_PER_ELEM,
+    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * an__grad_elem_bytes(wl),
                                                  ln->group, &ln->grad_group);
-    c[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(st->allreduce, p1, w * AN_BYTES_PER_ELEM,
+    c[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(st->allreduce, p1, w * an__grad_elem_bytes(wl),
                                                   an__shared(ln->across, sharing),
                                                   &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
@@ -220,7 +222,7 @@ static int model_pipeline(const wl_workload *wl, const st_strategy *st, double b
         if (g < p - 1) {
             an_link l = ln->stage[g];
             double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-            double send = l.alpha_s + micro * y * AN_BYTES_PER_ELEM * l.beta_s_per_byte;
+            double send = l.alpha_s + micro * y * an__msg_elem_bytes(wl) * l.beta_s_per_byte;
             max_send = send > max_send ? send : max_send;
         }
     }

@@ -26,7 +26,7 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const st_strategy *st, 
         t_s += bw_s;
         if (ly->w_elems <= 0)
             continue;
-        bucket += (double)ly->w_elems * AN_BYTES_PER_ELEM;
+        bucket += (double)ly->w_elems * an__grad_elem_bytes(wl);
         if (bucket < CO_BUCKET_BYTES && l > 0)
             continue;
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,

@@ -72,6 +72,8 @@ void cli_print_usage(FILE *out)
             "                          25 MiB buckets during the backward (default: blocking,\n"
             "                          each task after the previous one, as ParaDL's model);\n"
             "                          analytic: data parallelism's bucket bound\n"
+            "      --precision P       fp32 (default), mixed (FP16 tensors and messages, FP32\n"
+            "                          master weights) or bf16; needs --compute model\n"
             "      --allreduce A       the gradient allreduce: ring (default, ParaDL's), hier\n"
             "                          (rings inside nodes, then across), tree (NCCL's double\n"
             "                          binary tree) or auto (NCCL 2.4's choice of ring or tree\n"

@@ -8,6 +8,8 @@
  * analytic on a hand-written platform, whose routes only SimGrid knows. */
 #include "cli_int.h"
 
+#include "precision.h"
+
 #include <string.h>
 
 #include "analytic.h"
@@ -94,6 +96,8 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err)
                       .layers_top = o->layers_top,
                       .links_job = -1,
                       .compute = in.job.wl.compute ? "model" : "measured",
+                      .precision = in.job.wl.precision
+                                       ? pr_name((pr_precision)in.job.wl.precision) : NULL,
                       .device = in.job.wl.compute ? in.job.compute.device.device->name
                                                   : in.job.wl.device};
         if (o->command == CMD_ANALYTIC)

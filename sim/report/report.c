@@ -24,6 +24,8 @@ static void print_shape(FILE *out, const rp_run *run)
     if (st->allreduce != CO_RING)
         fprintf(out, ", %s gradient allreduce", co_algo_name(st->allreduce));
     fprintf(out, ", batch %lld", (long long)run->batch);
+    if (run->precision)
+        fprintf(out, ", %s precision", run->precision);
     if (run->compute)
         fprintf(out, ", kernels %s on %s",
                 strcmp(run->compute, "model") == 0 ? "from the model" : run->compute,
@@ -42,9 +44,11 @@ static void print_memory(FILE *out, const rp_run *run, const hs_estimate *est)
     fprintf(out, "  memory per GPU: %.3f GB of %.3f GB (%s)\n", est->memory_per_gpu_bytes / 1e9,
             run->gpu_memory_bytes / 1e9, est->fits_in_memory ? "fits" : "DOES NOT FIT");
     const hs_memory *m = &est->memory;
-    fprintf(out, "    = weights %.3f + gradients %.3f + activations %.3f + optimizer state %.3f "
-            "GB\n", m->weights_bytes / 1e9, m->gradients_bytes / 1e9, m->activations_bytes / 1e9,
-            m->optimizer_state_bytes / 1e9);
+    fprintf(out, "    = weights %.3f + gradients %.3f + activations %.3f", m->weights_bytes / 1e9,
+            m->gradients_bytes / 1e9, m->activations_bytes / 1e9);
+    if (m->master_bytes > 0) /* mixed precision's FP32 copy of the weights */
+        fprintf(out, " + master weights %.3f", m->master_bytes / 1e9);
+    fprintf(out, " + optimizer state %.3f GB\n", m->optimizer_state_bytes / 1e9);
     if (!est->fits_in_memory)
         fprintf(out, "    does not fit: %.3f GB more than the GPU has; the times above assume "
                 "it did\n", (est->memory_per_gpu_bytes - run->gpu_memory_bytes) / 1e9);
@@ -201,6 +205,8 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
         fprintf(out, ", \"micro_batches\": %d", st->segments);
     if (st->allreduce != CO_RING)
         fprintf(out, ", \"allreduce\": \"%s\"", co_algo_name(st->allreduce));
+    if (run->precision)
+        fprintf(out, ", \"precision\": \"%s\"", run->precision);
     if (run->compute) {
         fprintf(out, ", \"compute\": ");
         hs_json_string(out, run->compute);
@@ -217,9 +223,11 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
     const hs_memory *m = &est->memory;
     fprintf(out, ", \"gpu_memory_bytes\": %.17g", run->gpu_memory_bytes);
     fprintf(out, ", \"memory_breakdown\": {\"weights_bytes\": %.17g, \"gradients_bytes\": %.17g, "
-            "\"activations_bytes\": %.17g, \"optimizer_state_bytes\": %.17g}",
-            m->weights_bytes, m->gradients_bytes, m->activations_bytes,
-            m->optimizer_state_bytes);
+            "\"activations_bytes\": %.17g, ", m->weights_bytes, m->gradients_bytes,
+            m->activations_bytes);
+    if (m->master_bytes > 0)
+        fprintf(out, "\"master_bytes\": %.17g, ", m->master_bytes);
+    fprintf(out, "\"optimizer_state_bytes\": %.17g}", m->optimizer_state_bytes);
     if (run->layers)
         print_json_layers(out, run->layers);
     if (run->links) {

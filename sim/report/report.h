@@ -32,6 +32,7 @@ typedef struct {
     const char *compute;    /* where kernel times came from: "measured" or "model" (NULL:
                              * not said) */
     const char *device;     /* and for which GPU: the measurement's or the model's */
+    const char *precision;  /* "mixed" or "bf16" (--precision), NULL for fp32 */
 } rp_run;
 
 void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est);

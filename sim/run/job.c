@@ -40,12 +40,17 @@ static int job_compute_setup(const job_spec *spec, const plat_platform *plat, jo
                        "its kernels, --compute model (the compute model on this GPU) or "
                        "--compute measured (the %s times as they are)", wl->name, wl->device,
                        plat->name, gpu, wl->device);
+    if (spec->precision != PR_FP32 && spec->compute != JOB_COMPUTE_MODEL)
+        return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: time "
+                       "the kernels with --compute model", pr_name(spec->precision), wl->name);
     if (spec->compute != JOB_COMPUTE_MODEL)
         return HS_OK;
     if (j->st.kind == ST_PIPELINE || j->st.kind == ST_LAYERWISE)
-        return hs_fail(err, HS_EINPUT, "--compute model: for the built-in layer-wise strategies "
-                       "(data, filter, channel, spatial and the hybrids); %s still uses the "
-                       "measured times", st_name(&j->st));
+        return hs_fail(err, HS_EINPUT, "--compute model%s: for the built-in layer-wise "
+                       "strategies (data, filter, channel, spatial and the hybrids); %s still "
+                       "uses the measured times in fp32", spec->precision ? " and --precision" : "",
+                       st_name(&j->st));
+    j->wl.precision = spec->precision;
     int status = kt_compute_init(&j->compute, wl, gpu, err);
     if (status == HS_OK)
         j->wl.compute = &j->compute;

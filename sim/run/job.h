@@ -34,6 +34,7 @@ typedef struct {
     co_algo allreduce;     /* --allreduce: the gradient allreduce's algorithm (CO_RING) */
     bool overlap;          /* --overlap: gradients in buckets behind the backward */
     job_compute compute;   /* --compute */
+    int precision;         /* --precision: pr_precision (0: fp32) */
 } job_spec;
 
 /* What it means. */

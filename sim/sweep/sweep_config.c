@@ -48,6 +48,7 @@ static const sw_keydef keydefs[] = {
     {"timeout", SW_K_TIMEOUT, NULL, 0, true},
     {"log", SW_K_LOG, NULL, 0, true},
     {"compute", SW_K_COMPUTE, NULL, 0, true},
+    {"precision", SW_K_PRECISION, NULL, 0, true},
 };
 #define N_KEYDEFS ((int)(sizeof keydefs / sizeof keydefs[0]))
 
@@ -55,7 +56,7 @@ static const sw_keydef keydefs[] = {
 static const char *known_keys =
     "workloads, platforms, strategies, gpus, batch, batch-per-gpu, batch-per-node, "
     "batch-per-group, micro-batches, placement, collectives, layers, mode, output, jobs, "
-    "timeout, log, compute";
+    "timeout, log, compute, precision";
 
 /* getopt_long's codes beyond the short flags: keydefs[i] is SW_OPT_KEY + i, then the flags
  * that only make sense on a command line. */
@@ -272,6 +273,7 @@ void sw_print_usage(FILE *out)
             "      --compute M          kernel times of every run: measured or model (hybridsim\n"
             "                           simulate --help); default: measured where the workload\n"
             "                           was measured on the platform's GPU\n"
+            "      --precision P        every run's precision: fp32, mixed, bf16\n"
             "  -o, --output FILE.csv    the CSV; if it exists, configurations in it are skipped\n"
             "  -j, --jobs N             runs at a time (default: the cores, here %d)\n"
             "      --timeout S          kill a run after S seconds (its row: status failed)\n"

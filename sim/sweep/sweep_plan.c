@@ -287,6 +287,13 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
                            it->where, it->text);
         plan->compute = it->text;
     }
+    if ((it = sw_single(&s->key[SW_K_PRECISION]))) {
+        if (strcmp(it->text, "fp32") != 0 && strcmp(it->text, "mixed") != 0 &&
+            strcmp(it->text, "bf16") != 0)
+            return hs_fail(err, HS_EINPUT, "%s: unknown precision '%s' (known: fp32, mixed, "
+                           "bf16)", it->where, it->text);
+        plan->precision = it->text;
+    }
     plan->output = (it = sw_single(&s->key[SW_K_OUTPUT])) ? it->text : NULL;
     plan->log = (it = sw_single(&s->key[SW_K_LOG])) ? it->text : NULL;
     if (need_output && !plan->output)

@@ -136,7 +136,7 @@ static void progress_draw(sw_progress *p, bool force)
 /* Starting a run. */
 
 /* The run command of a configuration: EXE MODE -w .. -p .. -s .. -g .. -b .. --json. argv has
- * room for 28 entries; numbers go into nums. */
+ * room for 30 entries; numbers go into nums. */
 static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe, char **argv,
                        char nums[3][24])
 {
@@ -161,6 +161,8 @@ static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe,
         argv[n++] = "--collectives", argv[n++] = (char *)c->collectives;
     if (plan->compute)
         argv[n++] = "--compute", argv[n++] = (char *)plan->compute;
+    if (plan->precision)
+        argv[n++] = "--precision", argv[n++] = (char *)plan->precision;
     if (strcmp(plan->mode, "analytic") != 0) /* the link columns (compare records them anyway) */
         argv[n++] = "--links-summary";
     argv[n++] = "--json";
@@ -249,7 +251,7 @@ static pid_t spawn(const char *exe, char **argv, const int fds[3])
 static int launch(sw_runner *r, int config, sw_slot *slot, char *err)
 {
     const sw_config *c = &r->plan->configs[config];
-    char *argv[28], nums[3][24];
+    char *argv[30], nums[3][24];
     int fds[3];
     child_argv(r->plan, c, r->exe, argv, nums);
     int status = open_child_files(r, config, fds, err);

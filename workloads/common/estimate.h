@@ -23,6 +23,8 @@ typedef struct {
     double gradients_bytes;       /* their gradients */
     double activations_bytes;     /* layer inputs and outputs kept for the backward pass, and
                                    * their gradients */
+    double master_bytes;          /* mixed precision: the FP32 master copy of the weights the
+                                   * optimizer updates (0 in fp32) */
     double optimizer_state_bytes; /* per-weight optimizer values (momentum 1, Adam 2), 0 for
                                    * plain SGD or when the workload does not say */
 } hs_memory;

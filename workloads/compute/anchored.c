@@ -19,9 +19,12 @@ int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, ch
     if (!device || !*device)
         return hs_fail(err, HS_EINPUT, "--compute model: the platform does not say which GPU "
                        "it has (hybridsim:gpu_device; `hybridsim platform --gpu NAME` writes it)");
-    if (kt_model_init(&c->device, device, PR_FP32, err) != HS_OK)
+    if (!dv_find(device))
         return hs_fail(err, HS_EINPUT, "--compute model: the platform's GPU '%s' is not in the "
                        "device table (hybridsim platform --gpu lists it)", device);
+    int status = kt_model_init(&c->device, device, (pr_precision)wl->precision, err);
+    if (status != HS_OK) /* a precision the GPU cannot train in: its message names it */
+        return status;
     c->update_scale = 1.0;
     if (wl->calibration != WL_CAL_MEASURED || wl->sample_time_s <= 0)
         return HS_OK;

@@ -97,9 +97,10 @@ typedef struct kt_compute {
                             * workload's update times are then the model's own) */
 } kt_compute;
 
-/* The kernel times of workload wl on GPU `device` (device.h name or label) in FP32. HS_EINPUT
- * naming --compute when the device or the workload's calibration device is unknown to the
- * device table. */
+/* The kernel times of workload wl on GPU `device` (device.h name or label) in wl's precision
+ * (the measurement, anchoring them, is FP32's). HS_EINPUT naming --compute when the device or
+ * the workload's calibration device is unknown to the device table, --precision when the GPU
+ * cannot train in it. */
 int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, char *err);
 
 /* Seconds of pass `pass` of layer `index` at `split` under c. Errors as lw_kernel_of. */

@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#define FP_BYTES_PER_ELEM 4.0 /* delta: single-precision activations, weights, gradients */
+#include "precision.h"
+
 
 /* The oracle keeps the outputs of ReLU and batch normalisation in place, so they hold no
  * activation memory of their own (the same rule as the workload's x_total / y_total). */
@@ -23,18 +24,21 @@ static int64_t ceil_div(int64_t a, int64_t b)
 }
 
 /* Each tensor and its gradient: weights and gradients delta x w each, activations with their
- * gradients 2 x delta x act; the optimizer keeps k values per weight. */
-static void parts_of(double act_elems, double w_elems, int optimizer_states, hs_memory *m)
+ * gradients 2 x delta x act; the optimizer keeps k values per weight; in mixed precision delta
+ * is 2 bytes and the optimizer updates an FP32 master copy (precision.h). */
+static void parts_of(double act_elems, double w_elems, const wl_workload *wl, hs_memory *m)
 {
-    m->weights_bytes = FP_BYTES_PER_ELEM * w_elems;
-    m->gradients_bytes = FP_BYTES_PER_ELEM * w_elems;
-    m->activations_bytes = 2 * FP_BYTES_PER_ELEM * act_elems;
-    m->optimizer_state_bytes = optimizer_states * FP_BYTES_PER_ELEM * w_elems;
+    pr_precision pr = (pr_precision)wl->precision;
+    m->weights_bytes = pr_weight_bytes(pr) * w_elems;
+    m->gradients_bytes = pr_weight_gradient_bytes(pr) * w_elems;
+    m->activations_bytes = 2 * pr_activation_bytes(pr) * act_elems;
+    m->master_bytes = pr_master_bytes(pr) * w_elems;
+    m->optimizer_state_bytes = wl->optimizer_states * pr_state_bytes(pr) * w_elems;
 }
 
 double fp_total(const hs_memory *m)
 {
-    return m->weights_bytes + m->gradients_bytes + m->activations_bytes +
+    return m->weights_bytes + m->gradients_bytes + m->activations_bytes + m->master_bytes +
            m->optimizer_state_bytes;
 }
 
@@ -83,7 +87,7 @@ static int pipeline(const wl_workload *wl, const st_strategy *st, double batch, 
             w += (double)l->w_elems;
         }
         hs_memory stage;
-        parts_of(act, w, wl->optimizer_states, &stage);
+        parts_of(act, w, wl, &stage);
         if (g == 0 || fp_total(&stage) > max_bytes) {
             max_bytes = fp_total(&stage);
             *mem = stage;
@@ -110,7 +114,8 @@ double fp_layer_bytes(const wl_layer *l, const st_layer_config *c, double batch,
     double a, w;
     hs_memory m;
     fp_layer_elems(l, c, batch, &a, &w);
-    parts_of(a, w, optimizer_states, &m);
+    wl_workload fp32 = {.optimizer_states = optimizer_states}; /* plans train in fp32 */
+    parts_of(a, w, &fp32, &m);
     return fp_total(&m);
 }
 
@@ -138,7 +143,7 @@ static int plan_memory(const wl_workload *wl, const st_plan *plan, double batch,
     }
     for (int r = 0; r < p; r++) {
         hs_memory m;
-        parts_of(act[r], w[r], wl->optimizer_states, &m);
+        parts_of(act[r], w[r], wl, &m);
         if (r == 0 || fp_total(&m) > fp_total(mem))
             *mem = m;
     }
@@ -159,17 +164,17 @@ int fp_memory(const wl_workload *wl, const st_strategy *st, int64_t batch, hs_me
     case ST_SPATIAL:
     case ST_DATA_SPATIAL:
         layerwise(wl, st_split_bit(st->kind), st->p2, false, true, &w, &act);
-        parts_of(b * act, w, wl->optimizer_states, mem);
+        parts_of(b * act, w, wl, mem);
         return HS_OK;
     case ST_FILTER:
     case ST_CHANNEL:
     case ST_DATA_FILTER:
         layerwise(wl, st_split_bit(st->kind), st->p2, true, false, &w, &act);
-        parts_of(b * (double)(wl->x_total + wl->y_total), w, wl->optimizer_states, mem);
+        parts_of(b * (double)(wl->x_total + wl->y_total), w, wl, mem);
         return HS_OK;
     default: /* serial, data: every GPU holds all weights and its B/p samples' activations */
         layerwise(wl, 0, 1, false, false, &w, &act);
-        parts_of(b * (double)(wl->x_total + wl->y_total), w, wl->optimizer_states, mem);
+        parts_of(b * (double)(wl->x_total + wl->y_total), w, wl, mem);
         return HS_OK;
     }
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# e2e_precision.sh: --precision fp32|mixed|bf16 (with --compute model: the measured times are
+# fp32's). Mixed precision halves every message (the bytes the simulation moved over the links:
+# data parallelism's gradients, filter parallelism's activations, exactly half) and the
+# activation, weight and gradient memory, and adds the FP32 master weights (twice the FP16
+# copy) to the memory breakdown; analytic and simulation agree; bf16 runs on an H100 and is
+# refused on a V100; without --compute model, on a pipeline, or misspelt: exit 2 naming the flag.
+# Usage (from ctest): e2e_precision.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+
+for run in "data -g 8 -b 256" "filter -g 4 -b 64"; do
+    name="${run%% *}"
+    for pr in fp32 mixed; do
+        # shellcheck disable=SC2086
+        "$HS" compare -w resnet50 -p abci -s $run --compute model --precision $pr --json \
+            --links "$TMP/$name-$pr.csv" >"$TMP/$name-$pr.json" 2>"$TMP/err" ||
+            fail "compare $name $pr: $(cat "$TMP/err")"
+    done
+done
+python3 - "$TMP" <<'PY' || fail "mixed precision"
+import csv, json, sys
+d = sys.argv[1]
+def moved(f):
+    return sum(float(r["bytes"]) for r in csv.DictReader(open(f)))
+for name in ("data", "filter"):
+    b32, b16 = moved(f"{d}/{name}-fp32.csv"), moved(f"{d}/{name}-mixed.csv")
+    assert b32 > 0 and b32 == 2 * b16, (name, b32, b16)
+    j32 = json.load(open(f"{d}/{name}-fp32.json"))
+    j16 = json.load(open(f"{d}/{name}-mixed.json"))
+    assert j16["analytic"]["precision"] == "mixed" and "precision" not in j32["analytic"]
+    m32, m16 = j32["analytic"]["memory_breakdown"], j16["analytic"]["memory_breakdown"]
+    for k in ("weights_bytes", "gradients_bytes", "activations_bytes"):
+        assert m32[k] == 2 * m16[k], (name, k, m32[k], m16[k])
+    assert "master_bytes" not in m32 and m16["master_bytes"] == 2 * m16["weights_bytes"]
+    a, s = j16["analytic"]["iteration"], j16["simulate"]["iteration"]
+    for k in ("compute_s", "comm_s"):
+        assert abs(a[k] / s[k] - 1) < 1e-6, (name, k, a[k], s[k])
+    assert a["compute_s"] < j32["analytic"]["iteration"]["compute_s"]  # tensor cores
+    print(f"{name}: {b32:.0f} bytes moved in fp32, {b16:.0f} mixed; memory "
+          f"{j32['analytic']['memory_per_gpu_bytes'] / 1e9:.3f} -> "
+          f"{j16['analytic']['memory_per_gpu_bytes'] / 1e9:.3f} GB")
+PY
+"$HS" analytic -w resnet50 -p nvswitch-ndr -s data -g 64 -b 4096 --compute model --precision bf16 \
+    --json >"$TMP/h.json" 2>"$TMP/err" || fail "bf16 on the H100: $(cat "$TMP/err")"
+grep -qF '"precision": "bf16"' "$TMP/h.json" || fail "bf16 not in the JSON"
+
+expect_bad() { # expect_bad NAME NEEDLE ARGS...
+    local name="$1" needle="$2"
+    shift 2
+    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    [ "$rc" -eq 2 ] || fail "$name: exit $rc, not 2"
+    grep -qF -- "$needle" "$TMP/err" || fail "$name: message lacks '$needle': $(cat "$TMP/err")"
+    [ ! -s "$TMP/out" ] || fail "$name: wrote to stdout"
+}
+run=(-w resnet50 -p abci -g 8 -b 256)
+expect_bad measured "--precision mixed: resnet50's measured times are fp32's: time the kernels with --compute model" \
+    analytic "${run[@]}" -s data --precision mixed
+expect_bad v100-bf16 "--precision bf16" analytic "${run[@]}" -s data --precision bf16 --compute model
+expect_bad pipeline "--compute model and --precision: for the built-in layer-wise strategies" \
+    analytic "${run[@]}" -s pipeline --precision mixed --compute model
+expect_bad name "--precision" analytic "${run[@]}" -s data --precision fp8 --compute model
+
+[ "$failures" -eq 0 ] && echo "e2e_precision: all checks passed"
+exit $((failures > 0))

@@ -5,7 +5,8 @@
 # the calibration batch keeps its measured time; analytic and simulation time the same
 # kernels; the report and JSON say where the times came from. On an H100 platform the V100
 # measurement needs --compute (exit 2 naming it), and the model runs ResNet-50 faster there.
-# The pipeline and strategy files refuse the model; a bad method is exit 2.
+# The pipeline and strategy files refuse the model; a bad method is exit 2. suggest and the
+# search price the measured times: on the H100 they need --compute measured said.
 # Usage (from ctest): e2e_compute.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"
@@ -63,6 +64,15 @@ expect_bad() { # expect_bad NAME NEEDLE ARGS...
 }
 expect_bad h100 "resnet50 was measured on V100-16GB, and nvswitch-ndr has h100-sxm5: say how to time its kernels, --compute model" \
     simulate -w resnet50 -p nvswitch-ndr -s data -g 8 -b 256
+expect_bad suggest-h100 "alexnet was measured on V100-16GB, and nvswitch-ndr has h100-sxm5" \
+    suggest -w alexnet -p nvswitch-ndr -g 16 --batch-per-gpu 32 --top 1
+expect_bad search-h100 "alexnet was measured on V100-16GB, and nvswitch-ndr has h100-sxm5" \
+    strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only
+expect_bad search-model "--compute model: this command prices the measured times only" \
+    strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only --compute model
+"$HS" strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only \
+    --compute measured -o "$TMP/s.xml" >/dev/null 2>"$TMP/err" ||
+    fail "search with --compute measured on the H100: $(cat "$TMP/err")"
 expect_bad method "--compute: unknown method 'fast' (known: measured, model)" \
     analytic -w resnet50 -p abci -s data -g 8 -b 256 --compute fast
 expect_bad pipeline "--compute model: for the built-in layer-wise strategies" \

@@ -31,7 +31,7 @@ have() { grep -q "^$1,$2,$3,[0-9]*,$4," "$csv"; }   # platform workload gpus str
 search() { # platform workload gpus batch
     have "$1" "$2" "$3" searched && return 0
     local f="$HS_TMP/search.json"
-    "$HS_EXE" strategy --search -w "$2" -p "${machine[$1]}" -g "$3" -b "$4" --json \
+    "$HS_EXE" strategy --search -w "$2" -p "${machine[$1]}" -g "$3" -b "$4" --compute measured --json \
         -o "$HS_OUT/plans/$1-$2-$3-searched.xml" >"$f" || { echo "$1,$2,$3,$4,searched,,,,failed" >>"$csv"; return 0; }
     python3 - "$f" "$1" "$2" "$3" "$4" >>"$csv" <<'PY'
 import json, sys

@@ -119,7 +119,12 @@ typedef struct {
     const char *platform;    /* -p */
     int gpus;                /* -g */
     int64_t batch;           /* -b: the global mini-batch */
+    bool compute_measured;   /* --compute measured: the workload's measured times on a GPU it
+                              * was not measured on (the only method these commands price) */
 } cli_job_flags;
+
+/* The long option of --compute in the commands that take cli_job_flags. */
+#define CLI_OPT_COMPUTE 1900
 
 /* -w, -p, -g or -b into j: HS_OK or HS_EINPUT; CLI_FLAG_OTHER when c is none of them. */
 #define CLI_FLAG_OTHER 100

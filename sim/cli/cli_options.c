@@ -296,6 +296,13 @@ int cli_job_flag(int c, const char *arg, cli_job_flags *j, char *err)
         j->gpus = (int)v;
         break;
     case 'b': status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &j->batch, err); break;
+    case CLI_OPT_COMPUTE:
+        if (strcmp(arg, "measured") != 0)
+            return hs_fail(err, HS_EINPUT, "--compute %s: this command prices the measured times "
+                           "only (--compute measured); the compute model is for analytic, "
+                           "simulate and compare", arg);
+        j->compute_measured = true;
+        break;
     default: return CLI_FLAG_OTHER;
     }
     return status;

@@ -298,7 +298,12 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
     int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
-    if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK) {
+    if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK &&
+        (status = job_check_device(&wl, &plat, o->job.compute_measured ? JOB_COMPUTE_MEASURED
+                                                                      : JOB_COMPUTE_DEFAULT,
+                                   err)) != HS_OK)
+        plat_free(&plat);
+    else if (status == HS_OK) {
         if (o->out)
             snprintf(path, sizeof path, "%s", o->out);
         else

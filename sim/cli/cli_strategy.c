@@ -59,6 +59,8 @@ static void search_usage(FILE *out)
             "  -g, --gpus N       devices p: a layer uses at most p\n"
             "  -b, --batch B      global mini-batch\n"
             "  --max-table N      refuse a search whose tables exceed N entries (default %lld)\n"
+            "  --compute measured the workload's measured times on a GPU it was not measured on\n"
+            "                     (required there; the model is for analytic, simulate, compare)\n"
             "  -j, --json         one JSON object instead of the table\n",
             (long long)SR_MAX_TABLE_DEFAULT);
 }
@@ -75,6 +77,7 @@ static const struct option search_longopts[] = {
     {"max-table", required_argument, NULL, OPT_MAX_TABLE},
     {"output", required_argument, NULL, 'o'},
     {"analytic-only", no_argument, NULL, OPT_ANALYTIC_ONLY},
+    {"compute", required_argument, NULL, CLI_OPT_COMPUTE},
     {"json", no_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},

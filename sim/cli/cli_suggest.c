@@ -50,6 +50,9 @@ static void suggest_usage(FILE *out)
             "                       GPUs (the best of each count simulated)\n"
             "  --target-epoch-s T   instead of -g: the fewest GPUs (1, 2, 4, ...) whose best\n"
             "                       simulated epoch takes at most T seconds\n"
+            "  --compute measured   the workload's measured times on a GPU it was not measured\n"
+            "                       on (required there; the compute model is for analytic,\n"
+            "                       simulate and compare)\n"
             "  -j, --json           one JSON object instead of the table\n");
 }
 
@@ -62,6 +65,7 @@ static const struct option suggest_longopts[] = {
     {"top", required_argument, NULL, OPT_TOP},  {"json", no_argument, NULL, 'j'},
     {"max-gpus", required_argument, NULL, OPT_MAX_GPUS},
     {"target-epoch-s", required_argument, NULL, OPT_TARGET},
+    {"compute", required_argument, NULL, CLI_OPT_COMPUTE},
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 };
 
@@ -185,7 +189,11 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
         return status;
     if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK) {
         sg_list l;
-        if (!o->job.gpus)
+        status = job_check_device(&wl, &plat, o->job.compute_measured ? JOB_COMPUTE_MEASURED
+                                                                     : JOB_COMPUTE_DEFAULT, err);
+        if (status != HS_OK)
+            ;
+        else if (!o->job.gpus)
             status = suggest_range(o, sim, &wl, &plat, err);
         else if (o->job.gpus > plat.n_gpus)
             status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->job.gpus,

@@ -27,6 +27,19 @@ static const char *plat_device(const plat_platform *plat)
     return plat->gpu_device[0] ? plat->gpu_device : plat->gpu_model;
 }
 
+int job_check_device(const wl_workload *wl, const plat_platform *plat, job_compute compute,
+                     char *err)
+{
+    const char *gpu = plat_device(plat);
+    if (compute == JOB_COMPUTE_DEFAULT && wl->calibration != WL_CAL_NONE && gpu[0] &&
+        strcmp(wl->device, "unspecified") != 0 && !kt_same_compute(wl->device, gpu))
+        return hs_fail(err, HS_EINPUT, "%s was measured on %s, and %s has %s: say how to time "
+                       "its kernels, --compute model (the compute model on this GPU) or "
+                       "--compute measured (the %s times as they are)", wl->name, wl->device,
+                       plat->name, gpu, wl->device);
+    return HS_OK;
+}
+
 /* --compute: the measured times where they were measured on this GPU (or the user says so),
  * the model where asked; a workload measured on another GPU needs one said. */
 static int job_compute_setup(const job_spec *spec, const plat_platform *plat, job *j,
@@ -34,12 +47,9 @@ static int job_compute_setup(const job_spec *spec, const plat_platform *plat, jo
 {
     const wl_workload *wl = &j->wl;
     const char *gpu = plat_device(plat);
-    if (spec->compute == JOB_COMPUTE_DEFAULT && wl->calibration != WL_CAL_NONE &&
-        gpu[0] && strcmp(wl->device, "unspecified") != 0 && !kt_same_compute(wl->device, gpu))
-        return hs_fail(err, HS_EINPUT, "%s was measured on %s, and %s has %s: say how to time "
-                       "its kernels, --compute model (the compute model on this GPU) or "
-                       "--compute measured (the %s times as they are)", wl->name, wl->device,
-                       plat->name, gpu, wl->device);
+    int status = job_check_device(wl, plat, spec->compute, err);
+    if (status != HS_OK)
+        return status;
     if (spec->precision != PR_FP32 && spec->compute != JOB_COMPUTE_MODEL)
         return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: time "
                        "the kernels with --compute model", pr_name(spec->precision), wl->name);
@@ -51,7 +61,7 @@ static int job_compute_setup(const job_spec *spec, const plat_platform *plat, jo
                        "uses the measured times in fp32", spec->precision ? " and --precision" : "",
                        st_name(&j->st));
     j->wl.precision = spec->precision;
-    int status = kt_compute_init(&j->compute, wl, gpu, err);
+    status = kt_compute_init(&j->compute, wl, gpu, err);
     if (status == HS_OK)
         j->wl.compute = &j->compute;
     return status;

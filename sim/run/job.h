@@ -59,6 +59,12 @@ int job_load_workload(const job_spec *spec, job *j, char *err);
  * (job_compute); model sets j->wl.compute, for the built-in layer-wise strategies only. */
 int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, char *err);
 
+/* A workload measured on another GPU than the platform's needs its compute said: HS_EINPUT
+ * naming --compute unless `compute` says it (or the GPUs compute alike, or the workload has
+ * no device: a ParaDL file). */
+int job_check_device(const wl_workload *wl, const plat_platform *plat, job_compute compute,
+                     char *err);
+
 void job_free(job *j);
 
 #endif

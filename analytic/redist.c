@@ -180,8 +180,8 @@ static void batch_regroup(edge *e, int g)
     an_link l = an__lines_ring(e->net, line_of(e->cv, e->h.stride[D_BATCH], g));
     double piece = held_bytes(e);
     e->comm_s[HS_TERM_ACT_ALLGATHER] += an__allgather_s(g, piece, l);
-    if (st_has_filters(e->v) && e->cv->filter > 1) /* reduce-scatter of partial gradients */
-        e->comm_s[HS_TERM_ACT_ALLGATHER] += an__allgather_s(g, piece, l);
+    if (st_has_filters(e->v) && e->cv->filter > 1) /* reduce-scatter of partial gradients: */
+        e->comm_s[HS_TERM_ACT_ALLREDUCE] += an__allgather_s(g, piece, l); /* a reduction */
 }
 
 /* Anything else: each rank fetches what it lacks from the holders, forward and back. */

@@ -11,8 +11,12 @@
 #   allreduce=tree NCCL's double binary tree, always
 #   overlap        gradients in 25 MiB buckets behind the backward (PyTorch DDP; the measured
 #                  ChainerMN did not, so this should lose accuracy)
+#   filter-bw=rs   filter parallelism reduce-scatters its output gradients (a GPU needs only
+#                  its filters' slice; ChainerMN's allgather backward) where ParaDL allreduces
+#                  (filter and data+filter rows; the others as the default)
 #   compute=model  kernels from the compute model at their real per-GPU shape (issue 10's
 #                  mechanism; only when `hybridsim simulate --help` offers --compute)
+#   model+rs       the two together
 # Accuracy of a row = 1 - |predicted - measured| / measured, on the epoch total; the mean is
 # over the rows; the ranking holds at a GPU count when the predicted order of the strategies
 # measured there is the measured order (a tie, as filter and channel in ParaDL's model, does
@@ -26,9 +30,11 @@ hs_study_args fidelity "$@"
 [ -f "$HS_REF_TSV" ] || hs_die "no measured table at $HS_REF_TSV (--reference)"
 
 configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=hier|--allreduce hier"
-         "allreduce=tree|--allreduce tree" "overlap|--overlap")
+         "allreduce=tree|--allreduce tree" "overlap|--overlap"
+         "filter-bw=rs|--filter-backward reduce-scatter")
 if "$HS_EXE" simulate --help 2>/dev/null | grep -q -- "--compute"; then
-    configs+=("compute=model|--compute model")
+    configs+=("compute=model|--compute model"
+              "model+rs|--compute model --filter-backward reduce-scatter")
 fi
 
 # one job per (row, predictor): "row|name|command..."
@@ -41,7 +47,12 @@ grep -v '^#' "$HS_REF_TSV" | while IFS=$'\t' read -r model strategy p p1 p2 batc
     run="-w $model -p abci -s $s -g $p -b $batch --json"
     echo "$row|analytic|analytic $run" >>"$jobs"
     for c in "${configs[@]}"; do
-        echo "$row|${c%%|*}|simulate $run ${c#*|}" >>"$jobs"
+        flags="${c#*|}"
+        case "$strategy" in # the filter backward exists only where filters are split
+            filter|data+filter) ;;
+            *) flags="${flags/--filter-backward reduce-scatter/}" ;;
+        esac
+        echo "$row|${c%%|*}|simulate $run $flags" >>"$jobs"
     done
 done
 n_jobs=$(wc -l <"$jobs")

@@ -60,6 +60,7 @@ typedef struct {
     double batch;       /* global mini-batch B */
     double samples;     /* samples one group processes per iteration: B / p1 */
     unsigned split_bit; /* WL_SPLIT_* the model-parallel part honours, 0 for none */
+    bool filter_rs;     /* st_strategy.filter_rs */
 } ex_shape;
 
 /* What one rank does for one layer of a layer-wise strategy (identical on every rank). */
@@ -165,7 +166,8 @@ static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, int l, ex_
 /* The activation collectives of filter and channel parallelism: for every split layer but the
  * network's last (the model's sum over l < G), its output is assembled forward and the
  * gradient of that output is combined backward, just before the layer's own backward. Filter:
- * allgather of the output slices, allreduce of the partial gradients; channel: the reverse. */
+ * allgather of the output slices, allreduce of the partial gradients (reduce-scatter with
+ * --filter-backward reduce-scatter: a GPU needs only its slice); channel: the reverse. */
 static void ex_plan_activations(const ex_shape *sh, const wl_workload *wl, int l,
                                 ex_layer_plan *lp)
 {
@@ -176,7 +178,7 @@ static void ex_plan_activations(const ex_shape *sh, const wl_workload *wl, int l
     double full = sh->samples * (double)wl->layers[l].y_elems * ex_msg_bytes(wl);
     lp->y_op = filter ? TG_ALLGATHER : TG_ALLREDUCE;
     lp->y_bytes = filter ? full / sh->p2 : full;
-    lp->dy_op = filter ? TG_ALLREDUCE : TG_ALLGATHER;
+    lp->dy_op = filter ? (sh->filter_rs ? TG_REDUCE_SCATTER : TG_ALLREDUCE) : TG_ALLGATHER;
     lp->dy_bytes = filter ? full : full / sh->p2;
 }
 
@@ -513,7 +515,8 @@ static int ex_shape_of(const wl_workload *wl, const st_strategy *st, int64_t bat
         return hs_fail(err, HS_EINPUT, "expand: %s needs at least 1 GPU, got %d",
                        st_kind_name(st->kind), st->p);
     *sh = (ex_shape){.kind = st->kind, .p = st->p, .p1 = 1, .p2 = st->p, .segments = 1,
-                     .batch = (double)batch, .split_bit = st_split_bit(st->kind)};
+                     .batch = (double)batch, .split_bit = st_split_bit(st->kind),
+                     .filter_rs = st->filter_rs};
     switch (st->kind) {
     case ST_SERIAL:
         if (st->p != 1)

@@ -49,7 +49,11 @@ static hs_term term_of(const tg_graph *g, const tg_task *t, int p2)
     if (is_collective(t)) {
         if (staged)
             return HS_TERM_SPLIT_GATHER;
-        return t->op == TG_ALLREDUCE ? HS_TERM_ACT_ALLREDUCE : HS_TERM_ACT_ALLGATHER;
+        /* the reductions of partial sums: allreduces, and filter's output gradients
+         * reduce-scattered (--filter-backward reduce-scatter) */
+        bool reduces = t->op == TG_ALLREDUCE ||
+                       (t->op == TG_REDUCE_SCATTER && t->phase == TG_BACKWARD_INPUT);
+        return reduces ? HS_TERM_ACT_ALLREDUCE : HS_TERM_ACT_ALLGATHER;
     }
     return staged || t->op == TG_EXCHANGE ? HS_TERM_HALO : HS_TERM_PIPELINE;
 }

@@ -23,6 +23,8 @@ static void print_shape(FILE *out, const rp_run *run)
         fprintf(out, " (per-layer, %s)", st->plan->path);
     if (st->allreduce != CO_RING)
         fprintf(out, ", %s gradient allreduce", co_algo_name(st->allreduce));
+    if (st->filter_rs)
+        fprintf(out, ", output gradients reduce-scattered");
     fprintf(out, ", batch %lld", (long long)run->batch);
     if (run->precision)
         fprintf(out, ", %s precision", run->precision);
@@ -205,6 +207,8 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
         fprintf(out, ", \"micro_batches\": %d", st->segments);
     if (st->allreduce != CO_RING)
         fprintf(out, ", \"allreduce\": \"%s\"", co_algo_name(st->allreduce));
+    if (st->filter_rs)
+        fprintf(out, ", \"filter_backward\": \"reduce-scatter\"");
     if (run->precision)
         fprintf(out, ", \"precision\": \"%s\"", run->precision);
     if (run->compute) {

@@ -99,6 +99,10 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
         return status;
     j->st.allreduce = spec->allreduce;
     j->st.overlap = spec->overlap;
+    j->st.filter_rs = spec->filter_rs;
+    if (spec->filter_rs && j->st.kind != ST_FILTER && j->st.kind != ST_DATA_FILTER)
+        return hs_fail(err, HS_EINPUT, "--filter-backward: for filter and data+filter, not %s",
+                       st_name(&j->st));
     j->batch = spec->batch;
     return st_check(&j->st, &j->wl, spec->batch, err);
 }

@@ -35,6 +35,7 @@ typedef struct {
     bool overlap;          /* --overlap: gradients in buckets behind the backward */
     job_compute compute;   /* --compute */
     int precision;         /* --precision: pr_precision (0: fp32) */
+    bool filter_rs;        /* --filter-backward reduce-scatter */
 } job_spec;
 
 /* What it means. */

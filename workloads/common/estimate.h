@@ -43,8 +43,8 @@ typedef struct {
 typedef enum {
     HS_TERM_ACT_ALLGATHER, /* filter: layer outputs allgathered forward; channel: the input
                             * gradients allgathered backward */
-    HS_TERM_ACT_ALLREDUCE, /* filter: input gradients allreduced backward; channel: the partial
-                            * outputs allreduced forward */
+    HS_TERM_ACT_ALLREDUCE, /* filter: input gradients allreduced (or reduce-scattered)
+                            * backward; channel: the partial outputs allreduced forward */
     HS_TERM_HALO,          /* spatial: halo exchanges, forward and backward */
     HS_TERM_SPLIT_GATHER,  /* spatial: the split point's allgather and gradient scatter */
     HS_TERM_PIPELINE,      /* pipeline: the boundary sends and receives */

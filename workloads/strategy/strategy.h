@@ -46,6 +46,9 @@ typedef struct {
                           * unless the user says otherwise: collective.h) */
     bool overlap;        /* --overlap: gradients reduced in buckets while the backward runs
                           * (CO_BUCKET_BYTES); false: one fused allreduce after it */
+    bool filter_rs;      /* --filter-backward reduce-scatter: filter parallelism reduce-scatters
+                          * its layers' output gradients (each GPU needs only its filters'
+                          * slice; ChainerMN's allgather backward) where ParaDL allreduces */
 } st_strategy;
 
 /* Parse "-s" text for p GPUs. Hybrids accept ":P1xP2"; without it p2 = gpus_per_node.

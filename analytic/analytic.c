@@ -177,7 +177,11 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
     it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
     double sharing = 2.0 * ln->node_sharing;
     double *c = terms->comm_s;
-    c[HS_TERM_HALO] = p2 > 1 ? halo_s(wl, bit, b, an__shared(ln->staged, sharing)) : 0.0;
+    /* In a chain (--halo chain) a direction's messages follow one another along the p2 GPUs,
+     * p2 - 1 of them, each alone on its links. */
+    if (p2 > 1)
+        c[HS_TERM_HALO] = st->halo_chain ? (p2 - 1) * halo_s(wl, bit, b, ln->staged)
+                                         : halo_s(wl, bit, b, an__shared(ln->staged, sharing));
     c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2,
                                                   b * y_split * an__msg_elem_bytes(wl) / p2,
                                                   an__shared(ln->staged, 2.0));

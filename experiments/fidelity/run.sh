@@ -14,9 +14,11 @@
 #   filter-bw=rs   filter parallelism reduce-scatters its output gradients (a GPU needs only
 #                  its filters' slice; ChainerMN's allgather backward) where ParaDL allreduces
 #                  (filter and data+filter rows; the others as the default)
+#   halo=chain     spatial halos as ChainerMN sends them over MPI: a synchronous send, then the
+#                  receive, so a group's messages follow one another (spatial rows only)
 #   compute=model  kernels from the compute model at their real per-GPU shape (issue 10's
 #                  mechanism; only when `hybridsim simulate --help` offers --compute)
-#   model+rs       the two together
+#   all three      compute=model, filter-bw=rs and halo=chain together
 # Accuracy of a row = 1 - |predicted - measured| / measured, on the epoch total; the mean is
 # over the rows; the ranking holds at a GPU count when the predicted order of the strategies
 # measured there is the measured order (a tie, as filter and channel in ParaDL's model, does
@@ -31,10 +33,10 @@ hs_study_args fidelity "$@"
 
 configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=hier|--allreduce hier"
          "allreduce=tree|--allreduce tree" "overlap|--overlap"
-         "filter-bw=rs|--filter-backward reduce-scatter")
+         "filter-bw=rs|--filter-backward reduce-scatter" "halo=chain|--halo chain")
 if "$HS_EXE" simulate --help 2>/dev/null | grep -q -- "--compute"; then
     configs+=("compute=model|--compute model"
-              "model+rs|--compute model --filter-backward reduce-scatter")
+              "all three|--compute model --filter-backward reduce-scatter --halo chain")
 fi
 
 # one job per (row, predictor): "row|name|command..."
@@ -48,9 +50,10 @@ grep -v '^#' "$HS_REF_TSV" | while IFS=$'\t' read -r model strategy p p1 p2 batc
     echo "$row|analytic|analytic $run" >>"$jobs"
     for c in "${configs[@]}"; do
         flags="${c#*|}"
-        case "$strategy" in # the filter backward exists only where filters are split
-            filter|data+filter) ;;
-            *) flags="${flags/--filter-backward reduce-scatter/}" ;;
+        case "$strategy" in # each mechanism exists only where its strategy does
+            filter|data+filter) flags="${flags/--halo chain/}" ;;
+            spatial|data+spatial) flags="${flags/--filter-backward reduce-scatter/}" ;;
+            *) flags="${flags/--filter-backward reduce-scatter/}"; flags="${flags/--halo chain/}" ;;
         esac
         echo "$row|${c%%|*}|simulate $run $flags" >>"$jobs"
     done

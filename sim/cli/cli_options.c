@@ -18,7 +18,7 @@ enum {
     OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
     OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_LINKS_SUMMARY, OPT_JOB = 1300,
     OPT_BACKGROUND, OPT_BASELINE, OPT_OVERLAP = 1400, OPT_CFG = 1500,
-    OPT_ALLREDUCE = 1600, OPT_COMPUTE, OPT_PRECISION, OPT_FILTER_BACKWARD
+    OPT_ALLREDUCE = 1600, OPT_COMPUTE, OPT_PRECISION, OPT_FILTER_BACKWARD, OPT_HALO
 };
 
 static const struct option longopts[] = {
@@ -49,6 +49,7 @@ static const struct option longopts[] = {
     {"compute", required_argument, NULL, OPT_COMPUTE},
     {"precision", required_argument, NULL, OPT_PRECISION},
     {"filter-backward", required_argument, NULL, OPT_FILTER_BACKWARD},
+    {"halo", required_argument, NULL, OPT_HALO},
     {"cfg", required_argument, NULL, OPT_CFG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -141,6 +142,12 @@ static int set_option(int c, const char *arg, cli_options *o, char *err)
         o->job.precision = (int)pr;
         return status;
     }
+    case OPT_HALO:
+        if (strcmp(arg, "sendrecv") != 0 && strcmp(arg, "chain") != 0)
+            return hs_fail(err, HS_EINPUT, "--halo: unknown exchange '%s' (known: sendrecv, "
+                           "chain)", arg);
+        o->job.halo_chain = strcmp(arg, "chain") == 0;
+        break;
     case OPT_FILTER_BACKWARD:
         if (strcmp(arg, "allreduce") != 0 && strcmp(arg, "reduce-scatter") != 0)
             return hs_fail(err, HS_EINPUT, "--filter-backward: unknown collective '%s' (known: "
@@ -206,6 +213,7 @@ static int check_fabric(const cli_options *o, char *err)
         {o->job.allreduce != CO_RING, "--allreduce is for single runs, not --job"},
         {o->job.precision != 0, "--precision is for single runs, not --job"},
         {o->job.filter_rs, "--filter-backward is for single runs, not --job"},
+        {o->job.halo_chain, "--halo is for single runs, not --job"},
         {o->links_summary, "--links-summary is for single runs; --job runs have --links"},
         {o->output == OUT_ROW || o->sim.trace_path || o->layers_top != 10,
          "--job runs print tables or --json; --row, --trace and per-layer tables are for "

@@ -56,13 +56,17 @@ typedef struct {
     int src, dst;   /* the ranks */
     long bytes;
     sg_sem_t copied; /* released once both copies are done */
-    int refs;       /* the relay and the receiver: the last one out frees this */
+    int refs;       /* the relay and the receiver (and a synchronous sender): the last one
+                     * out frees this */
+    sg_sem_t delivered; /* a synchronous send's: released when the receiver has it, or NULL */
 } relay_arg;
 
 static void relay_unref(relay_arg *a)
 {
     if (--a->refs == 0) {
         sg_sem_destroy(a->copied);
+        if (a->delivered)
+            sg_sem_destroy(a->delivered);
         free(a);
     }
 }
@@ -87,6 +91,8 @@ static void relay_main(int argc, char **argv)
     c[1] = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
     sg_comm_wait_all(c, 2);
     sg_sem_release(a->copied);
+    if (a->delivered)
+        sg_sem_release(a->delivered);
 }
 
 /* A receive of `bytes` (as the receiver expects them) has completed with this payload: count
@@ -109,14 +115,23 @@ static bool relayed(const eng_sim *s, int src, int dst)
     return mem && mem == s->host_mem[dst];
 }
 
-static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool staged)
+/* A message from src to dst; with sync (a synchronous send), *sync gets its relay (to wait on
+ * a->delivered, then unref) or NULL when it goes straight (the wait on the message is then
+ * synchronous already). */
+static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool staged,
+                              relay_arg **sync)
 {
+    if (sync)
+        *sync = NULL;
     if (!staged || !relayed(s, src, dst))
         return eng_post_send(s, src, dst, bytes);
     relay_arg *a = malloc(sizeof *a);
     if (!a) /* cannot relay: the message still arrives, over its route */
         return eng_post_send(s, src, dst, bytes);
-    *a = (relay_arg){s, src, dst, bytes, sg_sem_init(0), 2};
+    *a = (relay_arg){s, src, dst, bytes, sg_sem_init(0), sync ? 3 : 2,
+                     sync ? sg_sem_init(0) : NULL};
+    if (sync)
+        *sync = a;
     sg_actor_t relay = sg_actor_init("relay", s->host_mem[src]);
     sg_actor_set_data(relay, a);
     sg_actor_start(relay, relay_main, 0, NULL);
@@ -169,7 +184,7 @@ static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool stage
             c[0] = sg_mailbox_get_async(in, &payload);
             if (stage_s > 0)
                 sg_actor_sleep_for(stage_s);
-            c[1] = send_message(s, me, right, chunk, staged);
+            c[1] = send_message(s, me, right, chunk, staged, NULL);
             sg_comm_wait_all(c, 2);
             eng_received(s, payload, chunk);
         }
@@ -183,7 +198,7 @@ static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool stage
     double sleep_s = (steps - 1) * latency_s + steps * stage_s;
     if (sleep_s > 0)
         sg_actor_sleep_for(sleep_s);
-    c[1] = send_message(s, me, right, (long)steps * chunk, staged);
+    c[1] = send_message(s, me, right, (long)steps * chunk, staged, NULL);
     sg_comm_wait_all(c, 2);
     eng_received(s, payload, (long)steps * chunk); /* the left member's flow: as many steps */
     if (v.bar) /* eng_comm_prepare gives every flow-mode ring of two or more one */
@@ -236,10 +251,29 @@ static void sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *f
     if (staged && n_to > 0 && s->plat->staging_latency_s > 0)
         sg_actor_sleep_for(s->plat->staging_latency_s);
     for (int i = 0; i < n_to; i++)
-        c[n_from + i] = send_message(s, rank, to[i], b, staged);
+        c[n_from + i] = send_message(s, rank, to[i], b, staged, NULL);
     sg_comm_wait_all(c, (size_t)(n_to + n_from));
     for (int i = 0; i < n_from; i++)
         eng_received(s, payload[i], b);
+}
+
+/* A synchronous send (TG_FLAG_SYNC, MPI_Ssend): the sender goes on when the receiver has the
+ * message, through a relay too (whose copy into host memory alone would free the sender). The
+ * staging latency (the software of an MPI message without GPUDirect, per message: ParaDL
+ * measured it end to end) is paid after the delivery: the send completes when the receiver's
+ * side of the protocol has answered, so that a chain of synchronous sends pays it at every
+ * hop, one after the other, as the closed form charges a chain. */
+static void sync_send(eng_sim *s, int rank, int dst, double bytes, bool staged)
+{
+    relay_arg *relay;
+    sg_comm_t c = send_message(s, rank, dst, chunk_bytes(bytes), staged, &relay);
+    sg_comm_wait(c);
+    if (relay) {
+        sg_sem_acquire(relay->delivered);
+        relay_unref(relay);
+    }
+    if (staged && s->plat->staging_latency_s > 0)
+        sg_actor_sleep_for(s->plat->staging_latency_s);
 }
 
 void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
@@ -248,7 +282,10 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
     const tg_group *gr = t->op == TG_SEND || t->op == TG_RECV ? NULL : &s->g->groups[t->peer];
     switch ((tg_op)t->op) {
     case TG_SEND:
-        sendrecv(s, rank, &t->peer, 1, NULL, 0, t->amount, staged);
+        if (t->flags & TG_FLAG_SYNC)
+            sync_send(s, rank, t->peer, t->amount, staged);
+        else
+            sendrecv(s, rank, &t->peer, 1, NULL, 0, t->amount, staged);
         return;
     case TG_RECV:
         sendrecv(s, rank, NULL, 0, &t->peer, 1, t->amount, staged);

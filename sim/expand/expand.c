@@ -61,6 +61,7 @@ typedef struct {
     double samples;     /* samples one group processes per iteration: B / p1 */
     unsigned split_bit; /* WL_SPLIT_* the model-parallel part honours, 0 for none */
     bool filter_rs;     /* st_strategy.filter_rs */
+    bool halo_chain;    /* st_strategy.halo_chain */
 } ex_shape;
 
 /* What one rank does for one layer of a layer-wise strategy (identical on every rank). */
@@ -99,6 +100,7 @@ typedef struct {
     int lo, hi;   /* its spatial neighbours, the ranks before and after it (-1: none) */
     int shift_up; /* TG_SHIFT group {hi, lo} (send up, receive from below), -1 unless both */
     int shift_down; /* TG_SHIFT group {lo, hi} */
+    bool chain;   /* halos sent, then received (st_strategy.halo_chain) */
 } ex_rank_groups;
 
 /* ---------------------------------------------------------------- layer-wise strategies */
@@ -271,7 +273,8 @@ static int ex_groups_layerwise(const ex_shape *sh, tg_graph *g, ex_rank_groups *
     bool failed = false;
     for (int r = 0; r < sh->p; r++)
         per_rank[r] = (ex_rank_groups){.model = -1, .across = -1, .lo = -1, .hi = -1,
-                                       .shift_up = -1, .shift_down = -1};
+                                       .shift_up = -1, .shift_down = -1,
+                                       .chain = sh->halo_chain};
 
     /* the model-parallel groups: {j*p2, ..., j*p2 + p2-1} */
     for (int j = 0; ex_is_model(sh->kind) && sh->p2 > 1 && j < sh->p1; j++) {
@@ -312,10 +315,24 @@ static int ex_groups_layerwise(const ex_shape *sh, tg_graph *g, ex_rank_groups *
 /* A halo exchange as MPI codes write it, and as the model charges it (two messages, one after
  * the other): first every rank sends its upper face up while receiving from below, then the
  * lower face down while receiving from above. Staged through host memory (no GPUDirect).
- * Returns the second shift. */
+ * In a chain (--halo chain) each direction is a synchronous send, then the receive: the rank
+ * at the end, with nobody to send to, receives first and frees its neighbour's send, and so on
+ * back along the group. Returns the last task. */
 static int ex_halo(ex_cursor *c, const ex_rank_groups *grp, tg_phase phase, int layer,
                    double bytes, int producer)
 {
+    if (grp->chain) {
+        int last = producer;
+        for (int up = 1; up >= 0; up--) {
+            int to = up ? grp->hi : grp->lo, from = up ? grp->lo : grp->hi;
+            if (to >= 0)
+                last = ex_comm(c, TG_SEND, phase, layer, to, bytes,
+                               TG_FLAG_STAGED | TG_FLAG_SYNC, last);
+            if (from >= 0)
+                last = ex_comm(c, TG_RECV, phase, layer, from, bytes, TG_FLAG_STAGED, last);
+        }
+        return last;
+    }
     ex_shift(c, phase, layer, grp->hi, grp->lo, grp->shift_up, bytes, bytes, TG_FLAG_STAGED,
              producer);
     return ex_shift(c, phase, layer, grp->lo, grp->hi, grp->shift_down, bytes, bytes,
@@ -516,7 +533,7 @@ static int ex_shape_of(const wl_workload *wl, const st_strategy *st, int64_t bat
                        st_kind_name(st->kind), st->p);
     *sh = (ex_shape){.kind = st->kind, .p = st->p, .p1 = 1, .p2 = st->p, .segments = 1,
                      .batch = (double)batch, .split_bit = st_split_bit(st->kind),
-                     .filter_rs = st->filter_rs};
+                     .filter_rs = st->filter_rs, .halo_chain = st->halo_chain};
     switch (st->kind) {
     case ST_SERIAL:
         if (st->p != 1)

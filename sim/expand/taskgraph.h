@@ -55,6 +55,8 @@ typedef enum {
                              * GPUDirect): each pays the platform's staging latency, and one
                              * between GPUs of a node crosses PCIe, not NVLink (engine.h). The
                              * sender's flag decides; the expansion sets it on both ends. */
+#define TG_FLAG_SYNC 0x02   /* TG_SEND: synchronous (MPI_Ssend): done when the receiver has the
+                             * message, also when it is staged through host memory */
 
 typedef struct {
     uint8_t op;        /* tg_op */

@@ -25,6 +25,8 @@ static void print_shape(FILE *out, const rp_run *run)
         fprintf(out, ", %s gradient allreduce", co_algo_name(st->allreduce));
     if (st->filter_rs)
         fprintf(out, ", output gradients reduce-scattered");
+    if (st->halo_chain)
+        fprintf(out, ", halos in a chain");
     fprintf(out, ", batch %lld", (long long)run->batch);
     if (run->precision)
         fprintf(out, ", %s precision", run->precision);
@@ -209,6 +211,8 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
         fprintf(out, ", \"allreduce\": \"%s\"", co_algo_name(st->allreduce));
     if (st->filter_rs)
         fprintf(out, ", \"filter_backward\": \"reduce-scatter\"");
+    if (st->halo_chain)
+        fprintf(out, ", \"halo\": \"chain\"");
     if (run->precision)
         fprintf(out, ", \"precision\": \"%s\"", run->precision);
     if (run->compute) {

@@ -100,6 +100,10 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
     j->st.allreduce = spec->allreduce;
     j->st.overlap = spec->overlap;
     j->st.filter_rs = spec->filter_rs;
+    j->st.halo_chain = spec->halo_chain;
+    if (spec->halo_chain && j->st.kind != ST_SPATIAL && j->st.kind != ST_DATA_SPATIAL)
+        return hs_fail(err, HS_EINPUT, "--halo: for spatial and data+spatial, not %s",
+                       st_name(&j->st));
     if (spec->filter_rs && j->st.kind != ST_FILTER && j->st.kind != ST_DATA_FILTER)
         return hs_fail(err, HS_EINPUT, "--filter-backward: for filter and data+filter, not %s",
                        st_name(&j->st));

@@ -36,6 +36,7 @@ typedef struct {
     job_compute compute;   /* --compute */
     int precision;         /* --precision: pr_precision (0: fp32) */
     bool filter_rs;        /* --filter-backward reduce-scatter */
+    bool halo_chain;       /* --halo chain */
 } job_spec;
 
 /* What it means. */

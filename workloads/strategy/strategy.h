@@ -46,6 +46,10 @@ typedef struct {
                           * unless the user says otherwise: collective.h) */
     bool overlap;        /* --overlap: gradients reduced in buckets while the backward runs
                           * (CO_BUCKET_BYTES); false: one fused allreduce after it */
+    bool halo_chain;     /* --halo chain: a spatial halo is sent, then received, with
+                          * synchronous sends (ChainerMN's halo_exchange over MPI), so the
+                          * group's messages follow one another along it; false: each rank
+                          * sends and receives at once (MPI_Sendrecv, ParaDL's model) */
     bool filter_rs;      /* --filter-backward reduce-scatter: filter parallelism reduce-scatters
                           * its layers' output gradients (each GPU needs only its filters'
                           * slice; ChainerMN's allgather backward) where ParaDL allreduces */

@@ -23,6 +23,34 @@ const char *cli_command_name(cli_command command)
     return command_names[command];
 }
 
+/* The run options that choose how the iteration is carried out: its order, precision and
+ * collectives, and where kernel times come from. */
+static void print_usage_methods(FILE *out)
+{
+    fputs("      --overlap           order tasks by data dependency: communication overlaps\n"
+          "                          compute where the schedule allows, gradients reduced in\n"
+          "                          25 MiB buckets during the backward (default: blocking,\n"
+          "                          each task after the previous one, as ParaDL's model);\n"
+          "                          analytic: data parallelism's bucket bound\n"
+          "      --precision P       fp32 (default), mixed (FP16 tensors and messages, FP32\n"
+          "                          master weights) or bf16; needs --compute model\n"
+          "      --halo H            spatial, data+spatial: sendrecv (default, ParaDL's: each\n"
+          "                          GPU sends and receives at once) or chain (a synchronous\n"
+          "                          send, then the receive: ChainerMN over MPI)\n"
+          "      --filter-backward C filter, data+filter: the output gradients' collective,\n"
+          "                          allreduce (default, ParaDL's) or reduce-scatter (a GPU\n"
+          "                          needs only its filters' slice; ChainerMN)\n"
+          "      --allreduce A       the gradient allreduce: ring (default, ParaDL's), hier\n"
+          "                          (rings inside nodes, then across), tree (NCCL's double\n"
+          "                          binary tree) or auto (NCCL 2.4's choice of ring or tree\n"
+          "                          by size and nodes); built-in strategies only\n"
+          "      --compute M         kernel times: measured (the workload's per-sample times,\n"
+          "                          scaled linearly; the default where it was measured on the\n"
+          "                          platform's GPU) or model (every kernel at its real shape\n"
+          "                          on the platform's GPU, anchored on the measurement)\n",
+          out);
+}
+
 void cli_print_usage(FILE *out)
 {
     fprintf(out,
@@ -66,56 +94,37 @@ void cli_print_usage(FILE *out)
             "  -c, --collectives F     simulation fidelity: flow (default; one flow per ring edge)\n"
             "                          or step (every step of every collective)\n"
             "  -P, --placement K       packed (default: rank r on GPU r), spread (nodes dealt\n"
-            "                          round-robin over racks) or scatter (one rank per node)\n"
-            "      --overlap           order tasks by data dependency: communication overlaps\n"
-            "                          compute where the schedule allows, gradients reduced in\n"
-            "                          25 MiB buckets during the backward (default: blocking,\n"
-            "                          each task after the previous one, as ParaDL's model);\n"
-            "                          analytic: data parallelism's bucket bound\n"
-            "      --precision P       fp32 (default), mixed (FP16 tensors and messages, FP32\n"
-            "                          master weights) or bf16; needs --compute model\n"
-            "      --halo H            spatial, data+spatial: sendrecv (default, ParaDL's: each\n"
-            "                          GPU sends and receives at once) or chain (a synchronous\n"
-            "                          send, then the receive: ChainerMN over MPI)\n"
-            "      --filter-backward C filter, data+filter: the output gradients' collective,\n"
-            "                          allreduce (default, ParaDL's) or reduce-scatter (a GPU\n"
-            "                          needs only its filters' slice; ChainerMN)\n"
-            "      --allreduce A       the gradient allreduce: ring (default, ParaDL's), hier\n"
-            "                          (rings inside nodes, then across), tree (NCCL's double\n"
-            "                          binary tree) or auto (NCCL 2.4's choice of ring or tree\n"
-            "                          by size and nodes); built-in strategies only\n"
-            "      --compute M         kernel times: measured (the workload's per-sample times,\n"
-            "                          scaled linearly; the default where it was measured on the\n"
-            "                          platform's GPU) or model (every kernel at its real shape\n"
-            "                          on the platform's GPU, anchored on the measurement)\n"
-            "  -j, --json              print one JSON object instead of the table\n"
-            "      --row               print one line (for scripts); --row-header adds the header\n"
-            "      --trace FILE.json   simulate, compare: write a Chrome trace (Perfetto,\n"
-            "                          chrome://tracing) of every kernel and message\n"
-            "      --trace-gpus LIST   keep only these GPUs in the trace, e.g. 0-7,64,128-131\n"
-            "      --layers-top N      table: the N layers that cost most time (default 10, 0: no\n"
-            "                          per-layer table); --per-layer: all layers\n"
-            "      --links FILE.csv    simulate, compare: per link direction, bytes, busy time,\n"
-            "                          mean and peak utilisation (CSV); the report adds a summary\n"
-            "                          per link kind, the top links and the congestion share;\n"
-            "                          --links-all lists unused links too\n"
-            "      --links-summary     simulate, compare: that summary without the CSV\n"
-            "      --job SPEC          simulate: one job of several sharing the platform, e.g.\n"
-            "                          \"w=resnet50,s=data,g=128,b=4096,racks=0-1,placement=spread\"\n"
-            "                          (keys w s g b, optional name layers S gpus racks placement;\n"
-            "                          lists are ranges joined by '+': gpus=0-63+128-191);\n"
-            "                          repeat for each job; -w -s -g -b go inside\n"
-            "      --background SPEC   traffic for the whole run: \"from=NODES,to=NODES,rate=5GBps\"\n"
-            "                          (optional gpu=G: the GPU host of each node it uses)\n"
-            "      --baseline          with --job: also each job alone, to report its slowdown\n"
-            "      --cfg NAME:VALUE    a SimGrid setting (contexts/..., maxmin/..., tracing...);\n"
-            "                          hybridsim sets the network and models itself\n"
-            "  -h, --help              this text;  --version  the version\n"
-            "\n"
-            "Times are seconds, memory bytes (GB = 1e9 bytes in tables). Exit status: 0 success,\n"
-            "2 bad input (the message names the file, line or flag), 1 internal failure or a\n"
-            "failed write, 128+N stopped by signal N (130: Ctrl-C; no file is left half-written).\n",
+            "                          round-robin over racks) or scatter (one rank per node)\n",
             HS_VERSION);
+    print_usage_methods(out);
+    fputs("  -j, --json              print one JSON object instead of the table\n"
+          "      --row               print one line (for scripts); --row-header adds the header\n"
+          "      --trace FILE.json   simulate, compare: write a Chrome trace (Perfetto,\n"
+          "                          chrome://tracing) of every kernel and message\n"
+          "      --trace-gpus LIST   keep only these GPUs in the trace, e.g. 0-7,64,128-131\n"
+          "      --layers-top N      table: the N layers that cost most time (default 10, 0: no\n"
+          "                          per-layer table); --per-layer: all layers\n"
+          "      --links FILE.csv    simulate, compare: per link direction, bytes, busy time,\n"
+          "                          mean and peak utilisation (CSV); the report adds a summary\n"
+          "                          per link kind, the top links and the congestion share;\n"
+          "                          --links-all lists unused links too\n"
+          "      --links-summary     simulate, compare: that summary without the CSV\n"
+          "      --job SPEC          simulate: one job of several sharing the platform, e.g.\n"
+          "                          \"w=resnet50,s=data,g=128,b=4096,racks=0-1,placement=spread\"\n"
+          "                          (keys w s g b, optional name layers S gpus racks placement;\n"
+          "                          lists are ranges joined by '+': gpus=0-63+128-191);\n"
+          "                          repeat for each job; -w -s -g -b go inside\n"
+          "      --background SPEC   traffic for the whole run: \"from=NODES,to=NODES,rate=5GBps\"\n"
+          "                          (optional gpu=G: the GPU host of each node it uses)\n"
+          "      --baseline          with --job: also each job alone, to report its slowdown\n"
+          "      --cfg NAME:VALUE    a SimGrid setting (contexts/..., maxmin/..., tracing...);\n"
+          "                          hybridsim sets the network and models itself\n"
+          "  -h, --help              this text;  --version  the version\n"
+          "\n"
+          "Times are seconds, memory bytes (GB = 1e9 bytes in tables). Exit status: 0 success,\n"
+          "2 bad input (the message names the file, line or flag), 1 internal failure or a\n"
+          "failed write, 128+N stopped by signal N (130: Ctrl-C; no file is left half-written).\n",
+          out);
 }
 
 /* The process's arguments, for cli_exec_full: the one piece of module state. */

@@ -87,11 +87,55 @@ static int append(const char *flag, const char *what, const char **list, int *n,
     return HS_OK;
 }
 
+/* A flag choosing how the iteration is carried out (--compute, --precision, --halo,
+ * --filter-backward, --allreduce) into the job. */
+static int set_method(int c, const char *arg, job_spec *job, char *err)
+{
+    int status = HS_OK;
+    switch (c) {
+    case OPT_COMPUTE:
+        if (strcmp(arg, "measured") == 0)
+            job->compute = JOB_COMPUTE_MEASURED;
+        else if (strcmp(arg, "model") == 0)
+            job->compute = JOB_COMPUTE_MODEL;
+        else
+            return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, "
+                           "model)", arg);
+        break;
+    case OPT_PRECISION: {
+        pr_precision pr;
+        status = pr_parse(arg, &pr, err);
+        job->precision = (int)pr;
+        return status;
+    }
+    case OPT_HALO:
+        if (strcmp(arg, "sendrecv") != 0 && strcmp(arg, "chain") != 0)
+            return hs_fail(err, HS_EINPUT, "--halo: unknown exchange '%s' (known: sendrecv, "
+                           "chain)", arg);
+        job->halo_chain = strcmp(arg, "chain") == 0;
+        break;
+    case OPT_FILTER_BACKWARD:
+        if (strcmp(arg, "allreduce") != 0 && strcmp(arg, "reduce-scatter") != 0)
+            return hs_fail(err, HS_EINPUT, "--filter-backward: unknown collective '%s' (known: "
+                           "allreduce, reduce-scatter)", arg);
+        job->filter_rs = strcmp(arg, "reduce-scatter") == 0;
+        break;
+    case OPT_ALLREDUCE:
+        if (co_algo_parse(arg, &job->allreduce) != 0)
+            return hs_fail(err, HS_EINPUT, "--allreduce: unknown algorithm '%s' (known: ring, "
+                           "hier, tree, auto)", arg);
+        break;
+    }
+    return status;
+}
+
 /* One flag with its value (optarg). Returns HS_OK, HS_EINPUT, or -1 for --help. */
 static int set_option(int c, const char *arg, cli_options *o, char *err)
 {
     int64_t v = 0;
     int status = HS_OK;
+    if (c >= OPT_ALLREDUCE && c < OPT_ALLREDUCE + 100)
+        return set_method(c, arg, &o->job, err);
     switch (c) {
     case 'w': o->job.workload = arg; break;
     case 'p': o->platform = arg; break;
@@ -127,38 +171,6 @@ static int set_option(int c, const char *arg, cli_options *o, char *err)
         return append("--background", "", o->backgrounds, &o->n_backgrounds, arg, err);
     case OPT_BASELINE: o->baseline = true; break;
     case OPT_OVERLAP: o->sim.overlap = o->job.overlap = true; break;
-    case OPT_COMPUTE:
-        if (strcmp(arg, "measured") == 0)
-            o->job.compute = JOB_COMPUTE_MEASURED;
-        else if (strcmp(arg, "model") == 0)
-            o->job.compute = JOB_COMPUTE_MODEL;
-        else
-            return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, "
-                           "model)", arg);
-        break;
-    case OPT_PRECISION: {
-        pr_precision pr;
-        status = pr_parse(arg, &pr, err);
-        o->job.precision = (int)pr;
-        return status;
-    }
-    case OPT_HALO:
-        if (strcmp(arg, "sendrecv") != 0 && strcmp(arg, "chain") != 0)
-            return hs_fail(err, HS_EINPUT, "--halo: unknown exchange '%s' (known: sendrecv, "
-                           "chain)", arg);
-        o->job.halo_chain = strcmp(arg, "chain") == 0;
-        break;
-    case OPT_FILTER_BACKWARD:
-        if (strcmp(arg, "allreduce") != 0 && strcmp(arg, "reduce-scatter") != 0)
-            return hs_fail(err, HS_EINPUT, "--filter-backward: unknown collective '%s' (known: "
-                           "allreduce, reduce-scatter)", arg);
-        o->job.filter_rs = strcmp(arg, "reduce-scatter") == 0;
-        break;
-    case OPT_ALLREDUCE:
-        if (co_algo_parse(arg, &o->job.allreduce) != 0)
-            return hs_fail(err, HS_EINPUT, "--allreduce: unknown algorithm '%s' (known: ring, "
-                           "hier, tree, auto)", arg);
-        break;
     case OPT_CFG:
         if (o->n_cfg == CLI_MAX_CFG)
             return hs_fail(err, HS_EINPUT, "--cfg: at most %d settings", CLI_MAX_CFG);

@@ -25,7 +25,7 @@
  *
  * Folder: sim/expand/ (this is its main header): strategy -> per-rank task graphs (ex_), and the
  * task graph itself (taskgraph.h, tg_), which the engine runs and the observers read. May include
- * workloads/ (strategy/, common/); never analytic/ nor SimGrid. */
+ * workloads/ (strategy/, compute/, common/); never analytic/ nor SimGrid. */
 #ifndef EXPAND_H
 #define EXPAND_H
 

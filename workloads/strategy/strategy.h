@@ -8,8 +8,8 @@
  * strategy (st_), per-layer plans and their strategy file (plan.h, strategy.dtd), the published
  * schemes and the built-in strategies written as plans (generate.h), and the memory a GPU then
  * holds (footprint.h, fp_). Both derivations take their
- * strategy from here, so neither owns the vocabulary. May include workloads/ and
- * workloads/common/. */
+ * strategy from here, so neither owns the vocabulary. May include workloads/,
+ * workloads/common/ and workloads/compute/ (the footprint's bytes per precision). */
 #ifndef STRATEGY_H
 #define STRATEGY_H
 

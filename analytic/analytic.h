@@ -11,9 +11,9 @@
  * is then plain arithmetic on those numbers. an_estimate() does both.
  *
  * Folder: analytic/ (this is its main header): the closed-form derivation, ParaDL's model (an_).
- * May include workloads/ (and its strategy/, compute/ and common/), platforms/ and analytic/search (whose
- * cost provider an_search.h implements); never sim/: the simulator is the other, independent
- * derivation. */
+ * May include workloads/ (and its strategy/, compute/ and common/), platforms/ and
+ * analytic/search (whose cost provider an_search.h implements); never sim/: the simulator is
+ * the other, independent derivation. */
 #ifndef ANALYTIC_H
 #define ANALYTIC_H
 

@@ -10,10 +10,7 @@
 # Usage (from ctest): e2e_allreduce.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 for g in 32 1024; do
     for a in ring hier tree auto; do
@@ -41,30 +38,20 @@ assert comm(1024, "auto", "simulate") == comm(1024, "tree", "simulate")
 assert comm(32, "auto", "simulate") == comm(32, "ring", "simulate")
 PY
 
-expect_bad() { # expect_bad NAME NEEDLE ARGS...: exit 2, NEEDLE in the message, nothing on stdout
-    local name="$1" needle="$2"
-    shift 2
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || fail "$name: exit $rc, not 2"
-    grep -qF -- "$needle" "$TMP/err" || fail "$name: message lacks '$needle': $(cat "$TMP/err")"
-    [ ! -s "$TMP/out" ] || fail "$name: wrote to stdout"
-}
 run=(-w resnet50 -p abci -s data -b 2040)
 expect_bad unknown "--allreduce: unknown algorithm 'nccl' (known: ring, hier, tree, auto)" \
-    analytic "${run[@]}" -g 6 --allreduce nccl
+    "$HS" analytic "${run[@]}" -g 6 --allreduce nccl
 expect_bad uneven-analytic "--allreduce tree: the gradient allreduce's ranks are not spread evenly" \
-    analytic "${run[@]}" -g 6 --allreduce tree
+    "$HS" analytic "${run[@]}" -g 6 --allreduce tree
 expect_bad uneven-simulate "--allreduce hier and tree need the same number on every node" \
-    simulate "${run[@]}" -g 6 --allreduce hier
+    "$HS" simulate "${run[@]}" -g 6 --allreduce hier
 "$HS" simulate "${run[@]}" -g 6 --allreduce auto --row >/dev/null 2>"$TMP/err" ||
     fail "auto on an uneven group falls back on the ring: $(cat "$TMP/err")"
 "$HS" strategy -w resnet50 -p abci -g 8 -b 64 --generate data -o "$TMP/data.xml" >/dev/null 2>&1 ||
     fail "generate a strategy file"
 expect_bad file "--allreduce tree: a strategy file's gradient allreduces are rings" \
-    analytic -w resnet50 -p abci -s "$TMP/data.xml" -g 8 -b 64 --allreduce tree
+    "$HS" analytic -w resnet50 -p abci -s "$TMP/data.xml" -g 8 -b 64 --allreduce tree
 expect_bad fabric "--allreduce is for single runs, not --job" \
-    simulate -p abci --job w=resnet50,s=data,g=8,b=64 --allreduce tree
+    "$HS" simulate -p abci --job w=resnet50,s=data,g=8,b=64 --allreduce tree
 
-[ "$failures" -eq 0 ] && echo "e2e_allreduce: all checks passed"
-exit $((failures > 0))
+finish e2e_allreduce

@@ -10,10 +10,7 @@
 # Usage (from ctest): e2e_compute.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 "$SRC/experiments/compute/measured.sh" "$HS" "$SHARED/reference/measured/abci-resnet50-tableVIII.tsv" \
     >"$TMP/table" 2>"$TMP/err" || fail "measured.sh: $(cat "$TMP/err")"
@@ -53,30 +50,20 @@ assert h["device"] == "h100-sxm5"
 assert h["iteration"]["compute_s"] < dm["iteration"]["compute_s"] / 2, h["iteration"]
 PY
 
-expect_bad() { # expect_bad NAME NEEDLE ARGS...
-    local name="$1" needle="$2"
-    shift 2
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || fail "$name: exit $rc, not 2"
-    grep -qF -- "$needle" "$TMP/err" || fail "$name: message lacks '$needle': $(cat "$TMP/err")"
-    [ ! -s "$TMP/out" ] || fail "$name: wrote to stdout"
-}
 expect_bad h100 "resnet50 was measured on V100-16GB, and nvswitch-ndr has h100-sxm5: say how to time its kernels, --compute model" \
-    simulate -w resnet50 -p nvswitch-ndr -s data -g 8 -b 256
+    "$HS" simulate -w resnet50 -p nvswitch-ndr -s data -g 8 -b 256
 expect_bad suggest-h100 "alexnet was measured on V100-16GB, and nvswitch-ndr has h100-sxm5" \
-    suggest -w alexnet -p nvswitch-ndr -g 16 --batch-per-gpu 32 --top 1
+    "$HS" suggest -w alexnet -p nvswitch-ndr -g 16 --batch-per-gpu 32 --top 1
 expect_bad search-h100 "alexnet was measured on V100-16GB, and nvswitch-ndr has h100-sxm5" \
-    strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only
+    "$HS" strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only
 expect_bad search-model "--compute model: this command prices the measured times only" \
-    strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only --compute model
+    "$HS" strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only --compute model
 "$HS" strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only \
     --compute measured -o "$TMP/s.xml" >/dev/null 2>"$TMP/err" ||
     fail "search with --compute measured on the H100: $(cat "$TMP/err")"
 expect_bad method "--compute: unknown method 'fast' (known: measured, model)" \
-    analytic -w resnet50 -p abci -s data -g 8 -b 256 --compute fast
+    "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --compute fast
 expect_bad pipeline "--compute model: for the built-in layer-wise strategies" \
-    analytic -w resnet50 -p abci -s pipeline -g 4 -b 256 --compute model
+    "$HS" analytic -w resnet50 -p abci -s pipeline -g 4 -b 256 --compute model
 
-[ "$failures" -eq 0 ] && echo "e2e_compute: all checks passed"
-exit $((failures > 0))
+finish e2e_compute

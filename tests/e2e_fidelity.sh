@@ -6,10 +6,7 @@
 # Usage (from ctest): e2e_fidelity.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 "$SRC/experiments/fidelity/run.sh" --exe "$HS" -o "$TMP/out" -j 2 \
     --reference "$SHARED/reference" >"$TMP/log" 2>&1 || fail "run: $(tail -5 "$TMP/log")"
@@ -33,5 +30,4 @@ PY
 grep -q "^mean" "$TMP/out/ablation.txt" || fail "ablation table"
 grep -q "^held at" "$TMP/out/ablation.txt" || fail "ranking table"
 
-[ "$failures" -eq 0 ] && echo "e2e_fidelity: all checks passed"
-exit $((failures > 0))
+finish e2e_fidelity

@@ -8,10 +8,7 @@
 # Usage (from ctest): e2e_filter_backward.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 for run in "filter -g 8 -b 64" "data+filter:8x4 -g 32 -b 512"; do
     name="${run%% *}"; name="${name%%:*}"
@@ -45,5 +42,4 @@ rc=$?
     grep -qF -- "--filter-backward: for filter and data+filter, not data" "$TMP/err" ||
     fail "data with --filter-backward: exit $rc, $(cat "$TMP/err")"
 
-[ "$failures" -eq 0 ] && echo "e2e_filter_backward: all checks passed"
-exit $((failures > 0))
+finish e2e_filter_backward

@@ -8,10 +8,7 @@
 # Usage (from ctest): e2e_halo_chain.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 for h in sendrecv chain; do
     "$HS" compare -w resnet50 -p abci -s spatial -g 4 -b 64 --halo $h --json >"$TMP/$h.json" \
@@ -34,5 +31,4 @@ rc=$?
     grep -qF -- "--halo: for spatial and data+spatial, not filter" "$TMP/err" ||
     fail "filter with --halo: exit $rc, $(cat "$TMP/err")"
 
-[ "$failures" -eq 0 ] && echo "e2e_halo_chain: all checks passed"
-exit $((failures > 0))
+finish e2e_halo_chain

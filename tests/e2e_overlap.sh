@@ -9,10 +9,7 @@
 # Usage (from ctest): e2e_overlap.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 run=(-w resnet50 -p abci -s data -g 64 -b 2048)
 "$HS" compare "${run[@]}" --json >"$TMP/blocking.json" 2>"$TMP/err" || fail "compare: $(cat "$TMP/err")"
@@ -46,5 +43,4 @@ grep -q "the analytic model's overlap (gradient buckets behind the backward) is 
     "$TMP/err" || fail "analytic --overlap filter: message $(cat "$TMP/err")"
 [ ! -s "$TMP/out" ] || fail "analytic --overlap filter wrote to stdout"
 
-[ "$failures" -eq 0 ] && echo "e2e_overlap: all checks passed"
-exit $((failures > 0))
+finish e2e_overlap

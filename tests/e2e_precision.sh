@@ -8,10 +8,7 @@
 # Usage (from ctest): e2e_precision.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 for run in "data -g 8 -b 256" "filter -g 4 -b 64"; do
     name="${run%% *}"
@@ -49,22 +46,12 @@ PY
     --json >"$TMP/h.json" 2>"$TMP/err" || fail "bf16 on the H100: $(cat "$TMP/err")"
 grep -qF '"precision": "bf16"' "$TMP/h.json" || fail "bf16 not in the JSON"
 
-expect_bad() { # expect_bad NAME NEEDLE ARGS...
-    local name="$1" needle="$2"
-    shift 2
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || fail "$name: exit $rc, not 2"
-    grep -qF -- "$needle" "$TMP/err" || fail "$name: message lacks '$needle': $(cat "$TMP/err")"
-    [ ! -s "$TMP/out" ] || fail "$name: wrote to stdout"
-}
 run=(-w resnet50 -p abci -g 8 -b 256)
 expect_bad measured "--precision mixed: resnet50's measured times are fp32's: time the kernels with --compute model" \
-    analytic "${run[@]}" -s data --precision mixed
-expect_bad v100-bf16 "--precision bf16" analytic "${run[@]}" -s data --precision bf16 --compute model
+    "$HS" analytic "${run[@]}" -s data --precision mixed
+expect_bad v100-bf16 "--precision bf16" "$HS" analytic "${run[@]}" -s data --precision bf16 --compute model
 expect_bad pipeline "--compute model and --precision: for the built-in layer-wise strategies" \
-    analytic "${run[@]}" -s pipeline --precision mixed --compute model
-expect_bad name "--precision" analytic "${run[@]}" -s data --precision fp8 --compute model
+    "$HS" analytic "${run[@]}" -s pipeline --precision mixed --compute model
+expect_bad name "--precision" "$HS" analytic "${run[@]}" -s data --precision fp8 --compute model
 
-[ "$failures" -eq 0 ] && echo "e2e_precision: all checks passed"
-exit $((failures > 0))
+finish e2e_precision

@@ -13,10 +13,7 @@
 set -uo pipefail
 HS="$1" SRC="$2"
 command -v smpicc >/dev/null && command -v smpirun >/dev/null || { echo "no smpicc"; exit 77; }
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 smpicc -O2 "$SRC/tests/smpi/allreduce.c" -o "$TMP/allreduce" >"$TMP/cc.log" 2>&1 ||
     { echo "smpicc failed: $(cat "$TMP/cc.log")"; exit 1; }
@@ -84,5 +81,4 @@ check "16 ranks packed 100 MB ring" 16 packed 25000000 ring
 check "16 ranks packed 100 MB hier" 16 packed 25000000 hier
 check "32 ranks spread 10 MB ring (congested)" 32 spread 2500000 ring
 
-[ "$failures" -eq 0 ] && echo "e2e_smpi: all checks passed"
-exit $((failures > 0))
+finish e2e_smpi

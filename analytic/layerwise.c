@@ -8,13 +8,25 @@
  * an_layer_price prices a layer's alone, so that a search can add layers up. */
 #include "links_int.h"
 
+#include "compute.h"
+
 #include <string.h>
 
-double an__layer_compute_s(const wl_layer *l, const st_layer_config *c, double batch)
+int an__layer_compute_s(const wl_workload *wl, int i, const st_layer_config *c, double batch,
+                        double *compute_s, char *err)
 {
-    double samples = batch / c->batch;
+    const wl_layer *l = &wl->layers[i];
     int weight_ways = c->whole ? 1 : c->filter * c->channel;
-    return samples * (l->fw_s + l->bw_s) / st_model_ways(c) + l->wu_s / weight_ways;
+    double fw_s, bx_s, bw_s, update = wl->compute ? wl->compute->update_scale : 1.0;
+    int rc = st_layer_kernels_s(wl, i, c, batch, &fw_s, &bx_s, &bw_s, err);
+    if (rc != HS_OK)
+        return rc;
+    if (!wl->compute) /* ParaDL's arithmetic, in its order, to the last bit */
+        *compute_s = batch / c->batch * (l->fw_s + l->bw_s) / st_model_ways(c) +
+                     l->wu_s / weight_ways;
+    else
+        *compute_s = fw_s + bx_s + bw_s + l->wu_s / weight_ways * update;
+    return HS_OK;
 }
 
 /* One sample's halo along spatial axis `axis` (0 width, 1 height, 2 depth): its input channels
@@ -108,7 +120,9 @@ int an_layer_price(an_net *net, const wl_workload *wl, int layer, const st_layer
         return hs_fail(err, HS_EINPUT, "an_layer_price: layer %d of %d, group of %d", layer,
                        wl->n_layers, st_group_size(c));
     const wl_layer *l = &wl->layers[layer];
-    out->compute_s = an__layer_compute_s(l, c, (double)batch);
+    int rc = an__layer_compute_s(wl, layer, c, (double)batch, &out->compute_s, err);
+    if (rc != HS_OK)
+        return rc;
     out->comm_s[HS_TERM_HALO] = an__halo_s(net, l, c, (double)batch);
     if (l->w_elems > 0)
         an__grad_price(net, an__grad_sets(c, reduce_replicas), an__grad_bytes(l, c),

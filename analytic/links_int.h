@@ -93,9 +93,11 @@ int an__node_sharing(const an_net *net);
 
 /* ---- layerwise.c: one layer under one configuration ---- */
 
-/* Kernels of one iteration: the layer's batch share of its per-sample time, cut by its model
- * splits (whole: not cut), plus its share of the weight update. */
-double an__layer_compute_s(const wl_layer *l, const st_layer_config *c, double batch);
+/* Kernels of one iteration of layer i: its batch share of its per-sample time, cut by its
+ * model splits (whole: not cut), plus its share of the weight update; with --compute model
+ * (wl->compute) its kernels at the rank's real shape (st_layer_kernels_s). */
+int an__layer_compute_s(const wl_workload *wl, int i, const st_layer_config *c, double batch,
+                        double *compute_s, char *err);
 /* Halo exchanges of a spatially split layer with a window wider than one (ParaDL's terms). */
 double an__halo_s(an_net *net, const wl_layer *l, const st_layer_config *c, double batch);
 

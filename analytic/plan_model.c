@@ -128,11 +128,15 @@ static int layers_model(an_net *net, const wl_workload *wl, const st_plan *plan,
     bool *covered = calloc((size_t)wl->n_layers, sizeof *covered);
     if (!covered)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d layers", wl->n_layers);
-    for (int i = 0; i < wl->n_layers; i++) {
-        it->compute_s += an__layer_compute_s(&wl->layers[i], &plan->layers[i], batch);
+    int status = HS_OK;
+    for (int i = 0; i < wl->n_layers && status == HS_OK; i++) {
+        double compute_s = 0;
+        status = an__layer_compute_s(wl, i, &plan->layers[i], batch, &compute_s, err);
+        it->compute_s += compute_s;
         terms->comm_s[HS_TERM_HALO] += an__halo_s(net, &wl->layers[i], &plan->layers[i], batch);
     }
-    int status = price_edges(net, wl, plan, batch, covered, terms->comm_s, err);
+    if (status == HS_OK)
+        status = price_edges(net, wl, plan, batch, covered, terms->comm_s, err);
     for (int u = 0; u < wl->n_layers && status == HS_OK; u++)
         if (!an_is_read(wl, u))
             status = price_output(net, wl, plan, u, batch, terms->comm_s, err);

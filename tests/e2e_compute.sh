@@ -31,6 +31,17 @@ run=(-w resnet50 -p abci -s data+filter:8x4 -g 32 -b 512)
     2>"$TMP/err" || fail "compare data --compute model: $(cat "$TMP/err")"
 "$HS" analytic -w resnet50 -p abci -s data -g 64 -b 4096 --json >"$TMP/dm.json" 2>"$TMP/err" ||
     fail "analytic data: $(cat "$TMP/err")"
+# A strategy file times its kernels the same way: data+filter written as a plan prices and
+# simulates as the built-in data+filter under the model.
+"$HS" strategy --generate data+filter:4x4 -w resnet50 -p abci -g 16 -b 256 -o "$TMP/df.xml" \
+    >/dev/null 2>&1 || fail "generate data+filter:4x4"
+for s in "$TMP/df.xml" data+filter:4x4; do
+    "$HS" analytic -w resnet50 -p abci -s "$s" -g 16 -b 256 --compute model --json 2>"$TMP/err" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["iteration"]["compute_s"])' \
+        >>"$TMP/plan-vs-builtin" || fail "plan $s: $(cat "$TMP/err")"
+done
+[ "$(sort -u "$TMP/plan-vs-builtin" | wc -l)" -eq 1 ] ||
+    fail "the plan's model compute differs from the built-in's: $(tr '\n' ' ' <"$TMP/plan-vs-builtin")"
 "$HS" analytic -w resnet50 -p nvswitch-ndr -s data -g 64 -b 4096 --compute model --json \
     >"$TMP/h.json" 2>"$TMP/err" || fail "analytic on the H100: $(cat "$TMP/err")"
 python3 - "$TMP" <<'PY' || fail "compute"
@@ -63,7 +74,7 @@ expect_bad search-model "--compute model: this command prices the measured times
     fail "search with --compute measured on the H100: $(cat "$TMP/err")"
 expect_bad method "--compute: unknown method 'fast' (known: measured, model)" \
     "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --compute fast
-expect_bad pipeline "--compute model: for the built-in layer-wise strategies" \
+expect_bad pipeline "--compute model: for the layer-wise strategies (the built-in ones and strategy files without a schedule)" \
     "$HS" analytic -w resnet50 -p abci -s pipeline -g 4 -b 256 --compute model
 
 finish e2e_compute

@@ -50,6 +50,8 @@ typedef struct {
     ex_msgs scratch;
     ex_fused **fused;   /* per rank */
     int *n_fused;
+    double (*kernel_s)[3]; /* per layer: its forward, input- and weight-gradient kernels on a
+                            * rank (st_layer_kernels_s) */
     bool oom;
 } planner;
 
@@ -151,23 +153,31 @@ static void halo(planner *pl, int l, int r, tg_phase phase)
 
 static void forward_kernel(planner *pl, int l, int r)
 {
-    const st_layer_config *c = cfg(pl, l);
-    double t = pl->wl->layers[l].fw_s * samples(pl, c) / st_model_ways(c);
-    pl->ready[r] = ex_exec(&pl->cur[r], TG_FORWARD, l, t, pl->ready[r]);
+    pl->ready[r] = ex_exec(&pl->cur[r], TG_FORWARD, l, pl->kernel_s[l][0], pl->ready[r]);
 }
 
 static void backward_kernels(planner *pl, int l, int r)
 {
-    const wl_layer *ly = &pl->wl->layers[l];
-    const st_layer_config *c = cfg(pl, l);
-    bool weights = ly->w_elems > 0;
-    double t = ly->bw_s * samples(pl, c) / st_model_ways(c);
-    int bx = ex_exec(&pl->cur[r], TG_BACKWARD_INPUT, l, t * (weights ? 0.5 : 1.0),
-                     pl->ready[r]);
+    int bx = ex_exec(&pl->cur[r], TG_BACKWARD_INPUT, l, pl->kernel_s[l][1], pl->ready[r]);
     pl->last_kernel[r] = bx;
-    if (weights)
-        pl->last_kernel[r] = ex_exec(&pl->cur[r], TG_BACKWARD_WEIGHT, l, t * 0.5, pl->ready[r]);
+    if (pl->wl->layers[l].w_elems > 0)
+        pl->last_kernel[r] = ex_exec(&pl->cur[r], TG_BACKWARD_WEIGHT, l, pl->kernel_s[l][2],
+                                     pl->ready[r]);
     pl->ready[r] = bx;
+}
+
+/* Every layer's kernels on a rank, once. */
+static int plan_kernels(planner *pl, char *err)
+{
+    int n = pl->wl->n_layers;
+    pl->kernel_s = malloc((size_t)(n ? n : 1) * sizeof *pl->kernel_s);
+    if (!pl->kernel_s)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d layers' kernels", n);
+    int rc = HS_OK;
+    for (int l = 0; l < n && rc == HS_OK; l++)
+        rc = st_layer_kernels_s(pl->wl, l, cfg(pl, l), (double)pl->batch, &pl->kernel_s[l][0],
+                                &pl->kernel_s[l][1], &pl->kernel_s[l][2], err);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ partial sums */
@@ -523,6 +533,7 @@ static void planner_free(planner *pl)
         free(pl->fused[r]);
     free(pl->fused), free(pl->n_fused), free(pl->edges), free(pl->scratch.m);
     free(pl->cur), free(pl->ready), free(pl->last_kernel), free(pl->covered);
+    free(pl->kernel_s);
     ex__groups_free(&pl->groups);
 }
 
@@ -546,6 +557,11 @@ int ex__expand_plan(const wl_workload *wl, const st_plan *plan, int64_t batch, b
     for (int r = 0; !pl.oom && r < p; r++) {
         pl.cur[r] = (ex_cursor){.g = g, .rank = r, .overlap = overlap, .last = -1};
         pl.ready[r] = pl.last_kernel[r] = -1;
+    }
+    int status = pl.oom ? HS_OK : plan_kernels(&pl, err);
+    if (status != HS_OK) {
+        planner_free(&pl);
+        return status;
     }
     if (!pl.oom)
         forward_pass(&pl);

@@ -55,10 +55,11 @@ static int job_compute_setup(const job_spec *spec, const plat_platform *plat, jo
                        "the kernels with --compute model", pr_name(spec->precision), wl->name);
     if (spec->compute != JOB_COMPUTE_MODEL)
         return HS_OK;
-    if (j->st.kind == ST_PIPELINE || j->st.kind == ST_LAYERWISE)
-        return hs_fail(err, HS_EINPUT, "--compute model%s: for the built-in layer-wise "
-                       "strategies (data, filter, channel, spatial and the hybrids); %s still "
-                       "uses the measured times in fp32", spec->precision ? " and --precision" : "",
+    if (st_is_pipelined(&j->st) || (j->st.kind == ST_LAYERWISE && spec->precision != PR_FP32))
+        return hs_fail(err, HS_EINPUT, "--compute model%s: for the layer-wise strategies (the "
+                       "built-in ones%s); %s still uses the measured times in fp32",
+                       spec->precision ? " and --precision" : "",
+                       spec->precision ? "" : " and strategy files without a schedule",
                        st_name(&j->st));
     j->wl.precision = spec->precision;
     status = kt_compute_init(&j->compute, wl, gpu, err);

@@ -86,6 +86,13 @@ st_coords st_strides(const st_layer_config *c);
  * layer's work per sample is cut (1 when whole). */
 int st_model_ways(const st_layer_config *c);
 
+/* The kernels one rank runs for layer l under c at global batch `batch`, in seconds: forward,
+ * input gradient, weight gradient (0 without weights). Measured per-sample times scaled
+ * linearly by the rank's samples and split, or with --compute model (wl->compute) each at the
+ * rank's real shape (plan_kernels.c). Errors are the compute model's (compute.h). */
+int st_layer_kernels_s(const wl_workload *wl, int l, const st_layer_config *c, double batch,
+                       double *fw_s, double *bx_s, double *bw_s, char *err);
+
 /* Allocate n_layers configurations, all st_layer_default (free with st_plan_free). */
 int st_plan_init(st_plan *plan, int n_layers, int gpus, char *err);
 void st_plan_free(st_plan *plan);

@@ -294,8 +294,8 @@ static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t
 static void usage(FILE *o, const pg_params *d, const char *preset)
 {
     char def[64];
-    fputs("usage: hybridsim platform [--preset abci|dgx1|nvswitch-ndr] [--FLAG VALUE ...] "
-          "[-o FILE.xml]\n"
+    fputs("usage: hybridsim platform [--preset abci|abci-achieved|dgx1|nvswitch-ndr]\n"
+          "                          [--FLAG VALUE ...] [-o FILE.xml]\n"
           "Writes a SimGrid platform: nodes of GPUs joined by NVLink (all pairs, the DGX-1V's\n"
           "hybrid cube mesh, or an NVSwitch), PCIe switches with their NICs, and a 3-level fat\n"
           "tree (leaf groups, racks, spine). Without -o, writes to stdout. Values take units\n"
@@ -306,7 +306,7 @@ static void usage(FILE *o, const pg_params *d, const char *preset)
     fprintf(o, "%s preset's (`hybridsim platform --preset NAME --help` shows another's).\n\n",
             preset);
     fprintf(o, "  %-24s %-12s %s\n", "--preset NAME", preset,
-            "abci, dgx1 or nvswitch-ndr (README: sources)");
+            "abci, abci-achieved, dgx1 or nvswitch-ndr (README: sources)");
     for (size_t i = 0; i < PG_NFLAGS; i++) {
         char name[64];
         snprintf(name, sizeof name, "--%s", pg_flags[i].name);

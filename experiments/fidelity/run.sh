@@ -14,6 +14,8 @@
 #   filter-bw=rs   filter parallelism reduce-scatters its output gradients (a GPU needs only
 #                  its filters' slice; ChainerMN's allgather backward) where ParaDL allreduces
 #                  (filter and data+filter rows; the others as the default)
+#   achieved bw    the abci-achieved preset: the bandwidths one stream achieves (NVLink 47.9 of
+#                  50 GB/s a pair, PCIe 12.15 of 16, EDR 12.2 of 12.5; platforms/README.md)
 #   halo=chain     spatial halos as ChainerMN sends them over MPI: a synchronous send, then the
 #                  receive, so a group's messages follow one another (spatial rows only)
 #   compute=model  kernels from the compute model at their real per-GPU shape (issue 10's
@@ -33,7 +35,8 @@ hs_study_args fidelity "$@"
 
 configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=hier|--allreduce hier"
          "allreduce=tree|--allreduce tree" "overlap|--overlap"
-         "filter-bw=rs|--filter-backward reduce-scatter" "halo=chain|--halo chain")
+         "filter-bw=rs|--filter-backward reduce-scatter" "halo=chain|--halo chain"
+         "achieved bw|-p gen:abci-achieved")
 if "$HS_EXE" simulate --help 2>/dev/null | grep -q -- "--compute"; then
     configs+=("compute=model|--compute model"
               "all three|--compute model --filter-backward reduce-scatter --halo chain")

@@ -551,13 +551,15 @@ int pg_spec_format(const pg_params *p, char *buf, size_t len, char *err)
 {
     char value[256], enc[256];
     size_t n = (size_t)snprintf(buf, len, "%s%s:", PG_SPEC_PREFIX, p->preset ? p->preset : "abci");
+    bool first = true; /* not the last character written: a value may end with ':' */
     for (size_t i = 0; i < PG_NFLAGS && n < len; i++) {
         if (!spec_writes(&pg_flags[i], p))
             continue;
         spec_value(&pg_flags[i], p, value, sizeof value);
         encode_value(value, enc, sizeof enc);
-        n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", buf[n - 1] == ':' ? "" : ",",
-                              pg_flags[i].name, enc);
+        n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", first ? "" : ",", pg_flags[i].name,
+                              enc);
+        first = false;
     }
     if (n >= len)
         return hs_fail(err, HS_EINPUT, "the platform's parameters do not fit in %zu characters",

@@ -163,6 +163,13 @@ int pg_write(const pg_params *params, FILE *out, char *err);
  * complete, so a failure never leaves a half-written platform behind; a device in place. */
 int pg_write_file(const pg_params *params, const char *path, char *err);
 
+/* The flags of `hybridsim platform` (argv[0] is "platform") into params (the preset, the GPU,
+ * then every flag), without writing anything: *out gets -o's path (NULL: stdout), *help 1 when
+ * -h or --help is among them (then the flags after the preset and GPU are not read). HS_EINPUT
+ * naming the flag. pg_main's parser; the fuzz harness's too. */
+int pg_parse_args(int argc, char **argv, pg_params *params, const char **out, int *help,
+                  char *err);
+
 /* `hybridsim platform [flags] -o FILE`: parse flags (argv[0] is "platform"), write the file. */
 int pg_main(int argc, char **argv, char *err);
 

@@ -401,29 +401,26 @@ static int apply_early(int argc, char **argv, pg_params *p, const char **preset,
     return rc;
 }
 
-int pg_main(int argc, char **argv, char *err)
+int pg_parse_args(int argc, char **argv, pg_params *p, const char **out, int *help, char *err)
 {
-    pg_params p;
-    const char *out = NULL, *preset;
+    const char *preset;
     unsigned char given[PG_NFLAGS] = {0};
     char name[64];
     const char *value;
-    int rc, help = 0;
-    pg_abci(&p);
+    int rc;
+    pg_abci(p);
+    *out = NULL;
+    *help = 0;
     for (int i = 1; i < argc; i++)
-        help |= strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0;
-    if ((rc = apply_early(argc, argv, &p, &preset, err)))
+        *help |= strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0;
+    if ((rc = apply_early(argc, argv, p, &preset, err)) || *help)
         return rc;
-    if (help) {
-        usage(stdout, &p, preset);
-        return HS_OK;
-    }
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
             if (i + 1 >= argc)
                 return hs_fail(err, HS_EINPUT, "%s: needs a file name", arg);
-            out = argv[++i];
+            *out = argv[++i];
             continue;
         }
         if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
@@ -432,7 +429,7 @@ int pg_main(int argc, char **argv, char *err)
         if (flag_value(argc, argv, &i, name, sizeof name, &value) != 0)
             return hs_fail(err, HS_EINPUT, "--%s: needs a value", name);
         if (strcmp(name, "output") == 0) {
-            out = value;
+            *out = value;
             continue;
         }
         if (strcmp(name, "preset") == 0 || strcmp(name, "gpu") == 0)
@@ -441,12 +438,27 @@ int pg_main(int argc, char **argv, char *err)
         if (!f)
             return hs_fail(err, HS_EINPUT, "platform: unknown flag '--%s' (see hybridsim "
                            "platform --help)", name);
-        if ((rc = set_flag(f, value, &p, err)))
+        if ((rc = set_flag(f, value, p, err)))
             return rc;
         given[f - pg_flags] = 1;
     }
-    if ((rc = check_given(given, &p, err)))
+    return check_given(given, p, err);
+}
+
+int pg_main(int argc, char **argv, char *err)
+{
+    pg_params p;
+    const char *out, *preset;
+    int help, rc = pg_parse_args(argc, argv, &p, &out, &help, err);
+    if (rc)
         return rc;
+    if (help) {
+        /* the preset again, for usage's title (pg_parse_args applied it already) */
+        if ((rc = find_early(argc, argv, "preset", &preset, err)))
+            return rc;
+        usage(stdout, &p, preset ? preset : "abci");
+        return HS_OK;
+    }
     if (out)
         return pg_write_file(&p, out, err);
     return pg_write(&p, stdout, err);

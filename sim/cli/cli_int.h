@@ -140,8 +140,28 @@ typedef struct {
     bool analytic_only;      /* --analytic-only: no simulation */
 } cli_search_options;
 
+/* `strategy --search`'s flags into o (set cost_model and job.platform's defaults first), and
+ * the rules between them, without running anything: HS_OK, HS_EINPUT, or -1 after --help
+ * (cli_strategy.c; the fuzz harness search_flags calls it too). */
+int cli_parse_search(int argc, char **argv, cli_search_options *o, char *err);
+
 /* The search with hybridsim's cost model: print, write the file, compare (cli_search.c). */
 int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *err);
+
+/* What suggest's flags say. */
+typedef struct {
+    cli_job_flags job;        /* -w, -p, -g, -b; or */
+    int64_t batch_per_gpu;    /* --batch-per-gpu: B = b x N */
+    int top;                  /* --top K: how many are simulated */
+    bool json;
+    int max_gpus;             /* --max-gpus N: the fastest within N GPUs (-g not given) */
+    double target_epoch_s;    /* --target-epoch-s T: the fewest GPUs reaching T */
+} cli_suggest_options;
+
+/* suggest's flags into o (set job.platform and top's defaults first) and the rules between
+ * them, without running anything: HS_OK, HS_EINPUT, or -1 after --help (cli_suggest.c; the
+ * fuzz harness suggest_flags calls it too). */
+int cli_parse_suggest(int argc, char **argv, cli_suggest_options *o, char *err);
 
 /* `hybridsim suggest ...` (argv[0] is "suggest"), cli_suggest.c. */
 int cli_suggest_main(int argc, char **argv, const cli_sim *sim, char *err);

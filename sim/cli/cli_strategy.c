@@ -104,7 +104,7 @@ static int search_option(int c, const char *arg, void *ctx, char *err)
     return status;
 }
 
-static int parse_search(int argc, char **argv, search_options *o, char *err)
+int cli_parse_search(int argc, char **argv, search_options *o, char *err)
 {
     int status = cli_getopt(argc, argv, ":w:p:g:b:o:jh", search_longopts, "strategy",
                             search_option, o, err);
@@ -271,7 +271,7 @@ static int run_search(const search_options *o, char *err)
 static int strategy_search(int argc, char **argv, const cli_sim *sim, char *err)
 {
     search_options o = {.cost_model = "hybridsim", .job.platform = "abci"};
-    int status = parse_search(argc, argv, &o, err);
+    int status = cli_parse_search(argc, argv, &o, err);
     if (status != HS_OK)
         return status < 0 ? HS_OK : status; /* < 0: --help */
     if (strcmp(o.cost_model, "hybridsim") == 0)

@@ -22,15 +22,7 @@
 #include "units.h"
 #include "suggest.h"
 
-/* What suggest's flags say. */
-typedef struct {
-    cli_job_flags job;        /* -w, -p, -g, -b; or */
-    int64_t batch_per_gpu;    /* --batch-per-gpu: B = b x N */
-    int top;                  /* --top K: how many are simulated */
-    bool json;
-    int max_gpus;             /* --max-gpus N: the fastest within N GPUs (-g not given) */
-    double target_epoch_s;    /* --target-epoch-s T: the fewest GPUs reaching T */
-} suggest_options;
+typedef cli_suggest_options suggest_options;
 
 static void suggest_usage(FILE *out)
 {
@@ -100,7 +92,7 @@ static int suggest_option(int c, const char *arg, void *ctx, char *err)
     return status;
 }
 
-static int parse_suggest(int argc, char **argv, suggest_options *o, char *err)
+int cli_parse_suggest(int argc, char **argv, suggest_options *o, char *err)
 {
     int status = cli_getopt(argc, argv, ":w:p:g:b:jh", suggest_longopts, "suggest",
                             suggest_option, o, err);
@@ -277,7 +269,7 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
 int cli_suggest_main(int argc, char **argv, const cli_sim *sim, char *err)
 {
     suggest_options o = {.job.platform = "abci", .top = 5};
-    int status = parse_suggest(argc, argv, &o, err);
+    int status = cli_parse_suggest(argc, argv, &o, err);
     if (status != HS_OK)
         return status < 0 ? HS_OK : status; /* < 0: --help */
     if (!sim)

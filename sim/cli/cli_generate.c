@@ -68,11 +68,16 @@ static int int_flag(const char *flag, const char *text, int *out, char *err)
 
 static int parse_gen(int argc, char **argv, gen_options *o, char *err)
 {
-    int c, status = HS_OK;
+    int c, longindex = -1, status = HS_OK; /* getopt_long sets longindex for long flags only */
     opterr = 0;
     optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
     while (status == HS_OK && (c = getopt_long(argc, argv, ":w:g:b:p:l:S:o:h", gen_longopts,
-                                               NULL)) != -1) {
+                                               &longindex)) != -1) {
+        /* a unique prefix (--micro for --micro-batches) is refused, as everywhere */
+        if (c != ':' && c != '?' &&
+            (status = hs_parse_whole_flag(argv, optind, optarg, gen_longopts, longindex, err)))
+            break;
+        longindex = -1;
         switch (c) {
         case 'g': status = int_flag("-g", optarg, &o->gpus, err); break;
         case 'S': status = int_flag("--micro-batches", optarg, &o->micro_batches, err); break;

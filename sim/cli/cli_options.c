@@ -296,16 +296,21 @@ int cli_parse_run_options(int argc, char **argv, cli_options *o, char *err)
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *command, cli_flag_fn one, void *ctx, char *err)
 {
-    int c, status = HS_OK;
+    int c, longindex = -1, status = HS_OK; /* getopt_long sets longindex for long flags only */
     optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
     opterr = 0;
-    while (status == HS_OK && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    while (status == HS_OK &&
+           (c = getopt_long(argc, argv, shortopts, longopts, &longindex)) != -1) {
         if (c == ':')
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
         if (c == '?')
             return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim %s --help)",
                            argv[optind - 1], command);
-        status = one(c, optarg, ctx, err);
+        /* getopt_long takes a unique prefix (--gpu for --gpus): refused, as everywhere */
+        status = hs_parse_whole_flag(argv, optind, optarg, longopts, longindex, err);
+        if (status == HS_OK)
+            status = one(c, optarg, ctx, err);
+        longindex = -1;
     }
     if (status == HS_OK && optind < argc)
         return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);

@@ -83,4 +83,23 @@ static inline int fuzz_argv(const uint8_t *data, size_t size, const char *name, 
     return argc;
 }
 
+/* Whether a word asks for help (-h, -jh, --help, --he...): a flag harness skips such a line,
+ * since the parsers print their usage for it and a harness must print nothing. */
+static inline int fuzz_asks_help(const char *w)
+{
+    return w[0] == '-' && (w[1] == '-' ? w[2] == 'h' : !!strchr(w, 'h'));
+}
+
+/* fuzz_argv for a parser that prints its usage on -h: argc, or 0 (nothing to parse; *text
+ * still to free) when a word asks for help. */
+static inline int fuzz_flag_argv(const uint8_t *data, size_t size, const char *name, char **argv,
+                                 char **text)
+{
+    int argc = fuzz_argv(data, size, name, argv, text);
+    for (int i = 1; i < argc; i++)
+        if (fuzz_asks_help(argv[i]))
+            return 0;
+    return argc;
+}
+
 #endif

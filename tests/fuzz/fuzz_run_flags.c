@@ -8,10 +8,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[HS_ERR_LEN], *argv[FUZZ_MAX_ARGS], *text;
-    int argc = fuzz_argv(data, size, "simulate", argv, &text);
-    for (int i = 1; i < argc; i++) /* -h, -jh, --help, --he... */
-        if (argv[i][0] == '-' && (argv[i][1] == '-' ? argv[i][2] == 'h' : !!strchr(argv[i], 'h')))
-            argc = 0;
+    int argc = fuzz_flag_argv(data, size, "simulate", argv, &text);
     cli_options o;
     memset(&o, 0, sizeof o);
     o.command = (cli_command)(size % 3);

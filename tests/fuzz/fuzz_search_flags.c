@@ -5,19 +5,10 @@
 #include "cli_int.h"
 #include "fuzz.h"
 
-/* Whether a word asks for help (-h, -jh, --help, --he...): the harness must print nothing. */
-static int asks_help(const char *w)
-{
-    return w[0] == '-' && (w[1] == '-' ? w[2] == 'h' : !!strchr(w, 'h'));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[HS_ERR_LEN], *argv[FUZZ_MAX_ARGS], *text;
-    int argc = fuzz_argv(data, size, "strategy", argv, &text);
-    for (int i = 1; i < argc; i++)
-        if (asks_help(argv[i]))
-            argc = 0;
+    int argc = fuzz_flag_argv(data, size, "strategy", argv, &text);
     cli_search_options o = {.cost_model = "hybridsim", .job.platform = "abci"};
     if (argc > 0)
         cli_parse_search(argc, argv, &o, err);

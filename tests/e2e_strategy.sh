@@ -123,13 +123,17 @@ assert abs(a["total_s"] - s["total_s"]) <= 1e-6 * a["total_s"], (a, s)
 assert d["analytic"]["strategy"] == "owt", d["analytic"]["strategy"]
 PY
 fi
+# SplitBrain's data rings and model-parallel rings share the node's NIC, so flow mode runs them
+# step by step (engine_exposed.c): a member downstream of faster edges then leaves its ring
+# before the slowest edge is done, which the closed form (every member waits) does not count:
+# 0.34895 s simulated, 0.34913 s analytic.
 "$HS" strategy --generate splitbrain:4 -w vgg16 -g 16 -b 512 -o "$TMP/sb.xml" >/dev/null || fail "generate splitbrain"
 if expect_ok "compare splitbrain" compare -w vgg16 -p "$TMP/leaf1nic.xml" -g 16 -b 512 -s "$TMP/sb.xml" --json; then
     python3 - "$TMP/out" <<'PY' || failures=$((failures + 1))
 import json, sys
 d = json.load(open(sys.argv[1]))
 a, s = d["analytic"]["iteration"], d["simulate"]["iteration"]
-assert abs(a["total_s"] - s["total_s"]) <= 1e-6 * a["total_s"], (a, s)
+assert 0 < a["total_s"] - s["total_s"] <= 1e-3 * a["total_s"], (a, s)
 PY
 fi
 

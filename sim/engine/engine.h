@@ -6,7 +6,11 @@
  * messages by algorithm, at one of two fidelities:
  *   ENG_STEP  every step of the algorithm is its own set of messages (exact, O(p^2) messages);
  *   ENG_FLOW  one flow per ring edge carrying the whole volume, the other steps' latencies added
- *             (O(p) messages), then the group waits for its slowest edge, as a ring does.
+ *             (O(p) messages), then the group waits for its slowest edge, as a ring does;
+ *             a ring whose links other traffic of the graph may join or leave during the
+ *             collective (point-to-point messages, other groups' different collectives, other
+ *             jobs') runs step by step instead, since one flow per edge would miss the
+ *             slowdown moving from edge to edge (engine_exposed.c).
  * On an uncongested platform both give latency + bytes/bandwidth per step, as the analytic
  * model says; where flows share links, SimGrid's bandwidth sharing adds the contention. An
  * allreduce runs as a ring, hierarchically (rings inside and across nodes) or as NCCL's double

@@ -15,7 +15,9 @@
  * ENG_STEP posts every step. ENG_FLOW posts one message per ring edge carrying all its steps'
  * bytes, after sleeping for the latencies of the steps it stands for, then the ring's members
  * meet at a barrier: a real ring advances in lockstep, so nobody is done before the slowest edge.
- * On a free network both give steps * (latency + chunk / bandwidth) of the slowest edge. */
+ * On a free network both give steps * (latency + chunk / bandwidth) of the slowest edge. A ring
+ * whose links other traffic may join or leave mid-way (engine_exposed.c) posts every step in
+ * flow mode too. */
 #include "engine_int.h"
 
 #include <math.h>
@@ -179,7 +181,7 @@ static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool stage
             eng_private_step(s, v, chunk);
         return;
     }
-    if (s->opt.fidelity == ENG_STEP) {
+    if (s->opt.fidelity == ENG_STEP || v.exposed) {
         for (int k = 0; k < steps; k++) {
             c[0] = sg_mailbox_get_async(in, &payload);
             if (stage_s > 0)
@@ -209,21 +211,22 @@ static eng_ring group_ring(const eng_sim *s, int group, int pos)
 {
     const tg_group *gr = &s->g->groups[group];
     return (eng_ring){gr->ranks, gr->n, 1, pos, s->ring_bar ? s->ring_bar[group] : NULL,
-                      s->ring_priv ? s->ring_priv[group] : NULL};
+                      s->ring_priv ? s->ring_priv[group] : NULL,
+                      s->ring_exposed && s->ring_exposed[group]};
 }
 
 static eng_ring intra_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int c = h->node_of[pos];
     return (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, h->local_of[pos],
-                      bars ? bars[c] : NULL, h->intra_priv ? h->intra_priv[c] : NULL};
+                      bars ? bars[c] : NULL, h->intra_priv ? h->intra_priv[c] : NULL, h->exposed};
 }
 
 static eng_ring inter_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int j = h->local_of[pos];
     return (eng_ring){h->by_node + j, h->n_nodes, h->per_node, h->node_of[pos],
-                      bars ? bars[j] : NULL, h->inter_priv ? h->inter_priv[j] : NULL};
+                      bars ? bars[j] : NULL, h->inter_priv ? h->inter_priv[j] : NULL, h->exposed};
 }
 
 static void hier_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes, bool staged)
@@ -611,6 +614,11 @@ int eng_comm_prepare(eng_sim *s, char *err)
                 s->ring_bar[gi] = sg_barrier_init((unsigned)g->groups[gi].n);
     }
     if (status == HS_OK)
+        status = eng_exposed_prepare(s, ring_used, err);
+    for (size_t gi = 0; status == HS_OK && s->ring_exposed && gi < n_groups; gi++)
+        if (s->hier[gi])
+            s->hier[gi]->exposed = s->ring_exposed[gi];
+    if (status == HS_OK)
         status = eng_private_prepare(s, err);
 done:
     free(dup);
@@ -631,6 +639,8 @@ void eng_comm_release(eng_sim *s)
         free(s->rs[r].scratch), free(s->rs[r].payloads);
     free(s->hier);
     free(s->ring_bar);
+    free(s->ring_exposed);
+    s->ring_exposed = NULL;
     free(s->host_mem);
     s->host_mem = NULL;
     free(s->member_start);

@@ -4,6 +4,7 @@
  * results); engine_comm.c turns communication tasks into point-to-point messages (mailboxes,
  * rings, hierarchical allreduce, exchanges) at the chosen fidelity; engine_private.c computes
  * the messages of ring edges whose links nothing else uses instead of sending them;
+ * engine_exposed.c finds the rings flow mode must run step by step (contention that moves);
  * engine_tree.c runs an allreduce as NCCL's double binary tree;
  * engine_fit.c decides whether the run's actors fit the machine; engine_mbox.c keeps the
  * mailboxes. All see one eng_sim, built
@@ -35,6 +36,7 @@ typedef struct {
     sg_bar_t *inter_bar;    /* flow mode: k barriers of C members, else NULL */
     struct eng_pring **intra_priv; /* per node slot, its ring if all private */
     struct eng_pring **inter_priv; /* per local index, likewise */
+    bool exposed;           /* flow mode: its rings run step by step (engine_exposed.c) */
     /* the tree (engine_tree.c), when a tree or NCCL's choice uses the group: */
     sg_bar_t tree_bar;      /* all members meet after each phase, NULL until prepared */
     int tree_depth;         /* edges from the deepest member to the root: chain + tree */
@@ -75,6 +77,8 @@ typedef struct {
     int pos;                /* the calling rank's position */
     sg_bar_t bar;           /* flow mode: the members' barrier */
     eng_pring *priv;        /* non-NULL when every edge is private */
+    bool exposed;           /* flow mode: other traffic may come and go on its links, so it
+                             * runs step by step (engine_exposed.c) */
 } eng_ring;
 
 static inline int eng_ring_member(eng_ring v, int i)
@@ -120,6 +124,8 @@ typedef struct {
     sg_bar_t *ring_bar;     /* per group, flow mode: a barrier of its members, or NULL */
     eng_mbox_table mbox;
     eng_pring **ring_priv;  /* per group: its ring if all its edges are private */
+    uint8_t *ring_exposed;  /* flow mode, per group: 1 if its rings run step by step, as other
+                             * traffic may come and go on their links (engine_exposed.c) */
     eng_pedge *edges;       /* step mode: the private edges */
     int n_private;          /* private edges (0: every message is sent) */
     sg_sem_t *wait_sem;     /* step mode, per rank with a private edge: where it waits */
@@ -173,6 +179,12 @@ void eng_received(eng_sim *s, void *payload, long bytes);
 
 /* engine_tree.c */
 
+/* A function applied to the ordered rank pairs of a set of edges. */
+typedef void (*eng_edge_fn)(const eng_sim *s, int src, int dst, void *arg);
+
+/* Apply fn to every pair the tree over the group laid out in h sends on (once prepared). */
+void eng_tree_edges(const eng_sim *s, const eng_hier *h, eng_edge_fn fn, void *arg);
+
 /* Prepare rank `rank` (group position pos) for a tree over the group laid out in h: its
  * mailboxes, and once per group the barrier, the depth and the slowest edge. */
 int eng_tree_prepare(eng_sim *s, eng_hier *h, int pos, char *err);
@@ -185,7 +197,18 @@ void eng_tree_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
  * 2.4 would (ring or tree), any other returned as it is. */
 tg_algo eng_tree_choice(const eng_sim *s, const eng_hier *h, tg_algo algo, double bytes);
 
+/* engine_exposed.c */
+
+/* Flow mode: mark the groups whose rings share a link with traffic that may come and go
+ * (eng_sim.ring_exposed; ring_used: per group, 1 if a collective runs it as a ring), after the
+ * mailboxes and layouts are registered. */
+int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err);
+
 /* engine_private.c */
+
+/* Mark (1) the mailbox slots of pairs that tasks other than ring collectives use: sends,
+ * receives, exchanges and shifts. */
+void eng_mark_point_to_point(const eng_sim *s, uint8_t *not_ring);
 
 /* Find the ring edges whose route's links no other message of the run can use, and prepare
  * their state (after the mailboxes are registered). Nothing is private when the run records

@@ -148,8 +148,8 @@ static int count_links(const eng_sim *s, link_count *c)
     return 0;
 }
 
-/* Mark the pairs that tasks other than ring collectives use: their messages are sent. */
-static void mark_point_to_point(const eng_sim *s, uint8_t *not_ring)
+/* Their messages are sent. */
+void eng_mark_point_to_point(const eng_sim *s, uint8_t *not_ring)
 {
     const tg_graph *g = s->g;
     for (int r = 0; r < g->n_ranks; r++)
@@ -207,7 +207,7 @@ static int find_edges(eng_sim *s, char *err)
         status = hs_fail(err, HS_EINTERNAL, "out of memory classifying links");
         goto done;
     }
-    mark_point_to_point(s, not_ring);
+    eng_mark_point_to_point(s, not_ring);
     s->edges = calloc(s->mbox.used ? s->mbox.used : 1, sizeof *s->edges);
     if (!s->edges) {
         status = hs_fail(err, HS_EINTERNAL, "out of memory for private edges");
@@ -301,7 +301,7 @@ static int find_rings(eng_sim *s, char *err)
         const tg_group *gr = &g->groups[gi];
         eng_hier *h = s->hier[gi];
         if (ring[gi])
-            s->ring_priv[gi] = private_ring(s, (eng_ring){gr->ranks, gr->n, 1, 0, NULL, NULL});
+            s->ring_priv[gi] = private_ring(s, (eng_ring){gr->ranks, gr->n, 1, 0, NULL, NULL, false});
         if (!h)
             continue;
         h->intra_priv = calloc((size_t)h->n_nodes, sizeof *h->intra_priv);
@@ -312,10 +312,10 @@ static int find_rings(eng_sim *s, char *err)
         }
         for (int c = 0; c < h->n_nodes; c++)
             h->intra_priv[c] = private_ring(
-                s, (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, 0, NULL, NULL});
+                s, (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, 0, NULL, NULL, false});
         for (int j = 0; j < h->per_node; j++)
             h->inter_priv[j] =
-                private_ring(s, (eng_ring){h->by_node + j, h->n_nodes, h->per_node, 0, NULL, NULL});
+                private_ring(s, (eng_ring){h->by_node + j, h->n_nodes, h->per_node, 0, NULL, NULL, false});
     }
     free(ring);
     return status;

@@ -122,6 +122,18 @@ int eng_tree_prepare(eng_sim *s, eng_hier *h, int pos, char *err)
     return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
 }
 
+void eng_tree_edges(const eng_sim *s, const eng_hier *h, eng_edge_fn fn, void *arg)
+{
+    int n = h->per_node * h->n_nodes;
+    for (int pos = 0; h->tree_bar && pos < n; pos++)
+        for (int up = 0; up < 2; up++) {
+            tree_phase ph;
+            phase_of(h, pos, up, 0, &ph);
+            for (int i = 0; i < ph.n_to; i++)
+                fn(s, rank_at(h, pos), ph.to[i], arg);
+        }
+}
+
 /* One phase: every edge's chunks as one message, then the meeting and the pipeline's fill. */
 static void tree_run_phase(eng_sim *s, const eng_hier *h, int pos, bool up, double bytes)
 {

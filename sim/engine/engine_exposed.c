@@ -1,0 +1,201 @@
+/* engine_exposed.c: which flow-mode rings meet contention that comes and goes (engine_int.h).
+ *
+ * Flow mode sends one message per ring edge for all the steps of a collective. That is what
+ * the steps give while every link the ring crosses carries the same traffic from the
+ * collective's start to its end: SimGrid then shares each link as it would at every step. It
+ * is not when a competitor arrives or leaves mid-way: each edge then meets the contention for
+ * only part of its bytes, where a real ring waits at every step for its slowest edge (a 4-node
+ * ring of 400 MB with a transfer on edge 0 then on edge 1: 72.0 ms as flows, 96.0 ms in
+ * steps; tests/test_engine_contention.c).
+ *
+ * Whether that can happen is decided before the run from who may use which link. The rings of
+ * groups whose collectives are the same ones (operation, size, algorithm, in the same order)
+ * run side by side and meet each other the same way all along, as the data-parallel rings of
+ * data+filter do, one per GPU of a node, through the node's NICs. Anything else on a ring's
+ * link may come and go: a point-to-point message, a halo, another group's tree, a ring of
+ * other collectives, another job's. Such a ring is exposed, and flow mode runs it step by step,
+ * every step its own messages (engine_comm.c): exact, at a step ring's cost. Traffic the task
+ * graph does not hold (background flows) lasts the whole run and exposes nothing. */
+#include "engine_int.h"
+
+#include <stdlib.h>
+
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <xbt/dynar.h>
+
+/* Classes of a pair's or a link's users: 0 none yet, MIXED more than one, else a group
+ * signature (high bit set) or a pair of its own (its slot + 2). */
+#define MIXED UINT64_C(1)
+
+/* Links by identity, with the class of their users. */
+typedef struct {
+    const void **keys;
+    uint64_t *cls;
+    size_t cap;
+} link_classes;
+
+static size_t link_slot(const link_classes *c, const void *link)
+{
+    size_t i = (size_t)(((uintptr_t)link * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (c->cap - 1);
+    while (c->keys[i] && c->keys[i] != link)
+        i = (i + 1) & (c->cap - 1);
+    return i;
+}
+
+static uint64_t join(uint64_t have, uint64_t add)
+{
+    return have == 0 || have == add ? add : MIXED;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + UINT64_C(0x9E3779B97F4A7C15) + (h << 6) + (h >> 2);
+    return h * UINT64_C(0xBF58476D1CE4E5B9);
+}
+
+/* The collectives group gi runs, as its first member runs them: equal for groups that run
+ * the same collectives in the same order. */
+static uint64_t group_signature(const eng_sim *s, int gi)
+{
+    const tg_group *gr = &s->g->groups[gi];
+    const tg_rank *rk = &s->g->ranks[gr->ranks[0]];
+    uint64_t h = mix(0, (uint64_t)gr->n);
+    for (int i = 0; i < rk->n_tasks; i++) {
+        const tg_task *t = &rk->tasks[i];
+        if (t->peer != gi || t->op == TG_SEND || t->op == TG_RECV || t->op == TG_EXEC)
+            continue;
+        h = mix(mix(mix(h, t->op), t->algo), (uint64_t)(t->amount * 8));
+    }
+    return h | (UINT64_C(1) << 63);
+}
+
+/* Apply fn to every edge of the view's ring (member i to i + 1). */
+static void each_edge(const eng_sim *s, eng_ring v, eng_edge_fn fn, void *arg)
+{
+    for (int i = 0; v.n > 1 && i < v.n; i++)
+        fn(s, eng_ring_member(v, i), eng_ring_member(v, i + 1), arg);
+}
+
+/* Apply fn to every edge group gi's collectives may use: its ring, the intra- and inter-node
+ * rings of its hierarchical layout and its tree. */
+static void each_ring_edge(const eng_sim *s, int gi, eng_edge_fn fn, void *arg)
+{
+    const tg_group *gr = &s->g->groups[gi];
+    const eng_hier *h = s->hier[gi];
+    each_edge(s, (eng_ring){gr->ranks, gr->n, 1, 0, NULL, NULL, false}, fn, arg);
+    for (int c = 0; h && c < h->n_nodes; c++)
+        each_edge(s, (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, 0, NULL,
+                                NULL, false}, fn, arg);
+    for (int j = 0; h && j < h->per_node; j++)
+        each_edge(s, (eng_ring){h->by_node + j, h->n_nodes, h->per_node, 0, NULL, NULL, false},
+                  fn, arg);
+    if (h)
+        eng_tree_edges(s, h, fn, arg);
+}
+
+typedef struct {
+    uint64_t *pair_cls; /* per mailbox slot */
+    uint64_t sig;       /* the group being walked */
+    link_classes links;
+    bool exposed;       /* the walk met a link of mixed users */
+} walk;
+
+static void classify_edge(const eng_sim *s, int src, int dst, void *arg)
+{
+    walk *w = arg;
+    long slot = eng_pair_slot(s, src, dst);
+    if (slot >= 0)
+        w->pair_cls[slot] = join(w->pair_cls[slot], w->sig);
+}
+
+/* The links a pair's messages cross (a staged pair's relay: both PCIe halves), in `route`. */
+static void pair_links(const eng_sim *s, int src, int dst, int channel, xbt_dynar_t route)
+{
+    sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
+    if (channel == 1 && s->host_mem) {
+        sg_host_get_route(a, s->host_mem[src], route);
+        sg_host_get_route(s->host_mem[dst], b, route);
+    } else {
+        sg_host_get_route(a, b, route);
+    }
+}
+
+/* Fold every pair's class into the classes of its links (switches aside: they never limit). */
+static void classify_links(const eng_sim *s, walk *w)
+{
+    xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    for (size_t i = 0; i < s->mbox.cap; i++) {
+        int src, dst, ch;
+        if (!s->mbox.keys[i])
+            continue;
+        eng_pair_of(s, s->mbox.keys[i], &src, &dst, &ch);
+        uint64_t cls = ch == 0 && w->pair_cls[i] ? w->pair_cls[i] : (uint64_t)i + 2;
+        xbt_dynar_reset(route);
+        pair_links(s, src, dst, ch, route);
+        for (unsigned k = 0; k < xbt_dynar_length(route); k++) {
+            sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
+            if (!sg_link_is_shared(l))
+                continue;
+            size_t j = link_slot(&w->links, l);
+            w->links.keys[j] = l;
+            w->links.cls[j] = join(w->links.cls[j], cls);
+        }
+    }
+    xbt_dynar_free(&route);
+}
+
+static void check_edge(const eng_sim *s, int src, int dst, void *arg)
+{
+    walk *w = arg;
+    xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    sg_host_get_route(s->plat->gpus[s->gpu_of_rank[src]], s->plat->gpus[s->gpu_of_rank[dst]],
+                      route);
+    for (unsigned k = 0; !w->exposed && k < xbt_dynar_length(route); k++) {
+        sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
+        w->exposed = sg_link_is_shared(l) && w->links.cls[link_slot(&w->links, l)] == MIXED;
+    }
+    xbt_dynar_free(&route);
+}
+
+int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err)
+{
+    const tg_graph *g = s->g;
+    if (s->opt.fidelity != ENG_FLOW || s->mbox.used == 0)
+        return HS_OK;
+    walk w = {.pair_cls = calloc(s->mbox.cap, sizeof *w.pair_cls)};
+    uint8_t *p2p = calloc(s->mbox.cap, 1);
+    w.links.cap = 1024;
+    while (w.links.cap < 32 * s->mbox.used)
+        w.links.cap *= 2;
+    w.links.keys = calloc(w.links.cap, sizeof *w.links.keys);
+    w.links.cls = calloc(w.links.cap, sizeof *w.links.cls);
+    s->ring_exposed = calloc((size_t)g->n_groups + 1, 1);
+    int status = HS_OK;
+    if (!w.pair_cls || !p2p || !w.links.keys || !w.links.cls || !s->ring_exposed) {
+        status = hs_fail(err, HS_EINTERNAL, "out of memory classifying links");
+        goto done;
+    }
+    for (int gi = 0; gi < g->n_groups; gi++)
+        if (ring_used[gi] || s->hier[gi]) {
+            w.sig = group_signature(s, gi);
+            each_ring_edge(s, gi, classify_edge, &w);
+        }
+    eng_mark_point_to_point(s, p2p);
+    for (size_t i = 0; i < s->mbox.cap; i++)
+        if (p2p[i]) /* a pair of its own, or mixed if a ring's edge too */
+            w.pair_cls[i] = join(w.pair_cls[i], (uint64_t)i + 2);
+    classify_links(s, &w);
+    for (int gi = 0; gi < g->n_groups; gi++)
+        if (ring_used[gi] || s->hier[gi]) {
+            w.exposed = false;
+            each_ring_edge(s, gi, check_edge, &w);
+            s->ring_exposed[gi] = w.exposed;
+        }
+done:
+    free(w.pair_cls);
+    free(p2p);
+    free(w.links.keys);
+    free(w.links.cls);
+    return status;
+}

@@ -1,0 +1,121 @@
+/* test_engine_contention.c: the engine under congestion, simulated values pinned. Step mode
+ * (every ring step its own messages) is the reference; flow mode must give the same where the
+ * contention moves during a collective (it then runs the ring step by step: engine_exposed.c)
+ * and where it stays (sibling rings: one flow per edge). Jobs sharing a fabric and background
+ * traffic are tests/e2e_flow_contention.sh's.
+ *
+ * Each case runs in a fork()ed child on ABCI (engine_helpers.h). A ring: four ranks on one GPU
+ * of nodes 0-3 (one leaf), an allreduce of RING_BYTES; its edge k goes from node k to node k+1
+ * through the NICs of both. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "engine_helpers.h"
+
+static const double RING_BYTES = 400e6; /* 6 steps of 100 MB: 48 ms alone on EDR */
+static const double HOG_BYTES = 300e6;  /* a competing transfer: about half the ring's time */
+
+/* Ranks 0-3: the ring. Rank 4 (GPU 1, node 0) sends to rank 5 (GPU 5, node 1): edge 0's NICs;
+ * then rank 5 sends on to rank 6 (GPU 9, node 2): edge 1's NICs. */
+static void moving_graph(tg_graph *g)
+{
+    int ring[4] = {0, 1, 2, 3};
+    assert_int_equal(tg_init(g, 7, NULL), HS_OK);
+    int group = tg_add_group(g, ring, 4);
+    for (int r = 0; r < 4; r++)
+        tg_add(g, r, comm_task(TG_ALLREDUCE, group, RING_BYTES, -1));
+    tg_add(g, 4, comm_task(TG_SEND, 5, HOG_BYTES, -1));
+    tg_add(g, 5, comm_task(TG_RECV, 4, HOG_BYTES, -1));
+    tg_add(g, 5, comm_task(TG_SEND, 6, HOG_BYTES, -1));
+    tg_add(g, 6, comm_task(TG_RECV, 5, HOG_BYTES, -1));
+}
+
+static const int MOVING_GPUS[7] = {0, 4, 8, 12, 1, 5, 9};
+
+static void moving_case(const plat_platform *plat, case_out *out, eng_fidelity fid)
+{
+    tg_graph g;
+    moving_graph(&g);
+    eng_result res;
+    if (run(plat, &g, MOVING_GPUS, fid, false, &res, out) == HS_OK) {
+        for (int r = 0; r < 4; r++) /* the collective ends when its last member does */
+            out->v[0] = fmax(out->v[0], res.ranks[r].end_s);
+        out->v[1] = res.ranks[6].end_s; /* the second transfer's arrival */
+        eng_result_free(&res);
+    }
+    tg_free(&g);
+}
+
+static void child_moving_step(const plat_platform *p, case_out *o) { moving_case(p, o, ENG_STEP); }
+static void child_moving_flow(const plat_platform *p, case_out *o) { moving_case(p, o, ENG_FLOW); }
+
+/* The ring alone: 6 steps of 100 MB at 12.5 GB/s, 48.2 ms. With the transfers, every step has
+ * one edge at half the NIC's rate, so the ring takes twice as long: 96.0 ms (SimGrid's value,
+ * pinned), and the transfers, at half rate all along, end with it. One flow per edge would
+ * give 72.0 ms: edge 0 is slow in the first half only, edge 1 in the second only, and the
+ * two halves' slowdowns overlap. Flow mode sees the transfers on the ring's links and runs
+ * the ring step by step: the same 96.0 ms, the same messages. */
+static void test_moving_contention(void **state)
+{
+    (void)state;
+    case_out s = run_case(child_moving_step), f = run_case(child_moving_flow);
+    if (s.status || f.status)
+        fail_msg("%s%s", s.err, f.err);
+    assert_rel(s.v[0], 0.096000000000000002, 1e-12);
+    assert_rel(s.v[1], 0.09587876, 1e-9);
+    assert_rel(f.v[0], s.v[0], 1e-12);
+    assert_rel(f.v[1], s.v[1], 1e-12);
+    assert_int_equal(s.messages, 4 * 6 + 2);
+    assert_int_equal(f.messages, s.messages);
+}
+
+/* Two rings running the same allreduce side by side, on GPUs 0 and 1 of nodes 0-3: every edge
+ * of one shares its NICs with an edge of the other, from start to end. */
+static void siblings_case(const plat_platform *plat, case_out *out, eng_fidelity fid)
+{
+    static const int gpus[8] = {0, 4, 8, 12, 1, 5, 9, 13};
+    int ring[2][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}};
+    tg_graph g;
+    assert_int_equal(tg_init(&g, 8, NULL), HS_OK);
+    for (int k = 0; k < 2; k++) {
+        int group = tg_add_group(&g, ring[k], 4);
+        for (int r = 0; r < 4; r++)
+            tg_add(&g, ring[k][r], comm_task(TG_ALLREDUCE, group, RING_BYTES, -1));
+    }
+    eng_result res;
+    if (run(plat, &g, gpus, fid, false, &res, out) == HS_OK) {
+        out->v[0] = res.makespan_s;
+        eng_result_free(&res);
+    }
+    tg_free(&g);
+}
+
+static void child_siblings_step(const plat_platform *p, case_out *o) { siblings_case(p, o, ENG_STEP); }
+static void child_siblings_flow(const plat_platform *p, case_out *o) { siblings_case(p, o, ENG_FLOW); }
+
+/* Contention that stays: each ring at half the NICs' rate all along, twice its time alone
+ * (96.2 ms, pinned), and flow mode keeps one message per edge. */
+static void test_sibling_rings_stay_flows(void **state)
+{
+    (void)state;
+    case_out s = run_case(child_siblings_step), f = run_case(child_siblings_flow);
+    if (s.status || f.status)
+        fail_msg("%s%s", s.err, f.err);
+    assert_rel(s.v[0], 0.09618186, 1e-9);
+    assert_rel(f.v[0], s.v[0], 1e-9);
+    assert_int_equal(s.messages, 2 * 4 * 6);
+    assert_int_equal(f.messages, 2 * 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_moving_contention),
+        cmocka_unit_test(test_sibling_rings_stay_flows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

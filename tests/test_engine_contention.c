@@ -16,6 +16,10 @@
 
 #include "engine_helpers.h"
 
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/mailbox.h>
+
 static const double RING_BYTES = 400e6; /* 6 steps of 100 MB: 48 ms alone on EDR */
 static const double HOG_BYTES = 300e6;  /* a competing transfer: about half the ring's time */
 
@@ -111,11 +115,74 @@ static void test_sibling_rings_stay_flows(void **state)
     assert_int_equal(f.messages, 2 * 4);
 }
 
+/* ---- how SimGrid shares a link between a short and a long route ----------------------------- */
+
+static const double SHARE_BYTES = 64e6;
+static double share_end_s[2]; /* per flow: when its receiver had it */
+
+static void share_receiver(int argc, char **argv)
+{
+    int k = atoi(argv[argc - 1]);
+    sg_mailbox_get(sg_mailbox_by_name(k ? "long" : "short"));
+    share_end_s[k] = simgrid_get_clock();
+}
+
+static void share_sender(int argc, char **argv)
+{
+    int k = atoi(argv[argc - 1]);
+    static char payload;
+    sg_mailbox_put(sg_mailbox_by_name(k ? "long" : "short"), &payload, SHARE_BYTES);
+}
+
+/* Two flows of 64 MB leave GPU 0 at once through its PCIe link: one to its node's host memory
+ * (a staged copy's first half, route latency 110 ns), one to a GPU of node 1 (30 us, capped by
+ * its NICs at 12.5 GB/s). */
+static void child_sharing(const plat_platform *plat, case_out *out)
+{
+    sg_host_t gpu0 = plat->gpus[0], mem = plat_host_memory(plat, 0), far = plat->gpus[4];
+    const char *k0[] = {"share", "0"}, *k1[] = {"share", "1"};
+    sg_actor_create_("send-short", gpu0, share_sender, 2, k0);
+    sg_actor_create_("recv-short", mem, share_receiver, 2, k0);
+    sg_actor_create_("send-long", gpu0, share_sender, 2, k1);
+    sg_actor_create_("recv-long", far, share_receiver, 2, k1);
+    simgrid_run();
+    out->v[0] = share_end_s[0];
+    out->v[1] = share_end_s[1];
+    out->v[2] = sg_host_get_route_latency(gpu0, mem);
+    out->v[3] = sg_host_get_route_latency(gpu0, far);
+}
+
+/* CM02, the model hybridsim runs, shares a link between flows in inverse proportion to their
+ * routes' latencies (as TCP shares by round-trip time), not equally as PCIe, NVLink and
+ * InfiniBand arbitration do per packet. The bound this test pins: the short flow takes the
+ * link's 16 GB/s but for a lat_short / lat_long part of it, and the long flow waits for it,
+ * 4.0 ms and 9.1 ms where equal shares would end both near 8 ms. README "Fidelity". */
+static void test_sharing_favours_short_routes(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_sharing);
+    if (o.status)
+        fail_msg("%s", o.err);
+    double lat_short = o.v[2], lat_long = o.v[3], pcie_Bps = 16e9, nic_Bps = 12.5e9;
+    assert_rel(lat_short, 110e-9, 1e-9);
+    assert_true(lat_long > 250 * lat_short);
+    /* the short flow: the whole link until the long one starts (after its latency), then the
+     * link less the long flow's share, lat_short / (lat_short + lat_long) */
+    double short_Bps = pcie_Bps * lat_long / (lat_short + lat_long);
+    double alone = pcie_Bps * (lat_long - lat_short);
+    assert_rel(o.v[0], lat_long + (SHARE_BYTES - alone) / short_Bps, 1e-6);
+    /* the long flow: what it got meanwhile, then the rest at its NICs' rate */
+    double got = (pcie_Bps - short_Bps) * (o.v[0] - lat_long);
+    assert_rel(o.v[1], o.v[0] + (SHARE_BYTES - got) / nic_Bps, 1e-6);
+    printf("sharing: short %.6f ms, long %.6f ms\n", o.v[0] * 1e3, o.v[1] * 1e3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moving_contention),
         cmocka_unit_test(test_sibling_rings_stay_flows),
+        cmocka_unit_test(test_sharing_favours_short_routes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

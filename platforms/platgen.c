@@ -128,9 +128,20 @@ static void pg_abci_achieved(pg_params *p)
     p->nic_bw_Bps = 12.2e9;          /* EDR, NCCL's ring bus bandwidth on one NIC */
 }
 
+/* ABCI's node as built: each of its two PCIe switches joins two GPUs and one NIC and reaches
+ * its CPU, where host memory is, by one x16 Gen3 link (platforms/README.md, "Presets"): the two
+ * GPUs' copies to host memory share it. */
+static void pg_abci_built(pg_params *p)
+{
+    pg_abci(p);
+    p->preset = "abci-built";
+    p->pcie_uplink_bw_Bps = 16e9; /* PCIe Gen3 x16, one direction */
+}
+
 static const pg_preset_entry pg_presets[] = {
     {"abci", pg_abci},
     {"abci-achieved", pg_abci_achieved},
+    {"abci-built", pg_abci_built},
     {"dgx1", pg_dgx1},
     {"nvswitch-ndr", pg_nvswitch_ndr},
 };
@@ -144,7 +155,7 @@ int pg_preset(const char *name, pg_params *p, char *err)
             return HS_OK;
         }
     return hs_fail(err, HS_EINPUT, "--preset: unknown preset '%s' (known: abci, "
-                   "abci-achieved, dgx1, nvswitch-ndr)", name);
+                   "abci-achieved, abci-built, dgx1, nvswitch-ndr)", name);
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -292,6 +303,9 @@ int pg_check(const pg_params *p, char *err)
         (rc = check_latency("spine-switch-latency", p->spine_switch_latency_s, err)) ||
         (rc = check_latency("staging-latency", p->staging_latency_s, err)))
         return rc;
+    if (!(p->pcie_uplink_bw_Bps >= 0) || !isfinite(p->pcie_uplink_bw_Bps))
+        return hs_fail(err, HS_EINPUT, "--pcie-uplink-bw: must be a bandwidth, or none (got %g)",
+                       p->pcie_uplink_bw_Bps);
     if (p->gpu_model == NULL || p->gpu_model[0] == '\0')
         return hs_fail(err, HS_EINPUT, "--gpu-model: must not be empty");
     for (const char *c = p->gpu_model; *c; c++)

@@ -49,6 +49,9 @@ typedef struct pg_params {
     double nvswitch_latency_s;  /* crossing the NVSwitch (nvswitch only) */
     double pcie_bw_Bps;         /* one direction of a PCIe link */
     double pcie_latency_s;
+    double pcie_uplink_bw_Bps;  /* one direction of a PCIe switch's link to its CPU, which the
+                                 * switch's GPUs share on their way to host memory; 0: none
+                                 * (each GPU reaches host memory over its own link alone) */
     double nic_bw_Bps;          /* one direction of one NIC's cable to its leaf switch */
     double nic_latency_s;
     int nodes_per_leaf;         /* nodes under one leaf group */

@@ -34,6 +34,7 @@ static const pg_word pcie_gens[] = {{"3", 16e9}, {"4", 32e9}, {"5", 64e9}, {0}};
 /* InfiniBand 4x ports: 100, 200, 400 Gb/s. */
 static const pg_word nic_types[] = {{"edr", 12.5e9}, {"hdr", 25e9}, {"ndr", 50e9}, {0}};
 static const pg_word auto_word[] = {{"auto", 0}, {0}};
+static const pg_word none_word[] = {{"none", 0}, {0}};
 
 /* Indexed by pg_nvlink_topology. */
 static const char *const topology_names[] = {"all-to-all", "cube-mesh", "nvswitch"};
@@ -83,6 +84,8 @@ static const pg_flag pg_flags[] = {
     {"pcie-bw", FL_QTY, UN_BANDWIDTH, F(pcie_bw_Bps), NULL, "one direction of a GPU's PCIe link"},
     {"pcie-latency", FL_QTY, UN_TIME, F(pcie_latency_s), NULL,
      "latency of a PCIe link and switch"},
+    {"pcie-uplink-bw", FL_QTY, UN_BANDWIDTH, F(pcie_uplink_bw_Bps), none_word,
+     "a PCIe switch's link to its CPU, shared by its GPUs' copies to host memory (none)"},
     {"nic-type", FL_CHOICE, 0, F(nic_bw_Bps), nic_types,
      "InfiniBand edr, hdr, ndr (12.5, 25, 50GBps): sets --nic-bw"},
     {"nic-bw", FL_QTY, UN_BANDWIDTH, F(nic_bw_Bps), NULL, "one direction of a NIC's cable"},
@@ -294,7 +297,7 @@ static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t
 static void usage(FILE *o, const pg_params *d, const char *preset)
 {
     char def[64];
-    fputs("usage: hybridsim platform [--preset abci|abci-achieved|dgx1|nvswitch-ndr]\n"
+    fputs("usage: hybridsim platform [--preset abci|abci-achieved|abci-built|dgx1|nvswitch-ndr]\n"
           "                          [--FLAG VALUE ...] [-o FILE.xml]\n"
           "Writes a SimGrid platform: nodes of GPUs joined by NVLink (all pairs, the DGX-1V's\n"
           "hybrid cube mesh, or an NVSwitch), PCIe switches with their NICs, and a 3-level fat\n"
@@ -306,7 +309,7 @@ static void usage(FILE *o, const pg_params *d, const char *preset)
     fprintf(o, "%s preset's (`hybridsim platform --preset NAME --help` shows another's).\n\n",
             preset);
     fprintf(o, "  %-24s %-12s %s\n", "--preset NAME", preset,
-            "abci, abci-achieved, dgx1 or nvswitch-ndr (README: sources)");
+            "abci, abci-achieved, abci-built, dgx1 or nvswitch-ndr (README: sources)");
     for (size_t i = 0; i < PG_NFLAGS; i++) {
         char name[64];
         snprintf(name, sizeof name, "--%s", pg_flags[i].name);
@@ -545,6 +548,8 @@ static bool spec_writes(const pg_flag *f, const pg_params *p)
         return false;
     if (f->type == FL_DEVICE) /* none is no value: the spec then says model and memory */
         return p->gpu_device && p->gpu_device[0];
+    if (f->offset == offsetof(pg_params, pcie_uplink_bw_Bps)) /* written when set only, so */
+        return p->pcie_uplink_bw_Bps > 0; /* the files of earlier versions read back the same */
     for (size_t i = 0; i < PG_NTOPOLOGY_FLAGS; i++)
         if (strcmp(f->name, pg_topology_flags[i].flag) == 0 &&
             p->nvlink_topology != pg_topology_flags[i].topology)

@@ -12,7 +12,8 @@
  *    rNN (star)                    leaf groups joined through leaf uplinks and the rack switch
  *     lNNN (star)                  nodes joined through the leaf switch
  *      nNNNN (Full)                GPU-GPU: NVLink; GPU-gateway: its PCIe link + its NIC cable;
- *                                  GPU-host memory (host nNNNN-cpu): its PCIe link
+ *                                  GPU-host memory (host nNNNN-cpu): its PCIe link, then its
+ *                                  switch's link to the CPU if the machine has one
  *      lNNN-sw (Full)              a zone holding only router lNNN-up, the leaf's way up
  *     rNN-sw (Full)                holds router rNN-up, the rack's way up
  *
@@ -161,6 +162,7 @@ typedef struct {
     pg_layout L;
     const pg_sink *k;
     pg_num gpu_speed, pcie_bw, pcie_lat, nic_bw, nic_lat, nvlink_lat, port_lat, nvswitch_lat;
+    pg_num pcie_up_bw, zero_lat;
     pg_num nvlink_bw[3];        /* a bundle of 1 or 2 links (cube mesh), [0]: of a pair or GPU */
     pg_num nvswitch_bw;
     pg_num leaf_sw_bw, leaf_sw_lat, leaf_up_bw, leaf_up_lat;
@@ -178,6 +180,8 @@ static void walk_init(pg_walk *w, const pg_params *p, const pg_sink *k)
     w->gpu_speed = pg_qty(p->gpu_speed_flops, UN_SPEED);
     w->pcie_bw = pg_qty(p->pcie_bw_Bps, UN_BANDWIDTH);
     w->pcie_lat = pg_qty(p->pcie_latency_s, UN_TIME);
+    w->pcie_up_bw = pg_qty(p->pcie_uplink_bw_Bps, UN_BANDWIDTH);
+    w->zero_lat = pg_qty(0, UN_TIME);
     w->nic_bw = pg_qty(p->nic_bw_Bps, UN_BANDWIDTH);
     w->nic_lat = pg_qty(p->nic_latency_s, UN_TIME);
     w->nvlink_lat = pg_qty(p->nvlink_latency_s, UN_TIME);
@@ -335,6 +339,11 @@ static void walk_node_links(const pg_walk *w, int node)
         compose(name, nz, "-nic", k, w->L.nic_w, "");
         SINK(w, link, name, w->nic_bw.s, w->nic_lat.s, PG_SPLITDUPLEX);
     }
+    /* The switch crossing's latency is the GPU links' (pcie_latency_s): none of its own. */
+    for (int s = 0; w->p->pcie_uplink_bw_Bps > 0 && s < w->p->gpus_per_node / w->p->gpus_per_pcie_switch; s++) {
+        compose(name, nz, "-pcieup", s, 1, "");
+        SINK(w, link, name, w->pcie_up_bw.s, w->zero_lat.s, PG_SPLITDUPLEX);
+    }
 }
 
 static bool rack_wanted(const unsigned char *racks, int r)
@@ -403,7 +412,10 @@ static void walk_node(const pg_walk *w, int node)
         hops[0] = (pg_hop){names[0], PG_UP};
         hops[1] = (pg_hop){names[1], PG_UP};
         SINK(w, route, g1, gw, hops, 2);
-        SINK(w, route, g1, cpu, hops, 1);
+        /* to host memory: through the switch's link to its CPU, when the machine has one */
+        compose(names[2], nz, "-pcieup", g / p->gpus_per_pcie_switch, 1, "");
+        hops[1] = (pg_hop){names[2], PG_UP};
+        SINK(w, route, g1, cpu, hops, p->pcie_uplink_bw_Bps > 0 ? 2 : 1);
     }
     w->k->zone_close(w->k->ctx);
 }

@@ -2,10 +2,11 @@
 # e2e_platform.sh: `hybridsim platform` end to end: --help (and a preset's defaults), a generated
 # machine that the other commands accept, what-if flags that reach the model (NVLink 20 vs 50
 # GB/s; a DGX-1V cube mesh vs an NVSwitch node; EDR vs NDR), the shipped presets by short name,
+# the node as built (abci-built: PCIe switch uplinks on the way to host memory),
 # and bad flags: exit status 2, a message naming the flag, and no file written or clobbered.
 # Usage (from ctest): e2e_platform.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
-HS="$1"
+HS="$1" SRC="$2"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 failures=0
@@ -125,6 +126,25 @@ expect_bad "--nic-bw" --nic-bw 25GBps --nic-type hdr
 expect_bad "--nvlink-bw" --preset dgx1 --nvlink-bw 50GBps
 expect_bad "--nvlink-links-per-gpu" --nvlink-links-per-gpu 6
 expect_bad "--nvswitch-latency" --preset dgx1 --nvswitch-latency 100ns
+expect_bad "--pcie-uplink-bw" --pcie-uplink-bw fast
+expect_bad "--pcie-uplink-bw" --pcie-uplink-bw -5GBps
+
+# The node as built (abci-built): each PCIe switch's link to its CPU is on its two GPUs' way
+# to host memory, not on their way to the NIC; the spec says it, other presets' specs do not.
+"$HS" platform --preset abci-built --nodes 2 --nodes-per-leaf 2 --leaves-per-rack 1 \
+    -o "$TMP/built.xml" >/dev/null 2>&1 || fail "abci-built"
+grep -q '<route src="n0000-gpu1" dst="n0000-cpu"><link_ctn id="n0000-pcie1" direction="UP"/><link_ctn id="n0000-pcieup0" direction="UP"/></route>' \
+    "$TMP/built.xml" || fail "abci-built: gpu1 to host memory does not cross switch 0's uplink"
+grep -q '<route src="n0000-gpu2" dst="n0000-gw"><link_ctn id="n0000-pcie2" direction="UP"/><link_ctn id="n0000-nic1" direction="UP"/></route>' \
+    "$TMP/built.xml" || fail "abci-built: gpu2 to its NIC changed"
+grep -q 'pcie-uplink-bw=16GBps' "$TMP/built.xml" || fail "abci-built: spec lacks pcie-uplink-bw"
+grep -q 'pcie-uplink-bw' "$SRC/platforms/abci.xml" && fail "abci.xml: spec names pcie-uplink-bw"
+# Staged halos of the two GPUs of a switch share it: data+spatial slower than on abci (pinned).
+for p in abci gen:abci-built; do
+    "$HS" simulate -w resnet50 -p "$p" -s data+spatial -g 64 -b 4096 --row | awk '{print $10}'
+done >"$TMP/ds"
+[ "$(tr '\n' ' ' <"$TMP/ds")" = "0.507904 0.532738 " ] ||
+    fail "data+spatial 64 on abci, abci-built: $(tr '\n' ' ' <"$TMP/ds"), expected 0.507904 0.532738"
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures failure(s)"

@@ -16,6 +16,8 @@
 #                  (filter and data+filter rows; the others as the default)
 #   achieved bw    the abci-achieved preset: the bandwidths one stream achieves (NVLink 47.9 of
 #                  50 GB/s a pair, PCIe 12.15 of 16, EDR 12.2 of 12.5; platforms/README.md)
+#   node as built  the abci-built preset: each PCIe switch's x16 link to its CPU, which the
+#                  switch's two GPUs share on their way to host memory (staged halos)
 #   halo=chain     spatial halos as ChainerMN sends them over MPI: a synchronous send, then the
 #                  receive, so a group's messages follow one another (spatial rows only)
 #   compute=model  kernels from the compute model at their real per-GPU shape (issue 10's
@@ -36,7 +38,7 @@ hs_study_args fidelity "$@"
 configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=hier|--allreduce hier"
          "allreduce=tree|--allreduce tree" "overlap|--overlap"
          "filter-bw=rs|--filter-backward reduce-scatter" "halo=chain|--halo chain"
-         "achieved bw|-p gen:abci-achieved")
+         "achieved bw|-p gen:abci-achieved" "node as built|-p gen:abci-built")
 if "$HS_EXE" simulate --help 2>/dev/null | grep -q -- "--compute"; then
     configs+=("compute=model|--compute model"
               "all three|--compute model --filter-backward reduce-scatter --halo chain")

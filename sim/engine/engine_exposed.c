@@ -28,20 +28,11 @@
  * signature (high bit set) or a pair of its own (its slot + 2). */
 #define MIXED UINT64_C(1)
 
-/* Links by identity, with the class of their users. */
+/* Links by identity, with the class of their users (cls[] by table slot). */
 typedef struct {
-    const void **keys;
+    eng_link_table t;
     uint64_t *cls;
-    size_t cap;
 } link_classes;
-
-static size_t link_slot(const link_classes *c, const void *link)
-{
-    size_t i = (size_t)(((uintptr_t)link * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (c->cap - 1);
-    while (c->keys[i] && c->keys[i] != link)
-        i = (i + 1) & (c->cap - 1);
-    return i;
-}
 
 static uint64_t join(uint64_t have, uint64_t add)
 {
@@ -137,8 +128,7 @@ static void classify_links(const eng_sim *s, walk *w)
             sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
             if (!sg_link_is_shared(l))
                 continue;
-            size_t j = link_slot(&w->links, l);
-            w->links.keys[j] = l;
+            size_t j = eng_link_slot(&w->links.t, l);
             w->links.cls[j] = join(w->links.cls[j], cls);
         }
     }
@@ -153,7 +143,7 @@ static void check_edge(const eng_sim *s, int src, int dst, void *arg)
                       route);
     for (unsigned k = 0; !w->exposed && k < xbt_dynar_length(route); k++) {
         sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
-        w->exposed = sg_link_is_shared(l) && w->links.cls[link_slot(&w->links, l)] == MIXED;
+        w->exposed = sg_link_is_shared(l) && w->links.cls[eng_link_slot(&w->links.t, l)] == MIXED;
     }
     xbt_dynar_free(&route);
 }
@@ -165,14 +155,11 @@ int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err)
         return HS_OK;
     walk w = {.pair_cls = calloc(s->mbox.cap, sizeof *w.pair_cls)};
     uint8_t *p2p = calloc(s->mbox.cap, 1);
-    w.links.cap = 1024;
-    while (w.links.cap < 32 * s->mbox.used)
-        w.links.cap *= 2;
-    w.links.keys = calloc(w.links.cap, sizeof *w.links.keys);
-    w.links.cls = calloc(w.links.cap, sizeof *w.links.cls);
+    int oom = eng_link_table_init(&w.links.t, s->mbox.used);
+    w.links.cls = oom ? NULL : calloc(w.links.t.cap, sizeof *w.links.cls);
     s->ring_exposed = calloc((size_t)g->n_groups + 1, 1);
     int status = HS_OK;
-    if (!w.pair_cls || !p2p || !w.links.keys || !w.links.cls || !s->ring_exposed) {
+    if (!w.pair_cls || !p2p || !w.links.cls || !s->ring_exposed) {
         status = hs_fail(err, HS_EINTERNAL, "out of memory classifying links");
         goto done;
     }
@@ -195,7 +182,7 @@ int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err)
 done:
     free(w.pair_cls);
     free(p2p);
-    free(w.links.keys);
+    free(w.links.t.keys);
     free(w.links.cls);
     return status;
 }

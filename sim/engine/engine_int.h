@@ -206,6 +206,17 @@ int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err);
 
 /* engine_private.c */
 
+/* Links by identity: an open-addressing table of link pointers, sized for the routes of
+ * `pairs` rank pairs; a user keeps its values in arrays of cap entries, indexed by slot. */
+typedef struct {
+    const void **keys;
+    size_t cap;             /* a power of two */
+} eng_link_table;
+
+int eng_link_table_init(eng_link_table *t, size_t pairs); /* 0, -1 when out of memory */
+/* The link's slot, the link entered there if it was not yet (the table never fills: see init). */
+size_t eng_link_slot(eng_link_table *t, const void *link);
+
 /* Mark (1) the mailbox slots of pairs that tasks other than ring collectives use: sends,
  * receives, exchanges and shifts. */
 void eng_mark_point_to_point(const eng_sim *s, uint8_t *not_ring);

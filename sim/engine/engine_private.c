@@ -86,18 +86,27 @@ static void sleep_until(double t)
 
 /* ---- which edges are private -------------------------------------------------------------- */
 
-/* Links by identity, with how many rank pairs' routes cross them. */
+/* Links by identity, with how many rank pairs' routes cross them (count[] by table slot). */
 typedef struct {
-    const void **keys;
+    eng_link_table t;
     int *count;
-    size_t cap;
 } link_count;
 
-static size_t link_slot(const link_count *c, const void *link)
+int eng_link_table_init(eng_link_table *t, size_t pairs)
 {
-    size_t i = (size_t)(((uintptr_t)link * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (c->cap - 1);
-    while (c->keys[i] && c->keys[i] != link)
-        i = (i + 1) & (c->cap - 1);
+    t->cap = 1024;
+    while (t->cap < 32 * pairs) /* a route has a few links: the table stays sparse */
+        t->cap *= 2;
+    t->keys = calloc(t->cap, sizeof *t->keys);
+    return t->keys ? 0 : -1;
+}
+
+size_t eng_link_slot(eng_link_table *t, const void *link)
+{
+    size_t i = (size_t)(((uintptr_t)link * UINT64_C(0x9E3779B97F4A7C15)) >> 20) & (t->cap - 1);
+    while (t->keys[i] && t->keys[i] != link)
+        i = (i + 1) & (t->cap - 1);
+    t->keys[i] = link;
     return i;
 }
 
@@ -122,12 +131,8 @@ static bool switches_count(const eng_sim *s)
 /* Count, over every pair of the mailbox table, the links of its route. */
 static int count_links(const eng_sim *s, link_count *c)
 {
-    c->cap = 1024;
-    while (c->cap < 32 * s->mbox.used)
-        c->cap *= 2;
-    c->keys = calloc(c->cap, sizeof *c->keys);
-    c->count = calloc(c->cap, sizeof *c->count);
-    if (!c->keys || !c->count)
+    if (eng_link_table_init(&c->t, s->mbox.used) != 0 ||
+        !(c->count = calloc(c->t.cap, sizeof *c->count)))
         return -1;
     for (size_t i = 0; i < s->mbox.cap; i++) {
         int src, dst, ch;
@@ -139,9 +144,7 @@ static int count_links(const eng_sim *s, link_count *c)
             sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
             if (!sg_link_is_shared(l) && !switches_count(s))
                 continue; /* a switch never limits a flow */
-            size_t j = link_slot(c, l);
-            c->keys[j] = l;
-            c->count[j]++;
+            c->count[eng_link_slot(&c->t, l)]++;
         }
         xbt_dynar_free(&route);
     }
@@ -177,7 +180,7 @@ void eng_mark_point_to_point(const eng_sim *s, uint8_t *not_ring)
 }
 
 /* Is the pair in slot i private: ring messages only, a latency, links nobody else crosses? */
-static bool private_pair(const eng_sim *s, const link_count *c, size_t i, const uint8_t *not_ring,
+static bool private_pair(const eng_sim *s, link_count *c, size_t i, const uint8_t *not_ring,
                          double *lat, double *bw)
 {
     int src, dst, ch;
@@ -188,7 +191,7 @@ static bool private_pair(const eng_sim *s, const link_count *c, size_t i, const 
     bool alone = xbt_dynar_length(route) > 0;
     for (unsigned k = 0; alone && k < xbt_dynar_length(route); k++) {
         sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
-        alone = (!sg_link_is_shared(l) && !switches_count(s)) || c->count[link_slot(c, l)] == 1;
+        alone = (!sg_link_is_shared(l) && !switches_count(s)) || c->count[eng_link_slot(&c->t, l)] == 1;
     }
     xbt_dynar_free(&route);
     sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
@@ -222,7 +225,7 @@ static int find_edges(eng_sim *s, char *err)
     }
 done:
     free(not_ring);
-    free(c.keys);
+    free(c.t.keys);
     free(c.count);
     return status;
 }

@@ -92,8 +92,9 @@ void cli_print_usage(FILE *out)
             "  -l, --layers FILE       ParaDL layer file (NAME|1): the layers model parallelism\n"
             "                          splits (default: the workload's own marks)\n"
             "  -S, --micro-batches S   pipeline: micro-batches per mini-batch (default: p)\n"
-            "  -c, --collectives F     simulation fidelity: flow (default; one flow per ring edge)\n"
-            "                          or step (every step of every collective)\n"
+            "  -c, --collectives F     simulation fidelity: flow (default; one flow per ring edge,\n"
+            "                          step by step where other traffic may come and go on the\n"
+            "                          ring's links) or step (every step of every collective)\n"
             "  -P, --placement K       packed (default: rank r on GPU r), spread (nodes dealt\n"
             "                          round-robin over racks) or scatter (one rank per node)\n",
             HS_VERSION);

@@ -23,7 +23,7 @@ typedef enum { FL_INT, FL_QTY, FL_RATIO, FL_STR, FL_TOPO, FL_CHOICE, FL_DEVICE }
 /* A word a flag takes in place of a number: --nic-type ndr, --nics-per-node auto. */
 typedef struct {
     const char *word;
-    double value;       /* what the word sets the field to (SI; 0 means auto) */
+    double value;       /* what the word sets the field to (SI; 0: auto, or none) */
 } pg_word;
 
 /* Per-link NVLink bandwidth, one direction: P100 (NVLink 1) 20 GB/s; V100 (2), A100 (3) and
@@ -255,6 +255,15 @@ static void show_words(const pg_word *words, double v, char *buf, size_t len)
         snprintf(buf, len, "-");
 }
 
+/* The word a flag with words writes for 0 (auto, none). */
+static const char *zero_word(const pg_flag *f)
+{
+    for (const pg_word *w = f->words; w && w->word; w++)
+        if (w->value == 0)
+            return w->word;
+    return "auto";
+}
+
 /* A default value as the user would type it. */
 static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t len)
 {
@@ -262,7 +271,7 @@ static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t
     switch (f->type) {
     case FL_INT:
         if (f->words && *(const int *)field == 0)
-            snprintf(buf, len, "auto");
+            snprintf(buf, len, "%s", zero_word(f));
         else
             snprintf(buf, len, "%d", *(const int *)field);
         return;
@@ -285,7 +294,7 @@ static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t
         return;
     case FL_QTY:
         if (f->words && *(const double *)field == 0)
-            snprintf(buf, len, "auto");
+            snprintf(buf, len, "%s", zero_word(f));
         else
             un_format(*(const double *)field, f->unit, buf, len);
         return;
@@ -524,7 +533,7 @@ static void spec_value(const pg_flag *f, const pg_params *p, char *buf, size_t l
     switch (f->type) {
     case FL_QTY:
         if (f->words && *(const double *)field == 0)
-            snprintf(buf, len, "auto");
+            snprintf(buf, len, "%s", zero_word(f));
         else
             exact_quantity(*(const double *)field, f->unit, buf, len);
         return;
@@ -540,6 +549,14 @@ static void spec_value(const pg_flag *f, const pg_params *p, char *buf, size_t l
     }
 }
 
+/* Does p's preset give its PCIe switches a link to their CPU (abci-built)? */
+static bool preset_has_uplink(const pg_params *p)
+{
+    pg_params d;
+    char err[HS_ERR_LEN];
+    return p->preset && pg_preset(p->preset, &d, err) == HS_OK && d.pcie_uplink_bw_Bps > 0;
+}
+
 /* Is flag f written in a spec of p? Not a word for another flag's field (--nic-type), not a
  * flag the NVLink topology ignores, not a flag that a set bandwidth replaces (--nvlink-bw). */
 static bool spec_writes(const pg_flag *f, const pg_params *p)
@@ -548,8 +565,9 @@ static bool spec_writes(const pg_flag *f, const pg_params *p)
         return false;
     if (f->type == FL_DEVICE) /* none is no value: the spec then says model and memory */
         return p->gpu_device && p->gpu_device[0];
-    if (f->offset == offsetof(pg_params, pcie_uplink_bw_Bps)) /* written when set only, so */
-        return p->pcie_uplink_bw_Bps > 0; /* the files of earlier versions read back the same */
+    if (f->offset == offsetof(pg_params, pcie_uplink_bw_Bps)) /* only when set, or when the */
+        return p->pcie_uplink_bw_Bps > 0 || preset_has_uplink(p); /* preset sets it: earlier
+                                                                   * files read back the same */
     for (size_t i = 0; i < PG_NTOPOLOGY_FLAGS; i++)
         if (strcmp(f->name, pg_topology_flags[i].flag) == 0 &&
             p->nvlink_topology != pg_topology_flags[i].topology)

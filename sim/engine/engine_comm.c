@@ -110,8 +110,7 @@ void eng_received(eng_sim *s, void *payload, long bytes)
     relay_unref(a);
 }
 
-/* Is a staged message from src to dst relayed through host memory? */
-static bool relayed(const eng_sim *s, int src, int dst)
+bool eng_relayed(const eng_sim *s, int src, int dst)
 {
     sg_host_t mem = s->host_mem ? s->host_mem[src] : NULL;
     return mem && mem == s->host_mem[dst];
@@ -125,7 +124,7 @@ static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool sta
 {
     if (sync)
         *sync = NULL;
-    if (!staged || !relayed(s, src, dst))
+    if (!staged || !eng_relayed(s, src, dst))
         return eng_post_send(s, src, dst, bytes);
     relay_arg *a = malloc(sizeof *a);
     if (!a) /* cannot relay: the message still arrives, over its route */
@@ -147,7 +146,7 @@ static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool sta
 static double edge_latency(const eng_sim *s, int src, int dst, bool staged)
 {
     sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
-    if (!staged || !relayed(s, src, dst))
+    if (!staged || !eng_relayed(s, src, dst))
         return sg_host_get_route_latency(a, b);
     double up_s = sg_host_get_route_latency(a, s->host_mem[src]);
     double down_s = sg_host_get_route_latency(s->host_mem[dst], b);
@@ -207,7 +206,7 @@ static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool stage
         sg_barrier_wait(v.bar);
 }
 
-static eng_ring group_ring(const eng_sim *s, int group, int pos)
+eng_ring eng_group_ring(const eng_sim *s, int group, int pos)
 {
     const tg_group *gr = &s->g->groups[group];
     return (eng_ring){gr->ranks, gr->n, 1, pos, s->ring_bar ? s->ring_bar[group] : NULL,
@@ -215,14 +214,14 @@ static eng_ring group_ring(const eng_sim *s, int group, int pos)
                       s->ring_exposed && s->ring_exposed[group]};
 }
 
-static eng_ring intra_ring(const eng_hier *h, int pos, sg_bar_t *bars)
+eng_ring eng_intra_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int c = h->node_of[pos];
     return (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, h->local_of[pos],
                       bars ? bars[c] : NULL, h->intra_priv ? h->intra_priv[c] : NULL, h->exposed};
 }
 
-static eng_ring inter_ring(const eng_hier *h, int pos, sg_bar_t *bars)
+eng_ring eng_inter_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int j = h->local_of[pos];
     return (eng_ring){h->by_node + j, h->n_nodes, h->per_node, h->node_of[pos],
@@ -233,10 +232,10 @@ static void hier_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes,
 {
     int k = h->per_node, nodes = h->n_nodes;
     long intra_chunk = chunk_bytes(bytes / k);
-    ring_steps(s, intra_ring(h, pos, h->intra_bar), k - 1, intra_chunk, staged);
-    ring_steps(s, inter_ring(h, pos, h->inter_bar), 2 * (nodes - 1),
+    ring_steps(s, eng_intra_ring(h, pos, h->intra_bar), k - 1, intra_chunk, staged);
+    ring_steps(s, eng_inter_ring(h, pos, h->inter_bar), 2 * (nodes - 1),
                chunk_bytes(bytes / k / nodes), staged);
-    ring_steps(s, intra_ring(h, pos, h->intra_bar), k - 1, intra_chunk, staged);
+    ring_steps(s, eng_intra_ring(h, pos, h->intra_bar), k - 1, intra_chunk, staged);
 }
 
 /* Receive from every rank of `from` and send to every rank of `to`, all posted at once and
@@ -304,7 +303,7 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
     }
     int pos = eng_group_pos(s, rank, t->peer);
     int n = gr->n;
-    eng_ring v = group_ring(s, t->peer, pos);
+    eng_ring v = eng_group_ring(s, t->peer, pos);
     switch ((tg_op)t->op) {
     case TG_ALLREDUCE: {
         const eng_hier *h = s->hier[t->peer];
@@ -326,331 +325,4 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
     default:
         return; /* TG_EXEC never reaches here; the op was validated */
     }
-}
-
-/* ---- preparation (before the simulation) -------------------------------------------------- */
-
-int eng_group_pos(const eng_sim *s, int rank, int group)
-{
-    int lo = s->member_start[rank], end = s->member_start[rank + 1], hi = end;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (s->member_group[mid] < group)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < end && s->member_group[lo] == group ? s->member_pos[lo] : -1;
-}
-
-/* Index every rank's groups (CSR by rank, groups increasing); flag groups naming a rank twice. */
-static int build_member_index(eng_sim *s, uint8_t *dup, char *err)
-{
-    const tg_graph *g = s->g;
-    int n_ranks = g->n_ranks;
-    s->member_start = calloc((size_t)n_ranks + 1, sizeof *s->member_start);
-    if (!s->member_start)
-        return hs_fail(err, HS_EINTERNAL, "out of memory indexing %d groups", g->n_groups);
-    for (int gi = 0; gi < g->n_groups; gi++) {
-        const tg_group *gr = &g->groups[gi];
-        for (int i = 0; i < gr->n; i++) {
-            int r = gr->ranks[i];
-            if (r < 0 || r >= n_ranks)
-                return hs_fail(err, HS_EINTERNAL,
-                               "task graph: group %d member %d is rank %d, not in 0..%d", gi, i, r,
-                               n_ranks - 1);
-            s->member_start[r + 1]++;
-        }
-    }
-    for (int r = 0; r < n_ranks; r++)
-        s->member_start[r + 1] += s->member_start[r];
-    size_t total = (size_t)s->member_start[n_ranks];
-    int *cursor = malloc((size_t)n_ranks * sizeof *cursor);
-    s->member_group = malloc((total ? total : 1) * sizeof *s->member_group);
-    s->member_pos = malloc((total ? total : 1) * sizeof *s->member_pos);
-    if (!cursor || !s->member_group || !s->member_pos) {
-        free(cursor);
-        return hs_fail(err, HS_EINTERNAL, "out of memory indexing %d groups", g->n_groups);
-    }
-    memcpy(cursor, s->member_start, (size_t)n_ranks * sizeof *cursor);
-    for (int gi = 0; gi < g->n_groups; gi++) {
-        const tg_group *gr = &g->groups[gi];
-        for (int i = 0; i < gr->n; i++) {
-            int r = gr->ranks[i], at = cursor[r]++;
-            if (at > s->member_start[r] && s->member_group[at - 1] == gi)
-                dup[gi] = 1;
-            s->member_group[at] = gi;
-            s->member_pos[at] = i;
-        }
-    }
-    free(cursor);
-    return HS_OK;
-}
-
-static void hier_free(eng_hier *h)
-{
-    if (!h)
-        return;
-    for (int c = 0; h->intra_bar && c < h->n_nodes; c++)
-        if (h->intra_bar[c])
-            sg_barrier_destroy(h->intra_bar[c]);
-    for (int j = 0; h->inter_bar && j < h->per_node; j++)
-        if (h->inter_bar[j])
-            sg_barrier_destroy(h->inter_bar[j]);
-    if (h->tree_bar)
-        sg_barrier_destroy(h->tree_bar);
-    free(h->intra_bar);
-    free(h->inter_bar);
-    free(h->by_node);
-    free(h->node_of);
-    free(h->local_of);
-    free(h);
-}
-
-/* Lay group gi out by node for the hierarchical allreduce: nodes in order of first appearance,
- * members of a node in group order. Every node must hold the same number of members, or the
- * inter-node rings would not line up. */
-static int build_hier(eng_sim *s, int gi, char *err)
-{
-    const tg_group *gr = &s->g->groups[gi];
-    int gpn = s->plat->gpus_per_node > 0 ? s->plat->gpus_per_node : 1;
-    int n_plat_nodes = (s->plat->n_gpus + gpn - 1) / gpn;
-    int *slot_of_node = malloc((size_t)n_plat_nodes * sizeof *slot_of_node);
-    int *count = calloc((size_t)gr->n, sizeof *count);
-    eng_hier *h = calloc(1, sizeof *h);
-    if (h) {
-        h->node_of = malloc((size_t)gr->n * sizeof *h->node_of);
-        h->local_of = malloc((size_t)gr->n * sizeof *h->local_of);
-        h->by_node = malloc((size_t)gr->n * sizeof *h->by_node);
-    }
-    int status = HS_OK;
-    if (!slot_of_node || !count || !h || !h->node_of || !h->local_of || !h->by_node) {
-        status = hs_fail(err, HS_EINTERNAL, "out of memory laying out group %d", gi);
-        goto done;
-    }
-    for (int i = 0; i < n_plat_nodes; i++)
-        slot_of_node[i] = -1;
-    for (int i = 0; i < gr->n; i++) {
-        int node = s->gpu_of_rank[gr->ranks[i]] / gpn;
-        if (slot_of_node[node] < 0)
-            slot_of_node[node] = h->n_nodes++;
-        h->node_of[i] = slot_of_node[node];
-        h->local_of[i] = count[h->node_of[i]]++;
-    }
-    h->per_node = count[0];
-    for (int c = 1; c < h->n_nodes; c++)
-        if (count[c] != h->per_node) {
-            status = hs_fail(err, HS_EINPUT,
-                             "group %d (%d ranks) has %d members on one node and %d on another: "
-                             "--allreduce hier and tree need the same number on every node",
-                             gi, gr->n, h->per_node, count[c]);
-            goto done;
-        }
-    for (int i = 0; i < gr->n; i++)
-        h->by_node[(size_t)h->node_of[i] * h->per_node + h->local_of[i]] = gr->ranks[i];
-    if (s->opt.fidelity == ENG_FLOW) {
-        h->intra_bar = calloc((size_t)h->n_nodes, sizeof *h->intra_bar);
-        h->inter_bar = calloc((size_t)h->per_node, sizeof *h->inter_bar);
-        if (!h->intra_bar || !h->inter_bar) {
-            status = hs_fail(err, HS_EINTERNAL, "out of memory laying out group %d", gi);
-            goto done;
-        }
-        for (int c = 0; c < h->n_nodes && h->per_node > 1; c++)
-            h->intra_bar[c] = sg_barrier_init((unsigned)h->per_node);
-        for (int j = 0; j < h->per_node && h->n_nodes > 1; j++)
-            h->inter_bar[j] = sg_barrier_init((unsigned)h->n_nodes);
-    }
-done:
-    free(slot_of_node);
-    free(count);
-    if (status == HS_OK)
-        s->hier[gi] = h;
-    else
-        hier_free(h);
-    return status;
-}
-
-/* The mailboxes a message from src to dst uses: its pair's, and the relay's if it is. */
-static int send_register(eng_sim *s, int src, int dst, bool staged)
-{
-    int oom = eng_mbox_add(s, src, dst, 0);
-    if (staged && relayed(s, src, dst))
-        oom |= eng_mbox_add(s, src, dst, 1);
-    return oom;
-}
-
-static int ring_register(eng_sim *s, eng_ring v, bool staged)
-{
-    if (v.n < 2)
-        return 0;
-    int me = eng_ring_member(v, v.pos);
-    return send_register(s, me, eng_ring_member(v, v.pos + 1), staged) |
-           eng_mbox_add(s, eng_ring_member(v, v.pos - 1), me, 0);
-}
-
-/* Give every rank its node's host memory if some task is staged. */
-static int build_host_mem(eng_sim *s, char *err)
-{
-    const tg_graph *g = s->g;
-    bool staged = false;
-    for (int r = 0; r < g->n_ranks && !staged; r++)
-        for (int i = 0; i < g->ranks[r].n_tasks && !staged; i++)
-            staged = (g->ranks[r].tasks[i].flags & TG_FLAG_STAGED) != 0;
-    if (!staged)
-        return HS_OK;
-    s->host_mem = calloc((size_t)g->n_ranks, sizeof *s->host_mem);
-    if (!s->host_mem)
-        return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks' host memory", g->n_ranks);
-    for (int r = 0; r < g->n_ranks; r++)
-        s->host_mem[r] = plat_host_memory(s->plat, s->gpu_of_rank[r]);
-    return HS_OK;
-}
-
-/* Check one communication task and register what it needs: mailboxes, layouts, barriers. */
-static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *ring_used,
-                        int *max_peers, char *err)
-{
-    const tg_graph *g = s->g;
-    const tg_task *t = &g->ranks[r].tasks[i];
-    const char *what = tg_op_name((tg_op)t->op);
-    bool staged = (t->flags & TG_FLAG_STAGED) != 0;
-    int oom = 0;
-    if (t->op == TG_SEND || t->op == TG_RECV) {
-        if (t->peer < 0 || t->peer >= g->n_ranks || t->peer == r)
-            return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): peer %d is not "
-                           "another rank of 0..%d", r, i, what, t->peer, g->n_ranks - 1);
-        oom = t->op == TG_SEND ? send_register(s, r, t->peer, staged)
-                               : eng_mbox_add(s, t->peer, r, 0);
-        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
-    }
-    if (t->peer < 0 || t->peer >= g->n_groups)
-        return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): group %d does not "
-                       "exist (%d groups)", r, i, what, t->peer, g->n_groups);
-    const tg_group *gr = &g->groups[t->peer];
-    if (t->op == TG_SHIFT) {
-        if (gr->n != 2 || gr->ranks[0] == r || gr->ranks[1] == r)
-            return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (shift): group %d is "
-                           "not {send peer, receive peer} of two other ranks", r, i, t->peer);
-        oom = send_register(s, r, gr->ranks[0], staged) | eng_mbox_add(s, gr->ranks[1], r, 0);
-        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
-    }
-    if (t->op == TG_EXCHANGE) {
-        for (int k = 0; k < gr->n; k++) {
-            int p = gr->ranks[k];
-            if (p == r)
-                return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (exchange): group "
-                               "%d lists the rank among its own peers", r, i, t->peer);
-            oom |= send_register(s, r, p, staged) | eng_mbox_add(s, p, r, 0);
-        }
-        if (gr->n > *max_peers)
-            *max_peers = gr->n;
-        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
-    }
-    int pos = eng_group_pos(s, r, t->peer);
-    if (pos < 0)
-        return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): the rank is not a "
-                       "member of group %d", r, i, what, t->peer);
-    if (dup[t->peer])
-        return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): group %d lists a "
-                       "rank twice", r, i, what, t->peer);
-    if (t->algo >= TG_ALGO_COUNT || (t->algo != TG_ALGO_RING && t->op != TG_ALLREDUCE) ||
-        (t->algo >= TG_ALGO_TREE && staged))
-        return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): algorithm %d is not "
-                       "available for this collective", r, i, what, t->algo);
-    if (t->algo == TG_ALGO_RING || t->algo == TG_ALGO_AUTO) { /* auto may choose the ring */
-        ring_used[t->peer] = 1;
-        oom = ring_register(s, group_ring(s, t->peer, pos), staged);
-    }
-    if (t->algo == TG_ALGO_RING)
-        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
-    if (!s->hier[t->peer]) {
-        int status = build_hier(s, t->peer, err);
-        if (status == HS_EINPUT && t->algo == TG_ALGO_AUTO)
-            return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
-        if (status != HS_OK) /* an uneven group: NCCL's choice is then the ring */
-            return status;
-    }
-    eng_hier *h = s->hier[t->peer];
-    if (t->algo == TG_ALGO_HIER)
-        oom |= ring_register(s, intra_ring(h, pos, NULL), staged) |
-               ring_register(s, inter_ring(h, pos, NULL), staged);
-    else if (eng_tree_prepare(s, h, pos, err) != HS_OK)
-        return HS_EINTERNAL;
-    return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
-}
-
-int eng_comm_prepare(eng_sim *s, char *err)
-{
-    const tg_graph *g = s->g;
-    size_t n_groups = (size_t)g->n_groups;
-    uint8_t *dup = calloc(n_groups + 1, 1), *ring_used = calloc(n_groups + 1, 1);
-    s->hier = calloc(n_groups + 1, sizeof *s->hier);
-    int status = HS_OK;
-    if (!dup || !ring_used || !s->hier) {
-        status = hs_fail(err, HS_EINTERNAL, "out of memory preparing %d groups", g->n_groups);
-        goto done;
-    }
-    status = build_member_index(s, dup, err);
-    if (status == HS_OK)
-        status = build_host_mem(s, err);
-    for (int r = 0; r < g->n_ranks && status == HS_OK; r++) {
-        int max_peers = 0;
-        for (int i = 0; i < g->ranks[r].n_tasks && status == HS_OK; i++)
-            if (tg_stream(&g->ranks[r].tasks[i]) == 1)
-                status = prepare_task(s, r, i, dup, ring_used, &max_peers, err);
-        if (status == HS_OK && max_peers > 0) {
-            s->rs[r].scratch = malloc(2 * (size_t)max_peers * sizeof *s->rs[r].scratch);
-            s->rs[r].payloads = malloc((size_t)max_peers * sizeof *s->rs[r].payloads);
-            if (!s->rs[r].scratch || !s->rs[r].payloads)
-                status = hs_fail(err, HS_EINTERNAL, "out of memory for rank %d's exchanges", r);
-        }
-    }
-    if (status == HS_OK && s->opt.fidelity == ENG_FLOW) {
-        s->ring_bar = calloc(n_groups + 1, sizeof *s->ring_bar);
-        if (!s->ring_bar)
-            status = hs_fail(err, HS_EINTERNAL, "out of memory for barriers");
-        for (size_t gi = 0; status == HS_OK && gi < n_groups; gi++)
-            if (ring_used[gi] && g->groups[gi].n > 1)
-                s->ring_bar[gi] = sg_barrier_init((unsigned)g->groups[gi].n);
-    }
-    if (status == HS_OK)
-        status = eng_exposed_prepare(s, ring_used, err);
-    for (size_t gi = 0; status == HS_OK && s->ring_exposed && gi < n_groups; gi++)
-        if (s->hier[gi])
-            s->hier[gi]->exposed = s->ring_exposed[gi];
-    if (status == HS_OK)
-        status = eng_private_prepare(s, err);
-done:
-    free(dup);
-    free(ring_used);
-    return status;
-}
-
-void eng_comm_release(eng_sim *s)
-{
-    const tg_graph *g = s->g;
-    eng_private_release(s); /* first: it frees what the layouts point to */
-    for (int gi = 0; s->hier && gi < g->n_groups; gi++)
-        hier_free(s->hier[gi]);
-    for (int gi = 0; s->ring_bar && gi < g->n_groups; gi++)
-        if (s->ring_bar[gi])
-            sg_barrier_destroy(s->ring_bar[gi]);
-    for (int r = 0; s->rs && r < g->n_ranks; r++)
-        free(s->rs[r].scratch), free(s->rs[r].payloads);
-    free(s->hier);
-    free(s->ring_bar);
-    free(s->ring_exposed);
-    s->ring_exposed = NULL;
-    free(s->host_mem);
-    s->host_mem = NULL;
-    free(s->member_start);
-    free(s->member_group);
-    free(s->member_pos);
-    free(s->mbox.keys);
-    free(s->mbox.boxes);
-    free(s->mbox.edge);
-    s->hier = NULL;
-    s->ring_bar = NULL;
-    s->member_start = s->member_group = s->member_pos = NULL;
-    s->mbox = (eng_mbox_table){0};
 }

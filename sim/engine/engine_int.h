@@ -1,15 +1,15 @@
 /* engine_int.h: the state the engine's files share; not part of the public interface.
  *
  * engine.c runs the streams (one or two SimGrid actors per rank, their ordering and the
- * results); engine_comm.c turns communication tasks into point-to-point messages (mailboxes,
- * rings, hierarchical allreduce, exchanges) at the chosen fidelity; engine_private.c computes
- * the messages of ring edges whose links nothing else uses instead of sending them;
- * engine_exposed.c finds the rings flow mode must run step by step (contention that moves);
- * engine_tree.c runs an allreduce as NCCL's double binary tree;
- * engine_fit.c decides whether the run's actors fit the machine; engine_mbox.c keeps the
- * mailboxes. All see one eng_sim, built
- * before the simulation starts and read by every actor. SimGrid actors are cooperative (only
- * one runs at a time and it yields only inside a SimGrid call), so the actors update the
+ * results); engine_comm.c turns communication tasks into point-to-point messages (rings,
+ * hierarchical allreduce, exchanges) at the chosen fidelity; engine_prepare.c checks the tasks
+ * and builds what they need (group index, layouts, mailboxes, barriers); engine_exposed.c
+ * finds the rings flow mode must run step by step (contention that moves); engine_private.c
+ * computes the messages of ring edges whose links nothing else uses instead of sending them;
+ * engine_tree.c runs an allreduce as NCCL's double binary tree; engine_fit.c decides whether
+ * the run's actors fit the machine; engine_mbox.c keeps the mailboxes. All see one eng_sim,
+ * built before the simulation starts and read by every actor. SimGrid actors are cooperative
+ * (only one runs at a time and it yields only inside a SimGrid call), so the actors update the
  * shared counters without locks. */
 #ifndef ENGINE_INT_H
 #define ENGINE_INT_H
@@ -169,8 +169,23 @@ void eng_pair_of(const eng_sim *s, uint64_t key, int *src, int *dst, int *channe
 
 /* engine_comm.c */
 
+/* Run communication task t of rank `rank` in the calling actor; returns when it has finished. */
+void eng_comm_run(eng_sim *s, int rank, const tg_task *t);
+
 /* A message posted into the pair's mailbox (counted). */
 sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes);
+
+/* Is a staged message from src to dst relayed through host memory (both on one node whose
+ * host memory the platform declares)? */
+bool eng_relayed(const eng_sim *s, int src, int dst);
+
+/* The rings a group's collectives run on, seen from the member at group position pos: the
+ * group's own (its barrier and private state, whether it is exposed), and the intra-node ring
+ * of pos's node and the inter-node ring of pos's local index in the hierarchical layout h
+ * (with these barriers, or NULL). */
+eng_ring eng_group_ring(const eng_sim *s, int group, int pos);
+eng_ring eng_intra_ring(const eng_hier *h, int pos, sg_bar_t *bars);
+eng_ring eng_inter_ring(const eng_hier *h, int pos, sg_bar_t *bars);
 
 /* A receive of `bytes` (as the receiver expects them) has completed with this payload: count
  * it (the run's invariants compare it with what was sent), and if it came from a relay, wait
@@ -238,12 +253,12 @@ void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk);
 /* Step mode: one step of chunk bytes, private edges computed, others sent. */
 void eng_private_step(eng_sim *s, eng_ring v, long chunk);
 
-/* Check the communication tasks against the groups and platform, and build the group index,
- * the hierarchical layouts and (flow mode) the barriers. Called before the actors start. */
-int eng_comm_prepare(eng_sim *s, char *err);
+/* engine_prepare.c */
 
-/* Run communication task t of rank `rank` in the calling actor; returns when it has finished. */
-void eng_comm_run(eng_sim *s, int rank, const tg_task *t);
+/* Check the communication tasks against the groups and platform, and build the group index,
+ * the hierarchical layouts, the mailboxes and (flow mode) the barriers, then find the exposed
+ * rings and the private edges. Called before the actors start. */
+int eng_comm_prepare(eng_sim *s, char *err);
 
 /* Free what eng_comm_prepare built. */
 void eng_comm_release(eng_sim *s);

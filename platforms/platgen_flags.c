@@ -132,6 +132,11 @@ static const struct {
 };
 #define PG_NTOPOLOGY_FLAGS (sizeof pg_topology_flags / sizeof pg_topology_flags[0])
 
+/* Quantities added after generated files were first written: a spec names one only when it is
+ * set, by a flag or by the preset, so that the files written before it read back the same. */
+static const char *const pg_later_flags[] = {"pcie-uplink-bw"};
+#define PG_NLATER_FLAGS (sizeof pg_later_flags / sizeof pg_later_flags[0])
+
 /* "3" or "1:3" (one uplink unit per three downlink units) -> 3. */
 static int parse_ratio(const char *s, double *v)
 {
@@ -549,25 +554,29 @@ static void spec_value(const pg_flag *f, const pg_params *p, char *buf, size_t l
     }
 }
 
-/* Does p's preset give its PCIe switches a link to their CPU (abci-built)? */
-static bool preset_has_uplink(const pg_params *p)
+/* Is later flag f (a quantity, pg_later_flags) set in p, or in the defaults of p's preset? */
+static bool later_flag_set(const pg_flag *f, const pg_params *p)
 {
     pg_params d;
     char err[HS_ERR_LEN];
-    return p->preset && pg_preset(p->preset, &d, err) == HS_OK && d.pcie_uplink_bw_Bps > 0;
+    if (*(const double *)((const char *)p + f->offset) != 0)
+        return true;
+    return p->preset && pg_preset(p->preset, &d, err) == HS_OK &&
+           *(const double *)((const char *)&d + f->offset) != 0;
 }
 
 /* Is flag f written in a spec of p? Not a word for another flag's field (--nic-type), not a
- * flag the NVLink topology ignores, not a flag that a set bandwidth replaces (--nvlink-bw). */
+ * later flag left unset, not a flag the NVLink topology ignores, not a flag that a set
+ * bandwidth replaces (--nvlink-bw). */
 static bool spec_writes(const pg_flag *f, const pg_params *p)
 {
     if (f->type == FL_CHOICE)
         return false;
     if (f->type == FL_DEVICE) /* none is no value: the spec then says model and memory */
         return p->gpu_device && p->gpu_device[0];
-    if (f->offset == offsetof(pg_params, pcie_uplink_bw_Bps)) /* only when set, or when the */
-        return p->pcie_uplink_bw_Bps > 0 || preset_has_uplink(p); /* preset sets it: earlier
-                                                                   * files read back the same */
+    for (size_t i = 0; i < PG_NLATER_FLAGS; i++)
+        if (strcmp(f->name, pg_later_flags[i]) == 0)
+            return later_flag_set(f, p);
     for (size_t i = 0; i < PG_NTOPOLOGY_FLAGS; i++)
         if (strcmp(f->name, pg_topology_flags[i].flag) == 0 &&
             p->nvlink_topology != pg_topology_flags[i].topology)

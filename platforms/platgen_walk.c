@@ -340,7 +340,8 @@ static void walk_node_links(const pg_walk *w, int node)
         SINK(w, link, name, w->nic_bw.s, w->nic_lat.s, PG_SPLITDUPLEX);
     }
     /* The switch crossing's latency is the GPU links' (pcie_latency_s): none of its own. */
-    for (int s = 0; w->p->pcie_uplink_bw_Bps > 0 && s < w->p->gpus_per_node / w->p->gpus_per_pcie_switch; s++) {
+    int switches = w->p->gpus_per_node / w->p->gpus_per_pcie_switch;
+    for (int s = 0; w->p->pcie_uplink_bw_Bps > 0 && s < switches; s++) {
         compose(name, nz, "-pcieup", s, 1, "");
         SINK(w, link, name, w->pcie_up_bw.s, w->zero_lat.s, PG_SPLITDUPLEX);
     }
@@ -413,9 +414,12 @@ static void walk_node(const pg_walk *w, int node)
         hops[1] = (pg_hop){names[1], PG_UP};
         SINK(w, route, g1, gw, hops, 2);
         /* to host memory: through the switch's link to its CPU, when the machine has one */
-        compose(names[2], nz, "-pcieup", g / p->gpus_per_pcie_switch, 1, "");
-        hops[1] = (pg_hop){names[2], PG_UP};
-        SINK(w, route, g1, cpu, hops, p->pcie_uplink_bw_Bps > 0 ? 2 : 1);
+        int up = p->pcie_uplink_bw_Bps > 0;
+        if (up) {
+            compose(names[2], nz, "-pcieup", g / p->gpus_per_pcie_switch, 1, "");
+            hops[1] = (pg_hop){names[2], PG_UP};
+        }
+        SINK(w, route, g1, cpu, hops, 1 + up);
     }
     w->k->zone_close(w->k->ctx);
 }

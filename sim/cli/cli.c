@@ -149,7 +149,7 @@ int cli_exec_full(char *err)
      * sharing variables) across all ranks in turn. glibc keeps only 7 freed chunks a size in
      * its per-thread cache; the rest go to bins it later sorts and merges, scattered over the
      * heap, and with thousands of ranks every event then misses the CPU caches: ResNet-50
-     * data+filter on 8,192 GPUs 13.1 s, 9.5 s with the cache holding up to 65,535 chunks a
+     * data+filter on 8,192 GPUs 13.1 s, 9.8 s with the cache holding up to 65,535 chunks a
      * size (README "Speed"). The user's own GLIBC_TUNABLES is left alone. */
     setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=65535", 0);
     fflush(stdout);

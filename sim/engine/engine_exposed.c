@@ -90,6 +90,7 @@ typedef struct {
     uint64_t sig;       /* the group being walked */
     link_classes links;
     bool exposed;       /* the walk met a link of mixed users */
+    xbt_dynar_t route;  /* room for one pair's links, reused */
 } walk;
 
 static void classify_edge(const eng_sim *s, int src, int dst, void *arg)
@@ -115,7 +116,7 @@ static void pair_links(const eng_sim *s, int src, int dst, int channel, xbt_dyna
 /* Fold every pair's class into the classes of its links (switches aside: they never limit). */
 static void classify_links(const eng_sim *s, walk *w)
 {
-    xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    xbt_dynar_t route = w->route;
     for (size_t i = 0; i < s->mbox.cap; i++) {
         int src, dst, ch;
         if (!s->mbox.keys[i])
@@ -132,20 +133,20 @@ static void classify_links(const eng_sim *s, walk *w)
             w->links.cls[j] = join(w->links.cls[j], cls);
         }
     }
-    xbt_dynar_free(&route);
 }
 
 static void check_edge(const eng_sim *s, int src, int dst, void *arg)
 {
     walk *w = arg;
-    xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    if (w->exposed)
+        return; /* one such edge exposes the group */
+    xbt_dynar_reset(w->route);
     sg_host_get_route(s->plat->gpus[s->gpu_of_rank[src]], s->plat->gpus[s->gpu_of_rank[dst]],
-                      route);
-    for (unsigned k = 0; !w->exposed && k < xbt_dynar_length(route); k++) {
-        sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
+                      w->route);
+    for (unsigned k = 0; !w->exposed && k < xbt_dynar_length(w->route); k++) {
+        sg_link_t l = xbt_dynar_get_as(w->route, k, sg_link_t);
         w->exposed = sg_link_is_shared(l) && w->links.cls[eng_link_slot(&w->links.t, l)] == MIXED;
     }
-    xbt_dynar_free(&route);
 }
 
 int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err)
@@ -153,7 +154,8 @@ int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err)
     const tg_graph *g = s->g;
     if (s->opt.fidelity != ENG_FLOW || s->mbox.used == 0)
         return HS_OK;
-    walk w = {.pair_cls = calloc(s->mbox.cap, sizeof *w.pair_cls)};
+    walk w = {.pair_cls = calloc(s->mbox.cap, sizeof *w.pair_cls),
+              .route = xbt_dynar_new(sizeof(sg_link_t), NULL)};
     uint8_t *p2p = calloc(s->mbox.cap, 1);
     int oom = eng_link_table_init(&w.links.t, s->mbox.used);
     w.links.cls = oom ? NULL : calloc(w.links.t.cap, sizeof *w.links.cls);
@@ -184,5 +186,6 @@ done:
     free(p2p);
     free(w.links.t.keys);
     free(w.links.cls);
+    xbt_dynar_free(&w.route);
     return status;
 }

@@ -53,6 +53,11 @@ typedef struct {
     double beta_s_per_byte; /* seconds per byte: 1 / the slowest pair's bottleneck bandwidth */
 } an_link;
 
+/* Edges of distinct (alpha, beta) an_layout keeps for a closed form that takes its slowest
+ * edge at the message size (a node's NVLink pairs of one and two links, two-hop pairs); more
+ * are merged term by term, an upper bound. */
+#define AN_EDGE_KINDS 4
+
 /* A group of ranks laid out by node, for the allreduce algorithms beyond the ring
  * (collective.h): nodes in order of first appearance, members of a node in group order. */
 typedef struct {
@@ -65,6 +70,15 @@ typedef struct {
                           * strategy running at once (hier) */
     int masters_per_nic; /* the groups' masters behind one NIC (tree) */
     int nics;            /* NICs of a node (NCCL's choice: co_nccl_choice) */
+    int rings;           /* NCCL's rings over every NIC: rings at once (co_ring_count) */
+    an_link rings_intra[AN_EDGE_KINDS]; /* their edges inside a node, beta times the rings
+                          * through the pair: one of each kind no other is slower than in
+                          * both terms (the slowest of them depends on the message size) */
+    int n_rings_intra;
+    an_link rings_inter[AN_EDGE_KINDS]; /* and from node to node, likewise */
+    int n_rings_inter;
+    int rings_nic_share; /* the most of the rings' node-to-node messages, all groups', that
+                          * leave or enter a node through one NIC */
 } an_layout;
 
 /* What the strategy's messages cross. Model-parallel group j is ranks j*p2 .. j*p2+p2-1; the

@@ -2,9 +2,9 @@
  * (collective.h), on a group laid out by node (an_layout, read by links.c).
  *
  * Each is the time the simulator's version takes on a free network (sim/engine/engine_comm.c
- * for hier, engine_tree.c for the tree), NIC sharing included: the members' messages that leave
- * a node at once through one NIC share it, as SimGrid's max-min sharing divides a link among
- * equal flows. n members, g = n/N per node on N nodes, m bytes; alpha/beta of the layout's
+ * for hier, engine_tree.c for the tree, engine_rings.c for NCCL's rings), NIC sharing
+ * included: the members' messages that leave a node at once through one NIC share it, as
+ * SimGrid's max-min sharing divides a link among equal flows. n members, g = n/N per node on N nodes, m bytes; alpha/beta of the layout's
  * slowest intra-node and inter-node edges:
  *   hier  2(g-1)(alpha_i + m/g beta_i) + 2(N-1)(alpha_o + m/(gN) beta_o u), u inter-node rings
  *         per NIC (reduce-scatter and allgather inside the node, the rings across between);
@@ -12,7 +12,10 @@
  *         phase (reduce, broadcast): K chunks of c = m/2/K per edge, the chain carrying both
  *         trees' halves, a master's NIC s of the trees' halves at once (co_tree_node_share
  *         times the groups' masters behind it), then the fill of a pipeline of depth D = g-1
- *         plus the binary trees' depth, at the slowest edge. */
+ *         plus the binary trees' depth, at the slowest edge;
+ *   rings 2(n-1) max over the rings' edges of (alpha + m/(r n) beta), r rings each carrying
+ *         m/r (engine_rings.c); inside a node beta times the rings crossing that pair, between
+ *         nodes times the rings' messages through one NIC (links.c, rings_add). */
 #include "links_int.h"
 
 #include "collective.h"
@@ -48,6 +51,21 @@ static double tree_s(const an_layout *lay, double bytes)
     return 2.0 * (edge_s + fill_s);
 }
 
+static double rings_s(const an_layout *lay, int n, double bytes)
+{
+    double chunk = bytes / lay->rings / n, step_s = 0;
+    for (int i = 0; i < lay->n_rings_intra; i++) {
+        double s = lay->rings_intra[i].alpha_s + chunk * lay->rings_intra[i].beta_s_per_byte;
+        step_s = s > step_s ? s : step_s;
+    }
+    for (int i = 0; i < lay->n_rings_inter; i++) {
+        double s = lay->rings_inter[i].alpha_s +
+                   chunk * lay->rings_inter[i].beta_s_per_byte * lay->rings_nic_share;
+        step_s = s > step_s ? s : step_s;
+    }
+    return 2.0 * (n - 1) * step_s;
+}
+
 double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
                             const an_layout *lay)
 {
@@ -55,7 +73,11 @@ double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
         return 0.0;
     if (algo == CO_AUTO)
         algo = lay->per_node > 0 ? co_nccl_choice(n, lay->n_nodes, lay->nics, bytes) : CO_RING;
+    if (algo == CO_RINGS && lay->rings < 2)
+        algo = CO_RING; /* one ring: the group's own */
     if (algo == CO_RING || lay->per_node < 1)
         return an__allreduce_s(n, bytes, ring);
+    if (algo == CO_RINGS)
+        return rings_s(lay, n, bytes);
     return algo == CO_HIER ? hier_s(lay, bytes) : tree_s(lay, bytes);
 }

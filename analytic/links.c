@@ -7,6 +7,8 @@
 #include "analytic.h"
 #include "links_int.h"
 
+#include "collective.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,10 +60,70 @@ an_link an__staged_link(const plat_platform *plat, int a, int b)
     return l;
 }
 
+/* The NIC of a node that GPU g uses (platforms/README.md: spread evenly, in GPU order). */
+static int nic_of(const plat_platform *plat, int g, int nics)
+{
+    int gpn = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
+    int per_nic = gpn / nics > 0 ? gpn / nics : 1;
+    int nic = g % gpn / per_nic;
+    return nic < nics ? nic : nics - 1;
+}
+
+/* Keep edge e in set[0..*n) unless an edge there is as slow in both terms; drop those it is
+ * as slow as; when the set is full, merge it into the last entry term by term. */
+static void edge_kind_add(an_link *set, int *n, an_link e)
+{
+    for (int i = 0; i < *n; i++)
+        if (set[i].alpha_s >= e.alpha_s && set[i].beta_s_per_byte >= e.beta_s_per_byte)
+            return;
+    int kept = 0;
+    for (int i = 0; i < *n; i++)
+        if (!(e.alpha_s >= set[i].alpha_s && e.beta_s_per_byte >= set[i].beta_s_per_byte))
+            set[kept++] = set[i];
+    *n = kept;
+    if (*n < AN_EDGE_KINDS)
+        set[(*n)++] = e;
+    else
+        set[*n - 1] = an__slowest(set[*n - 1], e);
+}
+
+/* NCCL's rings over the group laid out by node in by[nodes * per] (collective.h): ring j
+ * enters every node at local index j per / r and leaves from the one before. Their edges'
+ * kinds into *lay (an intra-node pair's beta times the rings through it), and the NICs the
+ * first node's ring messages leave and enter by into nic_flows[2 * nics] (out, then in). */
+static void rings_add(const plat_platform *plat, const int *by, int per, int nodes,
+                      an_layout *lay, int *nic_flows)
+{
+    int nics = plat_nics_per_node(plat), r = co_ring_count(per, nodes, nics);
+    lay->rings = r;
+    if (r < 2)
+        return;
+    for (int c = 0; c < nodes; c++)
+        for (int l = 0; l < per; l++) {
+            int next = (l + 1) % per;
+            int through = r - (next % (per / r) == 0); /* the ring entering at next leaves */
+            an_link e = an__pair_link(plat, by[(size_t)c * per + l], by[(size_t)c * per + next]);
+            e.beta_s_per_byte *= through;
+            edge_kind_add(lay->rings_intra, &lay->n_rings_intra, e);
+        }
+    for (int j = 0; j < r; j++) {
+        int in = j * per / r, out = (in + per - 1) % per;
+        for (int c = 0; c < nodes; c++)
+            edge_kind_add(lay->rings_inter, &lay->n_rings_inter,
+                          an__pair_link(plat, by[(size_t)c * per + out],
+                                        by[(size_t)((c + 1) % nodes) * per + in]));
+        if (nic_flows) {
+            nic_flows[nic_of(plat, by[out], nics)]++;
+            nic_flows[nics + nic_of(plat, by[in], nics)]++;
+        }
+    }
+}
+
 /* Lay the group gpu[0..n) out by node into *lay, its links the slowest of those it has
- * already (several groups of one shape, run at once, are laid out into one). -1 when out of
- * memory. */
-static int layout_add(const plat_platform *plat, const int *gpu, int n, an_layout *lay)
+ * already (several groups of one shape, run at once, are laid out into one), counting its
+ * rings' NIC use into nic_flows (rings_add). -1 when out of memory. */
+static int layout_add(const plat_platform *plat, const int *gpu, int n, an_layout *lay,
+                      int *nic_flows)
 {
     int gpn = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
     int *node_of = malloc((size_t)n * sizeof *node_of), *count = calloc((size_t)n, sizeof *count);
@@ -91,6 +153,8 @@ static int layout_add(const plat_platform *plat, const int *gpu, int n, an_layou
             first[c] = by[(size_t)c * per + j];
         lay->inter = an__slowest(lay->inter, an__ring_link(plat, first, nodes));
     }
+    if (per > 0)
+        rings_add(plat, by, per, nodes, lay, nic_flows);
     if (lay->n_nodes == 0 && status == 0)
         lay->per_node = per, lay->n_nodes = nodes;
     else if (per != lay->per_node || nodes != lay->n_nodes)
@@ -99,8 +163,10 @@ static int layout_add(const plat_platform *plat, const int *gpu, int n, an_layou
     return status;
 }
 
-/* The NIC sharing of `groups` groups of this layout running at once. */
-static void layout_share(const plat_platform *plat, int groups, an_layout *lay)
+/* The NIC sharing of `groups` groups of this layout running at once; nic_flows: the rings'
+ * (rings_add). */
+static void layout_share(const plat_platform *plat, int groups, const int *nic_flows,
+                         an_layout *lay)
 {
     int gpn = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
     lay->nics = plat_nics_per_node(plat);
@@ -109,31 +175,40 @@ static void layout_share(const plat_platform *plat, int groups, an_layout *lay)
     int u = on_node < per_nic ? on_node : per_nic;
     lay->nic_share = u > 0 ? u : 1;
     lay->masters_per_nic = groups < u ? groups : lay->nic_share;
+    lay->rings_nic_share = 1;
+    for (int i = 0; i < 2 * lay->nics; i++)
+        if (nic_flows[i] > lay->rings_nic_share)
+            lay->rings_nic_share = nic_flows[i];
 }
 
 /* The layouts of the gradient allreduces: across the p2-strided groups, inside group 0. */
 static int layouts_load(const plat_platform *plat, const st_strategy *st,
                         const int *gpu_of_rank, an_links *links, int *gpu, char *err)
 {
-    int p1 = st->p1, p2 = st->p2, failed = 0;
-    for (int k = 0; k < p2; k++) {
+    int p1 = st->p1, p2 = st->p2, nics = plat_nics_per_node(plat);
+    int *flows = calloc(4 * (size_t)nics, sizeof *flows), failed = flows ? 0 : -1;
+    for (int k = 0; !failed && k < p2; k++) {
         for (int j = 0; j < p1; j++)
             gpu[j] = gpu_of_rank ? gpu_of_rank[j * p2 + k] : j * p2 + k;
-        failed |= layout_add(plat, gpu, p1, &links->grad_across);
+        failed |= layout_add(plat, gpu, p1, &links->grad_across, flows);
     }
-    layout_share(plat, p2, &links->grad_across);
-    for (int k = 0; k < p2; k++)
+    for (int k = 0; !failed && k < p2; k++)
         gpu[k] = gpu_of_rank ? gpu_of_rank[k] : k;
-    failed |= layout_add(plat, gpu, p2, &links->grad_group);
-    layout_share(plat, p1, &links->grad_group);
+    /* group 0's rings stand for the p1 groups' (spatial: one node each, so one ring) */
+    failed |= failed ? 0 : layout_add(plat, gpu, p2, &links->grad_group, flows + 2 * nics);
+    if (!failed) {
+        layout_share(plat, p2, flows, &links->grad_across);
+        layout_share(plat, p1, flows + 2 * nics, &links->grad_group);
+    }
+    free(flows);
     if (failed)
         return hs_fail(err, HS_EINTERNAL, "out of memory laying out %d ranks by node", st->p);
     bool uneven = (p1 > 1 && !links->grad_across.per_node) ||
                   (p2 > 1 && !links->grad_group.per_node);
-    if (uneven && (st->allreduce == CO_HIER || st->allreduce == CO_TREE))
+    if (uneven && st->allreduce != CO_AUTO)
         return hs_fail(err, HS_EINPUT, "--allreduce %s: the gradient allreduce's ranks are not "
-                       "spread evenly over their nodes; hier and tree need the same number on "
-                       "every node", co_algo_name(st->allreduce));
+                       "spread evenly over their nodes; hier, tree and rings need the same "
+                       "number on every node", co_algo_name(st->allreduce));
     return HS_OK;
 }
 

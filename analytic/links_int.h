@@ -1,6 +1,6 @@
 /* links_int.h: what analytic/'s files share (analytic.h is the folder's public face).
  *   analytic.c     ParaDL's closed forms per built-in strategy; the ring cost formulas
- *   collectives.c  the closed forms of the hierarchical and tree allreduces (--allreduce)
+ *   collectives.c  the closed forms of the hier, tree and rings allreduces (--allreduce)
  *   overlap.c      data parallelism's gradient buckets hidden behind the backward (--overlap)
  *   compute.c      a rank's kernels from the compute model (--compute model)
  *   links.c        the built-in strategies' links, read from the platform's routes
@@ -53,8 +53,8 @@ an_link an__shared(an_link l, double flows);
 /* ---- collectives.c: the other allreduce algorithms ---- */
 
 /* An allreduce of `bytes` over n members by `algo` (collective.h): the ring on `ring` (as
- * an__allreduce_s), or hier / tree / NCCL's choice on the group's layout. A layout uneven
- * over its nodes falls back on the ring (links.c refuses hier and tree there). */
+ * an__allreduce_s), or hier / tree / rings / NCCL's choice on the group's layout. A layout
+ * uneven over its nodes falls back on the ring (links.c refuses the others there but auto). */
 double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
                             const an_layout *lay);
 

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# e2e_allreduce.sh: --allreduce ring|hier|tree|auto on ResNet-50 data parallelism, abci. At
-# 1024 GPUs the closed forms (analytic/collectives.c) and the simulation (engine_comm.c,
-# engine_tree.c) are independent derivations of the same algorithms: the simulated gradient
-# allreduce must move as the closed form says. The ring and hier agree to 1e-6; the tree to
-# 0.5% (SimGrid's CM02 gives a flow of a longer route less of a shared NIC than the closed
-# form's equal share: measured 0.37% at 1024 GPUs, exact up to 64). hier and tree beat the
-# ring by the closed forms' margins; auto is NCCL 2.4's choice (the tree at 1024 GPUs for
-# 91 MB, the ring at 32). Bad input: exit 2, the flag named, nothing on stdout.
+# e2e_allreduce.sh: --allreduce ring|hier|tree|rings|auto on ResNet-50 data parallelism, abci.
+# At 32 and 1024 GPUs the closed forms (analytic/collectives.c) and the simulation
+# (engine_comm.c, engine_tree.c, engine_rings.c) are independent derivations of the same
+# algorithms: the simulated gradient allreduce must move as the closed form says. The ring,
+# hier and rings agree to 1e-6; the tree to 0.5% (SimGrid's CM02 gives a flow of a longer route
+# less of a shared NIC than the closed form's equal share: measured 0.37% at 1024 GPUs, exact
+# up to 64). hier and tree beat the ring by the closed forms' margins; NCCL's two rings (one
+# entering each node by either NIC) halve the ring's bandwidth term; auto is NCCL 2.4's choice
+# (the tree at 1024 GPUs for 91 MB, its rings at 32). The rings also on dgx1 (4 rings over 4
+# NICs and NVLink pairs of 1 and 2 links, some shared by 4 rings), at either fidelity. Bad
+# input: exit 2, the flag named, nothing on stdout.
 # Usage (from ctest): e2e_allreduce.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
 source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 for g in 32 1024; do
-    for a in ring hier tree auto; do
+    for a in ring hier tree rings auto; do
         "$HS" compare -w resnet50 -p abci -s data -g $g -b $((g * 32)) --allreduce $a --json \
             >"$TMP/$g-$a.json" 2>"$TMP/err" || fail "compare $g $a: exit $? $(cat "$TMP/err")"
     done
@@ -26,7 +29,7 @@ def comm(g, a, side):
     assert (a == "ring") == ("allreduce" not in j[side]), (a, j[side].get("allreduce"))
     return j[side]["iteration"]["comm_s"]
 for g in (32, 1024):
-    for a, tol in (("ring", 1e-6), ("hier", 1e-6), ("tree", 5e-3)):
+    for a, tol in (("ring", 1e-6), ("hier", 1e-6), ("tree", 5e-3), ("rings", 1e-6)):
         an, sim = comm(g, a, "analytic"), comm(g, a, "simulate")
         assert abs(sim / an - 1) <= tol, (g, a, an, sim)
         print(f"{g:5d} GPUs {a:5s} analytic {an * 1e3:8.3f} ms  simulated {sim * 1e3:8.3f} ms")
@@ -35,15 +38,32 @@ ring, hier, tree = (comm(1024, a, "analytic") for a in ("ring", "hier", "tree"))
 # the tree 2 x 87 chunks and its depth: ring 77.9 ms, hier 25.8 ms, tree 21.4 ms
 assert 75e-3 < ring < 80e-3 and 24e-3 < hier < 27e-3 and 20e-3 < tree < 23e-3, (ring, hier, tree)
 assert comm(1024, "auto", "simulate") == comm(1024, "tree", "simulate")
-assert comm(32, "auto", "simulate") == comm(32, "ring", "simulate")
+assert comm(32, "auto", "simulate") == comm(32, "rings", "simulate")
+# 32 GPUs (8 nodes, 2 NICs): two rings of m/2 each, the same 62 steps: ring 15.97 ms, rings
+# 8.93 ms; the latency part (62 inter-node latencies) is common, the rest halves
+ring32, rings32 = comm(32, "ring", "analytic"), comm(32, "rings", "analytic")
+latency = 2 * rings32 - ring32  # ring = L + B, rings = L + B/2
+assert 8.9e-3 < rings32 < 9.0e-3 and 1.8e-3 < latency < 1.95e-3, (ring32, rings32, latency)
+PY
+for c in flow step; do
+    "$HS" compare -w resnet50 -p dgx1 --compute measured -s data -g 64 -b 2048 --allreduce rings \
+        -c $c --json >"$TMP/dgx1-$c.json" 2>"$TMP/err" || fail "dgx1 rings $c: exit $? $(cat "$TMP/err")"
+done
+python3 - "$TMP" <<'PY' || fail "rings on dgx1: closed form against the simulation"
+import json, sys
+for c in ("flow", "step"):
+    j = json.load(open(f"{sys.argv[1]}/dgx1-{c}.json"))
+    an, sim = (j[side]["iteration"]["comm_s"] for side in ("analytic", "simulate"))
+    assert abs(sim / an - 1) <= 1e-6 and 8.2e-3 < an < 8.4e-3, (c, an, sim)
+    print(f"dgx1 64 GPUs rings ({c}) analytic {an * 1e3:8.3f} ms  simulated {sim * 1e3:8.3f} ms")
 PY
 
 run=(-w resnet50 -p abci -s data -b 2040)
-expect_bad unknown "--allreduce: unknown algorithm 'nccl' (known: ring, hier, tree, auto)" \
+expect_bad unknown "--allreduce: unknown algorithm 'nccl' (known: ring, hier, tree, rings, auto)" \
     "$HS" analytic "${run[@]}" -g 6 --allreduce nccl
 expect_bad uneven-analytic "--allreduce tree: the gradient allreduce's ranks are not spread evenly" \
     "$HS" analytic "${run[@]}" -g 6 --allreduce tree
-expect_bad uneven-simulate "--allreduce hier and tree need the same number on every node" \
+expect_bad uneven-simulate "--allreduce hier, tree and rings need the same number on every node" \
     "$HS" simulate "${run[@]}" -g 6 --allreduce hier
 "$HS" simulate "${run[@]}" -g 6 --allreduce auto --row >/dev/null 2>"$TMP/err" ||
     fail "auto on an uneven group falls back on the ring: $(cat "$TMP/err")"

@@ -78,11 +78,12 @@ static void chunks(void **state)
     assert_int_equal(co_tree_chunks(90.9e6), 87); /* 45.45 MB a tree in 512 KiB chunks */
 }
 
-/* Just under NCCL's threshold the tree, just over it the ring. */
+/* Just under NCCL's threshold the tree, just over it its rings (one ring: CO_RING). */
 static void expect_threshold(int n, int nodes, int nics, double mb)
 {
+    co_algo ring = co_ring_count(n / nodes, nodes, nics) > 1 ? CO_RINGS : CO_RING;
     assert_int_equal(co_nccl_choice(n, nodes, nics, mb * 0.999e6), CO_TREE);
-    assert_int_equal(co_nccl_choice(n, nodes, nics, mb * 1.001e6), CO_RING);
+    assert_int_equal(co_nccl_choice(n, nodes, nics, mb * 1.001e6), ring);
 }
 
 static void nccl_choice(void **state)
@@ -95,7 +96,23 @@ static void nccl_choice(void **state)
     expect_threshold(1024, 256, 2, 360.36);
     expect_threshold(16, 16, 2, 0.9); /* one GPU a node: one ring, two channels */
     assert_int_equal(co_nccl_choice(8, 1, 2, 1e3), CO_RING); /* one node: always the ring */
+    assert_int_equal(co_nccl_choice(32, 8, 2, 1e9), CO_RINGS); /* 4 GPUs, 2 NICs: two rings */
     assert_int_equal(co_nccl_choice(8, 2, 2, 1e12), CO_TREE); /* two nodes: tree bandwidth x2 */
+}
+
+/* A ring per two of a node's members, at most one per NIC, dividing the members; one node or
+ * one member a node: the ring. */
+static void ring_count(void **state)
+{
+    (void)state;
+    assert_int_equal(co_ring_count(4, 8, 2), 2);   /* abci: 4 GPUs, 2 NICs */
+    assert_int_equal(co_ring_count(8, 8, 4), 4);   /* dgx1 */
+    assert_int_equal(co_ring_count(8, 8, 8), 4);   /* nvswitch-ndr: NCCL 2.4's two per ring */
+    assert_int_equal(co_ring_count(2, 8, 2), 1);   /* two GPUs: one ring enters and leaves */
+    assert_int_equal(co_ring_count(6, 8, 4), 3);   /* 3 would be 6/2: divides */
+    assert_int_equal(co_ring_count(10, 8, 4), 2);  /* 4 does not divide 10, nor 3: 2 */
+    assert_int_equal(co_ring_count(4, 1, 2), 1);   /* one node */
+    assert_int_equal(co_ring_count(1, 8, 2), 1);
 }
 
 static void names(void **state)
@@ -105,6 +122,8 @@ static void names(void **state)
     assert_int_equal(co_algo_parse("tree", &a), 0);
     assert_int_equal(a, CO_TREE);
     assert_int_equal(co_algo_parse("Tree", &a), -1);
+    assert_int_equal(co_algo_parse("rings", &a), 0);
+    assert_int_equal(a, CO_RINGS);
     assert_string_equal(co_algo_name(CO_HIER), "hier");
 }
 
@@ -112,7 +131,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(trees_are_trees), cmocka_unit_test(trees_complement),
-        cmocka_unit_test(chunks), cmocka_unit_test(nccl_choice), cmocka_unit_test(names),
+        cmocka_unit_test(chunks), cmocka_unit_test(nccl_choice), cmocka_unit_test(ring_count),
+        cmocka_unit_test(names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -266,6 +266,61 @@ static void test_hierarchical_allreduce_shares_nics(void **state)
     assert_rel(f.v[0], s.v[0], 1e-6);
 }
 
+/* ---- NCCL's rings over every NIC ---------------------------------------------------------- */
+
+/* Eight ranks on two whole abci nodes (4 GPUs, 2 NICs): two rings, ring 0 entering each node at
+ * local GPU 0 (NIC 0) and leaving from 3 (NIC 1), ring 1 entering at 2 (NIC 1) and leaving from
+ * 1 (NIC 0), each carrying m/2. Inside a node the pairs 0->1 and 2->3 carry both rings, 1->2
+ * and 3->0 one; every NIC direction one. v[102]: a step of the slowest edge, by hand from the
+ * routes; v[103]: a step of the ring in rank order (m/8 over its slowest edge). */
+static void rings_case(const plat_platform *plat, case_out *out, eng_fidelity fid)
+{
+    int gpn = plat->gpus_per_node;
+    assert_int_equal(gpn, 4);
+    int gpus[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    collective_case(plat, out, gpus, 8, TG_ALLREDUCE, TG_ALGO_RINGS, AR_BYTES, fid);
+    double chunk = AR_BYTES / 2 / 8, step_s = 0;
+    for (int c = 0; c < 2; c++)
+        for (int l = 0; l < 4; l++) {
+            double lat, bw, through = l == 0 || l == 2 ? 2 : 1;
+            plat_route(plat, 4 * c + l, 4 * c + (l + 1) % 4, &lat, &bw);
+            step_s = fmax(step_s, lat + chunk * through / bw);
+        }
+    int exits[2][2] = {{3, 4}, {1, 6}}; /* node 0 to node 1; and back: {7, 0}, {5, 2} */
+    for (int j = 0; j < 2; j++)
+        for (int back = 0; back < 2; back++) {
+            double lat, bw;
+            int a = exits[j][0] + 4 * back, b = (exits[j][1] + 4 * back) % 8;
+            plat_route(plat, a, b, &lat, &bw);
+            step_s = fmax(step_s, lat + chunk / bw);
+        }
+    out->v[102] = step_s;
+    out->v[103] = out->v[100] + AR_BYTES / 8 * out->v[101];
+}
+static void child_rings_step(const plat_platform *p, case_out *o)
+{
+    rings_case(p, o, ENG_STEP);
+}
+static void child_rings_flow(const plat_platform *p, case_out *o)
+{
+    rings_case(p, o, ENG_FLOW);
+}
+
+static void test_rings_use_every_nic(void **state)
+{
+    (void)state;
+    case_out s = run_case(child_rings_step), f = run_case(child_rings_flow);
+    assert_int_equal(s.status, HS_OK);
+    assert_int_equal(f.status, HS_OK);
+    double steps = 2 * (8 - 1);
+    assert_rel(s.v[0], steps * s.v[102], 1e-9);
+    assert_rel(f.v[0], s.v[0], 1e-9);
+    assert_true(s.v[0] < 0.6 * steps * s.v[103]); /* the NICs' bandwidth doubles */
+    /* step: 8 ranks x 14 steps x 2 rings; flow: 8 x 2 */
+    assert_int_equal(s.messages, 224);
+    assert_int_equal(f.messages, 16);
+}
+
 /* ---- exchange ----------------------------------------------------------------------------- */
 
 /* Four ranks in one node, each exchanging with both ring neighbours at once. */
@@ -317,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_collective_of_one_rank_is_free),
         cmocka_unit_test(test_hierarchical_allreduce),
         cmocka_unit_test(test_hierarchical_allreduce_shares_nics),
+        cmocka_unit_test(test_rings_use_every_nic),
         cmocka_unit_test(test_exchange_posts_all_messages_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

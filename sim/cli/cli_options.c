@@ -123,7 +123,7 @@ static int set_method(int c, const char *arg, job_spec *job, char *err)
     case OPT_ALLREDUCE:
         if (co_algo_parse(arg, &job->allreduce) != 0)
             return hs_fail(err, HS_EINPUT, "--allreduce: unknown algorithm '%s' (known: ring, "
-                           "hier, tree, auto)", arg);
+                           "hier, tree, rings, auto)", arg);
         break;
     }
     return status;

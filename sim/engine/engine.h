@@ -13,8 +13,9 @@
  *             slowdown moving from edge to edge (engine_exposed.c).
  * On an uncongested platform both give latency + bytes/bandwidth per step, as the analytic
  * model says; where flows share links, SimGrid's bandwidth sharing adds the contention. An
- * allreduce runs as a ring, hierarchically (rings inside and across nodes) or as NCCL's double
- * binary tree (engine_tree.c, flows at either fidelity), as its task says (tg_algo).
+ * allreduce runs as a ring, hierarchically (rings inside and across nodes), as NCCL's double
+ * binary tree (engine_tree.c, flows at either fidelity) or as NCCL's rings over every NIC of a
+ * node (engine_rings.c), as its task says (tg_algo).
  * A message of a task flagged TG_FLAG_STAGED goes through host memory (MPI without
  * GPUDirect): it pays the platform's staging_latency_s, and between two GPUs of a node whose
  * host memory the platform declares (plat_host_memory) it crosses the sender's PCIe link into

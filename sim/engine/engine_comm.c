@@ -10,7 +10,8 @@
  * of m/n) + allgather (n-1 steps of m/n); allgather of m per member = n-1 steps of m;
  * reduce-scatter = n-1 steps of m/n. The hierarchical allreduce is a reduce-scatter inside each
  * node, an allreduce of m/k across nodes among the members of equal local index, and an
- * allgather inside the node. The tree (NCCL's double binary tree) is engine_tree.c's.
+ * allgather inside the node. The tree (NCCL's double binary tree) is engine_tree.c's, NCCL's
+ * rings over every NIC engine_rings.c's.
  *
  * ENG_STEP posts every step. ENG_FLOW posts one message per ring edge carrying all its steps'
  * bytes, after sleeping for the latencies of the steps it stands for, then the ring's members
@@ -312,6 +313,8 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
             hier_allreduce(s, h, pos, t->amount, staged);
         else if (algo == TG_ALGO_TREE)
             eng_tree_allreduce(s, h, pos, t->amount);
+        else if (algo == TG_ALGO_RINGS && h->rings > 1)
+            eng_rings_allreduce(s, h, pos, t->amount);
         else
             ring_steps(s, v, 2 * (n - 1), chunk_bytes(t->amount / n), staged);
         return;

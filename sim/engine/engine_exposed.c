@@ -69,7 +69,7 @@ static void each_edge(const eng_sim *s, eng_ring v, eng_edge_fn fn, void *arg)
 }
 
 /* Apply fn to every edge group gi's collectives may use: its ring, the intra- and inter-node
- * rings of its hierarchical layout and its tree. */
+ * rings of its hierarchical layout, its tree and NCCL's rings. */
 static void each_ring_edge(const eng_sim *s, int gi, eng_edge_fn fn, void *arg)
 {
     const tg_group *gr = &s->g->groups[gi];
@@ -82,7 +82,7 @@ static void each_ring_edge(const eng_sim *s, int gi, eng_edge_fn fn, void *arg)
         each_edge(s, (eng_ring){h->by_node + j, h->n_nodes, h->per_node, 0, NULL, NULL, false},
                   fn, arg);
     if (h)
-        eng_tree_edges(s, h, fn, arg);
+        eng_tree_edges(s, h, fn, arg), eng_rings_edges(s, h, fn, arg);
 }
 
 typedef struct {

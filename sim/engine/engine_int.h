@@ -7,7 +7,8 @@
  * finds the rings flow mode must run step by step (contention that moves); engine_private.c
  * computes the messages of ring edges whose links nothing else uses instead of sending them;
  * engine_tree.c runs an allreduce as NCCL's double binary tree; engine_fit.c decides whether
- * the run's actors fit the machine; engine_mbox.c keeps the mailboxes. All see one eng_sim,
+ * the run's actors fit the machine; engine_rings.c runs an allreduce as NCCL's rings over
+ * every NIC of a node; engine_mbox.c keeps the mailboxes. All see one eng_sim,
  * built before the simulation starts and read by every actor. SimGrid actors are cooperative
  * (only one runs at a time and it yields only inside a SimGrid call), so the actors update the
  * shared counters without locks. */
@@ -42,7 +43,13 @@ typedef struct {
     int tree_depth;         /* edges from the deepest member to the root: chain + tree */
     double tree_alpha_s;    /* the largest latency of a tree edge */
     double tree_beta_s_per_byte; /* the largest 1/bandwidth of a tree edge */
+    /* NCCL's rings over every NIC (engine_rings.c): */
+    int rings;              /* rings at once (eng_rings_count): 1 runs the group's own ring */
+    sg_bar_t rings_bar;     /* flow mode, once the rings are prepared: all members meet */
 } eng_hier;
+
+/* The most rings NCCL's rings allreduce runs at once (one per NIC, at most). */
+#define ENG_RINGS_MAX 16
 
 /* A ring every edge of which is private (engine_private.c): what its members need to compute
  * when the messages of a collective on it arrive. */
@@ -129,8 +136,9 @@ typedef struct {
     eng_pedge *edges;       /* step mode: the private edges */
     int n_private;          /* private edges (0: every message is sent) */
     sg_sem_t *wait_sem;     /* step mode, per rank with a private edge: where it waits */
-    bool has_tree;          /* some allreduce may run as a tree: no message is computed
-                             * (engine_private.c), the tree's pairs are not the rings' */
+    bool has_tree;          /* some allreduce may run as a tree or NCCL's rings: no message
+                             * is computed (engine_private.c), their pairs are not the group
+                             * rings' */
     int nics_per_node;      /* the platform's (plat_nics_per_node), for NCCL's choice */
     sg_host_t *host_mem;    /* per rank: the host standing for its node's host memory, through
                              * which staged messages go (engine_comm.c), or NULL; the array is
@@ -209,8 +217,27 @@ int eng_tree_prepare(eng_sim *s, eng_hier *h, int pos, char *err);
 void eng_tree_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
 
 /* The algorithm an allreduce of the group laid out in h runs: TG_ALGO_AUTO resolved as NCCL
- * 2.4 would (ring or tree), any other returned as it is. */
+ * 2.4 would (its rings, or the ring when they are one, or the tree), any other returned as it
+ * is. */
 tg_algo eng_tree_choice(const eng_sim *s, const eng_hier *h, tg_algo algo, double bytes);
+
+/* engine_rings.c */
+
+/* The rings NCCL's rings allreduce runs for the group laid out in h (co_ring_count, at most
+ * ENG_RINGS_MAX, dividing its members a node). */
+int eng_rings_count(const eng_sim *s, const eng_hier *h);
+
+/* Prepare rank `rank` (group position pos) for the rings of the group laid out in h (h->rings
+ * set, at least 2): its mailboxes, and once per group the flow-mode barrier. */
+int eng_rings_prepare(eng_sim *s, eng_hier *h, int pos, char *err);
+
+/* Flow mode: apply fn to every pair the rings of the group laid out in h send on (once
+ * prepared). */
+void eng_rings_edges(const eng_sim *s, const eng_hier *h, eng_edge_fn fn, void *arg);
+
+/* The allreduce of `bytes` on the rings, run by the member at position pos of the group laid
+ * out in h. */
+void eng_rings_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
 
 /* engine_exposed.c */
 

@@ -81,6 +81,8 @@ static void hier_free(eng_hier *h)
             sg_barrier_destroy(h->inter_bar[j]);
     if (h->tree_bar)
         sg_barrier_destroy(h->tree_bar);
+    if (h->rings_bar)
+        sg_barrier_destroy(h->rings_bar);
     free(h->intra_bar);
     free(h->inter_bar);
     free(h->by_node);
@@ -124,12 +126,14 @@ static int build_hier(eng_sim *s, int gi, char *err)
         if (count[c] != h->per_node) {
             status = hs_fail(err, HS_EINPUT,
                              "group %d (%d ranks) has %d members on one node and %d on another: "
-                             "--allreduce hier and tree need the same number on every node",
+                             "--allreduce hier, tree and rings need the same number on every "
+                             "node",
                              gi, gr->n, h->per_node, count[c]);
             goto done;
         }
     for (int i = 0; i < gr->n; i++)
         h->by_node[(size_t)h->node_of[i] * h->per_node + h->local_of[i]] = gr->ranks[i];
+    h->rings = eng_rings_count(s, h);
     if (s->opt.fidelity == ENG_FLOW) {
         h->intra_bar = calloc((size_t)h->n_nodes, sizeof *h->intra_bar);
         h->inter_bar = calloc((size_t)h->per_node, sizeof *h->inter_bar);
@@ -239,24 +243,27 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
         (t->algo >= TG_ALGO_TREE && staged))
         return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): algorithm %d is not "
                        "available for this collective", r, i, what, t->algo);
-    if (t->algo == TG_ALGO_RING || t->algo == TG_ALGO_AUTO) { /* auto may choose the ring */
+    if (t->algo != TG_ALGO_RING && !s->hier[t->peer]) {
+        int status = build_hier(s, t->peer, err);
+        if (status != HS_OK && !(status == HS_EINPUT && t->algo == TG_ALGO_AUTO))
+            return status; /* an uneven group: NCCL's choice is then the ring */
+    }
+    eng_hier *h = s->hier[t->peer];
+    /* the group's own ring: the ring's, NCCL's choice's when it may be the ring, and the
+     * rings' when they are one */
+    if (t->algo == TG_ALGO_RING || (t->algo == TG_ALGO_AUTO && (!h || h->rings < 2)) ||
+        (t->algo == TG_ALGO_RINGS && h->rings < 2)) {
         ring_used[t->peer] = 1;
         oom = ring_register(s, eng_group_ring(s, t->peer, pos), staged);
     }
-    if (t->algo == TG_ALGO_RING)
-        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
-    if (!s->hier[t->peer]) {
-        int status = build_hier(s, t->peer, err);
-        if (status == HS_EINPUT && t->algo == TG_ALGO_AUTO)
-            return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
-        if (status != HS_OK) /* an uneven group: NCCL's choice is then the ring */
-            return status;
-    }
-    eng_hier *h = s->hier[t->peer];
     if (t->algo == TG_ALGO_HIER)
         oom |= ring_register(s, eng_intra_ring(h, pos, NULL), staged) |
                ring_register(s, eng_inter_ring(h, pos, NULL), staged);
-    else if (eng_tree_prepare(s, h, pos, err) != HS_OK)
+    if ((t->algo == TG_ALGO_TREE || t->algo == TG_ALGO_AUTO) && h &&
+        eng_tree_prepare(s, h, pos, err) != HS_OK)
+        return HS_EINTERNAL;
+    if ((t->algo == TG_ALGO_RINGS || t->algo == TG_ALGO_AUTO) && h && h->rings > 1 &&
+        eng_rings_prepare(s, h, pos, err) != HS_OK)
         return HS_EINTERNAL;
     return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
 }

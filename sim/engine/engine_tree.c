@@ -176,5 +176,6 @@ tg_algo eng_tree_choice(const eng_sim *s, const eng_hier *h, tg_algo algo, doubl
     if (algo != TG_ALGO_AUTO)
         return algo;
     co_algo a = co_nccl_choice(h->per_node * h->n_nodes, h->n_nodes, s->nics_per_node, bytes);
-    return a == CO_TREE ? TG_ALGO_TREE : TG_ALGO_RING;
+    return a == CO_TREE ? TG_ALGO_TREE : a == CO_RINGS && h->rings > 1 ? TG_ALGO_RINGS
+                                                                       : TG_ALGO_RING;
 }

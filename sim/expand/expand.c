@@ -584,7 +584,7 @@ static void ex_gradient_algorithm(tg_graph *g, co_algo algo)
 {
     static const uint8_t tg_of[CO_ALGO_COUNT] = {
         [CO_RING] = TG_ALGO_RING, [CO_HIER] = TG_ALGO_HIER, [CO_TREE] = TG_ALGO_TREE,
-        [CO_AUTO] = TG_ALGO_AUTO};
+        [CO_RINGS] = TG_ALGO_RINGS, [CO_AUTO] = TG_ALGO_AUTO};
     if (algo == CO_RING || algo >= CO_ALGO_COUNT)
         return;
     for (int r = 0; r < g->n_ranks; r++)

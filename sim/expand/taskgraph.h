@@ -36,7 +36,10 @@ typedef enum {
                         * the GPUs of equal local index, then inside the node again */
     TG_ALGO_TREE,      /* NCCL's double binary tree: a chain inside each node, two binary
                         * trees over the nodes, each carrying half the buffer (collective.h) */
-    TG_ALGO_AUTO,      /* ring or tree as NCCL 2.4 chooses for the size and the group's nodes;
+    TG_ALGO_RINGS,     /* NCCL's rings over every NIC of a node: co_ring_count rings at once, each
+                        * carrying 1/r of the buffer and entering every node on another member
+                        * (collective.h) */
+    TG_ALGO_AUTO,      /* rings or tree as NCCL 2.4 chooses for the size and the group's nodes;
                         * the engine decides once it knows where the ranks are */
     TG_ALGO_COUNT
 } tg_algo;

@@ -215,9 +215,11 @@ static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gp
             fprintf(out, ", \"group_size\": %d", grp->n);
         if (t->flags & TG_FLAG_STAGED)
             fputs(", \"staged\": true", out);
-        if (t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER)
-            fprintf(out, ", \"algorithm\": \"%s\"", t->algo == TG_ALGO_HIER ? "hierarchical"
-                                                                             : "ring");
+        static const char *const algo[TG_ALGO_COUNT] = {"ring", "hierarchical", "tree", "rings",
+                                                         "auto"};
+        if ((t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER) &&
+            t->algo < TG_ALGO_COUNT)
+            fprintf(out, ", \"algorithm\": \"%s\"", algo[t->algo]);
     }
     fputs("}}", out);
 }

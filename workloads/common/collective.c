@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const names[CO_ALGO_COUNT] = {"ring", "hier", "tree", "auto"};
+static const char *const names[CO_ALGO_COUNT] = {"ring", "hier", "tree", "rings", "auto"};
 
 const char *co_algo_name(co_algo a)
 {
@@ -108,25 +108,41 @@ int co_tree_chunks(double bytes)
 #define NCCL_TREE_LAT_INTER_US 15.0
 #define NCCL_TREE_LAT_INTRA_US 4.0
 
+/* NCCL 2.4's rings through a node: a ring enters and leaves on two GPUs near one NIC. */
+static int nccl_rings(int per_node, int nics)
+{
+    int rings = per_node / 2 < nics ? per_node / 2 : nics;
+    return rings < 1 ? 1 : rings;
+}
+
+int co_ring_count(int per_node, int nodes, int nics)
+{
+    if (nodes < 2 || per_node < 2)
+        return 1;
+    int rings = nccl_rings(per_node, nics);
+    while (rings > 1 && per_node % rings != 0)
+        rings--;
+    return rings < 1 ? 1 : rings;
+}
+
 co_algo co_nccl_choice(int n, int nodes, int nics, double bytes)
 {
     if (nodes < 2 || n < 2)
         return CO_RING;
     int per_node = n / nodes;
-    /* a ring enters and leaves a node on two GPUs near one NIC; NCCL 2.4 doubles the rings
-     * into channels across nodes when the GPUs have NVLink */
-    int rings = per_node / 2 < nics ? per_node / 2 : nics;
-    if (rings < 1)
-        rings = 1;
+    /* NCCL 2.4 doubles its rings into channels across nodes when the GPUs have NVLink; its
+     * bandwidth estimate counts them, what the rings carry does not change */
+    int rings = nccl_rings(per_node, nics);
+    co_algo ring = co_ring_count(per_node, nodes, nics) > 1 ? CO_RINGS : CO_RING;
     double ring_bw = NCCL_BW_PER_CHANNEL * 2 * rings;
     double tree_bw = ring_bw * 3.0 / 4.0 * (nodes == 2 ? 2.0 : 1.0);
     double ring_lat = NCCL_RING_LAT_US * (n - 1);
     double tree_lat = NCCL_TREE_LAT_INTER_US * floor(log2((double)nodes)) +
                       NCCL_TREE_LAT_INTRA_US * (per_node - 1);
     if (ring_lat <= tree_lat)
-        return CO_RING;
+        return ring;
     if (tree_bw > ring_bw)
         return CO_TREE;
     double threshold_bytes = ring_bw * tree_bw / (ring_bw - tree_bw) * (ring_lat - tree_lat);
-    return bytes <= threshold_bytes ? CO_TREE : CO_RING;
+    return bytes <= threshold_bytes ? CO_TREE : ring;
 }

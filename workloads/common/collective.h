@@ -2,16 +2,19 @@
  * the analytic model and the simulator must agree on (co_).
  *
  * The gradient allreduce of a training iteration can run as
- *   ring   reduce-scatter + allgather around all members in rank order (ParaDL's model,
- *          NCCL's ring): 2(n-1) steps of m/n;
+ *   ring   reduce-scatter + allgather around all members in rank order (ParaDL's model):
+ *          2(n-1) steps of m/n;
+ *   rings  NCCL's ring as it runs on nodes with several NICs: r rings at once, each carrying
+ *          m/r, each entering every node on a different member (so on a different NIC) and
+ *          leaving it on the member before (co_ring_count);
  *   hier   a ring inside each node (reduce-scatter), rings across the nodes among the members
  *          of equal local index (allreduce of m/g), a ring inside the node (allgather)
  *          (ChainerMN's hierarchical communicator, Horovod's hierarchical allreduce);
  *   tree   NCCL's double binary tree (NCCL >= 2.4): inside a node the members form a chain,
  *          the nodes two complementary binary trees, each tree carrying half of the buffer in
  *          chunks, reduced up to the root and broadcast down, pipelined;
- *   auto   what NCCL 2.4 chooses between ring and tree for the size and the group (its
- *          tree threshold, computed from NCCL's own constants: co_nccl_choice).
+ *   auto   what NCCL 2.4 chooses between its rings and its tree for the size and the group
+ *          (its tree threshold, computed from NCCL's own constants: co_nccl_choice).
  * The trees, the chunk and the choice live here so that the closed form (analytic/) and the
  * task graphs the engine runs (sim/) are built from the same shapes. */
 #ifndef COLLECTIVE_H
@@ -23,7 +26,8 @@ typedef enum {
     CO_RING,      /* the default: ParaDL's ring */
     CO_HIER,
     CO_TREE,
-    CO_AUTO,      /* ring or tree, as NCCL 2.4 chooses */
+    CO_RINGS,     /* NCCL's rings over every NIC of a node */
+    CO_AUTO,      /* rings or tree, as NCCL 2.4 chooses */
     CO_ALGO_COUNT
 } co_algo;
 
@@ -37,7 +41,7 @@ typedef enum {
 #define CO_BUCKET_BYTES (25.0 * 1024 * 1024)
 
 const char *co_algo_name(co_algo a);
-/* "ring", "hier", "tree", "auto" -> *a; 0, or -1 for an unknown name. */
+/* "ring", "hier", "tree", "rings", "auto" -> *a; 0, or -1 for an unknown name. */
 int co_algo_parse(const char *text, co_algo *a);
 
 /* Binary tree `tree` (0 or 1) over n nodes 0..n-1: node r's parent (-1 for the root) and its
@@ -57,9 +61,17 @@ int co_tree_node_share(int n);
 /* Chunks a tree of m bytes moves per edge (each tree carries m/2): at least 1. */
 int co_tree_chunks(double bytes);
 
+/* The rings NCCL runs at once for a group of per_node members on each of `nodes` nodes with
+ * `nics` NICs a node: a ring enters and leaves a node through GPUs near a NIC, so one per two
+ * members up to one per NIC (NCCL 2.4, src/init.cc), lowered until it divides per_node so that
+ * every ring enters a node at the same distance from the last (the members are spread over
+ * the NICs in order: ring j enters at local index j * per_node / rings). 1 on one node. */
+int co_ring_count(int per_node, int nodes, int nics);
+
 /* NCCL 2.4's choice for an allreduce of `bytes` over n members on `nodes` nodes (n/nodes on
  * each), with `nics` NICs a node offers the group: the tree when bytes are under its tree
- * threshold (NCCL src/init.cc ncclTreeThreshold, 2.4.8), else the ring; never hier. */
+ * threshold (NCCL src/init.cc ncclTreeThreshold, 2.4.8), else its rings (CO_RINGS, or CO_RING
+ * when that is one ring); never hier. */
 co_algo co_nccl_choice(int n, int nodes, int nics, double bytes);
 
 #endif

@@ -11,8 +11,8 @@
  *   hs_names.h     the short names a folder offers, for messages
  *   hs_out.h       every file written (never a device replaced, never half a file) and the
  *                  signals that interrupt a run
- *   collective.h   the allreduce algorithms (ring, hier, tree, NCCL's choice) and their shapes,
- *                  shared by the closed form and the simulator (co_)
+ *   collective.h   the allreduce algorithms (ring, hier, tree, rings, NCCL's choice) and their
+ *                  shapes, shared by the closed form and the simulator (co_)
  *   device.h       the GPUs' spec sheets: SMs, peak FLOP rates, memory, bandwidth (dv_)
  *
  * Folder: workloads/common/ sits below everything and includes nothing of hybridsim; every

@@ -3,8 +3,8 @@
 # running real MPI code (tests/smpi/allreduce.c) on the same platform file with the same
 # network settings (CM02, no correction factors, no TCP window), ranks placed on the GPUs
 # hybridsim places them on, every send synchronous. SMPI's ring (smpi/allreduce:lr) against
-# --collectives step and flow, and the hierarchical allreduce built from MPI pieces against
-# --allreduce hier: within 0.006%, at 16 and 32 ranks, 1 to 100 MB, packed and congested (32
+# --collectives step and flow, and the hierarchical allreduce built from MPI pieces and NCCL's
+# rings written as MPI messages against --allreduce hier and rings: within 0.006%, at 16 and 32 ranks, 1 to 100 MB, packed and congested (32
 # ranks spread over two racks whose uplinks carry four ring flows each). The whole difference
 # is SMPI's 16-byte message envelope (src/smpi/mpi/smpi_request.cpp). Element counts divide by
 # the ranks (SMPI's ring reduces a remainder with another algorithm). Skipped (77) without
@@ -61,6 +61,7 @@ for r in sorted(gpu):
 PY
     local per_node=""
     [ "$algo" = hier ] && per_node=4
+    [ "$algo" = rings ] && per_node="4 2" # 4 GPUs a node, 2 NICs: two rings
     local ref
     ref=$(smpirun -np "$g" -platform "$TMP/p.xml" -hostfile "$TMP/hosts" "${smpi[@]}" \
           "$TMP/allreduce" "$w" $per_node 2>"$TMP/err") || { fail "$name: smpirun: $(cat "$TMP/err")"; return; }
@@ -80,5 +81,7 @@ check "16 ranks packed 1 MB ring" 16 packed 250000 ring
 check "16 ranks packed 100 MB ring" 16 packed 25000000 ring
 check "16 ranks packed 100 MB hier" 16 packed 25000000 hier
 check "32 ranks spread 10 MB ring (congested)" 32 spread 2500000 ring
+check "16 ranks packed 100 MB rings" 16 packed 25000000 rings
+check "32 ranks spread 10 MB rings (congested)" 32 spread 2500000 rings
 
 finish e2e_smpi

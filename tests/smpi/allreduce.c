@@ -1,17 +1,50 @@
 /* allreduce.c: an independent reference for hybridsim's collectives, run by SimGrid's SMPI
  * (tests/e2e_smpi.sh): real MPI code on the same platform file, timed in simulated seconds.
  *
- * Usage (under smpirun): allreduce COUNT [GPUS_PER_NODE]
+ * Usage (under smpirun): allreduce COUNT [GPUS_PER_NODE [RINGS]]
  *   without GPUS_PER_NODE: MPI_Allreduce of COUNT floats over every rank, all ranks starting
  *     at once (SMPI's ring with smpi/allreduce:lr);
  *   with it: the hierarchical allreduce built from MPI pieces: reduce-scatter inside each node
  *     (ranks r / G), allreduce across nodes among ranks of equal r % G, allgather inside the
- *     node, timed from the last rank's exit of a barrier.
+ *     node, timed from the last rank's exit of a barrier;
+ *   with RINGS: NCCL's rings over every NIC written as point-to-point messages (SMPI has no
+ *     such allreduce): RINGS ring allreduces of COUNT / RINGS floats at once, ring j visiting
+ *     every node's ranks from local index j G / RINGS, side by side step by step (each step
+ *     posts every ring's receive and synchronous send, then waits for them all).
  * Prints the time from the last rank's start to the last rank's end, in seconds. The buffers
  * are SMPI's shared allocations: the ranks move no real data worth the name. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* NCCL's rings: 2(n-1) steps of count / (rings n) floats on every ring. */
+static void rings_allreduce(float *buf, long count, int per_node, int rings)
+{
+    int rank, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    int chunk = (int)(count / rings / n), right[16], left[16];
+    MPI_Request req[32];
+    for (int j = 0; j < rings && j < 16; j++) {
+        int shift = j * per_node / rings;
+        int q = rank / per_node * per_node + ((rank % per_node - shift) % per_node + per_node) %
+                                                 per_node; /* rank's place on ring j */
+        for (int d = -1; d <= 1; d += 2) {
+            int p = ((q + d) % n + n) % n;
+            int r = p / per_node * per_node + (p % per_node + shift) % per_node;
+            *(d < 0 ? &left[j] : &right[j]) = r;
+        }
+    }
+    for (int step = 0; step < 2 * (n - 1); step++) {
+        for (int j = 0; j < rings; j++)
+            MPI_Irecv(buf + (size_t)j * chunk, chunk, MPI_FLOAT, left[j], j, MPI_COMM_WORLD,
+                      &req[j]);
+        for (int j = 0; j < rings; j++)
+            MPI_Issend(buf + (size_t)(rings + j) * chunk, chunk, MPI_FLOAT, right[j], j,
+                       MPI_COMM_WORLD, &req[rings + j]);
+        MPI_Waitall(2 * rings, req, MPI_STATUSES_IGNORE);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -20,10 +53,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     long count = argc > 1 ? atol(argv[1]) : 0;
     int per_node = argc > 2 ? atoi(argv[2]) : 0;
+    int rings = argc > 3 ? atoi(argv[3]) : 0;
     float *in = SMPI_SHARED_MALLOC((size_t)count * sizeof *in);
     float *out = SMPI_SHARED_MALLOC((size_t)count * sizeof *out);
     MPI_Comm node = MPI_COMM_NULL, across = MPI_COMM_NULL;
-    if (per_node > 0) {
+    if (per_node > 0 && rings == 0) {
         MPI_Comm_split(MPI_COMM_WORLD, rank / per_node, rank, &node);
         MPI_Comm_split(MPI_COMM_WORLD, rank % per_node, rank, &across);
         MPI_Barrier(MPI_COMM_WORLD);
@@ -31,6 +65,8 @@ int main(int argc, char **argv)
     double start_s = MPI_Wtime();
     if (per_node == 0) {
         MPI_Allreduce(in, out, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    } else if (rings > 0) {
+        rings_allreduce(in, count, per_node, rings);
     } else {
         int part = (int)(count / per_node);
         MPI_Reduce_scatter_block(in, out, part, MPI_FLOAT, MPI_SUM, node);

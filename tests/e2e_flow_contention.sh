@@ -10,7 +10,8 @@
 #   background: one ResNet-50 job and background flows across the same uplinks for the whole
 #               run: contention that stays, one flow per edge.
 # Each must agree with step mode within 2% (they agree far closer: printed) and give its pinned
-# iteration (1e-9), so that a change of the simulator's numbers under congestion is seen.
+# iteration (1e-9), so that a change of the simulator's numbers under congestion is seen. Then
+# the step budget: a 1024-GPU SplitBrain run keeps its largest exposed ring as flows, and says.
 # Usage (from ctest): e2e_flow_contention.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -53,4 +54,22 @@ for (flow, step), (flow_pin, step_pin) in zip(rows, pins):
 check moving 0.20877710656000315:0.20877710656000315 0.2531632084800046:0.2531632084800046
 check identical 0.12807336069647068:0.1280733606964711 0.12807336069647068:0.1280733606964711
 check background 0.12677954127058833:0.12678241027764764
+
+# The step budget: AlexNet SplitBrain (groups of 8) on 1024 GPUs, whose model-parallel groups'
+# traffic shares links with the data-parallel rings. The 136 groups whose steps fit the budget
+# run in steps; the 1024-member gradient ring (2.1 million step messages) keeps its flows, and
+# the run says so (table and JSON).
+"$HS" strategy -w alexnet -p abci -g 1024 -b 65536 --generate splitbrain:8 -o "$TMP/sb.xml" \
+    >/dev/null 2>&1 || fail "generate splitbrain:8"
+"$HS" simulate -w alexnet -p abci -s "$TMP/sb.xml" -g 1024 -b 65536 --json >"$TMP/sb.json" \
+    2>"$TMP/err" || fail "splitbrain 1024: exit $? $(cat "$TMP/err")"
+python3 - "$TMP/sb.json" <<'PY' || fail "step budget"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["flow_rings"] == {"stepped_groups": 136, "over_budget_groups": 1}, j.get("flow_rings")
+print("budget     136 groups in steps, 1 kept as flows, iteration %.9f s" % j["iteration"]["total_s"])
+PY
+"$HS" simulate -w alexnet -p abci -s "$TMP/sb.xml" -g 1024 -b 65536 --layers-top 0 \
+    >"$TMP/sb.txt" 2>&1 || fail "splitbrain 1024 table"
+grep -q "1 more kept flows, over the step budget" "$TMP/sb.txt" || fail "the table says it"
 finish e2e_flow_contention

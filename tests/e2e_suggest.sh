@@ -4,8 +4,9 @@
 # is the fastest simulated), then the others that fit by analytic time, then those that do not
 # fit with their memory; --top K simulates K; the searched plan and the published schemes are
 # among the candidates; the JSON carries the same ranking. The budgets: --target-epoch-s (the
-# fewest GPUs reaching it) and --max-gpus (the fastest within N). Bad input: exit 2, the flag named,
-# nothing on stdout.
+# fewest GPUs reaching it) and --max-gpus (the fastest within N). The gradient allreduce's
+# algorithms as candidates (ResNet-50 at 64 GPUs: data with hier first). Bad input: exit 2, the
+# flag named, nothing on stdout.
 # Usage (from ctest): e2e_suggest.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -40,6 +41,28 @@ by_model = sorted(fit, key=lambda c: c["analytic_s"])[:4]
 assert sorted(c["strategy"] for c in by_model) == sorted(c["strategy"] for c in sim)
 print("e2e_suggest: %s first at %.6f s simulated; %d ranked, %d do not fit" % (
     r[0]["strategy"], r[0]["simulated_s"], len(r), len(nofit)))
+PY
+
+# the gradient allreduce's algorithms are candidates where the model prices them faster than
+# the ring: ResNet-50 data parallelism on 64 GPUs is fastest with hier, and its simulated time
+# is what `simulate -s data --allreduce hier` gives
+"$HS" suggest -w resnet50 -p abci -g 64 --batch-per-gpu 32 --top 2 --json >"$TMP/a.json" \
+    2>/dev/null || fail "suggest resnet50: exit $?"
+"$HS" simulate -w resnet50 -p abci -s data -g 64 -b 2048 --allreduce hier --json \
+    >"$TMP/hier.json" 2>/dev/null || fail "simulate data hier: exit $?"
+python3 - "$TMP/a.json" "$TMP/hier.json" <<'PY' || fail "allreduce candidates"
+import json, sys
+r = json.load(open(sys.argv[1]))["ranking"]
+hier = json.load(open(sys.argv[2]))["iteration"]["total_s"]
+names = [c["strategy"] for c in r]
+assert names[:2] == ["data --allreduce hier", "data --allreduce rings"], names[:3]
+assert abs(r[0]["simulated_s"] / hier - 1) < 1e-12, (r[0], hier)
+ring = next(c for c in r if c["strategy"] == "data")
+assert all(c["analytic_s"] < ring["analytic_s"] for c in r if c["strategy"].startswith("data --"))
+# filter and channel have no gradient allreduce: no variant prices faster
+assert not [n for n in names if n.startswith(("filter --", "channel --"))], names
+print("e2e_suggest: %s first, %.6f s; ring %.6f s by the model" % (
+    names[0], r[0]["simulated_s"], ring["analytic_s"]))
 PY
 
 # budgets: the fewest GPUs reaching an epoch time, the fastest within a GPU count

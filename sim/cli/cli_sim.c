@@ -34,6 +34,8 @@ static int run_simulate(const cli_options *o, const cli_inputs *in, rp_run *run,
                         o->output != OUT_ROW ? &details : NULL, err);
     if (details.layers.layers)
         run->layers = &details.layers;
+    run->rings_stepped = details.rings_stepped;
+    run->rings_over_budget = details.rings_over_budget;
     if (status == HS_OK && opt.links)
         run->links = &links;
     if (status == HS_OK && o->links_path)
@@ -54,6 +56,8 @@ static int run_compare(const cli_options *o, const cli_inputs *in, rp_run *run, 
     int status = cmp_run(&in->job, &in->plat, &opt, &r, err);
     if (r.details.layers.layers)
         run->layers = &r.details.layers;
+    run->rings_stepped = r.details.rings_stepped;
+    run->rings_over_budget = r.details.rings_over_budget;
     if (status == HS_OK && (o->links_path || o->links_summary))
         run->links = &r.links;
     if (status == HS_OK && o->links_path)

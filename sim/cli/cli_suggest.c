@@ -124,11 +124,15 @@ static void print_table(const suggest_options *o, const wl_workload *wl,
     printf("hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d fit, "
            "%d simulated\n", wl->name, plat->name, o->job.gpus, (long long)o->job.batch, l->n,
            l->fitting, l->simulated);
-    printf("  %4s  %-26s %10s %10s %10s %10s %9s  %s\n", "rank", "strategy", "compute",
+    int width = 26; /* the strategy column: its longest name */
+    for (int i = 0; i < l->n; i++)
+        if ((int)strlen(l->c[i].name) > width)
+            width = (int)strlen(l->c[i].name);
+    printf("  %4s  %-*s %10s %10s %10s %10s %9s  %s\n", "rank", width, "strategy", "compute",
            "comm", "analytic", "simulated", "GB a GPU", "why not first");
     for (int i = 0; i < l->n; i++) {
         const sg_candidate *c = &l->c[l->order[i]];
-        printf("  %4d  %-26s %10.6f %10.6f %10.6f ", i + 1, c->name,
+        printf("  %4d  %-*s %10.6f %10.6f %10.6f ", i + 1, width, c->name,
                c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
                c->analytic.iteration.total_s);
         if (c->simulated)
@@ -227,7 +231,7 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
     int limit = o->max_gpus ? o->max_gpus : plat->n_gpus, best_p = 0;
     double best_s = INFINITY;
     char best_name[SG_NAME_LEN] = "", why[HS_ERR_LEN];
-    printf("hybridsim suggest: %s on %s, %s\n  %6s  %-26s %14s %14s\n", wl->name, plat->name,
+    printf("hybridsim suggest: %s on %s, %s\n  %6s  %-36s %14s %14s\n", wl->name, plat->name,
            o->max_gpus ? "the fastest epoch within the GPU budget" : "the fewest GPUs reaching "
            "the target epoch", "GPUs", "best strategy", "epoch, sim s", "epoch, model s");
     for (int p = 1; p <= limit && p <= plat->n_gpus;
@@ -242,7 +246,7 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
             printf("  %6d  (nothing fits; the fastest by the model, %s, needs %.1f GB)\n", p,
                    c->name, c->analytic.memory_per_gpu_bytes / 1e9);
         else {
-            printf("  %6d  %-26s %14.3f %14.3f\n", p, c->name, c->sim.epoch.total_s,
+            printf("  %6d  %-36s %14.3f %14.3f\n", p, c->name, c->sim.epoch.total_s,
                    c->analytic.epoch.total_s);
             bool better = o->max_gpus ? c->sim.epoch.total_s < best_s
                                       : !best_p && c->sim.epoch.total_s <= o->target_epoch_s;

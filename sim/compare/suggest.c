@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "an_search.h"
+#include "collective.h"
 #include "generate.h"
 
 /* Room for the next candidate, or NULL when the list is full. */
@@ -29,6 +30,30 @@ static void add_builtin(sg_list *l, const wl_workload *wl, const plat_platform *
         return;
     snprintf(c->name, sizeof c->name, "%s", name);
     l->n++;
+}
+
+/* The gradient allreduce's other algorithms (collective.h) for the built-in candidate at
+ * index base: each kept when it runs and the model prices it faster than the ring, named as the
+ * command line runs it ("data --allreduce hier"). */
+static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const plat_platform *plat,
+                                   int64_t batch, int base)
+{
+    static const co_algo algos[] = {CO_HIER, CO_TREE, CO_RINGS};
+    for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++) {
+        char why[HS_ERR_LEN];
+        sg_candidate *c = next(l);
+        if (!c)
+            return;
+        const sg_candidate *b = &l->c[base];
+        c->st = b->st;
+        c->st.allreduce = algos[i];
+        if (an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK ||
+            c->analytic.iteration.total_s >= b->analytic.iteration.total_s * (1 - 1e-9))
+            continue;
+        snprintf(c->name, sizeof c->name, "%.*s --allreduce %s", SG_NAME_LEN - 20, b->name,
+                 co_algo_name(algos[i])); /* a built-in's name is far shorter */
+        l->n++;
+    }
 }
 
 /* A per-layer plan (a generator's or the search's): priced on net, kept when it is valid. */
@@ -66,8 +91,12 @@ static void add_known(sg_list *l, const wl_workload *wl, const plat_platform *pl
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], spec[SG_NAME_LEN];
     int n = an_uniform_names(p, names, AN_UNIFORM_MAX);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        int before = l->n;
         add_builtin(l, wl, plat, p, batch, names[i], 0, names[i]);
+        if (l->n > before)
+            add_allreduce_variants(l, wl, plat, batch, before);
+    }
     for (int k = 2; k <= 4 && p > 1; k *= 2) {
         snprintf(spec, sizeof spec, "pipeline (S=%d)", k * p);
         add_builtin(l, wl, plat, p, batch, "pipeline", k * p, spec);

@@ -10,12 +10,13 @@
 #include "analytic.h"
 
 #define SG_MAX 512
-#define SG_NAME_LEN 48
+#define SG_NAME_LEN 64
 #define SG_WHY_LEN 160
 
 typedef struct {
     char name[SG_NAME_LEN];   /* as -s or strategy --generate takes it ("data+filter:16x4",
-                               * "splitbrain:4", "searched") */
+                               * "splitbrain:4", "searched"), with the gradient allreduce's
+                               * algorithm when it is not the ring ("data --allreduce hier") */
     st_strategy st;           /* how it runs (a per-layer one points at plan) */
     st_plan *plan;            /* per-layer candidates: their plan (owned), else NULL */
     hs_estimate analytic;

@@ -417,6 +417,8 @@ static void fill_result(const eng_sim *s, double t0, eng_result *res)
     res->computed = s->computed;
     res->messages_received = s->messages_received;
     res->bytes_received = s->bytes_received;
+    res->rings_stepped = s->rings_stepped;
+    res->rings_over_budget = s->rings_over_budget;
 }
 
 int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,

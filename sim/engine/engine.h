@@ -70,6 +70,10 @@ typedef struct {
     long messages_received;  /* the messages the receivers took, and the payload they
                               * expected: equal to the sent ones in a sound run (sim/run) */
     double bytes_received;
+    int rings_stepped;       /* flow mode: groups whose rings ran step by step, as traffic may
+                              * come and go on their links (engine_exposed.c) */
+    int rings_over_budget;   /* and such groups kept as flows, their steps over the budget:
+                              * their contention may be under-counted (step mode is exact) */
 } eng_result;
 
 /* Run the graph with rank r on GPU gpu_of_rank[r] of the loaded platform (one rank per GPU).

@@ -133,6 +133,8 @@ typedef struct {
     eng_pring **ring_priv;  /* per group: its ring if all its edges are private */
     uint8_t *ring_exposed;  /* flow mode, per group: 1 if its rings run step by step, as other
                              * traffic may come and go on their links (engine_exposed.c) */
+    int rings_stepped;      /* flow mode: groups whose rings run step by step */
+    int rings_over_budget;  /* and exposed groups left as flows, over the step budget */
     eng_pedge *edges;       /* step mode: the private edges */
     int n_private;          /* private edges (0: every message is sent) */
     sg_sem_t *wait_sem;     /* step mode, per rank with a private edge: where it waits */
@@ -240,6 +242,10 @@ void eng_rings_edges(const eng_sim *s, const eng_hier *h, eng_edge_fn fn, void *
 void eng_rings_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
 
 /* engine_exposed.c */
+
+/* Flow mode runs exposed rings step by step while their messages an iteration stay within
+ * this (about 7 s of simulation on 2 cores), the cheapest groups first. */
+#define ENG_STEP_BUDGET_MESSAGES 1e6
 
 /* Flow mode: mark the groups whose rings share a link with traffic that may come and go
  * (eng_sim.ring_exposed; ring_used: per group, 1 if a collective runs it as a ring), after the

@@ -208,6 +208,8 @@ int cr_details_fill(const wl_workload *wl, const tg_graph *g, const eng_result *
     memset(d, 0, sizeof *d);
     d->critical_rank = crit;
     d->messages = res->messages;
+    d->rings_stepped = res->rings_stepped;
+    d->rings_over_budget = res->rings_over_budget;
     d->bytes_sent = res->bytes_sent;
     if (!res->task_start_s)
         return HS_OK;

@@ -27,6 +27,8 @@ typedef struct {
     int critical_rank;                     /* the rank that finished last */
     double comm_by_op_s[TG_OP_COUNT];      /* its communication time per operation */
     long messages;                         /* point-to-point messages simulated */
+    int rings_stepped;                     /* flow mode: groups whose rings ran in steps */
+    int rings_over_budget;                 /* and those left as flows over the step budget */
     double bytes_sent;
     bd_breakdown layers;                   /* the critical rank per layer and phase */
     /* Its communication per analytic term. A task's waiting is the part before every rank it

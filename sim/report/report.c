@@ -147,6 +147,19 @@ static void print_json_layers(FILE *out, const bd_breakdown *bd)
     fputc('}', out);
 }
 
+/* Flow mode's rings that ran step by step, or could not, in a table line. */
+static void print_flow_rings(FILE *out, const rp_run *run)
+{
+    if (run->rings_stepped == 0 && run->rings_over_budget == 0)
+        return;
+    fprintf(out, "  flow mode: the rings of %d group%s ran step by step (traffic may come and go "
+            "on their links)", run->rings_stepped, run->rings_stepped == 1 ? "" : "s");
+    if (run->rings_over_budget > 0)
+        fprintf(out, ";\n    %d more kept flows, over the step budget: their contention may be "
+                "under-counted (--collectives step is exact)", run->rings_over_budget);
+    fputc('\n', out);
+}
+
 /* A table's first lines: what ran, the iterations, the column names. */
 static void print_head(FILE *out, const char *mode, const rp_run *run, int64_t iterations)
 {
@@ -166,6 +179,7 @@ void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est)
     print_layers_table(out, run);
     if (run->links)
         lk_print_summary_table(out, run->links, run->links_job);
+    print_flow_rings(out, run);
 }
 
 void rp_print_row_header(FILE *out)
@@ -242,6 +256,9 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
         fprintf(out, ", \"links\": ");
         lk_print_summary_json(out, run->links, run->links_job);
     }
+    if (run->rings_stepped > 0 || run->rings_over_budget > 0)
+        fprintf(out, ", \"flow_rings\": {\"stepped_groups\": %d, \"over_budget_groups\": %d}",
+                run->rings_stepped, run->rings_over_budget);
     fputc('}', out);
 }
 
@@ -328,6 +345,7 @@ void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *ana
     print_layers_table(out, run);
     if (run->links)
         lk_print_summary_table(out, run->links, run->links_job);
+    print_flow_rings(out, run);
 }
 
 void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *analytic,
@@ -338,6 +356,7 @@ void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *anal
     sim.mode = "simulate";
     an.layers = NULL; /* the breakdown is the simulation's */
     an.links = NULL;  /* and so are the link statistics */
+    an.rings_stepped = an.rings_over_budget = 0; /* and how flow mode ran its rings */
     fprintf(out, "{\"analytic\": ");
     rp_print_json(out, &an, analytic);
     fprintf(out, ", \"simulate\": ");

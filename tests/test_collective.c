@@ -113,6 +113,7 @@ static void ring_count(void **state)
     assert_int_equal(co_ring_count(10, 8, 4), 2);  /* 4 does not divide 10, nor 3: 2 */
     assert_int_equal(co_ring_count(4, 1, 2), 1);   /* one node */
     assert_int_equal(co_ring_count(1, 8, 2), 1);
+    assert_int_equal(co_ring_count(64, 8, 32), CO_RINGS_MAX); /* 32 would be one a NIC */
 }
 
 static void names(void **state)

@@ -23,6 +23,7 @@
 #include <simgrid/mailbox.h>
 #include <simgrid/semaphore.h>
 
+#include "collective.h"
 #include "engine.h"
 
 /* A group laid out for the hierarchical allreduce: the members on one node form an intra-node
@@ -48,8 +49,8 @@ typedef struct {
     sg_bar_t rings_bar;     /* flow mode, once the rings are prepared: all members meet */
 } eng_hier;
 
-/* The most rings NCCL's rings allreduce runs at once (one per NIC, at most). */
-#define ENG_RINGS_MAX 16
+/* The most rings NCCL's rings allreduce runs at once (collective.h). */
+#define ENG_RINGS_MAX CO_RINGS_MAX
 
 /* A ring every edge of which is private (engine_private.c): what its members need to compute
  * when the messages of a collective on it arrive. */
@@ -225,8 +226,7 @@ tg_algo eng_tree_choice(const eng_sim *s, const eng_hier *h, tg_algo algo, doubl
 
 /* engine_rings.c */
 
-/* The rings NCCL's rings allreduce runs for the group laid out in h (co_ring_count, at most
- * ENG_RINGS_MAX, dividing its members a node). */
+/* The rings NCCL's rings allreduce runs for the group laid out in h (co_ring_count). */
 int eng_rings_count(const eng_sim *s, const eng_hier *h);
 
 /* Prepare rank `rank` (group position pos) for the rings of the group laid out in h (h->rings

@@ -59,10 +59,7 @@ static rings_view view_of(const eng_hier *h, int pos)
 
 int eng_rings_count(const eng_sim *s, const eng_hier *h)
 {
-    int r = co_ring_count(h->per_node, h->n_nodes, s->nics_per_node);
-    while (r > ENG_RINGS_MAX || (r > 1 && h->per_node % r != 0))
-        r--;
-    return r;
+    return co_ring_count(h->per_node, h->n_nodes, s->nics_per_node); /* <= ENG_RINGS_MAX */
 }
 
 int eng_rings_prepare(eng_sim *s, eng_hier *h, int pos, char *err)

@@ -120,6 +120,8 @@ int co_ring_count(int per_node, int nodes, int nics)
     if (nodes < 2 || per_node < 2)
         return 1;
     int rings = nccl_rings(per_node, nics);
+    if (rings > CO_RINGS_MAX)
+        rings = CO_RINGS_MAX;
     while (rings > 1 && per_node % rings != 0)
         rings--;
     return rings < 1 ? 1 : rings;

@@ -61,11 +61,15 @@ int co_tree_node_share(int n);
 /* Chunks a tree of m bytes moves per edge (each tree carries m/2): at least 1. */
 int co_tree_chunks(double bytes);
 
+/* The most rings co_ring_count gives (NCCL 2.4's MAXRINGS is 16). */
+#define CO_RINGS_MAX 16
+
 /* The rings NCCL runs at once for a group of per_node members on each of `nodes` nodes with
  * `nics` NICs a node: a ring enters and leaves a node through GPUs near a NIC, so one per two
- * members up to one per NIC (NCCL 2.4, src/init.cc), lowered until it divides per_node so that
- * every ring enters a node at the same distance from the last (the members are spread over
- * the NICs in order: ring j enters at local index j * per_node / rings). 1 on one node. */
+ * members up to one per NIC (NCCL 2.4, src/init.cc) and CO_RINGS_MAX, lowered until it divides
+ * per_node so that every ring enters a node at the same distance from the last (the members
+ * are spread over the NICs in order: ring j enters at local index j * per_node / rings). 1 on
+ * one node. */
 int co_ring_count(int per_node, int nodes, int nics);
 
 /* NCCL 2.4's choice for an allreduce of `bytes` over n members on `nodes` nodes (n/nodes on

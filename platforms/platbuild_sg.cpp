@@ -185,7 +185,7 @@ extern "C" int psg_build(const pg_params *p, const unsigned char *racks, sg_host
             gpus[g] = it->second;
             pg_memory_host(p, g, name);
             auto mem = b.hosts.find(name);
-            host_mem[g / p->gpus_per_node] = mem == b.hosts.end() ? nullptr : mem->second;
+            host_mem[g] = mem == b.hosts.end() ? nullptr : mem->second;
         }
     } catch (const std::exception &e) {
         return hs_fail(err, HS_EINTERNAL, "building the platform in SimGrid: %s", e.what());

@@ -17,7 +17,7 @@ extern "C" {
 /* Build the machine of checked parameters in the SimGrid engine (started, empty): the racks r
  * with racks[r] != 0 (all when NULL), every element the walk names (pg_describe), as
  * simgrid_load_platform would from its XML. Fills gpus[g] for the GPUs built (others stay NULL)
- * and host_mem[node] for their nodes. HS_EINTERNAL with a message if SimGrid refuses. */
+ * and host_mem[gpu] (pg_memory_host) for them. HS_EINTERNAL with a message if SimGrid refuses. */
 int psg_build(const pg_params *params, const unsigned char *racks, sg_host_t *gpus,
               sg_host_t *host_mem, char *err);
 

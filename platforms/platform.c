@@ -352,5 +352,5 @@ sg_host_t plat_host_memory(const plat_platform *plat, int gpu)
 {
     if (gpu < 0 || gpu >= plat->n_gpus || !plat->host_mem || plat->gpus_per_node < 1)
         return NULL;
-    return plat->host_mem[gpu / plat->gpus_per_node];
+    return plat->host_mem[gpu];
 }

@@ -65,7 +65,8 @@ struct plat_platform {
     bool whole;                 /* every rack of it is */
     sg_host_t *gpus;            /* n_gpus SimGrid hosts, GPU g of node n at n*gpus_per_node+g;
                                  * NULL for the GPUs of racks not built */
-    sg_host_t *host_mem;        /* per node: its host memory (n<node>-cpu), or NULL */
+    sg_host_t *host_mem;        /* per GPU: the host memory it stages through (its node's
+                                 * n<node>-cpu, or its CPU's: pg_memory_host), or NULL */
     plat_route_fn engine_route; /* a hand-written file's routes, through SimGrid */
 };
 
@@ -120,10 +121,12 @@ void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *al
  * exists; 1 with its latency and bandwidth. */
 int plat_host_link(const plat_platform *plat, int gpu, double *latency_s, double *bandwidth_Bps);
 
-/* The host standing for the host memory (CPUs, DRAM) of GPU gpu's node: the host named like
- * the node's GPUs with "-cpu" for "-gpu<g>" (n0003-cpu for n0003-gpu1, as the generator writes
- * it; platforms/README.md), or NULL if the platform has none, gpu is out of range or its rack
- * was not built. Messages staged without GPUDirect go through it (sim/engine/engine_comm.c). */
+/* The host standing for the host memory (CPUs, DRAM) GPU gpu stages through: its node's, the
+ * host named like the node's GPUs with "-cpu" for "-gpu<g>" (n0003-cpu for n0003-gpu1, as the
+ * generator writes it; platforms/README.md), or on a generated machine with two CPUs a node
+ * its own CPU's (n0003-cpu1 for the second half of the GPUs); NULL if the platform has none,
+ * gpu is out of range or its rack was not built. Messages staged without GPUDirect go through
+ * it (sim/engine/engine_comm.c). */
 sg_host_t plat_host_memory(const plat_platform *plat, int gpu);
 
 /* The NICs of one node: a generated machine's (one per PCIe switch unless it says otherwise);

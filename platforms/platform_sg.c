@@ -162,8 +162,8 @@ static int collect_hosts(plat_platform *plat, char *err)
         for (size_t lo = 0, hi = n_hosts; lo < hi;) {
             size_t mid = lo + (hi - lo) / 2;
             int c = strcmp(sg_host_get_name(hosts[mid]), mem);
-            if (c == 0)
-                plat->host_mem[node] = hosts[mid];
+            for (int g = 0; c == 0 && g < plat->gpus_per_node; g++) /* one memory a node */
+                plat->host_mem[node * plat->gpus_per_node + g] = hosts[mid];
             if (c == 0)
                 break;
             if (c < 0)
@@ -197,7 +197,7 @@ int plat_engine_load(plat_platform *plat, const int *gpus, int n, char *err)
         return hs_fail(err, HS_EINTERNAL, "%s: a platform is already loaded, and SimGrid allows "
                        "one per process", plat->name);
     plat->gpus = calloc((size_t)plat->n_gpus, sizeof *plat->gpus);
-    plat->host_mem = calloc((size_t)plat->n_nodes, sizeof *plat->host_mem);
+    plat->host_mem = calloc((size_t)plat->n_gpus, sizeof *plat->host_mem);
     if (!plat->gpus || !plat->host_mem)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d GPUs", plat->n_gpus);
     int rc = plat_engine_start(err);

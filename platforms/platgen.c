@@ -130,12 +130,15 @@ static void pg_abci_achieved(pg_params *p)
 
 /* ABCI's node as built: each of its two PCIe switches joins two GPUs and one NIC and reaches
  * its CPU, where host memory is, by one x16 Gen3 link (platforms/README.md, "Presets"): the two
- * GPUs' copies to host memory share it. */
+ * GPUs' copies to host memory share it; the two CPUs, each with its own memory, are joined by
+ * UPI. */
 static void pg_abci_built(pg_params *p)
 {
     pg_abci(p);
     p->preset = "abci-built";
     p->pcie_uplink_bw_Bps = 16e9; /* PCIe Gen3 x16, one direction */
+    p->cpu_link_bw_Bps = 41.6e9;  /* two UPI links at 10.4 GT/s, 20.8 GB/s each a direction */
+    p->cpu_link_latency_s = 50e-9; /* remote against local DRAM on Skylake-SP, approx. */
 }
 
 static const pg_preset_entry pg_presets[] = {
@@ -306,6 +309,17 @@ int pg_check(const pg_params *p, char *err)
     if (!(p->pcie_uplink_bw_Bps >= 0) || !isfinite(p->pcie_uplink_bw_Bps))
         return hs_fail(err, HS_EINPUT, "--pcie-uplink-bw: must be a bandwidth, or none (got %g)",
                        p->pcie_uplink_bw_Bps);
+    if (!(p->cpu_link_bw_Bps >= 0) || !isfinite(p->cpu_link_bw_Bps))
+        return hs_fail(err, HS_EINPUT, "--cpu-link-bw: must be a bandwidth, or none (got %g)",
+                       p->cpu_link_bw_Bps);
+    if ((rc = check_latency("cpu-link-latency", p->cpu_link_latency_s, err)))
+        return rc;
+    int switches = p->gpus_per_node / p->gpus_per_pcie_switch;
+    if (p->cpu_link_bw_Bps > 0 && switches % 2 != 0)
+        return hs_fail(err, HS_EINPUT, "--cpu-link-bw: the node's %d PCIe switch%s cannot be "
+                       "shared evenly by its two CPUs (--gpus-per-node %d / "
+                       "--gpus-per-pcie-switch %d)", switches, switches == 1 ? "" : "es",
+                       p->gpus_per_node, p->gpus_per_pcie_switch);
     if (p->gpu_model == NULL || p->gpu_model[0] == '\0')
         return hs_fail(err, HS_EINPUT, "--gpu-model: must not be empty");
     for (const char *c = p->gpu_model; *c; c++)

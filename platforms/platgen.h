@@ -52,6 +52,11 @@ typedef struct pg_params {
     double pcie_uplink_bw_Bps;  /* one direction of a PCIe switch's link to its CPU, which the
                                  * switch's GPUs share on their way to host memory; 0: none
                                  * (each GPU reaches host memory over its own link alone) */
+    double cpu_link_bw_Bps;     /* one direction of the link between a node's two CPUs (UPI):
+                                 * > 0 gives each CPU its own host memory, the first half of
+                                 * the PCIe switches on CPU 0, the second on CPU 1; 0: one host
+                                 * memory a node */
+    double cpu_link_latency_s;  /* crossing that link */
     double nic_bw_Bps;          /* one direction of one NIC's cable to its leaf switch */
     double nic_latency_s;
     int nodes_per_leaf;         /* nodes under one leaf group */
@@ -121,10 +126,15 @@ void pg_describe(const pg_params *params, const unsigned char *racks, const pg_s
 int pg_racks(const pg_params *params);
 int pg_rack_of_gpu(const pg_params *params, int gpu);
 
-/* The host name of GPU gpu, and of the host memory of its node ("n0003-gpu1", "n0003-cpu"). */
+/* The host name of GPU gpu, and of the host memory it stages through: its node's, or with two
+ * CPUs (cpu_link_bw_Bps) its own CPU's ("n0003-gpu1", "n0003-cpu", "n0003-cpu1"). */
 #define PG_NAME_LEN 64
 void pg_gpu_host(const pg_params *params, int gpu, char *name);
 void pg_memory_host(const pg_params *params, int gpu, char *name);
+
+/* The CPU of GPU gpu's node it hangs off: 0, or 1 for the second half of a node's GPUs when
+ * the node has two CPUs (cpu_link_bw_Bps). */
+int pg_socket_of(const pg_params *params, int gpu);
 
 /* The version of what pg_describe emits. A file written by the generator records it (with its
  * parameters, hybridsim:generator); a file of another version is read as any hand-written file.

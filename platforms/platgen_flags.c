@@ -86,6 +86,10 @@ static const pg_flag pg_flags[] = {
      "latency of a PCIe link and switch"},
     {"pcie-uplink-bw", FL_QTY, UN_BANDWIDTH, F(pcie_uplink_bw_Bps), none_word,
      "a PCIe switch's link to its CPU, shared by its GPUs' copies to host memory (none)"},
+    {"cpu-link-bw", FL_QTY, UN_BANDWIDTH, F(cpu_link_bw_Bps), none_word,
+     "the link between a node's two CPUs (UPI), each then with its own host memory (none)"},
+    {"cpu-link-latency", FL_QTY, UN_TIME, F(cpu_link_latency_s), NULL,
+     "crossing the link between the CPUs"},
     {"nic-type", FL_CHOICE, 0, F(nic_bw_Bps), nic_types,
      "InfiniBand edr, hdr, ndr (12.5, 25, 50GBps): sets --nic-bw"},
     {"nic-bw", FL_QTY, UN_BANDWIDTH, F(nic_bw_Bps), NULL, "one direction of a NIC's cable"},
@@ -134,7 +138,8 @@ static const struct {
 
 /* Quantities added after generated files were first written: a spec names one only when it is
  * set, by a flag or by the preset, so that the files written before it read back the same. */
-static const char *const pg_later_flags[] = {"pcie-uplink-bw"};
+static const char *const pg_later_flags[] = {"pcie-uplink-bw", "cpu-link-bw",
+                                             "cpu-link-latency"};
 #define PG_NLATER_FLAGS (sizeof pg_later_flags / sizeof pg_later_flags[0])
 
 /* "3" or "1:3" (one uplink unit per three downlink units) -> 3. */

@@ -13,7 +13,9 @@
  *     lNNN (star)                  nodes joined through the leaf switch
  *      nNNNN (Full)                GPU-GPU: NVLink; GPU-gateway: its PCIe link + its NIC cable;
  *                                  GPU-host memory (host nNNNN-cpu): its PCIe link, then its
- *                                  switch's link to the CPU if the machine has one
+ *                                  switch's link to the CPU if the machine has one; with two
+ *                                  CPUs, each CPU's memory (nNNNN-cpu, nNNNN-cpu1), the other
+ *                                  one's across the link between them (nNNNN-cpulink)
  *      lNNN-sw (Full)              a zone holding only router lNNN-up, the leaf's way up
  *     rNN-sw (Full)                holds router rNN-up, the rack's way up
  *
@@ -146,11 +148,22 @@ void pg_gpu_host(const pg_params *p, int gpu, char *name)
     gpu_name(&L, gpu / p->gpus_per_node, gpu % p->gpus_per_node, name);
 }
 
+int pg_socket_of(const pg_params *p, int gpu)
+{
+    return p->cpu_link_bw_Bps > 0 && gpu % p->gpus_per_node >= p->gpus_per_node / 2;
+}
+
+/* The host memory of CPU `socket` of node `node`: "n0003-cpu", the second CPU's "n0003-cpu1". */
+static void memory_name(const pg_layout *L, int node, int socket, char *name)
+{
+    compose(name, "n", "", node, L->node_w, socket ? "-cpu1" : "-cpu");
+}
+
 void pg_memory_host(const pg_params *p, int gpu, char *name)
 {
     pg_layout L;
     pg_layout_of(p, &L);
-    compose(name, "n", "", gpu / p->gpus_per_node, L.node_w, "-cpu");
+    memory_name(&L, gpu / p->gpus_per_node, pg_socket_of(p, gpu), name);
 }
 
 /* ---------------------------------------------------------------- the walk's state */
@@ -162,7 +175,7 @@ typedef struct {
     pg_layout L;
     const pg_sink *k;
     pg_num gpu_speed, pcie_bw, pcie_lat, nic_bw, nic_lat, nvlink_lat, port_lat, nvswitch_lat;
-    pg_num pcie_up_bw, zero_lat;
+    pg_num pcie_up_bw, zero_lat, cpu_link_bw, cpu_link_lat;
     pg_num nvlink_bw[3];        /* a bundle of 1 or 2 links (cube mesh), [0]: of a pair or GPU */
     pg_num nvswitch_bw;
     pg_num leaf_sw_bw, leaf_sw_lat, leaf_up_bw, leaf_up_lat;
@@ -182,6 +195,8 @@ static void walk_init(pg_walk *w, const pg_params *p, const pg_sink *k)
     w->pcie_lat = pg_qty(p->pcie_latency_s, UN_TIME);
     w->pcie_up_bw = pg_qty(p->pcie_uplink_bw_Bps, UN_BANDWIDTH);
     w->zero_lat = pg_qty(0, UN_TIME);
+    w->cpu_link_bw = pg_qty(p->cpu_link_bw_Bps, UN_BANDWIDTH);
+    w->cpu_link_lat = pg_qty(p->cpu_link_latency_s, UN_TIME);
     w->nic_bw = pg_qty(p->nic_bw_Bps, UN_BANDWIDTH);
     w->nic_lat = pg_qty(p->nic_latency_s, UN_TIME);
     w->nvlink_lat = pg_qty(p->nvlink_latency_s, UN_TIME);
@@ -345,6 +360,10 @@ static void walk_node_links(const pg_walk *w, int node)
         compose(name, nz, "-pcieup", s, 1, "");
         SINK(w, link, name, w->pcie_up_bw.s, w->zero_lat.s, PG_SPLITDUPLEX);
     }
+    if (w->p->cpu_link_bw_Bps > 0) { /* UP: from CPU 0 to CPU 1 */
+        compose(name, nz, "-cpulink", -1, 0, "");
+        SINK(w, link, name, w->cpu_link_bw.s, w->cpu_link_lat.s, PG_SPLITDUPLEX);
+    }
 }
 
 static bool rack_wanted(const unsigned char *racks, int r)
@@ -379,6 +398,32 @@ static void walk_links(const pg_walk *w, const unsigned char *racks)
 
 /* ---------------------------------------------------------------- zones */
 
+/* GPU g's routes to host memory: its PCIe link, then its switch's link to its CPU when the
+ * machine has one; with two CPUs (cpu_link_bw_Bps), to its own CPU's memory and over the link
+ * between the CPUs to the other's. */
+static void walk_memory_routes(const pg_walk *w, int node, const char *nz, int g)
+{
+    const pg_params *p = w->p;
+    char gpu[PG_NAME_LEN], mem[PG_NAME_LEN], names[3][PG_NAME_LEN];
+    pg_hop hops[3];
+    int n = 0, mine = pg_socket_of(p, node * p->gpus_per_node + g);
+    gpu_name(&w->L, node, g, gpu);
+    compose(names[0], nz, "-pcie", g, w->L.gpu_w, "");
+    hops[n++] = (pg_hop){names[0], PG_UP};
+    if (p->pcie_uplink_bw_Bps > 0) {
+        compose(names[1], nz, "-pcieup", g / p->gpus_per_pcie_switch, 1, "");
+        hops[n++] = (pg_hop){names[1], PG_UP};
+    }
+    memory_name(&w->L, node, mine, mem);
+    SINK(w, route, gpu, mem, hops, n);
+    if (p->cpu_link_bw_Bps <= 0)
+        return;
+    compose(names[2], nz, "-cpulink", -1, 0, "");
+    hops[n++] = (pg_hop){names[2], mine == 0 ? PG_UP : PG_DOWN};
+    memory_name(&w->L, node, !mine, mem);
+    SINK(w, route, gpu, mem, hops, n);
+}
+
 static void walk_node(const pg_walk *w, int node)
 {
     const pg_params *p = w->p;
@@ -387,16 +432,17 @@ static void walk_node(const pg_walk *w, int node)
     pg_hop hops[3];
     node_name(&w->L, node, nz);
     compose(gw, nz, "-gw", -1, 0, "");
-    compose(cpu, nz, "-cpu", -1, 0, "");
     SINK(w, zone_open, nz, PG_FULL);
     for (int g = 0; g < p->gpus_per_node; g++) {
         gpu_name(&w->L, node, g, g1);
         SINK(w, host, g1, w->gpu_speed.s);
     }
-    /* The node's host memory (its CPUs and DRAM): where messages staged without GPUDirect go
-     * (sim/engine/engine_comm.c), each GPU over its own PCIe link. It never computes: the speed
-     * is a placeholder. */
-    SINK(w, host, cpu, "1Gf");
+    /* The node's host memory (its CPUs and DRAM), or each CPU's: where messages staged without
+     * GPUDirect go (sim/engine/engine_comm.c). It never computes: the speed is a placeholder. */
+    for (int socket = 0; socket < (p->cpu_link_bw_Bps > 0 ? 2 : 1); socket++) {
+        memory_name(&w->L, node, socket, cpu);
+        SINK(w, host, cpu, "1Gf");
+    }
     SINK(w, router, gw); /* the node's gateway: where its NIC cables reach the leaf switch */
     for (int a = 0; a < p->gpus_per_node; a++)
         for (int b = a + 1; b < p->gpus_per_node; b++) {
@@ -413,13 +459,7 @@ static void walk_node(const pg_walk *w, int node)
         hops[0] = (pg_hop){names[0], PG_UP};
         hops[1] = (pg_hop){names[1], PG_UP};
         SINK(w, route, g1, gw, hops, 2);
-        /* to host memory: through the switch's link to its CPU, when the machine has one */
-        int up = p->pcie_uplink_bw_Bps > 0;
-        if (up) {
-            compose(names[2], nz, "-pcieup", g / p->gpus_per_pcie_switch, 1, "");
-            hops[1] = (pg_hop){names[2], PG_UP};
-        }
-        SINK(w, route, g1, cpu, hops, 1 + up);
+        walk_memory_routes(w, node, nz, g);
     }
     w->k->zone_close(w->k->ctx);
 }

@@ -17,7 +17,8 @@
 #   achieved bw    the abci-achieved preset: the bandwidths one stream achieves (NVLink 47.9 of
 #                  50 GB/s a pair, PCIe 12.15 of 16, EDR 12.2 of 12.5; platforms/README.md)
 #   node as built  the abci-built preset: each PCIe switch's x16 link to its CPU, which the
-#                  switch's two GPUs share on their way to host memory (staged halos)
+#                  switch's two GPUs share on their way to host memory (staged halos), and a
+#                  memory per CPU, the two joined by UPI
 #   halo=chain     spatial halos as ChainerMN sends them over MPI: a synchronous send, then the
 #                  receive, so a group's messages follow one another (spatial rows only)
 #   compute=model  kernels from the compute model at their real per-GPU shape (issue 10's

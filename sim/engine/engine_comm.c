@@ -48,10 +48,12 @@ sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes)
 /* A message staged through host memory (TG_FLAG_STAGED: MPI without GPUDirect) is copied from
  * the GPU into host memory and from there into the other GPU. Its callers sleep the platform's
  * staging latency before posting it (the software cost of the copies); then, between two GPUs
- * of a node whose platform declares the node's host memory (eng_sim.host_mem), it takes the
- * PCIe path, not NVLink: a relay actor on that host receives it from the sender over the
- * sender's PCIe link while it sends it on to the receiver over the receiver's, both copies at
- * once as pipelined staging does, so each half meets whatever else uses its link. Otherwise
+ * of a node whose platform declares its host memory (eng_sim.host_mem), it takes the PCIe
+ * path, not NVLink: a relay actor on the sender's host memory (its CPU's, when the node has
+ * two) receives it from the sender over the sender's PCIe link while it sends it on to the
+ * receiver over the receiver's (and the link between the CPUs if the receiver hangs off the
+ * other), both copies at once as pipelined staging does, so each half meets whatever else uses
+ * its links. Otherwise
  * (other nodes: the route already crosses both PCIe links; or no host memory declared) it
  * takes its route. */
 typedef struct {
@@ -113,8 +115,9 @@ void eng_received(eng_sim *s, void *payload, long bytes)
 
 bool eng_relayed(const eng_sim *s, int src, int dst)
 {
-    sg_host_t mem = s->host_mem ? s->host_mem[src] : NULL;
-    return mem && mem == s->host_mem[dst];
+    int gpn = s->plat->gpus_per_node > 0 ? s->plat->gpus_per_node : 1;
+    return s->host_mem && s->host_mem[src] && s->host_mem[dst] &&
+           s->gpu_of_rank[src] / gpn == s->gpu_of_rank[dst] / gpn;
 }
 
 /* A message from src to dst; with sync (a synchronous send), *sync gets its relay (to wait on
@@ -150,7 +153,7 @@ static double edge_latency(const eng_sim *s, int src, int dst, bool staged)
     if (!staged || !eng_relayed(s, src, dst))
         return sg_host_get_route_latency(a, b);
     double up_s = sg_host_get_route_latency(a, s->host_mem[src]);
-    double down_s = sg_host_get_route_latency(s->host_mem[dst], b);
+    double down_s = sg_host_get_route_latency(s->host_mem[src], b); /* the relay's copy */
     return up_s > down_s ? up_s : down_s;
 }
 

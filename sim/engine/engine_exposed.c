@@ -113,7 +113,7 @@ static void pair_links(const eng_sim *s, int src, int dst, int channel, xbt_dyna
     sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
     if (channel == 1 && s->host_mem) {
         sg_host_get_route(a, s->host_mem[src], route);
-        sg_host_get_route(s->host_mem[dst], b, route);
+        sg_host_get_route(s->host_mem[src], b, route); /* the relay's copy */
     } else {
         sg_host_get_route(a, b, route);
     }

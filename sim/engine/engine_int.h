@@ -143,9 +143,9 @@ typedef struct {
                              * is computed (engine_private.c), their pairs are not the group
                              * rings' */
     int nics_per_node;      /* the platform's (plat_nics_per_node), for NCCL's choice */
-    sg_host_t *host_mem;    /* per rank: the host standing for its node's host memory, through
-                             * which staged messages go (engine_comm.c), or NULL; the array is
-                             * NULL when no task is staged */
+    sg_host_t *host_mem;    /* per rank: the host standing for the host memory it stages
+                             * through (its node's or its CPU's: plat_host_memory), or NULL;
+                             * the array is NULL when no task is staged */
     long messages;          /* point-to-point messages posted */
     long computed;          /* of them, computed on private links */
     double bytes_sent;      /* their payload */
@@ -187,7 +187,7 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t);
 sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes);
 
 /* Is a staged message from src to dst relayed through host memory (both on one node whose
- * host memory the platform declares)? */
+ * host memory the platform declares; the relay is on the sender's)? */
 bool eng_relayed(const eng_sim *s, int src, int dst);
 
 /* The rings a group's collectives run on, seen from the member at group position pos: the

@@ -228,8 +228,7 @@ int lk_begin(const plat_platform *plat, int n_jobs, lk_collector **col, char *er
     if (n_jobs < 1)
         n_jobs = 1;
     lk_collector *c = calloc(1, sizeof *c);
-    int gpn = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1;
-    int n_nodes = (plat->n_gpus + gpn - 1) / gpn, n_endpoints = plat->n_gpus + n_nodes;
+    int n_endpoints = 2 * plat->n_gpus;
     if (c) {
         c->job_of_gpu = calloc((size_t)plat->n_gpus, sizeof *c->job_of_gpu);
         c->hosts = malloc((size_t)n_endpoints * sizeof *c->hosts);
@@ -243,8 +242,10 @@ int lk_begin(const plat_platform *plat, int n_jobs, lk_collector **col, char *er
     c->n_jobs = n_jobs;
     c->n_endpoints = n_endpoints;
     for (int e = 0; e < n_endpoints; e++) {
+        int g = e - plat->n_gpus; /* host memory: at the first GPU staging through it */
+        sg_host_t mem = g >= 0 ? plat_host_memory(plat, g) : NULL;
         c->endpoint[e] = e < plat->n_gpus ? plat->gpus[e]
-                                          : plat_host_memory(plat, (e - plat->n_gpus) * gpn);
+                         : g == 0 || mem != plat_host_memory(plat, g - 1) ? mem : NULL;
         if (c->endpoint[e])
             c->hosts[c->n_hosts++] = (lk_host_ix){c->endpoint[e], e};
     }

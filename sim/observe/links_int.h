@@ -27,8 +27,8 @@ typedef struct {
     int job;            /* job tag of the sender, -1 for background */
 } lk_msg;
 
-/* A GPU pair some message used, and its route. Endpoints are GPU indices, or n_gpus + node
- * for a node's host memory (a staged message's two copies, sim/engine_comm.c). */
+/* A GPU pair some message used, and its route. Endpoints are GPU indices, or n_gpus + g for
+ * a host memory (a staged message's two copies, sim/engine/engine_comm.c; lk_collector). */
 typedef struct {
     int src, dst;       /* endpoint indices */
     int first, n;       /* its links at route_links[first .. first+n) */
@@ -53,9 +53,10 @@ struct lk_collector {
     int n_jobs;
     int *job_of_gpu;        /* per GPU: job tag */
     lk_host_ix *hosts;      /* n_hosts endpoints, sorted by pointer */
-    sg_host_t *endpoint;    /* n_endpoints: the GPUs, then each node's host memory (or NULL) */
+    sg_host_t *endpoint;    /* n_endpoints: the GPUs, then at n_gpus + g the host memory GPU g
+                             * is the first to stage through (else NULL) */
     int n_hosts;            /* endpoints that exist */
-    int n_endpoints;        /* n_gpus + n_nodes */
+    int n_endpoints;        /* 2 n_gpus */
     lk_msg *msgs;
     size_t n_msgs, cap_msgs;
     lk_pair *pairs;

@@ -150,6 +150,25 @@ expect_bad "unwritable output" "-o /nonexistent/x.csv" -w resnet50 -p abci -s da
 check
 "$HS" sweep --help | grep -q "batch-per-gpu" || fail "sweep --help"
 
+# ---- the gradient allreduce as a dimension: the strategy column names a non-ring one as the
+# command line runs it, the run gets the flag (NCCL's rings halve data parallelism's bandwidth
+# term on 32 GPUs; a data+filter group's ring has one GPU a node, so its rings are the ring) ----
+check
+"$HS" sweep -w resnet50 -p abci -s data,data+filter:8x4 -g 32 --batch-per-gpu 32 -m analytic \
+    --allreduce ring,rings -o allreduce.csv --quiet || fail "sweep --allreduce: exit $?"
+python3 - allreduce.csv <<'PY' || fail "sweep --allreduce rows"
+import csv, sys
+rows = {r["strategy"]: float(r["an_iter_total_s"]) for r in csv.DictReader(open(sys.argv[1]))}
+assert list(rows) == ["data", "data --allreduce rings", "data+filter:8x4",
+                      "data+filter:8x4 --allreduce rings"], list(rows)
+assert rows["data --allreduce rings"] < rows["data"] - 5e-3, rows
+assert rows["data+filter:8x4 --allreduce rings"] == rows["data+filter:8x4"], rows
+PY
+"$HS" sweep -w resnet50 -p abci -s data -g 8 -b 64 --allreduce tree --emit parallel ar.jobs \
+    --quiet && grep -q -- "-s data .* --allreduce tree " ar.jobs || fail "--emit passes --allreduce"
+expect_bad "unknown allreduce" "--allreduce: unknown value 'nccl'" -w resnet50 -p abci -s data \
+    -g 4 -b 64 --allreduce nccl -o x.csv
+
 # ---- the shipped sweeps parse and emit (running them is the experiments' business) ----
 for f in "$SRC"/experiments/sweeps/*.sweep; do
     check

@@ -41,6 +41,7 @@ static const sw_keydef keydefs[] = {
     {"micro-batches", SW_K_MICRO, NULL, 'S', false},
     {"placement", SW_K_PLACEMENT, NULL, 'P', false},
     {"collectives", SW_K_COLLECTIVES, NULL, 'c', false},
+    {"allreduce", SW_K_ALLREDUCE, NULL, 0, false},
     {"layers", SW_K_LAYERS, NULL, 'l', true},
     {"mode", SW_K_MODE, NULL, 'm', true},
     {"output", SW_K_OUTPUT, NULL, 'o', true},
@@ -55,8 +56,8 @@ static const sw_keydef keydefs[] = {
 /* The keys a message lists: keydefs without the singular aliases. */
 static const char *known_keys =
     "workloads, platforms, strategies, gpus, batch, batch-per-gpu, batch-per-node, "
-    "batch-per-group, micro-batches, placement, collectives, layers, mode, output, jobs, "
-    "timeout, log, compute, precision";
+    "batch-per-group, micro-batches, placement, collectives, allreduce, layers, mode, output, "
+    "jobs, timeout, log, compute, precision";
 
 /* getopt_long's codes beyond the short flags: keydefs[i] is SW_OPT_KEY + i, then the flags
  * that only make sense on a command line. */
@@ -251,11 +252,11 @@ void sw_print_usage(FILE *out)
             "       hybridsim sweep [FILE.sweep] [flags] --emit parallel|slurm JOBFILE\n"
             "       hybridsim sweep --merge DIR -o OUT.csv\n"
             "\n"
-            "Runs every configuration of workloads x platforms x strategies x GPU counts x batch\n"
-            "rules x micro-batches x placements x collectives, each in its own process, and\n"
-            "writes one CSV row per configuration. Lists are comma-separated; the file's keys\n"
-            "are the long flag names (see experiments/sweeps/example.sweep); a flag replaces\n"
-            "its key.\n"
+            "Runs every configuration of workloads x platforms x strategies x gradient\n"
+            "allreduces x GPU counts x batch rules x micro-batches x placements x collectives,\n"
+            "each in its own process, and writes one CSV row per configuration. Lists are\n"
+            "comma-separated; the file's keys are the long flag names (see\n"
+            "experiments/sweeps/example.sweep); a flag replaces its key.\n"
             "\n"
             "  -w, --workloads LIST     workloads (short names or paths)\n"
             "  -p, --platforms LIST     platforms (short names or paths)\n"
@@ -268,6 +269,9 @@ void sw_print_usage(FILE *out)
             "  -S, --micro-batches LIST pipeline micro-batches (other strategies run once)\n"
             "  -P, --placement LIST     packed (default), spread\n"
             "  -c, --collectives LIST   flow (default), step\n"
+            "      --allreduce LIST     the gradient allreduce: ring (default), hier, tree,\n"
+            "                           rings, auto (hybridsim simulate --help); the strategy\n"
+            "                           column then reads \"data --allreduce hier\"\n"
             "  -m, --mode M             compare (default), analytic, simulate\n"
             "  -l, --layers FILE        the layer file every run uses\n"
             "      --compute M          kernel times of every run: measured or model (hybridsim\n"

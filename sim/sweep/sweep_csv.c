@@ -182,7 +182,7 @@ static void config_columns(const sw_plan *plan, const sw_config *c, const char *
     col[C_MODE] = plan->mode;
     col[C_WORKLOAD] = c->workload;
     col[C_PLATFORM] = c->platform;
-    col[C_STRATEGY] = c->strategy;
+    col[C_STRATEGY] = c->shown;
     col[C_GPUS] = sw_arena_printf(a, "%d", c->gpus);
     col[C_BATCH_RULE] = c->rule->text;
     if (c->micro_batches)

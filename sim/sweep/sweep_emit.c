@@ -37,6 +37,7 @@ static char *job_command(const sw_plan *plan, const sw_config *c, int index, con
     const char *pairs[][2] = {{" -w ", c->workload}, {" -p ", c->platform},
                               {" -s ", c->strategy}, {" -b ", c->rule->text},
                               {" -P ", c->placement}, {" -c ", c->collectives},
+                              {" --allreduce ", c->allreduce},
                               {" --layers ", plan->layers}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         if (!pairs[i][1])

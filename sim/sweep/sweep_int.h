@@ -62,7 +62,7 @@ double sw_now_s(void);                         /* a monotonic clock */
 enum {
     SW_K_WORKLOADS, SW_K_PLATFORMS, SW_K_STRATEGIES, SW_K_GPUS, SW_K_BATCH, SW_K_MICRO,
     SW_K_PLACEMENT, SW_K_COLLECTIVES, SW_K_LAYERS, SW_K_MODE, SW_K_OUTPUT, SW_K_JOBS,
-    SW_K_TIMEOUT, SW_K_LOG, SW_K_COMPUTE, SW_K_PRECISION, SW_K_COUNT
+    SW_K_TIMEOUT, SW_K_LOG, SW_K_COMPUTE, SW_K_PRECISION, SW_K_ALLREDUCE, SW_K_COUNT
 };
 
 /* One value and where the user gave it, for messages. */
@@ -130,6 +130,9 @@ typedef struct {
     int micro_batches;       /* pipeline's S; 0: hybridsim's default (S = p) */
     const char *placement;   /* NULL in analytic mode (it uses neither) */
     const char *collectives;
+    const char *allreduce;   /* --allreduce, NULL for the ring (ParaDL's, the default) */
+    const char *shown;       /* the strategy as the CSV shows it: with " --allreduce A" when
+                              * allreduce is set ("data --allreduce hier", as suggest names it) */
     int64_t batch;           /* B from the rule; 0 when it has none (see error) */
     const char *error;       /* why this configuration cannot run, recorded without a run */
     const char *key;         /* the CSV key: every field above, '|'-separated */

@@ -28,8 +28,8 @@
 
 /* The checked dimensions, in the order their values were given. */
 typedef struct {
-    const sw_item *workloads, *platforms, *strategies, *placements, *collectives;
-    int n_workloads, n_platforms, n_strategies, n_placements, n_collectives;
+    const sw_item *workloads, *platforms, *strategies, *placements, *collectives, *allreduces;
+    int n_workloads, n_platforms, n_strategies, n_placements, n_collectives, n_allreduces;
     int *gpus, n_gpus, cap_gpus; /* the GPU counts, ranges expanded */
     sw_batch_rule *rules;        /* moved to the plan once enumerated */
     int n_rules;
@@ -334,10 +334,11 @@ static int require_lists(const sw_spec *s, char *err)
     return HS_OK;
 }
 
-/* The lists taken as they are, with the defaults for placement and collectives. */
+/* The lists taken as they are, with the defaults for placement, collectives and allreduce. */
 static void take_lists(const sw_spec *s, bool analytic, sw_dims *d)
 {
-    static const sw_item packed = {"packed", "default"}, flow = {"flow", "default"};
+    static const sw_item packed = {"packed", "default"}, flow = {"flow", "default"},
+                         ring = {"ring", "default"};
     d->workloads = s->key[SW_K_WORKLOADS].items;
     d->n_workloads = s->key[SW_K_WORKLOADS].n;
     d->platforms = s->key[SW_K_PLATFORMS].items;
@@ -348,6 +349,8 @@ static void take_lists(const sw_spec *s, bool analytic, sw_dims *d)
     d->n_placements = s->key[SW_K_PLACEMENT].n ? s->key[SW_K_PLACEMENT].n : 1;
     d->collectives = s->key[SW_K_COLLECTIVES].n ? s->key[SW_K_COLLECTIVES].items : &flow;
     d->n_collectives = s->key[SW_K_COLLECTIVES].n ? s->key[SW_K_COLLECTIVES].n : 1;
+    d->allreduces = s->key[SW_K_ALLREDUCE].n ? s->key[SW_K_ALLREDUCE].items : &ring;
+    d->n_allreduces = s->key[SW_K_ALLREDUCE].n ? s->key[SW_K_ALLREDUCE].n : 1;
     if (analytic) /* the closed form uses neither: one configuration, not duplicates */
         d->n_placements = d->n_collectives = 1;
 }
@@ -396,6 +399,7 @@ static int check_dims(const sw_spec *s, bool analytic, sw_dims *d, sw_arena *a, 
 {
     static const char *placements[] = {"packed", "spread"};
     static const char *fidelities[] = {"flow", "step"};
+    static const char *allreduces[] = {"ring", "hier", "tree", "rings", "auto"};
     int status;
     if ((status = require_lists(s, err)))
         return status;
@@ -408,7 +412,8 @@ static int check_dims(const sw_spec *s, bool analytic, sw_dims *d, sw_arena *a, 
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     if ((status = check_names(d, a, err)) || (status = parse_numbers(s, d, a, err)) ||
         (status = check_words(&s->key[SW_K_PLACEMENT], placements, 2, err)) ||
-        (status = check_words(&s->key[SW_K_COLLECTIVES], fidelities, 2, err)))
+        (status = check_words(&s->key[SW_K_COLLECTIVES], fidelities, 2, err)) ||
+        (status = check_words(&s->key[SW_K_ALLREDUCE], allreduces, 5, err)))
         return status;
     return HS_OK;
 }
@@ -457,7 +462,7 @@ static int add_config(sw_plan *plan, int *cap, const sw_config *c, sw_arena *a, 
     if (c->micro_batches)
         snprintf(micro, sizeof micro, "%d", c->micro_batches);
     k->key = sw_arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s", plan->mode, c->workload,
-                             c->platform, c->strategy, c->gpus, c->rule->text, micro,
+                             c->platform, c->shown, c->gpus, c->rule->text, micro,
                              c->placement ? c->placement : "",
                              c->collectives ? c->collectives : "",
                              plan->layers ? plan->layers : "");
@@ -515,19 +520,28 @@ static int enumerate_runs(const sw_dims *d, const sw_config *base, int p, int s,
     return HS_OK;
 }
 
-/* The configurations in the CSV's order: workloads, platforms, strategies outermost. */
+/* The configurations in the CSV's order: workloads, platforms, strategies, gradient
+ * allreduces outermost. */
 static int enumerate(const sw_dims *d, sw_plan *plan, sw_arena *a, char *err)
 {
     int cap = 0, status;
     for (int w = 0; w < d->n_workloads; w++)
         for (int p = 0; p < d->n_platforms; p++)
-            for (int s = 0; s < d->n_strategies; s++) {
-                sw_config base = {.workload = d->workloads[w].text,
-                                  .platform = d->platforms[p].text,
-                                  .strategy = d->strategies[s].text};
-                if ((status = enumerate_runs(d, &base, p, s, plan, &cap, a, err)))
-                    return status;
-            }
+            for (int s = 0; s < d->n_strategies; s++)
+                for (int r = 0; r < d->n_allreduces; r++) {
+                    const char *algo = d->allreduces[r].text;
+                    sw_config base = {.workload = d->workloads[w].text,
+                                      .platform = d->platforms[p].text,
+                                      .strategy = d->strategies[s].text,
+                                      .allreduce = strcmp(algo, "ring") ? algo : NULL};
+                    base.shown = base.allreduce ? sw_arena_printf(a, "%s --allreduce %s",
+                                                                  base.strategy, algo)
+                                                : base.strategy;
+                    if (!base.shown)
+                        return hs_fail(err, HS_EINTERNAL, "out of memory");
+                    if ((status = enumerate_runs(d, &base, p, s, plan, &cap, a, err)))
+                        return status;
+                }
     return check_unique(plan, err);
 }
 

@@ -159,6 +159,8 @@ static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe,
         argv[n++] = "--placement", argv[n++] = (char *)c->placement;
     if (c->collectives)
         argv[n++] = "--collectives", argv[n++] = (char *)c->collectives;
+    if (c->allreduce)
+        argv[n++] = "--allreduce", argv[n++] = (char *)c->allreduce;
     if (plan->compute)
         argv[n++] = "--compute", argv[n++] = (char *)plan->compute;
     if (plan->precision)
@@ -251,7 +253,7 @@ static pid_t spawn(const char *exe, char **argv, const int fds[3])
 static int launch(sw_runner *r, int config, sw_slot *slot, char *err)
 {
     const sw_config *c = &r->plan->configs[config];
-    char *argv[30], nums[3][24];
+    char *argv[32], nums[3][24];
     int fds[3];
     child_argv(r->plan, c, r->exe, argv, nums);
     int status = open_child_files(r, config, fds, err);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# e2e_studies.sh: every study under experiments/ (paradl, congestion, topology, layerwise) run with --quick
-# into a temp dir: each CSV has exactly the rows its sweep definition implies (counted below from
+# e2e_studies.sh: every study under experiments/ (paradl, congestion, topology, layerwise,
+# allreduce) run with --quick into a temp dir: each CSV has exactly the rows its sweep
+# definition implies (counted below from
 # the scripts' quick sizes), no row failed, error rows only where a strategy's limit is expected
 # (listed exactly), every plot exists in PNG and SVG and is not empty, the summary and MANIFEST
 # are written; a rerun skips every finished row (the CSV is byte-identical); the measured table
@@ -171,6 +172,23 @@ awk -F, 'NR > 1 { k = $1 FS $2 FS $3; if ($5 ~ /^best uniform/) u[k] = $7; if ($
 check
 [ "$(tail -n +2 "$d/memory.csv" | wc -l)" -eq 6 ] || fail "memory.csv: not 6 rows"
 expect_plots "$d" layerwise
+
+# ---- allreduce ----
+# quick: ResNet-50 on abci, 8..64 GPUs, every algorithm: 20 rows, none refused; the simulation
+# within 1% of the closed form on abci; auto equals one of the four algorithms at every count.
+study allreduce
+d="$TMP/allreduce"
+expect_rows "$d/allreduce.csv" 20
+expect_errors "$d/allreduce.csv" strategy,gpus ""
+check
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         { a = $c["an_iter_comm_s"]; s = $c["sim_iter_comm_s"]
+           if (a <= 0 || s / a > 1.01 || s / a < 0.99) exit 1 }' "$d/allreduce.csv" ||
+    fail "allreduce: simulated and closed form more than 1% apart on abci"
+check
+grep -Eq '^abci-resnet50 +(8|16|32|64) .* (ring|hier|tree|rings)$' "$d/summary.txt" ||
+    fail "allreduce: summary.txt lacks the rows with auto's pick"
+expect_plots "$d" allreduce
 
 # ---- bad input ----
 check

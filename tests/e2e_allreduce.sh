@@ -69,7 +69,7 @@ expect_bad uneven-simulate "--allreduce hier, tree and rings need the same numbe
     fail "auto on an uneven group falls back on the ring: $(cat "$TMP/err")"
 "$HS" strategy -w resnet50 -p abci -g 8 -b 64 --generate data -o "$TMP/data.xml" >/dev/null 2>&1 ||
     fail "generate a strategy file"
-expect_bad file "--allreduce tree: a strategy file's gradient allreduces are rings" \
+expect_bad file "--allreduce tree: a strategy file's gradient allreduces are ParaDL's ring" \
     "$HS" analytic -w resnet50 -p abci -s "$TMP/data.xml" -g 8 -b 64 --allreduce tree
 expect_bad fabric "--allreduce is for single runs, not --job" \
     "$HS" simulate -p abci --job w=resnet50,s=data,g=8,b=64 --allreduce tree

@@ -81,8 +81,8 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
                            spec->strategy);
         if (spec->allreduce != CO_RING)
             return hs_fail(err, HS_EINPUT, "--allreduce %s: a strategy file's gradient "
-                           "allreduces are rings; the other algorithms are for the built-in "
-                           "strategies", co_algo_name(spec->allreduce));
+                           "allreduces are ParaDL's ring; the other algorithms are for the "
+                           "built-in strategies", co_algo_name(spec->allreduce));
         status = st_plan_load(spec->strategy, &j->wl, &j->plan, err);
         if (status != HS_OK)
             return status;

@@ -1,8 +1,8 @@
 /* test_collective.c: the shapes both derivations build their allreduces from (collective.h):
  * NCCL's double binary tree (a tree over every node, the two trees complementary), the load it
- * puts on a node's NIC, the pipeline's chunks, and NCCL 2.4's choice of ring or tree against
+ * puts on a node's NIC, the pipeline's chunks, NCCL 2.4's choice of its rings or tree against
  * the thresholds worked out by hand from NCCL's constants (issue research, 4-GPU nodes with two
- * NICs: 7.7, 18.4, 40.5, 85.7 and 360 MB at 32 to 1024 GPUs). */
+ * NICs: 7.7, 18.4, 40.5, 85.7 and 360 MB at 32 to 1024 GPUs), and how many rings it runs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
 # its default options and with each mechanism switched on alone (an ablation):
 #   default        ring gradient allreduce, blocking order, flow collectives (ParaDL's choices)
 #   step           every step of every collective simulated (a check: should not move)
-#   allreduce=auto NCCL 2.4.8's own choice of ring or tree for each gradient allreduce
+#   allreduce=auto NCCL 2.4.8's own choice of its rings or tree for each gradient allreduce
 #   allreduce=hier rings inside the nodes and across (what ChainerMN's hierarchical did)
 #   allreduce=tree NCCL's double binary tree, always
 #   overlap        gradients in 25 MiB buckets behind the backward (PyTorch DDP; the measured

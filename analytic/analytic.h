@@ -70,6 +70,11 @@ typedef struct {
                           * strategy running at once (hier) */
     int masters_per_nic; /* the groups' masters behind one NIC (tree) */
     int nics;            /* NICs of a node (NCCL's choice: co_nccl_choice) */
+    an_link hier_intra[AN_EDGE_KINDS]; /* hier: the intra-node rings' edges, one of each kind
+                          * no other is slower than in both terms */
+    int n_hier_intra;
+    an_link hier_inter[AN_EDGE_KINDS]; /* and the inter-node rings' edges, likewise */
+    int n_hier_inter;
     int rings;           /* NCCL's rings over every NIC: rings at once (co_ring_count) */
     an_link rings_intra[AN_EDGE_KINDS]; /* their edges inside a node, beta times the rings
                           * through the pair: one of each kind no other is slower than in

@@ -4,8 +4,10 @@
  * Each is the time the simulator's version takes on a free network (sim/engine/engine_comm.c
  * for hier, engine_tree.c for the tree, engine_rings.c for NCCL's rings), NIC sharing
  * included: the members' messages that leave a node at once through one NIC share it, as
- * SimGrid's max-min sharing divides a link among equal flows. n members, g = n/N per node on N nodes, m bytes; alpha/beta of the layout's
- * slowest intra-node and inter-node edges:
+ * SimGrid's max-min sharing divides a link among equal flows. n members, g = n/N per node on
+ * N nodes, m bytes; alpha/beta of the layout's slowest intra-node and inter-node edges (hier and
+ * rings: the slowest edge at the step's size, which on a cube mesh is not the slowest latency
+ * and the slowest bandwidth of two different edges):
  *   hier  2(g-1)(alpha_i + m/g beta_i) + 2(N-1)(alpha_o + m/(gN) beta_o u), u inter-node rings
  *         per NIC (reduce-scatter and allgather inside the node, the rings across between);
  *   tree  2 [max(K alpha_i + m beta_i, K alpha_o + m/2 s beta_o) + (D-1)(alpha + c beta)], per
@@ -20,13 +22,23 @@
 
 #include "collective.h"
 
+/* The slowest of n edge kinds for a step of `chunk` bytes, beta times `share`. */
+static double step_s(const an_link *kinds, int n, double chunk, double share)
+{
+    double worst_s = 0;
+    for (int i = 0; i < n; i++) {
+        double s = kinds[i].alpha_s + chunk * kinds[i].beta_s_per_byte * share;
+        worst_s = s > worst_s ? s : worst_s;
+    }
+    return worst_s;
+}
+
 static double hier_s(const an_layout *lay, double bytes)
 {
     int g = lay->per_node, nodes = lay->n_nodes;
-    double intra_s = 2.0 * (g - 1) * (lay->intra.alpha_s + bytes / g * lay->intra.beta_s_per_byte);
-    double inter_s = 2.0 * (nodes - 1) *
-                     (lay->inter.alpha_s +
-                      bytes / g / nodes * lay->inter.beta_s_per_byte * lay->nic_share);
+    double intra_s = 2.0 * (g - 1) * step_s(lay->hier_intra, lay->n_hier_intra, bytes / g, 1);
+    double inter_s = 2.0 * (nodes - 1) * step_s(lay->hier_inter, lay->n_hier_inter,
+                                                bytes / g / nodes, lay->nic_share);
     return intra_s + inter_s;
 }
 
@@ -53,17 +65,10 @@ static double tree_s(const an_layout *lay, double bytes)
 
 static double rings_s(const an_layout *lay, int n, double bytes)
 {
-    double chunk = bytes / lay->rings / n, step_s = 0;
-    for (int i = 0; i < lay->n_rings_intra; i++) {
-        double s = lay->rings_intra[i].alpha_s + chunk * lay->rings_intra[i].beta_s_per_byte;
-        step_s = s > step_s ? s : step_s;
-    }
-    for (int i = 0; i < lay->n_rings_inter; i++) {
-        double s = lay->rings_inter[i].alpha_s +
-                   chunk * lay->rings_inter[i].beta_s_per_byte * lay->rings_nic_share;
-        step_s = s > step_s ? s : step_s;
-    }
-    return 2.0 * (n - 1) * step_s;
+    double chunk = bytes / lay->rings / n;
+    double intra_s = step_s(lay->rings_intra, lay->n_rings_intra, chunk, 1);
+    double inter_s = step_s(lay->rings_inter, lay->n_rings_inter, chunk, lay->rings_nic_share);
+    return 2.0 * (n - 1) * (intra_s > inter_s ? intra_s : inter_s);
 }
 
 double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,

@@ -87,6 +87,24 @@ static void edge_kind_add(an_link *set, int *n, an_link e)
         set[*n - 1] = an__slowest(set[*n - 1], e);
 }
 
+/* The edges of the hierarchical allreduce's rings over the group laid out by node in
+ * by[nodes * per]: each node's members in order, the members of equal local index across the
+ * nodes, by kind into *lay. */
+static void hier_add(const plat_platform *plat, const int *by, int per, int nodes,
+                     an_layout *lay)
+{
+    for (int c = 0; per > 1 && c < nodes; c++)
+        for (int l = 0; l < per; l++)
+            edge_kind_add(lay->hier_intra, &lay->n_hier_intra,
+                          an__pair_link(plat, by[(size_t)c * per + l],
+                                        by[(size_t)c * per + (l + 1) % per]));
+    for (int j = 0; nodes > 1 && j < per; j++)
+        for (int c = 0; c < nodes; c++)
+            edge_kind_add(lay->hier_inter, &lay->n_hier_inter,
+                          an__pair_link(plat, by[(size_t)c * per + j],
+                                        by[(size_t)((c + 1) % nodes) * per + j]));
+}
+
 /* NCCL's rings over the group laid out by node in by[nodes * per] (collective.h): ring j
  * enters every node at local index j per / r and leaves from the one before. Their edges'
  * kinds into *lay (an intra-node pair's beta times the rings through it), and the NICs the
@@ -153,8 +171,10 @@ static int layout_add(const plat_platform *plat, const int *gpu, int n, an_layou
             first[c] = by[(size_t)c * per + j];
         lay->inter = an__slowest(lay->inter, an__ring_link(plat, first, nodes));
     }
-    if (per > 0)
+    if (per > 0) {
+        hier_add(plat, by, per, nodes, lay);
         rings_add(plat, by, per, nodes, lay, nic_flows);
+    }
     if (lay->n_nodes == 0 && status == 0)
         lay->per_node = per, lay->n_nodes = nodes;
     else if (per != lay->per_node || nodes != lay->n_nodes)

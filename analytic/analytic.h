@@ -70,6 +70,10 @@ typedef struct {
                           * strategy running at once (hier) */
     int masters_per_nic; /* the groups' masters behind one NIC (tree) */
     int nics;            /* NICs of a node (NCCL's choice: co_nccl_choice) */
+    an_link chain[AN_EDGE_KINDS]; /* tree: the intra-node chains' edges (local j to j - 1 and
+                          * back), one of each kind no other is slower than in both terms */
+    int n_chain;
+    an_link chain_slowest; /* and their slowest latency and bandwidth (the pipeline's fill) */
     an_link hier_intra[AN_EDGE_KINDS]; /* hier: the intra-node rings' edges, one of each kind
                           * no other is slower than in both terms */
     int n_hier_intra;

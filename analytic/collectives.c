@@ -48,9 +48,12 @@ static double tree_s(const an_layout *lay, double bytes)
     int d0 = co_btree_depth(0, nodes), d1 = co_btree_depth(1, nodes);
     int depth = g - 1 + (d0 > d1 ? d0 : d1);
     double edge_s = 0, alpha_s = 0, beta = 0;
-    if (g > 1) {
-        edge_s = chunks * lay->intra.alpha_s + bytes * lay->intra.beta_s_per_byte;
-        alpha_s = lay->intra.alpha_s, beta = lay->intra.beta_s_per_byte;
+    if (g > 1) { /* the chain's slowest edge for the phase; its slowest terms for the fill */
+        for (int i = 0; i < lay->n_chain; i++) {
+            double c_s = chunks * lay->chain[i].alpha_s + bytes * lay->chain[i].beta_s_per_byte;
+            edge_s = c_s > edge_s ? c_s : edge_s;
+        }
+        alpha_s = lay->chain_slowest.alpha_s, beta = lay->chain_slowest.beta_s_per_byte;
     }
     if (nodes > 1) {
         double share = (double)co_tree_node_share(nodes) * lay->masters_per_nic;

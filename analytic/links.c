@@ -87,12 +87,20 @@ static void edge_kind_add(an_link *set, int *n, an_link e)
         set[*n - 1] = an__slowest(set[*n - 1], e);
 }
 
-/* The edges of the hierarchical allreduce's rings over the group laid out by node in
- * by[nodes * per]: each node's members in order, the members of equal local index across the
- * nodes, by kind into *lay. */
+/* The edges of the tree's chains and of the hierarchical allreduce's rings over the group laid
+ * out by node in by[nodes * per] (each node's members in order, the members of equal local
+ * index across the nodes), by kind into *lay. */
 static void hier_add(const plat_platform *plat, const int *by, int per, int nodes,
                      an_layout *lay)
 {
+    for (int c = 0; c < nodes; c++) /* the tree's chains: local j hands to j - 1, and back */
+        for (int j = 1; j < per; j++)
+            for (int back = 0; back < 2; back++) {
+                int a = by[(size_t)c * per + j - back], b = by[(size_t)c * per + j - 1 + back];
+                an_link e = an__pair_link(plat, a, b);
+                edge_kind_add(lay->chain, &lay->n_chain, e);
+                lay->chain_slowest = an__slowest(lay->chain_slowest, e);
+            }
     for (int c = 0; per > 1 && c < nodes; c++)
         for (int l = 0; l < per; l++)
             edge_kind_add(lay->hier_intra, &lay->n_hier_intra,

@@ -44,7 +44,9 @@ static double hier_s(const an_layout *lay, double bytes)
 
 static double tree_s(const an_layout *lay, double bytes)
 {
-    int g = lay->per_node, nodes = lay->n_nodes, chunks = co_tree_chunks(bytes);
+    int g = lay->per_node, nodes = lay->n_nodes, r = lay->rings > 0 ? lay->rings : 1;
+    bytes /= r; /* a tree a channel, each carrying its share (engine_tree.c) */
+    int chunks = co_tree_chunks(bytes);
     int d0 = co_btree_depth(0, nodes), d1 = co_btree_depth(1, nodes);
     int depth = g - 1 + (d0 > d1 ? d0 : d1);
     double edge_s = 0, alpha_s = 0, beta = 0;

@@ -93,14 +93,21 @@ static void edge_kind_add(an_link *set, int *n, an_link e)
 static void hier_add(const plat_platform *plat, const int *by, int per, int nodes,
                      an_layout *lay)
 {
-    for (int c = 0; c < nodes; c++) /* the tree's chains: local j hands to j - 1, and back */
-        for (int j = 1; j < per; j++)
-            for (int back = 0; back < 2; back++) {
-                int a = by[(size_t)c * per + j - back], b = by[(size_t)c * per + j - 1 + back];
-                an_link e = an__pair_link(plat, a, b);
-                edge_kind_add(lay->chain, &lay->n_chain, e);
+    /* The tree's chains, one a channel (engine_tree.c): channel ch's runs from local ch per / r
+     * on, x handing to x - 1 (and back), so the pair into x - 1 carries every channel but the
+     * one whose chain starts at x: r of them, or r - 1. */
+    int r = co_ring_count(per, nodes, plat_nics_per_node(plat));
+    for (int c = 0; c < nodes; c++)
+        for (int x = 0; per > 1 && x < per; x++) {
+            int through = r - (x % (per / r) == 0);
+            for (int back = 0; through > 0 && back < 2; back++) {
+                int a = by[(size_t)c * per + x], b = by[(size_t)c * per + (x + per - 1) % per];
+                an_link e = an__pair_link(plat, back ? b : a, back ? a : b);
                 lay->chain_slowest = an__slowest(lay->chain_slowest, e);
+                e.beta_s_per_byte *= through;
+                edge_kind_add(lay->chain, &lay->n_chain, e);
             }
+        }
     for (int c = 0; per > 1 && c < nodes; c++)
         for (int l = 0; l < per; l++)
             edge_kind_add(lay->hier_intra, &lay->n_hier_intra,

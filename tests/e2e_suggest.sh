@@ -55,7 +55,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))["ranking"]
 hier = json.load(open(sys.argv[2]))["iteration"]["total_s"]
 names = [c["strategy"] for c in r]
-assert names[:2] == ["data --allreduce hier", "data --allreduce rings"], names[:3]
+assert names[0] == "data --allreduce hier", names[:3]
+assert set(names[1:3]) == {"data --allreduce tree", "data --allreduce rings"}, names[:3]
 assert abs(r[0]["simulated_s"] / hier - 1) < 1e-12, (r[0], hier)
 ring = next(c for c in r if c["strategy"] == "data")
 assert all(c["analytic_s"] < ring["analytic_s"] for c in r if c["strategy"].startswith("data --"))

@@ -3,7 +3,9 @@
  * The group is laid out by node (eng_hier): inside a node its members form a chain, local
  * index j handing to j - 1, so that local index 0, the node's master, holds the node's sum;
  * the masters form two binary trees (co_btree), each reducing and broadcasting half of the
- * buffer. A phase (reduce up, then broadcast down) moves every edge's bytes in chunks of about
+ * buffer. NCCL runs such a tree on each of its channels, each channel's chain following its
+ * ring through the node (engine_rings.c), so with r channels (h->rings) every tree carries
+ * m / r and the channels' masters leave their node by different NICs. A phase (reduce up, then broadcast down) moves every edge's bytes in chunks of about
  * CO_TREE_CHUNK_BYTES, pipelined: on a free network a phase takes K chunk steps on its slowest
  * edge plus D - 1 more while the first chunk climbs the D edges of the deepest path, K (alpha +
  * chunk beta) + (D - 1) (alpha + chunk beta).
@@ -24,7 +26,9 @@
 
 #include "collective.h"
 
-#define TREE_MAX_PEERS 6 /* a master: its chain neighbour and up to four tree neighbours */
+/* A member's peers in one phase: on every channel, a master's chain neighbour and up to four
+ * tree neighbours. */
+#define TREE_MAX_PEERS (6 * ENG_RINGS_MAX)
 
 /* A member's messages in one phase. */
 typedef struct {
@@ -39,31 +43,38 @@ static void add(int *rank, long *bytes, int *n, int r, long b)
         rank[*n] = r, bytes[(*n)++] = b;
 }
 
-/* What the member at pos sends and receives in the phase (up: the reduce) for `bytes`. */
+/* What the member at pos sends and receives in the phase (up: the reduce) for `bytes`, on
+ * every channel: channel ch (of h->rings) carries bytes / rings, its chain runs through the
+ * node's members in local order from local index ch k / rings, its master, the one its ring
+ * enters by (engine_rings.c), so that the channels' masters use different NICs. */
 static void phase_of(const eng_hier *h, int pos, bool up, double bytes, tree_phase *ph)
 {
-    int k = h->per_node, c = h->node_of[pos], j = h->local_of[pos];
+    int k = h->per_node, c = h->node_of[pos], r = h->rings > 0 ? h->rings : 1;
     const int *node = h->by_node + (size_t)c * k;
-    long all = (long)llround(bytes), half = (long)llround(bytes / 2);
+    long all = (long)llround(bytes / r), half = (long)llround(bytes / r / 2);
     ph->n_to = ph->n_from = 0;
     int *near[2] = {ph->to, ph->from};           /* [0]: towards the root, [1]: away */
     long *near_b[2] = {ph->to_bytes, ph->from_bytes};
     int *n_near[2] = {&ph->n_to, &ph->n_from};
     int rootward = up ? 0 : 1, leafward = up ? 1 : 0;
-    if (j > 0)
-        add(near[rootward], near_b[rootward], n_near[rootward], node[j - 1], all);
-    if (j < k - 1)
-        add(near[leafward], near_b[leafward], n_near[leafward], node[j + 1], all);
-    if (j != 0)
-        return;
-    for (int t = 0; t < 2; t++) {
-        int nb[3];
-        co_btree(t, h->n_nodes, c, &nb[0], &nb[1], &nb[2]);
-        for (int i = 0; i < 3; i++) {
-            if (nb[i] < 0)
-                continue;
-            int side = i == 0 ? rootward : leafward;
-            add(near[side], near_b[side], n_near[side], h->by_node[(size_t)nb[i] * k], half);
+    for (int ch = 0; ch < r; ch++) {
+        int start = ch * k / r, j = (h->local_of[pos] - start + k) % k; /* place in the chain */
+        if (j > 0)
+            add(near[rootward], near_b[rootward], n_near[rootward], node[(start + j - 1) % k], all);
+        if (j < k - 1)
+            add(near[leafward], near_b[leafward], n_near[leafward], node[(start + j + 1) % k], all);
+        if (j != 0)
+            continue;
+        for (int t = 0; t < 2; t++) {
+            int nb[3];
+            co_btree(t, h->n_nodes, c, &nb[0], &nb[1], &nb[2]);
+            for (int i = 0; i < 3; i++) {
+                if (nb[i] < 0)
+                    continue;
+                int side = i == 0 ? rootward : leafward;
+                add(near[side], near_b[side], n_near[side], h->by_node[(size_t)nb[i] * k + start],
+                    half);
+            }
         }
     }
 }
@@ -139,7 +150,8 @@ static void tree_run_phase(eng_sim *s, const eng_hier *h, int pos, bool up, doub
 {
     tree_phase ph;
     phase_of(h, pos, up, bytes, &ph);
-    int me = rank_at(h, pos), chunks = co_tree_chunks(bytes);
+    int r = h->rings > 0 ? h->rings : 1;
+    int me = rank_at(h, pos), chunks = co_tree_chunks(bytes / r);
     sg_comm_t c[2 * TREE_MAX_PEERS];
     void *payload[TREE_MAX_PEERS];
     for (int i = 0; i < ph.n_from; i++)
@@ -157,7 +169,7 @@ static void tree_run_phase(eng_sim *s, const eng_hier *h, int pos, bool up, doub
     for (int i = 0; i < ph.n_from; i++)
         eng_received(s, payload[i], ph.from_bytes[i]);
     sg_barrier_wait(h->tree_bar);
-    double chunk_bytes = bytes / 2 / chunks;
+    double chunk_bytes = bytes / r / 2 / chunks;
     double fill_s = (h->tree_depth - 1) * (h->tree_alpha_s + chunk_bytes * h->tree_beta_s_per_byte);
     if (fill_s > 0)
         sg_actor_sleep_for(fill_s);

@@ -87,19 +87,16 @@ static void edge_kind_add(an_link *set, int *n, an_link e)
         set[*n - 1] = an__slowest(set[*n - 1], e);
 }
 
-/* The edges of the tree's chains and of the hierarchical allreduce's rings over the group laid
- * out by node in by[nodes * per] (each node's members in order, the members of equal local
- * index across the nodes), by kind into *lay. */
-static void hier_add(const plat_platform *plat, const int *by, int per, int nodes,
-                     an_layout *lay)
+/* The edges of the tree's chains over the group laid out by node in by[nodes * per], one chain
+ * a channel of r (engine_tree.c): channel j's runs from its entry on, x handing to x - 1 (and
+ * back), so the pair into x - 1 carries every channel but the one whose chain starts at x. By
+ * kind (beta times the chains through the pair) into *lay, and their slowest terms. */
+static void chains_add(const plat_platform *plat, const int *by, int per, int nodes, int r,
+                       an_layout *lay)
 {
-    /* The tree's chains, one a channel (engine_tree.c): channel ch's runs from local ch per / r
-     * on, x handing to x - 1 (and back), so the pair into x - 1 carries every channel but the
-     * one whose chain starts at x: r of them, or r - 1. */
-    int r = co_ring_count(per, nodes, plat_nics_per_node(plat));
     for (int c = 0; c < nodes; c++)
         for (int x = 0; per > 1 && x < per; x++) {
-            int through = r - (x % (per / r) == 0);
+            int through = r - co_channel_enters_at(x, per, r);
             for (int back = 0; through > 0 && back < 2; back++) {
                 int a = by[(size_t)c * per + x], b = by[(size_t)c * per + (x + per - 1) % per];
                 an_link e = an__pair_link(plat, back ? b : a, back ? a : b);
@@ -108,6 +105,14 @@ static void hier_add(const plat_platform *plat, const int *by, int per, int node
                 edge_kind_add(lay->chain, &lay->n_chain, e);
             }
         }
+}
+
+/* The edges of the hierarchical allreduce's rings over the group laid out by node in
+ * by[nodes * per] (each node's members in order, the members of equal local index across the
+ * nodes), by kind into *lay. */
+static void hier_add(const plat_platform *plat, const int *by, int per, int nodes,
+                     an_layout *lay)
+{
     for (int c = 0; per > 1 && c < nodes; c++)
         for (int l = 0; l < per; l++)
             edge_kind_add(lay->hier_intra, &lay->n_hier_intra,
@@ -120,27 +125,26 @@ static void hier_add(const plat_platform *plat, const int *by, int per, int node
                                         by[(size_t)((c + 1) % nodes) * per + j]));
 }
 
-/* NCCL's rings over the group laid out by node in by[nodes * per] (collective.h): ring j
- * enters every node at local index j per / r and leaves from the one before. Their edges'
+/* NCCL's r rings over the group laid out by node in by[nodes * per] (collective.h): ring j
+ * enters every node at co_channel_entry and leaves from the member before. Their edges'
  * kinds into *lay (an intra-node pair's beta times the rings through it), and the NICs the
  * first node's ring messages leave and enter by into nic_flows[2 * nics] (out, then in). */
-static void rings_add(const plat_platform *plat, const int *by, int per, int nodes,
+static void rings_add(const plat_platform *plat, const int *by, int per, int nodes, int r,
                       an_layout *lay, int *nic_flows)
 {
-    int nics = plat_nics_per_node(plat), r = co_ring_count(per, nodes, nics);
-    lay->rings = r;
+    int nics = plat_nics_per_node(plat);
     if (r < 2)
         return;
     for (int c = 0; c < nodes; c++)
         for (int l = 0; l < per; l++) {
             int next = (l + 1) % per;
-            int through = r - (next % (per / r) == 0); /* the ring entering at next leaves */
+            int through = r - co_channel_enters_at(next, per, r); /* but the one entering there */
             an_link e = an__pair_link(plat, by[(size_t)c * per + l], by[(size_t)c * per + next]);
             e.beta_s_per_byte *= through;
             edge_kind_add(lay->rings_intra, &lay->n_rings_intra, e);
         }
     for (int j = 0; j < r; j++) {
-        int in = j * per / r, out = (in + per - 1) % per;
+        int in = co_channel_entry(j, per, r), out = (in + per - 1) % per;
         for (int c = 0; c < nodes; c++)
             edge_kind_add(lay->rings_inter, &lay->n_rings_inter,
                           an__pair_link(plat, by[(size_t)c * per + out],
@@ -186,9 +190,11 @@ static int layout_add(const plat_platform *plat, const int *gpu, int n, an_layou
             first[c] = by[(size_t)c * per + j];
         lay->inter = an__slowest(lay->inter, an__ring_link(plat, first, nodes));
     }
-    if (per > 0) {
+    if (per > 0) { /* NCCL's channels: its rings, and a tree on each */
+        lay->rings = co_ring_count(per, nodes, plat_nics_per_node(plat));
+        chains_add(plat, by, per, nodes, lay->rings, lay);
         hier_add(plat, by, per, nodes, lay);
-        rings_add(plat, by, per, nodes, lay, nic_flows);
+        rings_add(plat, by, per, nodes, lay->rings, lay, nic_flows);
     }
     if (lay->n_nodes == 0 && status == 0)
         lay->per_node = per, lay->n_nodes = nodes;

@@ -114,6 +114,11 @@ static void ring_count(void **state)
     assert_int_equal(co_ring_count(4, 1, 2), 1);   /* one node */
     assert_int_equal(co_ring_count(1, 8, 2), 1);
     assert_int_equal(co_ring_count(64, 8, 32), CO_RINGS_MAX); /* 32 would be one a NIC */
+    /* where each channel enters a node, and the pairs that carry one channel fewer */
+    assert_int_equal(co_channel_entry(1, 4, 2), 2);   /* abci: rings enter at GPUs 0 and 2 */
+    assert_int_equal(co_channel_entry(3, 8, 4), 6);   /* dgx1: 0, 2, 4, 6 */
+    assert_true(co_channel_enters_at(2, 4, 2) && !co_channel_enters_at(1, 4, 2));
+    assert_true(co_channel_enters_at(0, 4, 1) && !co_channel_enters_at(3, 4, 1));
 }
 
 static void names(void **state)

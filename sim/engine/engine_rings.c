@@ -5,8 +5,9 @@
  * r rings (its channels) that enter a node on different GPUs, near different NICs, and runs
  * them at once, each carrying 1/r of the buffer (collective.h, co_ring_count). Laid out by node
  * (eng_hier, k members a node), ring j visits every node's members in local order starting at
- * local index j k / r: it enters node c there and leaves from the member before, to node c + 1.
- * Each ring is an ordinary ring allreduce of m / r: 2(n-1) steps of m / (r n).
+ * local index j k / r (co_channel_entry): it enters node c there and leaves from the member
+ * before, to node c + 1. Each ring is an ordinary ring allreduce of m / r: 2(n-1) steps of
+ * m / (r n).
  *
  * Step mode advances the r rings side by side, a step of each at a time. Flow mode
  * posts one message per ring edge carrying all its steps, each after the latencies of its
@@ -29,15 +30,15 @@ static int ring_rank(const eng_hier *h, int j, int q)
 {
     int k = h->per_node, n = k * h->n_nodes;
     q = ((q % n) + n) % n;
-    int c = q / k, l = (q % k + j * k / h->rings) % k;
+    int c = q / k, l = (q % k + co_channel_entry(j, k, h->rings)) % k;
     return h->by_node[(size_t)c * k + l];
 }
 
 /* The position in ring j of the member at group position pos. */
 static int ring_pos(const eng_hier *h, int j, int pos)
 {
-    int k = h->per_node;
-    return h->node_of[pos] * k + ((h->local_of[pos] - j * k / h->rings) % k + k) % k;
+    int k = h->per_node, entry = co_channel_entry(j, k, h->rings);
+    return h->node_of[pos] * k + ((h->local_of[pos] - entry) % k + k) % k;
 }
 
 /* A member's two neighbours on every ring. */

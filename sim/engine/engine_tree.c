@@ -5,8 +5,9 @@
  * the masters form two binary trees (co_btree), each reducing and broadcasting half of the
  * buffer. NCCL runs such a tree on each of its channels, each channel's chain following its
  * ring through the node (engine_rings.c), so with r channels (h->rings) every tree carries
- * m / r and the channels' masters leave their node by different NICs. A phase (reduce up, then broadcast down) moves every edge's bytes in chunks of about
- * CO_TREE_CHUNK_BYTES, pipelined: on a free network a phase takes K chunk steps on its slowest
+ * m / r and the channels' masters leave their node by different NICs. A phase (reduce up,
+ * then broadcast down) moves every edge's bytes in chunks of about CO_TREE_CHUNK_BYTES,
+ * pipelined: on a free network a phase takes K chunk steps on its slowest
  * edge plus D - 1 more while the first chunk climbs the D edges of the deepest path, K (alpha +
  * chunk beta) + (D - 1) (alpha + chunk beta).
  *
@@ -58,7 +59,7 @@ static void phase_of(const eng_hier *h, int pos, bool up, double bytes, tree_pha
     int *n_near[2] = {&ph->n_to, &ph->n_from};
     int rootward = up ? 0 : 1, leafward = up ? 1 : 0;
     for (int ch = 0; ch < r; ch++) {
-        int start = ch * k / r, j = (h->local_of[pos] - start + k) % k; /* place in the chain */
+        int start = co_channel_entry(ch, k, r), j = (h->local_of[pos] - start + k) % k;
         if (j > 0)
             add(near[rootward], near_b[rootward], n_near[rootward], node[(start + j - 1) % k], all);
         if (j < k - 1)

@@ -127,6 +127,16 @@ int co_ring_count(int per_node, int nodes, int nics)
     return rings < 1 ? 1 : rings;
 }
 
+int co_channel_entry(int j, int per_node, int rings)
+{
+    return rings > 0 ? j * per_node / rings : 0;
+}
+
+bool co_channel_enters_at(int local, int per_node, int rings)
+{
+    return rings > 0 && per_node >= rings && local % (per_node / rings) == 0;
+}
+
 co_algo co_nccl_choice(int n, int nodes, int nics, double bytes)
 {
     if (nodes < 2 || n < 2)

@@ -72,6 +72,12 @@ int co_tree_chunks(double bytes);
  * one node. */
 int co_ring_count(int per_node, int nodes, int nics);
 
+/* Where channel (ring or tree) j of `rings` enters a node of per_node members: the local index
+ * j per_node / rings, which its tree's chain starts from; and whether some channel enters at
+ * local index `local` (the intra-node pair into it then carries one channel fewer). */
+int co_channel_entry(int j, int per_node, int rings);
+bool co_channel_enters_at(int local, int per_node, int rings);
+
 /* NCCL 2.4's choice for an allreduce of `bytes` over n members on `nodes` nodes (n/nodes on
  * each), with `nics` NICs a node offers the group: the tree when bytes are under its tree
  * threshold (NCCL src/init.cc ncclTreeThreshold, 2.4.8), else its rings (CO_RINGS, or CO_RING

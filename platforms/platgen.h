@@ -24,6 +24,14 @@ typedef enum {
 
 #define PG_CUBE_MESH_GPUS 8 /* the DGX-1V's GPUs, the only size its cube mesh comes in */
 
+/* How a flow between nodes is routed over a fat-tree level's uplinks (platforms/README.md).
+ * FAT: each uplink is one link with the bundle's bandwidth, so traffic spreads perfectly (the
+ * XML can say this). The others split each uplink into its parallel cables and put each flow on
+ * one, so flows can collide: DMODK as InfiniBand's deterministic routing (the cable picked by
+ * the destination NIC), HASH as Ethernet ECMP (by a hash of the two GPUs). Built in memory only:
+ * SimGrid's XML routes by zone, not by flow. */
+typedef enum { PG_UPLINKS_FAT = 0, PG_UPLINKS_DMODK, PG_UPLINKS_HASH } pg_uplink_routing;
+
 typedef struct pg_params {
     const char *preset;         /* the preset the parameters started from ("abci" when NULL):
                                  * named in the generated file so that fields without a flag
@@ -71,6 +79,7 @@ typedef struct pg_params {
     double rack_switch_latency_s;
     double spine_switch_latency_s;
     pg_nvlink_topology nvlink_topology;
+    pg_uplink_routing uplink_routing;
 } pg_params;
 
 /* ---------------------------------------------------------------- the machine as a walk */
@@ -131,6 +140,20 @@ int pg_rack_of_gpu(const pg_params *params, int gpu);
 #define PG_NAME_LEN 64
 void pg_gpu_host(const pg_params *params, int gpu, char *name);
 void pg_memory_host(const pg_params *params, int gpu, char *name);
+
+/* Under routed uplinks (uplink_routing not FAT), the parallel cables the uplink link `name`
+ * stands for, each of 1/cables of its bandwidth: as many as the uplink holds NIC cables (at
+ * least one), so that no flow alone is slower than on the fat link. 0 when the link is not an
+ * uplink, or uplinks are fat. *level: 0 a leaf group's uplink, 1 a rack's. */
+int pg_uplink_cables(const pg_params *params, const char *name, int *level);
+
+/* The cable a flow from GPU src to GPU dst takes at an uplink level (0 leaf, 1 rack) of
+ * `cables` cables; the same index going up and coming down (cable c of every bundle of a level
+ * reaches the same switch above). */
+int pg_uplink_cable(const pg_params *params, int level, int cables, int src_gpu, int dst_gpu);
+
+/* The name of cable `cable` of uplink `uplink` ("l003-uplink-c07"; PG_NAME_LEN bytes). */
+void pg_uplink_cable_name(const char *uplink, int cable, int cables, char *name);
 
 /* The CPU of GPU gpu's node it hangs off: 0, or 1 for the second half of a node's GPUs when
  * the node has two CPUs (cpu_link_bw_Bps). */

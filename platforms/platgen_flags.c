@@ -18,9 +18,10 @@
 
 /* ---------------------------------------------------------------- command line */
 
-typedef enum { FL_INT, FL_QTY, FL_RATIO, FL_STR, FL_TOPO, FL_CHOICE, FL_DEVICE } pg_flag_type;
+typedef enum { FL_INT, FL_QTY, FL_RATIO, FL_STR, FL_ENUM, FL_CHOICE, FL_DEVICE } pg_flag_type;
 
-/* A word a flag takes in place of a number: --nic-type ndr, --nics-per-node auto. */
+/* A word a flag takes in place of a number (--nic-type ndr, --nics-per-node auto), or one of
+ * an enum's values (--nvlink-topology cube-mesh). */
 typedef struct {
     const char *word;
     double value;       /* what the word sets the field to (SI; 0: auto, or none) */
@@ -36,9 +37,15 @@ static const pg_word nic_types[] = {{"edr", 12.5e9}, {"hdr", 25e9}, {"ndr", 50e9
 static const pg_word auto_word[] = {{"auto", 0}, {0}};
 static const pg_word none_word[] = {{"none", 0}, {0}};
 
-/* Indexed by pg_nvlink_topology. */
-static const char *const topology_names[] = {"all-to-all", "cube-mesh", "nvswitch"};
-#define PG_NTOPOLOGIES (sizeof topology_names / sizeof topology_names[0])
+/* FL_ENUM fields are enums written through an int. */
+_Static_assert(sizeof(pg_nvlink_topology) == sizeof(int), "enum fields are ints");
+_Static_assert(sizeof(pg_uplink_routing) == sizeof(int), "enum fields are ints");
+static const pg_word topologies[] = {{"all-to-all", PG_NVLINK_ALL_TO_ALL},
+                                     {"cube-mesh", PG_NVLINK_CUBE_MESH},
+                                     {"nvswitch", PG_NVLINK_NVSWITCH},
+                                     {0}};
+static const pg_word uplink_routings[] = {
+    {"fat", PG_UPLINKS_FAT}, {"dmodk", PG_UPLINKS_DMODK}, {"hash", PG_UPLINKS_HASH}, {0}};
 
 /* One flag of `hybridsim platform`, bound to a field of pg_params. */
 typedef struct {
@@ -46,7 +53,8 @@ typedef struct {
     pg_flag_type type;
     un_kind unit;         /* FL_QTY only */
     size_t offset;        /* of the field in pg_params */
-    const pg_word *words; /* FL_CHOICE: the words it takes; FL_INT, FL_QTY: words taken too */
+    const pg_word *words; /* FL_CHOICE, FL_ENUM: the words it takes; FL_INT, FL_QTY: words
+                           * taken too */
     const char *help;
 } pg_flag;
 
@@ -63,7 +71,7 @@ static const pg_flag pg_flags[] = {
     {"gpu-speed", FL_QTY, UN_SPEED, F(gpu_speed_flops), NULL, "speed of a GPU host"},
     {"gpu-memory", FL_QTY, UN_SIZE, F(gpu_memory_bytes), NULL, "memory of one GPU"},
     {"gpu-model", FL_STR, 0, F(gpu_model), NULL, "GPU model, compared with a workload's device"},
-    {"nvlink-topology", FL_TOPO, 0, F(nvlink_topology), NULL,
+    {"nvlink-topology", FL_ENUM, 0, F(nvlink_topology), topologies,
      "all-to-all, cube-mesh (DGX-1V, 8 GPUs) or nvswitch"},
     {"nvlink-gen", FL_CHOICE, 0, F(nvlink_link_bw_Bps), nvlink_gens,
      "1 (20GBps a link), 2, 3, 4 (25GBps): sets --nvlink-link-bw"},
@@ -112,6 +120,8 @@ static const pg_flag pg_flags[] = {
      "crossing the spine"},
     {"staging-latency", FL_QTY, UN_TIME, F(staging_latency_s), NULL,
      "extra latency of a message staged through host memory"},
+    {"uplink-routing", FL_ENUM, 0, F(uplink_routing), uplink_routings,
+     "fat (one link a bundle), dmodk or hash (a cable a flow; gen: specs only)"},
 };
 #undef F
 #define PG_NFLAGS (sizeof pg_flags / sizeof pg_flags[0])
@@ -139,7 +149,7 @@ static const struct {
 /* Quantities added after generated files were first written: a spec names one only when it is
  * set, by a flag or by the preset, so that the files written before it read back the same. */
 static const char *const pg_later_flags[] = {"pcie-uplink-bw", "cpu-link-bw",
-                                             "cpu-link-latency"};
+                                             "cpu-link-latency", "uplink-routing"};
 #define PG_NLATER_FLAGS (sizeof pg_later_flags / sizeof pg_later_flags[0])
 
 /* "3" or "1:3" (one uplink unit per three downlink units) -> 3. */
@@ -241,14 +251,14 @@ static int set_flag(const pg_flag *f, const char *value, pg_params *p, char *err
         return HS_OK;
     case FL_DEVICE:
         return set_device(value, p, err);
-    case FL_TOPO:
-        for (size_t t = 0; t < PG_NTOPOLOGIES; t++)
-            if (strcmp(value, topology_names[t]) == 0) {
-                *(pg_nvlink_topology *)field = (pg_nvlink_topology)t;
-                return HS_OK;
-            }
-        return hs_fail(err, HS_EINPUT, "--%s: unknown topology '%s' (known: all-to-all, "
-                       "cube-mesh, nvswitch)", f->name, value);
+    case FL_ENUM:
+        if (!w) {
+            list_words(f->words, known, sizeof known);
+            return hs_fail(err, HS_EINPUT, "--%s: unknown value '%s' (known: %s)", f->name,
+                           value, known);
+        }
+        *(int *)field = (int)w->value;
+        return HS_OK;
     }
     return hs_fail(err, HS_EINTERNAL, "--%s: unhandled flag type", f->name);
 }
@@ -294,11 +304,9 @@ static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t
         snprintf(buf, len, "%s", s && *s ? s : "none");
         return;
     }
-    case FL_TOPO: {
-        size_t t = (size_t) * (const pg_nvlink_topology *)field;
-        snprintf(buf, len, "%s", t < PG_NTOPOLOGIES ? topology_names[t] : "?");
+    case FL_ENUM:
+        show_words(f->words, *(const int *)field, buf, len);
         return;
-    }
     case FL_CHOICE:
         show_words(f->words, *(const double *)field, buf, len);
         return;
@@ -371,8 +379,8 @@ static int check_given(const unsigned char *given, const pg_params *p, char *err
             p->nvlink_topology != pg_topology_flags[i].topology)
             return hs_fail(err, HS_EINPUT, "--%s: only --nvlink-topology %s uses it (the "
                            "topology is %s)", pg_topology_flags[i].flag,
-                           topology_names[pg_topology_flags[i].topology],
-                           topology_names[p->nvlink_topology]);
+                           topologies[pg_topology_flags[i].topology].word,
+                           topologies[p->nvlink_topology].word);
     return HS_OK;
 }
 
@@ -559,15 +567,21 @@ static void spec_value(const pg_flag *f, const pg_params *p, char *buf, size_t l
     }
 }
 
-/* Is later flag f (a quantity, pg_later_flags) set in p, or in the defaults of p's preset? */
+/* Is the field of flag f (a quantity or an enum) other than 0 in p? */
+static bool field_set(const pg_flag *f, const pg_params *p)
+{
+    const char *field = (const char *)p + f->offset;
+    return f->type == FL_ENUM ? *(const int *)field != 0 : *(const double *)field != 0;
+}
+
+/* Is later flag f (pg_later_flags) set in p, or in the defaults of p's preset? */
 static bool later_flag_set(const pg_flag *f, const pg_params *p)
 {
     pg_params d;
     char err[HS_ERR_LEN];
-    if (*(const double *)((const char *)p + f->offset) != 0)
+    if (field_set(f, p))
         return true;
-    return p->preset && pg_preset(p->preset, &d, err) == HS_OK &&
-           *(const double *)((const char *)&d + f->offset) != 0;
+    return p->preset && pg_preset(p->preset, &d, err) == HS_OK && field_set(f, &d);
 }
 
 /* Is flag f written in a spec of p? Not a word for another flag's field (--nic-type), not a

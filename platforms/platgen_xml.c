@@ -340,9 +340,21 @@ static void write_head(xw_state *x, const pg_params *p)
     put(x, "<platform version=\"4.1\">\n");
 }
 
-int pg_write(const pg_params *p, FILE *o, char *err)
+/* The checked parameters, and whether SimGrid's XML can express them: it routes between zones
+ * by zone, so a cable chosen per flow cannot be written. */
+static int check_writable(const pg_params *p, char *err)
 {
     int rc = pg_check(p, err);
+    if (rc == HS_OK && p->uplink_routing != PG_UPLINKS_FAT)
+        rc = hs_fail(err, HS_EINPUT, "--uplink-routing: only 'fat' can be written as SimGrid "
+                     "XML (its routes are chosen by zone, not by flow); give the machine as a "
+                     "spec instead, e.g. -p gen:abci:uplink-routing=hash");
+    return rc;
+}
+
+int pg_write(const pg_params *p, FILE *o, char *err)
+{
+    int rc = check_writable(p, err);
     if (rc)
         return rc;
     xw_state x = {.out = o};
@@ -366,7 +378,7 @@ int pg_write(const pg_params *p, FILE *o, char *err)
 int pg_write_file(const pg_params *p, const char *path, char *err)
 {
     hs_out out;
-    int rc = pg_check(p, err);
+    int rc = check_writable(p, err);
     if (rc == HS_OK)
         rc = hs_out_open(&out, "-o", path, err);
     if (rc != HS_OK)

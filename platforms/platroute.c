@@ -15,7 +15,7 @@
 #include "units.h"
 
 #define PM_MAX_DEPTH 16
-#define PM_MAX_HOPS 64  /* links of one route, over every level */
+#define PM_MAX_HOPS PM_MAX_ROUTE /* links of one route, over every level */
 
 enum { PM_POINT = 1, PM_LINK }; /* what a name is */
 
@@ -43,6 +43,7 @@ typedef struct {
 typedef struct {
     double latency_s, bandwidth_Bps;
     int reverse;     /* the other direction of a split-duplex link; itself for a FATPIPE */
+    uint32_t name;   /* the link's name: its offset + 1 in plat_machine.text */
 } pm_link;
 
 /* A list of link directions in hops[first .. first + n). */
@@ -294,10 +295,13 @@ static void rec_link(void *ctx, const char *name, const char *bw, const char *la
         m->links[m->n_links++] = l;
     }
     pm_name *e = add_name(m, name, PM_LINK, first);
-    if (!e)
+    if (!e) {
         m->failed = true;
-    else
-        e->split = dirs == 2;
+        return;
+    }
+    e->split = dirs == 2;
+    for (int d = 0; d < dirs; d++)
+        m->links[first + d].name = e->text;
 }
 
 /* What routing does not need. */
@@ -586,21 +590,29 @@ void pm_free(plat_machine *m)
     free(m);
 }
 
+/* The route from host name_a (of GPU a's rack) to host name_b (of GPU b's), SimGrid's way. */
+static int resolve(plat_machine *m, int a, const char *name_a, int b, const char *name_b,
+                   pm_path *path)
+{
+    int gpus[2] = {a, b};
+    if (record(m, gpus, 2) != 0)
+        return -1;
+    int src = point_of(m, name_a), dst = point_of(m, name_b);
+    if (src < 0 || dst < 0)
+        return -1;
+    *path = (pm_path){.n = 0};
+    global_route(m, src, dst, path, 0);
+    return path->failed || path->n == 0 ? -1 : 0;
+}
+
 int pm_route(plat_machine *m, int a, int b, double *latency_s, double *bandwidth_Bps,
              double *first_latency_s, double *first_bandwidth_Bps)
 {
     char name_a[PG_NAME_LEN], name_b[PG_NAME_LEN];
-    int gpus[2] = {a, b};
-    if (record(m, gpus, 2) != 0)
-        return -1;
+    pm_path path;
     pg_gpu_host(m->p, a, name_a);
     pg_gpu_host(m->p, b, name_b);
-    int src = point_of(m, name_a), dst = point_of(m, name_b);
-    pm_path path = {.n = 0};
-    if (src < 0 || dst < 0)
-        return -1;
-    global_route(m, src, dst, &path, 0);
-    if (path.failed || path.n == 0)
+    if (resolve(m, a, name_a, b, name_b, &path) != 0)
         return -1;
     double bw = m->links[path.link[0]].bandwidth_Bps;
     for (int i = 1; i < path.n; i++)
@@ -611,4 +623,21 @@ int pm_route(plat_machine *m, int a, int b, double *latency_s, double *bandwidth
     *first_latency_s = m->links[path.link[0]].latency_s;
     *first_bandwidth_Bps = m->links[path.link[0]].bandwidth_Bps;
     return 0;
+}
+
+int pm_hops(plat_machine *m, int a, const char *host_a, int b, const char *host_b,
+            pg_hop *hops, int max, double *latency_s)
+{
+    pm_path path;
+    if (resolve(m, a, host_a, b, host_b, &path) != 0 || path.n > max)
+        return -1;
+    for (int i = 0; i < path.n; i++) {
+        const pm_link *l = &m->links[path.link[i]];
+        hops[i].link = m->text + l->name - 1;
+        /* A split-duplex link's UP direction is recorded first, its reverse next to it. */
+        hops[i].dir = l->reverse == path.link[i] ? PG_NONE
+                      : l->reverse > path.link[i] ? PG_UP : PG_DOWN;
+    }
+    *latency_s = path.latency_s;
+    return path.n;
 }

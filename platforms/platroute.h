@@ -25,4 +25,12 @@ void pm_free(plat_machine *m);
 int pm_route(plat_machine *m, int gpu_a, int gpu_b, double *latency_s, double *bandwidth_Bps,
              double *first_latency_s, double *first_bandwidth_Bps);
 
+/* The route from host host_a to host host_b (GPUs or host memories, a GPU index of each one's
+ * node for the racks to record), as SimGrid builds it from the zones: its link directions in
+ * order into hops (at most max; names valid until the next call) and its latency summed in
+ * SimGrid's order. The number of hops, or -1 (out of memory, no such route, more than max). */
+#define PM_MAX_ROUTE 64
+int pm_hops(plat_machine *m, int gpu_a, const char *host_a, int gpu_b, const char *host_b,
+            pg_hop *hops, int max, double *latency_s);
+
 #endif

@@ -221,6 +221,111 @@ static void test_routes_identical(void **state)
         check_machine(&machines[i], (int)i);
 }
 
+/* ---------------------------------------------------------------- routed uplinks */
+
+/* One route line of dump_routes as the routed machine must give it: the zones' route (fat),
+ * each uplink replaced by the cable pg_uplink_cable picks for the pair. */
+static void expect_routed(const pg_params *p, const char *fat_line, char *want, size_t len)
+{
+    int x, y, level;
+    const char *colon = strchr(fat_line, ':'), *end = strchr(fat_line, '\n');
+    assert_int_equal(sscanf(fat_line, "%d>%d", &x, &y), 2);
+    size_t n = (size_t)snprintf(want, len, "%.*s", (int)(colon + 1 - fat_line), fat_line);
+    char link[PG_NAME_LEN], cable[PG_NAME_LEN];
+    for (const char *t = colon + 1; t < end; t += strlen(link) + 1) {
+        assert_int_equal(sscanf(t, " %63s", link), 1);
+        char base[PG_NAME_LEN], *side = strrchr(link, '_'); /* SimGrid's _UP, _DOWN */
+        snprintf(base, sizeof base, "%.*s", side ? (int)(side - link) : (int)strlen(link), link);
+        int cables = pg_uplink_cables(p, base, &level);
+        if (cables > 0)
+            pg_uplink_cable_name(base, pg_uplink_cable(p, level, cables, x, y), cables, cable);
+        n += (size_t)snprintf(want + n, len - n, " %s%s", cables > 0 ? cable : base,
+                              side ? side : "");
+    }
+    snprintf(want + n, len - n, "\n");
+}
+
+/* Two messages of 100 MB at once from rack 0 to rack 2 (different NICs at both ends): their
+ * durations into path. D-mod-K puts both on rack cable 4 (NICs 136 and 158, modulo 22). */
+static void collide_in_child(const char *spec, const char *path)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[HS_ERR_LEN];
+        plat_platform plat;
+        if (plat_open(spec, &plat, err) != HS_OK || plat_engine_load(&plat, NULL, 0, err))
+            _exit(3);
+        transfer t[2] = {{.src = 0, .dst = 272, .bytes = 1e8}, {.src = 4, .dst = 316, .bytes = 1e8}};
+        run_transfers(&plat, t, 2);
+        FILE *out = fopen(path, "w");
+        if (!out)
+            _exit(4);
+        fprintf(out, "%a %a %a\n", t[0].duration_s, t[1].duration_s,
+                sg_host_get_route_latency(plat.gpus[0], plat.gpus[272]));
+        _exit(fclose(out) == 0 ? 0 : 5);
+    }
+    int wstatus;
+    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+    assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+}
+
+static void check_collision(const char *spec, double want_Bps)
+{
+    double d0, d1, lat;
+    collide_in_child(spec, TMP "-collide");
+    char *text = slurp(TMP "-collide", NULL);
+    assert_non_null(text);
+    assert_int_equal(sscanf(text, "%la %la %la", &d0, &d1, &lat), 3);
+    double want = lat + 1e8 / want_Bps;
+    if (fabs(d0 - want) > 1e-9 * want || fabs(d1 - want) > 1e-9 * want) {
+        print_error("%s: %.9g and %.9g s, want %.9g\n", spec, d0, d1, want);
+        fail();
+    }
+    free(text);
+}
+
+/* Routed uplinks: every sampled route is the zones' with the pair's cables, to the bit in
+ * latency and bottleneck (a cable carries at least a NIC's rate); the XML refuses them; two
+ * flows on one cable share it where the fat link carried both at full rate. */
+static void test_routed_uplinks(void **state)
+{
+    (void)state;
+    const machine *m = &machines[1]; /* cable latencies on the uplinks */
+    const char *routings[] = {"dmodk", "hash"};
+    dump_in_child(m->spec, m, NULL, 0, TMP "-fat.routes");
+    char *fat = slurp(TMP "-fat.routes", NULL);
+    assert_non_null(fat);
+    for (int r = 0; r < 2; r++) {
+        char spec[256], store[512], err[HS_ERR_LEN], want[4096];
+        pg_params p;
+        snprintf(spec, sizeof spec, "%s,uplink-routing=%s", m->spec, routings[r]);
+        assert_int_equal(pg_spec_parse(spec, &p, store, sizeof store, 1, err), HS_OK);
+        assert_int_equal(pg_write_file(&p, TMP "-routed.xml", err), HS_EINPUT);
+        assert_non_null(strstr(err, "gen:abci:uplink-routing=hash"));
+        dump_in_child(spec, m, NULL, 0, TMP "-routed.routes");
+        char *routed = slurp(TMP "-routed.routes", NULL), *got = routed;
+        assert_non_null(routed);
+        int cabled = 0;
+        for (const char *line = fat; *line != 'T'; line = strchr(line, '\n') + 1) {
+            expect_routed(&p, line, want, sizeof want);
+            size_t n = strlen(want);
+            assert_memory_equal(got, want, n);
+            cabled += strstr(want, "uplink-c") != NULL;
+            got += n;
+        }
+        assert_true(cabled > 100);
+        free(routed);
+    }
+    free(fat);
+    /* ABCI: a rack's uplink 2 x 34 NICs x 12.5 GB/s / 3 = 283.3 GB/s, 22 cables of 12.9 GB/s;
+     * fat, each flow at its NIC's 12.5 GB/s; D-mod-K, both on rack cable 4, half of it each. */
+    double rack_Bps = 2 * 34 * 12.5e9 / 3;
+    check_collision("gen:abci:nodes=136", 12.5e9);
+    check_collision("gen:abci:nodes=136,uplink-routing=dmodk", rack_Bps / 22 / 2);
+}
+
 /* ---------------------------------------------------------------- without SimGrid */
 
 /* The XML a spec generates, in memory. */
@@ -322,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_spec_errors),
         cmocka_unit_test(test_generated_file),
         cmocka_unit_test(test_routes_identical),
+        cmocka_unit_test(test_routed_uplinks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@
 #include "links_int.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,21 @@ static const char *after_prefix(const char *name, char letter)
     return *p == '-' ? p + 1 : NULL;
 }
 
+/* "uplink", or one of its cables under routed uplinks ("uplink-c07"). */
+static bool is_uplink(const char *rest)
+{
+    if (strncmp(rest, "uplink", 6) != 0)
+        return false;
+    rest += 6;
+    if (*rest == '\0')
+        return true;
+    if (rest[0] != '-' || rest[1] != 'c' || rest[2] < '0' || rest[2] > '9')
+        return false;
+    for (rest += 2; *rest >= '0' && *rest <= '9'; rest++)
+        ;
+    return *rest == '\0';
+}
+
 static lk_kind kind_of(const char *name)
 {
     const char *rest;
@@ -69,12 +85,12 @@ static lk_kind kind_of(const char *name)
     } else if ((rest = after_prefix(name, 'l'))) {
         if (strcmp(rest, "switch") == 0)
             return LK_LEAF_SWITCH;
-        if (strcmp(rest, "uplink") == 0)
+        if (is_uplink(rest))
             return LK_LEAF_UP;
     } else if ((rest = after_prefix(name, 'r'))) {
         if (strcmp(rest, "switch") == 0)
             return LK_RACK_SWITCH;
-        if (strcmp(rest, "uplink") == 0)
+        if (is_uplink(rest))
             return LK_RACK_UP;
     } else if (strcmp(name, "spine-switch") == 0) {
         return LK_SPINE;

@@ -30,9 +30,9 @@ typedef enum {
     LK_PCIE,         /* nNNNN-pcieG: GPU to its PCIe switch */
     LK_NIC,          /* nNNNN-nicK: NIC cable to the leaf switch */
     LK_LEAF_SWITCH,  /* lNNN-switch */
-    LK_LEAF_UP,      /* lNNN-uplink: leaf switch to rack switch */
+    LK_LEAF_UP,      /* lNNN-uplink (or a cable, lNNN-uplink-cK): leaf switch to rack switch */
     LK_RACK_SWITCH,  /* rNN-switch */
-    LK_RACK_UP,      /* rNN-uplink: rack switch to spine (the oversubscribed one on ABCI) */
+    LK_RACK_UP,      /* rNN-uplink(-cK): rack switch to spine (the oversubscribed one on ABCI) */
     LK_SPINE,        /* spine-switch */
     LK_OTHER,        /* anything a hand-written platform names otherwise */
     LK_KIND_COUNT

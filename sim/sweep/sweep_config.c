@@ -8,6 +8,7 @@
 #include "sweep_int.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "hs_error.h"
 #include "hs_parse.h"
+#include "platgen.h"
 
 /* A key of the sweep file, which is also a long flag. */
 typedef struct {
@@ -87,6 +89,27 @@ static int find_keydef(const char *name)
     return -1;
 }
 
+/* Does s (after blanks) read FLAG=VALUE, a flag of `hybridsim platform` without its "--"? */
+static bool flag_item(const char *s)
+{
+    s += strspn(s, " \t");
+    size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-");
+    return n > 0 && s[n] == '=';
+}
+
+/* The comma that ends the value at v, or NULL: its first, except that a generated machine's
+ * spec keeps the FLAG=VALUE items after it ("gen:abci:nodes=272,uplink-routing=hash, abci" is
+ * two platforms). */
+static char *value_end(char *v)
+{
+    char *comma = strchr(v, ',');
+    if (strncmp(v + strspn(v, " \t"), PG_SPEC_PREFIX, strlen(PG_SPEC_PREFIX)) != 0)
+        return comma;
+    while (comma && flag_item(comma + 1))
+        comma = strchr(comma + 1, ',');
+    return comma;
+}
+
 /* Split "a, b,c" and append the values to the key's list. */
 static int add_values(sw_spec *spec, const sw_keydef *def, const char *text, const char *where,
                       sw_arena *a, char *err)
@@ -97,7 +120,7 @@ static int add_values(sw_spec *spec, const sw_keydef *def, const char *text, con
     sw_list *list = &spec->key[def->key];
     /* strtok_r would skip empty values silently; walk the commas by hand to report them. */
     for (char *value = copy;;) {
-        char *comma = strchr(value, ',');
+        char *comma = value_end(value);
         if (comma)
             *comma = '\0';
         char *v = sw_trim(value);

@@ -13,15 +13,23 @@
  *   - network/TCP-gamma 1e30: CM02 caps a flow at gamma / (2 latency), a TCP window limit
  *     (with the 4 MiB default an NVLink flow at 9 us would be capped near 233 GB/s);
  *   - network/crosstraffic off: otherwise each flow also loads its reverse route with 5% of
- *     its rate, modelling TCP acks.
+ *     its rate, modelling TCP acks;
+ *   - network/optim Full: every flow's rate revised at every event. SimGrid 3.32's default,
+ *     Lazy (only the flows of the constraints an event touched), let flows finish sooner than
+ *     their links allow when the engine's kernels and sleeps ran beside them: in ResNet-50's
+ *     1024-GPU channel trees on abci at rack oversubscription 1:200, 20 flows of 22.7 MB
+ *     sharing one 4.25 GB/s rack uplink from one instant took 0.072-0.092 s instead of the
+ *     0.107 s max-min fair sharing gives (4.9 GB/s through the link); replaying the same
+ *     messages without the kernels gave 0.107 s, and so does Full (test: e2e_links). Cost:
+ *     about a tenth more time on runs of thousands of concurrent flows.
  * Sharing: CM02 shares a saturated link among flows in inverse proportion to their route
  * latencies (TCP's RTT unfairness), where ptask_L07 shares equally. We keep CM02: flows that
  * meet on one link have nearly the same latency here (inter-node routes differ by at most
  * 2.2%, 30.31 vs 30.98 us on ABCI, and NVLink flows never share a link with network flows),
  * so its shares are within about 1% of equal ones (except one-hop and two-hop flows on a
- * cube-mesh NVLink: 2/3 and 1/3), and CM02's lazy update is much faster than L07's full one
- * on the millions of messages a step-by-step ring sends. platforms/README.md says the same
- * for users. SimGrid's own log output is silenced (threshold critical).
+ * cube-mesh NVLink: 2/3 and 1/3), and CM02 is SimGrid's standard flow model, the one its
+ * SMPI runs on (tests/e2e_smpi compares with it). platforms/README.md says the same for
+ * users. SimGrid's own log output is silenced (threshold critical).
  *
  * Contexts. Actors run on the "raw" context factory (SimGrid's fastest here; named explicitly)
  * with 256 KiB stacks (contexts/stack-size, in KiB: every strategy runs in 32). The engine
@@ -109,6 +117,7 @@ int plat_engine_start(char *err)
     sg_cfg_set_double("network/weight-S", 0.0);
     sg_cfg_set_double("network/TCP-gamma", PLAT_TCP_GAMMA);
     sg_cfg_set_boolean("network/crosstraffic", "no");
+    sg_cfg_set_string("network/optim", "Full"); /* Lazy lets flows outrun a link: see the top */
     sg_cfg_set_int("contexts/stack-size", PLAT_STACK_KIB);
     return apply_user_cfg(err);
 }

@@ -9,7 +9,9 @@
  * finishing a message: the costly part of a run. The computation repeats SimGrid 3.32's
  * operations on the same doubles (lone_end), and the actors then sleep exactly until that
  * date. The two ways agree to the last bit where the computed messages cross only links of
- * their own and events are dense: flow mode computes no other message. Step mode also computes
+ * their own and events are dense: flow mode computes no other message; else within 1e-13, as
+ * SimGrid revises a sent flow's progress at every event of the run (network/optim Full), each
+ * revision rounding. Step mode also computes
  * messages across a switch (a FATPIPE link) that other messages cross: a switch never limits a
  * flow, it only adds its latency, and a step ring across nodes is then computed whole (its 2
  * million messages at 1024 GPUs are most of a step run's cost). There the two ways differ by
@@ -57,7 +59,7 @@
  * then the bytes flow at the lone variable's value (MaxMin::maxmin_solve: its bound, the
  * bottleneck, when bound * penalty is below the fair share remaining / usage, with the route
  * latency as CM02's penalty; else that share over the penalty), and the flow ends at that
- * event's date plus bytes over the rate (Model::next_occurring_event_lazy). */
+ * event's date plus bytes over the rate (alone, no other event revises its progress). */
 static double lone_end(double t0, double lat, double bw, double bytes)
 {
     double at = lat + t0, usage = 1.0 / lat, share = bw / usage;

@@ -14,7 +14,8 @@
  * two GPUs, and the simulator runs on the same machine, so a what-if change reaches both.
  *
  * Folder: platforms/ (this is its main header): the machine: platforms opened (plat_), checked
- * (platcheck), generated (platgen.h, pg_), put into SimGrid (platform_sg.c, platbuild_sg.cpp),
+ * (platcheck), generated (platgen.h, pg_), put into SimGrid (platform_sg.c, platbuild_sg.cpp;
+ * platrouted_sg.cpp for uplinks routed a cable a flow),
  * and where a job's ranks sit on it (placement.h, pl_). The shipped platform files live beside
  * the code. May include workloads/common/, SimGrid and libxml2; the files a process without
  * SimGrid uses (everything but *_sg.*) include no SimGrid header but simgrid/forward.h. */

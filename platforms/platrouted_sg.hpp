@@ -1,0 +1,43 @@
+/* platrouted_sg.hpp: a generated machine with routed uplinks built in SimGrid's memory as one
+ * zone of its own (private to platforms/; platrouted_sg.cpp, used by platbuild_sg.cpp).
+ *
+ * SimGrid picks the links between two zones from the zones alone, while a routed uplink's
+ * cable is chosen per pair of GPUs (platgen_uplinks.c). So the machine is one zone holding
+ * every host and link, whose route between two hosts is the one the zones would give
+ * (platroute.c resolves the walk as SimGrid does), each uplink replaced by the pair's cable. */
+#ifndef PLATROUTED_SG_HPP
+#define PLATROUTED_SG_HPP
+
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include <string>
+#include <unordered_map>
+
+extern "C" {
+#include "platgen.h"
+}
+
+class RoutedMachine;
+
+/* A routed machine being built: give psg_routed_sink's sink to pg_describe. */
+struct psg_routed {
+    simgrid::s4u::NetZone *world;                  /* the engine's root, where it is attached */
+    const pg_params *p;
+    std::unordered_map<std::string, simgrid::s4u::Host *> *hosts; /* every host, by name */
+    RoutedMachine *machine = nullptr;              /* made at the walk's first zone */
+    simgrid::s4u::NetZone *zone = nullptr;         /* its s4u face */
+    int depth = 0;                                 /* of the walk's zones, all folded into it */
+};
+
+pg_sink psg_routed_sink(psg_routed *r);
+
+/* After the walk: host h (named name) is resolved in the racks of GPU gpu (a host memory's: a
+ * GPU of its node). Then the routes' resolver is opened (HS_OK, or HS_EINTERNAL). */
+void psg_routed_host(psg_routed *r, const simgrid::s4u::Host *h, int gpu, const char *name);
+int psg_routed_open(psg_routed *r, char *err);
+
+/* The models a zone built apart from the engine's root takes from it (platbuild_sg.cpp). */
+void psg_copy_models(simgrid::s4u::NetZone *to, const simgrid::s4u::NetZone *from);
+
+#endif

@@ -219,6 +219,11 @@ static int set_flag(const pg_flag *f, const char *value, pg_params *p, char *err
     char *field = (char *)p + f->offset;
     char known[128];
     const pg_word *w = find_word(f->words, value);
+    if (!w && (f->type == FL_CHOICE || f->type == FL_ENUM)) { /* words only */
+        list_words(f->words, known, sizeof known);
+        return hs_fail(err, HS_EINPUT, "--%s: unknown value '%s' (known: %s)", f->name, value,
+                       known);
+    }
     switch (f->type) {
     case FL_INT:
         if (w)
@@ -234,11 +239,6 @@ static int set_flag(const pg_flag *f, const char *value, pg_params *p, char *err
                            un_hint(f->unit));
         return HS_OK;
     case FL_CHOICE:
-        if (!w) {
-            list_words(f->words, known, sizeof known);
-            return hs_fail(err, HS_EINPUT, "--%s: unknown value '%s' (known: %s)", f->name,
-                           value, known);
-        }
         *(double *)field = w->value;
         return HS_OK;
     case FL_RATIO:
@@ -252,11 +252,6 @@ static int set_flag(const pg_flag *f, const char *value, pg_params *p, char *err
     case FL_DEVICE:
         return set_device(value, p, err);
     case FL_ENUM:
-        if (!w) {
-            list_words(f->words, known, sizeof known);
-            return hs_fail(err, HS_EINPUT, "--%s: unknown value '%s' (known: %s)", f->name,
-                           value, known);
-        }
         *(int *)field = (int)w->value;
         return HS_OK;
     }

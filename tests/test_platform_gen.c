@@ -97,10 +97,13 @@ static void dump_transfers(FILE *out, const plat_platform *plat, const int *gpus
         fprintf(out, "T %d>%d %a\n", t[i].src, t[i].dst, t[i].duration_s);
 }
 
-/* In a child: load the platform (racks: only the racks of these GPUs when n_only > 0), dump
- * its routes and transfers among the sampled GPUs into path. */
-static void dump_in_child(const char *spec, const machine *m, const int *only, int n_only,
-                          const char *path)
+/* What a child does on the loaded platform, writing to out. */
+typedef void (*child_body)(FILE *out, const plat_platform *plat, const void *arg);
+
+/* In a child: load the platform (racks: only the racks of these GPUs when n_only > 0) and run
+ * body on it, writing into path; the parent waits for it to succeed. */
+static void in_child(const char *spec, const int *only, int n_only, const char *path,
+                     child_body body, const void *arg)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -108,24 +111,35 @@ static void dump_in_child(const char *spec, const machine *m, const int *only, i
     if (pid == 0) {
         char err[HS_ERR_LEN];
         plat_platform plat;
-        int gpus[MAX_SAMPLE], n;
         if (plat_open(spec, &plat, err) != HS_OK ||
             plat_engine_load(&plat, n_only ? only : NULL, n_only, err) != HS_OK) {
             fprintf(stderr, "%s: %s\n", spec, err);
             _exit(3);
         }
-        n = sample(&plat, m, gpus);
         FILE *out = fopen(path, "w");
         if (!out)
             _exit(4);
-        dump_routes(out, &plat, gpus, n);
-        dump_transfers(out, &plat, gpus, n);
+        body(out, &plat, arg);
         _exit(fclose(out) == 0 ? 0 : 5);
     }
     int wstatus;
     assert_int_equal(waitpid(pid, &wstatus, 0), pid);
     assert_true(WIFEXITED(wstatus));
     assert_int_equal(WEXITSTATUS(wstatus), 0);
+}
+
+/* The routes and transfers among the machine's sampled GPUs. */
+static void dump_body(FILE *out, const plat_platform *plat, const void *arg)
+{
+    int gpus[MAX_SAMPLE], n = sample(plat, arg, gpus);
+    dump_routes(out, plat, gpus, n);
+    dump_transfers(out, plat, gpus, n);
+}
+
+static void dump_in_child(const char *spec, const machine *m, const int *only, int n_only,
+                          const char *path)
+{
+    in_child(spec, only, n_only, path, dump_body, m);
 }
 
 /* The machine's XML without its digest: read in full and loaded by SimGrid's parser. */
@@ -246,35 +260,20 @@ static void expect_routed(const pg_params *p, const char *fat_line, char *want, 
 }
 
 /* Two messages of 100 MB at once from rack 0 to rack 2 (different NICs at both ends): their
- * durations into path. D-mod-K puts both on rack cable 4 (NICs 136 and 158, modulo 22). */
-static void collide_in_child(const char *spec, const char *path)
+ * durations and route latency. D-mod-K puts both on rack cable 4 (NICs 136 and 158, mod 22). */
+static void collide_body(FILE *out, const plat_platform *plat, const void *arg)
 {
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        char err[HS_ERR_LEN];
-        plat_platform plat;
-        if (plat_open(spec, &plat, err) != HS_OK || plat_engine_load(&plat, NULL, 0, err))
-            _exit(3);
-        transfer t[2] = {{.src = 0, .dst = 272, .bytes = 1e8}, {.src = 4, .dst = 316, .bytes = 1e8}};
-        run_transfers(&plat, t, 2);
-        FILE *out = fopen(path, "w");
-        if (!out)
-            _exit(4);
-        fprintf(out, "%a %a %a\n", t[0].duration_s, t[1].duration_s,
-                sg_host_get_route_latency(plat.gpus[0], plat.gpus[272]));
-        _exit(fclose(out) == 0 ? 0 : 5);
-    }
-    int wstatus;
-    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
-    assert_true(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+    (void)arg;
+    transfer t[2] = {{.src = 0, .dst = 272, .bytes = 1e8}, {.src = 4, .dst = 316, .bytes = 1e8}};
+    run_transfers(plat, t, 2);
+    fprintf(out, "%a %a %a\n", t[0].duration_s, t[1].duration_s,
+            sg_host_get_route_latency(plat->gpus[0], plat->gpus[272]));
 }
 
 static void check_collision(const char *spec, double want_Bps)
 {
     double d0, d1, lat;
-    collide_in_child(spec, TMP "-collide");
+    in_child(spec, NULL, 0, TMP "-collide", collide_body, NULL);
     char *text = slurp(TMP "-collide", NULL);
     assert_non_null(text);
     assert_int_equal(sscanf(text, "%la %la %la", &d0, &d1, &lat), 3);

@@ -108,7 +108,8 @@ fi
 
 # ---- congestion ----
 # 2 models x (data, data+filter) x 4 oversubscriptions x GPUs 256, 1024 x packed, spread = 64;
-# shared fabric: VGG16 x (data, data+filter) x 4 oversubscriptions x spread = 8 runs, 2 jobs each.
+# shared fabric: VGG16 x (data, data+filter) x 4 oversubscriptions x spread = 8 runs, 2 jobs each;
+# routed uplinks (below).
 study congestion
 d="$TMP/congestion"
 expect_rows "$d/congestion.csv" 64
@@ -127,6 +128,16 @@ check
 # uplinks carry the two data-parallel jobs' rings without a bottleneck: exactly 1
 awk -F, 'NR > 1 && ($10 < 0.999999 || ($6 == 1 && $3 == "data" && $10 + 0 != 1)) { bad = 1 } END { exit bad }' \
     "$d/fabric.csv" || fail "fabric.csv: a slowdown below 1, or not 1 for data on 1:1"
+# routed uplinks: ResNet-50 x (ring, rings, tree, data+filter) x packed, spread x 3 routings at
+# 1024 GPUs = 24; a cable a flow can only slow a job (its cables hold the fat link's capacity,
+# and an uncongested route times as the fat one), and hashing slows spread data parallelism
+expect_rows "$d/routing.csv" 24
+check
+awk -f "$SRC/experiments/lib/csv.awk" -v cols=strategy,placement,platform,sim_iter_total_s \
+    "$d/routing.csv" | awk -F '\t' 'NR > 1 { r = $3; sub(/.*=/, "", r); t[$1 "|" $2, r] = $4; k[$1 "|" $2] }
+    END { for (x in k) { if (t[x, "dmodk"] < t[x, "fat"] * (1 - 1e-9) || t[x, "hash"] < t[x, "fat"] * (1 - 1e-9)) bad = 1 }
+          if (!(t["data|spread", "hash"] > 1.1 * t["data|spread", "fat"])) bad = 1
+          exit bad }' || fail "routing.csv: a cable a flow faster than the fat link, or hashing free"
 
 # ---- topology ----
 # 10 variants x 6 strategies at 1024 GPUs = 60. Expected limits: filter, channel (ResNet-50 splits

@@ -2,10 +2,13 @@
 # congestion/run.sh: how rack-uplink oversubscription slows training: ABCI variants with rack
 # oversubscription 1:1, 1:2, 1:3 (ABCI's own) and 1:6, data and data+filter for ResNet-50 and
 # VGG16 (whose 138M-weight gradients make bandwidth matter) at 256 to 1024 GPUs, packed vs spread
-# placement; then two identical jobs sharing the fabric (simulate --job ... --baseline).
+# placement; then two identical jobs sharing the fabric (simulate --job ... --baseline); then
+# routed uplinks: ABCI's fat-link uplinks against a cable a flow (InfiniBand's D-mod-K, ECMP
+# hashing; platforms/README.md), data parallelism with the ring, NCCL's rings and its trees.
 # Usage: experiments/congestion/run.sh [--quick] [-o OUTDIR] (--help for all)
 # Writes OUTDIR/platforms/abci-r{1,2,3,6}.xml, congestion.csv (the sweeps), fabric/*.json (one
-# per shared-fabric run), fabric.csv, congestion.png/.svg, sharing.png/.svg, summary.txt, MANIFEST.
+# per shared-fabric run), fabric.csv, routing.csv, congestion.png/.svg, sharing.png/.svg,
+# summary.txt, MANIFEST.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../lib/common.sh"
@@ -32,6 +35,22 @@ for m in "${models[@]}"; do
     common=(-w "$m" -p "$platforms" -g "$gpus" -m compare -P packed,spread -c flow)
     hs_sweep "$csv" "${common[@]}" -s data -b "$n/gpu"
     hs_sweep "$csv" "${common[@]}" -s data+filter -b "$n/node"
+done
+
+# Routed uplinks: one machine of 8 racks (272 nodes) with each uplink a fat link, or its cables
+# with a cable a flow; the same jobs in flow mode.
+routings=(fat dmodk hash)
+routed=""
+for r in "${routings[@]}"; do routed="$routed${routed:+, }gen:abci:nodes=272,uplink-routing=$r"; done
+if [ "$HS_QUICK" = 1 ]; then route_gpus=1024; route_models=(resnet50)
+else route_gpus=256,512,1024; route_models=(resnet50 vgg16)
+fi
+for m in "${route_models[@]}"; do
+    n="${one_gpu_batch[$m]}"
+    hs_sweep routing.csv -w "$m" -p "$routed" -g "$route_gpus" -m simulate -P packed,spread \
+        -c flow -s data --allreduce ring,rings,tree -b "$n/gpu"
+    hs_sweep routing.csv -w "$m" -p "$routed" -g "$route_gpus" -m simulate -P packed,spread \
+        -c flow -s data+filter -b "$n/node"
 done
 
 # Two identical jobs (same model, strategy, GPU count, batch and placement) on the fewest racks
@@ -150,6 +169,20 @@ hs_plot "$here/sharing.gp" "$HS_OUT/sharing" dir="$HS_TMP" ngpus="${#share_gpus[
             $2, $3, $4, $5, $6, $8, $9, $10, $11 }
         NR > 1 && $11 != "ok" { printf "%s\t%s\t%s\t%s\t1:%s\t-\t-\t-\t%s\n", $2, $3, $4, $5, $6, $11 }' \
         "$HS_OUT/fabric.csv" | hs_table
+    echo
+    echo "Routed uplinks on abci (8 racks): seconds per iteration, fat links vs a cable a flow"
+    hs_select "$HS_OUT/routing.csv" workload,strategy,placement,gpus,platform,sim_iter_total_s,status |
+        awk -F '\t' 'NR == 1 { next }
+            $7 != "ok" { next }
+            { r = $5; sub(/.*uplink-routing=/, "", r); k = $1 "\t" $2 "\t" $3 "\t" $4
+              if (!(k in seen)) { seen[k] = 1; keys[++n] = k }
+              t[k, r] = $6 }
+            END { print "model\tstrategy\tplacement\tp\tfat_s\tdmodk_s\thash_s\tdmodk/fat\thash/fat"
+                  for (i = 1; i <= n; i++) { k = keys[i]
+                      if (!((k, "fat") in t) || !((k, "dmodk") in t) || !((k, "hash") in t)) continue
+                      printf "%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\n", k, t[k, "fat"], t[k, "dmodk"],
+                          t[k, "hash"], t[k, "dmodk"] / t[k, "fat"], t[k, "hash"] / t[k, "fat"] } }' |
+        hs_table
 } | hs_write "$HS_OUT/summary.txt"
 cat "$HS_OUT/summary.txt"
 hs_manifest

@@ -19,6 +19,8 @@
 #   node as built  the abci-built preset: each PCIe switch's x16 link to its CPU, which the
 #                  switch's two GPUs share on their way to host memory (staged halos), and a
 #                  memory per CPU, the two joined by UPI
+#   uplinks=dmodk  each fat-tree uplink as its cables, a flow on one, InfiniBand's D-mod-K
+#   uplinks=hash   the same with ECMP hashing (platforms/README.md, "Routed uplinks")
 #   halo=chain     spatial halos as ChainerMN sends them over MPI: a synchronous send, then the
 #                  receive, so a group's messages follow one another (spatial rows only)
 #   compute=model  kernels from the compute model at their real per-GPU shape (issue 10's
@@ -41,7 +43,8 @@ hs_study_args fidelity "$@"
 configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=hier|--allreduce hier"
          "allreduce=tree|--allreduce tree" "overlap|--overlap"
          "filter-bw=rs|--filter-backward reduce-scatter" "halo=chain|--halo chain"
-         "achieved bw|-p gen:abci-achieved" "node as built|-p gen:abci-built")
+         "achieved bw|-p gen:abci-achieved" "node as built|-p gen:abci-built"
+         "uplinks=dmodk|-p gen:abci:uplink-routing=dmodk" "uplinks=hash|-p gen:abci:uplink-routing=hash")
 if "$HS_EXE" simulate --help 2>/dev/null | grep -q -- "--compute"; then
     configs+=("compute=model|--compute model"
               "all three|--compute model --filter-backward reduce-scatter --halo chain"

@@ -20,8 +20,10 @@
  *     1024-GPU channel trees on abci at rack oversubscription 1:200, 20 flows of 22.7 MB
  *     sharing one 4.25 GB/s rack uplink from one instant took 0.072-0.092 s instead of the
  *     0.107 s max-min fair sharing gives (4.9 GB/s through the link); replaying the same
- *     messages without the kernels gave 0.107 s, and so does Full (test: e2e_links). Cost:
- *     about a tenth more time on runs of thousands of concurrent flows.
+ *     messages without the kernels gave 0.107 s, and so do Full, cpu/optim Full, and an extra
+ *     actor waking every 2 ms (a missed revision, not found in SimGrid's code; test:
+ *     e2e_links). Cost: 0-10% on flow runs; 1.7x on a step run whose 2 million messages all
+ *     go through SimGrid (experiments/bench: eng_bench).
  * Sharing: CM02 shares a saturated link among flows in inverse proportion to their route
  * latencies (TCP's RTT unfairness), where ptask_L07 shares equally. We keep CM02: flows that
  * meet on one link have nearly the same latency here (inter-node routes differ by at most

@@ -4,87 +4,14 @@
  * links), which zone holds what, each link direction's latency and bandwidth, the explicit
  * routes of Full zones and the ways up of star zones. Racks are recorded when a GPU of theirs
  * is first asked about, so a job on part of a large machine costs in proportion to its racks.
- * A rack walked again finds the machine level already known: names seen before are skipped. */
-#include "platroute.h"
+ * A rack walked again finds the machine level already known: names seen before are skipped.
+ * platroute_resolve.c resolves routes from the record. */
+#include "platroute_int.h"
 
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
-
-#define PM_MAX_DEPTH 16
-#define PM_MAX_HOPS PM_MAX_ROUTE /* links of one route, over every level */
-
-enum { PM_POINT = 1, PM_LINK }; /* what a name is */
-
-/* One name: a netpoint (host, router or zone) or a link. 16 bytes: the table of a whole
- * machine's 50,000 names is looked up about 150,000 times and must stay small. */
-typedef struct {
-    uint32_t text;   /* the name's offset + 1 in plat_machine.text; 0: free slot */
-    uint32_t hash;   /* the high half of hash_text(name): compared before the text */
-    int32_t id;      /* into points, or the link's first direction in links */
-    uint8_t kind;    /* PM_POINT or PM_LINK */
-    bool split;      /* a split-duplex link: id is UP, id + 1 DOWN */
-} pm_name;
-
-typedef struct {
-    int zone;        /* the zone holding it (for a zone: its parent, -1 for the root) */
-    int star;        /* a star zone's child: its entry in stars, else -1 */
-} pm_point;
-
-typedef struct {
-    int parent;      /* -1 for the root */
-    int point;       /* the zone's own netpoint */
-    pg_routing routing;
-} pm_zone;
-
-typedef struct {
-    double latency_s, bandwidth_Bps;
-    int reverse;     /* the other direction of a split-duplex link; itself for a FATPIPE */
-    uint32_t name;   /* the link's name: its offset + 1 in plat_machine.text */
-} pm_link;
-
-/* A list of link directions in hops[first .. first + n). */
-typedef struct {
-    int first, n;
-} pm_span;
-
-typedef struct {
-    int gateway;     /* netpoint */
-    pm_span up, down;
-} pm_star;
-
-/* An explicit route of a Full zone, between two of its hosts or routers. */
-typedef struct {
-    uint64_t key;    /* src * 2^32 + dst + 1; 0: free slot */
-    pm_span hops;
-} pm_route_entry;
-
-struct plat_machine {
-    const pg_params *p;
-    unsigned char *recorded;     /* per rack */
-    bool failed;
-    pm_name *names;              /* open addressing, at most half full */
-    size_t names_cap, names_used;
-    char *text;                  /* every name, '\0'-terminated, one after the other */
-    size_t text_len, text_cap;
-    pm_point *points;
-    int n_points, cap_points;
-    pm_zone *zones;
-    int n_zones, cap_zones;
-    pm_link *links;              /* link directions */
-    int n_links, cap_links;
-    int *hops;                   /* link directions of routes and stars */
-    int n_hops, cap_hops;
-    pm_star *stars;
-    int n_stars, cap_stars;
-    pm_route_entry *routes;      /* open addressing */
-    size_t routes_cap, routes_used;
-    int stack[PM_MAX_DEPTH];     /* the open zones while recording */
-    int depth;
-};
 
 /* ---------------------------------------------------------------- tables */
 
@@ -190,7 +117,7 @@ static uint64_t route_key(int src, int dst)
     return ((uint64_t)(uint32_t)src << 32) + (uint64_t)(uint32_t)dst + 1;
 }
 
-static const pm_route_entry *find_route(const plat_machine *m, int src, int dst)
+const pm_route_entry *pm__find_route(const plat_machine *m, int src, int dst)
 {
     if (!m->routes_cap)
         return NULL;
@@ -353,7 +280,7 @@ static pm_span add_hops(plat_machine *m, const pg_hop *hops, int n, bool reverse
     return s;
 }
 
-static int point_of(const plat_machine *m, const char *name)
+int pm__point_of(const plat_machine *m, const char *name)
 {
     const pm_name *e = find(m, name);
     return e && e->kind == PM_POINT ? e->id : -1;
@@ -362,12 +289,12 @@ static int point_of(const plat_machine *m, const char *name)
 static void rec_route(void *ctx, const char *src, const char *dst, const pg_hop *hops, int n)
 {
     plat_machine *m = ctx;
-    int a = point_of(m, src), b = point_of(m, dst);
+    int a = pm__point_of(m, src), b = pm__point_of(m, dst);
     if (a < 0 || b < 0) {
         m->failed = true;
         return;
     }
-    if (find_route(m, a, b))
+    if (pm__find_route(m, a, b))
         return;
     if (2 * (m->routes_used + 1) > m->routes_cap && !routes_grow(m, 0)) {
         m->failed = true;
@@ -383,7 +310,7 @@ static void rec_star_route(void *ctx, const char *child, const char *gateway, co
                            int n)
 {
     plat_machine *m = ctx;
-    int c = point_of(m, child), gw = point_of(m, gateway);
+    int c = pm__point_of(m, child), gw = pm__point_of(m, gateway);
     if (c < 0 || gw < 0 || !room((void **)&m->stars, m->n_stars, &m->cap_stars, sizeof *m->stars)) {
         m->failed = true;
         return;
@@ -396,7 +323,7 @@ static void rec_star_route(void *ctx, const char *child, const char *gateway, co
 }
 
 /* Record the racks of the given GPUs that are not yet. */
-static int record(plat_machine *m, const int *gpus, int n)
+int pm__record(plat_machine *m, const int *gpus, int n)
 {
     int racks = pg_racks(m->p), wanted = 0;
     unsigned char *sel = calloc((size_t)racks, 1);
@@ -432,132 +359,6 @@ static int record(plat_machine *m, const int *gpus, int n)
     return m->failed ? -1 : 0;
 }
 
-/* ---------------------------------------------------------------- resolving, as SimGrid */
-
-/* A route being built: link directions in SimGrid's order, and the latency summed in SimGrid's
- * order (each local route's links when that local route is found). */
-typedef struct {
-    int link[PM_MAX_HOPS];
-    int n;
-    double latency_s;
-    bool failed;
-} pm_path;
-
-static void take(const plat_machine *m, pm_path *out, int id)
-{
-    if (out->n == PM_MAX_HOPS) {
-        out->failed = true;
-        return;
-    }
-    out->link[out->n++] = id;
-    out->latency_s += m->links[id].latency_s;
-}
-
-/* The local route from a to b in zone z, appended to `local` (latencies added now), and its
- * gateways (-1 for none). Full: the recorded route, or the reverse of b to a's (SimGrid stores
- * both directions of a symmetrical route). Star: a's way up, then b's way down, each link once. */
-static void local_route(const plat_machine *m, int z, int a, int b, pm_path *local, int *gw_a,
-                        int *gw_b)
-{
-    *gw_a = *gw_b = -1;
-    if (m->zones[z].routing == PG_STAR) {
-        int sa = m->points[a].star, sb = m->points[b].star;
-        if (sa < 0 || sb < 0) {
-            local->failed = true;
-            return;
-        }
-        const pm_star *up = &m->stars[sa], *down = &m->stars[sb];
-        int start = local->n;
-        for (int i = 0; i < up->up.n; i++)
-            take(m, local, m->hops[up->up.first + i]);
-        for (int i = 0; i < down->down.n; i++) {
-            int id = m->hops[down->down.first + i];
-            bool seen = false;
-            for (int k = start; k < local->n && !seen; k++)
-                seen = local->link[k] == id;
-            if (!seen)
-                take(m, local, id);
-        }
-        *gw_a = up->gateway;
-        *gw_b = down->gateway;
-        return;
-    }
-    const pm_route_entry *e = find_route(m, a, b);
-    if (e) {
-        for (int i = 0; i < e->hops.n; i++)
-            take(m, local, m->hops[e->hops.first + i]);
-        return;
-    }
-    /* The reverse of b to a: the hops were recorded forward; the other direction of each
-     * split-duplex link is the id next to it. */
-    if (!(e = find_route(m, b, a))) {
-        local->failed = true;
-        return;
-    }
-    for (int i = e->hops.n - 1; i >= 0; i--)
-        take(m, local, m->links[m->hops[e->hops.first + i]].reverse);
-}
-
-/* SimGrid's find_common_ancestors: the zone where the routes of src and dst meet, and its
- * children on each side (all three the same zone when src and dst share one). */
-static bool common_ancestors(const plat_machine *m, int src, int dst, int *common, int *sa,
-                             int *da)
-{
-    int zs = m->points[src].zone, zd = m->points[dst].zone;
-    if (zs == zd) {
-        *common = *sa = *da = zs;
-        return zs >= 0;
-    }
-    int path_s[PM_MAX_DEPTH], path_d[PM_MAX_DEPTH], ns = 0, nd = 0, parent = -1;
-    for (int z = zs; z >= 0 && ns < PM_MAX_DEPTH; z = m->zones[z].parent)
-        path_s[ns++] = z;
-    for (int z = zd; z >= 0 && nd < PM_MAX_DEPTH; z = m->zones[z].parent)
-        path_d[nd++] = z;
-    if (ns == 0 || nd == 0 || path_s[ns - 1] != path_d[nd - 1])
-        return false;
-    while (ns > 1 && nd > 1 && path_s[ns - 1] == path_d[nd - 1]) {
-        parent = path_s[ns - 1];
-        ns--, nd--;
-    }
-    *sa = path_s[ns - 1];
-    *da = path_d[nd - 1];
-    *common = *sa == *da ? *sa : parent;
-    return *common >= 0;
-}
-
-/* SimGrid's get_global_route_with_netzones: the local route between the ancestors, whose
- * latency is added first, then the way from src to its source gateway, the local route's links,
- * and the way from its destination gateway to dst. */
-static void global_route(const plat_machine *m, int src, int dst, pm_path *out, int depth)
-{
-    int common, sa, da, gw_a, gw_b;
-    if (depth > PM_MAX_DEPTH || !common_ancestors(m, src, dst, &common, &sa, &da)) {
-        out->failed = true;
-        return;
-    }
-    if (sa == da) {
-        local_route(m, common, src, dst, out, &gw_a, &gw_b);
-        return;
-    }
-    pm_path zr = {.latency_s = out->latency_s};
-    local_route(m, common, m->zones[sa].point, m->zones[da].point, &zr, &gw_a, &gw_b);
-    if (zr.failed || gw_a < 0 || gw_b < 0) {
-        out->failed = true;
-        return;
-    }
-    out->latency_s = zr.latency_s;
-    if (src != gw_a)
-        global_route(m, src, gw_a, out, depth + 1);
-    for (int i = 0; i < zr.n && !out->failed; i++) {
-        if (out->n == PM_MAX_HOPS)
-            out->failed = true;
-        else
-            out->link[out->n++] = zr.link[i];
-    }
-    if (gw_b != dst)
-        global_route(m, gw_b, dst, out, depth + 1);
-}
-
 /* ---------------------------------------------------------------- the interface */
 
 int pm_open(const pg_params *p, plat_machine **out, char *err)
@@ -588,56 +389,4 @@ void pm_free(plat_machine *m)
     free(m->routes);
     free(m->recorded);
     free(m);
-}
-
-/* The route from host name_a (of GPU a's rack) to host name_b (of GPU b's), SimGrid's way. */
-static int resolve(plat_machine *m, int a, const char *name_a, int b, const char *name_b,
-                   pm_path *path)
-{
-    int gpus[2] = {a, b};
-    if (record(m, gpus, 2) != 0)
-        return -1;
-    int src = point_of(m, name_a), dst = point_of(m, name_b);
-    if (src < 0 || dst < 0)
-        return -1;
-    *path = (pm_path){.n = 0};
-    global_route(m, src, dst, path, 0);
-    return path->failed || path->n == 0 ? -1 : 0;
-}
-
-int pm_route(plat_machine *m, int a, int b, double *latency_s, double *bandwidth_Bps,
-             double *first_latency_s, double *first_bandwidth_Bps)
-{
-    char name_a[PG_NAME_LEN], name_b[PG_NAME_LEN];
-    pm_path path;
-    pg_gpu_host(m->p, a, name_a);
-    pg_gpu_host(m->p, b, name_b);
-    if (resolve(m, a, name_a, b, name_b, &path) != 0)
-        return -1;
-    double bw = m->links[path.link[0]].bandwidth_Bps;
-    for (int i = 1; i < path.n; i++)
-        if (m->links[path.link[i]].bandwidth_Bps < bw)
-            bw = m->links[path.link[i]].bandwidth_Bps;
-    *latency_s = path.latency_s;
-    *bandwidth_Bps = bw;
-    *first_latency_s = m->links[path.link[0]].latency_s;
-    *first_bandwidth_Bps = m->links[path.link[0]].bandwidth_Bps;
-    return 0;
-}
-
-int pm_hops(plat_machine *m, int a, const char *host_a, int b, const char *host_b,
-            pg_hop *hops, int max, double *latency_s)
-{
-    pm_path path;
-    if (resolve(m, a, host_a, b, host_b, &path) != 0 || path.n > max)
-        return -1;
-    for (int i = 0; i < path.n; i++) {
-        const pm_link *l = &m->links[path.link[i]];
-        hops[i].link = m->text + l->name - 1;
-        /* A split-duplex link's UP direction is recorded first, its reverse next to it. */
-        hops[i].dir = l->reverse == path.link[i] ? PG_NONE
-                      : l->reverse > path.link[i] ? PG_UP : PG_DOWN;
-    }
-    *latency_s = path.latency_s;
-    return path.n;
 }

@@ -182,6 +182,8 @@ rows = {r["platform"]: float(r["sim_iter_total_s"]) for r in csv.DictReader(open
 assert sorted(rows) == ["gen:abci:nodes=272", "gen:abci:nodes=272,uplink-routing=hash"], rows
 assert rows["gen:abci:nodes=272,uplink-routing=hash"] > rows["gen:abci:nodes=272"] + 5e-3, rows
 PY
+expect_bad "bad flag in a gen: spec" "hybridsim: -p gen:abci:uplink-routing=ecmp: --uplink-routing: unknown value" \
+    -w resnet50 -p "gen:abci:uplink-routing=ecmp, abci" -s data -g 64 -b 2048 -o x.csv
 
 # ---- the shipped sweeps parse and emit (running them is the experiments' business) ----
 for f in "$SRC"/experiments/sweeps/*.sweep; do

@@ -179,8 +179,9 @@ static int platform_gpus_per_node(const sw_item *it, int *gpus_per_node, sw_aren
     if (strncmp(it->text, PG_SPEC_PREFIX, strlen(PG_SPEC_PREFIX)) == 0) { /* a generated machine */
         char why[HS_ERR_LEN];
         plat_platform plat;
-        if (plat_open(it->text, &plat, why) != HS_OK)
-            return hs_fail(err, HS_EINPUT, "%s: %s", it->where, why);
+        if (plat_open(it->text, &plat, why) != HS_OK) /* why names the spec: "-p gen:...: " */
+            return strcmp(it->where, "-p") == 0 ? hs_fail(err, HS_EINPUT, "%s", why)
+                                                : hs_fail(err, HS_EINPUT, "%s: %s", it->where, why);
         *gpus_per_node = plat.gpus_per_node;
         plat_free(&plat);
         return HS_OK;

@@ -114,7 +114,7 @@ study congestion
 d="$TMP/congestion"
 expect_rows "$d/congestion.csv" 64
 expect_errors "$d/congestion.csv" workload,strategy,gpus ""
-expect_plots "$d" congestion sharing
+expect_plots "$d" congestion sharing routing
 check
 [ "$(tail -n +2 "$d/fabric.csv" | wc -l)" -eq 16 ] || fail "fabric.csv: not 16 rows (8 runs x 2 jobs)"
 check

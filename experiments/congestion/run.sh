@@ -8,7 +8,7 @@
 # Usage: experiments/congestion/run.sh [--quick] [-o OUTDIR] (--help for all)
 # Writes OUTDIR/platforms/abci-r{1,2,3,6}.xml, congestion.csv (the sweeps), fabric/*.json (one
 # per shared-fabric run), fabric.csv, routing.csv, congestion.png/.svg, sharing.png/.svg,
-# summary.txt, MANIFEST.
+# routing.png/.svg, summary.txt, MANIFEST.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../lib/common.sh"
@@ -154,6 +154,22 @@ for m in "${share_models[@]}"; do batches="$batches ${one_gpu_batch[$m]} ($m),";
 hs_plot "$here/sharing.gp" "$HS_OUT/sharing" dir="$HS_TMP" ngpus="${#share_gpus[@]}" \
     nplacements="${#share_placements[@]}" batches="${batches%,}"
 
+# Plot 3: routed uplinks over the fat link, per strategy x placement, at the largest GPU count.
+route_max="${route_gpus##*,}"
+for m in "${route_models[@]}"; do
+    hs_select "$HS_OUT/routing.csv" workload,strategy,placement,gpus,platform,sim_iter_total_s,status |
+        awk -F '\t' -v m="$m" -v g="$route_max" 'NR > 1 && $1 == m && $4 == g && $7 == "ok" {
+                r = $5; sub(/.*uplink-routing=/, "", r); s = $2
+                if (s == "data") s = "data ring"; sub(/ --allreduce /, " ", s); k = s ", " $3
+                if (!(k in seen)) { seen[k] = 1; keys[++n] = k }
+                t[k, r] = $6 }
+            END { for (i = 1; i <= n; i++) { k = keys[i]
+                      if ((k, "fat") in t && (k, "dmodk") in t && (k, "hash") in t)
+                          printf "\"%s\" %.4f %.4f\n", k, t[k, "dmodk"] / t[k, "fat"], t[k, "hash"] / t[k, "fat"] } }' \
+        >"$HS_TMP/routing-$m.dat"
+done
+hs_plot "$here/routing.gp" "$HS_OUT/routing" dir="$HS_TMP" models="${route_models[*]}" gpus="$route_max"
+
 {
     echo "Rack oversubscription on abci: seconds per epoch, simulated (sim) vs analytic (an)"
     {
@@ -186,4 +202,4 @@ hs_plot "$here/sharing.gp" "$HS_OUT/sharing" dir="$HS_TMP" ngpus="${#share_gpus[
 } | hs_write "$HS_OUT/summary.txt"
 cat "$HS_OUT/summary.txt"
 hs_manifest
-echo "congestion: results in $HS_OUT (congestion.png, sharing.png, summary.txt)"
+echo "congestion: results in $HS_OUT (congestion.png, sharing.png, routing.png, summary.txt)"

@@ -382,7 +382,7 @@ static void walk_links(const pg_walk *w, const unsigned char *racks)
             walk_node_links(w, leaf * p->nodes_per_leaf + i);
         leaf_name(&w->L, leaf, "-switch", name);
         SINK(w, link, name, w->leaf_sw_bw.s, w->leaf_sw_lat.s, PG_FATPIPE);
-        leaf_name(&w->L, leaf, "-uplink", name);
+        leaf_name(&w->L, leaf, "-uplink", name); /* the name pg_uplink_cables recognises */
         SINK(w, link, name, w->leaf_up_bw.s, w->leaf_up_lat.s, PG_SPLITDUPLEX);
     }
     for (int r = 0; r < w->L.racks; r++) {

@@ -135,18 +135,23 @@ expect_bad "--cpu-link-bw" --cpu-link-bw 40GBps --gpus-per-node 2
 # to host memory, not on their way to the NIC; the spec says it, other presets' specs do not.
 "$HS" platform --preset abci-built --nodes 2 --nodes-per-leaf 2 --leaves-per-rack 1 \
     -o "$TMP/built.xml" >/dev/null 2>&1 || fail "abci-built"
-grep -q '<route src="n0000-gpu1" dst="n0000-cpu"><link_ctn id="n0000-pcie1" direction="UP"/><link_ctn id="n0000-pcieup0" direction="UP"/></route>' \
-    "$TMP/built.xml" || fail "abci-built: gpu1 to host memory does not cross switch 0's uplink"
-grep -q '<route src="n0000-gpu2" dst="n0000-gw"><link_ctn id="n0000-pcie2" direction="UP"/><link_ctn id="n0000-nic1" direction="UP"/></route>' \
-    "$TMP/built.xml" || fail "abci-built: gpu2 to its NIC changed"
+# has_route SRC DST LINK:DIR...: built.xml routes SRC to DST over exactly these links, in order
+has_route() {
+    local r="<route src=\"n0000-$1\" dst=\"n0000-$2\">" hop
+    shift 2
+    for hop in "$@"; do r="$r<link_ctn id=\"n0000-${hop%%:*}\" direction=\"${hop#*:}\"/>"; done
+    grep -qF "$r</route>" "$TMP/built.xml"
+}
+has_route gpu1 cpu pcie1:UP pcieup0:UP ||
+    fail "abci-built: gpu1 to host memory does not cross switch 0's uplink"
+has_route gpu2 gw pcie2:UP nic1:UP || fail "abci-built: gpu2 to its NIC changed"
 grep -q 'pcie-uplink-bw=16GBps' "$TMP/built.xml" || fail "abci-built: spec lacks pcie-uplink-bw"
 grep -q 'pcie-uplink-bw' "$SRC/platforms/abci.xml" && fail "abci.xml: spec names pcie-uplink-bw"
 # Its two CPUs have a memory each, joined by UPI: a GPU reaches its own CPU's memory as above
 # and the other's across the link between them (DOWN from CPU 1 to CPU 0).
-grep -q '<route src="n0000-gpu2" dst="n0000-cpu1"><link_ctn id="n0000-pcie2" direction="UP"/><link_ctn id="n0000-pcieup1" direction="UP"/></route>' \
-    "$TMP/built.xml" || fail "abci-built: gpu2 to its CPU's memory"
-grep -q '<route src="n0000-gpu2" dst="n0000-cpu"><link_ctn id="n0000-pcie2" direction="UP"/><link_ctn id="n0000-pcieup1" direction="UP"/><link_ctn id="n0000-cpulink" direction="DOWN"/></route>' \
-    "$TMP/built.xml" || fail "abci-built: gpu2 to the other CPU's memory across the CPU link"
+has_route gpu2 cpu1 pcie2:UP pcieup1:UP || fail "abci-built: gpu2 to its CPU's memory"
+has_route gpu2 cpu pcie2:UP pcieup1:UP cpulink:DOWN ||
+    fail "abci-built: gpu2 to the other CPU's memory across the CPU link"
 grep -q 'cpu-link-bw=41.6GBps' "$TMP/built.xml" || fail "abci-built: spec lacks cpu-link-bw"
 grep -q 'cpu-link' "$SRC/platforms/abci.xml" && fail "abci.xml: spec names cpu-link"
 # A staged halo between GPUs of the two CPUs is relayed through the sender's CPU's memory, so

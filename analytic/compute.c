@@ -1,40 +1,19 @@
 /* compute.c: the kernels of one rank from the compute model (--compute model: wl->compute,
  * workloads/compute/compute.h) instead of the measured per-sample times scaled linearly.
  *
- * Every layer at the shape one rank of a built-in layer-wise strategy computes: its group's
- * B / p1 samples, and the strategy's dimension cut p2 ways where the strategy splits the layer
- * (filters: output channels; channel: input channels; spatial: the width), as the simulator's
- * expansion cuts it (sim/expand/expand.c), so both derivations time the same kernels. */
+ * Every layer at the shape one rank of a built-in layer-wise strategy computes, as
+ * st_builtin_kernels_s cuts it (workloads/strategy/strategy.h), the function the simulator's
+ * expansion calls too, so both derivations time the same kernels. */
 #include "links_int.h"
 
 #include "compute.h"
 
-/* How one rank's part of layer l is cut. */
-static lw_split cut_of(const wl_workload *wl, const st_strategy *st, int l, double batch)
-{
-    lw_split cut = lw_whole((int64_t)(batch / st->p1));
-    bool split = st->p2 > 1 && (wl->layers[l].split_mask & st_split_bit(st->kind)) != 0;
-    if (!split)
-        return cut;
-    if (st->kind == ST_FILTER || st->kind == ST_DATA_FILTER)
-        cut.out_parts = st->p2;
-    else if (st->kind == ST_CHANNEL)
-        cut.in_parts = st->p2;
-    else
-        cut.spatial_parts[0] = st->p2;
-    return cut;
-}
-
 int an__layer_kernels_s(const wl_workload *wl, const st_strategy *st, int l, double batch,
                         double *fw_s, double *bw_s, char *err)
 {
-    lw_split cut = cut_of(wl, st, l, batch);
     double dx_s = 0, dw_s = 0;
-    int rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_FORWARD, fw_s, err);
-    if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_INPUT_GRAD, &dx_s, err);
-    if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_WEIGHT_GRAD, &dw_s, err);
+    int rc = st_builtin_kernels_s(wl, st->kind, st->p2, batch / st->p1, l, fw_s, &dx_s, &dw_s,
+                                  err);
     *bw_s = dx_s + dw_s;
     return rc;
 }

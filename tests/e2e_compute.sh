@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e_compute.sh: --compute measured|model. ResNet-50 on abci: the model times a split layer as
 # the smaller kernel it is, so data+filter and filter at 32 and 64 GPUs get more compute than
-# the linear split and move toward the measured ABCI compute column, while data parallelism at
+# the linear split and come within 30% of the measured ABCI compute column (filter 64 aside),
+# data+spatial computes its slabs (below linear), while data parallelism at
 # the calibration batch keeps its measured time; analytic and simulation time the same
 # kernels; the report and JSON say where the times came from. On an H100 platform the V100
 # measurement needs --compute (exit 2 naming it), and the model runs ResNet-50 faster there.
@@ -20,8 +21,15 @@ rows = [l.split() for l in open(sys.argv[1]).read().splitlines()[1:]]
 for strategy, gpus, measured, linear, model, _ in rows:
     measured, linear, model = float(measured), float(linear), float(model)
     if strategy in ("data+filter", "filter", "channel"):
-        assert linear < model < measured, (strategy, gpus, measured, linear, model)
+        assert linear < model, (strategy, gpus, measured, linear, model)
         assert abs(model - measured) < abs(linear - measured)
+        # the replicated memory-bound layers (anchored on the network's total, not on
+        # ParaDL's FLOP spread) bring them within 30%; filter 64 measured 2.8x filter 32's
+        # compute at the same batch, which no kernel model does
+        if (strategy, gpus) != ("filter", "64"):
+            assert 0.7 < model / measured < 1.1, (strategy, gpus, measured, model)
+    if strategy == "data+spatial":  # its slabs: below linear, as the measured compute
+        assert model < linear, (strategy, gpus, linear, model)
 assert len(rows) == 12
 PY
 run=(-w resnet50 -p abci -s data+filter:8x4 -g 32 -b 512)

@@ -1,6 +1,7 @@
 /* test_compute.c: the compute model against hand counts: layer work (FLOPs, bytes, GEMM
  * shapes, cuts), the device table, precision bytes, the kernel-time model's tiles, waves and
- * roofline, and the fitted model against the measured per-sample times. */
+ * roofline, the fitted model against the measured per-sample times, and how --compute model
+ * anchors on a measurement (the network's total, or each layer's). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -320,6 +321,71 @@ static void test_split_is_not_linear(void **state)
     wl_free(&wl);
 }
 
+/* Seconds of every pass of layer l at `cut` under c. */
+static double layer_s(const kt_compute *c, const wl_workload *wl, int l, const lw_split *cut)
+{
+    char err[HS_ERR_LEN] = "";
+    double total = 0, s;
+    for (int p = 0; p < LW_PASS_COUNT; p++) {
+        if (kt_compute_pass_s(c, wl, l, cut, (lw_pass)p, &s, err) != HS_OK)
+            fail_msg("kt_compute_pass_s: %s", err);
+        total += s;
+    }
+    return total;
+}
+
+/* --compute model anchors on what was measured. ResNet-50 measured only its total (ParaDL
+ * spreads it by FLOPs): the network at the calibration batch sums to the measurement, and
+ * the layers keep the model's proportions (batch normalisation far above its FLOP share).
+ * A workload measured layer by layer keeps each layer's measured time at that batch. */
+static void test_anchoring(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    wl_workload wl;
+    load_ok("resnet50", &wl);
+    kt_compute c;
+    assert_int_equal(kt_compute_init(&c, &wl, "v100-sxm2-16gb", err), HS_OK);
+    assert_false(wl.layer_times);
+    lw_split b0 = lw_whole(wl.calibration_batch);
+    double total = 0;
+    for (int l = 0; l < wl.n_layers; l++)
+        total += layer_s(&c, &wl, l, &b0);
+    assert_true(rel_close(total / (double)wl.calibration_batch, wl.sample_time_s, 1e-12));
+    int bn = layer_named(&wl, "BNORM"), conv = layer_named(&wl, "CONV_2a2");
+    double model_bn = 0, model_conv = 0, s;
+    for (int p = 0; p < LW_PASS_COUNT; p++) {
+        assert_int_equal(kt_pass_s(&c.device, &wl, bn, &b0, (lw_pass)p, &s, err), HS_OK);
+        model_bn += s;
+        assert_int_equal(kt_pass_s(&c.device, &wl, conv, &b0, (lw_pass)p, &s, err), HS_OK);
+        model_conv += s;
+    }
+    double ratio = layer_s(&c, &wl, bn, &b0) / layer_s(&c, &wl, conv, &b0);
+    assert_true(rel_close(ratio, model_bn / model_conv, 1e-12));
+    double flop_ratio = (wl.layers[bn].fw_s + wl.layers[bn].bw_s) /
+                        (wl.layers[conv].fw_s + wl.layers[conv].bw_s);
+    assert_true(ratio > 10 * flop_ratio);
+    wl_free(&wl);
+
+    char path[256];
+    tmp_file(path, sizeof path, "timed.xml",
+             "<?xml version=\"1.0\"?>\n<workload name=\"timed\">\n"
+             "<dataset name=\"toy\" samples=\"1000\" sample=\"3x8x8\"/>\n"
+             "<calibration device=\"V100-16GB\" batch=\"16\"/>\n<layers>\n"
+             "<layer id=\"c1\" type=\"conv\" x=\"3x8x8\" w=\"3x4x3x3\" y=\"4x8x8\" "
+             "padding=\"1\" time_s=\"3e-4\"/>\n"
+             "<layer id=\"r1\" type=\"relu\" x=\"4x8x8\" y=\"4x8x8\" time_s=\"1e-4\"/>\n"
+             "</layers>\n</workload>\n");
+    load_ok(path, &wl);
+    assert_int_equal(kt_compute_init(&c, &wl, "v100-sxm2-16gb", err), HS_OK);
+    assert_true(wl.layer_times);
+    lw_split b16 = lw_whole(16);
+    assert_true(rel_close(layer_s(&c, &wl, 0, &b16), 16 * 3e-4, 1e-12));
+    assert_true(rel_close(layer_s(&c, &wl, 1, &b16), 16 * 1e-4, 1e-12));
+    wl_free(&wl);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,7 +393,7 @@ int main(void)
         cmocka_unit_test(test_other_layers),    cmocka_unit_test(test_groups),
         cmocka_unit_test(test_kernel_time),     cmocka_unit_test(test_precision),
         cmocka_unit_test(test_devices),         cmocka_unit_test(test_fitted_model),
-        cmocka_unit_test(test_split_is_not_linear),
+        cmocka_unit_test(test_split_is_not_linear), cmocka_unit_test(test_anchoring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

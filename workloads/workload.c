@@ -193,6 +193,7 @@ int wl__finish(wl_workload *wl, const double *layer_time_s, char *err)
         if (layer_time_s)
             measured_s += layer_time_s[i];
     }
+    wl->layer_times = layer_time_s != NULL;
     if (layer_time_s)
         wl->sample_time_s = measured_s;
     else if (wl->sample_time_s > 0 && total_weight <= 0)

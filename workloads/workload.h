@@ -103,6 +103,9 @@ typedef struct {
                                  * (0 when the file gives no time) */
     wl_calibration calibration; /* where sample_time_s comes from (WL_CAL_NONE: nowhere) */
     int64_t calibration_batch;  /* samples per GPU the time was measured at (0: not said) */
+    int layer_times;            /* 1: every layer's time was measured (XML time_s); 0: the
+                                 * layers share sample_time_s by ParaDL's FLOP estimate, so
+                                 * only the total is a measurement */
     char device[WL_NAME_LEN];   /* device the calibration was measured on, e.g. "V100-16GB"
                                  * ("unspecified" for ParaDL files, which do not say; "" with
                                  * WL_CAL_NONE) */

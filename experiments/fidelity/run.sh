@@ -25,6 +25,7 @@
 #                  receive, so a group's messages follow one another (spatial rows only)
 #   compute=model  kernels from the compute model at their real per-GPU shape (issue 10's
 #                  mechanism; only when `hybridsim simulate --help` offers --compute)
+#   model+chain    compute=model and halo=chain together: the best mean found
 #   all three      compute=model, filter-bw=rs and halo=chain together
 #   ranked         node as built, compute=model and filter-bw=rs together: the best mean found
 #                  that keeps the measured ranking at every GPU count
@@ -47,6 +48,7 @@ configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=
          "uplinks=dmodk|-p gen:abci:uplink-routing=dmodk" "uplinks=hash|-p gen:abci:uplink-routing=hash")
 if "$HS_EXE" simulate --help 2>/dev/null | grep -q -- "--compute"; then
     configs+=("compute=model|--compute model"
+              "model+chain|--compute model --halo chain"
               "all three|--compute model --filter-backward reduce-scatter --halo chain"
               "ranked|-p gen:abci-built --compute model --filter-backward reduce-scatter")
 fi

@@ -116,22 +116,6 @@ static bool ex_split(const ex_shape *sh, const wl_layer *layer)
     return sh->p2 > 1 && (layer->split_mask & sh->split_bit) != 0;
 }
 
-/* How one rank's part of the layer is cut (work.h): the group's samples, and the strategy's
- * dimension p2 ways when it splits the layer (filters, input channels, or the width). */
-static lw_split ex_cut(const ex_shape *sh, const wl_layer *layer)
-{
-    lw_split cut = lw_whole((int64_t)sh->samples);
-    if (!ex_split(sh, layer))
-        return cut;
-    if (ex_is_filter(sh->kind))
-        cut.out_parts = sh->p2;
-    else if (sh->kind == ST_CHANNEL)
-        cut.in_parts = sh->p2;
-    else
-        cut.spatial_parts[0] = sh->p2;
-    return cut;
-}
-
 /* Kernel durations of one layer on one rank. Measured: the group's samples, cut p2 ways if
  * split, at the per-sample times (the backward half input gradient, half weight gradient).
  * --compute model (wl->compute): each kernel at the rank's real shape (compute.h). */
@@ -152,13 +136,9 @@ static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, int l, ex_
         lp->bw_s = lp->has_weights ? layer->bw_s * samples * 0.5 : 0.0;
         return HS_OK;
     }
-    lw_split cut = ex_cut(sh, layer);
     double dw_s = 0;
-    int rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_FORWARD, &lp->fw_s, err);
-    if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_INPUT_GRAD, &lp->bx_s, err);
-    if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_WEIGHT_GRAD, &dw_s, err);
+    int rc = st_builtin_kernels_s(wl, sh->kind, sh->p2, sh->samples, l, &lp->fw_s, &lp->bx_s,
+                                  &dw_s, err);
     lp->bw_s = lp->has_weights ? dw_s : 0.0;
     lp->bx_s += lp->has_weights ? 0.0 : dw_s;
     lp->wu_s *= wl->compute->update_scale;

@@ -13,6 +13,17 @@ int kt_same_compute(const char *a, const char *b)
            da->fp16_tensor_flops == db->fp16_tensor_flops;
 }
 
+/* The measured seconds per sample over the model's, every layer whole at `samples` on the
+ * calibration device: what anchors a workload that measured only its total. */
+static int network_scale(const kt_compute *c, const wl_workload *wl, int64_t samples,
+                         double *scale, char *err)
+{
+    double model_s = 0;
+    int rc = kt_sample_s(&c->calib, wl, samples, &model_s, err);
+    *scale = rc == HS_OK && model_s > 0 ? wl->sample_time_s / model_s : 1.0;
+    return rc;
+}
+
 int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, char *err)
 {
     memset(c, 0, sizeof *c);
@@ -34,7 +45,9 @@ int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, ch
                        "GPU", wl->name, wl->device);
     c->anchored = 1;
     c->update_scale = c->calib.device->memory_bw_Bps / c->device.device->memory_bw_Bps;
-    return HS_OK;
+    if (wl->layer_times || wl->calibration_batch <= 0)
+        return HS_OK;
+    return network_scale(c, wl, wl->calibration_batch, &c->network_scale, err);
 }
 
 /* The model's seconds of the passes of layer `index` whole at `samples` on the calibration
@@ -74,6 +87,13 @@ int kt_compute_pass_s(const kt_compute *c, const wl_workload *wl, int index,
         return rc;
     /* measured at the calibration batch (or, not said, at this kernel's samples), unsplit */
     int64_t b0 = wl->calibration_batch > 0 ? wl->calibration_batch : split->samples;
+    if (!wl->layer_times) {
+        double scale = c->network_scale;
+        if (!(scale > 0) && (rc = network_scale(c, wl, b0, &scale, err)) != HS_OK)
+            return rc;
+        *seconds *= scale;
+        return HS_OK;
+    }
     double model_fw_s, model_bw_s;
     rc = calib_model_s(c, wl, index, b0, &model_fw_s, &model_bw_s, err);
     if (rc != HS_OK)

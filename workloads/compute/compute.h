@@ -82,16 +82,23 @@ int kt_pass_s(const kt_model *model, const wl_workload *wl, int index, const lw_
 /* ---------------------------------------------------------------- --compute model
  *
  * A run's kernels from the model (--compute model): every kernel at the shape one GPU really
- * computes, on the platform's GPU. Where the workload carries measured per-layer times, the
- * model is anchored on them: a layer's kernel lasts its measured time (at the calibration
- * batch, unsplit, on the calibration device) times the model's ratio of the two shapes and
- * devices, so the measurement keeps what the model cannot know of a layer and the model adds
- * what the measurement cannot know: a split or smaller kernel, another GPU. Without a
+ * computes, on the platform's GPU, anchored on what the workload measured, so the measurement
+ * keeps what the model cannot know and the model adds what the measurement cannot know: a
+ * split or smaller kernel, another GPU. Where every layer's time was measured (XML time_s), a
+ * layer's kernel lasts its measured time (at the calibration batch, unsplit, on the
+ * calibration device) times the model's ratio of the two shapes and devices. Where only the
+ * network's total was measured (sample_time_s, ParaDL's files), the per-layer times are
+ * ParaDL's FLOP-proportional spread, not a measurement (it gives batch normalisation, ReLU
+ * and residual adds 0.7% of ResNet-50, the model about half): every kernel then lasts its model time
+ * times one factor, the measured total over the model's at the calibration batch. Without a
  * measurement (calibration method none) the model's times stand alone. */
 typedef struct kt_compute {
     kt_model device;       /* the platform's GPU */
     kt_model calib;        /* the GPU the workload was measured on (when anchored) */
     int anchored;          /* 1: measured times scaled by the model's ratios */
+    double network_scale;  /* anchored on the network's total: measured over modelled
+                            * seconds per sample at the calibration batch (0: per layer, or
+                            * at each kernel's samples when the batch is not said) */
     double update_scale;   /* weight updates (memory-bound) on the device: the calibration
                             * device's bandwidth over this one's (1 when not anchored: the
                             * workload's update times are then the model's own) */

@@ -44,7 +44,8 @@ typedef struct {
     int base;       /* first rank of the layer's group */
     bool whole;     /* charged as an unsplit layer (compute, memory, no halo) although it keeps
                      * its neighbours' layout: ParaDL's convention for the unmarked layers
-                     * inside a spatially split region (strategy file: charge="whole") */
+                     * inside a spatially split region (strategy file: charge="whole"); the
+                     * compute model (--compute model) times the slab the GPU computes */
     int line;       /* the strategy file's line that set it (0: not from a file) */
 } st_layer_config;
 

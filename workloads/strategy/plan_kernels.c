@@ -1,9 +1,11 @@
 /* plan_kernels.c: the kernels one rank runs for a layer under a per-layer configuration
  * (plan.h, st_layer_kernels_s): the measured per-sample times scaled linearly by the rank's
  * samples and cut, or, with --compute model (wl->compute), each kernel at the rank's real
- * shape (workloads/compute/compute.h). The analytic model and the expansion both take a plan's
- * kernel times from here, so a plan's compute is the same number on both sides. */
+ * shape (workloads/compute/compute.h); and under a built-in strategy with --compute model
+ * (strategy.h, st_builtin_kernels_s). The analytic model and the expansion both take their
+ * kernel times from here, so compute is the same number on both sides. */
 #include "plan.h"
+#include "strategy.h"
 
 #include <math.h>
 
@@ -11,12 +13,12 @@
 
 /* How one rank's part of layer ly is cut under c (work.h): its samples, its filters and input
  * channels (a layer without weights keeps its channels: a channel cut cuts them as its output),
- * and its spatial extents; a layer charged whole is not cut. */
+ * and its spatial extents. A layer charged whole is cut too: its input is in slabs, and the
+ * model times what the GPU computes (charge="whole" is ParaDL's accounting, for measured
+ * times). */
 static lw_split cut_of(const wl_layer *ly, const st_layer_config *c, double samples)
 {
     lw_split cut = lw_whole((int64_t)llround(samples));
-    if (c->whole)
-        return cut;
     bool weighted = ly->type == WL_CONV || ly->type == WL_FC;
     cut.out_parts = c->filter * (weighted ? 1 : c->channel);
     cut.in_parts = weighted ? c->channel : 1;
@@ -48,5 +50,48 @@ int st_layer_kernels_s(const wl_workload *wl, int l, const st_layer_config *c, d
         rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_WEIGHT_GRAD, &dw_s, err);
     *bw_s = weights ? dw_s : 0.0;
     *bx_s += weights ? 0.0 : dw_s;
+    return rc;
+}
+
+/* The layers a built-in spatial strategy keeps in slabs: from its first split layer to its
+ * last (the split point, where the slabs are gathered). */
+static bool in_spatial_region(const wl_workload *wl, unsigned bit, int l)
+{
+    bool before = false, after = false;
+    for (int i = 0; i <= l && !before; i++)
+        before = (wl->layers[i].split_mask & bit) != 0;
+    for (int i = l; i < wl->n_layers && !after; i++)
+        after = (wl->layers[i].split_mask & bit) != 0;
+    return before && after;
+}
+
+static lw_split builtin_cut(const wl_workload *wl, st_kind kind, int p2, double samples, int l)
+{
+    lw_split cut = lw_whole((int64_t)llround(samples));
+    unsigned bit = st_split_bit(kind);
+    bool spatial = kind == ST_SPATIAL || kind == ST_DATA_SPATIAL;
+    if (p2 <= 1 || !bit)
+        return cut;
+    if (spatial && in_spatial_region(wl, bit, l))
+        cut.spatial_parts[0] = p2;
+    else if (!(wl->layers[l].split_mask & bit))
+        return cut;
+    else if (kind == ST_CHANNEL)
+        cut.in_parts = p2;
+    else if (!spatial)
+        cut.out_parts = p2;
+    return cut;
+}
+
+int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, double samples, int l,
+                         double *fw_s, double *dx_s, double *dw_s, char *err)
+{
+    lw_split cut = builtin_cut(wl, kind, p2, samples, l);
+    *fw_s = *dx_s = *dw_s = 0;
+    int rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_FORWARD, fw_s, err);
+    if (rc == HS_OK)
+        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_INPUT_GRAD, dx_s, err);
+    if (rc == HS_OK)
+        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_WEIGHT_GRAD, dw_s, err);
     return rc;
 }

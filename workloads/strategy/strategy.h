@@ -85,6 +85,18 @@ unsigned st_split_bit(st_kind kind);
 
 const char *st_kind_name(st_kind kind); /* "data+filter" */
 
+/* The kernels one rank of a built-in layer-wise strategy of `kind` runs for layer l under
+ * --compute model (wl->compute), in seconds: forward, input gradient, weight gradient (0
+ * without weights), at its group's `samples` and the strategy's dimension cut p2 ways where
+ * the strategy splits the layer (filter: output channels; channel: input channels; spatial:
+ * the width). Spatial parallelism also cuts the unmarked layers between its first and last
+ * split layer (batch normalisation, ReLU, adds, pooling): their input stays in slabs, so
+ * each GPU computes its slab (ParaDL's accounting charges them whole; with measured times
+ * hybridsim keeps it). The simulator and the analytic model both time kernels here
+ * (plan_kernels.c). Errors are the compute model's (compute.h). */
+int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, double samples, int l,
+                         double *fw_s, double *dx_s, double *dw_s, char *err);
+
 /* The pipeline's stages: contiguous layer groups, stage i (on GPU i) running layers
  * first[i] .. first[i+1]-1, so first[] has stages+1 entries and first[stages] = n_layers.
  * Balanced by compute: the partition minimises the largest stage's per-sample forward+backward

@@ -1,12 +1,11 @@
 /* platgen_flags.c: `hybridsim platform [--preset NAME] [flags] -o FILE` (platgen.h): every flag
  * bound to a field of pg_params by a table, so that parsing, --help, the defaults shown there
- * and the parameters written as a spec ("gen:abci:nodes=4352,...") come from one list. */
+ * and the parameters written as a spec ("gen:abci:nodes=4352,...", platgen_spec.c) come from
+ * one list. */
 #include "platgen_int.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -17,15 +16,6 @@
 #include "units.h"
 
 /* ---------------------------------------------------------------- command line */
-
-typedef enum { FL_INT, FL_QTY, FL_RATIO, FL_STR, FL_ENUM, FL_CHOICE, FL_DEVICE } pg_flag_type;
-
-/* A word a flag takes in place of a number (--nic-type ndr, --nics-per-node auto), or one of
- * an enum's values (--nvlink-topology cube-mesh). */
-typedef struct {
-    const char *word;
-    double value;       /* what the word sets the field to (SI; 0: auto, or none) */
-} pg_word;
 
 /* Per-link NVLink bandwidth, one direction: P100 (NVLink 1) 20 GB/s; V100 (2), A100 (3) and
  * H100 (4) 25 GB/s, their GPUs differing in links (6, 12, 18), not in a link's speed. */
@@ -47,19 +37,8 @@ static const pg_word topologies[] = {{"all-to-all", PG_NVLINK_ALL_TO_ALL},
 static const pg_word uplink_routings[] = {
     {"fat", PG_UPLINKS_FAT}, {"dmodk", PG_UPLINKS_DMODK}, {"hash", PG_UPLINKS_HASH}, {0}};
 
-/* One flag of `hybridsim platform`, bound to a field of pg_params. */
-typedef struct {
-    const char *name;     /* without the leading "--" */
-    pg_flag_type type;
-    un_kind unit;         /* FL_QTY only */
-    size_t offset;        /* of the field in pg_params */
-    const pg_word *words; /* FL_CHOICE, FL_ENUM: the words it takes; FL_INT, FL_QTY: words
-                           * taken too */
-    const char *help;
-} pg_flag;
-
 #define F(field) offsetof(pg_params, field)
-static const pg_flag pg_flags[] = {
+const pg_flag pg_flags[] = {
     {"nodes", FL_INT, 0, F(nodes), NULL, "nodes in the machine"},
     {"gpus-per-node", FL_INT, 0, F(gpus_per_node), NULL, "GPUs per node"},
     {"gpus-per-pcie-switch", FL_INT, 0, F(gpus_per_pcie_switch), NULL,
@@ -124,7 +103,9 @@ static const pg_flag pg_flags[] = {
      "fat (one link a bundle), dmodk or hash (a cable a flow; gen: specs only)"},
 };
 #undef F
+const size_t pg_n_flags = sizeof pg_flags / sizeof pg_flags[0];
 #define PG_NFLAGS (sizeof pg_flags / sizeof pg_flags[0])
+_Static_assert(PG_NFLAGS <= PG_MAX_FLAGS, "raise PG_MAX_FLAGS");
 
 /* Pairs of flags that set one quantity: given both, which wins would depend on their order. */
 static const char *const pg_conflicts[][2] = {
@@ -214,7 +195,7 @@ static int set_device(const char *value, pg_params *p, char *err)
     return HS_OK;
 }
 
-static int set_flag(const pg_flag *f, const char *value, pg_params *p, char *err)
+int pg__set_flag(const pg_flag *f, const char *value, pg_params *p, char *err)
 {
     char *field = (char *)p + f->offset;
     char known[128];
@@ -271,7 +252,7 @@ static void show_words(const pg_word *words, double v, char *buf, size_t len)
 }
 
 /* The word a flag with words writes for 0 (auto, none). */
-static const char *zero_word(const pg_flag *f)
+const char *pg__zero_word(const pg_flag *f)
 {
     for (const pg_word *w = f->words; w && w->word; w++)
         if (w->value == 0)
@@ -280,13 +261,13 @@ static const char *zero_word(const pg_flag *f)
 }
 
 /* A default value as the user would type it. */
-static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t len)
+void pg__show_default(const pg_flag *f, const pg_params *p, char *buf, size_t len)
 {
     const char *field = (const char *)p + f->offset;
     switch (f->type) {
     case FL_INT:
         if (f->words && *(const int *)field == 0)
-            snprintf(buf, len, "%s", zero_word(f));
+            snprintf(buf, len, "%s", pg__zero_word(f));
         else
             snprintf(buf, len, "%d", *(const int *)field);
         return;
@@ -307,7 +288,7 @@ static void show_default(const pg_flag *f, const pg_params *p, char *buf, size_t
         return;
     case FL_QTY:
         if (f->words && *(const double *)field == 0)
-            snprintf(buf, len, "%s", zero_word(f));
+            snprintf(buf, len, "%s", pg__zero_word(f));
         else
             un_format(*(const double *)field, f->unit, buf, len);
         return;
@@ -335,7 +316,7 @@ static void usage(FILE *o, const pg_params *d, const char *preset)
     for (size_t i = 0; i < PG_NFLAGS; i++) {
         char name[64];
         snprintf(name, sizeof name, "--%s", pg_flags[i].name);
-        show_default(&pg_flags[i], d, def, sizeof def);
+        pg__show_default(&pg_flags[i], d, def, sizeof def);
         fprintf(o, "  %-24s %-12s %s\n", name, def, pg_flags[i].help);
     }
     fprintf(o, "  %-24s %-12s %s\n", "-o, --output FILE", "stdout",
@@ -346,7 +327,7 @@ static void usage(FILE *o, const pg_params *d, const char *preset)
     fprintf(o, "\nGPU devices (--gpu; platforms/README.md gives their sources):\n  %s\n", names);
 }
 
-static const pg_flag *find_flag(const char *name)
+const pg_flag *pg__find_flag(const char *name)
 {
     for (size_t i = 0; i < PG_NFLAGS; i++)
         if (strcmp(pg_flags[i].name, name) == 0)
@@ -357,12 +338,12 @@ static const pg_flag *find_flag(const char *name)
 /* Whether the flag called `name` was given (given[] is indexed like pg_flags). */
 static int was_given(const unsigned char *given, const char *name)
 {
-    const pg_flag *f = find_flag(name);
+    const pg_flag *f = pg__find_flag(name);
     return f && given[f - pg_flags];
 }
 
 /* Refuse flags that contradict each other or that the chosen NVLink topology would ignore. */
-static int check_given(const unsigned char *given, const pg_params *p, char *err)
+int pg__check_given(const unsigned char *given, const pg_params *p, char *err)
 {
     for (size_t i = 0; i < PG_NCONFLICTS; i++)
         if (was_given(given, pg_conflicts[i][0]) && was_given(given, pg_conflicts[i][1]))
@@ -459,15 +440,15 @@ int pg_parse_args(int argc, char **argv, pg_params *p, const char **out, int *he
         }
         if (strcmp(name, "preset") == 0 || strcmp(name, "gpu") == 0)
             continue; /* applied first */
-        const pg_flag *f = find_flag(name);
+        const pg_flag *f = pg__find_flag(name);
         if (!f)
             return hs_fail(err, HS_EINPUT, "platform: unknown flag '--%s' (see hybridsim "
                            "platform --help)", name);
-        if ((rc = set_flag(f, value, p, err)))
+        if ((rc = pg__set_flag(f, value, p, err)))
             return rc;
         given[f - pg_flags] = 1;
     }
-    return check_given(given, p, err);
+    return pg__check_given(given, p, err);
 }
 
 int pg_main(int argc, char **argv, char *err)
@@ -489,78 +470,7 @@ int pg_main(int argc, char **argv, char *err)
     return pg_write(&p, stdout, err);
 }
 
-/* ---------------------------------------------------------------- specs */
-
-/* A spec's value with ',' '%' and control characters escaped as %XX. */
-static size_t encode_value(const char *v, char *out, size_t len)
-{
-    size_t n = 0;
-    for (; *v && n + 4 < len; v++) {
-        unsigned char c = (unsigned char)*v;
-        if (c == ',' || c == '%' || c < 0x20)
-            n += (size_t)snprintf(out + n, len - n, "%%%02X", c);
-        else
-            out[n++] = (char)c;
-    }
-    out[n] = '\0';
-    return n;
-}
-
-/* Undo encode_value in place; -1 on a bad escape. */
-static int decode_value(char *v)
-{
-    char *w = v;
-    for (char *r = v; *r; r++) {
-        if (*r != '%') {
-            *w++ = *r;
-            continue;
-        }
-        unsigned hi, lo;
-        char hex[3] = {r[1], r[1] ? r[2] : 0, 0};
-        if (!hex[0] || !hex[1] || sscanf(hex, "%1x%1x", &hi, &lo) != 2)
-            return -1;
-        *w++ = (char)(hi * 16 + lo);
-        r += 2;
-    }
-    *w = '\0';
-    return 0;
-}
-
-/* A quantity's text that un_parse reads back to exactly v: the readable form when it does,
- * else the exact decimal in the SI unit. */
-static void exact_quantity(double v, un_kind unit, char *buf, size_t len)
-{
-    double back;
-    un_format(v, unit, buf, len);
-    if (un_parse(buf, unit, &back) == 0 && back == v)
-        return;
-    const char *si = unit == UN_TIME ? "s" : unit == UN_SIZE ? "B" : unit == UN_SPEED ? "f"
-                                                                                       : "Bps";
-    snprintf(buf, len, "%s%s", pg_exact(v).s, si);
-}
-
-/* A field's value as pg_spec_parse reads it back exactly. */
-static void spec_value(const pg_flag *f, const pg_params *p, char *buf, size_t len)
-{
-    const char *field = (const char *)p + f->offset;
-    switch (f->type) {
-    case FL_QTY:
-        if (f->words && *(const double *)field == 0)
-            snprintf(buf, len, "%s", zero_word(f));
-        else
-            exact_quantity(*(const double *)field, f->unit, buf, len);
-        return;
-    case FL_RATIO:
-        snprintf(buf, len, "%s", pg_exact(*(const double *)field).s);
-        return;
-    case FL_STR:
-        snprintf(buf, len, "%s", *(const char *const *)field);
-        return;
-    default:
-        show_default(f, p, buf, len); /* whole numbers (or auto) and topologies, exactly */
-        return;
-    }
-}
+/* ---------------------------------------------------------------- what a spec says */
 
 /* Is the field of flag f (a quantity or an enum) other than 0 in p? */
 static bool field_set(const pg_flag *f, const pg_params *p)
@@ -582,7 +492,7 @@ static bool later_flag_set(const pg_flag *f, const pg_params *p)
 /* Is flag f written in a spec of p? Not a word for another flag's field (--nic-type), not a
  * later flag left unset, not a flag the NVLink topology ignores, not a flag that a set
  * bandwidth replaces (--nvlink-bw). */
-static bool spec_writes(const pg_flag *f, const pg_params *p)
+bool pg__flag_in_spec(const pg_flag *f, const pg_params *p)
 {
     if (f->type == FL_CHOICE)
         return false;
@@ -597,7 +507,7 @@ static bool spec_writes(const pg_flag *f, const pg_params *p)
             return false;
     for (size_t i = 0; i < PG_NCONFLICTS; i++)
         for (int side = 0; side < 2; side++) {
-            const pg_flag *other = find_flag(pg_conflicts[i][1 - side]);
+            const pg_flag *other = pg__find_flag(pg_conflicts[i][1 - side]);
             if (strcmp(f->name, pg_conflicts[i][side]) == 0 && other && other->words &&
                 other->type == FL_QTY && *(const double *)((const char *)p + other->offset) > 0)
                 return false;
@@ -605,60 +515,3 @@ static bool spec_writes(const pg_flag *f, const pg_params *p)
     return true;
 }
 
-int pg_spec_format(const pg_params *p, char *buf, size_t len, char *err)
-{
-    char value[256], enc[256];
-    size_t n = (size_t)snprintf(buf, len, "%s%s:", PG_SPEC_PREFIX, p->preset ? p->preset : "abci");
-    bool first = true; /* not the last character written: a value may end with ':' */
-    for (size_t i = 0; i < PG_NFLAGS && n < len; i++) {
-        if (!spec_writes(&pg_flags[i], p))
-            continue;
-        spec_value(&pg_flags[i], p, value, sizeof value);
-        encode_value(value, enc, sizeof enc);
-        n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", first ? "" : ",", pg_flags[i].name,
-                              enc);
-        first = false;
-    }
-    if (n >= len)
-        return hs_fail(err, HS_EINPUT, "the platform's parameters do not fit in %zu characters",
-                       len);
-    return HS_OK;
-}
-
-/* One "flag=value" of a spec, applied. */
-static int spec_flag(char *item, pg_params *p, unsigned char *given, char *err)
-{
-    char *eq = strchr(item, '=');
-    if (!eq || eq == item)
-        return hs_fail(err, HS_EINPUT, "'%s' is not FLAG=VALUE (flags of hybridsim platform, "
-                       "without --)", item);
-    *eq = '\0';
-    const pg_flag *f = find_flag(item);
-    if (!f)
-        return hs_fail(err, HS_EINPUT, "unknown flag '%s' (see hybridsim platform --help)", item);
-    if (decode_value(eq + 1) != 0)
-        return hs_fail(err, HS_EINPUT, "--%s: bad %%-escape in '%s'", item, eq + 1);
-    given[f - pg_flags] = 1;
-    return set_flag(f, eq + 1, p, err);
-}
-
-int pg_spec_parse(const char *spec, pg_params *p, char *store, size_t len, int strict, char *err)
-{
-    unsigned char given[PG_NFLAGS] = {0};
-    if (strncmp(spec, PG_SPEC_PREFIX, strlen(PG_SPEC_PREFIX)) == 0)
-        spec += strlen(PG_SPEC_PREFIX);
-    if (strlen(spec) >= len)
-        return hs_fail(err, HS_EINPUT, "too long (at most %zu characters)", len - 1);
-    strcpy(store, spec);
-    char *flags = strchr(store, ':');
-    if (flags)
-        *flags++ = '\0';
-    int rc = pg_preset(store[0] ? store : "abci", p, err);
-    char *save = NULL;
-    for (char *item = flags ? strtok_r(flags, ",", &save) : NULL; item && rc == HS_OK;
-         item = strtok_r(NULL, ",", &save))
-        rc = spec_flag(item, p, given, err);
-    if (rc == HS_OK && strict)
-        rc = check_given(given, p, err);
-    return rc == HS_OK ? pg_check(p, err) : rc;
-}

@@ -2,10 +2,14 @@
  *   platgen.c        the parameters: presets and checks
  *   platgen_walk.c   the machine as a walk (pg_describe)
  *   platgen_xml.c    the XML writer, a sink of the walk
- *   platgen_flags.c  the flags of `hybridsim platform`, and parameters as a spec
+ *   platgen_flags.c  the flags of `hybridsim platform`, bound to pg_params by a table
+ *   platgen_spec.c   parameters as a spec ("gen:abci:nodes=4352,...")
  * Nothing here is for use outside platforms/. */
 #ifndef PLATGEN_INT_H
 #define PLATGEN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "platgen.h"
 #include "units.h"
@@ -37,5 +41,51 @@ typedef struct {
 
 pg_num pg_qty(double v, un_kind kind);
 pg_num pg_exact(double v);
+
+/* ---------------------------------------------------------------- the flags (platgen_flags.c)
+ * shared with the spec reader and writer (platgen_spec.c) */
+
+typedef enum { FL_INT, FL_QTY, FL_RATIO, FL_STR, FL_ENUM, FL_CHOICE, FL_DEVICE } pg_flag_type;
+
+/* A word a flag takes in place of a number (--nic-type ndr, --nics-per-node auto), or one of
+ * an enum's values (--nvlink-topology cube-mesh). */
+typedef struct {
+    const char *word;
+    double value;       /* what the word sets the field to (SI; 0: auto, or none) */
+} pg_word;
+
+/* One flag of `hybridsim platform`, bound to a field of pg_params. */
+typedef struct {
+    const char *name;     /* without the leading "--" */
+    pg_flag_type type;
+    un_kind unit;         /* FL_QTY only */
+    size_t offset;        /* of the field in pg_params */
+    const pg_word *words; /* FL_CHOICE, FL_ENUM: the words it takes; FL_INT, FL_QTY: words
+                           * taken too */
+    const char *help;
+} pg_flag;
+
+#define PG_MAX_FLAGS 64          /* at least the table's length */
+extern const pg_flag pg_flags[]; /* every flag, in --help order */
+extern const size_t pg_n_flags;
+
+/* The flag called `name` (without "--"), or NULL. */
+const pg_flag *pg__find_flag(const char *name);
+
+/* Set f's field of p from its text; HS_EINPUT naming --NAME when the value is bad. */
+int pg__set_flag(const pg_flag *f, const char *value, pg_params *p, char *err);
+
+/* The flags given together (given[i]: pg_flags[i] was): conflicting pairs, and flags the
+ * NVLink topology would ignore, are HS_EINPUT. */
+int pg__check_given(const unsigned char *given, const pg_params *p, char *err);
+
+/* The word f's field takes for 0 ("auto", "none"). */
+const char *pg__zero_word(const pg_flag *f);
+
+/* f's value in p as --help shows it (whole numbers exactly, words, enums by name). */
+void pg__show_default(const pg_flag *f, const pg_params *p, char *buf, size_t len);
+
+/* Whether a spec of p names flag f (platgen_flags.c says which do not). */
+bool pg__flag_in_spec(const pg_flag *f, const pg_params *p);
 
 #endif

@@ -53,29 +53,10 @@ static void print_usage_methods(FILE *out)
           out);
 }
 
-void cli_print_usage(FILE *out)
+/* The options every run takes: what to train, where, and how to simulate it. */
+static void print_usage_run(FILE *out)
 {
-    fprintf(out,
-            "hybridsim %s: how fast does a CNN train on a GPU cluster, and why.\n"
-            "\n"
-            "usage:\n"
-            "  hybridsim analytic -w WORKLOAD -p PLATFORM -s STRATEGY -g GPUS -b BATCH [options]\n"
-            "  hybridsim simulate -w ... -p ... -s ... -g ... -b ... [--collectives flow|step]\n"
-            "                     [--placement packed|spread] [options]\n"
-            "  hybridsim compare  -w ... -p ... -s ... -g ... -b ... [options]\n"
-            "  hybridsim platform [--preset NAME] [flags] -o FILE.xml   (see hybridsim platform --help)\n"
-            "  hybridsim sweep [FILE.sweep] [flags with lists] -o OUT.csv  (see hybridsim sweep --help)\n"
-            "  hybridsim strategy --generate SPEC -w W -g N -b B -o FILE.xml  (a per-layer\n"
-            "                     strategy file), or --search -w ... -p ... -g ... -b ... [-o F]\n"
-            "                     (the best per-layer strategy; see hybridsim strategy --help)\n"
-            "  hybridsim suggest -w W -p P -g N (-b B | --batch-per-gpu b) [--top K]\n"
-            "                     (every strategy ranked, the best simulated; suggest --help)\n"
-            "\n"
-            "  analytic   ParaDL's closed-form model: instant, no contention\n"
-            "  simulate   SimGrid simulation of every kernel and message, with link sharing\n"
-            "  compare    both, side by side, with their agreement\n"
-            "\n"
-            "run options:\n"
+    fputs("run options:\n"
             "  -w, --workload W        workload: a path (.xml, ParaDL .net/.net_sc) or a short name\n"
             "                          in workloads/ (resnet50, resnet152, vgg16, alexnet,\n"
             "                          cosmoflow-512, cosmoflow-256, pase-alexnet)\n"
@@ -98,8 +79,12 @@ void cli_print_usage(FILE *out)
             "                          ring's links) or step (every step of every collective)\n"
             "  -P, --placement K       packed (default: rank r on GPU r), spread (nodes dealt\n"
             "                          round-robin over racks) or scatter (one rank per node)\n",
-            HS_VERSION);
-    print_usage_methods(out);
+            out);
+}
+
+/* What a run prints and writes, several jobs on one fabric, and the exit statuses. */
+static void print_usage_output(FILE *out)
+{
     fputs("  -j, --json              print one JSON object instead of the table\n"
           "      --row               print one line (for scripts); --row-header adds the header\n"
           "      --trace FILE.json   simulate, compare: write a Chrome trace (Perfetto,\n"
@@ -128,6 +113,34 @@ void cli_print_usage(FILE *out)
           "2 bad input (the message names the file, line or flag), 1 internal failure or a\n"
           "failed write, 128+N stopped by signal N (130: Ctrl-C; no file is left half-written).\n",
           out);
+}
+
+void cli_print_usage(FILE *out)
+{
+    fprintf(out,
+            "hybridsim %s: how fast does a CNN train on a GPU cluster, and why.\n"
+            "\n"
+            "usage:\n"
+            "  hybridsim analytic -w WORKLOAD -p PLATFORM -s STRATEGY -g GPUS -b BATCH [options]\n"
+            "  hybridsim simulate -w ... -p ... -s ... -g ... -b ... [--collectives flow|step]\n"
+            "                     [--placement packed|spread] [options]\n"
+            "  hybridsim compare  -w ... -p ... -s ... -g ... -b ... [options]\n"
+            "  hybridsim platform [--preset NAME] [flags] -o FILE.xml   (see hybridsim platform --help)\n"
+            "  hybridsim sweep [FILE.sweep] [flags with lists] -o OUT.csv  (see hybridsim sweep --help)\n"
+            "  hybridsim strategy --generate SPEC -w W -g N -b B -o FILE.xml  (a per-layer\n"
+            "                     strategy file), or --search -w ... -p ... -g ... -b ... [-o F]\n"
+            "                     (the best per-layer strategy; see hybridsim strategy --help)\n"
+            "  hybridsim suggest -w W -p P -g N (-b B | --batch-per-gpu b) [--top K]\n"
+            "                     (every strategy ranked, the best simulated; suggest --help)\n"
+            "\n"
+            "  analytic   ParaDL's closed-form model: instant, no contention\n"
+            "  simulate   SimGrid simulation of every kernel and message, with link sharing\n"
+            "  compare    both, side by side, with their agreement\n"
+            "\n",
+            HS_VERSION);
+    print_usage_run(out);
+    print_usage_methods(out);
+    print_usage_output(out);
 }
 
 /* The process's arguments, for cli_exec_full: the one piece of module state. */

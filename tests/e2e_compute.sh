@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# e2e_compute.sh: --compute measured|model. ResNet-50 on abci: the model times a split layer as
-# the smaller kernel it is, so data+filter and filter at 32 and 64 GPUs get more compute than
-# the linear split and come within 30% of the measured ABCI compute column (filter 64 aside),
-# data+spatial computes its slabs (below linear), while data parallelism at
+# e2e_compute.sh: --compute measured|model, and the default. ResNet-50 on abci: the model times
+# a split layer as the smaller kernel it is, so data+filter and filter at 32 and 64 GPUs get
+# more compute than the linear split and come within 30% of the measured ABCI compute column
+# (filter 64 aside), data+spatial computes its slabs (below linear), while data parallelism at
 # the calibration batch keeps its measured time; analytic and simulation time the same
-# kernels; the report and JSON say where the times came from. On an H100 platform the V100
-# measurement needs --compute (exit 2 naming it), and the model runs ResNet-50 faster there.
-# The pipeline and strategy files refuse the model; a bad method is exit 2. suggest and the
-# search price the measured times: on the H100 they need --compute measured said.
+# kernels; the report and JSON say where the times came from. Without --compute the model
+# times every layer-wise strategy (also on an H100 platform, where it runs ResNet-50 faster);
+# a schedule (the pipeline) keeps the measured times, and refuses the model said. A bad
+# method is exit 2. suggest and the search price the measured times: on the H100 they need
+# --compute measured said.
 # Usage (from ctest): e2e_compute.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"
@@ -37,8 +38,15 @@ run=(-w resnet50 -p abci -s data+filter:8x4 -g 32 -b 512)
     fail "compare --compute model: $(cat "$TMP/err")"
 "$HS" compare -w resnet50 -p abci -s data -g 64 -b 4096 --compute model --json >"$TMP/d.json" \
     2>"$TMP/err" || fail "compare data --compute model: $(cat "$TMP/err")"
-"$HS" analytic -w resnet50 -p abci -s data -g 64 -b 4096 --json >"$TMP/dm.json" 2>"$TMP/err" ||
-    fail "analytic data: $(cat "$TMP/err")"
+"$HS" analytic -w resnet50 -p abci -s data -g 64 -b 4096 --compute measured --json \
+    >"$TMP/dm.json" 2>"$TMP/err" || fail "analytic data: $(cat "$TMP/err")"
+# Without --compute, the model times every layer-wise strategy it can (here, and on the H100)
+"$HS" analytic "${run[@]}" --json >"$TMP/default.json" 2>"$TMP/err" ||
+    fail "analytic data+filter, default compute: $(cat "$TMP/err")"
+"$HS" simulate -w resnet50 -p nvswitch-ndr -s data -g 8 -b 256 --json >"$TMP/hd.json" \
+    2>"$TMP/err" || fail "simulate on the H100, default compute: $(cat "$TMP/err")"
+"$HS" simulate -w resnet50 -p abci -s pipeline -g 4 -b 256 --json >"$TMP/pd.json" \
+    2>"$TMP/err" || fail "simulate pipeline, default compute: $(cat "$TMP/err")"
 # A strategy file times its kernels the same way: data+filter written as a plan prices and
 # simulates as the built-in data+filter under the model.
 "$HS" strategy --generate data+filter:4x4 -w resnet50 -p abci -g 16 -b 256 -o "$TMP/df.xml" \
@@ -64,13 +72,16 @@ dm = json.load(open(f"{d}/dm.json"))
 assert dm["compute"] == "measured" and dm["device"] == "V100-16GB", dm
 model = json.load(open(f"{d}/d.json"))["analytic"]["iteration"]["compute_s"]
 assert abs(model / dm["iteration"]["compute_s"] - 1) < 1e-9  # the anchor: 64 a GPU, unsplit
+default = json.load(open(f"{d}/default.json"))
+assert default["compute"] == "model", default
+assert default["iteration"]["compute_s"] == c["analytic"]["iteration"]["compute_s"]
+assert json.load(open(f"{d}/hd.json"))["device"] == "h100-sxm5"
+assert json.load(open(f"{d}/pd.json"))["compute"] == "measured"  # a schedule keeps them
 h = json.load(open(f"{d}/h.json"))
 assert h["device"] == "h100-sxm5"
 assert h["iteration"]["compute_s"] < dm["iteration"]["compute_s"] / 2, h["iteration"]
 PY
 
-expect_bad h100 "resnet50 was measured on V100-16GB, and nvswitch-ndr has h100-sxm5: say how to time its kernels, --compute model" \
-    "$HS" simulate -w resnet50 -p nvswitch-ndr -s data -g 8 -b 256
 expect_bad suggest-h100 "alexnet was measured on V100-16GB, and nvswitch-ndr has h100-sxm5" \
     "$HS" suggest -w alexnet -p nvswitch-ndr -g 16 --batch-per-gpu 32 --top 1
 expect_bad search-h100 "alexnet was measured on V100-16GB, and nvswitch-ndr has h100-sxm5" \

@@ -78,21 +78,25 @@ python3 -c "import sys; sys.exit(0 if 0 < $c_ndr < $c_edr else 1)" ||
     2>"$TMP/err" || { fail "simulate data+filter:2x8 on the cube mesh: exit $?"; cat "$TMP/err"; }
 
 # The shipped presets load by short name. ResNet-50 was measured on a V100: on the DGX-1's
-# V100s (32 GB, same speed) its times stand; on H100s they need --compute.
+# V100s (32 GB, same speed) and on H100s the compute model times it by default (anchored on
+# that measurement); a GPU the device table does not know needs --compute said.
 for name in dgx1 nvswitch-ndr; do
-    compute=()
-    [ "$name" = nvswitch-ndr ] && compute=(--compute model)
-    "$HS" analytic -w resnet50 -p "$name" -s data -g 1024 -b 32768 "${compute[@]}" --json \
+    "$HS" analytic -w resnet50 -p "$name" -s data -g 1024 -b 32768 --json \
         >"$TMP/a.json" 2>"$TMP/err" || { fail "analytic on $name: exit $?"; cat "$TMP/err"; }
     grep -qF "\"platform\": \"$name\"" "$TMP/a.json" || fail "analytic did not name $name"
 done
 grep -qF '"compute": "model", "device": "h100-sxm5"' "$TMP/a.json" ||
     fail "the JSON does not say the kernels came from the model on the H100"
-"$HS" analytic -w resnet50 -p nvswitch-ndr -s data -g 8 -b 256 >"$TMP/out" 2>"$TMP/err"
+"$HS" platform --preset abci --nodes 2 --nodes-per-leaf 2 --leaves-per-rack 1 \
+    -o "$TMP/v100.xml" >/dev/null 2>&1 || fail "platform for an unknown GPU"
+grep -v 'hybridsim:gpu_device' "$TMP/v100.xml" |
+    sed 's/id="hybridsim:gpu_model" value="[^"]*"/id="hybridsim:gpu_model" value="x100"/' \
+    >"$TMP/x100.xml"
+"$HS" analytic -w resnet50 -p "$TMP/x100.xml" -s data -g 8 -b 256 >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] &&
-    grep -qF "resnet50 was measured on V100-16GB, and nvswitch-ndr has h100-sxm5: say how to time its kernels, --compute model" "$TMP/err" ||
-    fail "V100 times on an H100 without --compute: exit $rc, $(cat "$TMP/err")"
+    grep -qF "resnet50 was measured on V100-16GB, and x100 has x100: say how to time its kernels, --compute model" "$TMP/err" ||
+    fail "V100 times on an unknown GPU without --compute: exit $rc, $(cat "$TMP/err")"
 
 # Bad flags: status 2, the flag named on stderr, nothing on stdout, no file, old file intact.
 echo old >"$TMP/keep.xml"
@@ -162,7 +166,8 @@ grep -q 'cpu-link' "$SRC/platforms/abci.xml" && fail "abci.xml: spec names cpu-l
     fail "abci-built: the CPU link does not carry the cross-CPU halos: $(grep cpulink "$TMP/l.csv")"
 # Staged halos of the two GPUs of a switch share it: data+spatial slower than on abci (pinned).
 for p in abci gen:abci-built; do
-    "$HS" simulate -w resnet50 -p "$p" -s data+spatial -g 64 -b 4096 --row | awk '{print $10}'
+    "$HS" simulate -w resnet50 -p "$p" -s data+spatial -g 64 -b 4096 --compute measured --row |
+        awk '{print $10}'
 done >"$TMP/ds"
 [ "$(tr '\n' ' ' <"$TMP/ds")" = "0.507904 0.530075 " ] ||
     fail "data+spatial 64 on abci, abci-built: $(tr '\n' ' ' <"$TMP/ds"), expected 0.507904 0.530075"

@@ -48,7 +48,7 @@ grep -qF '"precision": "bf16"' "$TMP/h.json" || fail "bf16 not in the JSON"
 
 run=(-w resnet50 -p abci -g 8 -b 256)
 expect_bad measured "--precision mixed: resnet50's measured times are fp32's: time the kernels with --compute model" \
-    "$HS" analytic "${run[@]}" -s data --precision mixed
+    "$HS" analytic "${run[@]}" -s data --precision mixed --compute measured
 expect_bad v100-bf16 "--precision bf16" "$HS" analytic "${run[@]}" -s data --precision bf16 --compute model
 expect_bad pipeline "--compute model and --precision: for the layer-wise strategies (the built-in ones)" \
     "$HS" analytic "${run[@]}" -s pipeline --precision mixed --compute model

@@ -211,7 +211,8 @@ static void write_text(const char *path, const char *text)
     fclose(f);
 }
 
-/* The analytic iteration total computed in this process, to check the children's values. */
+/* The analytic iteration total computed in this process (the measured times: the sweeps
+ * below say --compute measured), to check the children's values. */
 static double analytic_total_s(const char *strategy, int p, int64_t batch)
 {
     static plat_platform plat;
@@ -241,7 +242,8 @@ static void test_batch_rules_and_analytic_values(void **state)
     const char *out = in_scratch("rules.csv");
     assert_int_equal(sweep(err, "-m", "analytic", "-w", "resnet50", "-p", "abci", "-s",
                            "data,data+filter:2x4", "-g", "2,8", "-b", "256,32/gpu,32/node",
-                           "--batch-per-group", "32", "-o", out, "-j", "2", NULL),
+                           "--batch-per-group", "32", "--compute", "measured", "-o", out, "-j",
+                           "2", NULL),
                      HS_OK);
     csv c;
     csv_read(out, &c);
@@ -298,10 +300,11 @@ static void test_compare_and_simulate_rows(void **state)
     char err[HS_ERR_LEN];
     const char *cmp = in_scratch("compare.csv"), *sim = in_scratch("simulate.csv");
     assert_int_equal(sweep(err, "-w", "resnet50", "-p", "abci", "-s", "data,filter", "-g", "4,8",
-                           "--batch-per-gpu", "64", "-o", cmp, NULL),
+                           "--batch-per-gpu", "64", "--compute", "measured", "-o", cmp, NULL),
                      HS_OK);
     assert_int_equal(sweep(err, "-m", "simulate", "-w", "resnet50", "-p", "abci", "-s",
-                           "data,filter", "-g", "4,8", "--batch-per-gpu", "64", "-o", sim, NULL),
+                           "data,filter", "-g", "4,8", "--batch-per-gpu", "64", "--compute",
+                           "measured", "-o", sim, NULL),
                      HS_OK);
     csv c, s;
     csv_read(cmp, &c);

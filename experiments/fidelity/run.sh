@@ -4,7 +4,12 @@
 # filter and channel at 32 to 256 GPUs, Chainer 7 + ChainerMN + NCCL 2.4) is predicted by
 # ParaDL's own projection (the table's), hybridsim's analytic model, and the simulation with
 # its default options and with each mechanism switched on alone (an ablation):
-#   default        ring gradient allreduce, blocking order, flow collectives (ParaDL's choices)
+#   default        kernels from the compute model at each GPU's real shape, anchored on the
+#                  measured total (issue 10); ring gradient allreduce, blocking order, flow
+#                  collectives, halos sent and received at once (ParaDL's choices)
+#   compute=measured  ParaDL's kernels instead: the measured per-sample times split linearly
+#                  (the default before the compute model; only when `hybridsim simulate
+#                  --help` offers --compute)
 #   step           every step of every collective simulated (a check: should not move)
 #   allreduce=auto NCCL 2.4.8's own choice of its rings or tree for each gradient allreduce
 #   allreduce=hier rings inside the nodes and across (what ChainerMN's hierarchical did)
@@ -22,13 +27,11 @@
 #   uplinks=dmodk  each fat-tree uplink as its cables, a flow on one, InfiniBand's D-mod-K
 #   uplinks=hash   the same with ECMP hashing (platforms/README.md, "Routed uplinks")
 #   halo=chain     spatial halos as ChainerMN sends them over MPI: a synchronous send, then the
-#                  receive, so a group's messages follow one another (spatial rows only)
-#   compute=model  kernels from the compute model at their real per-GPU shape (issue 10's
-#                  mechanism; only when `hybridsim simulate --help` offers --compute)
-#   model+chain    compute=model and halo=chain together: the best mean found
-#   all three      compute=model, filter-bw=rs and halo=chain together
-#   ranked         node as built, compute=model and filter-bw=rs together: the best mean found
-#                  that keeps the measured ranking at every GPU count
+#                  receive, so a group's messages follow one another (spatial rows only): the
+#                  best mean found
+#   chain+rs       halo=chain and filter-bw=rs together
+#   ranked         node as built and filter-bw=rs together: the best mean found that keeps
+#                  the measured ranking at every GPU count
 # Accuracy of a row = 1 - |predicted - measured| / measured, on the epoch total; the mean is
 # over the rows; the ranking holds at a GPU count when the predicted order of the strategies
 # measured there is the measured order (a tie, as filter and channel in ParaDL's model, does
@@ -45,12 +48,11 @@ configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=
          "allreduce=tree|--allreduce tree" "overlap|--overlap"
          "filter-bw=rs|--filter-backward reduce-scatter" "halo=chain|--halo chain"
          "achieved bw|-p gen:abci-achieved" "node as built|-p gen:abci-built"
-         "uplinks=dmodk|-p gen:abci:uplink-routing=dmodk" "uplinks=hash|-p gen:abci:uplink-routing=hash")
+         "uplinks=dmodk|-p gen:abci:uplink-routing=dmodk" "uplinks=hash|-p gen:abci:uplink-routing=hash"
+         "chain+rs|--filter-backward reduce-scatter --halo chain"
+         "ranked|-p gen:abci-built --filter-backward reduce-scatter")
 if "$HS_EXE" simulate --help 2>/dev/null | grep -q -- "--compute"; then
-    configs+=("compute=model|--compute model"
-              "model+chain|--compute model --halo chain"
-              "all three|--compute model --filter-backward reduce-scatter --halo chain"
-              "ranked|-p gen:abci-built --compute model --filter-backward reduce-scatter")
+    configs=("${configs[0]}" "compute=measured|--compute measured" "${configs[@]:1}")
 fi
 
 # one job per (row, predictor): "row|name|command..."

@@ -46,10 +46,11 @@ static void print_usage_methods(FILE *out)
           "                          binary tree), rings (NCCL's rings, one entering each\n"
           "                          node by another NIC) or auto (NCCL 2.4's choice of rings\n"
           "                          or tree by size and nodes); built-in strategies only\n"
-          "      --compute M         kernel times: measured (the workload's per-sample times,\n"
-          "                          scaled linearly; the default where it was measured on the\n"
-          "                          platform's GPU) or model (every kernel at its real shape\n"
-          "                          on the platform's GPU, anchored on the measurement)\n",
+          "      --compute M         kernel times: model (every kernel at its real shape on\n"
+          "                          the platform's GPU, anchored on the measurement; the\n"
+          "                          default where the device table knows both GPUs and the\n"
+          "                          strategy has no schedule) or measured (the workload's\n"
+          "                          per-sample times scaled linearly, ParaDL's)\n",
           out);
 }
 

@@ -60,7 +60,9 @@ static void search_usage(FILE *out)
             "  -b, --batch B      global mini-batch\n"
             "  --max-table N      refuse a search whose tables exceed N entries (default %lld)\n"
             "  --compute measured the workload's measured times on a GPU it was not measured on\n"
-            "                     (required there; the model is for analytic, simulate, compare)\n"
+            "                     (required there). The search prices the measured times split\n"
+            "                     linearly: price its file alike with analytic --compute measured\n"
+            "                     (their default is the compute model)\n"
             "  -j, --json         one JSON object instead of the table\n",
             (long long)SR_MAX_TABLE_DEFAULT);
 }

@@ -43,8 +43,9 @@ static void suggest_usage(FILE *out)
             "  --target-epoch-s T   instead of -g: the fewest GPUs (1, 2, 4, ...) whose best\n"
             "                       simulated epoch takes at most T seconds\n"
             "  --compute measured   the workload's measured times on a GPU it was not measured\n"
-            "                       on (required there; the compute model is for analytic,\n"
-            "                       simulate and compare)\n"
+            "                       on (required there). suggest prices and simulates the\n"
+            "                       measured times split linearly; the compute model (the\n"
+            "                       default of analytic, simulate and compare) is not offered\n"
             "  -j, --json           one JSON object instead of the table\n");
 }
 

@@ -1,7 +1,10 @@
 /* job.c: a job's inputs loaded and checked (job.h). */
 #include "job.h"
 
+#include <stdbool.h>
 #include <string.h>
+
+#include "device.h"
 
 int job_load_workload(const job_spec *spec, job *j, char *err)
 {
@@ -11,7 +14,7 @@ int job_load_workload(const job_spec *spec, job *j, char *err)
         return status;
     j->wl_loaded = true;
     /* Only the model times such a workload: measured, it would report zero compute. */
-    if (j->wl.calibration == WL_CAL_NONE && spec->compute != JOB_COMPUTE_MODEL)
+    if (j->wl.calibration == WL_CAL_NONE && spec->compute == JOB_COMPUTE_MEASURED)
         return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
                        "method=\"none\", or a ParaDL file without times): time it with "
                        "--compute model, or give it a measured per-sample time (sample_time_s; "
@@ -40,20 +43,41 @@ int job_check_device(const wl_workload *wl, const plat_platform *plat, job_compu
     return HS_OK;
 }
 
-/* --compute: the measured times where they were measured on this GPU (or the user says so),
- * the model where asked; a workload measured on another GPU needs one said. */
+/* Whether a run that does not say --compute gets the compute model: wherever the model can
+ * time it (a layer-wise strategy without a schedule, the platform's GPU and the workload's
+ * calibration device in the device table), since it times the kernels one GPU really runs
+ * (a split layer, a replicated one, a small batch); else the measured times, scaled. */
+static bool job_model_by_default(const job *j, const char *gpu)
+{
+    const wl_workload *wl = &j->wl;
+    return !st_is_pipelined(&j->st) && dv_find(gpu) &&
+           (wl->calibration == WL_CAL_NONE || dv_find(wl->device));
+}
+
+/* --compute: the model where asked or by default (job_model_by_default), the measured times
+ * where asked or where the model cannot run; a workload measured on another GPU than the
+ * platform's, with the model out of reach, needs one said. */
 static int job_compute_setup(const job_spec *spec, const plat_platform *plat, job *j,
                              char *err)
 {
     const wl_workload *wl = &j->wl;
     const char *gpu = plat_device(plat);
-    int status = job_check_device(wl, plat, spec->compute, err);
+    bool model = spec->compute == JOB_COMPUTE_MODEL ||
+                 (spec->compute == JOB_COMPUTE_DEFAULT && job_model_by_default(j, gpu));
+    int status = model ? HS_OK : job_check_device(wl, plat, spec->compute, err);
     if (status != HS_OK)
         return status;
-    if (spec->precision != PR_FP32 && spec->compute != JOB_COMPUTE_MODEL)
+    if (!model && wl->calibration == WL_CAL_NONE)
+        return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
+                       "method=\"none\", or a ParaDL file without times), and %s cannot be "
+                       "timed by the compute model here (%s): give it a measured per-sample "
+                       "time (sample_time_s; import.py --sample-time-s)", wl->path, st_name(&j->st),
+                       st_is_pipelined(&j->st) ? "a schedule keeps the measured times"
+                                               : "the platform's GPU is not in the device table");
+    if (spec->precision != PR_FP32 && !model)
         return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: time "
                        "the kernels with --compute model", pr_name(spec->precision), wl->name);
-    if (spec->compute != JOB_COMPUTE_MODEL)
+    if (!model)
         return HS_OK;
     if (st_is_pipelined(&j->st) || (j->st.kind == ST_LAYERWISE && spec->precision != PR_FP32))
         return hs_fail(err, HS_EINPUT, "--compute model%s: for the layer-wise strategies (the "

@@ -17,8 +17,9 @@
 
 /* Where kernel times come from (--compute). */
 typedef enum {
-    JOB_COMPUTE_DEFAULT = 0, /* measured where the workload was measured on the platform's
-                              * GPU, else an input error naming --compute */
+    JOB_COMPUTE_DEFAULT = 0, /* the model wherever it can time the run (job.c), else the
+                              * measured times where the workload was measured on the
+                              * platform's GPU, else an input error naming --compute */
     JOB_COMPUTE_MEASURED,    /* the measured per-sample times, whatever the GPU */
     JOB_COMPUTE_MODEL        /* the compute model (compute.h, kt_compute) */
 } job_compute;

@@ -7,8 +7,8 @@
 # kernels; the report and JSON say where the times came from. Without --compute the model
 # times every layer-wise strategy (also on an H100 platform, where it runs ResNet-50 faster);
 # a schedule (the pipeline) keeps the measured times, and refuses the model said. A bad
-# method is exit 2. suggest and the search price the measured times: on the H100 they need
-# --compute measured said.
+# method is exit 2. suggest and the search price with the same default (the model on the
+# H100) or as --compute says, and say which.
 # Usage (from ctest): e2e_compute.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"
@@ -82,15 +82,20 @@ assert h["device"] == "h100-sxm5"
 assert h["iteration"]["compute_s"] < dm["iteration"]["compute_s"] / 2, h["iteration"]
 PY
 
-expect_bad suggest-h100 "alexnet was measured on V100-16GB, and nvswitch-ndr has h100-sxm5" \
-    "$HS" suggest -w alexnet -p nvswitch-ndr -g 16 --batch-per-gpu 32 --top 1
-expect_bad search-h100 "alexnet was measured on V100-16GB, and nvswitch-ndr has h100-sxm5" \
-    "$HS" strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only
-expect_bad search-model "--compute model: this command prices the measured times only" \
-    "$HS" strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only --compute model
-"$HS" strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only \
-    --compute measured -o "$TMP/s.xml" >/dev/null 2>"$TMP/err" ||
-    fail "search with --compute measured on the H100: $(cat "$TMP/err")"
+# suggest and the search price with the same default (the model on the H100), or as said
+"$HS" suggest -w alexnet -p nvswitch-ndr -g 16 --batch-per-gpu 32 --top 1 --json \
+    >"$TMP/sg.json" 2>"$TMP/err" || fail "suggest on the H100: $(cat "$TMP/err")"
+grep -qF '"compute": "model", "device": "h100-sxm5"' "$TMP/sg.json" ||
+    fail "suggest on the H100 does not say the model timed its kernels"
+for c in model measured; do
+    "$HS" strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only \
+        --compute "$c" -o "$TMP/s.xml" --json >"$TMP/s-$c.json" 2>"$TMP/err" ||
+        fail "search with --compute $c on the H100: $(cat "$TMP/err")"
+done
+grep -qF '"compute": "measured", "device": "V100-16GB"' "$TMP/s-measured.json" ||
+    fail "the search with --compute measured does not say so"
+expect_bad search-method "--compute: unknown method 'fast' (known: measured, model)" \
+    "$HS" strategy --search -w alexnet -p abci -g 16 -b 512 --analytic-only --compute fast
 expect_bad method "--compute: unknown method 'fast' (known: measured, model)" \
     "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --compute fast
 expect_bad pipeline "--compute model: for the layer-wise strategies (the built-in ones and strategy files without a schedule)" \

@@ -24,9 +24,7 @@ for case in alexnet:64 vgg16:32 resnet50:64; do
             fail "$w g=$g: exit $? $(cat "$TMP/err")"
             continue
         fi
-        # the search prices the measured kernel times: the file priced the same way
-        "$HS" analytic -w "$w" -p abci -g "$g" -b "$b" -s "$f" --compute measured --json \
-            >"$TMP/an.json" ||
+        "$HS" analytic -w "$w" -p abci -g "$g" -b "$b" -s "$f" --json >"$TMP/an.json" ||
             fail "$w g=$g: analytic -s on the written file"
         python3 - "$TMP/out.json" "$TMP/an.json" "$w" "$g" <<'PY' || fail "$w g=$g"
 import json, sys

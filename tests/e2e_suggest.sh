@@ -48,7 +48,7 @@ PY
 # is what `simulate -s data --allreduce hier` gives
 "$HS" suggest -w resnet50 -p abci -g 64 --batch-per-gpu 32 --top 2 --json >"$TMP/a.json" \
     2>/dev/null || fail "suggest resnet50: exit $?"
-"$HS" simulate -w resnet50 -p abci -s data -g 64 -b 2048 --allreduce hier --compute measured --json \
+"$HS" simulate -w resnet50 -p abci -s data -g 64 -b 2048 --allreduce hier --json \
     >"$TMP/hier.json" 2>/dev/null || fail "simulate data hier: exit $?"
 python3 - "$TMP/a.json" "$TMP/hier.json" <<'PY' || fail "allreduce candidates"
 import json, sys

@@ -127,14 +127,24 @@ static int price_ghp(const gen_options *o, const wl_workload *wl, const plat_pla
     return status;
 }
 
-/* Every divisor of p, fastest that fits first, else fastest: the chosen plan into *best. */
-static int choose_ghp(const gen_options *o, const wl_workload *wl, const plat_platform *plat,
-                      st_plan *best, char *why, size_t why_len, char *err)
+/* Every divisor of p, fastest that fits first, else fastest: the chosen plan into *best.
+ * Priced with the kernels the runs default to (job_compute_for_pricing). */
+static int choose_ghp(const gen_options *o, const wl_workload *measured,
+                      const plat_platform *plat, st_plan *best, char *why, size_t why_len,
+                      char *err)
 {
     double best_s = 0;
     bool best_fits = false, found = false;
-    size_t used = (size_t)snprintf(why, why_len, "G chosen by the analytic model on %s "
-                                   "(iteration seconds):", plat->name);
+    wl_workload priced = *measured; /* the same layers, with its kernel times' source */
+    const wl_workload *wl = &priced;
+    kt_compute kc;
+    int status = job_compute_for_pricing(&priced, plat, JOB_COMPUTE_DEFAULT, &kc, err);
+    if (status != HS_OK)
+        return status;
+    size_t used = (size_t)snprintf(why, why_len, "G chosen by the analytic model on %s, %s "
+                                   "(iteration seconds):", plat->name,
+                                   priced.compute ? "kernels from the compute model"
+                                                  : "measured kernels");
     for (int g = 1; g <= o->gpus; g++) {
         if (o->gpus % g)
             continue;

@@ -119,9 +119,14 @@ typedef struct {
     const char *platform;    /* -p */
     int gpus;                /* -g */
     int64_t batch;           /* -b: the global mini-batch */
-    bool compute_measured;   /* --compute measured: the workload's measured times on a GPU it
-                              * was not measured on (the only method these commands price) */
+    int compute;             /* --compute: job_compute (sim/run/job.h); 0, the default, is the
+                              * compute model where it applies, else the measured times */
 } cli_job_flags;
+
+/* Where a command's kernel times came from, as a report's first line says it (", kernels
+ * from the model on v100-sxm2-16gb"), and as JSON members (", \"compute\": ..., \"device\": ..."). */
+void cli_print_kernels(FILE *out, const wl_workload *wl);
+void cli_json_kernels(FILE *out, const wl_workload *wl);
 
 /* The long option of --compute in the commands that take cli_job_flags. */
 #define CLI_OPT_COMPUTE 1900

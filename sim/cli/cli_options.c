@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "hs_json.h"
 #include "hs_parse.h"
 #include "placement.h"
 #include "precision.h"
@@ -330,13 +331,29 @@ int cli_job_flag(int c, const char *arg, cli_job_flags *j, char *err)
         break;
     case 'b': status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &j->batch, err); break;
     case CLI_OPT_COMPUTE:
-        if (strcmp(arg, "measured") != 0)
-            return hs_fail(err, HS_EINPUT, "--compute %s: this command prices the measured times "
-                           "only (--compute measured); the compute model is for analytic, "
-                           "simulate and compare", arg);
-        j->compute_measured = true;
+        if (strcmp(arg, "measured") == 0)
+            j->compute = JOB_COMPUTE_MEASURED;
+        else if (strcmp(arg, "model") == 0)
+            j->compute = JOB_COMPUTE_MODEL;
+        else
+            return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, "
+                           "model)", arg);
         break;
     default: return CLI_FLAG_OTHER;
     }
     return status;
+}
+
+void cli_print_kernels(FILE *out, const wl_workload *wl)
+{
+    if (wl->compute)
+        fprintf(out, ", kernels from the model on %s", wl->compute->device.device->name);
+    else
+        fprintf(out, ", kernels measured on %s", wl->device);
+}
+
+void cli_json_kernels(FILE *out, const wl_workload *wl)
+{
+    fprintf(out, ", \"compute\": \"%s\", \"device\": ", wl->compute ? "model" : "measured");
+    hs_json_string(out, wl->compute ? wl->compute->device.device->name : wl->device);
 }

@@ -77,8 +77,10 @@ static void print_row(const char *what, const hs_estimate *an, const hs_estimate
 
 static void print_found(const search_found *f)
 {
-    printf("hybridsim strategy --search: %s on %s, %d GPUs, batch %lld, cost model hybridsim\n",
+    printf("hybridsim strategy --search: %s on %s, %d GPUs, batch %lld, cost model hybridsim",
            f->wl->name, f->plat->name, f->o->job.gpus, (long long)f->o->job.batch);
+    cli_print_kernels(stdout, f->wl);
+    putchar('\n');
     print_layers(f);
     printf("  search: %d vertices, %d edges, largest table %lld entries, %.3f s; its sum %.6f s "
            "(gradients unfused, without latency); wrote %s\n", f->g->n_vertices, f->g->n_edges,
@@ -123,8 +125,9 @@ static void print_json(const search_found *f)
     hs_json_string(stdout, f->wl->name);
     printf(", \"platform\": ");
     hs_json_string(stdout, f->plat->name);
-    printf(", \"gpus\": %d, \"batch\": %lld, \"strategy_file\": ", f->o->job.gpus,
-           (long long)f->o->job.batch);
+    printf(", \"gpus\": %d, \"batch\": %lld", f->o->job.gpus, (long long)f->o->job.batch);
+    cli_json_kernels(stdout, f->wl);
+    printf(", \"strategy_file\": ");
     hs_json_string(stdout, f->path);
     printf(", \"search_s\": %.6f,\n \"searched\": {\"analytic_s\": %.17g, \"memory_bytes\": "
            "%.17g", f->seconds, f->searched.iteration.total_s, f->searched.memory_per_gpu_bytes);
@@ -294,14 +297,14 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
         return cli_exec_full(err); /* the simulations need SimGrid: hybridsim-sim */
     wl_workload wl;
     plat_platform plat;
+    kt_compute kc; /* the compute model's state, when wl.compute points to it */
     char path[1024];
     int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
     if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK &&
-        (status = job_check_device(&wl, &plat, o->job.compute_measured ? JOB_COMPUTE_MEASURED
-                                                                      : JOB_COMPUTE_DEFAULT,
-                                   err)) != HS_OK)
+        (status = job_compute_for_pricing(&wl, &plat, (job_compute)o->job.compute, &kc,
+                                          err)) != HS_OK)
         plat_free(&plat);
     else if (status == HS_OK) {
         if (o->out)

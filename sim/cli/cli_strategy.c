@@ -59,10 +59,9 @@ static void search_usage(FILE *out)
             "  -g, --gpus N       devices p: a layer uses at most p\n"
             "  -b, --batch B      global mini-batch\n"
             "  --max-table N      refuse a search whose tables exceed N entries (default %lld)\n"
-            "  --compute measured the workload's measured times on a GPU it was not measured on\n"
-            "                     (required there). The search prices the measured times split\n"
-            "                     linearly: price its file alike with analytic --compute measured\n"
-            "                     (their default is the compute model)\n"
+            "  --compute M        kernel times, as in hybridsim simulate --help: model (the\n"
+            "                     default where the device table knows both GPUs) or measured\n"
+            "                     (the workload's times split linearly)\n"
             "  -j, --json         one JSON object instead of the table\n",
             (long long)SR_MAX_TABLE_DEFAULT);
 }

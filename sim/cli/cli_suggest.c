@@ -42,10 +42,10 @@ static void suggest_usage(FILE *out)
             "                       GPUs (the best of each count simulated)\n"
             "  --target-epoch-s T   instead of -g: the fewest GPUs (1, 2, 4, ...) whose best\n"
             "                       simulated epoch takes at most T seconds\n"
-            "  --compute measured   the workload's measured times on a GPU it was not measured\n"
-            "                       on (required there). suggest prices and simulates the\n"
-            "                       measured times split linearly; the compute model (the\n"
-            "                       default of analytic, simulate and compare) is not offered\n"
+            "  --compute M          kernel times, as in hybridsim simulate --help: model (the\n"
+            "                       default where the device table knows both GPUs) or\n"
+            "                       measured (the workload's times split linearly; needed on\n"
+            "                       a GPU the table does not know)\n"
             "  -j, --json           one JSON object instead of the table\n");
 }
 
@@ -123,8 +123,10 @@ static void print_table(const suggest_options *o, const wl_workload *wl,
                         const plat_platform *plat, sg_list *l)
 {
     printf("hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d fit, "
-           "%d simulated\n", wl->name, plat->name, o->job.gpus, (long long)o->job.batch, l->n,
+           "%d simulated", wl->name, plat->name, o->job.gpus, (long long)o->job.batch, l->n,
            l->fitting, l->simulated);
+    cli_print_kernels(stdout, wl);
+    putchar('\n');
     int width = 26; /* the strategy column: its longest name */
     for (int i = 0; i < l->n; i++)
         if ((int)strlen(l->c[i].name) > width)
@@ -153,7 +155,9 @@ static void print_json(const suggest_options *o, const wl_workload *wl,
     hs_json_string(stdout, wl->name);
     printf(", \"platform\": ");
     hs_json_string(stdout, plat->name);
-    printf(", \"gpus\": %d, \"batch\": %lld, \"ranking\": [", o->job.gpus, (long long)o->job.batch);
+    printf(", \"gpus\": %d, \"batch\": %lld", o->job.gpus, (long long)o->job.batch);
+    cli_json_kernels(stdout, wl);
+    printf(", \"ranking\": [");
     for (int i = 0; i < l->n; i++) {
         const sg_candidate *c = &l->c[l->order[i]];
         printf("%s\n  {\"rank\": %d, \"strategy\": ", i ? "," : "", i + 1);
@@ -181,13 +185,13 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
 {
     wl_workload wl;
     plat_platform plat;
+    kt_compute kc; /* the compute model's state, when wl.compute points to it */
     int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
     if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK) {
         sg_list l;
-        status = job_check_device(&wl, &plat, o->job.compute_measured ? JOB_COMPUTE_MEASURED
-                                                                     : JOB_COMPUTE_DEFAULT, err);
+        status = job_compute_for_pricing(&wl, &plat, (job_compute)o->job.compute, &kc, err);
         if (status != HS_OK)
             ;
         else if (!o->job.gpus)
@@ -232,9 +236,12 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
     int limit = o->max_gpus ? o->max_gpus : plat->n_gpus, best_p = 0;
     double best_s = INFINITY;
     char best_name[SG_NAME_LEN] = "", why[HS_ERR_LEN];
-    printf("hybridsim suggest: %s on %s, %s\n  %6s  %-36s %14s %14s\n", wl->name, plat->name,
+    printf("hybridsim suggest: %s on %s, %s", wl->name, plat->name,
            o->max_gpus ? "the fastest epoch within the GPU budget" : "the fewest GPUs reaching "
-           "the target epoch", "GPUs", "best strategy", "epoch, sim s", "epoch, model s");
+           "the target epoch");
+    cli_print_kernels(stdout, wl);
+    printf("\n  %6s  %-36s %14s %14s\n", "GPUs", "best strategy", "epoch, sim s",
+           "epoch, model s");
     for (int p = 1; p <= limit && p <= plat->n_gpus;
          p = p < limit && 2 * p > limit ? limit : 2 * p) {
         sg_list l;

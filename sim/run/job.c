@@ -43,15 +43,20 @@ int job_check_device(const wl_workload *wl, const plat_platform *plat, job_compu
     return HS_OK;
 }
 
+/* Whether the compute model can time wl on the platform's GPU: both that GPU and the one the
+ * workload was measured on (if it was) are in the device table. */
+static bool job_model_applies(const wl_workload *wl, const char *gpu)
+{
+    return dv_find(gpu) && (wl->calibration == WL_CAL_NONE || dv_find(wl->device));
+}
+
 /* Whether a run that does not say --compute gets the compute model: wherever the model can
- * time it (a layer-wise strategy without a schedule, the platform's GPU and the workload's
- * calibration device in the device table), since it times the kernels one GPU really runs
- * (a split layer, a replicated one, a small batch); else the measured times, scaled. */
+ * time it (a layer-wise strategy without a schedule, job_model_applies), since it times the
+ * kernels one GPU really runs (a split layer, a replicated one, a small batch); else the
+ * measured times, scaled. */
 static bool job_model_by_default(const job *j, const char *gpu)
 {
-    const wl_workload *wl = &j->wl;
-    return !st_is_pipelined(&j->st) && dv_find(gpu) &&
-           (wl->calibration == WL_CAL_NONE || dv_find(wl->device));
+    return !st_is_pipelined(&j->st) && job_model_applies(&j->wl, gpu);
 }
 
 /* --compute: the model where asked or by default (job_model_by_default), the measured times
@@ -144,4 +149,18 @@ void job_free(job *j)
     if (j->wl_loaded)
         wl_free(&j->wl);
     j->wl_loaded = false;
+}
+
+int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, job_compute compute,
+                            kt_compute *kc, char *err)
+{
+    const char *gpu = plat_device(plat);
+    wl->compute = NULL;
+    if (compute == JOB_COMPUTE_MEASURED ||
+        (compute == JOB_COMPUTE_DEFAULT && !job_model_applies(wl, gpu)))
+        return job_check_device(wl, plat, compute, err);
+    int status = kt_compute_init(kc, wl, gpu, err);
+    if (status == HS_OK)
+        wl->compute = kc;
+    return status;
 }

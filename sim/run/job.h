@@ -68,6 +68,13 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
 int job_check_device(const wl_workload *wl, const plat_platform *plat, job_compute compute,
                      char *err);
 
+/* Kernel times for a command that prices many strategies of wl (suggest, strategy --search):
+ * the compute model where asked or by default where it applies (both GPUs in the device
+ * table), wl->compute then pointing to kc (which must outlive its use); else the measured
+ * times, with job_check_device's rule. HS_EINPUT as job_check_device and kt_compute_init. */
+int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, job_compute compute,
+                            kt_compute *kc, char *err);
+
 void job_free(job *j);
 
 #endif

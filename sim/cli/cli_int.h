@@ -119,8 +119,8 @@ typedef struct {
     const char *platform;    /* -p */
     int gpus;                /* -g */
     int64_t batch;           /* -b: the global mini-batch */
-    int compute;             /* --compute: job_compute (sim/run/job.h); 0, the default, is the
-                              * compute model where it applies, else the measured times */
+    job_compute compute;     /* --compute (job.h); JOB_COMPUTE_DEFAULT: the compute model
+                              * where it applies, else the measured times */
 } cli_job_flags;
 
 /* Where a command's kernel times came from, as a report's first line says it (", kernels

@@ -88,21 +88,26 @@ static int append(const char *flag, const char *what, const char **list, int *n,
     return HS_OK;
 }
 
+/* --compute measured|model. */
+static int parse_compute(const char *arg, job_compute *compute, char *err)
+{
+    if (strcmp(arg, "measured") == 0)
+        *compute = JOB_COMPUTE_MEASURED;
+    else if (strcmp(arg, "model") == 0)
+        *compute = JOB_COMPUTE_MODEL;
+    else
+        return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, model)",
+                       arg);
+    return HS_OK;
+}
+
 /* A flag choosing how the iteration is carried out (--compute, --precision, --halo,
  * --filter-backward, --allreduce) into the job. */
 static int set_method(int c, const char *arg, job_spec *job, char *err)
 {
     int status = HS_OK;
     switch (c) {
-    case OPT_COMPUTE:
-        if (strcmp(arg, "measured") == 0)
-            job->compute = JOB_COMPUTE_MEASURED;
-        else if (strcmp(arg, "model") == 0)
-            job->compute = JOB_COMPUTE_MODEL;
-        else
-            return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, "
-                           "model)", arg);
-        break;
+    case OPT_COMPUTE: return parse_compute(arg, &job->compute, err);
     case OPT_PRECISION: {
         pr_precision pr;
         status = pr_parse(arg, &pr, err);
@@ -330,15 +335,7 @@ int cli_job_flag(int c, const char *arg, cli_job_flags *j, char *err)
         j->gpus = (int)v;
         break;
     case 'b': status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &j->batch, err); break;
-    case CLI_OPT_COMPUTE:
-        if (strcmp(arg, "measured") == 0)
-            j->compute = JOB_COMPUTE_MEASURED;
-        else if (strcmp(arg, "model") == 0)
-            j->compute = JOB_COMPUTE_MODEL;
-        else
-            return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, "
-                           "model)", arg);
-        break;
+    case CLI_OPT_COMPUTE: status = parse_compute(arg, &j->compute, err); break;
     default: return CLI_FLAG_OTHER;
     }
     return status;

@@ -191,7 +191,7 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
         return status;
     if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK) {
         sg_list l;
-        status = job_compute_for_pricing(&wl, &plat, (job_compute)o->job.compute, &kc, err);
+        status = job_compute_for_pricing(&wl, &plat, o->job.compute, &kc, err);
         if (status != HS_OK)
             ;
         else if (!o->job.gpus)

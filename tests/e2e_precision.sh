@@ -53,5 +53,12 @@ expect_bad v100-bf16 "--precision bf16" "$HS" analytic "${run[@]}" -s data --pre
 expect_bad pipeline "--compute model and --precision: for the layer-wise strategies (the built-in ones)" \
     "$HS" analytic "${run[@]}" -s pipeline --precision mixed --compute model
 expect_bad name "--precision" "$HS" analytic "${run[@]}" -s data --precision fp8 --compute model
+# without --compute: the pipeline keeps the measured times; a strategy file is timed in fp32
+expect_bad pipeline-default "--precision mixed: pipeline keeps resnet50's measured times, which are fp32's" \
+    "$HS" analytic "${run[@]}" -s pipeline --precision mixed
+"$HS" strategy --generate data -w resnet50 -g 8 -b 256 -o "$TMP/data.xml" >/dev/null 2>&1 ||
+    fail "generate data"
+expect_bad plan "--precision mixed: for the built-in strategies only; the strategy file's kernels (data) are timed in fp32" \
+    "$HS" analytic "${run[@]}" -s "$TMP/data.xml" --precision mixed
 
 finish e2e_precision

@@ -59,6 +59,25 @@ static bool job_model_by_default(const job *j, const char *gpu)
     return !st_is_pipelined(&j->st) && job_model_applies(&j->wl, gpu);
 }
 
+/* --precision other than fp32 needs the compute model, for a built-in strategy. */
+static int job_check_precision(const job_spec *spec, const job *j, bool model, char *err)
+{
+    const char *pr = pr_name(spec->precision), *name = st_name(&j->st);
+    if (spec->precision == PR_FP32)
+        return HS_OK;
+    if (!model && spec->compute == JOB_COMPUTE_DEFAULT && st_is_pipelined(&j->st))
+        return hs_fail(err, HS_EINPUT, "--precision %s: %s keeps %s's measured times, which "
+                       "are fp32's (the compute model times other precisions, for the "
+                       "layer-wise strategies without a schedule)", pr, name, j->wl.name);
+    if (!model)
+        return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: time "
+                       "the kernels with --compute model", pr, j->wl.name);
+    if (j->st.kind == ST_LAYERWISE && !st_is_pipelined(&j->st))
+        return hs_fail(err, HS_EINPUT, "--precision %s: for the built-in strategies only; the "
+                       "strategy file's kernels (%s) are timed in fp32", pr, name);
+    return HS_OK;
+}
+
 /* --compute: the model where asked or by default (job_model_by_default), the measured times
  * where asked or where the model cannot run; a workload measured on another GPU than the
  * platform's, with the model out of reach, needs one said. */
@@ -76,20 +95,18 @@ static int job_compute_setup(const job_spec *spec, const plat_platform *plat, jo
         return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
                        "method=\"none\", or a ParaDL file without times), and %s cannot be "
                        "timed by the compute model here (%s): give it a measured per-sample "
-                       "time (sample_time_s; import.py --sample-time-s)", wl->path, st_name(&j->st),
-                       st_is_pipelined(&j->st) ? "a schedule keeps the measured times"
-                                               : "the platform's GPU is not in the device table");
-    if (spec->precision != PR_FP32 && !model)
-        return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: time "
-                       "the kernels with --compute model", pr_name(spec->precision), wl->name);
-    if (!model)
-        return HS_OK;
-    if (st_is_pipelined(&j->st) || (j->st.kind == ST_LAYERWISE && spec->precision != PR_FP32))
+                       "time (sample_time_s; import.py --sample-time-s)", wl->path,
+                       st_name(&j->st), st_is_pipelined(&j->st)
+                                            ? "a schedule keeps the measured times"
+                                            : "the platform's GPU is not in the device table");
+    if (model && st_is_pipelined(&j->st))
         return hs_fail(err, HS_EINPUT, "--compute model%s: for the layer-wise strategies (the "
                        "built-in ones%s); %s still uses the measured times in fp32",
                        spec->precision ? " and --precision" : "",
                        spec->precision ? "" : " and strategy files without a schedule",
                        st_name(&j->st));
+    if ((status = job_check_precision(spec, j, model, err)) != HS_OK || !model)
+        return status;
     j->wl.precision = spec->precision;
     status = kt_compute_init(&j->compute, wl, gpu, err);
     if (status == HS_OK)

@@ -265,8 +265,8 @@ static void test_batch_rules_and_analytic_values(void **state)
     };
     for (int i = 0; i < c.n_rows; i++) {
         char key[128];
-        snprintf(key, sizeof key, "analytic|resnet50|abci|%s|%d|%s||||", want[i].strategy,
-                 want[i].p, want[i].rule);
+        snprintf(key, sizeof key, "analytic|resnet50|abci|%s|%d|%s|||||compute=measured",
+                 want[i].strategy, want[i].p, want[i].rule);
         assert_string_equal(c.cell[i][0], key);
         assert_string_equal(get(&c, i, "mode"), "analytic");
         assert_string_equal(get(&c, i, "placement"), ""); /* the closed form has none */
@@ -290,6 +290,19 @@ static void test_batch_rules_and_analytic_values(void **state)
     }
     assert_string_equal(get(&c, 12, "p1"), "2");
     assert_string_equal(get(&c, 12, "p2"), "4");
+    csv_free(&c);
+    /* resumed with another --compute, the rows are not taken for its own: all run again */
+    assert_int_equal(sweep(err, "-m", "analytic", "-w", "resnet50", "-p", "abci", "-s",
+                           "data,data+filter:2x4", "-g", "2,8", "-b", "256,32/gpu,32/node",
+                           "--batch-per-group", "32", "--compute", "model", "-o", out, "-j",
+                           "2", NULL),
+                     HS_OK);
+    csv_read(out, &c);
+    assert_int_equal(c.n_rows, 2 * 2 * 2 * 4);
+    int model_rows = 0;
+    for (int i = 0; i < c.n_rows; i++)
+        model_rows += strstr(c.cell[i][0], "|compute=model") != NULL;
+    assert_int_equal(model_rows, 2 * 2 * 4);
     csv_free(&c);
 }
 

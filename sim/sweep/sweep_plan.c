@@ -462,11 +462,17 @@ static int add_config(sw_plan *plan, int *cap, const sw_config *c, sw_arena *a, 
     char micro[16] = "";
     if (c->micro_batches)
         snprintf(micro, sizeof micro, "%d", c->micro_batches);
-    k->key = sw_arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s", plan->mode, c->workload,
+    /* --compute and --precision, when said, end the key: a CSV resumed with other ones
+     * does not take its rows for theirs (keys without them stay as they were) */
+    k->key = sw_arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s%s%s%s%s", plan->mode, c->workload,
                              c->platform, c->shown, c->gpus, c->rule->text, micro,
                              c->placement ? c->placement : "",
                              c->collectives ? c->collectives : "",
-                             plan->layers ? plan->layers : "");
+                             plan->layers ? plan->layers : "",
+                             plan->compute ? "|compute=" : "",
+                             plan->compute ? plan->compute : "",
+                             plan->precision ? "|precision=" : "",
+                             plan->precision ? plan->precision : "");
     return k->key ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory");
 }
 

@@ -37,7 +37,8 @@
 # measured there is the measured order (a tie, as filter and channel in ParaDL's model, does
 # not hold it). Nothing is fitted: every parameter is the platform's.
 # Usage: experiments/fidelity/run.sh [-o OUTDIR] [-j N] [--exe PATH] [--reference PATH]
-# Writes OUTDIR/rows.csv (every prediction of every row), ablation.txt (the tables), MANIFEST.
+# Writes OUTDIR/rows.csv (every prediction of every row), ablation.txt (the tables),
+# fidelity.png/.svg (predicted against measured for six of the predictors), MANIFEST.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../lib/common.sh"
@@ -167,6 +168,23 @@ print("\n".join(out))
 PY
 hs_write "$HS_OUT/rows.csv" <"$HS_TMP/rows.csv"
 hs_write "$HS_OUT/ablation.txt" <"$HS_TMP/ablation.txt"
+
+# The picture: predicted against measured for ParaDL, the analytic model, the simulation's
+# defaults, ParaDL's kernels, the best mean and the best that keeps the ranking.
+plotted=("paradl|ParaDL's projections" "analytic|hybridsim analytic"
+         "default|simulation, defaults" "compute=measured|simulation, --compute measured"
+         "halo=chain|simulation, --halo chain (best mean)"
+         "ranked|simulation, ranked (node as built, filter reduce-scatter)")
+files=""
+for p in "${plotted[@]}"; do
+    name="${p%%|*}" file="${p%%|*}"
+    file="${file//[^a-z]/_}"
+    { printf 'measured "%s" strategy\n' "${p#*|}"
+      awk -F, -v n="$name" 'NR > 1 && $2 == n { split($1, r, "/"); print $3, $4, r[1] }' \
+          "$HS_TMP/rows.csv"; } >"$HS_TMP/$file.dat"
+    files="$files${files:+ }$file"
+done
+hs_plot "$here/fidelity.gp" "$HS_OUT/fidelity" dir="$HS_TMP" names="$files"
 HS_RAN=$n_jobs
 hs_manifest
-echo "fidelity: results in $HS_OUT (rows.csv, ablation.txt)" >&2
+echo "fidelity: results in $HS_OUT (rows.csv, ablation.txt, fidelity.png)" >&2

@@ -94,6 +94,8 @@ for c in model measured; do
 done
 grep -qF '"compute": "measured", "device": "V100-16GB"' "$TMP/s-measured.json" ||
     fail "the search with --compute measured does not say so"
+expect_bad pipeline-h100 "pipeline keeps the measured times (the compute model does not time a schedule): say --compute measured" \
+    "$HS" simulate -w resnet50 -p nvswitch-ndr -s pipeline -g 8 -b 64
 expect_bad search-method "--compute: unknown method 'fast' (known: measured, model)" \
     "$HS" strategy --search -w alexnet -p abci -g 16 -b 512 --analytic-only --compute fast
 expect_bad method "--compute: unknown method 'fast' (known: measured, model)" \

@@ -89,6 +89,11 @@ static int job_compute_setup(const job_spec *spec, const plat_platform *plat, jo
     bool model = spec->compute == JOB_COMPUTE_MODEL ||
                  (spec->compute == JOB_COMPUTE_DEFAULT && job_model_by_default(j, gpu));
     int status = model ? HS_OK : job_check_device(wl, plat, spec->compute, err);
+    if (status != HS_OK && st_is_pipelined(&j->st)) /* the model cannot time a schedule */
+        return hs_fail(err, HS_EINPUT, "%s was measured on %s, and %s has %s; %s keeps the "
+                       "measured times (the compute model does not time a schedule): say "
+                       "--compute measured to run the %s times as they are", wl->name,
+                       wl->device, plat->name, gpu, st_name(&j->st), wl->device);
     if (status != HS_OK)
         return status;
     if (!model && wl->calibration == WL_CAL_NONE)

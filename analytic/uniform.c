@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compute.h"
+
 /* The pure strategies, then each hybrid shape p1 x p2 with 1 < p2 < p. */
 int an_uniform_names(int p, char names[][AN_UNIFORM_NAME_LEN], int max)
 {
@@ -33,6 +35,8 @@ int an_best_uniform(const wl_workload *wl, const plat_platform *plat, int p, int
     for (int i = 0; i < n; i++) {
         st_strategy st;
         hs_estimate est;
+        if (strcmp(names[i], "pipeline") == 0 && !kt_measured_holds(wl->compute, wl))
+            continue; /* it would run measured times of another GPU beside the model's */
         if (st_parse(names[i], p, plat->gpus_per_node, 0, &st, why) != HS_OK ||
             an_estimate_on(wl, plat, &st, batch, PL_PACKED, &est, NULL, why) != HS_OK)
             continue; /* not possible at this p and batch (the batch does not divide, ...) */

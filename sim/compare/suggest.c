@@ -7,6 +7,7 @@
 
 #include "an_search.h"
 #include "collective.h"
+#include "compute.h"
 #include "generate.h"
 
 /* Room for the next candidate, or NULL when the list is full. */
@@ -91,13 +92,16 @@ static void add_known(sg_list *l, const wl_workload *wl, const plat_platform *pl
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], spec[SG_NAME_LEN];
     int n = an_uniform_names(p, names, AN_UNIFORM_MAX);
+    bool pipelines = kt_measured_holds(wl->compute, wl); /* else V100 times on another GPU */
     for (int i = 0; i < n; i++) {
         int before = l->n;
+        if (strcmp(names[i], "pipeline") == 0 && !pipelines)
+            continue;
         add_builtin(l, wl, plat, p, batch, names[i], 0, names[i]);
         if (l->n > before)
             add_allreduce_variants(l, wl, plat, batch, before);
     }
-    for (int k = 2; k <= 4 && p > 1; k *= 2) {
+    for (int k = 2; k <= 4 && p > 1 && pipelines; k *= 2) {
         snprintf(spec, sizeof spec, "pipeline (S=%d)", k * p);
         add_builtin(l, wl, plat, p, batch, "pipeline", k * p, spec);
     }

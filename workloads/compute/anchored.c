@@ -24,6 +24,12 @@ static int network_scale(const kt_compute *c, const wl_workload *wl, int64_t sam
     return rc;
 }
 
+int kt_measured_holds(const kt_compute *c, const wl_workload *wl)
+{
+    return !c || !wl->device[0] || strcmp(wl->device, "unspecified") == 0 ||
+           kt_same_compute(wl->device, c->device.device->name);
+}
+
 int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, char *err)
 {
     memset(c, 0, sizeof *c);

@@ -118,6 +118,11 @@ int kt_compute_pass_s(const kt_compute *c, const wl_workload *wl, int index,
  * memory bandwidth (a V100 of 16 or 32 GB). Unknown names are alike only when equal. */
 int kt_same_compute(const char *a, const char *b);
 
+/* Whether wl's measured times hold under c (NULL: the measured times run): c's GPU computes
+ * like the one they were measured on, or wl does not say. What a strategy that keeps the
+ * measured times (the pipeline) needs to be priced beside the model's kernels. */
+int kt_measured_holds(const kt_compute *c, const wl_workload *wl);
+
 /* Forward + backward seconds per sample of the whole network on one GPU at `batch` samples
  * (every layer whole, every pass): what a per-sample measurement at that batch compares with.
  * Weight updates are not included (the measurements leave them out too). */

@@ -89,8 +89,9 @@ grep -qF '"compute": "model", "device": "h100-sxm5"' "$TMP/sg.json" ||
     fail "suggest on the H100 does not say the model timed its kernels"
 # no pipeline there: it would run the V100's measured times beside the H100's model kernels
 grep -q '"strategy": "pipeline' "$TMP/sg.json" && fail "suggest on the H100 priced a pipeline"
-"$HS" suggest -w alexnet -p abci -g 16 --batch-per-gpu 32 --top 1 --json 2>/dev/null |
-    grep -q '"strategy": "pipeline' || fail "suggest on abci priced no pipeline"
+"$HS" suggest -w alexnet -p abci -g 16 --batch-per-gpu 32 --top 1 --json >"$TMP/sga.json" \
+    2>/dev/null || fail "suggest on abci: exit $?"
+grep -q '"strategy": "pipeline' "$TMP/sga.json" || fail "suggest on abci priced no pipeline"
 for c in model measured; do
     "$HS" strategy --search -w alexnet -p nvswitch-ndr -g 16 -b 512 --analytic-only \
         --compute "$c" -o "$TMP/s.xml" --json >"$TMP/s-$c.json" 2>"$TMP/err" ||

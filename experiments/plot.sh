@@ -37,7 +37,7 @@ done
 [ -n "$x" ] && [ -n "$y" ] && [ -n "$out" ] || die "--x, --y and -o are required"
 [ -f "$csv" ] && [ -r "$csv" ] || die "$csv: not a readable file"
 case "$out" in
-    *.png) term=png; gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo && term=pngcairo ;;
+    *.png) term=png; grep -q pngcairo <<<"$(gnuplot -e 'set terminal' 2>&1)" && term=pngcairo ;;
     *.svg) term=svg ;;
     *) die "-o $out: a .png or .svg file" ;;
 esac

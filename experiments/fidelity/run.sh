@@ -52,7 +52,8 @@ configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=
          "uplinks=dmodk|-p gen:abci:uplink-routing=dmodk" "uplinks=hash|-p gen:abci:uplink-routing=hash"
          "chain+rs|--filter-backward reduce-scatter --halo chain"
          "ranked|-p gen:abci-built --filter-backward reduce-scatter")
-if "$HS_EXE" simulate --help 2>/dev/null | grep -q -- "--compute"; then
+# (the help read whole: grep -q on a pipe may leave hybridsim a SIGPIPE, a failure to pipefail)
+if grep -q -- "--compute" <<<"$("$HS_EXE" simulate --help 2>/dev/null)"; then
     configs=("${configs[0]}" "compute=measured|--compute measured" "${configs[@]:1}")
 fi
 

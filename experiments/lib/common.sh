@@ -65,7 +65,9 @@ hs_study_args() {
     HS_START_S="$(date +%s)"
     HS_RAN=0 # runs this invocation made (rows it added); the study adds its own runs
     if command -v gnuplot >/dev/null; then
-        if gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo; then HS_PNGTERM=pngcairo
+        # the list read whole first: grep -q on a pipe may leave gnuplot a SIGPIPE, which
+        # pipefail would take for "no pngcairo"
+        if grep -q pngcairo <<<"$(gnuplot -e 'set terminal' 2>&1)"; then HS_PNGTERM=pngcairo
         else HS_PNGTERM=png; fi
     else
         HS_PNGTERM=""

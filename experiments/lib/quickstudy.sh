@@ -39,7 +39,7 @@ awk -F '\t' 'NR == 1 { print "strategy\tgpus\tanalytic\tsimulated\tsim/an\tfits"
 
 command -v gnuplot >/dev/null || { echo "(gnuplot is missing: no plot)"; exit 0; }
 pngterm=png
-gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo && pngterm=pngcairo
+grep -q pngcairo <<<"$(gnuplot -e 'set terminal' 2>&1)" && pngterm=pngcairo # read whole: pipefail
 panels="$(awk -f "$lib/../paradl/bars.awk" -v dir="$tmp" -v measured="$measured" -v platform=abci "$tmp/runs.tsv")"
 [ -n "$panels" ] || { echo "(no strategy ran in both modes: no plot)"; exit 0; }
 gnuplot -e "term='png'; pngterm='$pngterm'; out='$out/quickstart.tmp.png'; dir='$tmp'; models='$panels'" \

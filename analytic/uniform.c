@@ -8,14 +8,18 @@
 #include "compute.h"
 
 /* The pure strategies, then each hybrid shape p1 x p2 with 1 < p2 < p. */
-int an_uniform_names(int p, char names[][AN_UNIFORM_NAME_LEN], int max)
+int an_uniform_names(const wl_workload *wl, int p, char names[][AN_UNIFORM_NAME_LEN], int max)
 {
     static const char *pure[] = {"data", "filter", "channel", "spatial", "pipeline"};
+    bool pipeline = kt_measured_holds(wl->compute, wl);
     int n = 0;
+    if (p == 1 && max > 0) {
+        snprintf(names[n++], AN_UNIFORM_NAME_LEN, "serial");
+        return n;
+    }
     for (size_t i = 0; i < sizeof pure / sizeof *pure && n < max; i++)
-        snprintf(names[n++], AN_UNIFORM_NAME_LEN, "%s", p == 1 ? "serial" : pure[i]);
-    if (p == 1)
-        return 1;
+        if (pipeline || strcmp(pure[i], "pipeline") != 0)
+            snprintf(names[n++], AN_UNIFORM_NAME_LEN, "%s", pure[i]);
     for (int p2 = 2; p2 < p && n + 1 < max; p2++) {
         if (p % p2)
             continue;
@@ -29,14 +33,12 @@ int an_best_uniform(const wl_workload *wl, const plat_platform *plat, int p, int
                     an_uniform *best, char *err)
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], why[HS_ERR_LEN];
-    int n = an_uniform_names(p, names, AN_UNIFORM_MAX);
+    int n = an_uniform_names(wl, p, names, AN_UNIFORM_MAX);
     memset(best, 0, sizeof *best);
     best->tried = n;
     for (int i = 0; i < n; i++) {
         st_strategy st;
         hs_estimate est;
-        if (strcmp(names[i], "pipeline") == 0 && !kt_measured_holds(wl->compute, wl))
-            continue; /* it would run measured times of another GPU beside the model's */
         if (st_parse(names[i], p, plat->gpus_per_node, 0, &st, why) != HS_OK ||
             an_estimate_on(wl, plat, &st, batch, PL_PACKED, &est, NULL, why) != HS_OK)
             continue; /* not possible at this p and batch (the batch does not divide, ...) */

@@ -7,7 +7,6 @@
 
 #include "an_search.h"
 #include "collective.h"
-#include "compute.h"
 #include "generate.h"
 
 /* Room for the next candidate, or NULL when the list is full. */
@@ -91,12 +90,11 @@ static void add_known(sg_list *l, const wl_workload *wl, const plat_platform *pl
                       an_net *net, int p, int64_t batch)
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], spec[SG_NAME_LEN];
-    int n = an_uniform_names(p, names, AN_UNIFORM_MAX);
-    bool pipelines = kt_measured_holds(wl->compute, wl); /* else V100 times on another GPU */
+    int n = an_uniform_names(wl, p, names, AN_UNIFORM_MAX);
+    bool pipelines = false; /* an_uniform_names gives it where its measured times hold */
     for (int i = 0; i < n; i++) {
         int before = l->n;
-        if (strcmp(names[i], "pipeline") == 0 && !pipelines)
-            continue;
+        pipelines = pipelines || strcmp(names[i], "pipeline") == 0;
         add_builtin(l, wl, plat, p, batch, names[i], 0, names[i]);
         if (l->n > before)
             add_allreduce_variants(l, wl, plat, batch, before);

@@ -28,6 +28,19 @@ static lw_split cut_of(const wl_layer *ly, const st_layer_config *c, double samp
     return cut;
 }
 
+/* The model's forward, input-gradient and weight-gradient kernels of layer l at `cut`. */
+static int passes_s(const wl_workload *wl, int l, const lw_split *cut, double *fw_s,
+                    double *dx_s, double *dw_s, char *err)
+{
+    *fw_s = *dx_s = *dw_s = 0;
+    int rc = kt_compute_pass_s(wl->compute, wl, l, cut, LW_FORWARD, fw_s, err);
+    if (rc == HS_OK)
+        rc = kt_compute_pass_s(wl->compute, wl, l, cut, LW_INPUT_GRAD, dx_s, err);
+    if (rc == HS_OK)
+        rc = kt_compute_pass_s(wl->compute, wl, l, cut, LW_WEIGHT_GRAD, dw_s, err);
+    return rc;
+}
+
 int st_layer_kernels_s(const wl_workload *wl, int l, const st_layer_config *c, double batch,
                        double *fw_s, double *bx_s, double *bw_s, char *err)
 {
@@ -43,11 +56,7 @@ int st_layer_kernels_s(const wl_workload *wl, int l, const st_layer_config *c, d
     }
     lw_split cut = cut_of(ly, c, samples);
     double dw_s = 0;
-    int rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_FORWARD, fw_s, err);
-    if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_INPUT_GRAD, bx_s, err);
-    if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_WEIGHT_GRAD, &dw_s, err);
+    int rc = passes_s(wl, l, &cut, fw_s, bx_s, &dw_s, err);
     *bw_s = weights ? dw_s : 0.0;
     *bx_s += weights ? 0.0 : dw_s;
     return rc;
@@ -87,11 +96,5 @@ int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, double sam
                          double *fw_s, double *dx_s, double *dw_s, char *err)
 {
     lw_split cut = builtin_cut(wl, kind, p2, samples, l);
-    *fw_s = *dx_s = *dw_s = 0;
-    int rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_FORWARD, fw_s, err);
-    if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_INPUT_GRAD, dx_s, err);
-    if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, &cut, LW_WEIGHT_GRAD, dw_s, err);
-    return rc;
+    return passes_s(wl, l, &cut, fw_s, dx_s, dw_s, err);
 }

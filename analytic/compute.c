@@ -12,8 +12,8 @@ int an__layer_kernels_s(const wl_workload *wl, const st_strategy *st, int l, dou
                         double *fw_s, double *bw_s, char *err)
 {
     double dx_s = 0, dw_s = 0;
-    int rc = st_builtin_kernels_s(wl, st->kind, st->p2, batch / st->p1, l, fw_s, &dx_s, &dw_s,
-                                  err);
+    int rc = st_builtin_kernels_s(wl, st->kind, st->p2, st->filter_rs, batch / st->p1, l,
+                                  fw_s, &dx_s, &dw_s, err);
     *bw_s = dx_s + dw_s;
     return rc;
 }

@@ -37,10 +37,17 @@ static bool served_before(const wl_workload *wl, const st_plan *plan, int u, int
     return false;
 }
 
+static void add_price(an_price *sum, const an_price *pr)
+{
+    sum->compute_s += pr->compute_s;
+    for (int t = 0; t < HS_TERM_COUNT; t++)
+        sum->comm_s[t] += pr->comm_s[t];
+}
+
 /* Every tensor's redistributions; covered[v]: v's output gradient is reduced at an upstream
  * gather (ParaDL's convention), so a model-split consumer of v charges no reduction of its own. */
 static int price_edges(an_net *net, const wl_workload *wl, const st_plan *plan, double batch,
-                       bool *covered, double *comm_s, char *err)
+                       bool *covered, an_price *sum, char *err)
 {
     for (int v = 0; v < wl->n_layers; v++) {
         const wl_layer *lv = &wl->layers[v];
@@ -64,8 +71,7 @@ static int price_edges(an_net *net, const wl_workload *wl, const st_plan *plan, 
                                        err);
             if (status != HS_OK)
                 return status;
-            for (int t = 0; t < HS_TERM_COUNT; t++)
-                comm_s[t] += pr.comm_s[t];
+            add_price(sum, &pr);
         }
     }
     return HS_OK;
@@ -73,12 +79,12 @@ static int price_edges(an_net *net, const wl_workload *wl, const st_plan *plan, 
 
 /* A layer no other reads (the loss's input): what its output costs all the same. */
 static int price_output(an_net *net, const wl_workload *wl, const st_plan *plan, int u,
-                        double batch, double *comm_s, char *err)
+                        double batch, an_price *sum, char *err)
 {
     an_price pr;
     int status = an_output_price(net, wl, u, &plan->layers[u], (int64_t)batch, &pr, err);
-    for (int t = 0; t < HS_TERM_COUNT && status == HS_OK; t++)
-        comm_s[t] += pr.comm_s[t];
+    if (status == HS_OK)
+        add_price(sum, &pr);
     return status;
 }
 
@@ -135,11 +141,15 @@ static int layers_model(an_net *net, const wl_workload *wl, const st_plan *plan,
         it->compute_s += compute_s;
         terms->comm_s[HS_TERM_HALO] += an__halo_s(net, &wl->layers[i], &plan->layers[i], batch);
     }
+    an_price moves = {0};
     if (status == HS_OK)
-        status = price_edges(net, wl, plan, batch, covered, terms->comm_s, err);
+        status = price_edges(net, wl, plan, batch, covered, &moves, err);
     for (int u = 0; u < wl->n_layers && status == HS_OK; u++)
         if (!an_is_read(wl, u))
-            status = price_output(net, wl, plan, u, batch, terms->comm_s, err);
+            status = price_output(net, wl, plan, u, batch, &moves, err);
+    it->compute_s += moves.compute_s; /* layout copies */
+    for (int t = 0; t < HS_TERM_COUNT; t++)
+        terms->comm_s[t] += moves.comm_s[t];
     if (status == HS_OK)
         status = price_gradients(net, wl, plan, terms->comm_s, err);
     free(covered);

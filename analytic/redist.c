@@ -19,7 +19,10 @@
  *                  by per-axis overlap; point to point between different groups. */
 #include "links_int.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "compute.h"
 
 enum { D_BATCH, D_CHAN, D_W, D_H, D_D, D_COUNT };
 
@@ -108,11 +111,15 @@ bool an__is_projection(const wl_workload *wl, int v, int u)
 
 typedef struct {
     an_net *net;
+    const wl_workload *wl;
     const wl_layer *u, *v;
     const st_layer_config *cu, *cv;
     cut h, n;
     double batch;
+    double *compute_s; /* layout copies */
     double *comm_s;
+    int status;        /* the first error timing a layout copy */
+    char *err;
 } edge;
 
 /* Bytes of u's output a rank holds: its batch block, channel block and slab. */
@@ -120,6 +127,19 @@ static double held_bytes(const edge *e)
 {
     double ways = (double)e->h.ways[D_BATCH] * e->h.ways[D_CHAN] * slabs(&e->h);
     return e->batch * (double)e->u->y_elems / ways * AN_BYTES_PER_ELEM;
+}
+
+/* Gathered channel slices put in place, `bytes` of them, on a rank whose block holds `samples`
+ * samples (strategy.h, st_builtin_kernels_s): under the compute model only. */
+static void layout_copy(edge *e, double bytes, double samples)
+{
+    int64_t n = (int64_t)llround(samples);
+    double copy_s = 0;
+    if (!e->wl->compute || n <= 1 || e->status != HS_OK)
+        return;
+    e->status = kt_compute_copy_s(e->wl->compute, e->wl, bytes / AN_BYTES_PER_ELEM, n, &copy_s,
+                                  e->err);
+    *e->compute_s += copy_s;
 }
 
 static an_lines line_of(const st_layer_config *c, int stride, int n)
@@ -138,6 +158,7 @@ static void model_gather(edge *e)
     double whole = held_bytes(e) * (part ? 1 : q); /* the tensor with every channel */
     e->comm_s[HS_TERM_ACT_ALLGATHER] += an__allgather_s(q, whole / q, l);
     e->comm_s[HS_TERM_ACT_ALLREDUCE] += an__allreduce_s(q, whole, l);
+    layout_copy(e, whole, e->batch / e->h.ways[D_BATCH]); /* forward, or partial: backward */
     if (!part) /* every rank of the line now holds every channel; a reduced partial sum keeps
                 * u's filter blocks */
         e->h.ways[D_CHAN] = 1;
@@ -157,6 +178,7 @@ static void aligned_backward(edge *e, bool covered)
         an_link l = an__lines_ring(e->net, line_of(e->cv, s.c, e->n.ways[D_CHAN]));
         e->comm_s[HS_TERM_ACT_ALLGATHER] +=
             an__allgather_s(e->n.ways[D_CHAN], x / e->n.ways[D_CHAN] / slabs(&e->n), l);
+        layout_copy(e, x / slabs(&e->n), e->batch / e->n.ways[D_BATCH]);
     }
     int q = slabs(&e->n);
     if (slabs(&e->h) == 1 && q > 1) { /* the start of a spatial region: slabs gathered back */
@@ -241,11 +263,12 @@ int an_edge_price(an_net *net, const wl_workload *wl, int u, const st_layer_conf
         return hs_fail(err, HS_EINPUT, "an_edge_price: no edge from layer %d to layer %d", u, v);
     if (an__is_projection(wl, v, u))
         return HS_OK;
-    edge e = {.net = net, .u = &wl->layers[u], .v = &wl->layers[v], .cu = cu, .cv = cv,
-              .h = held_by(&wl->layers[u], cu), .n = needed_by(&wl->layers[v], cv),
-              .batch = (double)batch, .comm_s = out->comm_s};
+    edge e = {.net = net, .wl = wl, .u = &wl->layers[u], .v = &wl->layers[v], .cu = cu,
+              .cv = cv, .h = held_by(&wl->layers[u], cu), .n = needed_by(&wl->layers[v], cv),
+              .batch = (double)batch, .compute_s = &out->compute_s, .comm_s = out->comm_s,
+              .err = err};
     classify(&e, covered);
-    return HS_OK;
+    return e.status;
 }
 
 int an_output_price(an_net *net, const wl_workload *wl, int u, const st_layer_config *cu,
@@ -257,8 +280,9 @@ int an_output_price(an_net *net, const wl_workload *wl, int u, const st_layer_co
     const wl_layer *l = &wl->layers[u];
     if (!partial(l, cu))
         return HS_OK;
-    edge e = {.net = net, .u = l, .v = l, .cu = cu, .cv = cu, .h = held_by(l, cu),
-              .n = held_by(l, cu), .batch = (double)batch, .comm_s = out->comm_s};
+    edge e = {.net = net, .wl = wl, .u = l, .v = l, .cu = cu, .cv = cu, .h = held_by(l, cu),
+              .n = held_by(l, cu), .batch = (double)batch, .compute_s = &out->compute_s,
+              .comm_s = out->comm_s, .err = err};
     model_gather(&e);
-    return HS_OK;
+    return e.status;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # e2e_compute.sh: --compute measured|model, and the default. ResNet-50 on abci: the model times
 # a split layer as the smaller kernel it is, so data+filter and filter at 32 and 64 GPUs get
-# more compute than the linear split and come within 30% of the measured ABCI compute column
+# more compute than the linear split and come within 25% of the measured ABCI compute column
 # (filter 64 aside), data+spatial computes its slabs (below linear), while data parallelism at
 # the calibration batch keeps its measured time; analytic and simulation time the same
 # kernels; the report and JSON say where the times came from. Without --compute the model
@@ -25,10 +25,11 @@ for strategy, gpus, measured, linear, model, _ in rows:
         assert linear < model, (strategy, gpus, measured, linear, model)
         assert abs(model - measured) < abs(linear - measured)
         # the replicated memory-bound layers (anchored on the network's total, not on
-        # ParaDL's FLOP spread) bring them within 30%; filter 64 measured 2.8x filter 32's
-        # compute at the same batch, which no kernel model does
+        # ParaDL's FLOP spread) and the layout copies after the gathers bring them within
+        # 25% (filter 32 above, at 1.16); filter 64 measured 2.8x filter 32's compute at
+        # the same batch, which no kernel model does
         if (strategy, gpus) != ("filter", "64"):
-            assert 0.7 < model / measured < 1.1, (strategy, gpus, measured, model)
+            assert 0.75 < model / measured < 1.2, (strategy, gpus, measured, model)
     if strategy == "data+spatial":  # its slabs: below linear, as the measured compute
         assert model < linear, (strategy, gpus, linear, model)
 assert len(rows) == 12
@@ -56,7 +57,9 @@ for s in "$TMP/df.xml" data+filter:4x4; do
         python3 -c 'import json,sys; print(json.load(sys.stdin)["iteration"]["compute_s"])' \
         >>"$TMP/plan-vs-builtin" || fail "plan $s: $(cat "$TMP/err")"
 done
-[ "$(sort -u "$TMP/plan-vs-builtin" | wc -l)" -eq 1 ] ||
+# (equal to the rounding: the plan adds its layout copies at the gathers, the built-in in kernels)
+python3 -c 'import sys; a, b = map(float, open(sys.argv[1]).read().split()); assert abs(a - b) <= 1e-12 * a' \
+    "$TMP/plan-vs-builtin" ||
     fail "the plan's model compute differs from the built-in's: $(tr '\n' ' ' <"$TMP/plan-vs-builtin")"
 "$HS" analytic -w resnet50 -p nvswitch-ndr -s data -g 64 -b 4096 --compute model --json \
     >"$TMP/h.json" 2>"$TMP/err" || fail "analytic on the H100: $(cat "$TMP/err")"

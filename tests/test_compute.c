@@ -386,6 +386,27 @@ static void test_anchoring(void **state)
     remove(path);
 }
 
+/* A layout copy streams its elements once in and once out at the kernels' bandwidth, after
+ * a launch, anchored by the network's factor (1 without a measurement to anchor on); a
+ * per-layer-timed workload has no measured copy, so the model's time stands. */
+static void test_layout_copy(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    wl_workload wl;
+    load_ok("resnet50", &wl);
+    kt_compute c;
+    assert_int_equal(kt_compute_init(&c, &wl, "v100-sxm2-16gb", err), HS_OK);
+    const dv_device *d = dv_find("v100-sxm2-16gb");
+    double raw_s = d->launch_s + 2.0 * 4.0 * 1e6 / (kt_fitted().eff_bw * d->memory_bw_Bps), s;
+    assert_int_equal(kt_compute_copy_s(&c, &wl, 1e6, 64, &s, err), HS_OK);
+    assert_true(c.network_scale > 0 && fabs(c.network_scale - 1.0) > 1e-3);
+    assert_true(rel_close(s, raw_s * c.network_scale, 1e-12));
+    assert_int_equal(kt_compute_copy_s(&c, &wl, 0, 64, &s, err), HS_OK);
+    assert_true(s == 0.0);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_kernel_time),     cmocka_unit_test(test_precision),
         cmocka_unit_test(test_devices),         cmocka_unit_test(test_fitted_model),
         cmocka_unit_test(test_split_is_not_linear), cmocka_unit_test(test_anchoring),
+        cmocka_unit_test(test_layout_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

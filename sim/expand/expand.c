@@ -137,8 +137,8 @@ static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, int l, ex_
         return HS_OK;
     }
     double dw_s = 0;
-    int rc = st_builtin_kernels_s(wl, sh->kind, sh->p2, sh->samples, l, &lp->fw_s, &lp->bx_s,
-                                  &dw_s, err);
+    int rc = st_builtin_kernels_s(wl, sh->kind, sh->p2, sh->filter_rs, sh->samples, l,
+                                  &lp->fw_s, &lp->bx_s, &dw_s, err);
     lp->bw_s = lp->has_weights ? dw_s : 0.0;
     lp->bx_s += lp->has_weights ? 0.0 : dw_s;
     lp->wu_s *= wl->compute->update_scale;

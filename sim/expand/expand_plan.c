@@ -16,8 +16,11 @@
  * GPipe's lists (pipeline.c). */
 #include "expand_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "compute.h"
 
 /* One redistribution: u's output to the consumers needing what v needs. */
 typedef struct {
@@ -53,6 +56,8 @@ typedef struct {
     double (*kernel_s)[3]; /* per layer: its forward, input- and weight-gradient kernels on a
                             * rank (st_layer_kernels_s) */
     bool oom;
+    int status;            /* the first error timing a layout copy (HS_OK: none) */
+    char *err;             /* its message */
 } planner;
 
 enum { L_B = 1, L_R = 2, L_C = 4, L_F = 8, L_D = 16, L_H = 32, L_W = 64 };
@@ -180,6 +185,20 @@ static int plan_kernels(planner *pl, char *err)
     return rc;
 }
 
+/* Rank r's gathered channel slices put in place (strategy.h, st_builtin_kernels_s), `bytes`
+ * of them, under the compute model when the rank's block of c holds more than one sample. */
+static void layout_copy(planner *pl, int r, tg_phase kind, int l, const st_layer_config *c,
+                        double bytes)
+{
+    int64_t n = (int64_t)llround(samples(pl, c));
+    double copy_s = 0;
+    if (!pl->wl->compute || n <= 1 || pl->status != HS_OK)
+        return;
+    pl->status = kt_compute_copy_s(pl->wl->compute, pl->wl, bytes / EX_DELTA_BYTES, n, &copy_s,
+                                   pl->err);
+    pl->ready[r] = ex_exec(&pl->cur[r], kind, l, copy_s, pl->ready[r]);
+}
+
 /* ------------------------------------------------------------------ partial sums */
 
 static bool partial_sums(const planner *pl, int l)
@@ -210,6 +229,7 @@ static void partial_backward(planner *pl, int l, int r)
     int gi = line_group(pl, cfg(pl, l), r, L_C);
     put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, l, gi,
              held_bytes(pl, l, r) / cfg(pl, l)->channel, 0);
+    layout_copy(pl, r, TG_BACKWARD_INPUT, l, cfg(pl, l), held_bytes(pl, l, r));
 }
 
 /* ------------------------------------------------------------------ redistributions */
@@ -338,10 +358,16 @@ static void forward_moves(planner *pl, const ex_edge *e)
         rounds(pl, e, TG_FORWARD, false);
         return;
     }
-    for (int r = 0; e->mv.kind == EX_MOVE_GATHER && r < pl->p; r++)
-        if (e->mv.group[r] >= 0)
-            put_comm(pl, r, TG_ALLGATHER, TG_FORWARD, e->u, e->mv.group[r], e->mv.piece[r],
-                     e->staged ? TG_FLAG_STAGED : 0);
+    bool filters = e->model_gather && !partial_sums(pl, e->u); /* slices of channels */
+    for (int r = 0; e->mv.kind == EX_MOVE_GATHER && r < pl->p; r++) {
+        if (e->mv.group[r] < 0)
+            continue;
+        put_comm(pl, r, TG_ALLGATHER, TG_FORWARD, e->u, e->mv.group[r], e->mv.piece[r],
+                 e->staged ? TG_FLAG_STAGED : 0);
+        if (filters)
+            layout_copy(pl, r, TG_FORWARD, e->u, cfg(pl, e->u),
+                        e->mv.piece[r] * e->mv.size[r]);
+    }
 }
 
 /* Backward of an edge that moved nothing forward: v worked on a slice of what u holds whole,
@@ -359,9 +385,11 @@ static void aligned_backward(planner *pl, const ex_edge *e, int r)
     if (st_has_filters(lv) && cv->filter > 1 && !cv->whole && !covered)
         put_comm(pl, r, TG_ALLREDUCE, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, L_F),
                  bytes, 0);
-    if (!all_channels(&n, lu) && all_channels(&h, lu) && !covered)
+    if (!all_channels(&n, lu) && all_channels(&h, lu) && !covered) {
         put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, L_C),
                  bytes, 0);
+        layout_copy(pl, r, TG_BACKWARD_INPUT, e->u, cv, bytes * cv->channel);
+    }
     if (cut_spatially(&n, lu) && !cut_spatially(&h, lu))
         put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, e->u,
                  line_group(pl, cv, r, L_W | L_H | L_D), bytes, TG_FLAG_STAGED);
@@ -546,7 +574,7 @@ int ex__expand_plan(const wl_workload *wl, const st_plan *plan, int64_t batch, b
     if (plan->micro_batches > 0)
         return plan_pipeline(wl, plan, batch, overlap, g, err);
     int p = plan->gpus;
-    planner pl = {.wl = wl, .plan = plan, .batch = batch, .p = p, .g = g};
+    planner pl = {.wl = wl, .plan = plan, .batch = batch, .p = p, .g = g, .err = err};
     pl.cur = calloc((size_t)p, sizeof *pl.cur);
     pl.ready = malloc((size_t)p * sizeof *pl.ready);
     pl.last_kernel = malloc((size_t)p * sizeof *pl.last_kernel);
@@ -572,7 +600,10 @@ int ex__expand_plan(const wl_workload *wl, const st_plan *plan, int64_t batch, b
     for (int r = 0; !pl.oom && r < p; r++)
         pl.oom = pl.cur[r].oom;
     bool oom = pl.oom;
+    status = pl.status;
     planner_free(&pl);
+    if (status != HS_OK)
+        return status;
     return oom ? hs_fail(err, HS_EINTERNAL, "out of memory expanding the plan %s", plan->name)
                : HS_OK;
 }

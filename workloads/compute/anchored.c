@@ -72,6 +72,29 @@ static int calib_model_s(const kt_compute *c, const wl_workload *wl, int index, 
     return rc;
 }
 
+/* *seconds times the network's anchor: measured over modelled at the calibration batch (or,
+ * not said, at this kernel's samples). */
+static int scale_by_network(const kt_compute *c, const wl_workload *wl, int64_t samples,
+                            double *seconds, char *err)
+{
+    double scale = c->network_scale;
+    int64_t b0 = wl->calibration_batch > 0 ? wl->calibration_batch : samples;
+    int rc = scale > 0 ? HS_OK : network_scale(c, wl, b0, &scale, err);
+    *seconds *= scale;
+    return rc;
+}
+
+int kt_compute_copy_s(const kt_compute *c, const wl_workload *wl, double elems, int64_t samples,
+                      double *seconds, char *err)
+{
+    lw_kernel copy = {.kind = LW_STREAM,
+                      .bytes = 2.0 * elems * pr_activation_bytes(c->device.precision)};
+    *seconds = elems > 0 ? kt_kernel_s(&c->device, &copy) : 0.0;
+    if (*seconds == 0 || !c->anchored || wl->layer_times)
+        return HS_OK;
+    return scale_by_network(c, wl, samples, seconds, err);
+}
+
 static int64_t at_most(int64_t parts, int64_t extent)
 {
     return parts > extent && extent > 0 ? extent : parts;
@@ -91,15 +114,10 @@ int kt_compute_pass_s(const kt_compute *c, const wl_workload *wl, int index,
     int rc = kt_pass_s(&c->device, wl, index, split, pass, seconds, err);
     if (rc != HS_OK || !c->anchored || *seconds == 0)
         return rc;
+    if (!wl->layer_times)
+        return scale_by_network(c, wl, split->samples, seconds, err);
     /* measured at the calibration batch (or, not said, at this kernel's samples), unsplit */
     int64_t b0 = wl->calibration_batch > 0 ? wl->calibration_batch : split->samples;
-    if (!wl->layer_times) {
-        double scale = c->network_scale;
-        if (!(scale > 0) && (rc = network_scale(c, wl, b0, &scale, err)) != HS_OK)
-            return rc;
-        *seconds *= scale;
-        return HS_OK;
-    }
     double model_fw_s, model_bw_s;
     rc = calib_model_s(c, wl, index, b0, &model_fw_s, &model_bw_s, err);
     if (rc != HS_OK)

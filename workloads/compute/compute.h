@@ -114,6 +114,13 @@ int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, ch
 int kt_compute_pass_s(const kt_compute *c, const wl_workload *wl, int index,
                       const lw_split *split, lw_pass pass, double *seconds, char *err);
 
+/* Seconds of one copy of `elems` elements inside the GPU's memory (read once, written once: an
+ * element-wise kernel), anchored as c anchors the network's kernels (per-layer anchoring has
+ * no measured copy: the model's time stands); `samples` as for the kernel it serves. What
+ * putting gathered channel slices in place costs (workloads/strategy/strategy.h). */
+int kt_compute_copy_s(const kt_compute *c, const wl_workload *wl, double elems, int64_t samples,
+                      double *seconds, char *err);
+
 /* Whether two device names (device.h names or labels) compute alike: the same peak rates and
  * memory bandwidth (a V100 of 16 or 32 GB). Unknown names are alike only when equal. */
 int kt_same_compute(const char *a, const char *b);

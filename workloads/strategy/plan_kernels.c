@@ -92,9 +92,33 @@ static lw_split builtin_cut(const wl_workload *wl, st_kind kind, int p2, double 
     return cut;
 }
 
-int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, double samples, int l,
-                         double *fw_s, double *dx_s, double *dw_s, char *err)
+/* The layout copies around layer l's activation collectives (strategy.h): after an allgather
+ * of channel slices (filter forward, channel backward) and before a reduce-scatter of them
+ * (filter backward with filter_rs), one copy of the group's whole output each. */
+static int layout_copies_s(const wl_workload *wl, st_kind kind, int p2, bool filter_rs,
+                           double samples, int l, double *fw_s, double *dx_s, char *err)
+{
+    const wl_layer *ly = &wl->layers[l];
+    bool filter = kind == ST_FILTER || kind == ST_DATA_FILTER;
+    int64_t n = (int64_t)llround(samples);
+    if (!(filter || kind == ST_CHANNEL) || p2 <= 1 || n <= 1 || l == wl->n_layers - 1 ||
+        !(ly->split_mask & st_split_bit(kind)))
+        return HS_OK;
+    double copy_s = 0;
+    int rc = kt_compute_copy_s(wl->compute, wl, (double)n * (double)ly->y_elems, n, &copy_s,
+                               err);
+    *fw_s += filter ? copy_s : 0.0;
+    *dx_s += !filter || filter_rs ? copy_s : 0.0;
+    return rc;
+}
+
+int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, bool filter_rs,
+                         double samples, int l, double *fw_s, double *dx_s, double *dw_s,
+                         char *err)
 {
     lw_split cut = builtin_cut(wl, kind, p2, samples, l);
-    return passes_s(wl, l, &cut, fw_s, dx_s, dw_s, err);
+    int rc = passes_s(wl, l, &cut, fw_s, dx_s, dw_s, err);
+    if (rc == HS_OK)
+        rc = layout_copies_s(wl, kind, p2, filter_rs, samples, l, fw_s, dx_s, err);
+    return rc;
 }

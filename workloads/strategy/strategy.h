@@ -92,10 +92,17 @@ const char *st_kind_name(st_kind kind); /* "data+filter" */
  * the width). Spatial parallelism also cuts the unmarked layers between its first and last
  * split layer (batch normalisation, ReLU, adds, pooling): their input stays in slabs, so
  * each GPU computes its slab (ParaDL's accounting charges them whole; with measured times
- * hybridsim keeps it). The simulator and the analytic model both time kernels here
- * (plan_kernels.c). Errors are the compute model's (compute.h). */
-int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, double samples, int l,
-                         double *fw_s, double *dx_s, double *dw_s, char *err);
+ * hybridsim keeps it). Filter and channel parallelism also copy activations in GPU memory:
+ * a collective joins or splits rank-sized blocks, but a tensor of several samples keeps each
+ * sample's channels together, so gathered channel slices are put in place after an allgather
+ * (filter forward, channel backward) and packed before a reduce-scatter (filter backward with
+ * filter_rs; an allreduce needs none): one copy of the group's output each, in the forward or
+ * input-gradient kernel of the layer (compute.h, kt_compute_copy_s). The simulator and the
+ * analytic model both time kernels here (plan_kernels.c). Errors are the compute model's
+ * (compute.h). */
+int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, bool filter_rs,
+                         double samples, int l, double *fw_s, double *dx_s, double *dw_s,
+                         char *err);
 
 /* The pipeline's stages: contiguous layer groups, stage i (on GPU i) running layers
  * first[i] .. first[i+1]-1, so first[] has stages+1 entries and first[stages] = n_layers.

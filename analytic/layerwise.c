@@ -55,10 +55,11 @@ double an__halo_s(an_net *net, const wl_layer *l, const st_layer_config *c, doub
             continue;
         an_lines line = {.base = c->base, .q = st_group_size(c), .stride = stride[axis],
                          .n = split[axis]};
-        an_link staged = an__shared(an__lines_staged(net, line), 2.0 * an__node_sharing(net));
+        an_link staged = an__lines_staged(net, line);
         double bytes = batch / c->batch * halo_elems(l, c, axis) * AN_BYTES_PER_ELEM;
-        /* x forward, dL/dx backward, each to both neighbours one after the other */
-        sum_s += 4 * (staged.alpha_s + bytes * staged.beta_s_per_byte);
+        /* x forward, dL/dx backward, each to both neighbours one after the other, in a chain
+         * along the axis' split - 1 links, each alone on its links (the built-ins' default) */
+        sum_s += (split[axis] - 1) * 4 * (staged.alpha_s + bytes * staged.beta_s_per_byte);
     }
     return sum_s;
 }

@@ -9,8 +9,9 @@
  *                  filter-split v's partial input gradients are summed (both skipped when an
  *                  upstream gather already charges them: ParaDL's convention, `covered`);
  *   model gather   u split on output channels (filters, or a partial-sum channel split), v
- *                  needs them all: allgather forward, allreduce backward of u's output, 3(q-1)
- *                  steps of X/q (ParaDL's filter and channel terms);
+ *                  needs them all: allgather forward, reduce-scatter backward of u's output
+ *                  (the built-ins' default; a partial sum: allreduce forward, allgather back,
+ *                  ParaDL's channel terms);
  *   slab gather    u cut spatially, v needs whole extents: the allgather counted twice, staged
  *                  through host memory (ParaDL's split point);
  *   batch regroup  v's batch blocks are G of u's (SplitBrain's and OWT's boundary): allgather
@@ -147,7 +148,9 @@ static an_lines line_of(const st_layer_config *c, int stride, int n)
     return (an_lines){.base = c->base, .q = st_group_size(c), .stride = stride, .n = n};
 }
 
-/* u split on output channels, v needing them all: ParaDL's allgather + allreduce. */
+/* u split on output channels, v needing them all: an allgather forward and a reduce-scatter
+ * back, each with its layout copy (the built-ins' default); a partial-sum channel split
+ * allreduces forward and gathers the gradient's slices back. */
 static void model_gather(edge *e)
 {
     bool part = partial(e->u, e->cu);
@@ -156,9 +159,13 @@ static void model_gather(edge *e)
     int stride = part || !st_has_filters(e->u) ? s.c : s.f;
     an_link l = an__lines_ring(e->net, line_of(e->cu, stride, q));
     double whole = held_bytes(e) * (part ? 1 : q); /* the tensor with every channel */
+    double samples = e->batch / e->h.ways[D_BATCH];
     e->comm_s[HS_TERM_ACT_ALLGATHER] += an__allgather_s(q, whole / q, l);
-    e->comm_s[HS_TERM_ACT_ALLREDUCE] += an__allreduce_s(q, whole, l);
-    layout_copy(e, whole, e->batch / e->h.ways[D_BATCH]); /* forward, or partial: backward */
+    e->comm_s[HS_TERM_ACT_ALLREDUCE] += part ? an__allreduce_s(q, whole, l)
+                                             : an__allgather_s(q, whole / q, l); /* the r-s */
+    layout_copy(e, whole, samples); /* forward, or partial: backward */
+    if (!part)
+        layout_copy(e, whole, samples); /* the reduce-scatter's pack */
     if (!part) /* every rank of the line now holds every channel; a reduced partial sum keeps
                 * u's filter blocks */
         e->h.ways[D_CHAN] = 1;

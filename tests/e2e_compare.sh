@@ -4,7 +4,8 @@
 # other ranks / pipeline bubbles) must add up on both sides: the model's communication terms to
 # its comm_s exactly, for every strategy; and the part named must be the one the numbers say,
 # checked here against hand computations where they are short:
-#   data+spatial 4x4, ResNet-50, 16 GPUs: the halo exchange. Each of the 17 split layers with
+#   data+spatial 4x4, ResNet-50, 16 GPUs, halos as ParaDL sends them (--halo sendrecv): the
+#     halo exchange. Each of the 17 split layers with
 #     a window wider than 1 sends 4 staged messages (halo faces of 256 samples, 60.8 MB per
 #     set of one message per layer). Both sides pay 4 x 17 x 3 ms staging latency = 0.204 s;
 #     the model shares the node's PCIe 8 ways (4 GPUs x 2 directions): + 4 x 60.8 MB x 8 /
@@ -106,7 +107,8 @@ check() { # check NAME PART KIND
 
 rn=(-w resnet50 -p abci --layers-top 0)
 
-run spatial "${rn[@]}" -s data+spatial:4x4 -g 16 -b 1024 && check spatial halo_exchange nic
+run spatial "${rn[@]}" -s data+spatial:4x4 -g 16 -b 1024 --halo sendrecv &&
+    check spatial halo_exchange nic
 # the halo by hand (see the top): the model's and the simulation's, from the workload file
 python3 - "$TMP/spatial.json" "$SRC/workloads/resnet50.xml" <<'PY' || fail "spatial: halo by hand"
 import json, re, sys
@@ -166,7 +168,7 @@ for s in "serial -g 1 -b 64" "data -g 8 -b 256" "spatial -g 4 -b 32" "filter -g 
 done
 
 # the table says the same as the JSON, and identical runs print identical bytes
-"$HS" compare "${rn[@]}" -s data+spatial:4x4 -g 16 -b 1024 >"$TMP/spatial.txt" 2>&1 ||
+"$HS" compare "${rn[@]}" -s data+spatial:4x4 -g 16 -b 1024 --halo sendrecv >"$TMP/spatial.txt" 2>&1 ||
     fail "table: exit status $?"
 grep -q "^  difference: .*the largest part is the halo exchange" "$TMP/spatial.txt" ||
     fail "table: no difference line naming the halo exchange"
@@ -174,7 +176,7 @@ grep -q "^    the halo exchange  *0.3256" "$TMP/spatial.txt" || fail "table: no 
 if "$HS" compare "${rn[@]}" -s data -g 64 -b 1024 | grep -q "difference"; then
     fail "table: data on 64 GPUs agrees but prints a difference"
 fi
-run spatial2 "${rn[@]}" -s data+spatial:4x4 -g 16 -b 1024 &&
+run spatial2 "${rn[@]}" -s data+spatial:4x4 -g 16 -b 1024 --halo sendrecv &&
     { cmp -s "$TMP/spatial.json" "$TMP/spatial2.json" || fail "two identical runs differ"; }
 
 if [ "$failures" -ne 0 ]; then

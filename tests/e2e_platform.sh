@@ -164,9 +164,11 @@ grep -q 'cpu-link' "$SRC/platforms/abci.xml" && fail "abci.xml: spec names cpu-l
     >/dev/null 2>&1 || fail "spatial 4 on abci-built"
 [ "$(grep -c '^n0000-cpulink,other,\(up\|down\),41600000000,40,' "$TMP/l.csv")" = 2 ] ||
     fail "abci-built: the CPU link does not carry the cross-CPU halos: $(grep cpulink "$TMP/l.csv")"
-# Staged halos of the two GPUs of a switch share it: data+spatial slower than on abci (pinned).
+# Staged halos of the two GPUs of a switch share it: data+spatial slower than on abci (pinned;
+# halos sent at once, ParaDL's, so that the two GPUs' stage together).
 for p in abci gen:abci-built; do
-    "$HS" simulate -w resnet50 -p "$p" -s data+spatial -g 64 -b 4096 --compute measured --row |
+    "$HS" simulate -w resnet50 -p "$p" -s data+spatial -g 64 -b 4096 --compute measured \
+        --halo sendrecv --row |
         awk '{print $10}'
 done >"$TMP/ds"
 [ "$(tr '\n' ' ' <"$TMP/ds")" = "0.507904 0.530075 " ] ||

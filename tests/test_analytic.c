@@ -52,6 +52,7 @@ static hs_estimate run(const char *text, int p, int segments, int64_t batch)
     char err[HS_ERR_LEN];
     if (st_parse(text, p, 2, segments, &st, err) != HS_OK)
         fail_msg("parse %s: %s", text, err);
+    st.filter_rs = st.halo_chain = false; /* ParaDL's collectives: the closed forms below */
     if (an_model(&tiny, &st, batch, &links, 50000, &est, err) != HS_OK)
         fail_msg("%s on %d: %s", text, p, err);
     check_close(est.iteration.exposed_comm_s, est.iteration.comm_s, "exposed = comm");

@@ -368,8 +368,9 @@ static void check_row(const char *file, int block, const char *net, const oracle
     st_strategy st;
     hs_estimate e;
     char err[HS_ERR_LEN];
-    if (st_parse(text, (int)r->p, abci.gpus_per_node, 0, &st, err) != HS_OK ||
-        an_estimate(wl, &abci, &st, (int64_t)r->batch, &e, err) != HS_OK)
+    int rc = st_parse(text, (int)r->p, abci.gpus_per_node, 0, &st, err);
+    st.filter_rs = st.halo_chain = false; /* ParaDL's collectives, as its logs */
+    if (rc != HS_OK || an_estimate(wl, &abci, &st, (int64_t)r->batch, &e, err) != HS_OK)
         fail_msg("%s: %s p=%g B=%g: %s", file, text, r->p, r->batch, err);
     compare(file, block, r, &e, skip, t);
 }

@@ -213,7 +213,8 @@ static void write_text(const char *path, const char *text)
 
 /* The analytic iteration total computed in this process (the measured times: the sweeps
  * below say --compute measured), to check the children's values. */
-static double analytic_total_s(const char *strategy, int p, int64_t batch)
+/* paradl: ParaDL's halos and filter backward (--halo sendrecv --filter-backward allreduce). */
+static double analytic_total_s(const char *strategy, int p, int64_t batch, bool paradl)
 {
     static plat_platform plat;
     static wl_workload wl;
@@ -227,6 +228,8 @@ static double analytic_total_s(const char *strategy, int p, int64_t batch)
     st_strategy st;
     hs_estimate est;
     assert_int_equal(st_parse(strategy, p, plat.gpus_per_node, 0, &st, err), HS_OK);
+    if (paradl)
+        st.filter_rs = st.halo_chain = false;
     assert_int_equal(an_estimate(&wl, &plat, &st, batch, &est, err), HS_OK);
     return est.iteration.total_s;
 }
@@ -280,7 +283,7 @@ static void test_batch_rules_and_analytic_values(void **state)
         assert_string_equal(get(&c, i, "message"), "");
         assert_int_equal(atoll(get(&c, i, "batch")), want[i].batch);
         double total = strtod(get(&c, i, "an_iter_total_s"), NULL);
-        double expect = analytic_total_s(want[i].strategy, want[i].p, want[i].batch);
+        double expect = analytic_total_s(want[i].strategy, want[i].p, want[i].batch, false);
         assert_true(fabs(total - expect) <= 1e-12 * expect);
         assert_string_equal(get(&c, i, "sim_iter_total_s"), "");
         /* epoch exposed = iteration exposed x iterations (estimate.h) */
@@ -303,6 +306,34 @@ static void test_batch_rules_and_analytic_values(void **state)
     for (int i = 0; i < c.n_rows; i++)
         model_rows += strstr(c.cell[i][0], "|compute=model") != NULL;
     assert_int_equal(model_rows, 2 * 2 * 4);
+    csv_free(&c);
+}
+
+/* --filter-backward and --halo reach the runs they apply to (a data run takes neither and
+ * still runs) and end every key; the data+filter rows are ParaDL's allreduce then. */
+static void test_paradl_collectives(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN];
+    const char *out = in_scratch("paradl.csv");
+    assert_int_equal(sweep(err, "-m", "analytic", "-w", "resnet50", "-p", "abci", "-s",
+                           "data,data+filter:2x4", "-g", "8", "-b", "256", "--compute",
+                           "measured", "--filter-backward", "allreduce", "--halo", "sendrecv",
+                           "-o", out, NULL),
+                     HS_OK);
+    csv c;
+    csv_read(out, &c);
+    assert_int_equal(c.n_rows, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(get(&c, i, "status"), "ok");
+        const char *key = c.cell[i][0];
+        const char *tail = "|compute=measured|halo=sendrecv|filter-backward=allreduce";
+        assert_string_equal(key + strlen(key) - strlen(tail), tail);
+    }
+    double total = strtod(get(&c, 1, "an_iter_total_s"), NULL);
+    double paradl = analytic_total_s("data+filter:2x4", 8, 256, true);
+    assert_true(fabs(total - paradl) <= 1e-12 * total);
+    assert_true(total > analytic_total_s("data+filter:2x4", 8, 256, false)); /* r-s: less */
     csv_free(&c);
 }
 
@@ -334,7 +365,8 @@ static void test_compare_and_simulate_rows(void **state)
         double sm = strtod(get(&c, i, "sim_iter_total_s"), NULL);
         assert_true(an > 0 && sm > 0);
         assert_true(fabs(an - analytic_total_s(names[i], atoi(get(&c, i, "gpus")),
-                                               atoll(get(&c, i, "batch")))) <= 1e-12 * an);
+                                               atoll(get(&c, i, "batch")), false)) <=
+                    1e-12 * an);
         assert_true(fabs(strtod(get(&c, i, "agreement"), NULL) - (1 - fabs(sm - an) / sm)) <
                     1e-12);
         assert_string_equal(get(&s, i, "an_iter_total_s"), "");
@@ -648,6 +680,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_batch_rules_and_analytic_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paradl_collectives, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_and_simulate_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_become_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_resume_after_stop, setup, teardown),

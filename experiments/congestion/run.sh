@@ -5,7 +5,8 @@
 # placement; then two identical jobs sharing the fabric (simulate --job ... --baseline); then
 # routed uplinks: ABCI's fat-link uplinks against a cable a flow (InfiniBand's D-mod-K, ECMP
 # hashing; platforms/README.md), data parallelism with the ring, NCCL's rings and its trees.
-# Every run keeps the measured kernel times (--compute measured), so that only the network
+# Every run keeps the measured kernel times (--compute measured) and ParaDL's filter backward
+# (--filter-backward allreduce), as the study was first made, so that only the network
 # differs.
 # Usage: experiments/congestion/run.sh [--quick] [-o OUTDIR] (--help for all)
 # Writes OUTDIR/platforms/abci-r{1,2,3,6}.xml, congestion.csv (the sweeps), fabric/*.json (one
@@ -34,7 +35,8 @@ fi
 csv=congestion.csv
 for m in "${models[@]}"; do
     n="${one_gpu_batch[$m]}"
-    common=(-w "$m" -p "$platforms" -g "$gpus" -m compare -P packed,spread -c flow --compute measured)
+    common=(-w "$m" -p "$platforms" -g "$gpus" -m compare -P packed,spread -c flow --compute measured
+            --filter-backward allreduce)
     hs_sweep "$csv" "${common[@]}" -s data -b "$n/gpu"
     hs_sweep "$csv" "${common[@]}" -s data+filter -b "$n/node"
 done
@@ -52,7 +54,7 @@ for m in "${route_models[@]}"; do
     hs_sweep routing.csv -w "$m" -p "$routed" -g "$route_gpus" -m simulate -P packed,spread \
         --compute measured -c flow -s data --allreduce ring,rings,tree -b "$n/gpu"
     hs_sweep routing.csv -w "$m" -p "$routed" -g "$route_gpus" -m simulate -P packed,spread \
-        --compute measured -c flow -s data+filter -b "$n/node"
+        --compute measured --filter-backward allreduce -c flow -s data+filter -b "$n/node"
 done
 
 # Two identical jobs (same model, strategy, GPU count, batch and placement) on the fewest racks
@@ -64,7 +66,8 @@ share_run() {   # key, then the simulate arguments
     local key="$1"; shift
     local json="$HS_OUT/fabric/$key.json"
     [ -s "$json" ] && return 0
-    if (cd "$HS_OUT" && "$HS_EXE" simulate "$@" --compute measured --baseline --json) >"$json.tmp" 2>"$json.err"; then
+    if (cd "$HS_OUT" && "$HS_EXE" simulate "$@" --compute measured --filter-backward allreduce \
+            --baseline --json) >"$json.tmp" 2>"$json.err"; then
         mv -f "$json.tmp" "$json"; rm -f "$json.err"
     else
         echo "congestion: shared-fabric run $key failed: $(tr '\n' ' ' <"$json.err")" >&2

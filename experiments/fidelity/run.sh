@@ -3,10 +3,11 @@
 # mechanism moves. Every row of the measured ABCI table (ResNet-50: data+spatial, data+filter,
 # filter and channel at 32 to 256 GPUs, Chainer 7 + ChainerMN + NCCL 2.4) is predicted by
 # ParaDL's own projection (the table's), hybridsim's analytic model, and the simulation with
-# its default options and with each mechanism switched on alone (an ablation):
+# its default options and with each mechanism switched on or off alone (an ablation):
 #   default        kernels from the compute model at each GPU's real shape, anchored on the
-#                  measured total (issue 10); ring gradient allreduce, blocking order, flow
-#                  collectives, halos sent and received at once (ParaDL's choices)
+#                  measured total, with the layout copies around channel gathers; halos in a
+#                  synchronous chain and the filter backward reduce-scattered (as ChainerMN
+#                  runs them); ring gradient allreduce, blocking order, flow collectives
 #   compute=measured  ParaDL's kernels instead: the measured per-sample times split linearly
 #                  (the default before the compute model; only when `hybridsim simulate
 #                  --help` offers --compute)
@@ -16,8 +17,7 @@
 #   allreduce=tree NCCL's double binary tree, always
 #   overlap        gradients in 25 MiB buckets behind the backward (PyTorch DDP; the measured
 #                  ChainerMN did not, so this should lose accuracy)
-#   filter-bw=rs   filter parallelism reduce-scatters its output gradients (a GPU needs only
-#                  its filters' slice; ChainerMN's allgather backward) where ParaDL allreduces
+#   filter-bw=allreduce  filter parallelism allreduces its output gradients, ParaDL's model
 #                  (filter and data+filter rows; the others as the default)
 #   achieved bw    the abci-achieved preset: the bandwidths one stream achieves (NVLink 47.9 of
 #                  50 GB/s a pair, PCIe 12.15 of 16, EDR 12.2 of 12.5; platforms/README.md)
@@ -26,12 +26,10 @@
 #                  memory per CPU, the two joined by UPI
 #   uplinks=dmodk  each fat-tree uplink as its cables, a flow on one, InfiniBand's D-mod-K
 #   uplinks=hash   the same with ECMP hashing (platforms/README.md, "Routed uplinks")
-#   halo=chain     spatial halos as ChainerMN sends them over MPI: a synchronous send, then the
-#                  receive, so a group's messages follow one another (spatial rows only): the
-#                  best mean found
-#   chain+rs       halo=chain and filter-bw=rs together
-#   ranked         node as built and filter-bw=rs together: the best mean found that keeps
-#                  the measured ranking at every GPU count
+#   halo=sendrecv  spatial halos sent and received at once, ParaDL's model (spatial rows only)
+#   paradl collectives  both of ParaDL's: halo=sendrecv and filter-bw=allreduce (the default
+#                  before this study chose ChainerMN's)
+#   paradl both    ParaDL's kernels and collectives: compute=measured and paradl collectives
 # Accuracy of a row = 1 - |predicted - measured| / measured, on the epoch total; the mean is
 # over the rows; the ranking holds at a GPU count when the predicted order of the strategies
 # measured there is the measured order (a tie, as filter and channel in ParaDL's model, does
@@ -47,14 +45,14 @@ hs_study_args fidelity "$@"
 
 configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=hier|--allreduce hier"
          "allreduce=tree|--allreduce tree" "overlap|--overlap"
-         "filter-bw=rs|--filter-backward reduce-scatter" "halo=chain|--halo chain"
+         "filter-bw=allreduce|--filter-backward allreduce" "halo=sendrecv|--halo sendrecv"
          "achieved bw|-p gen:abci-achieved" "node as built|-p gen:abci-built"
          "uplinks=dmodk|-p gen:abci:uplink-routing=dmodk" "uplinks=hash|-p gen:abci:uplink-routing=hash"
-         "chain+rs|--filter-backward reduce-scatter --halo chain"
-         "ranked|-p gen:abci-built --filter-backward reduce-scatter")
+         "paradl collectives|--filter-backward allreduce --halo sendrecv")
 # (the help read whole: grep -q on a pipe may leave hybridsim a SIGPIPE, a failure to pipefail)
 if grep -q -- "--compute" <<<"$("$HS_EXE" simulate --help 2>/dev/null)"; then
-    configs=("${configs[0]}" "compute=measured|--compute measured" "${configs[@]:1}")
+    configs=("${configs[0]}" "compute=measured|--compute measured" "${configs[@]:1}"
+             "paradl both|--compute measured --filter-backward allreduce --halo sendrecv")
 fi
 
 # one job per (row, predictor): "row|name|command..."
@@ -69,9 +67,9 @@ grep -v '^#' "$HS_REF_TSV" | while IFS=$'\t' read -r model strategy p p1 p2 batc
     for c in "${configs[@]}"; do
         flags="${c#*|}"
         case "$strategy" in # each mechanism exists only where its strategy does
-            filter|data+filter) flags="${flags/--halo chain/}" ;;
-            spatial|data+spatial) flags="${flags/--filter-backward reduce-scatter/}" ;;
-            *) flags="${flags/--filter-backward reduce-scatter/}"; flags="${flags/--halo chain/}" ;;
+            filter|data+filter) flags="${flags/--halo sendrecv/}" ;;
+            spatial|data+spatial) flags="${flags/--filter-backward allreduce/}" ;;
+            *) flags="${flags/--filter-backward allreduce/}"; flags="${flags/--halo sendrecv/}" ;;
         esac
         echo "$row|${c%%|*}|simulate $run $flags" >>"$jobs"
     done
@@ -171,11 +169,11 @@ hs_write "$HS_OUT/rows.csv" <"$HS_TMP/rows.csv"
 hs_write "$HS_OUT/ablation.txt" <"$HS_TMP/ablation.txt"
 
 # The picture: predicted against measured for ParaDL, the analytic model, the simulation's
-# defaults, ParaDL's kernels, the best mean and the best that keeps the ranking.
+# defaults, ParaDL's kernels, ParaDL's collectives, and both of ParaDL's.
 plotted=("paradl|ParaDL's projections" "analytic|hybridsim analytic"
          "default|simulation, defaults" "compute=measured|simulation, --compute measured"
-         "halo=chain|simulation, --halo chain (best mean)"
-         "ranked|simulation, ranked (node as built, filter reduce-scatter)")
+         "paradl collectives|simulation, ParaDL's halos and filter backward"
+         "paradl both|simulation, ParaDL's kernels and collectives")
 files=""
 for p in "${plotted[@]}"; do
     name="${p%%|*}" file="${p%%|*}"

@@ -4,7 +4,8 @@
 # simulated, as compute and communication bars per strategy and GPU count (after ParaDL's
 # Figure 1), beside the measured ABCI epoch times of the reference table, with the accuracy of
 # each. Kernels are ParaDL's, the measured per-sample times split linearly (--compute measured),
-# as the oracle times them.
+# as the oracle times them, and so are the halos and the filter backward (--halo sendrecv
+# --filter-backward allreduce), as its formulas charge them.
 # Usage: experiments/paradl/run.sh [--quick] [-o OUTDIR] [--reference PATH] (--help for all)
 # Writes OUTDIR/paradl.csv (the sweeps), accuracy.csv, summary.txt, figure1.png/.svg, MANIFEST.
 set -euo pipefail
@@ -40,7 +41,8 @@ pipeline_gpus=1..4
 csv=paradl.csv
 for m in "${models[@]}"; do
     n="${one_gpu_batch[$m]}"
-    common=(-w "$m" -p abci -m compare -P packed -c flow --compute measured)
+    common=(-w "$m" -p abci -m compare -P packed -c flow --compute measured --halo sendrecv
+            --filter-backward allreduce)
     hs_sweep "$csv" "${common[@]}" -s data,data+spatial -g "${hybrid_gpus[$m]}" -b "$n/gpu"
     hs_sweep "$csv" "${common[@]}" -s data+filter -g "${hybrid_gpus[$m]}" -b "$n/node"
     hs_sweep "$csv" "${common[@]}" -s filter,channel -g "${model_gpus[$m]}" -b "$n"

@@ -29,7 +29,9 @@ variants=(
 # Every variant runs the workloads' measured V100 kernels (--compute measured), so that the
 # variants differ in their network only; nvswitch-h100 is the nvswitch-ndr machine again with
 # its own GPUs' kernels, from the compute model (--compute model: the H100's times, anchored on
-# the V100 measurement). The pipeline keeps measured times only, so it is refused there.
+# the V100 measurement). The pipeline keeps measured times only, so it is refused there. Halos
+# and the filter backward are ParaDL's (--halo sendrecv --filter-backward allreduce), as the
+# study was first made.
 model_variant=nvswitch-h100
 names=()
 for v in "${variants[@]}"; do
@@ -65,7 +67,8 @@ for r in "${regimes[@]}"; do
     for compute in measured model; do
         plats="$measured_platforms"
         [ "$compute" = model ] && plats="platforms/$model_variant.xml"
-        common=(-w "$m" -p "$plats" -g "$p" -m compare -P packed -c flow --compute "$compute")
+        common=(-w "$m" -p "$plats" -g "$p" -m compare -P packed -c flow --compute "$compute"
+                --halo sendrecv --filter-backward allreduce)
         if [ "$regime" = weak ]; then
             hs_sweep topology-weak.csv "${common[@]}" -s data,data+spatial,pipeline -b "$n/gpu"
             hs_sweep topology-weak.csv "${common[@]}" -s filter,channel -b "$n"

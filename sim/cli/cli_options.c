@@ -118,13 +118,13 @@ static int set_method(int c, const char *arg, job_spec *job, char *err)
         if (strcmp(arg, "sendrecv") != 0 && strcmp(arg, "chain") != 0)
             return hs_fail(err, HS_EINPUT, "--halo: unknown exchange '%s' (known: sendrecv, "
                            "chain)", arg);
-        job->halo_chain = strcmp(arg, "chain") == 0;
+        job->halo_chain = strcmp(arg, "chain") == 0 ? JOB_ON : JOB_OFF;
         break;
     case OPT_FILTER_BACKWARD:
         if (strcmp(arg, "allreduce") != 0 && strcmp(arg, "reduce-scatter") != 0)
             return hs_fail(err, HS_EINPUT, "--filter-backward: unknown collective '%s' (known: "
                            "allreduce, reduce-scatter)", arg);
-        job->filter_rs = strcmp(arg, "reduce-scatter") == 0;
+        job->filter_rs = strcmp(arg, "reduce-scatter") == 0 ? JOB_ON : JOB_OFF;
         break;
     case OPT_ALLREDUCE:
         if (co_algo_parse(arg, &job->allreduce) != 0)
@@ -230,8 +230,6 @@ static int check_fabric(const cli_options *o, char *err)
         {o->sim.overlap, "--overlap is for single runs, not --job"},
         {o->job.allreduce != CO_RING, "--allreduce is for single runs, not --job"},
         {o->job.precision != 0, "--precision is for single runs, not --job"},
-        {o->job.filter_rs, "--filter-backward is for single runs, not --job"},
-        {o->job.halo_chain, "--halo is for single runs, not --job"},
         {o->links_summary, "--links-summary is for single runs; --job runs have --links"},
         {o->output == OUT_ROW || o->sim.trace_path || o->layers_top != 10,
          "--job runs print tables or --json; --row, --trace and per-layer tables are for "

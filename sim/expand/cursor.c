@@ -52,3 +52,22 @@ int ex_shift(ex_cursor *c, tg_phase phase, int layer, int to, int from, int grou
         return ex_comm(c, TG_SEND, phase, layer, to, send_bytes, flags, producer);
     return ex_comm(c, TG_RECV, phase, layer, from, recv_bytes, flags, producer);
 }
+
+/* A halo exchange in a chain with neighbours lo and hi (-1: none): a synchronous send of the
+ * upper face to hi, then the receive from lo; then the lower face down, the same way. The
+ * rank at the end, with nobody to send to, receives first and frees its neighbour's send,
+ * and so on back along the line. Staged through host memory. */
+int ex_halo_chain(ex_cursor *c, tg_phase phase, int layer, int lo, int hi, double bytes,
+                  int producer)
+{
+    int last = producer;
+    for (int up = 1; up >= 0; up--) {
+        int to = up ? hi : lo, from = up ? lo : hi;
+        if (to >= 0)
+            last = ex_comm(c, TG_SEND, phase, layer, to, bytes, TG_FLAG_STAGED | TG_FLAG_SYNC,
+                           last);
+        if (from >= 0)
+            last = ex_comm(c, TG_RECV, phase, layer, from, bytes, TG_FLAG_STAGED, last);
+    }
+    return last;
+}

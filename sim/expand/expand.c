@@ -292,27 +292,15 @@ static int ex_groups_layerwise(const ex_shape *sh, tg_graph *g, ex_rank_groups *
     return failed ? hs_fail(err, HS_EINTERNAL, "out of memory for communicator groups") : HS_OK;
 }
 
-/* A halo exchange as MPI codes write it, and as the model charges it (two messages, one after
- * the other): first every rank sends its upper face up while receiving from below, then the
- * lower face down while receiving from above. Staged through host memory (no GPUDirect).
- * In a chain (--halo chain) each direction is a synchronous send, then the receive: the rank
- * at the end, with nobody to send to, receives first and frees its neighbour's send, and so on
- * back along the group. Returns the last task. */
+/* A halo exchange, staged through host memory (no GPUDirect): in a chain by default
+ * (ex_halo_chain, ChainerMN's), or with --halo sendrecv as the model charges it (two
+ * messages, one after the other): first every rank sends its upper face up while receiving
+ * from below, then the lower face down while receiving from above. Returns the last task. */
 static int ex_halo(ex_cursor *c, const ex_rank_groups *grp, tg_phase phase, int layer,
                    double bytes, int producer)
 {
-    if (grp->chain) {
-        int last = producer;
-        for (int up = 1; up >= 0; up--) {
-            int to = up ? grp->hi : grp->lo, from = up ? grp->lo : grp->hi;
-            if (to >= 0)
-                last = ex_comm(c, TG_SEND, phase, layer, to, bytes,
-                               TG_FLAG_STAGED | TG_FLAG_SYNC, last);
-            if (from >= 0)
-                last = ex_comm(c, TG_RECV, phase, layer, from, bytes, TG_FLAG_STAGED, last);
-        }
-        return last;
-    }
+    if (grp->chain)
+        return ex_halo_chain(c, phase, layer, grp->lo, grp->hi, bytes, producer);
     ex_shift(c, phase, layer, grp->hi, grp->lo, grp->shift_up, bytes, bytes, TG_FLAG_STAGED,
              producer);
     return ex_shift(c, phase, layer, grp->lo, grp->hi, grp->shift_down, bytes, bytes,

@@ -43,6 +43,10 @@ int ex_comm(ex_cursor *c, tg_op op, tg_phase phase, int layer, int peer, double 
  * receive. (A shift's amount is what it sends; it receives what its peer sends.) */
 int ex_shift(ex_cursor *c, tg_phase phase, int layer, int to, int from, int group,
              double send_bytes, double recv_bytes, uint8_t flags, int producer);
+/* A halo of `bytes` to each neighbour (lo, hi; -1: none) as ChainerMN's halo_exchange sends
+ * it: each direction a synchronous send, then the receive, staged; returns the last task. */
+int ex_halo_chain(ex_cursor *c, tg_phase phase, int layer, int lo, int hi, double bytes,
+                  int producer);
 
 /* ---- pipeline.c ---- */
 

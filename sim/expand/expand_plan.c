@@ -10,10 +10,11 @@
  * first, then across the batch blocks); then the updates. Where ParaDL's closed form charges
  * beyond the data layout, the lists follow it, so that a built-in strategy written as a plan
  * runs exactly the built-in lists' communication: a gather of a model-split layer's output is
- * paid back with an allreduce, the layers it feeds then add no reduction of their own
- * (`covered`), the gather at the end of a spatial region is paid back with a reduce-scatter,
- * and halos and slab gathers are staged through host memory. A plan with a schedule runs
- * GPipe's lists (pipeline.c). */
+ * paid back with a reduce-scatter (the built-ins' default; ParaDL's allreduce is theirs to
+ * choose), the layers it feeds then add no reduction of their own (`covered`), the gather at
+ * the end of a spatial region is paid back with a reduce-scatter, halos go in a chain, and
+ * halos and slab gathers are staged through host memory. A plan with a schedule runs GPipe's
+ * lists (pipeline.c). */
 #include "expand_int.h"
 
 #include <math.h>
@@ -26,7 +27,8 @@
 typedef struct {
     int u, v;
     ex_moves mv;
-    bool model_gather; /* u split on output channels, v needing all: backward allreduce */
+    bool model_gather; /* u split on output channels, v needing all: backward reduce-scatter
+                        * (filter blocks), allreduce (partial sums) */
     bool reduce_back;  /* backward reduce-scatter of the gathered gradient */
     bool staged;       /* a spatial cut on either side: through host memory */
 } ex_edge;
@@ -126,7 +128,8 @@ static double samples(const planner *pl, const st_layer_config *c)
 }
 
 /* The halo of rank r along each cut axis with a window wider than 1: x forward (before the
- * kernel), dL/dx backward (after it); up then down, staged, as MPI codes write it. */
+ * kernel), dL/dx backward (after it); up then down, staged, in a chain as the built-in
+ * strategies' default (ex_halo_chain). */
 static void halo(planner *pl, int l, int r, tg_phase phase)
 {
     const wl_layer *ly = &pl->wl->layers[l];
@@ -146,13 +149,7 @@ static void halo(planner *pl, int l, int r, tg_phase phase)
                                  ly->x.spatial[e] * at[e] / split[e]);
         double bytes = samples(pl, c) * face * EX_DELTA_BYTES;
         int lo = at[a] > 0 ? r - stride[a] : -1, hi = at[a] < split[a] - 1 ? r + stride[a] : -1;
-        int up[2] = {hi, lo}, down[2] = {lo, hi};
-        int g_up = lo >= 0 && hi >= 0 ? ex__group(&pl->groups, pl->g, up, 2) : -1;
-        int g_down = lo >= 0 && hi >= 0 ? ex__group(&pl->groups, pl->g, down, 2) : -1;
-        ex_shift(&pl->cur[r], phase, l, hi, lo, g_up, bytes, bytes, TG_FLAG_STAGED,
-                 pl->ready[r]);
-        pl->ready[r] = ex_shift(&pl->cur[r], phase, l, lo, hi, g_down, bytes, bytes,
-                                TG_FLAG_STAGED, pl->ready[r]);
+        pl->ready[r] = ex_halo_chain(&pl->cur[r], phase, l, lo, hi, bytes, pl->ready[r]);
     }
 }
 
@@ -408,11 +405,19 @@ static void backward_moves(planner *pl, const ex_edge *e)
                 aligned_backward(pl, e, r);
         return;
     }
-    tg_op op = e->model_gather ? TG_ALLREDUCE : TG_REDUCE_SCATTER;
-    for (int r = 0; r < pl->p && (e->model_gather || e->reduce_back); r++)
-        if (mv->group[r] >= 0)
-            put_comm(pl, r, op, TG_BACKWARD_INPUT, e->u, mv->group[r],
-                     mv->piece[r] * mv->size[r], e->staged ? TG_FLAG_STAGED : 0);
+    /* a gather of filter blocks is reduce-scattered back (each rank needs its filters'
+     * slice, as the built-in default), packed first */
+    bool filters = e->model_gather && !partial_sums(pl, e->u);
+    for (int r = 0; r < pl->p && (e->model_gather || e->reduce_back); r++) {
+        if (mv->group[r] < 0)
+            continue;
+        if (filters)
+            layout_copy(pl, r, TG_BACKWARD_INPUT, e->u, cfg(pl, e->u),
+                        mv->piece[r] * mv->size[r]);
+        put_comm(pl, r, e->model_gather && !filters ? TG_ALLREDUCE : TG_REDUCE_SCATTER,
+                 TG_BACKWARD_INPUT, e->u, mv->group[r], mv->piece[r] * mv->size[r],
+                 e->staged ? TG_FLAG_STAGED : 0);
+    }
 }
 
 /* u's output to every later layer reading it; covered[] follows the edges. */

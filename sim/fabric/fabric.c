@@ -55,6 +55,10 @@ int fb_run(const fb_request *req, FILE *out, char *err)
         status = fb_place_jobs(&plat, jobs, req->n_jobs, err);
     for (int k = 0; k < req->n_jobs && status == HS_OK; k++) {
         jobs[k].spec.compute = req->compute; /* --compute holds for every job */
+        if (st_text_is(jobs[k].spec.strategy, "filter")) /* these where they apply */
+            jobs[k].spec.filter_rs = req->filter_rs;
+        if (st_text_is(jobs[k].spec.strategy, "spatial"))
+            jobs[k].spec.halo_chain = req->halo_chain;
         status = fb_load_job(&plat, &jobs[k], err);
     }
     for (int k = 0; k < req->n_jobs && status == HS_OK && req->baseline; k++)

@@ -52,6 +52,8 @@ typedef struct {
     const char *links_path;              /* --links FILE.csv, or NULL */
     bool links_all;                      /* --links-all */
     job_compute compute;                 /* --compute, for every job */
+    int filter_rs;                       /* --filter-backward for every filter job (job.h) */
+    int halo_chain;                      /* --halo for every spatial job (job.h) */
 } fb_request;
 
 /* Parse, place, expand, run and report (to out). HS_EINPUT with a message naming the flag

@@ -10,6 +10,18 @@
 
 #include "hs_json.h"
 
+/* The built-in strategies whose filter backward (--filter-backward) or halos (--halo) can
+ * follow ParaDL's assumption instead of the default mechanism (strategy.h). */
+static bool has_filter_backward(const st_strategy *st)
+{
+    return st->kind == ST_FILTER || st->kind == ST_DATA_FILTER;
+}
+
+static bool has_halos(const st_strategy *st)
+{
+    return st->kind == ST_SPATIAL || st->kind == ST_DATA_SPATIAL;
+}
+
 static void print_shape(FILE *out, const rp_run *run)
 {
     const st_strategy *st = &run->strategy;
@@ -23,10 +35,10 @@ static void print_shape(FILE *out, const rp_run *run)
         fprintf(out, " (per-layer, %s)", st->plan->path);
     if (st->allreduce != CO_RING)
         fprintf(out, ", %s gradient allreduce", co_algo_name(st->allreduce));
-    if (st->filter_rs)
-        fprintf(out, ", output gradients reduce-scattered");
-    if (st->halo_chain)
-        fprintf(out, ", halos in a chain");
+    if (has_filter_backward(st) && !st->filter_rs)
+        fprintf(out, ", output gradients allreduced (ParaDL)");
+    if (has_halos(st) && !st->halo_chain)
+        fprintf(out, ", halos sent and received at once (ParaDL)");
     fprintf(out, ", batch %lld", (long long)run->batch);
     if (run->precision)
         fprintf(out, ", %s precision", run->precision);
@@ -223,10 +235,11 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
         fprintf(out, ", \"micro_batches\": %d", st->segments);
     if (st->allreduce != CO_RING)
         fprintf(out, ", \"allreduce\": \"%s\"", co_algo_name(st->allreduce));
-    if (st->filter_rs)
-        fprintf(out, ", \"filter_backward\": \"reduce-scatter\"");
-    if (st->halo_chain)
-        fprintf(out, ", \"halo\": \"chain\"");
+    if (has_filter_backward(st))
+        fprintf(out, ", \"filter_backward\": \"%s\"",
+                st->filter_rs ? "reduce-scatter" : "allreduce");
+    if (has_halos(st))
+        fprintf(out, ", \"halo\": \"%s\"", st->halo_chain ? "chain" : "sendrecv");
     if (run->precision)
         fprintf(out, ", \"precision\": \"%s\"", run->precision);
     if (run->compute) {

@@ -151,14 +151,17 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
         return status;
     j->st.allreduce = spec->allreduce;
     j->st.overlap = spec->overlap;
-    j->st.filter_rs = spec->filter_rs;
-    j->st.halo_chain = spec->halo_chain;
     if (spec->halo_chain && j->st.kind != ST_SPATIAL && j->st.kind != ST_DATA_SPATIAL)
-        return hs_fail(err, HS_EINPUT, "--halo: for spatial and data+spatial, not %s",
-                       st_name(&j->st));
+        return hs_fail(err, HS_EINPUT, "--halo: for spatial and data+spatial, not %s (a "
+                       "strategy file's halos are always a chain)", st_name(&j->st));
     if (spec->filter_rs && j->st.kind != ST_FILTER && j->st.kind != ST_DATA_FILTER)
-        return hs_fail(err, HS_EINPUT, "--filter-backward: for filter and data+filter, not %s",
+        return hs_fail(err, HS_EINPUT, "--filter-backward: for filter and data+filter, not %s "
+                       "(a strategy file's gathers are always reduce-scattered back)",
                        st_name(&j->st));
+    if (spec->filter_rs)
+        j->st.filter_rs = spec->filter_rs == JOB_ON;
+    if (spec->halo_chain)
+        j->st.halo_chain = spec->halo_chain == JOB_ON;
     j->batch = spec->batch;
     return st_check(&j->st, &j->wl, spec->batch, err);
 }

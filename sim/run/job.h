@@ -24,6 +24,9 @@ typedef enum {
     JOB_COMPUTE_MODEL        /* the compute model (compute.h, kt_compute) */
 } job_compute;
 
+/* A choice between a mechanism and ParaDL's assumption, or not said (the strategy's default). */
+enum { JOB_ON = 1, JOB_OFF = 2 };
+
 /* What the user typed. */
 typedef struct {
     const char *workload;  /* -w: a path or a short name */
@@ -36,8 +39,9 @@ typedef struct {
     bool overlap;          /* --overlap: gradients in buckets behind the backward */
     job_compute compute;   /* --compute */
     int precision;         /* --precision: pr_precision (0: fp32) */
-    bool filter_rs;        /* --filter-backward reduce-scatter */
-    bool halo_chain;       /* --halo chain */
+    int filter_rs;         /* --filter-backward: JOB_ON reduce-scatter, JOB_OFF allreduce,
+                            * 0 not said (the strategy's default, st_parse) */
+    int halo_chain;        /* --halo: JOB_ON chain, JOB_OFF sendrecv, 0 not said */
 } job_spec;
 
 /* What it means. */

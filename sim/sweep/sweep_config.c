@@ -52,6 +52,8 @@ static const sw_keydef keydefs[] = {
     {"log", SW_K_LOG, NULL, 0, true},
     {"compute", SW_K_COMPUTE, NULL, 0, true},
     {"precision", SW_K_PRECISION, NULL, 0, true},
+    {"halo", SW_K_HALO, NULL, 0, true},
+    {"filter-backward", SW_K_FILTER_BACKWARD, NULL, 0, true},
 };
 #define N_KEYDEFS ((int)(sizeof keydefs / sizeof keydefs[0]))
 
@@ -59,7 +61,7 @@ static const sw_keydef keydefs[] = {
 static const char *known_keys =
     "workloads, platforms, strategies, gpus, batch, batch-per-gpu, batch-per-node, "
     "batch-per-group, micro-batches, placement, collectives, allreduce, layers, mode, output, "
-    "jobs, timeout, log, compute, precision";
+    "jobs, timeout, log, compute, precision, halo, filter-backward";
 
 /* getopt_long's codes beyond the short flags: keydefs[i] is SW_OPT_KEY + i, then the flags
  * that only make sense on a command line. */
@@ -301,6 +303,10 @@ void sw_print_usage(FILE *out)
             "                           simulate --help); default: as each run's own (the model\n"
             "                           wherever it applies)\n"
             "      --precision P        every run's precision: fp32, mixed, bf16\n"
+            "      --halo H             the spatial runs' halos: chain (default) or sendrecv\n"
+            "      --filter-backward C  the filter runs' output gradients: reduce-scatter\n"
+            "                           (default) or allreduce (ParaDL's; hybridsim simulate\n"
+            "                           --help)\n"
             "  -o, --output FILE.csv    the CSV; if it exists, configurations in it are skipped\n"
             "  -j, --jobs N             runs at a time (default: the cores, here %d)\n"
             "      --timeout S          kill a run after S seconds (its row: status failed)\n"

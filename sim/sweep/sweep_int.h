@@ -62,7 +62,8 @@ double sw_now_s(void);                         /* a monotonic clock */
 enum {
     SW_K_WORKLOADS, SW_K_PLATFORMS, SW_K_STRATEGIES, SW_K_GPUS, SW_K_BATCH, SW_K_MICRO,
     SW_K_PLACEMENT, SW_K_COLLECTIVES, SW_K_LAYERS, SW_K_MODE, SW_K_OUTPUT, SW_K_JOBS,
-    SW_K_TIMEOUT, SW_K_LOG, SW_K_COMPUTE, SW_K_PRECISION, SW_K_ALLREDUCE, SW_K_COUNT
+    SW_K_TIMEOUT, SW_K_LOG, SW_K_COMPUTE, SW_K_PRECISION, SW_K_ALLREDUCE, SW_K_HALO,
+    SW_K_FILTER_BACKWARD, SW_K_COUNT
 };
 
 /* One value and where the user gave it, for messages. */
@@ -143,6 +144,8 @@ typedef struct {
     const char *layers;    /* --layers for every run, or NULL */
     const char *compute;   /* --compute for every run (measured, model), or NULL */
     const char *precision; /* --precision for every run (fp32, mixed, bf16), or NULL */
+    const char *halo;      /* --halo for every spatial run (chain, sendrecv), or NULL */
+    const char *filter_backward; /* --filter-backward for every filter run, or NULL */
     const char *output;    /* the CSV, or NULL */
     const char *log;       /* --log, or NULL */
     int jobs;              /* runs at a time */

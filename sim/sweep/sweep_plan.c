@@ -253,6 +253,20 @@ static int check_timeout(const sw_item *it, double *timeout_s, char *err)
     return HS_OK;
 }
 
+/* Key k's one value, when said, if it is a or b (else the message naming it). */
+static int one_of(const sw_spec *s, int k, const char *a, const char *b, const char **out,
+                  char *err)
+{
+    const sw_item *it = sw_single(&s->key[k]);
+    if (!it)
+        return HS_OK;
+    if (strcmp(it->text, a) != 0 && strcmp(it->text, b) != 0)
+        return hs_fail(err, HS_EINPUT, "%s: unknown value '%s' (known: %s, %s)", it->where,
+                       it->text, a, b);
+    *out = it->text;
+    return HS_OK;
+}
+
 static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char *err)
 {
     static const char *modes[] = {"compare", "analytic", "simulate"};
@@ -288,6 +302,10 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
                            it->where, it->text);
         plan->compute = it->text;
     }
+    if ((status = one_of(s, SW_K_HALO, "chain", "sendrecv", &plan->halo, err)) ||
+        (status = one_of(s, SW_K_FILTER_BACKWARD, "reduce-scatter", "allreduce",
+                         &plan->filter_backward, err)))
+        return status;
     if ((it = sw_single(&s->key[SW_K_PRECISION]))) {
         if (strcmp(it->text, "fp32") != 0 && strcmp(it->text, "mixed") != 0 &&
             strcmp(it->text, "bf16") != 0)
@@ -462,17 +480,21 @@ static int add_config(sw_plan *plan, int *cap, const sw_config *c, sw_arena *a, 
     char micro[16] = "";
     if (c->micro_batches)
         snprintf(micro, sizeof micro, "%d", c->micro_batches);
-    /* --compute and --precision, when said, end the key: a CSV resumed with other ones
-     * does not take its rows for theirs (keys without them stay as they were) */
-    k->key = sw_arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s%s%s%s%s", plan->mode, c->workload,
-                             c->platform, c->shown, c->gpus, c->rule->text, micro,
+    /* --compute, --precision, --halo and --filter-backward, when said, end the key: a CSV
+     * resumed with other ones does not take its rows for theirs (keys without them stay as
+     * they were) */
+    k->key = sw_arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s%s%s%s%s%s%s%s%s", plan->mode,
+                             c->workload, c->platform, c->shown, c->gpus, c->rule->text, micro,
                              c->placement ? c->placement : "",
                              c->collectives ? c->collectives : "",
                              plan->layers ? plan->layers : "",
                              plan->compute ? "|compute=" : "",
                              plan->compute ? plan->compute : "",
                              plan->precision ? "|precision=" : "",
-                             plan->precision ? plan->precision : "");
+                             plan->precision ? plan->precision : "",
+                             plan->halo ? "|halo=" : "", plan->halo ? plan->halo : "",
+                             plan->filter_backward ? "|filter-backward=" : "",
+                             plan->filter_backward ? plan->filter_backward : "");
     return k->key ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory");
 }
 

@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "strategy.h"
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -136,7 +138,7 @@ static void progress_draw(sw_progress *p, bool force)
 /* Starting a run. */
 
 /* The run command of a configuration: EXE MODE -w .. -p .. -s .. -g .. -b .. --json. argv has
- * room for 30 entries; numbers go into nums. */
+ * room for 32 entries; numbers go into nums. */
 static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe, char **argv,
                        char nums[3][24])
 {
@@ -165,6 +167,11 @@ static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe,
         argv[n++] = "--compute", argv[n++] = (char *)plan->compute;
     if (plan->precision)
         argv[n++] = "--precision", argv[n++] = (char *)plan->precision;
+    /* ParaDL's collectives where the run has them (a run without them refuses the flags) */
+    if (plan->halo && st_text_is(c->strategy, "spatial"))
+        argv[n++] = "--halo", argv[n++] = (char *)plan->halo;
+    if (plan->filter_backward && st_text_is(c->strategy, "filter"))
+        argv[n++] = "--filter-backward", argv[n++] = (char *)plan->filter_backward;
     if (strcmp(plan->mode, "analytic") != 0) /* the link columns (compare records them anyway) */
         argv[n++] = "--links-summary";
     argv[n++] = "--json";

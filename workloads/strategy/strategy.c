@@ -74,6 +74,7 @@ void st_from_plan(const st_plan *plan, st_strategy *st)
     st_plan_shape(plan, &st->p1, &st->p2);
     st->segments = plan->micro_batches > 0 ? plan->micro_batches : 1;
     st->plan = plan;
+    st->filter_rs = st->halo_chain = true; /* what a plan's gathers and halos always do */
 }
 
 /* The known names, comma separated, for "unknown strategy" messages (the built-in kinds: a
@@ -145,6 +146,14 @@ static int hybrid_shape(const char *text, const char *shape, int p, int gpus_per
     return HS_OK;
 }
 
+bool st_text_is(const char *text, const char *kind)
+{
+    size_t n = strcspn(text, ":");
+    if (n > 5 && strncmp(text, "data+", 5) == 0)
+        text += 5, n -= 5;
+    return strlen(kind) == n && strncmp(text, kind, n) == 0;
+}
+
 int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strategy *st,
              char *err)
 {
@@ -170,6 +179,7 @@ int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strate
     st->kind = (st_kind)kind;
     st->p = p;
     st->segments = 1;
+    st->filter_rs = st->halo_chain = true; /* as the measured runtime does (strategy.h) */
     if (colon && !is_hybrid(st->kind))
         return hs_fail(err, HS_EINPUT,
                        "-s %s: only data+filter and data+spatial take a group shape ':P1xP2'",

@@ -46,14 +46,21 @@ typedef struct {
                           * unless the user says otherwise: collective.h) */
     bool overlap;        /* --overlap: gradients reduced in buckets while the backward runs
                           * (CO_BUCKET_BYTES); false: one fused allreduce after it */
-    bool halo_chain;     /* --halo chain: a spatial halo is sent, then received, with
-                          * synchronous sends (ChainerMN's halo_exchange over MPI), so the
-                          * group's messages follow one another along it; false: each rank
-                          * sends and receives at once (MPI_Sendrecv, ParaDL's model) */
-    bool filter_rs;      /* --filter-backward reduce-scatter: filter parallelism reduce-scatters
-                          * its layers' output gradients (each GPU needs only its filters'
-                          * slice; ChainerMN's allgather backward) where ParaDL allreduces */
+    bool halo_chain;     /* a spatial halo is sent, then received, with synchronous sends
+                          * (ChainerMN's halo_exchange over MPI), so the group's messages follow
+                          * one another along it (the default, st_parse); false (--halo
+                          * sendrecv): each rank sends and receives at once (MPI_Sendrecv,
+                          * ParaDL's model) */
+    bool filter_rs;      /* filter parallelism reduce-scatters its layers' output gradients:
+                          * each GPU needs only its filters' slice (ChainerMN's allgather
+                          * backward, an alltoall and a sum; the default, st_parse); false
+                          * (--filter-backward allreduce): allreduced, ParaDL's model */
 } st_strategy;
+
+/* Whether "-s" text names `kind`'s strategy or its hybrid with data ("filter": filter and
+ * data+filter:8x4; a strategy file is neither): the runs --filter-backward or --halo reach
+ * when given for many runs (a sweep, --job). */
+bool st_text_is(const char *text, const char *kind);
 
 /* Parse "-s" text for p GPUs. Hybrids accept ":P1xP2"; without it p2 = gpus_per_node.
  * `segments` is the pipeline's S (0: the default, S = p). HS_EINPUT names the flag and the

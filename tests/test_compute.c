@@ -334,6 +334,14 @@ static double layer_s(const kt_compute *c, const wl_workload *wl, int l, const l
     return total;
 }
 
+/* ResNet-50 and its kernels on a V100, anchored on its measurement. */
+static void resnet50_on_v100(wl_workload *wl, kt_compute *c)
+{
+    char err[HS_ERR_LEN] = "";
+    load_ok("resnet50", wl);
+    assert_int_equal(kt_compute_init(c, wl, "v100-sxm2-16gb", err), HS_OK);
+}
+
 /* --compute model anchors on what was measured. ResNet-50 measured only its total (ParaDL
  * spreads it by FLOPs): the network at the calibration batch sums to the measurement, and
  * the layers keep the model's proportions (batch normalisation far above its FLOP share).
@@ -343,9 +351,8 @@ static void test_anchoring(void **state)
     (void)state;
     char err[HS_ERR_LEN] = "";
     wl_workload wl;
-    load_ok("resnet50", &wl);
     kt_compute c;
-    assert_int_equal(kt_compute_init(&c, &wl, "v100-sxm2-16gb", err), HS_OK);
+    resnet50_on_v100(&wl, &c);
     assert_false(wl.layer_times);
     lw_split b0 = lw_whole(wl.calibration_batch);
     double total = 0;
@@ -387,16 +394,14 @@ static void test_anchoring(void **state)
 }
 
 /* A layout copy streams its elements once in and once out at the kernels' bandwidth, after
- * a launch, anchored by the network's factor (1 without a measurement to anchor on); a
- * per-layer-timed workload has no measured copy, so the model's time stands. */
+ * a launch, anchored by the network's factor like every kernel; no elements, no copy. */
 static void test_layout_copy(void **state)
 {
     (void)state;
     char err[HS_ERR_LEN] = "";
     wl_workload wl;
-    load_ok("resnet50", &wl);
     kt_compute c;
-    assert_int_equal(kt_compute_init(&c, &wl, "v100-sxm2-16gb", err), HS_OK);
+    resnet50_on_v100(&wl, &c);
     const dv_device *d = dv_find("v100-sxm2-16gb");
     double raw_s = d->launch_s + 2.0 * 4.0 * 1e6 / (kt_fitted().eff_bw * d->memory_bw_Bps), s;
     assert_int_equal(kt_compute_copy_s(&c, &wl, 1e6, 64, &s, err), HS_OK);

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# e2e_filter_backward.sh: --filter-backward reduce-scatter. Filter parallelism's output
+# e2e_filter_backward.sh: --filter-backward reduce-scatter (the default) and allreduce
+# (ParaDL's). Filter parallelism's output
 # gradients are partial sums of which each GPU needs only its filters' slice (ChainerMN's
 # allgather backward), so a reduce-scatter replaces ParaDL's allreduce: the reduction term
 # costs what the allgather does, two units of communication instead of three, in the analytic
-# model and the simulation alike (ResNet-50 filter on 8 GPUs, data+filter 8x4 on 32). Other
-# strategies refuse the flag (exit 2).
+# model and the simulation alike (ResNet-50 filter on 8 GPUs, data+filter 8x4 on 32); without
+# the flag the reduce-scatter runs. Other strategies refuse the flag (exit 2).
 # Usage (from ctest): e2e_filter_backward.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -12,9 +13,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 for run in "filter -g 8 -b 64" "data+filter:8x4 -g 32 -b 512"; do
     name="${run%% *}"; name="${name%%:*}"
-    for c in allreduce reduce-scatter; do
+    for c in allreduce reduce-scatter default; do
+        flag=(--filter-backward "$c")
+        [ "$c" = default ] && flag=()
         # shellcheck disable=SC2086
-        "$HS" compare -w resnet50 -p abci -s $run --filter-backward $c --json \
+        "$HS" compare -w resnet50 -p abci -s $run "${flag[@]}" --json \
             >"$TMP/$name-$c.json" 2>"$TMP/err" || fail "$name $c: $(cat "$TMP/err")"
     done
 done
@@ -24,7 +27,9 @@ d = sys.argv[1]
 for name in ("filter", "data+filter"):
     ar = json.load(open(f"{d}/{name}-allreduce.json"))["difference_terms"]
     rs = json.load(open(f"{d}/{name}-reduce-scatter.json"))
+    default = json.load(open(f"{d}/{name}-default.json"))
     assert rs["analytic"]["filter_backward"] == "reduce-scatter"
+    assert default["analytic"] == rs["analytic"] and default["simulate"] == rs["simulate"]
     t = rs["difference_terms"]
     g, r = t["activation_allgather"], t["activation_allreduce"]
     assert abs(r["analytic_s"] / g["analytic_s"] - 1) < 1e-12, (name, g, r)

@@ -30,12 +30,16 @@
 #   paradl collectives  both of ParaDL's: halo=sendrecv and filter-bw=allreduce (the default
 #                  before this study chose ChainerMN's)
 #   paradl both    ParaDL's kernels and collectives: compute=measured and paradl collectives
+# Then a second check: the iteration times the same code logged (code-logs.tsv: data parallelism
+# at 1-256 GPUs, data+spatial at 8-1024, from its repository's job logs), each predicted by the
+# defaults, the analytic model and, for data+spatial, ParaDL's halos (code_logs.py).
 # Accuracy of a row = 1 - |predicted - measured| / measured, on the epoch total; the mean is
 # over the rows; the ranking holds at a GPU count when the predicted order of the strategies
 # measured there is the measured order (a tie, as filter and channel in ParaDL's model, does
 # not hold it). Nothing is fitted: every parameter is the platform's.
 # Usage: experiments/fidelity/run.sh [-o OUTDIR] [-j N] [--exe PATH] [--reference PATH]
-# Writes OUTDIR/rows.csv (every prediction of every row), ablation.txt (the tables),
+# Writes OUTDIR/rows.csv (every prediction of every row), logs.csv (of every logged iteration),
+# ablation.txt (the tables),
 # fidelity.png/.svg (predicted against measured for six of the predictors), MANIFEST.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -74,19 +78,38 @@ grep -v '^#' "$HS_REF_TSV" | while IFS=$'\t' read -r model strategy p p1 p2 batc
         echo "$row|${c%%|*}|simulate $run $flags" >>"$jobs"
     done
 done
-n_jobs=$(wc -l <"$jobs")
-echo "fidelity: $n_jobs predictions of $(grep -vc '^#' "$HS_REF_TSV") measured rows" >&2
-mkdir -p "$HS_TMP/out"
-i=0
-while IFS= read -r line; do
-    i=$((i + 1))
-    echo "$line" >"$HS_TMP/out/$i.job"
-done <"$jobs"
+# The same code's own logs (code-logs.tsv): each logged iteration predicted by the defaults,
+# the analytic model and, for data+spatial, ParaDL's halos.
+logjobs="$HS_TMP/logjobs.txt"
+grep -v '^#' "$here/code-logs.tsv" | while IFS=$'\t' read -r model strategy p p1 p2 batch _ _ log; do
+    s="$strategy"
+    case "$strategy" in data+*) s="$strategy:${p1}x${p2}" ;; esac
+    [ "$p" = 1 ] && s=serial
+    run="-w $model -p abci -s $s -g $p -b $batch --json"
+    echo "$log|default|simulate $run"
+    echo "$log|analytic|analytic $run"
+    [ "$strategy" = data+spatial ] && echo "$log|halo=sendrecv|simulate $run --halo sendrecv"
+done >"$logjobs"
+
+# run_jobs FILE DIR: every "row|name|command" line of FILE, the command's JSON into DIR/N.json
+run_jobs() {
+    mkdir -p "$2"
+    local i=0 line
+    while IFS= read -r line; do
+        i=$((i + 1))
+        echo "$line" >"$2/$i.job"
+    done <"$1"
+    ls "$2"/*.job | xargs -P "$HS_JOBS" -I{} bash -c '
+        IFS="|" read -r row name cmd <"$1"
+        "$HS_EXE" $cmd >"${1%.job}.json" 2>"${1%.job}.err" || echo "fidelity: $row $name: $(cat "${1%.job}.err")" >&2
+    ' _ {}
+}
+n_jobs=$(($(wc -l <"$jobs") + $(wc -l <"$logjobs")))
+echo "fidelity: $n_jobs predictions of $(grep -vc '^#' "$HS_REF_TSV") measured rows and" \
+     "$(grep -vc '^#' "$here/code-logs.tsv") logged iterations" >&2
 export HS_EXE HS_TMP
-ls "$HS_TMP/out"/*.job | xargs -P "$HS_JOBS" -I{} bash -c '
-    IFS="|" read -r row name cmd <"$1"
-    "$HS_EXE" $cmd >"${1%.job}.json" 2>"${1%.job}.err" || echo "fidelity: $row $name: $(cat "${1%.job}.err")" >&2
-' _ {}
+run_jobs "$jobs" "$HS_TMP/out"
+run_jobs "$logjobs" "$HS_TMP/logs"
 
 python3 - "$HS_REF_TSV" "$HS_TMP/out" "$HS_TMP/rows.csv" "$HS_TMP/ablation.txt" <<'PY'
 import csv, glob, json, os, sys
@@ -165,7 +188,11 @@ out.append(f"{'held at':20s} " + " ".join(f"{f'{held_all[n]} of {len(counts)}':>
 open(text, "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 PY
+python3 "$here/code_logs.py" "$here/code-logs.tsv" "$HS_TMP/logs" "$HS_TMP/logs.csv" \
+    >>"$HS_TMP/ablation.txt"
+tail -n +"$(grep -n '^The code' "$HS_TMP/ablation.txt" | cut -d: -f1)" "$HS_TMP/ablation.txt"
 hs_write "$HS_OUT/rows.csv" <"$HS_TMP/rows.csv"
+hs_write "$HS_OUT/logs.csv" <"$HS_TMP/logs.csv"
 hs_write "$HS_OUT/ablation.txt" <"$HS_TMP/ablation.txt"
 
 # The picture: predicted against measured for ParaDL, the analytic model, the simulation's

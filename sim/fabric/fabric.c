@@ -31,6 +31,17 @@ static void free_jobs(fb_job *jobs, int n_jobs)
     free(jobs);
 }
 
+/* The run-wide options a job takes: --compute for every job, --filter-backward and --halo
+ * for the jobs whose strategy has them. */
+static void run_options(const fb_request *req, job_spec *spec)
+{
+    spec->compute = req->compute;
+    if (st_text_is(spec->strategy, "filter"))
+        spec->filter_rs = req->filter_rs;
+    if (st_text_is(spec->strategy, "spatial"))
+        spec->halo_chain = req->halo_chain;
+}
+
 int fb_run(const fb_request *req, FILE *out, char *err)
 {
     fb_job *jobs = calloc((size_t)req->n_jobs + 1, sizeof *jobs);
@@ -54,11 +65,7 @@ int fb_run(const fb_request *req, FILE *out, char *err)
     if (status == HS_OK)
         status = fb_place_jobs(&plat, jobs, req->n_jobs, err);
     for (int k = 0; k < req->n_jobs && status == HS_OK; k++) {
-        jobs[k].spec.compute = req->compute; /* --compute holds for every job */
-        if (st_text_is(jobs[k].spec.strategy, "filter")) /* these where they apply */
-            jobs[k].spec.filter_rs = req->filter_rs;
-        if (st_text_is(jobs[k].spec.strategy, "spatial"))
-            jobs[k].spec.halo_chain = req->halo_chain;
+        run_options(req, &jobs[k].spec);
         status = fb_load_job(&plat, &jobs[k], err);
     }
     for (int k = 0; k < req->n_jobs && status == HS_OK && req->baseline; k++)

@@ -5,7 +5,8 @@
 # allgather backward), so a reduce-scatter replaces ParaDL's allreduce: the reduction term
 # costs what the allgather does, two units of communication instead of three, in the analytic
 # model and the simulation alike (ResNet-50 filter on 8 GPUs, data+filter 8x4 on 32); without
-# the flag the reduce-scatter runs. Other strategies refuse the flag (exit 2).
+# the flag the reduce-scatter runs; with --job it reaches the filter jobs only. Other strategies
+# refuse the flag (exit 2).
 # Usage (from ctest): e2e_filter_backward.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -39,6 +40,15 @@ for name in ("filter", "data+filter"):
             assert abs(k["simulated_s"] / k["analytic_s"] - 1) < 1e-9, (name, k)
     print(f"{name}: output-gradient reduction {ar['activation_allreduce']['analytic_s']:.4f} s "
           f"allreduced, {r['analytic_s']:.4f} s reduce-scattered")
+PY
+# With --job the flag reaches the jobs that have a filter backward, and the others run as they are
+"$HS" simulate -p abci --json --filter-backward allreduce \
+    --job "name=a,w=resnet50,s=data+filter:2x4,g=8,b=128" --job "name=b,w=resnet50,s=data,g=8,b=256" \
+    >"$TMP/jobs.json" 2>"$TMP/err" || fail "two jobs with --filter-backward: $(cat "$TMP/err")"
+python3 - "$TMP/jobs.json" <<'PY' || fail "--filter-backward with --job"
+import json, sys
+runs = {j["job"]: j["run"] for j in json.load(open(sys.argv[1]))}
+assert runs["a"]["filter_backward"] == "allreduce" and "filter_backward" not in runs["b"], runs
 PY
 "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 64 --filter-backward reduce-scatter \
     >"$TMP/out" 2>"$TMP/err"

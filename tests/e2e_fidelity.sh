@@ -40,9 +40,9 @@ for p in {t[2] for t in table}:  # the defaults keep the measured order at every
 # the code's own logs: every logged iteration predicted; data+spatial's, which the halo chain
 # explains, at its committed mean (ParaDL's halos: half the time)
 logs = list(csv.DictReader(open(sys.argv[3])))
-assert len({(r["log"], r["predictor"]) for r in logs}) == len(logs) == 12 * 2 + 8 * 3, len(logs)
-ds = lambda n: [float(r["accuracy"]) for r in logs
-                if r["strategy"] == "data+spatial" and r["predictor"] == n]
+assert len({(r["log"], r["predictor"]) for r in logs}) == len(logs) == 25 * 2 + 20 * 3, len(logs)
+ds = lambda n: [float(r["accuracy"]) for r in logs if r["model"] == "resnet50" and
+                r["strategy"] == "data+spatial" and r["predictor"] == n]
 assert abs(sum(ds("default")) / 8 - 0.879) < 5e-3, ds("default")
 assert min(ds("default")[:-1]) > 0.93 and max(ds("halo=sendrecv")) < 0.6, ds("halo=sendrecv")
 step = {r["row"]: float(r["predicted_epoch_s"]) for r in rows if r["predictor"] == "step"}

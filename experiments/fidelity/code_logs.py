@@ -18,7 +18,8 @@ def main(tsv, jobdir, out_csv):
         if line.startswith("#") or not line.strip():
             continue
         f = line.rstrip("\n").split("\t")
-        rows.append({"strategy": f[1], "p": int(f[2]), "iter_s": float(f[7]), "log": f[8]})
+        rows.append({"model": f[0], "strategy": f[1], "p": int(f[2]), "iter_s": float(f[7]),
+                     "log": f[8]})
     pred, names = {}, []
     for job in glob.glob(os.path.join(jobdir, "*.job")):
         log, name, _ = open(job).read().rstrip("\n").split("|", 2)
@@ -33,27 +34,28 @@ def main(tsv, jobdir, out_csv):
                         if (r["log"], n) in pred else None)
     with open(out_csv, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["strategy", "gpus", "log", "predictor", "measured_iter_s",
+        w.writerow(["model", "strategy", "gpus", "log", "predictor", "measured_iter_s",
                     "predicted_iter_s", "accuracy"])
         for r in rows:
             for n in names:
                 if (r["log"], n) in pred:
-                    w.writerow([r["strategy"], r["p"], r["log"], n, r["iter_s"],
+                    w.writerow([r["model"], r["strategy"], r["p"], r["log"], n, r["iter_s"],
                                 f"{pred[(r['log'], n)]:.6g}", f"{acc(r, n):.4f}"])
     print("\nThe code's own logs (github.com/ankahira/paraDL at cc23ef0; code-logs.tsv): seconds"
           " an iteration, and accuracy\n")
-    print(f"{'row':42s} {'measured':>9s} " + " ".join(f"{n:>22s}" for n in names))
+    print(f"{'row':48s} {'measured':>9s} " + " ".join(f"{n:>22s}" for n in names))
     for r in rows:
         cells = [f"{pred[(r['log'], n)]:11.4f} {acc(r, n):10.3f}" if acc(r, n) is not None
                  else f"{'-':>22s}" for n in names]
-        label = f"{r['strategy']}/{r['p']} {os.path.basename(r['log'])}"
-        print(f"{label:42s} {r['iter_s']:9.4f} " + " ".join(cells))
-    for s in sorted({r["strategy"] for r in rows}):
+        label = f"{r['model']} {r['strategy']}/{r['p']} {os.path.basename(r['log'])}"
+        print(f"{label:48s} {r['iter_s']:9.4f} " + " ".join(cells))
+    for m, s in sorted({(r["model"], r["strategy"]) for r in rows}):
         cells = []
         for n in names:
-            a = [acc(r, n) for r in rows if r["strategy"] == s and acc(r, n) is not None]
+            a = [acc(r, n) for r in rows
+                 if (r["model"], r["strategy"]) == (m, s) and acc(r, n) is not None]
             cells.append(f"{sum(a) / len(a):22.3f}" if a else f"{'-':>22s}")
-        print(f"{'mean, ' + s:42s} {'':9s} " + " ".join(cells))
+        print(f"{'mean, ' + m + ' ' + s:48s} {'':9s} " + " ".join(cells))
 
 
 if __name__ == "__main__":

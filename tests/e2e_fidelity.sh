@@ -54,6 +54,7 @@ grep -q "^mean" "$TMP/out/ablation.txt" || fail "ablation table"
 grep -q "^held at" "$TMP/out/ablation.txt" || fail "ranking table"
 if command -v gnuplot >/dev/null; then
     [ -s "$TMP/out/fidelity.png" ] && [ -s "$TMP/out/fidelity.svg" ] || fail "no fidelity plot"
+    [ -s "$TMP/out/logs.png" ] && [ -s "$TMP/out/logs.svg" ] || fail "no logs plot"
 fi
 
 finish e2e_fidelity

@@ -40,7 +40,8 @@
 # Usage: experiments/fidelity/run.sh [-o OUTDIR] [-j N] [--exe PATH] [--reference PATH]
 # Writes OUTDIR/rows.csv (every prediction of every row), logs.csv (of every logged iteration),
 # ablation.txt (the tables),
-# fidelity.png/.svg (predicted against measured for six of the predictors), MANIFEST.
+# fidelity.png/.svg (predicted against measured for six of the predictors), logs.png/.svg (the
+# defaults against the logged iterations), MANIFEST.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../lib/common.sh"
@@ -211,6 +212,19 @@ for p in "${plotted[@]}"; do
     files="$files${files:+ }$file"
 done
 hs_plot "$here/fidelity.gp" "$HS_OUT/fidelity" dir="$HS_TMP" names="$files"
+
+# The logs' picture: the defaults against each logged iteration, a series per network and strategy
+logfiles=""
+for series in "resnet50 data+spatial" "resnet50 data" "vgg16 data" "alexnet data" \
+              "vgg16 data+spatial" "alexnet data+spatial"; do
+    file="log_${series//[^a-z0-9]/_}"
+    { printf 'logged "%s"\n' "$series"
+      awk -F, -v m="${series% *}" -v s="${series#* }" \
+          'NR > 1 && $1 == m && $2 == s && $5 == "default" { print $6, $7 }' "$HS_TMP/logs.csv"
+    } >"$HS_TMP/$file.dat"
+    logfiles="$logfiles${logfiles:+ }$file"
+done
+hs_plot "$here/logs.gp" "$HS_OUT/logs" dir="$HS_TMP" names="$logfiles"
 HS_RAN=$n_jobs
 hs_manifest
 echo "fidelity: results in $HS_OUT (rows.csv, ablation.txt, fidelity.png)" >&2

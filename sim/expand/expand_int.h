@@ -106,6 +106,16 @@ typedef struct {
 int ex__group(ex_groups *gs, tg_graph *g, const int *ranks, int n);
 void ex__groups_free(ex_groups *gs);
 
+/* A layer configuration's coordinates (plan.h), as bits: batch, replicas, input channels,
+ * filters, depth, height, width. */
+enum { EX_L_B = 1, EX_L_R = 2, EX_L_C = 4, EX_L_F = 8, EX_L_D = 16, EX_L_H = 32, EX_L_W = 64 };
+
+/* The group of the ranks of c's group that share rank r's coordinates except those in `vary`
+ * (EX_L_* bits), ascending, registered in gs; -1 when none of them varies, or (setting *oom)
+ * when out of memory. */
+int ex__line_group(ex_groups *gs, tg_graph *g, const st_layer_config *c, int r, unsigned vary,
+                   bool *oom);
+
 /* What moves a set of messages becomes. */
 typedef enum { EX_MOVE_NONE, EX_MOVE_GATHER, EX_MOVE_ROUNDS } ex_move_kind;
 

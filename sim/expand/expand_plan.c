@@ -62,8 +62,6 @@ typedef struct {
     char *err;             /* its message */
 } planner;
 
-enum { L_B = 1, L_R = 2, L_C = 4, L_F = 8, L_D = 16, L_H = 32, L_W = 64 };
-
 static const st_layer_config *cfg(const planner *pl, int l) { return &pl->plan->layers[l]; }
 
 static bool member(const st_layer_config *c, int r)
@@ -71,46 +69,11 @@ static bool member(const st_layer_config *c, int r)
     return r >= c->base && r < c->base + st_group_size(c);
 }
 
-/* The group of the ranks of c's group that share rank r's coordinates except those in `vary`,
- * ascending: an odometer over the varying coordinates, slowest (batch) first. */
+/* The group of the ranks of c's group that share rank r's coordinates except those in `vary`
+ * (moves.c). */
 static int line_group(planner *pl, const st_layer_config *c, int r, unsigned vary)
 {
-    st_coords k = st_coords_of(c, r - c->base), s = st_strides(c);
-    const int ways[7] = {c->batch, c->replicas, c->channel, c->filter, c->depth, c->height,
-                         c->width};
-    const int stride[7] = {s.b, s.r, s.c, s.f, s.d, s.h, s.w};
-    const unsigned bit[7] = {L_B, L_R, L_C, L_F, L_D, L_H, L_W};
-    int own[7] = {k.b, k.r, k.c, k.f, k.d, k.h, k.w}, at[7], n = 1, fixed = c->base;
-    for (int i = 0; i < 7; i++) {
-        bool varies = (vary & bit[i]) && ways[i] > 1;
-        at[i] = 0;
-        n *= varies ? ways[i] : 1;
-        fixed += varies ? 0 : own[i] * stride[i];
-        own[i] = varies; /* from here on: whether coordinate i varies */
-    }
-    if (n < 2)
-        return -1;
-    int *ranks = malloc((size_t)n * sizeof *ranks);
-    if (!ranks)
-        return pl->oom = true, -1;
-    for (int m = 0; m < n; m++) {
-        int rank = fixed;
-        for (int i = 0; i < 7; i++)
-            rank += at[i] * stride[i];
-        ranks[m] = rank;
-        for (int i = 6; i >= 0; i--) { /* the fastest varying coordinate turns first */
-            if (!own[i])
-                continue;
-            if (++at[i] < ways[i])
-                break;
-            at[i] = 0;
-        }
-    }
-    int gi = ex__group(&pl->groups, pl->g, ranks, n);
-    free(ranks);
-    if (gi < 0)
-        pl->oom = true;
-    return gi;
+    return ex__line_group(&pl->groups, pl->g, c, r, vary, &pl->oom);
 }
 
 static int put_comm(planner *pl, int r, tg_op op, tg_phase phase, int layer, int peer,
@@ -217,13 +180,13 @@ static double held_bytes(const planner *pl, int l, int r)
  * channel terms). */
 static void partial_forward(planner *pl, int l, int r)
 {
-    int gi = line_group(pl, cfg(pl, l), r, L_C);
+    int gi = line_group(pl, cfg(pl, l), r, EX_L_C);
     put_comm(pl, r, TG_ALLREDUCE, TG_FORWARD, l, gi, held_bytes(pl, l, r), 0);
 }
 
 static void partial_backward(planner *pl, int l, int r)
 {
-    int gi = line_group(pl, cfg(pl, l), r, L_C);
+    int gi = line_group(pl, cfg(pl, l), r, EX_L_C);
     put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, l, gi,
              held_bytes(pl, l, r) / cfg(pl, l)->channel, 0);
     layout_copy(pl, r, TG_BACKWARD_INPUT, l, cfg(pl, l), held_bytes(pl, l, r));
@@ -380,16 +343,16 @@ static void aligned_backward(planner *pl, const ex_edge *e, int r)
     double bytes = ex__box_elems(&n) * EX_DELTA_BYTES;
     bool covered = pl->covered[e->u];
     if (st_has_filters(lv) && cv->filter > 1 && !cv->whole && !covered)
-        put_comm(pl, r, TG_ALLREDUCE, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, L_F),
+        put_comm(pl, r, TG_ALLREDUCE, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, EX_L_F),
                  bytes, 0);
     if (!all_channels(&n, lu) && all_channels(&h, lu) && !covered) {
-        put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, L_C),
+        put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, EX_L_C),
                  bytes, 0);
         layout_copy(pl, r, TG_BACKWARD_INPUT, e->u, cv, bytes * cv->channel);
     }
     if (cut_spatially(&n, lu) && !cut_spatially(&h, lu))
         put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, e->u,
-                 line_group(pl, cv, r, L_W | L_H | L_D), bytes, TG_FLAG_STAGED);
+                 line_group(pl, cv, r, EX_L_W | EX_L_H | EX_L_D), bytes, TG_FLAG_STAGED);
 }
 
 static void backward_moves(planner *pl, const ex_edge *e)
@@ -504,7 +467,7 @@ static void add_fused(planner *pl, int r, int inner, int outer, double bytes)
  * slabs, and the replicas when the plan reduces them too), then across the batch blocks. */
 static void gradients(planner *pl)
 {
-    unsigned inner_vary = L_W | L_H | L_D | (pl->plan->reduce_replicas ? L_R : 0);
+    unsigned inner_vary = EX_L_W | EX_L_H | EX_L_D | (pl->plan->reduce_replicas ? EX_L_R : 0);
     for (int l = 0; l < pl->wl->n_layers && !pl->oom; l++) {
         const wl_layer *ly = &pl->wl->layers[l];
         const st_layer_config *c = cfg(pl, l);
@@ -513,7 +476,7 @@ static void gradients(planner *pl)
         double bytes = (double)ly->w_elems / (c->whole ? 1 : c->filter * c->channel) *
                        EX_DELTA_BYTES;
         for (int r = c->base; r < c->base + st_group_size(c); r++)
-            add_fused(pl, r, line_group(pl, c, r, inner_vary), line_group(pl, c, r, L_B),
+            add_fused(pl, r, line_group(pl, c, r, inner_vary), line_group(pl, c, r, EX_L_B),
                       bytes);
     }
     for (int r = 0; r < pl->p; r++) {

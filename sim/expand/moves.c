@@ -69,6 +69,48 @@ void ex__groups_free(ex_groups *gs)
     memset(gs, 0, sizeof *gs);
 }
 
+/* An odometer over the varying coordinates, slowest (batch) first. */
+int ex__line_group(ex_groups *gs, tg_graph *g, const st_layer_config *c, int r, unsigned vary,
+                   bool *oom)
+{
+    st_coords k = st_coords_of(c, r - c->base), s = st_strides(c);
+    const int ways[7] = {c->batch, c->replicas, c->channel, c->filter, c->depth, c->height,
+                         c->width};
+    const int stride[7] = {s.b, s.r, s.c, s.f, s.d, s.h, s.w};
+    const unsigned bit[7] = {EX_L_B, EX_L_R, EX_L_C, EX_L_F, EX_L_D, EX_L_H, EX_L_W};
+    int own[7] = {k.b, k.r, k.c, k.f, k.d, k.h, k.w}, at[7], n = 1, fixed = c->base;
+    for (int i = 0; i < 7; i++) {
+        bool varies = (vary & bit[i]) && ways[i] > 1;
+        at[i] = 0;
+        n *= varies ? ways[i] : 1;
+        fixed += varies ? 0 : own[i] * stride[i];
+        own[i] = varies; /* from here on: whether coordinate i varies */
+    }
+    if (n < 2)
+        return -1;
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    if (!ranks)
+        return *oom = true, -1;
+    for (int m = 0; m < n; m++) {
+        int rank = fixed;
+        for (int i = 0; i < 7; i++)
+            rank += at[i] * stride[i];
+        ranks[m] = rank;
+        for (int i = 6; i >= 0; i--) { /* the fastest varying coordinate turns first */
+            if (!own[i])
+                continue;
+            if (++at[i] < ways[i])
+                break;
+            at[i] = 0;
+        }
+    }
+    int gi = ex__group(gs, g, ranks, n);
+    free(ranks);
+    if (gi < 0)
+        *oom = true;
+    return gi;
+}
+
 /* ------------------------------------------------------------------ recognising a gather */
 
 static int find(int *parent, int r)

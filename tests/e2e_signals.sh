@@ -86,7 +86,11 @@ for i in $(seq 1 "$N"); do
     [ -e s.csv ] && [ "$(tail -n +2 s.csv | wc -l)" -ge "$k" ] && rm -f s.csv
     interrupt_after "$(pause "$(awk -v t="$T" 'BEGIN { print 1.5 * t }')")" "$HS" "${sweep[@]}" -o s.csv --quiet
     what="sweep #$i (rc $rc)"
-    sleep 0.2 # runs in flight die with the sweep (PR_SET_PDEATHSIG)
+    # runs in flight die with the sweep (PR_SET_PDEATHSIG): within 2 s, on a busy machine too
+    for _ in $(seq 20); do
+        grep -lsF "E2E_SIGNALS_MARK=$D" /proc/[0-9]*/environ >/dev/null || break
+        sleep 0.1
+    done
     grep -lsF "E2E_SIGNALS_MARK=$D" /proc/[0-9]*/environ >/dev/null && fail "$what: runs left alive"
     [ -z "$(temps)" ] || fail "$what: left $(temps)"
     [ ! -e s.csv ] || [ -z "$(tail -c1 s.csv)" ] || fail "$what: a half-written row"

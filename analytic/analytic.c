@@ -127,9 +127,8 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
     if (s.n_exchange > 0) {
         terms->comm_s[HS_TERM_ACT_ALLGATHER] = an__allgather_s(p2, y_bytes / p2, per_layer);
         terms->comm_s[HS_TERM_ACT_ALLREDUCE] =
-            st->filter_rs && st->kind != ST_CHANNEL
-                ? an__allgather_s(p2, y_bytes / p2, per_layer) /* a reduce-scatter */
-                : an__allreduce_s(p2, y_bytes, per_layer);
+            st->filter_rs ? an__allgather_s(p2, y_bytes / p2, per_layer) /* a reduce-scatter */
+                          : an__allreduce_s(p2, y_bytes, per_layer);
     }
     terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
         st->allreduce, p1, w_gpu * an__grad_elem_bytes(wl),

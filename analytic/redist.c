@@ -20,10 +20,7 @@
  *                  by per-axis overlap; point to point between different groups. */
 #include "links_int.h"
 
-#include <math.h>
 #include <string.h>
-
-#include "compute.h"
 
 enum { D_BATCH, D_CHAN, D_W, D_H, D_D, D_COUNT };
 
@@ -134,12 +131,9 @@ static double held_bytes(const edge *e)
  * samples (strategy.h, st_builtin_kernels_s): under the compute model only. */
 static void layout_copy(edge *e, double bytes, double samples)
 {
-    int64_t n = (int64_t)llround(samples);
     double copy_s = 0;
-    if (!e->wl->compute || n <= 1 || e->status != HS_OK)
-        return;
-    e->status = kt_compute_copy_s(e->wl->compute, e->wl, bytes / AN_BYTES_PER_ELEM, n, &copy_s,
-                                  e->err);
+    if (e->status == HS_OK)
+        e->status = st_layout_copy_s(e->wl, bytes / AN_BYTES_PER_ELEM, samples, &copy_s, e->err);
     *e->compute_s += copy_s;
 }
 

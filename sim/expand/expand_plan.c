@@ -17,11 +17,8 @@
  * lists (pipeline.c). */
 #include "expand_int.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "compute.h"
 
 /* One redistribution: u's output to the consumers needing what v needs. */
 typedef struct {
@@ -150,13 +147,12 @@ static int plan_kernels(planner *pl, char *err)
 static void layout_copy(planner *pl, int r, tg_phase kind, int l, const st_layer_config *c,
                         double bytes)
 {
-    int64_t n = (int64_t)llround(samples(pl, c));
     double copy_s = 0;
-    if (!pl->wl->compute || n <= 1 || pl->status != HS_OK)
-        return;
-    pl->status = kt_compute_copy_s(pl->wl->compute, pl->wl, bytes / EX_DELTA_BYTES, n, &copy_s,
-                                   pl->err);
-    pl->ready[r] = ex_exec(&pl->cur[r], kind, l, copy_s, pl->ready[r]);
+    if (pl->status == HS_OK)
+        pl->status = st_layout_copy_s(pl->wl, bytes / EX_DELTA_BYTES, samples(pl, c), &copy_s,
+                                      pl->err);
+    if (copy_s > 0)
+        pl->ready[r] = ex_exec(&pl->cur[r], kind, l, copy_s, pl->ready[r]);
 }
 
 /* ------------------------------------------------------------------ partial sums */

@@ -14,12 +14,12 @@
  * follow ParaDL's assumption instead of the default mechanism (strategy.h). */
 static bool has_filter_backward(const st_strategy *st)
 {
-    return st->kind == ST_FILTER || st->kind == ST_DATA_FILTER;
+    return st_split_bit(st->kind) == WL_SPLIT_FILTER;
 }
 
 static bool has_halos(const st_strategy *st)
 {
-    return st->kind == ST_SPATIAL || st->kind == ST_DATA_SPATIAL;
+    return st_split_bit(st->kind) == WL_SPLIT_SPATIAL;
 }
 
 static void print_shape(FILE *out, const rp_run *run)

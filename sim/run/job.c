@@ -151,10 +151,11 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
         return status;
     j->st.allreduce = spec->allreduce;
     j->st.overlap = spec->overlap;
-    if (spec->halo_chain && j->st.kind != ST_SPATIAL && j->st.kind != ST_DATA_SPATIAL)
+    unsigned bit = st_split_bit(j->st.kind);
+    if (spec->halo_chain && bit != WL_SPLIT_SPATIAL)
         return hs_fail(err, HS_EINPUT, "--halo: for spatial and data+spatial, not %s (a "
                        "strategy file's halos are always a chain)", st_name(&j->st));
-    if (spec->filter_rs && j->st.kind != ST_FILTER && j->st.kind != ST_DATA_FILTER)
+    if (spec->filter_rs && bit != WL_SPLIT_FILTER)
         return hs_fail(err, HS_EINPUT, "--filter-backward: for filter and data+filter, not %s "
                        "(a strategy file's gathers are always reduce-scattered back)",
                        st_name(&j->st));

@@ -92,6 +92,16 @@ static lw_split builtin_cut(const wl_workload *wl, st_kind kind, int p2, double 
     return cut;
 }
 
+int st_layout_copy_s(const wl_workload *wl, double elems, double samples, double *seconds,
+                     char *err)
+{
+    int64_t n = (int64_t)llround(samples);
+    *seconds = 0;
+    if (!wl->compute || n <= 1) /* measured kernels; or one sample: its channels in one piece */
+        return HS_OK;
+    return kt_compute_copy_s(wl->compute, wl, elems, n, seconds, err);
+}
+
 /* The layout copies around layer l's activation collectives (strategy.h): after an allgather
  * of channel slices (filter forward, channel backward) and before a reduce-scatter of them
  * (filter backward with filter_rs), one copy of the group's whole output each. */
@@ -99,14 +109,12 @@ static int layout_copies_s(const wl_workload *wl, st_kind kind, int p2, bool fil
                            double samples, int l, double *fw_s, double *dx_s, char *err)
 {
     const wl_layer *ly = &wl->layers[l];
-    bool filter = kind == ST_FILTER || kind == ST_DATA_FILTER;
-    int64_t n = (int64_t)llround(samples);
-    if (!(filter || kind == ST_CHANNEL) || p2 <= 1 || n <= 1 || l == wl->n_layers - 1 ||
+    bool filter = st_split_bit(kind) == WL_SPLIT_FILTER;
+    if (!(filter || kind == ST_CHANNEL) || p2 <= 1 || l == wl->n_layers - 1 ||
         !(ly->split_mask & st_split_bit(kind)))
         return HS_OK;
     double copy_s = 0;
-    int rc = kt_compute_copy_s(wl->compute, wl, (double)n * (double)ly->y_elems, n, &copy_s,
-                               err);
+    int rc = st_layout_copy_s(wl, llround(samples) * (double)ly->y_elems, samples, &copy_s, err);
     *fw_s += filter ? copy_s : 0.0;
     *dx_s += !filter || filter_rs ? copy_s : 0.0;
     return rc;

@@ -179,7 +179,9 @@ int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strate
     st->kind = (st_kind)kind;
     st->p = p;
     st->segments = 1;
-    st->filter_rs = st->halo_chain = true; /* as the measured runtime does (strategy.h) */
+    /* as the measured runtime does, where the strategy has them (strategy.h) */
+    st->filter_rs = st_split_bit(st->kind) == WL_SPLIT_FILTER;
+    st->halo_chain = st_split_bit(st->kind) == WL_SPLIT_SPATIAL;
     if (colon && !is_hybrid(st->kind))
         return hs_fail(err, HS_EINPUT,
                        "-s %s: only data+filter and data+spatial take a group shape ':P1xP2'",

@@ -48,13 +48,14 @@ typedef struct {
                           * (CO_BUCKET_BYTES); false: one fused allreduce after it */
     bool halo_chain;     /* a spatial halo is sent, then received, with synchronous sends
                           * (ChainerMN's halo_exchange over MPI), so the group's messages follow
-                          * one another along it (the default, st_parse); false (--halo
-                          * sendrecv): each rank sends and receives at once (MPI_Sendrecv,
-                          * ParaDL's model) */
+                          * one another along it (st_parse's default for spatial and
+                          * data+spatial); false (--halo sendrecv): each rank sends and receives
+                          * at once (MPI_Sendrecv, ParaDL's model) */
     bool filter_rs;      /* filter parallelism reduce-scatters its layers' output gradients:
                           * each GPU needs only its filters' slice (ChainerMN's allgather
-                          * backward, an alltoall and a sum; the default, st_parse); false
-                          * (--filter-backward allreduce): allreduced, ParaDL's model */
+                          * backward, an alltoall and a sum; st_parse's default for filter and
+                          * data+filter); false (--filter-backward allreduce): allreduced,
+                          * ParaDL's model */
 } st_strategy;
 
 /* Whether "-s" text names `kind`'s strategy or its hybrid with data ("filter": filter and
@@ -110,6 +111,13 @@ const char *st_kind_name(st_kind kind); /* "data+filter" */
 int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, bool filter_rs,
                          double samples, int l, double *fw_s, double *dx_s, double *dw_s,
                          char *err);
+
+/* Seconds of one such layout copy of `elems` elements on a rank whose block holds `samples`
+ * samples: 0 when it holds one (its channels are in one piece) or the kernels are measured
+ * (wl->compute NULL); else the compute model's copy (compute.h, kt_compute_copy_s). Strategy
+ * files charge theirs at their gathers with it. Errors are the compute model's. */
+int st_layout_copy_s(const wl_workload *wl, double elems, double samples, double *seconds,
+                     char *err);
 
 /* The pipeline's stages: contiguous layer groups, stage i (on GPU i) running layers
  * first[i] .. first[i+1]-1, so first[] has stages+1 entries and first[stages] = n_layers.

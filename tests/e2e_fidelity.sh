@@ -40,11 +40,16 @@ for p in {t[2] for t in table}:  # the defaults keep the measured order at every
 # the code's own logs: every logged iteration predicted; data+spatial's, which the halo chain
 # explains, at its committed mean (ParaDL's halos: half the time)
 logs = list(csv.DictReader(open(sys.argv[3])))
-assert len({(r["log"], r["predictor"]) for r in logs}) == len(logs) == 25 * 2 + 20 * 3, len(logs)
+assert len({(r["log"], r["predictor"]) for r in logs}) == len(logs) == 33 * 2 + 20 * 3, len(logs)
 ds = lambda n: [float(r["accuracy"]) for r in logs if r["model"] == "resnet50" and
                 r["strategy"] == "data+spatial" and r["predictor"] == n]
 assert abs(sum(ds("default")) / 8 - 0.879) < 5e-3, ds("default")
 assert min(ds("default")[:-1]) > 0.93 and max(ds("halo=sendrecv")) < 0.6, ds("halo=sendrecv")
+# data+filter's logged runs (CUDA managed memory) take 11-12x the simulated iteration, where
+# the table's rows of the same configuration take 1.3-1.6x (experiments/README.md)
+df = [r for r in logs if r["strategy"] == "data+filter" and r["predictor"] == "default"]
+assert len(df) == 8 and all(10 < float(r["measured_iter_s"]) / float(r["predicted_iter_s"]) < 13
+                            for r in df), df
 step = {r["row"]: float(r["predicted_epoch_s"]) for r in rows if r["predictor"] == "step"}
 flow = {r["row"]: float(r["predicted_epoch_s"]) for r in rows if r["predictor"] == "default"}
 assert all(abs(step[k] / flow[k] - 1) < 1e-5 for k in flow), (step, flow)

@@ -19,7 +19,7 @@ set ylabel "simulated iteration (s)"
 set grid lc rgb "#dddddd"
 set key top left font ",10" noenhanced
 n = words(names)
-colors = "#c0392b #1f4e99 #27ae60 #8e44ad #d35400 #444444"
+colors = "#c0392b #1f4e99 #e67e22 #27ae60 #8e44ad #d35400 #444444"
 plot for [i = 1:n] dir . "/" . word(names, i) . ".dat" using 1:2 with points \
          pt (i + 4) ps 1.4 lc rgb word(colors, i) title columnheader(2), \
      x with lines lc rgb "#000000" dt 1 title "simulated = logged", \

@@ -31,7 +31,7 @@
 #                  before this study chose ChainerMN's)
 #   paradl both    ParaDL's kernels and collectives: compute=measured and paradl collectives
 # Then a second check: the iteration times the same code logged (code-logs.tsv: data parallelism
-# at 1-256 GPUs, data+spatial at 8-1024, from its repository's job logs), each predicted by the
+# at 1-256 GPUs, data+spatial at 8-1024, data+filter at 8-512, from its repository's job logs), each predicted by the
 # defaults, the analytic model and, for data+spatial, ParaDL's halos (code_logs.py).
 # Accuracy of a row = 1 - |predicted - measured| / measured, on the epoch total; the mean is
 # over the rows; the ranking holds at a GPU count when the predicted order of the strategies
@@ -215,7 +215,7 @@ hs_plot "$here/fidelity.gp" "$HS_OUT/fidelity" dir="$HS_TMP" names="$files"
 
 # The logs' picture: the defaults against each logged iteration, a series per network and strategy
 logfiles=""
-for series in "resnet50 data+spatial" "resnet50 data" "vgg16 data" "alexnet data" \
+for series in "resnet50 data+spatial" "resnet50 data" "resnet50 data+filter" "vgg16 data" "alexnet data" \
               "vgg16 data+spatial" "alexnet data+spatial"; do
     file="log_${series//[^a-z0-9]/_}"
     { printf 'logged "%s"\n' "$series"

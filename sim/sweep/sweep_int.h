@@ -4,7 +4,8 @@
  *   sweep.c         sw_main: the command's three paths (run, --emit, --merge); the direct sweep
  *   sweep_config.c  the sweep file and the flags -> lists of values (sw_spec, sw_cmdline)
  *   sweep_plan.c    the lists checked -> the configurations in order (sw_plan)
- *   sweep_run.c     the process pool: one child per configuration, timeouts, signals, progress
+ *   sweep_run.c     the process pool: one child per configuration, timeouts, signals
+ *   sweep_progress.c  its progress on stderr
  *   sweep_json.c    a child's JSON output, read with json-c
  *   sweep_csv.c     the CSV: its columns, reading it back, resuming, atomic writes
  *   sweep_emit.c    --emit parallel|slurm and --merge
@@ -249,6 +250,26 @@ int sw_find_exe(const char *given, char *path, size_t len, char *err);
  * plan->output and to line_of[]; SIGINT, SIGTERM and SIGHUP stop it (tally->signal). */
 int sw_run(const sw_plan *plan, const sw_cmdline *cl, const char *exe, const char **line_of,
            const int *todo, int n_todo, sw_tally *tally, sw_arena *a, char *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Progress (sweep_progress.c). */
+
+/* What the progress line shows. */
+typedef struct {
+    bool enabled, tty;      /* drawn at all; on a terminal (a bar) or not (plain lines) */
+    int total;              /* configurations in the sweep */
+    int skipped;            /* already in the CSV */
+    int to_run;             /* configurations this session runs */
+    int done, errors, failed, running; /* rows written (of them error, failed), runs in flight */
+    int last_tenth;         /* plain lines: the tenth of the work the last line reported */
+    double start_s, last_s; /* session start; the last time a line was drawn */
+} sw_progress;
+
+/* Start counting a session of n_todo runs of plan's configurations (quiet: draw nothing), and
+ * say on stderr what it will do. */
+void sw_progress_start(sw_progress *p, const sw_plan *plan, bool quiet, int n_todo);
+/* Draw the progress unless it was drawn just now (force: draw anyway). */
+void sw_progress_draw(sw_progress *p, bool force);
 
 /* ------------------------------------------------------------------------------------------ */
 /* --emit and --merge (sweep_emit.c). */

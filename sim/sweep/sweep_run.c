@@ -1,6 +1,6 @@
 /* sweep_run.c: the process pool of `hybridsim sweep` (sweep_int.h): one child per
  * configuration, --jobs at a time, each child's end turned into a CSV row, with timeouts,
- * interruption by signal, and progress on stderr.
+ * interruption by signal; its progress on stderr is sweep_progress.c.
  *
  * Why a process per run: SimGrid has one engine per process and it cannot be reset, so the
  * driver forks and execs the hybridsim executable itself (`compare --json`, or analytic or
@@ -32,8 +32,6 @@
 #include "hs_out.h"
 
 #define SW_MESSAGE_LEN 400       /* an error message kept in the CSV */
-#define SW_PLAIN_PROGRESS_S 10.0 /* a progress line this often when stderr is not a terminal */
-#define SW_TTY_PROGRESS_S 0.25   /* the bar's redraws on a terminal, at most this often */
 #define SW_POLL_NS (20 * 1000 * 1000) /* the pause when no run has finished */
 
 /* The interrupting signal, 0 if none. The sweep's one global: a signal handler reaches
@@ -51,17 +49,6 @@ typedef struct {
     bool timed_out; /* we killed it after --timeout */
 } sw_slot;
 
-/* What the progress line shows. */
-typedef struct {
-    bool enabled, tty;      /* drawn at all; on a terminal (a bar) or not (plain lines) */
-    int total;              /* configurations in the sweep */
-    int skipped;            /* already in the CSV */
-    int to_run;             /* configurations this session runs */
-    int done, errors, failed, running; /* rows written (of them error, failed), runs in flight */
-    int last_tenth;         /* plain lines: the tenth of the work the last line reported */
-    double start_s, last_s; /* session start; the last time a line was drawn */
-} sw_progress;
-
 /* The state of one sweep run. */
 typedef struct {
     const sw_plan *plan;
@@ -73,66 +60,6 @@ typedef struct {
     sw_progress progress;
     sw_arena *arena;           /* where the rows kept live */
 } sw_runner;
-
-/* ------------------------------------------------------------------------------------------ */
-/* Progress on stderr: a bar redrawn in place on a terminal, else a plain line now and then. */
-
-static void format_duration(double s, char *out, size_t len)
-{
-    long t = s > 0 ? (long)(s + 0.5) : 0;
-    if (t >= 3600)
-        snprintf(out, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(out, len, "%ld:%02ld", t / 60, t % 60);
-}
-
-static void progress_bar(const sw_progress *p, const char *spent, const char *left)
-{
-    enum { WIDTH = 30 };
-    int finished = p->skipped + p->done;
-    char bar[WIDTH + 1];
-    int fill = p->total ? (int)((long)WIDTH * finished / p->total) : WIDTH;
-    for (int i = 0; i < WIDTH; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[WIDTH] = '\0';
-    fprintf(stderr, "\r\033[K[%s] %d/%d %3d%%  %d running  %d error  %d failed  %s  ~%s left",
-            bar, finished, p->total, p->total ? 100 * finished / p->total : 100, p->running,
-            p->errors, p->failed, spent, left);
-}
-
-static void progress_line(const sw_progress *p, const char *spent, const char *left)
-{
-    fprintf(stderr,
-            "sweep: %d/%d done (%d error, %d failed), %d running, %s elapsed, about %s left\n",
-            p->skipped + p->done, p->total, p->errors, p->failed, p->running, spent, left);
-}
-
-/* Draw the progress unless it was drawn just now (force: draw anyway). A plain line comes every
- * SW_PLAIN_PROGRESS_S and at every tenth of the work, so that a log shows progress without a
- * line per run. */
-static void progress_draw(sw_progress *p, bool force)
-{
-    if (!p->enabled)
-        return;
-    double now = sw_now_s();
-    int tenth = p->to_run ? 10 * p->done / p->to_run : 10;
-    if (!p->tty && tenth > p->last_tenth)
-        force = true;
-    if (!force && now - p->last_s < (p->tty ? SW_TTY_PROGRESS_S : SW_PLAIN_PROGRESS_S))
-        return;
-    p->last_tenth = tenth;
-    p->last_s = now;
-    double elapsed = now - p->start_s;
-    char spent[32], left[32] = "?";
-    format_duration(elapsed, spent, sizeof spent);
-    if (p->done > 0)
-        format_duration(elapsed / p->done * (p->to_run - p->done), left, sizeof left);
-    if (p->tty)
-        progress_bar(p, spent, left);
-    else
-        progress_line(p, spent, left);
-    fflush(stderr);
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Starting a run. */
@@ -365,7 +292,7 @@ static int record(sw_runner *r, int config, const sw_outcome *o, char *err)
     r->progress.done++;
     r->progress.errors += strcmp(o->status, "error") == 0;
     r->progress.failed += strcmp(o->status, "failed") == 0;
-    progress_draw(&r->progress, false);
+    sw_progress_draw(&r->progress, false);
     return HS_OK;
 }
 
@@ -473,7 +400,7 @@ static int run_all(sw_runner *r, const int *todo, int n_todo, int stop_after, ch
             break;
         bool any = false;
         status = reap(r, slots, jobs, &any, err);
-        progress_draw(&r->progress, false);
+        sw_progress_draw(&r->progress, false);
         if (!any && status == HS_OK) {
             struct timespec pause = {0, SW_POLL_NS};
             nanosleep(&pause, NULL);
@@ -566,18 +493,6 @@ static int runner_close(sw_runner *r, int status, char *err)
     return hs_out_commit(&r->log, err);
 }
 
-static void progress_start(sw_runner *r, bool quiet, int n_todo)
-{
-    const sw_plan *plan = r->plan;
-    r->progress = (sw_progress){.enabled = !quiet, .tty = isatty(STDERR_FILENO) == 1,
-                                .total = plan->n_configs, .skipped = plan->n_configs - n_todo,
-                                .to_run = n_todo, .start_s = sw_now_s()};
-    r->progress.last_s = r->progress.start_s;
-    if (r->progress.enabled)
-        fprintf(stderr, "sweep: %d configurations, %d already in %s, %d to run, %d at a time\n",
-                plan->n_configs, plan->n_configs - n_todo, plan->output, n_todo, plan->jobs);
-}
-
 int sw_run(const sw_plan *plan, const sw_cmdline *cl, const char *exe, const char **line_of,
            const int *todo, int n_todo, sw_tally *tally, sw_arena *a, char *err)
 {
@@ -587,14 +502,14 @@ int sw_run(const sw_plan *plan, const sw_cmdline *cl, const char *exe, const cha
     catch_signals(saved); /* before the temp directory exists: a signal only stops the pool */
     int status = runner_open(&r, err);
     if (status == HS_OK) {
-        progress_start(&r, cl->quiet, n_todo);
+        sw_progress_start(&r.progress, plan, cl->quiet, n_todo);
         status = run_all(&r, todo, n_todo, cl->stop_after, err);
     }
     if (r.tmpdir[0])
         rmdir(r.tmpdir);
     restore_signals(saved);
     if (r.progress.enabled && r.progress.tty) {
-        progress_draw(&r.progress, true); /* the last state, which the rate limit may skip */
+        sw_progress_draw(&r.progress, true); /* the last state, which the rate limit may skip */
         fputc('\n', stderr);
     }
     status = runner_close(&r, status, err);

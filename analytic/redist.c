@@ -128,12 +128,15 @@ static double held_bytes(const edge *e)
 }
 
 /* Gathered channel slices put in place, `bytes` of them, on a rank whose block holds `samples`
- * samples (strategy.h, st_builtin_kernels_s): under the compute model only. */
-static void layout_copy(edge *e, double bytes, double samples)
+ * samples (strategy.h, st_builtin_kernels_s): under the compute model only. scatter_p > 0: the
+ * kernels around their reduce-scatter over that many ranks instead (st_scatter_copies_s). */
+static void layout_copy(edge *e, double bytes, double samples, int scatter_p)
 {
-    double copy_s = 0;
+    double copy_s = 0, elems = bytes / AN_BYTES_PER_ELEM;
     if (e->status == HS_OK)
-        e->status = st_layout_copy_s(e->wl, bytes / AN_BYTES_PER_ELEM, samples, &copy_s, e->err);
+        e->status = scatter_p > 0
+                        ? st_scatter_copies_s(e->wl, elems, scatter_p, samples, &copy_s, e->err)
+                        : st_layout_copy_s(e->wl, elems, samples, &copy_s, e->err);
     *e->compute_s += copy_s;
 }
 
@@ -157,9 +160,9 @@ static void model_gather(edge *e)
     e->comm_s[HS_TERM_ACT_ALLGATHER] += an__allgather_s(q, whole / q, l);
     e->comm_s[HS_TERM_ACT_ALLREDUCE] += part ? an__allreduce_s(q, whole, l)
                                              : an__allgather_s(q, whole / q, l); /* the r-s */
-    layout_copy(e, whole, samples); /* forward, or partial: backward */
+    layout_copy(e, whole, samples, 0); /* forward, or partial: backward */
     if (!part)
-        layout_copy(e, whole, samples); /* the reduce-scatter's pack */
+        layout_copy(e, whole, samples, q); /* around the reduce-scatter */
     if (!part) /* every rank of the line now holds every channel; a reduced partial sum keeps
                 * u's filter blocks */
         e->h.ways[D_CHAN] = 1;
@@ -179,7 +182,7 @@ static void aligned_backward(edge *e, bool covered)
         an_link l = an__lines_ring(e->net, line_of(e->cv, s.c, e->n.ways[D_CHAN]));
         e->comm_s[HS_TERM_ACT_ALLGATHER] +=
             an__allgather_s(e->n.ways[D_CHAN], x / e->n.ways[D_CHAN] / slabs(&e->n), l);
-        layout_copy(e, x / slabs(&e->n), e->batch / e->n.ways[D_BATCH]);
+        layout_copy(e, x / slabs(&e->n), e->batch / e->n.ways[D_BATCH], 0);
     }
     int q = slabs(&e->n);
     if (slabs(&e->h) == 1 && q > 1) { /* the start of a spatial region: slabs gathered back */

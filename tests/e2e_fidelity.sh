@@ -28,7 +28,7 @@ assert abs(mean("paradl") - 0.729) < 5e-4
 # the defaults (kernels from the compute model, anchored on the network's measured total;
 # ChainerMN's halo chain and filter backward), ParaDL's linear kernels, ParaDL's collectives,
 # and both of ParaDL's (experiments/README.md)
-for n, committed in (("default", 0.810), ("analytic", 0.781), ("compute=measured", 0.686),
+for n, committed in (("default", 0.826), ("analytic", 0.798), ("compute=measured", 0.686),
                      ("paradl collectives", 0.719), ("paradl both", 0.636)):
     assert abs(mean(n) - committed) < 5e-3, (n, mean(n))
 ranked = {r["row"]: float(r["predicted_epoch_s"]) for r in rows if r["predictor"] == "default"}
@@ -45,10 +45,10 @@ ds = lambda n: [float(r["accuracy"]) for r in logs if r["model"] == "resnet50" a
                 r["strategy"] == "data+spatial" and r["predictor"] == n]
 assert abs(sum(ds("default")) / 8 - 0.879) < 5e-3, ds("default")
 assert min(ds("default")[:-1]) > 0.93 and max(ds("halo=sendrecv")) < 0.6, ds("halo=sendrecv")
-# data+filter's logged runs (CUDA managed memory) take 11-12x the simulated iteration, where
-# the table's rows of the same configuration take 1.3-1.6x (experiments/README.md)
+# data+filter's logged runs (CUDA managed memory) take 11x the simulated iteration, where
+# the table's rows of the same configuration take 1.2-1.5x (experiments/README.md)
 df = [r for r in logs if r["strategy"] == "data+filter" and r["predictor"] == "default"]
-assert len(df) == 8 and all(10 < float(r["measured_iter_s"]) / float(r["predicted_iter_s"]) < 13
+assert len(df) == 8 and all(10 < float(r["measured_iter_s"]) / float(r["predicted_iter_s"]) < 12.5
                             for r in df), df
 step = {r["row"]: float(r["predicted_epoch_s"]) for r in rows if r["predictor"] == "step"}
 flow = {r["row"]: float(r["predicted_epoch_s"]) for r in rows if r["predictor"] == "default"}

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "compute.h"
+#include "strategy.h"
 #include "workload_helpers.h"
 
 static int layer_named(const wl_workload *wl, const char *name)
@@ -412,6 +413,29 @@ static void test_layout_copy(void **state)
     wl_free(&wl);
 }
 
+/* ChainerMN's reduce-scatter of gathered slices (its allgather's backward): a pack copy of the
+ * whole before the alltoall, a stack copy of the p slices that arrive and their sum (a read of
+ * the whole, a write of 1/p), three kernels of the copy model; nothing for one sample. */
+static void test_scatter_copies(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    wl_workload wl;
+    kt_compute c;
+    resnet50_on_v100(&wl, &c);
+    wl.compute = &c;
+    double copy_s, sum_s, s;
+    assert_int_equal(kt_compute_copy_s(&c, &wl, 1e6, 64, &copy_s, err), HS_OK);
+    assert_int_equal(kt_compute_copy_s(&c, &wl, 1e6 * (1 + 1.0 / 4) / 2, 64, &sum_s, err), HS_OK);
+    assert_int_equal(st_scatter_copies_s(&wl, 1e6, 4, 64, &s, err), HS_OK);
+    assert_true(sum_s > 0.5 * copy_s && sum_s < copy_s);
+    assert_true(rel_close(s, 2 * copy_s + sum_s, 1e-12));
+    assert_int_equal(st_scatter_copies_s(&wl, 1e6, 4, 1, &s, err), HS_OK);
+    assert_true(s == 0.0);
+    wl.compute = NULL;
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,7 +444,7 @@ int main(void)
         cmocka_unit_test(test_kernel_time),     cmocka_unit_test(test_precision),
         cmocka_unit_test(test_devices),         cmocka_unit_test(test_fitted_model),
         cmocka_unit_test(test_split_is_not_linear), cmocka_unit_test(test_anchoring),
-        cmocka_unit_test(test_layout_copy),
+        cmocka_unit_test(test_layout_copy),     cmocka_unit_test(test_scatter_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

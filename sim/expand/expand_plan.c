@@ -143,14 +143,18 @@ static int plan_kernels(planner *pl, char *err)
 }
 
 /* Rank r's gathered channel slices put in place (strategy.h, st_builtin_kernels_s), `bytes`
- * of them, under the compute model when the rank's block of c holds more than one sample. */
+ * of them, under the compute model when the rank's block of c holds more than one sample;
+ * scatter_p > 0: the kernels around their reduce-scatter over that many ranks instead
+ * (st_scatter_copies_s). */
 static void layout_copy(planner *pl, int r, tg_phase kind, int l, const st_layer_config *c,
-                        double bytes)
+                        double bytes, int scatter_p)
 {
-    double copy_s = 0;
+    double copy_s = 0, elems = bytes / EX_DELTA_BYTES;
     if (pl->status == HS_OK)
-        pl->status = st_layout_copy_s(pl->wl, bytes / EX_DELTA_BYTES, samples(pl, c), &copy_s,
-                                      pl->err);
+        pl->status = scatter_p > 0 ? st_scatter_copies_s(pl->wl, elems, scatter_p,
+                                                         samples(pl, c), &copy_s, pl->err)
+                                   : st_layout_copy_s(pl->wl, elems, samples(pl, c), &copy_s,
+                                                      pl->err);
     if (copy_s > 0)
         pl->ready[r] = ex_exec(&pl->cur[r], kind, l, copy_s, pl->ready[r]);
 }
@@ -185,7 +189,7 @@ static void partial_backward(planner *pl, int l, int r)
     int gi = line_group(pl, cfg(pl, l), r, EX_L_C);
     put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, l, gi,
              held_bytes(pl, l, r) / cfg(pl, l)->channel, 0);
-    layout_copy(pl, r, TG_BACKWARD_INPUT, l, cfg(pl, l), held_bytes(pl, l, r));
+    layout_copy(pl, r, TG_BACKWARD_INPUT, l, cfg(pl, l), held_bytes(pl, l, r), 0);
 }
 
 /* ------------------------------------------------------------------ redistributions */
@@ -322,7 +326,7 @@ static void forward_moves(planner *pl, const ex_edge *e)
                  e->staged ? TG_FLAG_STAGED : 0);
         if (filters)
             layout_copy(pl, r, TG_FORWARD, e->u, cfg(pl, e->u),
-                        e->mv.piece[r] * e->mv.size[r]);
+                        e->mv.piece[r] * e->mv.size[r], 0);
     }
 }
 
@@ -344,7 +348,7 @@ static void aligned_backward(planner *pl, const ex_edge *e, int r)
     if (!all_channels(&n, lu) && all_channels(&h, lu) && !covered) {
         put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, EX_L_C),
                  bytes, 0);
-        layout_copy(pl, r, TG_BACKWARD_INPUT, e->u, cv, bytes * cv->channel);
+        layout_copy(pl, r, TG_BACKWARD_INPUT, e->u, cv, bytes * cv->channel, 0);
     }
     if (cut_spatially(&n, lu) && !cut_spatially(&h, lu))
         put_comm(pl, r, TG_ALLGATHER, TG_BACKWARD_INPUT, e->u,
@@ -372,7 +376,7 @@ static void backward_moves(planner *pl, const ex_edge *e)
             continue;
         if (filters)
             layout_copy(pl, r, TG_BACKWARD_INPUT, e->u, cfg(pl, e->u),
-                        mv->piece[r] * mv->size[r]);
+                        mv->piece[r] * mv->size[r], mv->size[r]);
         put_comm(pl, r, e->model_gather && !filters ? TG_ALLREDUCE : TG_REDUCE_SCATTER,
                  TG_BACKWARD_INPUT, e->u, mv->group[r], mv->piece[r] * mv->size[r],
                  e->staged ? TG_FLAG_STAGED : 0);

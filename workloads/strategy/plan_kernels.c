@@ -102,9 +102,22 @@ int st_layout_copy_s(const wl_workload *wl, double elems, double samples, double
     return kt_compute_copy_s(wl->compute, wl, elems, n, seconds, err);
 }
 
+int st_scatter_copies_s(const wl_workload *wl, double elems, int p, double samples,
+                        double *seconds, char *err)
+{
+    double pack_s = 0, stack_s = 0, sum_s = 0;
+    int rc = st_layout_copy_s(wl, elems, samples, &pack_s, err);
+    if (rc == HS_OK)
+        rc = st_layout_copy_s(wl, elems, samples, &stack_s, err);
+    if (rc == HS_OK) /* a copy streams 2 x elems; the sum elems + elems / p */
+        rc = st_layout_copy_s(wl, elems * (1.0 + 1.0 / p) / 2.0, samples, &sum_s, err);
+    *seconds = pack_s + stack_s + sum_s;
+    return rc;
+}
+
 /* The layout copies around layer l's activation collectives (strategy.h): after an allgather
- * of channel slices (filter forward, channel backward) and before a reduce-scatter of them
- * (filter backward with filter_rs), one copy of the group's whole output each. */
+ * of channel slices (filter forward, channel backward), one copy of the group's whole output;
+ * around a reduce-scatter of them (filter backward with filter_rs), st_scatter_copies_s. */
 static int layout_copies_s(const wl_workload *wl, st_kind kind, int p2, bool filter_rs,
                            double samples, int l, double *fw_s, double *dx_s, char *err)
 {
@@ -113,10 +126,12 @@ static int layout_copies_s(const wl_workload *wl, st_kind kind, int p2, bool fil
     if (!(filter || kind == ST_CHANNEL) || p2 <= 1 || l == wl->n_layers - 1 ||
         !(ly->split_mask & st_split_bit(kind)))
         return HS_OK;
-    double copy_s = 0;
-    int rc = st_layout_copy_s(wl, llround(samples) * (double)ly->y_elems, samples, &copy_s, err);
+    double whole = llround(samples) * (double)ly->y_elems, copy_s = 0, scatter_s = 0;
+    int rc = st_layout_copy_s(wl, whole, samples, &copy_s, err);
+    if (rc == HS_OK && filter && filter_rs)
+        rc = st_scatter_copies_s(wl, whole, p2, samples, &scatter_s, err);
     *fw_s += filter ? copy_s : 0.0;
-    *dx_s += !filter || filter_rs ? copy_s : 0.0;
+    *dx_s += filter ? scatter_s : copy_s;
     return rc;
 }
 

@@ -105,7 +105,8 @@ const char *st_kind_name(st_kind kind); /* "data+filter" */
  * sample's channels together, so gathered channel slices are put in place after an allgather
  * (filter forward, channel backward) and packed before a reduce-scatter (filter backward with
  * filter_rs; an allreduce needs none): one copy of the group's output each, in the forward or
- * input-gradient kernel of the layer (compute.h, kt_compute_copy_s). The simulator and the
+ * input-gradient kernel of the layer (compute.h, kt_compute_copy_s); the reduce-scatter also
+ * sums what arrives (st_scatter_copies_s). The simulator and the
  * analytic model both time kernels here (plan_kernels.c). Errors are the compute model's
  * (compute.h). */
 int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, bool filter_rs,
@@ -118,6 +119,15 @@ int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, bool filte
  * files charge theirs at their gathers with it. Errors are the compute model's. */
 int st_layout_copy_s(const wl_workload *wl, double elems, double samples, double *seconds,
                      char *err);
+
+/* The element-wise kernels around a reduce-scatter of channel slices over p ranks, `elems`
+ * elements the whole tensor, as ChainerMN runs it (the backward of its allgather: an alltoall,
+ * then `xp.stack(gxs).sum(axis=0)`): the slices packed into one buffer before (a layout copy),
+ * the p slices that arrive stacked after (another) and summed (a read of the whole and a write
+ * of 1/p of it); each as st_layout_copy_s, so 0 under measured kernels or one sample. Built-in
+ * strategies and strategy files charge it wherever they reduce-scatter gathered slices. */
+int st_scatter_copies_s(const wl_workload *wl, double elems, int p, double samples,
+                        double *seconds, char *err);
 
 /* The pipeline's stages: contiguous layer groups, stage i (on GPU i) running layers
  * first[i] .. first[i+1]-1, so first[] has stages+1 entries and first[stages] = n_layers.

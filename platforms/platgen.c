@@ -262,7 +262,8 @@ static int check_device(const pg_params *p, char *err)
     return HS_OK;
 }
 
-int pg_check(const pg_params *p, char *err)
+/* The machine's shape: counts in range, and every level dividing the one above it. */
+static int check_shape(const pg_params *p, char *err)
 {
     int rc;
     if ((rc = check_count("nodes", p->nodes, PG_MAX_NODES, err)) ||
@@ -288,6 +289,13 @@ int pg_check(const pg_params *p, char *err)
                        "--nodes-per-leaf %d)",
                        p->leaves_per_rack, p->nodes / p->nodes_per_leaf, p->nodes,
                        p->nodes_per_leaf);
+    return HS_OK;
+}
+
+/* Rates positive, latencies times. */
+static int check_rates(const pg_params *p, char *err)
+{
+    int rc;
     if ((rc = check_positive("gpu-speed", p->gpu_speed_flops, err)) ||
         (rc = check_positive("gpu-memory", p->gpu_memory_bytes, err)) ||
         (rc = check_positive("nvlink-link-bw", p->nvlink_link_bw_Bps, err)) ||
@@ -306,13 +314,20 @@ int pg_check(const pg_params *p, char *err)
         (rc = check_latency("spine-switch-latency", p->spine_switch_latency_s, err)) ||
         (rc = check_latency("staging-latency", p->staging_latency_s, err)))
         return rc;
+    return HS_OK;
+}
+
+/* The node as built (optional): the PCIe switches' uplinks and the link between the CPUs. */
+static int check_host_links(const pg_params *p, char *err)
+{
     if (!(p->pcie_uplink_bw_Bps >= 0) || !isfinite(p->pcie_uplink_bw_Bps))
         return hs_fail(err, HS_EINPUT, "--pcie-uplink-bw: must be a bandwidth, or none (got %g)",
                        p->pcie_uplink_bw_Bps);
     if (!(p->cpu_link_bw_Bps >= 0) || !isfinite(p->cpu_link_bw_Bps))
         return hs_fail(err, HS_EINPUT, "--cpu-link-bw: must be a bandwidth, or none (got %g)",
                        p->cpu_link_bw_Bps);
-    if ((rc = check_latency("cpu-link-latency", p->cpu_link_latency_s, err)))
+    int rc = check_latency("cpu-link-latency", p->cpu_link_latency_s, err);
+    if (rc)
         return rc;
     int switches = p->gpus_per_node / p->gpus_per_pcie_switch;
     if (p->cpu_link_bw_Bps > 0 && switches % 2 != 0)
@@ -320,6 +335,15 @@ int pg_check(const pg_params *p, char *err)
                        "shared evenly by its two CPUs (--gpus-per-node %d / "
                        "--gpus-per-pcie-switch %d)", switches, switches == 1 ? "" : "es",
                        p->gpus_per_node, p->gpus_per_pcie_switch);
+    return HS_OK;
+}
+
+int pg_check(const pg_params *p, char *err)
+{
+    int rc;
+    if ((rc = check_shape(p, err)) || (rc = check_rates(p, err)) ||
+        (rc = check_host_links(p, err)))
+        return rc;
     if (p->gpu_model == NULL || p->gpu_model[0] == '\0')
         return hs_fail(err, HS_EINPUT, "--gpu-model: must not be empty");
     for (const char *c = p->gpu_model; *c; c++)

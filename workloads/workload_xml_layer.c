@@ -207,6 +207,24 @@ static const wl_shape *output_of(const xr_reader *rd, int input)
 }
 
 /* inputs="a b": earlier layers, and x must be what they produce. */
+/* A concat's inputs: x's extents each, x's channels together. */
+static int check_concat(xr_reader *rd, xmlNode *node, const wl_layer *l)
+{
+    int64_t channels = 0;
+    for (int i = 0; i < l->n_inputs; i++) {
+        const wl_shape *in = output_of(rd, l->inputs[i]);
+        channels += in->channels;
+        if (in->n_spatial != l->x.n_spatial ||
+            memcmp(in->spatial, l->x.spatial, sizeof in->spatial) != 0)
+            return xr_fail(rd, node, "layer %s: input %s has extents unlike x", l->name,
+                           rd->ids[l->inputs[i]]);
+    }
+    if (channels != l->x.channels)
+        return xr_fail(rd, node, "layer %s: the inputs have %lld channels in all, x has %lld",
+                       l->name, (long long)channels, (long long)l->x.channels);
+    return HS_OK;
+}
+
 static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
 {
     char v[XR_ATTR_LEN];
@@ -237,18 +255,7 @@ static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
                            index == 0 ? "dataset sample" : "previous layer's output",
                            wl__shape_str(prev, want, sizeof want));
     } else if (l->type == WL_CONCAT) {
-        int64_t channels = 0;
-        for (int i = 0; i < l->n_inputs; i++) {
-            const wl_shape *in = output_of(rd, l->inputs[i]);
-            channels += in->channels;
-            if (in->n_spatial != l->x.n_spatial ||
-                memcmp(in->spatial, l->x.spatial, sizeof in->spatial) != 0)
-                return xr_fail(rd, node, "layer %s: input %s has extents unlike x", l->name,
-                               rd->ids[l->inputs[i]]);
-        }
-        if (channels != l->x.channels)
-            return xr_fail(rd, node, "layer %s: the inputs have %lld channels in all, x has %lld",
-                           l->name, (long long)channels, (long long)l->x.channels);
+        return check_concat(rd, node, l);
     } else {
         if (l->n_inputs > 1 && l->type != WL_ADD)
             return xr_fail(rd, node, "layer %s: only add and concat layers take several inputs",

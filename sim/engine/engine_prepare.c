@@ -91,6 +91,21 @@ static void hier_free(eng_hier *h)
     free(h);
 }
 
+/* Flow mode's barriers of a hierarchy: the members of each node, and the ranks of each local
+ * index across the nodes (none for a single member). false when out of memory. */
+static bool hier_barriers(eng_hier *h)
+{
+    h->intra_bar = calloc((size_t)h->n_nodes, sizeof *h->intra_bar);
+    h->inter_bar = calloc((size_t)h->per_node, sizeof *h->inter_bar);
+    if (!h->intra_bar || !h->inter_bar)
+        return false;
+    for (int c = 0; c < h->n_nodes && h->per_node > 1; c++)
+        h->intra_bar[c] = sg_barrier_init((unsigned)h->per_node);
+    for (int j = 0; j < h->per_node && h->n_nodes > 1; j++)
+        h->inter_bar[j] = sg_barrier_init((unsigned)h->n_nodes);
+    return true;
+}
+
 /* Lay group gi out by node for the hierarchical allreduce: nodes in order of first appearance,
  * members of a node in group order. Every node must hold the same number of members, or the
  * inter-node rings would not line up. */
@@ -134,18 +149,8 @@ static int build_hier(eng_sim *s, int gi, char *err)
     for (int i = 0; i < gr->n; i++)
         h->by_node[(size_t)h->node_of[i] * h->per_node + h->local_of[i]] = gr->ranks[i];
     h->rings = eng_rings_count(s, h);
-    if (s->opt.fidelity == ENG_FLOW) {
-        h->intra_bar = calloc((size_t)h->n_nodes, sizeof *h->intra_bar);
-        h->inter_bar = calloc((size_t)h->per_node, sizeof *h->inter_bar);
-        if (!h->intra_bar || !h->inter_bar) {
-            status = hs_fail(err, HS_EINTERNAL, "out of memory laying out group %d", gi);
-            goto done;
-        }
-        for (int c = 0; c < h->n_nodes && h->per_node > 1; c++)
-            h->intra_bar[c] = sg_barrier_init((unsigned)h->per_node);
-        for (int j = 0; j < h->per_node && h->n_nodes > 1; j++)
-            h->inter_bar[j] = sg_barrier_init((unsigned)h->n_nodes);
-    }
+    if (s->opt.fidelity == ENG_FLOW && !hier_barriers(h))
+        status = hs_fail(err, HS_EINTERNAL, "out of memory laying out group %d", gi);
 done:
     free(slot_of_node);
     free(count);

@@ -80,7 +80,10 @@ static int fused_run_end(const tg_rank *list, const uint8_t *awaited, int i, dou
 }
 
 /* Run the kernels of the fused run starting at list index i (fused_run_end) on the calling
- * actor, record their times; returns the run's last index. */
+ * actor, record their times; returns the run's last index. The run is a sleep of its length,
+ * not a SimGrid exec: a GPU runs one rank's compute stream (one rank a GPU, jobs on disjoint
+ * GPUs), so an exec would share the GPU's speed with nothing and end at the same time, for
+ * about twice the simulator's cost (README, "Speed"). */
 static int run_kernels(eng_sim *s, int r, int i)
 {
     const tg_rank *list = &s->g->ranks[r];
@@ -89,7 +92,7 @@ static int run_kernels(eng_sim *s, int r, int i)
     int last = fused_run_end(list, s->awaited[r], i, &seconds);
     double start = simgrid_get_clock();
     if (seconds > 0)
-        sg_actor_execute(seconds * scale * sg_host_get_speed(sg_host_self()));
+        sg_actor_sleep_for(seconds * scale);
     double end = simgrid_get_clock();
     if (s->start_s) {
         double t = start;

@@ -2,8 +2,9 @@
  *
  * Every rank becomes SimGrid actors on its GPU host: one per stream (compute, communication)
  * when they can overlap, one for both when its tasks form a chain (the blocking order).
- * Kernels are executions on the GPU host; collectives are decomposed into point-to-point
- * messages by algorithm, at one of two fidelities:
+ * Kernels are waits of their length on the GPU host (a GPU runs one rank's kernels, one at a
+ * time: nothing shares it, so no SimGrid execution is needed); collectives are decomposed into
+ * point-to-point messages by algorithm, at one of two fidelities:
  *   ENG_STEP  every step of the algorithm is its own set of messages (exact, O(p^2) messages);
  *   ENG_FLOW  one flow per ring edge carrying the whole volume, the other steps' latencies added
  *             (O(p) messages), then the group waits for its slowest edge, as a ring does;

@@ -1,5 +1,6 @@
 /* test_engine_private.c: messages on private links computed instead of sent give the same run
- * (engine_private.c).
+ * (engine_private.c), and so do the stretches of kernels and private collectives computed
+ * ahead (engine_segment.c).
  *
  * Each case expands a strategy into its task graph and runs it twice, each time in a fresh
  * child process (one SimGrid engine per process): once with every message sent through SimGrid
@@ -37,7 +38,7 @@ typedef struct {
     int status;
     char err[HS_ERR_LEN];
     double makespan_s;
-    long messages, computed;
+    long messages, computed, in_segments;
     double bytes_sent;
     int n_times;
     double times[MAX_TIMES]; /* every rank's stats, then every task's start and end */
@@ -95,6 +96,7 @@ static void child(const plat_platform *plat, void *out)
             o->makespan_s = res.makespan_s;
             o->messages = res.messages;
             o->computed = res.computed;
+            o->in_segments = res.in_segments;
             o->bytes_sent = res.bytes_sent;
             collect(&res, &g, o);
             eng_result_free(&res);
@@ -161,16 +163,21 @@ static void set_case(const char *workload, const char *strategy, int gpus, int64
 }
 
 /* Groups of 4 inside nodes (all NVLink: whole rings computed in flow mode), gradient rings
- * across nodes sent. */
+ * across nodes sent. In flow mode, blocking order, the gathers and the kernels between them
+ * are computed ahead in segments (engine_segment.c), every one of the 2 x 53 gathers a rank but
+ * the first of each run of them; not in step mode, nor with two actors a rank. */
 static void test_data_filter(void **state)
 {
     (void)state;
     set_case("resnet50", "data+filter", 32, 512, ENG_FLOW, false);
     same_run("abci", true, 0);
+    assert_true(dflt.in_segments > 32 * 90 && sent.in_segments == 0);
     set_case("resnet50", "data+filter", 32, 512, ENG_STEP, false);
     same_run("abci", true, 0);
+    assert_true(dflt.in_segments == 0);
     set_case("resnet50", "data+filter", 16, 256, ENG_FLOW, true); /* two actors a rank */
     same_run("abci", true, 0);
+    assert_true(dflt.in_segments == 0);
 }
 
 /* One ring over nodes: NVLink edges computed step by step, node-to-node edges sent. */

@@ -2,7 +2,7 @@
  * between them, and what the run measured.
  *
  * A rank whose streams can overlap gets two actors on its GPU host. The compute actor runs the
- * rank's TG_EXEC tasks as executions; the communication actor runs the others through
+ * rank's TG_EXEC tasks as waits of their length; the communication actor runs the others through
  * engine_comm.c. A stream that must wait for a task of the other stream (`after`) sleeps on a
  * semaphore that the other stream releases when it gets there. A rank whose list is one chain
  * (the blocking order: every task waits for the one before it) gets ONE actor that runs the list
@@ -10,9 +10,10 @@
  * task starts exactly when the task before it ends. SimGrid's cost per call grows with the
  * number of live actors, so this halves the actors and saves the two semaphore calls per
  * communication task. SimGrid events are the cost of a large run (4096 GPUs x ~500 kernels), so
- * a run of kernels that nobody waits for in between is ONE execution of their total duration;
- * the kernels' own start and end times follow by addition, exactly, because nothing else runs
- * on a rank's compute stream. */
+ * a run of kernels that nobody waits for in between is ONE wait of their total duration; the
+ * kernels' own start and end times follow by addition, exactly, because nothing else runs on a
+ * rank's compute stream. Stretches of kernels and collectives on a private ring are computed
+ * ahead for all the ring's members at once (engine_segment.c). */
 #include "engine_int.h"
 
 #include <math.h>
@@ -79,6 +80,8 @@ static int fused_run_end(const tg_rank *list, const uint8_t *awaited, int i, dou
     return last;
 }
 
+static void account_kernels(eng_sim *s, int r, int i, int last, double start, double end);
+
 /* Run the kernels of the fused run starting at list index i (fused_run_end) on the calling
  * actor, record their times; returns the run's last index. The run is a sleep of its length,
  * not a SimGrid exec: a GPU runs one rank's compute stream (one rank a GPU, jobs on disjoint
@@ -86,14 +89,22 @@ static int fused_run_end(const tg_rank *list, const uint8_t *awaited, int i, dou
  * about twice the simulator's cost (README, "Speed"). */
 static int run_kernels(eng_sim *s, int r, int i)
 {
-    const tg_rank *list = &s->g->ranks[r];
-    eng_rank_state *st = &s->rs[r];
     double scale = s->opt.exec_speed_scale, seconds;
-    int last = fused_run_end(list, s->awaited[r], i, &seconds);
+    int last = fused_run_end(&s->g->ranks[r], s->awaited[r], i, &seconds);
     double start = simgrid_get_clock();
     if (seconds > 0)
         sg_actor_sleep_for(seconds * scale);
-    double end = simgrid_get_clock();
+    account_kernels(s, r, i, last, start, simgrid_get_clock());
+    return last;
+}
+
+/* Kernels i..last of rank r (a fused run) ran from start to end: their records and the
+ * compute stream's accounts. */
+static void account_kernels(eng_sim *s, int r, int i, int last, double start, double end)
+{
+    const tg_rank *list = &s->g->ranks[r];
+    eng_rank_state *st = &s->rs[r];
+    double scale = s->opt.exec_speed_scale;
     if (s->start_s) {
         double t = start;
         for (int k = i; k <= last; k = next_of(list, 0, k + 1)) {
@@ -104,7 +115,24 @@ static int run_kernels(eng_sim *s, int r, int i)
     }
     st->busy_s[0] += end - start;
     st->last_end_s[0] = end;
-    return last;
+}
+
+int eng_kernels_ahead(eng_sim *s, int r, int i, double *t_s, bool commit)
+{
+    const tg_rank *list = &s->g->ranks[r];
+    eng_rank_state *st = &s->rs[r];
+    while (i < list->n_tasks && tg_stream(&list->tasks[i]) == 0) {
+        double seconds;
+        int last = fused_run_end(list, s->awaited[r], i, &seconds);
+        double start = *t_s, end = seconds > 0 ? start + seconds * s->opt.exec_speed_scale : start;
+        if (commit && list->tasks[i].after >= 0) /* as both_streams counts it */
+            st->exposed_s += start - st->last_end_s[0];
+        if (commit)
+            account_kernels(s, r, i, last, start, end);
+        *t_s = end;
+        i = last + 1;
+    }
+    return i;
 }
 
 /* Run communication task i of rank r on the calling actor and record its times. */
@@ -112,7 +140,10 @@ static void run_comm(eng_sim *s, int r, int i)
 {
     eng_rank_state *st = &s->rs[r];
     double start = simgrid_get_clock();
+    st->seg_next = -1;
     eng_comm_run(s, r, &s->g->ranks[r].tasks[i]);
+    if (st->seg_next >= 0) /* a computed segment has accounted for it (engine_segment.c) */
+        return;
     double end = simgrid_get_clock();
     if (s->start_s) {
         s->start_s[r][i] = start;
@@ -185,6 +216,10 @@ static void both_streams(eng_sim *s, int r)
         st->current[stream] = i;
         if (stream == 1) {
             run_comm(s, r, i++);
+            if (st->seg_next >= 0) { /* tasks up to seg_next were computed, kernels too */
+                i = st->seg_next;
+                ready_s = st->last_end_s[0];
+            }
             continue;
         }
         if (list->tasks[i].after >= 0)
@@ -418,6 +453,7 @@ static void fill_result(const eng_sim *s, double t0, eng_result *res)
     res->messages = s->messages;
     res->bytes_sent = s->bytes_sent;
     res->computed = s->computed;
+    res->in_segments = s->in_segments;
     res->messages_received = s->messages_received;
     res->bytes_received = s->bytes_received;
     res->rings_stepped = s->rings_stepped;

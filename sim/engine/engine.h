@@ -24,7 +24,9 @@
  * when both copies are done.
  * A ring message whose route's links (switches aside) carry no other message of the run is
  * computed instead of sent, with SimGrid's arithmetic for a lone flow (engine_private.c): the
- * same times, but for SimGrid's clock rounding, unless exact_messages.
+ * same times, but for SimGrid's clock rounding, unless exact_messages. In flow mode a stretch
+ * of kernels and collectives on one such ring, which nothing else can take part in, is
+ * computed ahead for all its members once they meet (engine_segment.c): the same times.
  *
  * Folder: sim/engine/ (this is its main header): task graphs run on SimGrid (eng_). May include
  * sim/expand, platforms/, workloads/common/ and SimGrid; never analytic/. */
@@ -68,6 +70,8 @@ typedef struct {
     double bytes_sent;       /* their total payload */
     long computed;           /* of them, messages on private links computed, not sent
                               * through SimGrid (engine_private.c): same times */
+    long in_segments;        /* of those, the collectives computed ahead in segments, with the
+                              * kernels between them (engine_segment.c): same times */
     long messages_received;  /* the messages the receivers took, and the payload they
                               * expected: equal to the sent ones in a sound run (sim/run) */
     double bytes_received;

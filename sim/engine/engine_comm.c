@@ -308,6 +308,12 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
     int pos = eng_group_pos(s, rank, t->peer);
     int n = gr->n;
     eng_ring v = eng_group_ring(s, t->peer, pos);
+    int steps;
+    long chunk;
+    if (eng_private_ring_task(s, t, &steps, &chunk)) { /* ring_steps' private case, extended */
+        eng_private_segment(s, rank, v, steps, chunk);
+        return;
+    }
     switch ((tg_op)t->op) {
     case TG_ALLREDUCE: {
         const eng_hier *h = s->hier[t->peer];

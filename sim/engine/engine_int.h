@@ -64,7 +64,15 @@ typedef struct eng_pring {
     sg_bar_t bar;           /* step mode: the members' meeting (flow mode has the ring's) */
     int arrived;            /* members arrived at this collective, not yet computed */
     double end_s;           /* flow mode: when this collective ends */
+    int *seg_at;            /* flow mode, a computed segment: where member i goes on (list
+                             * index), -1 for none (engine_segment.c) */
+    double *seg_end_s;      /* and when its segment ends */
+    int *seg_task;          /* while computing one: member i's next collective (list index) */
 } eng_pring;
+
+/* SimGrid's time precision (surf/precision, which --cfg does not change): events less than
+ * this apart happen at once, and it is the shortest sleep. */
+#define ENG_SURF_PRECISION 1e-9
 
 /* A private edge in step mode: the times its two ends posted their last steps. A side ahead
  * of the other by a step waits for it: neither can be two steps ahead (each step needs the
@@ -115,6 +123,8 @@ typedef struct {
     double exposed_s;       /* time the compute stream waited for communication */
     sg_comm_t *scratch;     /* room for the comms of this rank's widest exchange */
     void **payloads;        /* and for the payloads of its receives */
+    int seg_next;           /* after a computed segment (engine_segment.c): the list index to
+                             * go on from, the segment's tasks accounted for; else -1 */
 } eng_rank_state;
 
 typedef struct {
@@ -148,6 +158,7 @@ typedef struct {
                              * the array is NULL when no task is staged */
     long messages;          /* point-to-point messages posted */
     long computed;          /* of them, computed on private links */
+    long in_segments;       /* of those, collectives computed ahead in segments */
     double bytes_sent;      /* their payload */
     long messages_received; /* receives completed */
     double bytes_received;  /* the payload their receivers expected */
@@ -279,12 +290,41 @@ void eng_private_release(eng_sim *s);
  * slowest edge's message of steps * chunk bytes would have arrived. */
 void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk);
 
+/* When the flow-mode ring's collective of steps * chunk bytes ends, its members having arrived
+ * at r->arrive_s (the slowest edge's message). */
+double eng_flow_end(const eng_pring *r, int steps, double bytes);
+
+/* Sleep until date t exactly (the clock reads t after), unless it is less than SimGrid's time
+ * precision away. */
+void eng_sleep_until(double t);
+
 /* Step mode, a ring whose every edge is private: the members meet, one computes every step of
  * every member, each leaves when its last step would have ended. */
 void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk);
 
 /* Step mode: one step of chunk bytes, private edges computed, others sent. */
 void eng_private_step(eng_sim *s, eng_ring v, long chunk);
+
+/* engine_segment.c */
+
+/* Does task t run as a ring collective on its group's private ring in flow mode
+ * (eng_private_flow's case, from eng_comm_run)? Then its steps and chunk bytes. */
+bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk);
+
+/* eng_private_flow for a group's ring, reached by a collective task of `rank`, that also
+ * computes what follows it when it can (a computed segment): while every member's next tasks
+ * are kernels and then a collective on the same private ring, nothing can meet them, so the
+ * members' kernels and collectives are computed together, recorded and accounted for as
+ * running them would, and each member sleeps once, to its segment's end
+ * (eng_rank_state.seg_next says where it goes on). */
+void eng_private_segment(eng_sim *s, int rank, eng_ring v, int steps, long chunk);
+
+/* engine.c, for the segments */
+
+/* Rank r's kernels from list index i on, as the actor runs them from date *t_s: returns the
+ * index of the first task that is not a kernel; *t_s becomes when the last kernel ends. commit:
+ * also record them and account them in the rank's state, as running them does. */
+int eng_kernels_ahead(eng_sim *s, int r, int i, double *t_s, bool commit);
 
 /* engine_prepare.c */
 

@@ -67,14 +67,10 @@ static double lone_end(double t0, double lat, double bw, double bytes)
     return at + bytes / rate;
 }
 
-/* SimGrid's time precision (surf/precision, which --cfg does not change): events less than
- * this apart happen at once, and it is the shortest sleep. */
-#define ENG_SURF_PRECISION 1e-9
-
 /* Sleep until date t exactly: SimGrid ends a sleep at its start plus its duration, so the
  * duration is the one whose sum with now rounds to t. Closer than the precision, SimGrid would
  * have ended the message now, with the event that woke us. */
-static void sleep_until(double t)
+void eng_sleep_until(double t)
 {
     double now = simgrid_get_clock(), d = t - now;
     if (!(d >= ENG_SURF_PRECISION))
@@ -240,6 +236,7 @@ static void free_pring(eng_pring *r)
         return;
     free(r->latency_s), free(r->bandwidth_Bps), free(r->arrive_s);
     free(r->post_s), free(r->edge_end_s);
+    free(r->seg_at), free(r->seg_end_s), free(r->seg_task);
     if (r->bar)
         sg_barrier_destroy(r->bar);
     free(r);
@@ -263,9 +260,13 @@ static eng_pring *private_ring(const eng_sim *s, eng_ring v)
         r->arrive_s = calloc(n, sizeof *r->arrive_s);
         r->post_s = calloc(n, sizeof *r->post_s);
         r->edge_end_s = calloc(n, sizeof *r->edge_end_s);
+        r->seg_at = calloc(n, sizeof *r->seg_at);
+        r->seg_end_s = calloc(n, sizeof *r->seg_end_s);
+        r->seg_task = calloc(n, sizeof *r->seg_task);
     }
     if (!r || !r->latency_s || !r->bandwidth_Bps || !r->arrive_s || !r->post_s ||
-        !r->edge_end_s) {
+        !r->edge_end_s || !r->seg_at || !r->seg_end_s ||
+        !r->seg_task) {
         free_pring(r);
         return NULL;
     }
@@ -370,7 +371,7 @@ void eng_private_release(eng_sim *s)
 /* Flow mode: edge i's message is posted when member i has slept for the other steps'
  * latencies (as ring_steps does) and starts when member i + 1 has posted its receive, on
  * arrival; the ring ends with its last message. */
-static double flow_end(const eng_pring *r, int steps, double bytes)
+double eng_flow_end(const eng_pring *r, int steps, double bytes)
 {
     double end = 0;
     for (int i = 0; i < r->n; i++) {
@@ -399,10 +400,10 @@ void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk)
     /* Everyone has arrived; the first member to go on computes for all, before any can sleep
      * (actors run one at a time, and all of them run before the clock moves). */
     if (r->arrived == r->n) {
-        r->end_s = flow_end(r, steps, bytes);
+        r->end_s = eng_flow_end(r, steps, bytes);
         r->arrived = 0;
     }
-    sleep_until(r->end_s);
+    eng_sleep_until(r->end_s);
 }
 
 /* Every step of every member of the ring: step k of edge i starts when member i has posted it
@@ -440,7 +441,7 @@ void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk)
         ring_recurrence(r, steps, (double)chunk);
         r->arrived = 0;
     }
-    sleep_until(r->post_s[v.pos]);
+    eng_sleep_until(r->post_s[v.pos]);
 }
 
 /* ---- private edges (step mode) ------------------------------------------------------------ */
@@ -504,5 +505,5 @@ void eng_private_step(eng_sim *s, eng_ring v, long chunk)
     sg_comm_wait_all(c, (size_t)n);
     if (in < 0)
         eng_received(s, payload, chunk);
-    sleep_until(end);
+    eng_sleep_until(end);
 }

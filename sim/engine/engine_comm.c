@@ -282,6 +282,20 @@ static void sync_send(eng_sim *s, int rank, int dst, double bytes, bool staged)
         sg_actor_sleep_for(s->plat->staging_latency_s);
 }
 
+/* eng_comm_run's dispatch, below, for the private case: a ring allgather, reduce-scatter or
+ * (ring-only) allreduce, not staged, on a group with a private ring, in flow mode. */
+bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk)
+{
+    if (s->opt.fidelity != ENG_FLOW || (t->flags & TG_FLAG_STAGED) || !s->ring_priv ||
+        (t->op != TG_ALLGATHER && t->op != TG_REDUCE_SCATTER && t->op != TG_ALLREDUCE) ||
+        !s->ring_priv[t->peer] || (t->op == TG_ALLREDUCE && s->hier[t->peer]))
+        return false;
+    int n = s->g->groups[t->peer].n;
+    *steps = t->op == TG_ALLREDUCE ? 2 * (n - 1) : n - 1;
+    *chunk = chunk_bytes(t->op == TG_ALLGATHER ? t->amount : t->amount / n);
+    return n >= 2 && *steps >= 1;
+}
+
 void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
 {
     bool staged = (t->flags & TG_FLAG_STAGED) != 0;

@@ -191,6 +191,10 @@ void eng_pair_of(const eng_sim *s, uint64_t key, int *src, int *dst, int *channe
 
 /* engine_comm.c */
 
+/* Does task t run as a ring collective on its group's private ring in flow mode
+ * (eng_private_flow's case in eng_comm_run)? Then its steps and chunk bytes. */
+bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk);
+
 /* Run communication task t of rank `rank` in the calling actor; returns when it has finished. */
 void eng_comm_run(eng_sim *s, int rank, const tg_task *t);
 
@@ -290,6 +294,10 @@ void eng_private_release(eng_sim *s);
  * slowest edge's message of steps * chunk bytes would have arrived. */
 void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk);
 
+/* eng_private_flow without its sleep: the member arrives (counted), meets the others, and the
+ * first to go on computes r->end_s for all (returns true for it, before any member sleeps). */
+bool eng_private_meet(eng_sim *s, eng_ring v, int steps, long chunk);
+
 /* When the flow-mode ring's collective of steps * chunk bytes ends, its members having arrived
  * at r->arrive_s (the slowest edge's message). */
 double eng_flow_end(const eng_pring *r, int steps, double bytes);
@@ -306,10 +314,6 @@ void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk);
 void eng_private_step(eng_sim *s, eng_ring v, long chunk);
 
 /* engine_segment.c */
-
-/* Does task t run as a ring collective on its group's private ring in flow mode
- * (eng_private_flow's case, from eng_comm_run)? Then its steps and chunk bytes. */
-bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk);
 
 /* eng_private_flow for a group's ring, reached by a collective task of `rank`, that also
  * computes what follows it when it can (a computed segment): while every member's next tasks

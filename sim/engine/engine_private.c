@@ -385,7 +385,7 @@ double eng_flow_end(const eng_pring *r, int steps, double bytes)
     return end;
 }
 
-void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk)
+bool eng_private_meet(eng_sim *s, eng_ring v, int steps, long chunk)
 {
     eng_pring *r = v.priv;
     double bytes = (double)steps * (double)chunk;
@@ -399,11 +399,17 @@ void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk)
     sg_barrier_wait(v.bar);
     /* Everyone has arrived; the first member to go on computes for all, before any can sleep
      * (actors run one at a time, and all of them run before the clock moves). */
-    if (r->arrived == r->n) {
-        r->end_s = eng_flow_end(r, steps, bytes);
-        r->arrived = 0;
-    }
-    eng_sleep_until(r->end_s);
+    if (r->arrived < r->n)
+        return false;
+    r->end_s = eng_flow_end(r, steps, bytes);
+    r->arrived = 0;
+    return true;
+}
+
+void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk)
+{
+    eng_private_meet(s, v, steps, chunk);
+    eng_sleep_until(v.priv->end_s);
 }
 
 /* Every step of every member of the ring: step k of edge i starts when member i has posted it

@@ -20,25 +20,7 @@
  * kernels ends at its start plus its length), computed with the same operations. */
 #include "engine_int.h"
 
-#include <math.h>
-
-#include <simgrid/barrier.h>
 #include <simgrid/engine.h>
-
-/* Mirrors eng_comm_run's dispatch: a ring allgather, reduce-scatter or (ring-only) allreduce,
- * not staged, on a group with a private ring, in flow mode. */
-bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk)
-{
-    if (s->opt.fidelity != ENG_FLOW || (t->flags & TG_FLAG_STAGED) || !s->ring_priv ||
-        (t->op != TG_ALLGATHER && t->op != TG_REDUCE_SCATTER && t->op != TG_ALLREDUCE) ||
-        !s->ring_priv[t->peer] || (t->op == TG_ALLREDUCE && s->hier[t->peer]))
-        return false;
-    int n = s->g->groups[t->peer].n;
-    double per = t->op == TG_ALLGATHER ? t->amount : t->amount / n;
-    *steps = t->op == TG_ALLREDUCE ? 2 * (n - 1) : n - 1;
-    *chunk = per > 0 ? (long)llround(per) : 0;
-    return n >= 2 && *steps >= 1;
-}
 
 /* Can every member of v go on from r->seg_at[] to a collective on ring r after its kernels?
  * Sets each member's collective (r->seg_task[]) and its steps and chunk, which must agree. */
@@ -139,17 +121,8 @@ static void plan_segment(eng_sim *s, eng_ring v, eng_pring *r, double first_byte
 void eng_private_segment(eng_sim *s, int rank, eng_ring v, int steps, long chunk)
 {
     eng_pring *r = v.priv;
-    double bytes = (double)steps * (double)chunk;
-    r->arrive_s[v.pos] = simgrid_get_clock();
-    r->arrived++;
-    s->messages++, s->computed++, s->messages_received++; /* as eng_private_flow */
-    s->bytes_sent += bytes, s->bytes_received += bytes;
-    sg_barrier_wait(v.bar);
-    if (r->arrived == r->n) { /* the first member to go on computes for all */
-        r->end_s = eng_flow_end(r, steps, bytes);
-        r->arrived = 0;
-        plan_segment(s, v, r, bytes);
-    }
+    if (eng_private_meet(s, v, steps, chunk)) /* the first member to go on plans for all */
+        plan_segment(s, v, r, (double)steps * (double)chunk);
     if (r->seg_at[v.pos] < 0) {
         eng_sleep_until(r->end_s);
         return;

@@ -394,6 +394,49 @@ static void test_anchoring(void **state)
     remove(path);
 }
 
+/* A workload that measured its total without saying at which batch anchors every kernel at
+ * its own samples: the measured seconds per sample over the model's at those samples. Sample
+ * counts that share a slot of the memo (8 and 8 + KT_SCALE_MEMO), asked in turn, each keep
+ * their own factor. */
+static void test_anchoring_without_batch(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    char path[256];
+    tmp_file(path, sizeof path, "nobatch.xml",
+             "<?xml version=\"1.0\"?>\n<workload name=\"nobatch\">\n"
+             "<dataset name=\"toy\" samples=\"1000\" sample=\"3x32x32\"/>\n"
+             "<calibration device=\"V100-16GB\" sample_time_s=\"2e-4\"/>\n<layers>\n"
+             "<layer id=\"c1\" type=\"conv\" x=\"3x32x32\" w=\"3x64x3x3\" y=\"64x32x32\" "
+             "padding=\"1\"/>\n"
+             "<layer id=\"r1\" type=\"relu\" x=\"64x32x32\" y=\"64x32x32\"/>\n"
+             "</layers>\n</workload>\n");
+    wl_workload wl;
+    kt_compute c;
+    load_ok(path, &wl);
+    assert_int_equal(kt_compute_init(&c, &wl, "v100-sxm2-16gb", err), HS_OK);
+    assert_true(c.anchored && c.network_scale == 0);
+    int64_t counts[] = {8, 8 + KT_SCALE_MEMO, 8, 3, 8 + KT_SCALE_MEMO};
+    double first_8 = 0;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        lw_split cut = lw_whole(counts[i]);
+        double model_s = 0, per_sample_s = 0, s;
+        for (int p = 0; p < LW_PASS_COUNT; p++) {
+            assert_int_equal(kt_pass_s(&c.device, &wl, 1, &cut, (lw_pass)p, &s, err), HS_OK);
+            model_s += s;
+        }
+        assert_int_equal(kt_sample_s(&c.calib, &wl, counts[i], &per_sample_s, err), HS_OK);
+        double got = layer_s(&c, &wl, 1, &cut);
+        assert_true(rel_close(got, model_s * 2e-4 / per_sample_s, 1e-12));
+        if (counts[i] == 8 && first_8 == 0)
+            first_8 = got;
+        else if (counts[i] == 8)
+            assert_true(got == first_8);
+    }
+    wl_free(&wl);
+    remove(path);
+}
+
 /* A layout copy streams its elements once in and once out at the kernels' bandwidth, after
  * a launch, anchored by the network's factor like every kernel; no elements, no copy. */
 static void test_layout_copy(void **state)
@@ -444,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_kernel_time),     cmocka_unit_test(test_precision),
         cmocka_unit_test(test_devices),         cmocka_unit_test(test_fitted_model),
         cmocka_unit_test(test_split_is_not_linear), cmocka_unit_test(test_anchoring),
+        cmocka_unit_test(test_anchoring_without_batch),
         cmocka_unit_test(test_layout_copy),     cmocka_unit_test(test_scatter_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

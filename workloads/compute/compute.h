@@ -92,6 +92,8 @@ int kt_pass_s(const kt_model *model, const wl_workload *wl, int index, const lw_
  * and residual adds 0.7% of ResNet-50, the model about half): every kernel then lasts its model time
  * times one factor, the measured total over the model's at the calibration batch. Without a
  * measurement (calibration method none) the model's times stand alone. */
+#define KT_SCALE_MEMO 64 /* network factors kt_compute remembers (a search's sample counts) */
+
 typedef struct kt_compute {
     kt_model device;       /* the platform's GPU */
     kt_model calib;        /* the GPU the workload was measured on (when anchored) */
@@ -102,6 +104,11 @@ typedef struct kt_compute {
     double update_scale;   /* weight updates (memory-bound) on the device: the calibration
                             * device's bandwidth over this one's (1 when not anchored: the
                             * workload's update times are then the model's own) */
+    /* Without a calibration batch every kernel takes the network's factor at its own samples,
+     * a whole-network sum: these remember the last ones by samples (slot samples mod
+     * KT_SCALE_MEMO; 0 samples: empty). A cache: it changes no result. */
+    int64_t memo_samples[KT_SCALE_MEMO];
+    double memo_scale[KT_SCALE_MEMO];
 } kt_compute;
 
 /* The kernel times of workload wl on GPU `device` (device.h name or label) in wl's precision

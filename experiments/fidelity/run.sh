@@ -32,7 +32,9 @@
 #   paradl both    ParaDL's kernels and collectives: compute=measured and paradl collectives
 # Then a second check: the iteration times the same code logged (code-logs.tsv: data parallelism
 # at 1-256 GPUs, data+spatial at 8-1024, data+filter at 8-512, from its repository's job logs), each predicted by the
-# defaults, the analytic model and, for data+spatial, ParaDL's halos (code_logs.py).
+# defaults, the analytic model and, for data+spatial, ParaDL's halos (code_logs.py). Last, a
+# sensitivity, not a mechanism: what a host cost per framework MPI call, added by hand to the
+# defaults, would do to the mean, three rows and the logs (call_cost.py).
 # Accuracy of a row = 1 - |predicted - measured| / measured, on the epoch total; the mean is
 # over the rows; the ranking holds at a GPU count when the predicted order of the strategies
 # measured there is the measured order (a tie, as filter and channel in ParaDL's model, does
@@ -190,6 +192,8 @@ open(text, "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 PY
 python3 "$here/code_logs.py" "$here/code-logs.tsv" "$HS_TMP/logs" "$HS_TMP/logs.csv" \
+    >>"$HS_TMP/ablation.txt"
+python3 "$here/call_cost.py" "$HS_REF_TSV" "$HS_TMP/out" "$here/code-logs.tsv" "$HS_TMP/logs" \
     >>"$HS_TMP/ablation.txt"
 tail -n +"$(grep -n '^The code' "$HS_TMP/ablation.txt" | cut -d: -f1)" "$HS_TMP/ablation.txt"
 hs_write "$HS_OUT/rows.csv" <"$HS_TMP/rows.csv"

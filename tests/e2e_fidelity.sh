@@ -57,6 +57,17 @@ PY
     fail "predictions"
 grep -q "^mean" "$TMP/out/ablation.txt" || fail "ablation table"
 grep -q "^held at" "$TMP/out/ablation.txt" || fail "ranking table"
+# The host-cost sensitivity: the calls counted from the defaults' layers (98 an iteration for
+# data+filter: a gather and an alltoall per split layer), and at no cost the defaults' mean.
+python3 - "$TMP/out/ablation.txt" <<'PY' || fail "call-cost sensitivity"
+import re, sys
+text = open(sys.argv[1]).read()
+calls = re.search(r"^calls an iteration: (.*)$", text, re.M).group(1)
+assert "data+filter/32 98" in calls and "data+spatial/32 72-144" in calls, calls
+default_mean = float(re.search(r"^mean\s+.*", text, re.M).group(0).split()[3])
+zero = re.search(r"^\s+0\.0ms\s+(\S+)\s+(\S+)", text, re.M)
+assert float(zero.group(1)) == default_mean == float(zero.group(2)), (zero.groups(), default_mean)
+PY
 if command -v gnuplot >/dev/null; then
     [ -s "$TMP/out/fidelity.png" ] && [ -s "$TMP/out/fidelity.svg" ] || fail "no fidelity plot"
     [ -s "$TMP/out/logs.png" ] && [ -s "$TMP/out/logs.svg" ] || fail "no logs plot"

@@ -59,6 +59,10 @@ def main(measured_tsv, jobdir, logs_tsv, logjobdir):
     table, pred = measured_rows(measured_tsv, 8), default_predictions(jobdir)
     logs, log_pred = measured_rows(logs_tsv, 7), default_predictions(logjobdir)
     rows = [r for r in table if r in pred]
+    if len(rows) != len(table):
+        print(f"\nA host cost per framework MPI call: not shown ({len(table) - len(rows)} rows "
+              "without a default prediction)")
+        return
     shown = [r for r in ("data+filter/32", "filter/32", "data+spatial/32") if r in pred]
     ds_logs = [k for k, v in logs.items() if v[1] == "resnet50" and v[2] == "data+spatial"
                and v[3] <= 256 and k in log_pred]
@@ -89,5 +93,5 @@ def main(measured_tsv, jobdir, logs_tsv, logjobdir):
 
 if __name__ == "__main__":
     if len(sys.argv) != 5:
-        sys.exit(__doc__.split("Usage: ")[1].split("\n")[0])
+        sys.exit("usage: call_cost.py MEASURED.tsv JOBDIR LOGS.tsv LOGJOBDIR")
     main(*sys.argv[1:])

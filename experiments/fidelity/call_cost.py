@@ -93,5 +93,6 @@ def main(measured_tsv, jobdir, logs_tsv, logjobdir):
 
 if __name__ == "__main__":
     if len(sys.argv) != 5:
-        sys.exit("usage: call_cost.py MEASURED.tsv JOBDIR LOGS.tsv LOGJOBDIR")
+        print("usage: call_cost.py MEASURED.tsv JOBDIR LOGS.tsv LOGJOBDIR", file=sys.stderr)
+        sys.exit(2)
     main(*sys.argv[1:])

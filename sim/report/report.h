@@ -57,7 +57,8 @@ typedef struct {
     double simulated_s;         /* what it adds to the simulated critical rank's iteration */
     bool is_comm;               /* a communication term: the three below are meaningful */
     double simulated_comm_s;    /* its tasks on the critical rank, start to end */
-    double simulated_exposed_s; /* the part when no kernel ran (simulated_s + waiting) */
+    double simulated_exposed_s; /* the part when no kernel ran (simulated_s; a pipeline
+                                 * leaves its waiting out of simulated_s) */
     double simulated_waiting_s; /* the part of that spent waiting for other ranks */
 } rp_term;
 

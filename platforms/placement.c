@@ -21,16 +21,23 @@ int pl_parse(const char *text, pl_kind *kind, char *err)
 
 const char *pl_kind_name(pl_kind kind) { return kind < PL_KIND_COUNT ? kind_names[kind] : "?"; }
 
+/* Nodes a rack holds when full: every node when the platform says nothing. */
+static int full_rack(const plat_platform *plat)
+{
+    return plat->nodes_per_rack > 0 ? plat->nodes_per_rack : plat->n_nodes;
+}
+
 int pl_racks(const plat_platform *plat)
 {
-    int per_rack = plat->nodes_per_rack > 0 ? plat->nodes_per_rack : plat->n_nodes;
-    int racks = plat->n_nodes / per_rack;
+    int per_rack = full_rack(plat);
+    int racks = per_rack > 0 ? (plat->n_nodes + per_rack - 1) / per_rack : 0;
     return racks > 0 ? racks : 1;
 }
 
-int pl_rack_nodes(const plat_platform *plat)
+int pl_rack_nodes(const plat_platform *plat, int rack)
 {
-    return plat->n_nodes / pl_racks(plat);
+    int per_rack = full_rack(plat), left = plat->n_nodes - rack * per_rack;
+    return left < per_rack ? (left > 0 ? left : 0) : per_rack;
 }
 
 static bool node_free(const plat_platform *plat, const int *taken, int node)
@@ -45,26 +52,27 @@ static bool node_free(const plat_platform *plat, const int *taken, int node)
 static int claim_packed(const plat_platform *plat, const int *rack, int n_racks,
                         const int *taken, int need, int *nodes)
 {
-    int per_rack = pl_rack_nodes(plat), got = 0;
+    int per_rack = full_rack(plat), got = 0;
     for (int i = 0; i < n_racks && got < need; i++)
-        for (int c = 0; c < per_rack && got < need; c++)
+        for (int c = 0; c < pl_rack_nodes(plat, rack[i]) && got < need; c++)
             if (node_free(plat, taken, rack[i] * per_rack + c))
                 nodes[got++] = rack[i] * per_rack + c;
     return got;
 }
 
-/* Up to `need` free nodes, one from each rack in turn; cursor[i] = -1 once rack i has none. */
+/* Up to `need` free nodes, one from each rack in turn (a partly filled rack runs out
+ * first); cursor[i] = -1 once rack i has none. */
 static int claim_spread(const plat_platform *plat, const int *rack, int n_racks,
                         const int *taken, int need, int *nodes, int *cursor)
 {
-    int per_rack = pl_rack_nodes(plat), got = 0;
+    int per_rack = full_rack(plat), got = 0;
     for (int turn = 0, full = 0; got < need && full < n_racks; turn++) {
-        int i = turn % n_racks, base = rack[i] * per_rack;
+        int i = turn % n_racks, base = rack[i] * per_rack, here = pl_rack_nodes(plat, rack[i]);
         if (cursor[i] < 0)
             continue;
-        while (cursor[i] < per_rack && !node_free(plat, taken, base + cursor[i]))
+        while (cursor[i] < here && !node_free(plat, taken, base + cursor[i]))
             cursor[i]++;
-        if (cursor[i] == per_rack) {
+        if (cursor[i] == here) {
             cursor[i] = -1;
             full++;
             continue;
@@ -121,9 +129,8 @@ int pl_place(const plat_platform *plat, pl_kind kind, int n_ranks, int *gpu_of_r
     int got = pl_claim_nodes(plat, kind, NULL, 0, NULL, n_ranks, gpu_of_rank);
     if (got < 0)
         return hs_fail(err, HS_EINTERNAL, "out of memory placing %d ranks", n_ranks);
-    if (got < need) /* a machine whose nodes do not fill whole racks */
-        return hs_fail(err, HS_EINPUT, "-g %d with --placement %s: platform %s has only %d "
-                       "nodes in whole racks", n_ranks, pl_kind_name(kind), plat->name,
-                       got);
+    if (got < need) /* every node is claimable: the caller checked the GPUs */
+        return hs_fail(err, HS_EINTERNAL, "-g %d with --placement %s: found %d of %d nodes",
+                       n_ranks, pl_kind_name(kind), got, need);
     return HS_OK;
 }

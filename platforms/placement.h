@@ -25,9 +25,10 @@ const char *pl_kind_name(pl_kind kind);
  * cannot hold the ranks that way. */
 int pl_place(const plat_platform *plat, pl_kind kind, int n_ranks, int *gpu_of_rank, char *err);
 
-/* The machine's racks (whole racks of nodes_per_rack nodes; at least 1) and nodes per rack. */
+/* The machine's racks (of nodes_per_rack nodes, the last one possibly partly filled; at
+ * least 1) and the nodes of rack `rack` (0 beyond the last). */
 int pl_racks(const plat_platform *plat);
-int pl_rack_nodes(const plat_platform *plat);
+int pl_rack_nodes(const plat_platform *plat, int rack);
 
 /* Whole nodes for n_ranks ranks (rank r on GPU r % G of the job's node r / G), taken from the
  * racks listed (racks == NULL: every rack in order) among the nodes none of whose GPUs is

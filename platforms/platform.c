@@ -341,7 +341,7 @@ long plat_engine_gpus(const plat_platform *plat, const int *gpus, int n)
         int r = gpus[i] >= 0 && gpus[i] < plat->n_gpus ? pg_rack_of_gpu(plat->gen, gpus[i]) : -1;
         if (r >= 0 && !seen[r]) {
             seen[r] = 1;
-            built += (long)plat->n_gpus / racks;
+            built += (long)pg_rack_nodes(plat->gen, r) * plat->gpus_per_node;
         }
     }
     free(seen);

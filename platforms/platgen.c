@@ -262,7 +262,8 @@ static int check_device(const pg_params *p, char *err)
     return HS_OK;
 }
 
-/* The machine's shape: counts in range, and every level dividing the one above it. */
+/* The machine's shape: counts in range, a node's GPUs divided among its PCIe switches and
+ * NICs. */
 static int check_shape(const pg_params *p, char *err)
 {
     int rc;
@@ -280,16 +281,7 @@ static int check_shape(const pg_params *p, char *err)
                        p->gpus_per_pcie_switch, p->gpus_per_node);
     if ((rc = check_nics(p, err)))
         return rc;
-    if (p->nodes % p->nodes_per_leaf != 0)
-        return hs_fail(err, HS_EINPUT, "--nodes-per-leaf: %d does not divide --nodes %d",
-                       p->nodes_per_leaf, p->nodes);
-    if ((p->nodes / p->nodes_per_leaf) % p->leaves_per_rack != 0)
-        return hs_fail(err, HS_EINPUT,
-                       "--leaves-per-rack: %d does not divide the %d leaf groups (--nodes %d / "
-                       "--nodes-per-leaf %d)",
-                       p->leaves_per_rack, p->nodes / p->nodes_per_leaf, p->nodes,
-                       p->nodes_per_leaf);
-    return HS_OK;
+    return HS_OK; /* the levels need not divide: the last leaf group and rack fill partly */
 }
 
 /* Rates positive, latencies times. */

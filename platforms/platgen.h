@@ -131,9 +131,15 @@ typedef struct {
 void pg_describe(const pg_params *params, const unsigned char *racks, const pg_sink *sink);
 
 /* The machine's racks (the units pg_describe selects), and the rack of GPU gpu (node-major:
- * GPU g of node n is gpu n * gpus_per_node + g). */
+ * GPU g of node n is gpu n * gpus_per_node + g). Nodes fill leaf groups and leaf groups fill
+ * racks in order, so only the last leaf group and the last rack may be partly filled. */
 int pg_racks(const pg_params *params);
 int pg_rack_of_gpu(const pg_params *params, int gpu);
+
+/* The nodes of leaf group `leaf` and of rack `rack`: nodes_per_leaf, nodes_per_leaf x
+ * leaves_per_rack, or fewer for the last one of a machine they do not divide. */
+int pg_leaf_nodes(const pg_params *params, int leaf);
+int pg_rack_nodes(const pg_params *params, int rack);
 
 /* The host name of GPU gpu, and of the host memory it stages through: its node's, or with two
  * CPUs (cpu_link_bw_Bps) its own CPU's ("n0003-gpu1", "n0003-cpu", "n0003-cpu1"). */

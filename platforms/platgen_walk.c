@@ -51,15 +51,18 @@ void pg_layout_of(const pg_params *p, pg_layout *L)
 {
     L->nics_per_node = p->nics_per_node ? p->nics_per_node
                                         : p->gpus_per_node / p->gpus_per_pcie_switch;
-    L->leaves = p->nodes / p->nodes_per_leaf;
-    L->racks = L->leaves / p->leaves_per_rack;
+    /* The last leaf group and the last rack may be partly filled (pg_leaf_nodes) */
+    L->leaves = (p->nodes + p->nodes_per_leaf - 1) / p->nodes_per_leaf;
+    L->racks = (L->leaves + p->leaves_per_rack - 1) / p->leaves_per_rack;
     L->node_w = digits(p->nodes, 4);
     L->gpu_w = digits(p->gpus_per_node, 1);
     L->nic_w = digits(L->nics_per_node, 1);
     L->leaf_w = digits(L->leaves, 3);
     L->rack_w = digits(L->racks, 2);
     /* An uplink carries what the level below can send, divided by the oversubscription:
-     * one fat link standing for the bundle of parallel cables, i.e. ideal ECMP spreading. */
+     * one fat link standing for the bundle of parallel cables, i.e. ideal ECMP spreading.
+     * A partly filled leaf group or rack has the switches and uplinks of a full one: its
+     * cables are laid for the design, some of its down ports are empty. */
     double nics_per_leaf = (double)p->nodes_per_leaf * L->nics_per_node;
     L->leaf_uplink_bw_Bps = nics_per_leaf * p->nic_bw_Bps / p->leaf_oversub;
     L->rack_uplink_bw_Bps = p->leaves_per_rack * L->leaf_uplink_bw_Bps / p->rack_oversub;
@@ -89,7 +92,26 @@ pg_num pg_exact(double v)
 
 int pg_racks(const pg_params *p)
 {
-    return p->nodes / p->nodes_per_leaf / p->leaves_per_rack;
+    int leaves = (p->nodes + p->nodes_per_leaf - 1) / p->nodes_per_leaf;
+    return (leaves + p->leaves_per_rack - 1) / p->leaves_per_rack;
+}
+
+/* How many of n items from `first` on exist when there are `total`: n, fewer at the end. */
+static int filled(int first, int n, int total)
+{
+    int left = total - first;
+    return left < n ? (left > 0 ? left : 0) : n;
+}
+
+int pg_leaf_nodes(const pg_params *p, int leaf)
+{
+    return filled(leaf * p->nodes_per_leaf, p->nodes_per_leaf, p->nodes);
+}
+
+int pg_rack_nodes(const pg_params *p, int rack)
+{
+    int per_rack = p->nodes_per_leaf * p->leaves_per_rack;
+    return filled(rack * per_rack, per_rack, p->nodes);
 }
 
 int pg_rack_of_gpu(const pg_params *p, int gpu)
@@ -378,7 +400,7 @@ static void walk_links(const pg_walk *w, const unsigned char *racks)
     for (int leaf = 0; leaf < w->L.leaves; leaf++) {
         if (!rack_wanted(racks, leaf / p->leaves_per_rack))
             continue;
-        for (int i = 0; i < p->nodes_per_leaf; i++)
+        for (int i = 0; i < pg_leaf_nodes(p, leaf); i++)
             walk_node_links(w, leaf * p->nodes_per_leaf + i);
         leaf_name(&w->L, leaf, "-switch", name);
         SINK(w, link, name, w->leaf_sw_bw.s, w->leaf_sw_lat.s, PG_FATPIPE);
@@ -469,7 +491,7 @@ static void walk_leaf(const pg_walk *w, int leaf)
 {
     char lz[PG_NAME_LEN], up_zone[PG_NAME_LEN], up[PG_NAME_LEN], sw[PG_NAME_LEN];
     char nz[PG_NAME_LEN], gw[PG_NAME_LEN];
-    int first = leaf * w->p->nodes_per_leaf, n = w->p->nodes_per_leaf;
+    int first = leaf * w->p->nodes_per_leaf, n = pg_leaf_nodes(w->p, leaf);
     leaf_name(&w->L, leaf, "", lz);
     leaf_name(&w->L, leaf, "-sw", up_zone);
     leaf_name(&w->L, leaf, "-up", up);
@@ -494,7 +516,8 @@ static void walk_rack(const pg_walk *w, int rack)
 {
     char rz[PG_NAME_LEN], up_zone[PG_NAME_LEN], up[PG_NAME_LEN], sw[PG_NAME_LEN];
     char lz[PG_NAME_LEN], lup[PG_NAME_LEN], uplink[PG_NAME_LEN];
-    int first = rack * w->p->leaves_per_rack, n = w->p->leaves_per_rack;
+    int first = rack * w->p->leaves_per_rack;
+    int n = filled(first, w->p->leaves_per_rack, w->L.leaves);
     rack_name(&w->L, rack, "", rz);
     rack_name(&w->L, rack, "-sw", up_zone);
     rack_name(&w->L, rack, "-up", up);

@@ -319,18 +319,24 @@ static void write_head(xw_state *x, const pg_params *p)
 {
     pg_layout L;
     pg_layout_of(p, &L);
+    /* a machine the levels do not divide says what its last leaf group and rack hold */
+    char partial[96] = "";
+    int last_leaf = pg_leaf_nodes(p, L.leaves - 1), last_rack = pg_rack_nodes(p, L.racks - 1);
+    if (last_leaf != p->nodes_per_leaf || last_rack != p->nodes_per_leaf * p->leaves_per_rack)
+        snprintf(partial, sizeof partial, " (partly filled: the last leaf group %d nodes, the "
+                 "last rack %d)", last_leaf, last_rack);
     put(x, "<?xml version='1.0'?>\n"
            "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
     put(x,
         "<!-- Written by `hybridsim platform` (platforms/README.md explains the structure).\n"
         "     %d nodes x %d GPUs, %d NICs per node; %d leaf groups of %d nodes, %d racks of "
-        "%d leaf groups.\n"
+        "%d leaf groups%s.\n"
         "     NVLink %s; PCIe %s %s; NIC %s %s.\n"
         "     Leaf uplink %s %s (oversubscription %s), rack uplink %s %s "
         "(oversubscription %s).\n"
         "     Switch latencies: leaf %s, rack %s, spine %s. -->\n",
         p->nodes, p->gpus_per_node, L.nics_per_node, L.leaves, p->nodes_per_leaf, L.racks,
-        p->leaves_per_rack, nvlink_summary(p).s, pg_qty(p->pcie_bw_Bps, UN_BANDWIDTH).s,
+        p->leaves_per_rack, partial, nvlink_summary(p).s, pg_qty(p->pcie_bw_Bps, UN_BANDWIDTH).s,
         pg_qty(p->pcie_latency_s, UN_TIME).s, pg_qty(p->nic_bw_Bps, UN_BANDWIDTH).s,
         pg_qty(p->nic_latency_s, UN_TIME).s, pg_qty(L.leaf_uplink_bw_Bps, UN_BANDWIDTH).s,
         pg_qty(p->leaf_latency_s, UN_TIME).s, pg_exact(p->leaf_oversub).s,

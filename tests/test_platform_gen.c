@@ -49,6 +49,12 @@ static const machine machines[] = {
      {0, 16, 17, 34, 50, 101, 135, -1}},
     {"gen:dgx1:nodes=16,leaves-per-rack=2", {0, 3, 4, 8, 15, -1}},
     {"gen:nvswitch-ndr:nodes=16,leaves-per-rack=2,nic-type=hdr", {0, 5, 8, 15, -1}},
+    /* partly filled: 4 leaf groups of 17, 17, 17 and 13 nodes in 2 racks of 34 and 30 */
+    {"gen:abci:nodes=64", {0, 16, 17, 33, 34, 50, 51, 63, -1}},
+    /* the last rack one partly filled leaf group (17, 17 | 6), cable latencies */
+    {"gen:abci:nodes=40,leaf-latency=3ns,spine-latency=1.7us", {0, 17, 33, 34, 39, -1}},
+    /* one rack of 2 of its 8 leaf groups */
+    {"gen:nvswitch-ndr:nodes=8", {0, 3, 4, 7, -1}},
 };
 #define N_MACHINES (sizeof machines / sizeof machines[0])
 
@@ -374,7 +380,6 @@ static void test_spec_errors(void **state)
 {
     (void)state;
     assert_spec_refused("gen:summit", "unknown preset");
-    assert_spec_refused("gen:abci:nodes=17", "--nodes-per-leaf");
     assert_spec_refused("gen:abci:nodez=4", "unknown flag 'nodez'");
     assert_spec_refused("gen:abci:nodes", "not FLAG=VALUE");
     assert_spec_refused("gen:abci:pcie-bw=fast", "--pcie-bw");

@@ -76,17 +76,44 @@ static void print_memory(FILE *out, const rp_run *run, const hs_estimate *est)
 static const char *const phase_keys[TG_PHASE_COUNT] = {"forward", "backward_input",
                                                        "backward_weight", "update", "gradient"};
 
-static void print_layer_row(FILE *out, const char *index, const char *name, const char *type,
-                            const bd_cell *row)
+/* The layer column: as wide as the longest name shown (at least 18, at most RP_NAME_MAX); a
+ * longer name keeps its start and end around "..", where names that share a prefix differ
+ * (mobilenet_v2's features_2_conv_0_0 .. _2). */
+#define RP_NAME_MAX 40
+
+static void shown_name(const char *name, int width, char *buf)
 {
+    int n = (int)strlen(name);
+    if (n <= width)
+        snprintf(buf, RP_NAME_MAX + 1, "%s", name);
+    else
+        snprintf(buf, RP_NAME_MAX + 1, "%.*s..%s", (width - 2) / 2, name,
+                 name + n - (width - 2 - (width - 2) / 2));
+}
+
+static int name_width(const bd_breakdown *bd, const int *order, int shown)
+{
+    int width = 18;
+    for (int i = 0; i < shown; i++) {
+        int n = (int)strlen(bd->layer_info[order[i]].name);
+        width = n > width ? (n < RP_NAME_MAX ? n : RP_NAME_MAX) : width;
+    }
+    return width;
+}
+
+static void print_layer_row(FILE *out, const char *index, const char *name, int width,
+                            const char *type, const bd_cell *row)
+{
+    char shown[RP_NAME_MAX + 1];
+    shown_name(name, width, shown);
     bd_cell sum = {0, 0, 0};
     for (int p = 0; p < TG_PHASE_COUNT; p++) {
         sum.comm_s += row[p].comm_s;
         sum.exposed_comm_s += row[p].exposed_comm_s;
         sum.compute_s += row[p].compute_s;
     }
-    fprintf(out, "  %5s %-18.18s %-7.7s %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g\n",
-            index, name, type, row[TG_FORWARD].compute_s, row[TG_BACKWARD_INPUT].compute_s,
+    fprintf(out, "  %5s %-*s %-7.7s %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g\n",
+            index, width, shown, type, row[TG_FORWARD].compute_s, row[TG_BACKWARD_INPUT].compute_s,
             row[TG_BACKWARD_WEIGHT].compute_s, row[TG_UPDATE].compute_s, sum.comm_s,
             sum.exposed_comm_s, sum.compute_s + sum.exposed_comm_s);
 }
@@ -109,17 +136,18 @@ static void print_layers_table(FILE *out, const rp_run *run)
         fprintf(out, "top %d of %d layers by time; --per-layer shows all", shown, bd->n_layers);
     else
         fprintf(out, "all %d layers, most time first", bd->n_layers);
-    fprintf(out, "), seconds:\n  %5s %-18s %-7s %10s %10s %10s %10s %10s %10s %10s\n", "#",
-            "layer", "type", "forward", "bwd input", "bwd weight", "update", "comm", "exposed",
+    int width = name_width(bd, order, shown);
+    fprintf(out, "), seconds:\n  %5s %-*s %-7s %10s %10s %10s %10s %10s %10s %10s\n", "#",
+            width, "layer", "type", "forward", "bwd input", "bwd weight", "update", "comm", "exposed",
             "time");
     char index[16];
     for (int i = 0; i < shown; i++) {
         int l = order[i];
         snprintf(index, sizeof index, "%d", l);
-        print_layer_row(out, index, bd->layer_info[l].name, wl_type_name(bd->layer_info[l].type),
-                        bd->layers[l]);
+        print_layer_row(out, index, bd->layer_info[l].name, width,
+                        wl_type_name(bd->layer_info[l].type), bd->layers[l]);
     }
-    print_layer_row(out, "", "(no single layer)", "", bd->shared);
+    print_layer_row(out, "", "(no single layer)", width, "", bd->shared);
     bd_cell total[TG_PHASE_COUNT];
     memcpy(total, bd->shared, sizeof total);
     for (int l = 0; l < bd->n_layers; l++)
@@ -128,7 +156,7 @@ static void print_layers_table(FILE *out, const rp_run *run)
             total[p].comm_s += bd->layers[l][p].comm_s;
             total[p].exposed_comm_s += bd->layers[l][p].exposed_comm_s;
         }
-    print_layer_row(out, "", "total", "", total);
+    print_layer_row(out, "", "total", width, "", total);
     free(order);
 }
 

@@ -26,6 +26,38 @@ grep -q "vgg16, 1024 GPUs" "$TMP/t.svg" || fail "the title does not say what the
     --where workload=resnet50 -o "$TMP/r.png" >/dev/null 2>"$TMP/err" || fail "ratio: $(cat "$TMP/err")"
 [ -s "$TMP/r.png" ] || fail "ratio: empty"
 
+# Lines of equal value stay visible: two series with the same values get different dash
+# types and point shapes (the SVG's dash patterns and point symbols), the later drawn thinner.
+cat >"$TMP/eq.csv" <<'CSV'
+key,mode,workload,platform,strategy,gpus,batch_rule,sim_iter_total_s,status
+a,compare,resnet50,abci,data,4,64/gpu,0.2,ok
+b,compare,resnet50,abci,data,16,64/gpu,0.21,ok
+c,compare,resnet50,abci,filter,4,64/gpu,0.2,ok
+d,compare,resnet50,abci,filter,16,64/gpu,0.21,ok
+CSV
+"$plot" "$TMP/eq.csv" --x gpus --y sim_iter_total_s --by strategy -o "$TMP/eq.svg" >/dev/null \
+    2>"$TMP/err" || fail "equal lines: $(cat "$TMP/err")"
+# (a symbol drawn is used more than once: its points and its key sample; the grid's dash is
+# one pattern, a dashed series another)
+[ "$(grep -o "xlink:href='#gpPt[0-9]*'" "$TMP/eq.svg" | sort | uniq -c | awk '$1 > 1' |
+    wc -l)" -ge 2 ] || fail "equal lines: one point shape for both series"
+[ "$(grep -o "dasharray='[^']*'" "$TMP/eq.svg" | sort -u | wc -l)" -ge 2 ] ||
+    fail "equal lines: no dashed series"
+
+# The paradl/quickstart bars: the log axis's floor lies below every bar, the communication
+# bars too (ResNet-50 data parallelism on 64 GPUs: 5.7 s of communication under 62 s of
+# compute, which a floor of 10 s hid).
+printf 'workload\tstrategy\tgpus\tbatch\tan_comp\tan_comm\tsim_comp\tsim_comm\tfits\tstatus\n' \
+    >"$TMP/runs.tsv"
+printf 'resnet50\tdata\t64\t4096\t62.39\t5.678\t62.39\t5.678\ttrue\tok\n' >>"$TMP/runs.tsv"
+printf 'resnet50\tfilter\t64\t64\t3317.8\t11077.9\t3317.8\t11077.9\ttrue\tok\n' >>"$TMP/runs.tsv"
+mkdir -p "$TMP/bars"
+awk -f "$SRC/experiments/paradl/bars.awk" -v dir="$TMP/bars" -v measured= "$TMP/runs.tsv" \
+    >/dev/null || fail "bars.awk: exit $?"
+floor=$(sed -n 's/^set yrange \[\([^:]*\):.*/\1/p' "$TMP/bars/panel-resnet50.gp")
+awk -v f="$floor" 'BEGIN { exit !(f + 0 > 0 && f + 0 < 5.678) }' ||
+    fail "bars: the axis floor $floor hides data's 5.678 s of communication"
+
 expect_bad() { # expect_bad NAME NEEDLE ARGS...: exit 2, NEEDLE on stderr, no output file
     local name="$1" needle="$2"
     shift 2

@@ -1,5 +1,6 @@
 # congestion.gp: simulated / analytic epoch time against rack-uplink oversubscription, a panel per
-# model, a line per strategy x placement x GPU count (colour: strategy and placement; point: p).
+# model, a line per strategy x placement x GPU count (colour: strategy and placement; line: thick
+# solid packed, thin dashed spread; point: p).
 # The legend stands once, right of the panels (below them it ran into the x label).
 # Run by run.sh through hs_plot with: term, pngterm, out, dir (cong-MODEL.dat and .n from
 # series.awk), models (the panels), per (GPU counts swept: blocks per colour), head1..headN and
@@ -20,6 +21,7 @@ set xtics ("1:1" 1, "1:2" 2, "1:3" 3, "1:6" 6)
 set grid lc rgb "#dddddd"
 set key at screen right + 0.01, screen 0.88 left top font ",9" spacing 1.1
 array colours[4] = ["#1f4e99", "#6fa0e0", "#c0392b", "#f0a070"]
+array shapes[3] = [4, 6, 8] # open square, circle, triangle
 do for [i = 1:n] {
     m = word(models, i)
     f = dir . "/cong-" . m . ".dat"
@@ -27,9 +29,13 @@ do for [i = 1:n] {
     set title value("head" . i) . "\n" . value("batch" . i) noenhanced
     if (i < n) { unset key } else { set key }
     if (nb > 0) {
-        # blocks come in the order strategy, placement, then p: `per` GPU counts per colour
-        plot for [b = 0:nb - 1] f index b using 1:2 with linespoints lw 2 ps 1.2 \
-             lc rgb colours[(b / int(per)) % 4 + 1] pt (b % int(per)) * 2 + 5 title columnheader(1)
+        # blocks come in the order strategy, placement, then p: `per` GPU counts per colour.
+        # Lines of equal value stay visible: packed thick and solid, spread thin and dashed
+        # inside it; an open shape per p, spread's smaller, nested inside packed's.
+        plot for [b = 0:nb - 1] f index b using 1:2 with linespoints \
+             lw ((b / int(per)) % 2 ? 1.5 : 4) dt 1 + (b / int(per)) % 2 \
+             ps ((b / int(per)) % 2 ? 1.2 : 2.2) lc rgb colours[(b / int(per)) % 4 + 1] \
+             pt shapes[b % int(per) % 3 + 1] title columnheader(1)
     } else {
         set label 1 "no runs" at graph 0.5, graph 0.5 center
         plot NaN notitle

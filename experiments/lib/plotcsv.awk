@@ -187,10 +187,15 @@ function write_script(f,    ylab, t, i, tics) {
         printf "set logscale x 2\n" > f
     }
     if (nby == 0) printf "unset key\n" > f
-    # categories: points only (no line joins two platforms); numbers: lines between points
-    # a colour each (gnuplot's 8, then again with another point shape)
+    # categories: points only (no line joins two platforms); numbers: lines between points.
+    # Series of equal values must stay visible on top of each other: each has its colour
+    # (gnuplot's 8), its dash type (5) and an open point shape (8); lines thin and points
+    # shrink from series to series, so a later line dashes inside an earlier one and its
+    # points nest inside the earlier points.
+    printf "array shapes[8] = [6, 4, 8, 12, 10, 14, 1, 2]\n" > f
     printf "plot for [b = 0:%d] \"%s\" index b using 1:2 with %s lt b %% 8 + 1 " \
-           "pt int(b / 8) %% 4 * 2 + 7 lw 2 ps 1.3 title columnheader(1)\n",
+           "dt b %% 5 + 1 pt shapes[b %% 8 + 1] ps 2.6 - 0.22 * (b %% 8) " \
+           "lw 3.5 - 0.35 * (b %% 8) title columnheader(1)\n",
         ns - 1, dir "/plot.dat", (categorical ? "points" : "linespoints") > f
     close(f)
 }

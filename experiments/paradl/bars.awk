@@ -79,6 +79,7 @@ function bar(file, x, kind, comp, comm) {
     if (comp + comm > top) top = comp + comm
     if (comp + comm < bottom) bottom = comp + comm
     if (comp > 0 && comp < bottom) bottom = comp
+    if (comm > 0 && comm < bottom) bottom = comm # the axis floor below every bar drawn
 }
 
 END {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e_trace.sh: "see inside a run" end to end. The Chrome trace of a simulated run parses as
 # JSON, has a track for every GPU of the run on its node's process, and its slices sum, per GPU,
-# to the compute and communication times the JSON of the same run reports for that rank;
+# to the compute and communication times the JSON of the same run reports for that rank, no
+# slice starting before the previous one on its track ends;
 # --trace-gpus keeps exactly the listed GPUs; the per-layer breakdown sums to the iteration's
 # compute, communication and exposed communication; the memory parts sum to the total; and every
 # wrong flag exits 2 with a message naming it, leaving no file behind.
@@ -92,6 +93,17 @@ for e in events:
     if stream:
         assert "bytes" in args, e
         assert "group_size" in args or "peer_rank" in args or "send_to_rank" in args, e
+# No slice starts before the previous one on its track ends (times in whole nanoseconds, as
+# written: rounding start and duration apart made 1 ns overlaps).
+tracks = {}
+for e in events:
+    if e["ph"] == "X":
+        tracks.setdefault((e["pid"], e["tid"]), []).append((round(e["ts"] * 1000),
+                                                            round(e["dur"] * 1000)))
+for key, slices in tracks.items():
+    slices.sort()
+    for (a, d), (b, _) in zip(slices, slices[1:]):
+        assert b >= a + d, ("slice overlaps the previous one on its track", key, a, d, b)
 # The critical rank's slices are the iteration's compute and communication.
 crit = run["layers_rank"]
 it = run["iteration"]
@@ -137,6 +149,7 @@ trace_case "spread placement" 4 "" simulate "${rn[@]}" -s data -g 8 -b 256 --pla
 trace_case "overlap, data" 4 "" simulate "${rn[@]}" -s data -g 8 -b 256 --overlap
 trace_case "overlap, data+filter" 4 "" compare "${rn[@]}" -s data+filter:2x4 -g 8 -b 64 --overlap
 trace_case "overlap, pipeline" 4 "" simulate "${rn[@]}" -s pipeline -g 4 -b 64 --micro-batches 8 --overlap
+trace_case "data+filter, 64 GPUs" 4 "" simulate "${rn[@]}" -s data+filter:16x4 -g 64 -b 1024
 trace_case "--trace-gpus" 4 "1,4-5" simulate "${rn[@]}" -s data -g 8 -b 256 --trace-gpus 1,4-5
 trace_case "--trace-gpus, one" 4 "7" compare "${rn[@]}" -s data -g 8 -b 256 --trace-gpus 7
 

@@ -114,7 +114,17 @@ study congestion
 d="$TMP/congestion"
 expect_rows "$d/congestion.csv" 64
 expect_errors "$d/congestion.csv" workload,strategy,gpus ""
-expect_plots "$d" congestion sharing routing
+expect_plots "$d" congestion sharing routing machine
+check
+[ "$(ls "$d"/links/*.csv 2>/dev/null | wc -l)" -eq 2 ] || fail "congestion: not 2 links CSVs for the machine picture"
+# the machine picture's hottest links, as experiments/README.md quotes them (the quick run
+# draws the same two runs as the full one)
+check
+grep -qF "  1 n0000-nic0 down (nic and 511 more): 0.543, 1.000" "$d/summary.txt" &&
+    grep -qF "  4 r00-uplink down (rack-up and 7 more): 0.096, 0.176" "$d/summary.txt" &&
+    grep -qF "  1 r00-uplink down (rack-up and 31 more): 0.627, 1.000" "$d/summary.txt" &&
+    grep -qF "  2 n0000-nic0 down (nic and 511 more): 0.444, 0.708" "$d/summary.txt" ||
+    fail "congestion: the machine's hottest links differ from experiments/README.md's"
 check
 [ "$(tail -n +2 "$d/fabric.csv" | wc -l)" -eq 16 ] || fail "fabric.csv: not 16 rows (8 runs x 2 jobs)"
 check

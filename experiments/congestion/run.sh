@@ -10,8 +10,10 @@
 # differs.
 # Usage: experiments/congestion/run.sh [--quick] [-o OUTDIR] (--help for all)
 # Writes OUTDIR/platforms/abci-r{1,2,3,6}.xml, congestion.csv (the sweeps), fabric/*.json (one
-# per shared-fabric run), fabric.csv, routing.csv, congestion.png/.svg, sharing.png/.svg,
-# routing.png/.svg, summary.txt, MANIFEST.
+# per shared-fabric run), fabric.csv, routing.csv, links/*.csv and *.row (two runs' link
+# statistics and times),
+# congestion.png/.svg, sharing.png/.svg, routing.png/.svg, machine.png/.svg (the machine of
+# those two runs, packed against spread), summary.txt, MANIFEST.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../lib/common.sh"
@@ -175,6 +177,33 @@ for m in "${route_models[@]}"; do
 done
 hs_plot "$here/routing.gp" "$HS_OUT/routing" dir="$HS_TMP" models="${route_models[*]}" gpus="$route_max"
 
+# Plot 4: the machine itself, packed against spread: VGG16 data+filter on 1024 GPUs at 1:6,
+# where spread slows (summary's first table), with every link coloured by its utilisation
+# (experiments/machine.sh). Each run's --links CSV and --row line are kept in links/; a rerun
+# reuses them.
+mkdir -p "$HS_OUT/links"
+machine_titles=()
+for pl in packed spread; do
+    f="$HS_OUT/links/vgg16-data+filter-1024-$pl-r6"
+    if [ ! -s "$f.csv" ] || [ ! -s "$f.row" ]; then
+        (cd "$HS_OUT" && "$HS_EXE" simulate -w vgg16 -p platforms/abci-r6.xml -s data+filter \
+            -g 1024 -b $((32 * 256)) -P "$pl" --compute measured --filter-backward allreduce \
+            --links "$f.csv" --row >"$f.row.tmp") || hs_die "the links run ($pl) failed"
+        mv -f "$f.row.tmp" "$f.row"
+        HS_RAN=$((HS_RAN + 1))
+    fi
+    machine_titles+=(--title "VGG16 data+filter, 1024 GPUs, $pl ($(awk '{ print $10 }' "$f.row") s an iteration)")
+done
+if [ -n "$HS_PNGTERM" ]; then
+    for t in png svg; do
+        "$HS_ROOT/experiments/machine.sh" "$HS_OUT/links/vgg16-data+filter-1024-packed-r6.csv" \
+            "$HS_OUT/links/vgg16-data+filter-1024-spread-r6.csv" -p "$HS_OUT/platforms/abci-r6.xml" \
+            "${machine_titles[@]}" -o "$HS_OUT/machine.$t" >"$HS_TMP/machine.txt" ||
+            hs_die "experiments/machine.sh failed"
+        HS_PLOTS+=("$HS_OUT/machine.$t")
+    done
+fi
+
 {
     echo "Rack oversubscription on abci: seconds per epoch, simulated (sim) vs analytic (an)"
     {
@@ -204,7 +233,12 @@ hs_plot "$here/routing.gp" "$HS_OUT/routing" dir="$HS_TMP" models="${route_model
                       printf "%s\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\n", k, t[k, "fat"], t[k, "dmodk"],
                           t[k, "hash"], t[k, "dmodk"] / t[k, "fat"], t[k, "hash"] / t[k, "fat"] } }' |
         hs_table
+    if [ -s "$HS_TMP/machine.txt" ]; then
+        echo
+        echo "The machine (machine.png): VGG16 data+filter, 1024 GPUs, abci with rack uplinks 1:6"
+        grep -v '^machine: ' "$HS_TMP/machine.txt"
+    fi
 } | hs_write "$HS_OUT/summary.txt"
 cat "$HS_OUT/summary.txt"
 hs_manifest
-echo "congestion: results in $HS_OUT (congestion.png, sharing.png, routing.png, summary.txt)"
+echo "congestion: results in $HS_OUT (congestion.png, sharing.png, routing.png, machine.png, summary.txt)"

@@ -76,9 +76,14 @@ static int job_lines(const sw_plan *plan, bool slurm, const char *cwd, const cha
     return HS_OK;
 }
 
-/* The Slurm script's head: an array of one task per configuration, then `case` on its index. */
-static char *slurm_head(const char *file, const char *dir, int n_configs, sw_arena *a)
+/* The Slurm script's head: an array of one task per configuration, then `case` on its index.
+ * The tasks start where the sweep was defined (--chdir), so that the relative --output
+ * resolves there wherever sbatch is run from (a task whose output file cannot be opened fails
+ * without a word); sbatch reads a double-quoted #SBATCH value whole. */
+static char *slurm_head(const char *file, const char *dir, const char *cwd, int n_configs,
+                        sw_arena *a)
 {
+    bool quote = strpbrk(cwd, " \t'") != NULL;
     return sw_arena_printf(a,
                            "#!/bin/bash\n"
                            "# hybridsim sweep as a Slurm job array: one configuration per task.\n"
@@ -87,10 +92,12 @@ static char *slurm_head(const char *file, const char *dir, int n_configs, sw_are
                            "#SBATCH --array=0-%d\n"
                            "#SBATCH --ntasks=1\n"
                            "#SBATCH --cpus-per-task=1\n"
+                           "#SBATCH --chdir=%s%s%s\n"
                            "#SBATCH --output=%s/slurm-%%A_%%a.out\n"
                            "set -eu\n"
                            "case \"${SLURM_ARRAY_TASK_ID:?run me with sbatch}\" in\n",
-                           file, dir, n_configs - 1, dir);
+                           file, dir, n_configs - 1, quote ? "\"" : "", cwd, quote ? "\"" : "",
+                           dir);
 }
 
 /* DIR/expected: the number of jobs, so that --merge can say which are missing. */
@@ -113,7 +120,7 @@ static int write_jobs(const sw_plan *plan, const sw_cmdline *cl, const char *cwd
     if (!lines)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     int status = job_lines(plan, slurm, cwd, exe, dir, lines, a, err);
-    const char *head = slurm ? slurm_head(cl->emit_file, dir, plan->n_configs, a) : "";
+    const char *head = slurm ? slurm_head(cl->emit_file, dir, cwd, plan->n_configs, a) : "";
     if (status == HS_OK && !head)
         status = hs_fail(err, HS_EINTERNAL, "out of memory");
     if (status == HS_OK)

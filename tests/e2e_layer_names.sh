@@ -9,10 +9,7 @@
 set -uo pipefail
 HS="$1"
 SRC="$2"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 long=a_very_long_layer_name_that_goes_on_and_on_CONV_5c3
 sed 's/\b\([A-Z]\+_[0-9][0-9a-z]*\)\b/features_blocks_\1/g' "$SRC/workloads/resnet50.xml" |
@@ -32,8 +29,4 @@ grep -q "^    160 a_very_long_layer_n.._on_and_on_CONV_5c3 conv " "$TMP/table.tx
 cols=$(awk '$1 ~ /^[0-9]+$/ { print index($0, " " $3 " ") }' "$TMP/table.txt" | sort -u | wc -l)
 [ "$cols" -eq 1 ] || fail "the type column moves between rows ($cols places)"
 
-if [ "$failures" -ne 0 ]; then
-    echo "e2e_layer_names: $failures failure(s)"
-    exit 1
-fi
-echo "e2e_layer_names: ok"
+finish e2e_layer_names

@@ -14,10 +14,7 @@ set -uo pipefail
 HS="$1"
 SRC="$2"
 command -v gnuplot >/dev/null || { echo "no gnuplot"; exit 77; }
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 machine="$SRC/experiments/machine.sh"
 export HYBRIDSIM="$HS"
 
@@ -84,28 +81,22 @@ grep -q '"a box 11 racks; 482 of 482 racks drawn' "$TMP/huge/panel.gp" ||
 "$machine" "$TMP/huge.csv" -p gen:abci:nodes=16384 -o "$TMP/huge.png" >/dev/null 2>"$TMP/err" ||
     fail "16,384 nodes: $(cat "$TMP/err")"
 
-expect_bad() { # expect_bad NAME NEEDLE ARGS...: exit 2, NEEDLE on stderr, no output file
+# expect_refused NAME NEEDLE ARGS...: machine.sh exits 2 naming NEEDLE, writes no picture
+expect_refused() {
     local name="$1" needle="$2"
     shift 2
     rm -f "$TMP/bad.png"
-    "$machine" "$@" >/dev/null 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || fail "$name: exit $rc, not 2"
-    grep -qF -- "$needle" "$TMP/err" || fail "$name: message lacks '$needle': $(cat "$TMP/err")"
+    expect_bad "$name" "$needle" "$machine" "$@"
     [ ! -e "$TMP/bad.png" ] || fail "$name: wrote the picture"
 }
 printf 'a,b\n1,2\n' >"$TMP/notlinks.csv"
-expect_bad "not a links CSV" "no column 'link'" "$TMP/notlinks.csv" -o "$TMP/bad.png"
-expect_bad "no -o" "-o FILE.png|FILE.svg is required" "$TMP/packed.csv"
-expect_bad "missing CSV" "not a readable file" "$TMP/none.csv" -o "$TMP/bad.png"
-expect_bad "three CSVs" "one or two links CSVs" "$TMP/packed.csv" "$TMP/packed.csv" \
+expect_refused "not a links CSV" "no column 'link'" "$TMP/notlinks.csv" -o "$TMP/bad.png"
+expect_refused "no -o" "-o FILE.png|FILE.svg is required" "$TMP/packed.csv"
+expect_refused "missing CSV" "not a readable file" "$TMP/none.csv" -o "$TMP/bad.png"
+expect_refused "three CSVs" "one or two links CSVs" "$TMP/packed.csv" "$TMP/packed.csv" \
     "$TMP/packed.csv" -o "$TMP/bad.png"
-expect_bad "bad platform" "no platform file" "$TMP/packed.csv" -p nosuch -o "$TMP/bad.png"
-expect_bad "bad spec" "-p gen:abci:nodez=4" "$TMP/packed.csv" -p gen:abci:nodez=4 -o "$TMP/bad.png"
-expect_bad "bad extension" "a .png or .svg file" "$TMP/packed.csv" -o "$TMP/bad.pdf"
+expect_refused "bad platform" "no platform file" "$TMP/packed.csv" -p nosuch -o "$TMP/bad.png"
+expect_refused "bad spec" "-p gen:abci:nodez=4" "$TMP/packed.csv" -p gen:abci:nodez=4 -o "$TMP/bad.png"
+expect_refused "bad extension" "a .png or .svg file" "$TMP/packed.csv" -o "$TMP/bad.pdf"
 
-if [ "$failures" -ne 0 ]; then
-    echo "e2e_machine: $failures failure(s)"
-    exit 1
-fi
-echo "e2e_machine: ok"
+finish e2e_machine

@@ -12,11 +12,7 @@
 # Usage (from ctest): e2e_partial.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 run() { # run NAME MODE args...: JSON to $TMP/NAME.json
     local name="$1" mode="$2"
@@ -65,8 +61,4 @@ status=$?
 [ "$status" -eq 2 ] && grep -q "has only 256 GPUs" <<<"$out" ||
     fail "-g 260 on 64 nodes: exit $status, '$out'"
 
-if [ "$failures" -ne 0 ]; then
-    echo "e2e_partial: $failures failure(s)"
-    exit 1
-fi
-echo "e2e_partial: ok"
+finish e2e_partial

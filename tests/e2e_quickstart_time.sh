@@ -7,8 +7,7 @@
 set -uo pipefail
 SRC="$2"
 csv="$SRC/experiments/bench/quickstart.csv"
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 [ -s "$csv" ] || { echo "FAIL: no $csv (run experiments/bench/quickstart.sh)"; exit 1; }
 IFS=, read -r _ wall cpu cores load _ < <(sed -n 2p "$csv")
@@ -19,8 +18,4 @@ for readme in README.md experiments/README.md; do
     grep -qF "$want" <<<"$text" || fail "$readme does not say '$want'"
     grep -qF "(load $load;" <<<"$text" || fail "$readme does not give the load $load"
 done
-if [ "$failures" -ne 0 ]; then
-    echo "e2e_quickstart_time: $failures failure(s)"
-    exit 1
-fi
-echo "e2e_quickstart_time: ok"
+finish e2e_quickstart_time

@@ -15,9 +15,8 @@
 set -uo pipefail
 HS="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 export PATH="$PATH:/usr/sbin:/sbin"
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 skip() { echo "e2e_slurm: skipped: $*"; exit 77; }
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (slurmd runs jobs as their user)"
 have_all() {
@@ -53,7 +52,6 @@ if ! have_all; then
 fi
 command -v python3 >/dev/null || skip "needs python3 (free ports, the comparison)"
 
-TMP="$(mktemp -d)"
 chmod 700 "$TMP"
 pids=()
 stop_daemons() {
@@ -161,8 +159,4 @@ PY
 stop_daemons
 for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && fail "daemon $p still running"; done
 pids=()
-if [ "$failures" -ne 0 ]; then
-    echo "e2e_slurm: $failures failure(s)"
-    exit 1
-fi
-echo "e2e_slurm: ok"
+finish e2e_slurm

@@ -112,8 +112,8 @@ expect_bad() {
     compgen -G "$TMP/keep.xml*.tmp" >/dev/null && fail "platform $*: left a keep.xml temp behind"
 }
 expect_bad "--nodes" --nodes 0
-expect_bad "--nodes-per-leaf" --nodes 8
-expect_bad "--leaves-per-rack" --nodes 68 --leaves-per-rack 3
+expect_bad "--nodes-per-leaf" --nodes-per-leaf 0
+expect_bad "--leaves-per-rack" --leaves-per-rack 0
 expect_bad "--nvlink-bw" --nvlink-bw 50GB
 expect_bad "--nic-latency" --nic-latency fast
 expect_bad "--rack-oversub" --rack-oversub 1:x

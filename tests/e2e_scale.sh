@@ -113,7 +113,7 @@ fi
 expect_bad "gen preset" "unknown preset" analytic -w resnet50 -p gen:summit -s data -g 4 -b 64
 expect_bad "gen flag" "unknown flag 'nodez'" simulate -w resnet50 -p gen:abci:nodez=8 -s data \
     -g 4 -b 64
-expect_bad "gen value" "--nodes-per-leaf" analytic -w resnet50 -p gen:abci:nodes=10 -s data \
+expect_bad "gen value" "--nodes-per-leaf" analytic -w resnet50 -p gen:abci:nodes-per-leaf=0 -s data \
     -g 4 -b 64
 
 echo "e2e_scale: $((checks - failures)) of $checks checks passed"

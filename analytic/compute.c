@@ -31,8 +31,7 @@ int an__model_compute_s(const wl_workload *wl, const st_strategy *st, double bat
         /* filter and channel update their share of a split layer's weights, spatial all */
         bool share = st->p2 > 1 && (wl->layers[l].split_mask & bit) &&
                      st->kind != ST_SPATIAL && st->kind != ST_DATA_SPATIAL;
-        sum_s += fw_s + bw_s + wl->layers[l].wu_s / (share ? st->p2 : 1) *
-                                   wl->compute->update_scale;
+        sum_s += fw_s + bw_s + kt_compute_update_s(wl->compute, wl, l, share ? st->p2 : 1);
     }
     *compute_s = sum_s;
     return HS_OK;

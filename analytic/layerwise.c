@@ -17,7 +17,7 @@ int an__layer_compute_s(const wl_workload *wl, int i, const st_layer_config *c, 
 {
     const wl_layer *l = &wl->layers[i];
     int weight_ways = c->whole ? 1 : c->filter * c->channel;
-    double fw_s, bx_s, bw_s, update = wl->compute ? wl->compute->update_scale : 1.0;
+    double fw_s, bx_s, bw_s;
     int rc = st_layer_kernels_s(wl, i, c, batch, &fw_s, &bx_s, &bw_s, err);
     if (rc != HS_OK)
         return rc;
@@ -25,7 +25,7 @@ int an__layer_compute_s(const wl_workload *wl, int i, const st_layer_config *c, 
         *compute_s = batch / c->batch * (l->fw_s + l->bw_s) / st_model_ways(c) +
                      l->wu_s / weight_ways;
     else
-        *compute_s = fw_s + bx_s + bw_s + l->wu_s / weight_ways * update;
+        *compute_s = fw_s + bx_s + bw_s + kt_compute_update_s(wl->compute, wl, i, weight_ways);
     return HS_OK;
 }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# e2e_compute.sh: --compute measured|model, and the default. ResNet-50 on abci: the model times
-# a split layer as the smaller kernel it is, so data+filter and filter at 32 and 64 GPUs get
-# more compute than the linear split and come within 40% of the measured ABCI compute column
-# (filter 64 aside; data+filter within 10%), data+spatial computes its slabs (below linear), while data parallelism at
-# the calibration batch keeps its measured time; analytic and simulation time the same
-# kernels; the report and JSON say where the times came from. Without --compute the model
+# e2e_compute.sh: --compute measured|model|kernels, and the default. ResNet-50 on abci: the
+# model times a split layer as the smaller kernel it is, so data+filter, filter and channel at
+# 32 and 64 GPUs get more compute than the linear split, closer to the measured ABCI compute
+# column (within 0.6-1.4 of it, filter 64 aside; data+filter 0.75-0.9), data+spatial computes
+# its slabs (below linear), while data parallelism at the calibration batch keeps its measured
+# time; kernels alone (--compute kernels) leave the measurement aside; analytic and simulation
+# time the same kernels; the report and JSON say where the times came from. Without --compute the model
 # times every layer-wise strategy (also on an H100 platform, where it runs ResNet-50 faster);
 # a schedule (the pipeline) keeps the measured times, and refuses the model said. A bad
 # method is exit 2. suggest and the search price with the same default (the model on the
@@ -26,14 +27,13 @@ for strategy, gpus, measured, linear, model, _ in rows:
         assert abs(model - measured) < abs(linear - measured)
         # the replicated memory-bound layers (anchored on the network's total, not on
         # ParaDL's FLOP spread) and the layout copies around the gathers bring them within
-        # 40%, data+filter within 10% (filter 32 above, at 1.39: a copy after its allgather
-        # and, around its reduce-scatter, a pack, a stack and a sum of the whole output
-        # gradient a layer on every GPU); filter 64 measured 2.8x filter 32's compute at the
-        # same batch, which no kernel model does
+        # 0.6-1.4, data+filter 0.75-0.9 (at the streaming roofline, not Chainer's slower
+        # element-wise kernels: workloads/README.md, "Compute"); filter 64 measured 2.8x
+        # filter 32's compute at the same batch, which no kernel model does
         if (strategy, gpus) != ("filter", "64"):
-            assert 0.75 < model / measured < 1.4, (strategy, gpus, measured, model)
+            assert 0.6 < model / measured < 1.4, (strategy, gpus, measured, model)
         if strategy == "data+filter":
-            assert 0.9 < model / measured < 1.0, (strategy, gpus, measured, model)
+            assert 0.75 < model / measured < 0.9, (strategy, gpus, measured, model)
     if strategy == "data+spatial":  # its slabs: below linear, as the measured compute
         assert model < linear, (strategy, gpus, linear, model)
 assert len(rows) == 12
@@ -67,6 +67,8 @@ python3 -c 'import sys; a, b = map(float, open(sys.argv[1]).read().split()); ass
     fail "the plan's model compute differs from the built-in's: $(tr '\n' ' ' <"$TMP/plan-vs-builtin")"
 "$HS" analytic -w resnet50 -p nvswitch-ndr -s data -g 64 -b 4096 --compute model --json \
     >"$TMP/h.json" 2>"$TMP/err" || fail "analytic on the H100: $(cat "$TMP/err")"
+"$HS" analytic -w resnet50 -p abci -s data -g 64 -b 4096 --compute kernels --json \
+    >"$TMP/k.json" 2>"$TMP/err" || fail "analytic --compute kernels: $(cat "$TMP/err")"
 python3 - "$TMP" <<'PY' || fail "compute"
 import json, sys
 d = sys.argv[1]
@@ -87,6 +89,9 @@ assert json.load(open(f"{d}/pd.json"))["compute"] == "measured"  # a schedule ke
 h = json.load(open(f"{d}/h.json"))
 assert h["device"] == "h100-sxm5"
 assert h["iteration"]["compute_s"] < dm["iteration"]["compute_s"] / 2, h["iteration"]
+k = json.load(open(f"{d}/k.json"))  # the kernels alone: the V100's own, not the measurement's
+assert k["compute"] == "kernels", k
+assert abs(k["iteration"]["compute_s"] / dm["iteration"]["compute_s"] - 1) > 0.05, k
 PY
 
 # suggest and the search price with the same default (the model on the H100), or as said
@@ -108,9 +113,9 @@ grep -qF '"compute": "measured", "device": "V100-16GB"' "$TMP/s-measured.json" |
     fail "the search with --compute measured does not say so"
 expect_bad pipeline-h100 "pipeline keeps the measured times (the compute model does not time a schedule): say --compute measured" \
     "$HS" simulate -w resnet50 -p nvswitch-ndr -s pipeline -g 8 -b 64
-expect_bad search-method "--compute: unknown method 'fast' (known: measured, model)" \
+expect_bad search-method "--compute: unknown method 'fast' (known: measured, model, kernels)" \
     "$HS" strategy --search -w alexnet -p abci -g 16 -b 512 --analytic-only --compute fast
-expect_bad method "--compute: unknown method 'fast' (known: measured, model)" \
+expect_bad method "--compute: unknown method 'fast' (known: measured, model, kernels)" \
     "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --compute fast
 expect_bad pipeline "--compute model: for the layer-wise strategies (the built-in ones and strategy files without a schedule)" \
     "$HS" analytic -w resnet50 -p abci -s pipeline -g 4 -b 256 --compute model

@@ -1,17 +1,23 @@
-/* fit.c: fits the kernel-time model's efficiencies (workloads/compute/compute.h) once, on the
- * per-sample times the shipped workloads measured on one V100, and prints the fit, each
- * workload's error, and the leave-one-out errors (each measured workload predicted by a fit
- * on the others). Run by experiments/compute/fit.sh; `--check` also fails (status 1) when the
- * committed parameters (kt_fitted) are not the ones this fit finds.
+/* fit.c: fits the kernel-time model's efficiencies (workloads/compute/compute.h) on Baidu
+ * DeepBench's measured training kernels and reports how well the model predicts the kernels
+ * it was not fitted on. Run by experiments/compute/fit.sh; `--check` also fails (status 1)
+ * when the committed efficiencies (kernel_time.c) are not the ones this fit finds.
  *
- * The fit minimises the squared log errors of the measured workloads plus a weak pull of each
- * free parameter toward a physical prior (the pull of a factor 2 costs what a 2% error does):
- * with as many parameters as points, the prior only decides what the points leave undecided,
- * which is exactly the leave-one-out case. Only workloads whose time was measured
- * (method="measured") and whose profiling batch is known are fitted; derived ones are printed
- * beside the model for comparison. Every kernel's three terms are computed once with unit
- * efficiencies (kt_terms_of), so that a parameter set costs a few thousand max() operations;
- * the final numbers are recomputed through kt_sample_s, the API the simulator uses. */
+ * The data: ../shared/reference/measured/deepbench-{V100,P100,T4}.tsv (its README; the V100
+ * ran in a DGX-1, the P100 is a PCIe board, FP32 sheets and FP16 ones: tensor cores on the
+ * V100 and T4, FP16 storage with FP32 arithmetic on the P100). Every GEMM row is one kernel;
+ * every convolution row is three (forward, input gradient, weight gradient; a first layer's
+ * input gradient is not measured). Each kernel goes through the simulator's own path: a
+ * convolution is a layer of an in-memory workload (lw_kernel_of), timed by kt_terms_of.
+ *
+ * The held-out part is fixed: every row whose spreadsheet row number is a multiple of 4 (all
+ * the kernels of such a row), about a quarter. The fit minimises the sum of absolute log
+ * errors of the other rows (a median fit: DeepBench holds a few pathological kernels, e.g.
+ * FP16 convolutions of one input channel at a twentieth of the usual rate, which a squared
+ * error would let pull every efficiency), by a deterministic pattern search in log space.
+ * Exit status: 0, 1 (--check: the committed values differ), 2 (bad data), 77 (no data: the
+ * shared reference is absent, as ctest's skip code). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,113 +25,270 @@
 
 #include "compute.h"
 
-#define NPARAM 3
-#define MAX_WL 8
-#define PRIOR_WEIGHT 1e-3
+/* ---------------------------------------------------------------- parameters */
 
-static const char *const param_names[NPARAM] = {"eff_matmul", "eff_3d", "eff_bw"};
-/* Physical priors: cuBLAS SGEMM on V100 reaches 76% of peak (Markidis et al. 2018); 3-D
- * convolutions as efficient as 2-D ones; STREAM-like kernels reach 83% of HBM2 (Jia et al.,
- * arXiv:1804.06826). */
-static const double prior[NPARAM] = {0.76, 1.0, 0.83};
-static const double lo[NPARAM] = {0.05, 0.05, 0.05};
-static const double hi[NPARAM] = {1.0, 1.0, 1.0};
+enum {
+    P_PASCAL, P_VOLTA, P_VOLTA_TC, P_TURING, P_TURING_TC, /* gemm_eff */
+    P_CONV_FW, P_CONV_DX, P_CONV_DW,                      /* conv_rel, CUDA cores */
+    P_CONV_FW_TC, P_CONV_DX_TC, P_CONV_DW_TC,             /* conv_rel, tensor cores */
+    P_WINOGRAD, P_UNALIGNED, P_GEMM_CALL, P_CONV_CALL, P_CONV_CALL_TC, NPARAM
+};
+static const char *const param_names[NPARAM] = {
+    "gemm_eff pascal", "gemm_eff volta", "gemm_eff volta tensor", "gemm_eff turing",
+    "gemm_eff turing tensor", "conv_rel forward", "conv_rel input-grad", "conv_rel weight-grad",
+    "conv_rel forward tensor", "conv_rel input-grad tensor", "conv_rel weight-grad tensor",
+    "winograd_rel", "unaligned_eff", "gemm_call_s", "conv_call_s", "conv_call_s tensor"};
+#define IS_SECONDS(j) ((j) >= P_GEMM_CALL)
 
-static const char *const shipped[] = {"resnet50", "vgg16", "alexnet", "cosmoflow-256",
-                                      "cosmoflow-512", "resnet152"};
-#define NSHIPPED (int)(sizeof shipped / sizeof shipped[0])
+/* ---------------------------------------------------------------- kernels */
 
-/* One kernel's terms at unit efficiencies, and which efficiencies divide its compute. */
-typedef struct {
-    double launch_s, compute_s, memory_s;
-    int volumetric, matmul;
-    wl_type type;
-} term;
+#define MAX_KERNELS 4096
 
 typedef struct {
-    wl_workload wl;
-    term *terms;
-    int n_terms;
-    int64_t batch;
-    int fitted;      /* measured, batch known: a fit point */
-} fit_wl;
+    const char *gpu;        /* DeepBench's name */
+    const char *device;     /* the device table's */
+    kt_model model[2];      /* FP32 sheet, FP16 sheet (mixed) */
+} fit_gpu;
 
-static void set_params(kt_params *p, const double *x)
+typedef struct {
+    lw_kernel kn;
+    int gpu, fp16;          /* fit_gpu index; 1: the FP16 sheet */
+    int held_out;
+    int sheet_row;          /* the spreadsheet row DeepBench's workbook has it on */
+    const char *what;       /* gemm, forward, input-grad, weight-grad */
+    double measured_s;
+} fit_kernel;
+
+typedef struct {
+    fit_gpu gpus[3];
+    fit_kernel *k;
+    int n;
+} fit_data;
+
+/* Column index of `name` in a tab-separated header; -1 when absent. */
+static int column(char *header, const char *name)
 {
-    p->eff_matmul = x[0];
-    p->eff_3d = x[1];
-    p->eff_bw = x[2];
+    int i = 0;
+    for (char *save, *tok = strtok_r(header, "\t\n", &save); tok;
+         tok = strtok_r(NULL, "\t\n", &save), i++)
+        if (strcmp(tok, name) == 0)
+            return i;
+    return -1;
 }
 
-/* Terms of every kernel of w at its batch, with unit efficiencies. */
-static int collect_terms(fit_wl *w, const kt_model *unit, char *err)
+static const char *const columns[] = {
+    "kernel", "precision", "gemm_M", "gemm_N", "gemm_K", "conv_W", "conv_H", "conv_C", "conv_N",
+    "conv_K", "conv_S_filter_w", "conv_R_filter_h", "conv_pad_w", "conv_pad_h", "conv_stride_w",
+    "time_us", "bwd_data_us", "bwd_filter_us", "sheet_row"};
+enum { C_KERNEL, C_PREC, C_M, C_N, C_K, C_W, C_H, C_C, C_B, C_F, C_S, C_R, C_PW, C_PH, C_STRIDE,
+       C_FW, C_DX, C_DW, C_ROW, NCOL };
+
+/* The fields of one line, split at tabs (empty fields kept). */
+static int split_fields(char *line, char **f, int max)
 {
-    lw_split whole = lw_whole(w->batch);
-    w->terms = calloc((size_t)w->wl.n_layers * LW_PASS_COUNT, sizeof *w->terms);
-    if (!w->terms)
-        return hs_fail(err, HS_EINTERNAL, "out of memory");
-    for (int i = 0; i < w->wl.n_layers; i++)
-        for (int p = 0; p < LW_PASS_COUNT; p++) {
-            lw_kernel kn;
-            int rc = lw_kernel_of(&w->wl, i, &whole, (lw_pass)p, 4.0, &kn, err);
-            if (rc)
-                return rc;
-            if (kn.kind == LW_NONE)
-                continue;
-            kt_terms t = kt_terms_of(unit, &kn);
-            w->terms[w->n_terms++] = (term){t.launch_s, t.compute_s, t.memory_s, kn.volumetric,
-                                            kn.kind == LW_GEMM, w->wl.layers[i].type};
+    int n = 0;
+    f[n++] = line;
+    for (char *p = line; *p && n < max; p++)
+        if (*p == '\t' || *p == '\n') {
+            *p = '\0';
+            f[n++] = p + 1;
         }
+    return n;
+}
+
+static int add_kernel(fit_data *d, const lw_kernel *kn, int gpu, int fp16, int sheet_row,
+                      const char *what, const char *us)
+{
+    char *end;
+    double t = strtod(us, &end);
+    if (end == us || t <= 0) /* "NA(N/A*)": DeepBench does not time a first layer's dx */
+        return HS_OK;
+    if (d->n == MAX_KERNELS)
+        return HS_EINPUT;
+    d->k[d->n++] = (fit_kernel){*kn, gpu, fp16, sheet_row % 4 == 0, sheet_row, what, t * 1e-6};
     return HS_OK;
 }
 
-/* Seconds of kernel t with parameters x (the fast path of kt_kernel_s). */
-static double term_s(const term *t, const double *x)
+/* A DeepBench convolution as layer 1 of a two-layer workload (a ReLU first, so that the input
+ * gradient exists): the simulator's own lw_kernel_of maps it. */
+static int conv_kernels(fit_data *d, char **f, int gpu, int fp16, int sheet_row, double e,
+                        char *err)
 {
-    double eff = t->matmul ? x[0] * (t->volumetric ? x[1] : 1) : 1;
-    return t->launch_s + fmax(t->compute_s / eff, t->memory_s / x[2]);
+    wl_layer layers[2];
+    memset(layers, 0, sizeof layers);
+    wl_layer *c = &layers[1];
+    int64_t w = atoll(f[C_W]), h = atoll(f[C_H]), kw = atoll(f[C_S]), kh = atoll(f[C_R]);
+    int64_t pw = atoll(f[C_PW]), ph = atoll(f[C_PH]), s = atoll(f[C_STRIDE]);
+    c->type = WL_CONV;
+    c->x = (wl_shape){atoll(f[C_C]), {w, h, 1}, 2};
+    c->y = (wl_shape){atoll(f[C_F]), {(w + 2 * pw - kw) / s + 1, (h + 2 * ph - kh) / s + 1, 1}, 2};
+    c->w_kernel[0] = kw;
+    c->w_kernel[1] = kh;
+    c->stride = (int)s;
+    c->padding[0] = (int)pw;
+    c->padding[1] = (int)ph;
+    c->groups = 1;
+    layers[0].type = WL_RELU;
+    layers[0].x = layers[0].y = c->x;
+    wl_workload wl = {.layers = layers, .n_layers = 2};
+    lw_split split = lw_whole(atoll(f[C_B]));
+    static const char *const what[LW_PASS_COUNT] = {"forward", "input-grad", "weight-grad"};
+    for (int p = 0; p < LW_PASS_COUNT; p++) {
+        lw_kernel kn;
+        int rc = lw_kernel_of(&wl, 1, &split, (lw_pass)p, e, &kn, err);
+        if (rc == HS_OK)
+            rc = add_kernel(d, &kn, gpu, fp16, sheet_row, what[p], f[C_FW + p]);
+        if (rc != HS_OK)
+            return rc == HS_EINPUT ? hs_fail(err, HS_EINPUT, "too many kernels") : rc;
+    }
+    return HS_OK;
 }
 
-/* Model seconds per sample of w with parameters x (the fast path of kt_sample_s). */
-static double model_s(const fit_wl *w, const double *x)
+static int gemm_kernel(fit_data *d, char **f, int gpu, int fp16, int sheet_row, double e)
 {
-    double total = 0;
-    for (int i = 0; i < w->n_terms; i++)
-        total += term_s(&w->terms[i], x);
-    return total / (double)w->batch;
+    int64_t m = atoll(f[C_M]), n = atoll(f[C_N]), k = atoll(f[C_K]);
+    lw_kernel kn = {.kind = LW_GEMM, .flops = 2.0 * m * n * k,
+                    .bytes = e * (double)(m * k + k * n + m * n), .m = m, .n = n, .k = k,
+                    .groups = 1, .lib = LW_LIB_BLAS, .in_channels = k, .out_channels = n};
+    return add_kernel(d, &kn, gpu, fp16, sheet_row, "gemm", f[C_FW]);
 }
 
-/* The objective: squared log errors of the fit points except `skip`, plus the prior pull. */
-static double objective(const fit_wl *ws, int n, int skip, const double *x, const int *free_p)
+/* Every kernel of deepbench-<GPU>.tsv in dir. */
+static int load_gpu(fit_data *d, const char *dir, int gpu, char *err)
 {
+    char path[1200], line[4096];
+    snprintf(path, sizeof path, "%.1100s/deepbench-%s.tsv", dir, d->gpus[gpu].gpu);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return hs_fail(err, HS_EINPUT, "%s: %s", path, strerror(errno));
+    int col[NCOL], have_header = 0, rc = HS_OK;
+    while (rc == HS_OK && fgets(line, sizeof line, in)) {
+        if (line[0] == '#')
+            continue;
+        if (!have_header) {
+            have_header = 1;
+            for (int c = 0; c < NCOL && rc == HS_OK; c++) {
+                char copy[4096];
+                snprintf(copy, sizeof copy, "%s", line);
+                if ((col[c] = column(copy, columns[c])) < 0)
+                    rc = hs_fail(err, HS_EINPUT, "%s: no column %s", path, columns[c]);
+            }
+            continue;
+        }
+        char *raw[64], *f[NCOL];
+        int n = split_fields(line, raw, 64);
+        for (int c = 0; c < NCOL; c++)
+            f[c] = col[c] < n ? raw[col[c]] : "";
+        int fp16 = strcmp(f[C_PREC], "Float") != 0;
+        int sheet_row = atoi(f[C_ROW]);
+        double e = fp16 ? 2.0 : 4.0;
+        if (strcmp(f[C_KERNEL], "gemm") == 0)
+            rc = gemm_kernel(d, f, gpu, fp16, sheet_row, e) ? hs_fail(err, HS_EINPUT, "too many")
+                                                              : HS_OK;
+        else
+            rc = conv_kernels(d, f, gpu, fp16, sheet_row, e, err);
+    }
+    fclose(in);
+    return rc;
+}
+
+static int load_all(fit_data *d, const char *dir, char *err)
+{
+    static const char *const names[3][2] = {
+        {"V100", "v100-sxm2-16gb"}, {"P100", "p100-pcie"}, {"T4", "t4"}};
+    d->k = calloc(MAX_KERNELS, sizeof *d->k);
+    if (!d->k)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    for (int g = 0; g < 3; g++) {
+        d->gpus[g].gpu = names[g][0];
+        d->gpus[g].device = names[g][1];
+        int rc = kt_model_init(&d->gpus[g].model[0], names[g][1], PR_FP32, err);
+        if (rc == HS_OK)
+            rc = kt_model_init(&d->gpus[g].model[1], names[g][1], PR_MIXED, err);
+        if (rc == HS_OK)
+            rc = load_gpu(d, dir, g, err);
+        if (rc != HS_OK)
+            return rc;
+    }
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- the model at x */
+
+/* Parameters x into every model's kt_params. */
+static void set_params(fit_data *d, const double *x)
+{
+    for (int g = 0; g < 3; g++)
+        for (int h = 0; h < 2; h++) {
+            kt_model *m = &d->gpus[g].model[h];
+            kt_params *p = &m->params;
+            int tc = kt_math_of(m->device, m->precision) == KT_TENSOR_CORES;
+            dv_arch a = m->device->arch;
+            p->gemm_eff = a == DV_PASCAL ? x[P_PASCAL]
+                          : a == DV_TURING ? x[tc ? P_TURING_TC : P_TURING]
+                                           : x[tc ? P_VOLTA_TC : P_VOLTA];
+            for (int i = 0; i < LW_PASS_COUNT; i++)
+                p->conv_rel[i] = x[(tc ? P_CONV_FW_TC : P_CONV_FW) + i];
+            p->winograd_rel = x[P_WINOGRAD];
+            p->unaligned_eff = x[P_UNALIGNED];
+            p->gemm_call_s = x[P_GEMM_CALL];
+            p->conv_call_s = x[tc ? P_CONV_CALL_TC : P_CONV_CALL];
+        }
+}
+
+/* The committed parameters, read back through kt_params_for. */
+static void committed(double *x)
+{
+    kt_params p32 = kt_params_for(dv_find("v100-sxm2-16gb"), PR_FP32);
+    kt_params tc = kt_params_for(dv_find("v100-sxm2-16gb"), PR_MIXED);
+    x[P_PASCAL] = kt_params_for(dv_find("p100-pcie"), PR_FP32).gemm_eff;
+    x[P_VOLTA] = p32.gemm_eff;
+    x[P_VOLTA_TC] = tc.gemm_eff;
+    x[P_TURING] = kt_params_for(dv_find("t4"), PR_FP32).gemm_eff;
+    x[P_TURING_TC] = kt_params_for(dv_find("t4"), PR_MIXED).gemm_eff;
+    for (int i = 0; i < LW_PASS_COUNT; i++) {
+        x[P_CONV_FW + i] = p32.conv_rel[i];
+        x[P_CONV_FW_TC + i] = tc.conv_rel[i];
+    }
+    x[P_WINOGRAD] = p32.winograd_rel;
+    x[P_UNALIGNED] = tc.unaligned_eff;
+    x[P_GEMM_CALL] = p32.gemm_call_s;
+    x[P_CONV_CALL] = p32.conv_call_s;
+    x[P_CONV_CALL_TC] = tc.conv_call_s;
+}
+
+static double kernel_s(const fit_data *d, const fit_kernel *k)
+{
+    return kt_kernel_s(&d->gpus[k->gpu].model[k->fp16], &k->kn);
+}
+
+static double objective(fit_data *d, const double *x)
+{
+    set_params(d, x);
     double f = 0;
-    for (int i = 0; i < n; i++)
-        if (ws[i].fitted && i != skip) {
-            double e = log(model_s(&ws[i], x) / ws[i].wl.sample_time_s);
-            f += e * e;
-        }
-    for (int j = 0; j < NPARAM; j++)
-        if (free_p[j]) {
-            double e = log(x[j] / prior[j]);
-            f += PRIOR_WEIGHT * e * e;
-        }
+    for (int i = 0; i < d->n; i++)
+        if (!d->k[i].held_out)
+            f += fabs(log(kernel_s(d, &d->k[i]) / d->k[i].measured_s));
     return f;
 }
 
-/* Pattern search in log space from the prior: try each free parameter up and down by a
- * factor, keep improvements, shrink the factor when none helps. Deterministic. */
-static void fit(const fit_wl *ws, int n, int skip, const int *free_p, double *x)
+/* Pattern search in log space: each parameter up and down by a factor, improvements kept,
+ * the factor halved when none helps. Efficiencies stay in (0, 1]. Deterministic. */
+static void fit(fit_data *d, double *x)
 {
-    memcpy(x, prior, sizeof prior);
-    double best = objective(ws, n, skip, x, free_p);
-    for (double step = 0.5; step > 1e-5;) {
+    for (int j = 0; j < NPARAM; j++)
+        x[j] = IS_SECONDS(j) ? 5e-6 : 0.8;
+    double best = objective(d, x);
+    for (double step = 0.4; step > 0.002;) {
         int improved = 0;
         for (int j = 0; j < NPARAM; j++)
-            for (int dir = -1; free_p[j] && dir <= 1; dir += 2) {
+            for (int dir = -1; dir <= 1; dir += 2) {
                 double keep = x[j];
-                x[j] = fmin(hi[j], fmax(lo[j], keep * exp(dir * step)));
-                double f = objective(ws, n, skip, x, free_p);
-                if (f < best - 1e-15) {
+                x[j] = keep * exp(dir * step);
+                if (!IS_SECONDS(j) && x[j] > 1.0)
+                    x[j] = 1.0;
+                double f = objective(d, x);
+                if (f < best - 1e-12) {
                     best = f;
                     improved = 1;
                 } else {
@@ -135,199 +298,162 @@ static void fit(const fit_wl *ws, int n, int skip, const int *free_p, double *x)
         if (!improved)
             step /= 2;
     }
+    set_params(d, x);
 }
 
-static int load_all(fit_wl *ws, const kt_model *unit, char *err)
+/* ---------------------------------------------------------------- report */
+
+static int cmp_double(const void *a, const void *b)
 {
-    for (int i = 0; i < NSHIPPED; i++) {
-        fit_wl *w = &ws[i];
-        int rc = wl_load(shipped[i], &w->wl, err);
-        if (rc)
-            return rc;
-        w->batch = w->wl.calibration_batch > 0 ? w->wl.calibration_batch : 1;
-        w->fitted = w->wl.calibration == WL_CAL_MEASURED && w->wl.calibration_batch > 0;
-        if ((rc = collect_terms(w, unit, err)))
-            return rc;
-    }
-    return HS_OK;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
-static void print_params(const char *what, const double *x, const int *free_p)
-{
-    printf("%s:", what);
-    for (int j = 0; j < NPARAM; j++)
-        printf("  %s %.3f%s", param_names[j], x[j], free_p[j] ? "" : " (fixed)");
-    printf("\n");
-}
+/* Median, 90th percentile and worst absolute relative error of the kernels `pick` keeps. */
+typedef struct {
+    int n;
+    double median, p90, worst;
+} fit_errors;
 
-/* The fitted parameters through the simulator's own entry point (kt_sample_s). */
-static int api_sample_s(const fit_wl *w, const double *x, double *seconds, char *err)
+static fit_errors errors_of(const fit_data *d, int held_out, int gpu, int fp16,
+                            const char *what)
 {
-    kt_model m;
-    int rc = kt_model_init(&m, "v100-sxm2-16gb", PR_FP32, err);
-    set_params(&m.params, x);
-    return rc ? rc : kt_sample_s(&m, &w->wl, w->batch, seconds, err);
-}
-
-static int print_table(const fit_wl *ws, const double *x, const int *free_p, char *err)
-{
-    double loo[NPARAM], sq = 0, sq_loo = 0, sq_loo_2d = 0;
-    int n_fit = 0, n_2d = 0;
-    printf("\n%-14s %6s %10s %12s %12s %8s %12s %8s\n", "workload", "batch", "method",
-           "measured_s", "model_s", "error", "held_out_s", "error");
-    for (int i = 0; i < NSHIPPED; i++) {
-        const fit_wl *w = &ws[i];
-        double s;
-        int rc = api_sample_s(w, x, &s, err);
-        if (rc)
-            return rc;
-        double e = s / w->wl.sample_time_s - 1;
-        printf("%-14s %6lld %10s %12.6g %12.6g %+7.1f%%", w->wl.name, (long long)w->batch,
-               w->wl.calibration == WL_CAL_MEASURED ? "measured" : "derived",
-               w->wl.sample_time_s, s, 100 * e);
-        if (!w->fitted) {
-            printf(" %12s %8s  (not fitted)\n", "-", "-");
+    static double e[MAX_KERNELS];
+    fit_errors r = {0, 0, 0, 0};
+    for (int i = 0; i < d->n; i++) {
+        const fit_kernel *k = &d->k[i];
+        if (k->held_out != held_out || (gpu >= 0 && k->gpu != gpu) ||
+            (fp16 >= 0 && k->fp16 != fp16) || (what && strcmp(k->what, what) != 0))
             continue;
-        }
-        fit(ws, NSHIPPED, i, free_p, loo);
-        double h = model_s(w, loo) / w->wl.sample_time_s - 1;
-        printf(" %12.6g %+7.1f%%\n", model_s(w, loo), 100 * h);
-        sq += e * e;
-        sq_loo += h * h;
-        n_fit++;
-        if (w->wl.sample.n_spatial == 2) {
-            sq_loo_2d += h * h;
-            n_2d++;
-        }
+        e[r.n++] = fabs(kernel_s(d, k) / k->measured_s - 1);
     }
-    printf("\nrms error: fit %.1f%%, leave-one-out %.1f%% (2-D networks %.1f%%); %d measured "
-           "points, %d free parameters\n", 100 * sqrt(sq / n_fit), 100 * sqrt(sq_loo / n_fit),
-           100 * sqrt(sq_loo_2d / (n_2d ? n_2d : 1)), n_fit, free_p[0] + free_p[1] + free_p[2]);
-    return HS_OK;
+    if (r.n == 0)
+        return r;
+    qsort(e, (size_t)r.n, sizeof e[0], cmp_double);
+    r.median = r.n % 2 ? e[r.n / 2] : (e[r.n / 2 - 1] + e[r.n / 2]) / 2;
+    r.p90 = e[(int)ceil(0.9 * r.n) - 1];
+    r.worst = e[r.n - 1];
+    return r;
 }
 
-/* Where each workload's modelled time goes: the share of each layer type, and of kernels
- * bound by memory rather than FLOPs. */
-static void print_breakdown(const fit_wl *ws, const double *x)
+static void print_errors(const char *label, fit_errors e)
 {
-    printf("\nshare of the modelled time per layer type (memory-bound kernels' share last)\n");
-    printf("%-14s", "workload");
-    for (int t = 0; t < WL_TYPE_COUNT; t++)
-        printf(" %7s", wl_type_name((wl_type)t));
-    printf(" %7s\n", "membound");
-    for (int i = 0; i < NSHIPPED; i++) {
-        double by_type[WL_TYPE_COUNT] = {0}, total = 0, bound = 0;
-        for (int k = 0; k < ws[i].n_terms; k++) {
-            const term *t = &ws[i].terms[k];
-            double s = term_s(t, x), eff = t->matmul ? x[0] * (t->volumetric ? x[1] : 1) : 1;
-            by_type[t->type] += s;
-            total += s;
-            bound += t->memory_s / x[2] > t->compute_s / eff ? s : 0;
-        }
-        printf("%-14s", ws[i].wl.name);
-        for (int t = 0; t < WL_TYPE_COUNT; t++)
-            printf(" %6.1f%%", 100 * by_type[t] / total);
-        printf(" %6.1f%%\n", 100 * bound / total);
-    }
+    printf("%-34s %5d %7.1f%% %7.1f%% %8.1f%%\n", label, e.n, 100 * e.median, 100 * e.p90,
+           100 * e.worst);
 }
 
-/* ResNet-50 at its profiling batch on every device and precision, with the fitted parameters:
- * what the model says another GPU or precision changes (no measurement checks these). */
-static void print_devices(const fit_wl *resnet50, const double *x)
+static void print_report(const fit_data *d, const double *x)
 {
-    char err[HS_ERR_LEN];
-    printf("\n%s at batch %lld, fitted parameters, images/s (forward + backward):\n%-16s",
-           resnet50->wl.name, (long long)resnet50->batch, "device");
-    for (int p = 0; p < PR_COUNT; p++)
-        printf(" %8s", pr_name((pr_precision)p));
-    printf("\n");
-    for (int i = 0; i < dv_count(); i++) {
-        printf("%-16s", dv_at(i)->name);
-        for (int p = 0; p < PR_COUNT; p++) {
-            kt_model m;
-            double s;
-            if (kt_model_init(&m, dv_at(i)->name, (pr_precision)p, err) != HS_OK) {
-                printf(" %8s", "-");
-                continue;
-            }
-            set_params(&m.params, x);
-            if (kt_sample_s(&m, &resnet50->wl, resnet50->batch, &s, err) != HS_OK)
-                printf(" %8s", "error");
-            else
-                printf(" %8.0f", 1 / s);
-        }
-        printf("\n");
-    }
-}
-
-/* The committed kt_fitted() against this fit, to 2 decimals (as committed). */
-static int check_committed(const double *x, const int *free_p)
-{
-    kt_params c = kt_fitted();
-    double committed[NPARAM] = {c.eff_matmul, c.eff_3d, c.eff_bw};
-    int same = 1;
+    printf("fitted:\n");
     for (int j = 0; j < NPARAM; j++)
-        same &= fabs(committed[j] - x[j]) <= 0.005 + 1e-9 || !free_p[j];
-    print_params("committed (kt_fitted)", committed, free_p);
-    printf("committed parameters %s the fit\n", same ? "match" : "DO NOT MATCH");
+        printf("  %-28s %.3g%s\n", param_names[j], IS_SECONDS(j) ? 1e6 * x[j] : x[j],
+               IS_SECONDS(j) ? " us" : "");
+    printf("\nheld-out kernels (sheet row a multiple of 4): |model / measured - 1|\n");
+    printf("%-34s %5s %8s %8s %9s\n", "kernels", "n", "median", "p90", "worst");
+    static const char *const what[] = {"gemm", "forward", "input-grad", "weight-grad"};
+    for (int g = 0; g < 3; g++)
+        for (int h = 0; h < 2; h++)
+            for (int w = 0; w < 4; w++) {
+                char label[96];
+                snprintf(label, sizeof label, "%s %s %s", d->gpus[g].gpu, h ? "fp16" : "fp32",
+                         what[w]);
+                print_errors(label, errors_of(d, 1, g, h, what[w]));
+            }
+    print_errors("all held out", errors_of(d, 1, -1, -1, NULL));
+    print_errors("all fitted (for comparison)", errors_of(d, 0, -1, -1, NULL));
+}
+
+/* The committed values against the fit: efficiencies to 2 decimals, call costs to 0.5 us. */
+static int check_committed(const double *x)
+{
+    double c[NPARAM];
+    committed(c);
+    int same = 1;
+    for (int j = 0; j < NPARAM; j++) {
+        double tol = IS_SECONDS(j) ? 0.5e-6 : 0.005;
+        if (fabs(c[j] - x[j]) > tol + 1e-12) {
+            printf("committed %-28s %.4g, fit %.4g\n", param_names[j],
+                   IS_SECONDS(j) ? 1e6 * c[j] : c[j], IS_SECONDS(j) ? 1e6 * x[j] : x[j]);
+            same = 0;
+        }
+    }
+    printf("committed parameters (workloads/compute/kernel_time.c) %s the fit\n",
+           same ? "match" : "DO NOT MATCH");
     return same;
 }
 
-/* --free eff_matmul,eff_bw (default: all three) */
-static int parse_free(const char *list, int *free_p, char *err)
+/* --dump FILE: every kernel with the model's terms, for a closer look. */
+static int dump_kernels(const fit_data *d, const char *path, char *err)
 {
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", list);
-    memset(free_p, 0, NPARAM * sizeof *free_p);
-    for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int found = 0;
-        for (int j = 0; j < NPARAM; j++)
-            if (strcmp(tok, param_names[j]) == 0)
-                free_p[j] = found = 1;
-        if (!found)
-            return hs_fail(err, HS_EINPUT, "--free: unknown parameter '%s'", tok);
+    FILE *out = fopen(path, "w");
+    if (!out)
+        return hs_fail(err, HS_EINPUT, "--dump %s: %s", path, strerror(errno));
+    fprintf(out, "gpu\tprecision\tsheet_row\tkernel\theld_out\tm\tn\tk\tgroups\tc\tf\twindow\tstride"
+                 "\tsamples\tflops\tbytes\tmeasured_s\tmodel_s\tcompute_s\tmemory_s\twinograd\n");
+    for (int i = 0; i < d->n; i++) {
+        const fit_kernel *k = &d->k[i];
+        const kt_model *m = &d->gpus[k->gpu].model[k->fp16];
+        kt_terms t = kt_terms_of(m, &k->kn);
+        fprintf(out, "%s\t%s\t%d\t%s\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%d\t%lld\t%g\t%g"
+                     "\t%g\t%g\t%g\t%g\t%d\n", d->gpus[k->gpu].gpu, k->fp16 ? "fp16" : "fp32",
+                k->sheet_row, k->what, k->held_out, (long long)k->kn.m, (long long)k->kn.n, (long long)k->kn.k,
+                (long long)k->kn.groups, (long long)k->kn.in_channels,
+                (long long)k->kn.out_channels, (long long)k->kn.window, k->kn.stride,
+                (long long)k->kn.samples, k->kn.flops, k->kn.bytes, k->measured_s,
+                kernel_s(d, k), t.compute_s, t.memory_s, t.winograd);
     }
-    return HS_OK;
+    return fclose(out) == 0 ? HS_OK : hs_fail(err, HS_EINPUT, "--dump %s: write failed", path);
 }
 
 int main(int argc, char **argv)
 {
     char err[HS_ERR_LEN];
-    int free_p[NPARAM] = {1, 1, 1}, check = 0, rc = HS_OK;
-    for (int i = 1; i < argc && rc == HS_OK; i++) {
-        if (strcmp(argv[i], "--check") == 0)
+    const char *dir = NULL;
+    int check = 0;
+    const char *dump = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--check") == 0) {
             check = 1;
-        else if (strcmp(argv[i], "--free") == 0 && i + 1 < argc)
-            rc = parse_free(argv[++i], free_p, err);
-        else
-            rc = hs_fail(err, HS_EINPUT, "usage: compute_fit [--free P1,P2..] [--check]");
+        } else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
+            dump = argv[++i];
+        } else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
+            dir = argv[++i];
+        } else {
+            fprintf(stderr, "usage: compute_fit [--data DIR] [--dump FILE.tsv] [--check]\n");
+            return 2;
+        }
     }
-    static fit_wl ws[NSHIPPED];
-    kt_model unit;
-    if (rc == HS_OK && (rc = kt_model_init(&unit, "v100-sxm2-16gb", PR_FP32, err)) == HS_OK) {
-        double ones[NPARAM] = {1, 1, 1};
-        set_params(&unit.params, ones);
-        rc = load_all(ws, &unit, err);
+    char def[1024];
+    if (!dir) {
+        const char *home = getenv("HYBRIDSIM_HOME");
+        snprintf(def, sizeof def, "%s/../shared/reference/measured",
+                 home ? home : HYBRIDSIM_SOURCE_DIR);
+        dir = def;
     }
-    if (rc) {
+    char probe[1100];
+    snprintf(probe, sizeof probe, "%s/deepbench-V100.tsv", dir);
+    FILE *f = fopen(probe, "r");
+    if (!f) {
+        printf("compute_fit: no DeepBench data at %s (the shared reference): skipped\n", dir);
+        return 77;
+    }
+    fclose(f);
+    fit_data d;
+    memset(&d, 0, sizeof d);
+    int rc = load_all(&d, dir, err);
+    if (rc != HS_OK) {
         fprintf(stderr, "compute_fit: %s\n", err);
-        return rc;
+        free(d.k);
+        return 2;
     }
     double x[NPARAM];
-    fit(ws, NSHIPPED, -1, free_p, x);
-    printf("kernel-time model fit on %s, fp32 (launch %.0f us, tensor_rel %.3f: not fitted)\n",
-           unit.device->description, 1e6 * unit.device->launch_s, kt_fitted().tensor_rel);
-    print_params("fitted", x, free_p);
-    if ((rc = print_table(ws, x, free_p, err))) {
+    fit(&d, x);
+    printf("kernel-time model fit on DeepBench (%s): %d kernels, %d held out\n", dir, d.n,
+           errors_of(&d, 1, -1, -1, NULL).n);
+    print_report(&d, x);
+    int same = check_committed(x);
+    if (dump && (rc = dump_kernels(&d, dump, err)) != HS_OK)
         fprintf(stderr, "compute_fit: %s\n", err);
-        return rc;
-    }
-    print_breakdown(ws, x);
-    print_devices(&ws[0], x);
-    int same = check_committed(x, free_p);
-    for (int i = 0; i < NSHIPPED; i++) {
-        free(ws[i].terms);
-        wl_free(&ws[i].wl);
-    }
+    free(d.k);
     return check && !same ? 1 : 0;
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# fit.sh: fits the kernel-time model (workloads/compute/compute.h) once, on the per-sample times
-# the shipped workloads measured on one V100, and prints the parameters, each workload's error,
-# the leave-one-out errors and where each workload's modelled time goes. The parameters it finds
-# are the ones committed in kt_fitted() (workloads/compute/kernel_time.c); `--check` exits 1
-# when they differ (ctest runs that). Usage: fit.sh [BUILD_DIR] [--check] [--free P1,P2,..]
+# fit.sh: fits the kernel-time model's efficiencies (workloads/compute/compute.h) on Baidu
+# DeepBench's measured GEMM and convolution kernels (../shared/reference/measured/deepbench-
+# {V100,P100,T4}.tsv, FP32 and FP16), a fixed quarter held out, and prints the parameters and
+# the error distribution on the held-out kernels (fit.c says how). The parameters it finds are
+# the ones committed in workloads/compute/kernel_time.c; `--check` exits 1 when they differ
+# (ctest runs that; 77 without the shared data). `--dump FILE.tsv` writes every kernel with the
+# model's terms (experiments/validation/run.sh reads it).
+# Usage: fit.sh [BUILD_DIR] [--check] [--data DIR] [--dump FILE.tsv]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

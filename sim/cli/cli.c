@@ -34,7 +34,8 @@ static void print_usage_methods(FILE *out)
           "                          each task after the previous one, as ParaDL's model);\n"
           "                          analytic: data parallelism's bucket bound\n"
           "      --precision P       fp32 (default), mixed (FP16 tensors and messages, FP32\n"
-          "                          master weights) or bf16; needs --compute model\n"
+          "                          master weights), bf16 or tf32 (FP32 tensors, products\n"
+          "                          on TF32 tensor cores); needs the compute model\n"
           "      --halo H            spatial, data+spatial: chain (default: a synchronous\n"
           "                          send, then the receive, as ChainerMN over MPI) or\n"
           "                          sendrecv (ParaDL's: each GPU sends and receives at once)\n"
@@ -52,8 +53,9 @@ static void print_usage_methods(FILE *out)
           "      --compute M         kernel times: model (every kernel at its real shape on\n"
           "                          the platform's GPU, anchored on the measurement; the\n"
           "                          default where the device table knows both GPUs and the\n"
-          "                          strategy has no schedule) or measured (the workload's\n"
-          "                          per-sample times scaled linearly, ParaDL's)\n",
+          "                          strategy has no schedule), kernels (the same kernels\n"
+          "                          alone, the measurement ignored) or measured (the\n"
+          "                          workload's per-sample times scaled linearly, ParaDL's)\n",
           out);
 }
 

@@ -88,16 +88,18 @@ static int append(const char *flag, const char *what, const char **list, int *n,
     return HS_OK;
 }
 
-/* --compute measured|model. */
+/* --compute measured|model|kernels. */
 static int parse_compute(const char *arg, job_compute *compute, char *err)
 {
     if (strcmp(arg, "measured") == 0)
         *compute = JOB_COMPUTE_MEASURED;
     else if (strcmp(arg, "model") == 0)
         *compute = JOB_COMPUTE_MODEL;
+    else if (strcmp(arg, "kernels") == 0)
+        *compute = JOB_COMPUTE_KERNELS;
     else
-        return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, model)",
-                       arg);
+        return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, model, "
+                       "kernels)", arg);
     return HS_OK;
 }
 
@@ -342,13 +344,16 @@ int cli_job_flag(int c, const char *arg, cli_job_flags *j, char *err)
 void cli_print_kernels(FILE *out, const wl_workload *wl)
 {
     if (wl->compute)
-        fprintf(out, ", kernels from the model on %s", wl->compute->device.device->name);
+        fprintf(out, ", kernels from the %s on %s",
+                wl->compute->kernels_only ? "model alone" : "model",
+                wl->compute->device.device->name);
     else
         fprintf(out, ", kernels measured on %s", wl->device);
 }
 
 void cli_json_kernels(FILE *out, const wl_workload *wl)
 {
-    fprintf(out, ", \"compute\": \"%s\", \"device\": ", wl->compute ? "model" : "measured");
+    fprintf(out, ", \"compute\": \"%s\", \"device\": ",
+            wl->compute ? kt_compute_name(wl->compute) : "measured");
     hs_json_string(out, wl->compute ? wl->compute->device.device->name : wl->device);
 }

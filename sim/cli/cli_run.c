@@ -95,7 +95,8 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err)
                       .gpu_memory_bytes = in.plat.gpu_memory_bytes,
                       .layers_top = o->layers_top,
                       .links_job = -1,
-                      .compute = in.job.wl.compute ? "model" : "measured",
+                      .compute = in.job.wl.compute ? kt_compute_name(in.job.wl.compute)
+                                                   : "measured",
                       .precision = in.job.wl.precision
                                        ? pr_name((pr_precision)in.job.wl.precision) : NULL,
                       .device = in.job.wl.compute ? in.job.compute.device.device->name

@@ -141,7 +141,7 @@ static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, int l, ex_
                                   &lp->fw_s, &lp->bx_s, &dw_s, err);
     lp->bw_s = lp->has_weights ? dw_s : 0.0;
     lp->bx_s += lp->has_weights ? 0.0 : dw_s;
-    lp->wu_s *= wl->compute->update_scale;
+    lp->wu_s = kt_compute_update_s(wl->compute, wl, l, owns_share ? sh->p2 : 1);
     return rc;
 }
 

@@ -17,6 +17,8 @@
  * lists (pipeline.c). */
 #include "expand_int.h"
 
+#include "compute.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -492,7 +494,9 @@ static void gradients(planner *pl)
         }
         for (int l = 0; l < pl->wl->n_layers; l++) {
             const st_layer_config *c = cfg(pl, l);
-            double wu = pl->wl->layers[l].wu_s / (c->whole ? 1 : c->filter * c->channel);
+            int ways = c->whole ? 1 : c->filter * c->channel;
+            double wu = pl->wl->compute ? kt_compute_update_s(pl->wl->compute, pl->wl, l, ways)
+                                        : pl->wl->layers[l].wu_s / ways;
             if (member(c, r) && wu > 0)
                 ex_exec(&pl->cur[r], TG_UPDATE, l, wu, grad);
         }

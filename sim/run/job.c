@@ -86,7 +86,7 @@ static int job_compute_setup(const job_spec *spec, const plat_platform *plat, jo
 {
     const wl_workload *wl = &j->wl;
     const char *gpu = plat_device(plat);
-    bool model = spec->compute == JOB_COMPUTE_MODEL ||
+    bool model = spec->compute == JOB_COMPUTE_MODEL || spec->compute == JOB_COMPUTE_KERNELS ||
                  (spec->compute == JOB_COMPUTE_DEFAULT && job_model_by_default(j, gpu));
     int status = model ? HS_OK : job_check_device(wl, plat, spec->compute, err);
     if (status != HS_OK && st_is_pipelined(&j->st)) /* the model cannot time a schedule */
@@ -113,7 +113,9 @@ static int job_compute_setup(const job_spec *spec, const plat_platform *plat, jo
     if ((status = job_check_precision(spec, j, model, err)) != HS_OK || !model)
         return status;
     j->wl.precision = spec->precision;
-    status = kt_compute_init(&j->compute, wl, gpu, err);
+    kt_options opt = kt_options_default();
+    opt.anchor = spec->compute != JOB_COMPUTE_KERNELS;
+    status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
         j->wl.compute = &j->compute;
     return status;
@@ -185,7 +187,9 @@ int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, job_comp
     if (compute == JOB_COMPUTE_MEASURED ||
         (compute == JOB_COMPUTE_DEFAULT && !job_model_applies(wl, gpu)))
         return job_check_device(wl, plat, compute, err);
-    int status = kt_compute_init(kc, wl, gpu, err);
+    kt_options opt = kt_options_default();
+    opt.anchor = compute != JOB_COMPUTE_KERNELS;
+    int status = kt_compute_init_with(kc, wl, gpu, &opt, err);
     if (status == HS_OK)
         wl->compute = kc;
     return status;

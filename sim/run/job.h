@@ -21,7 +21,9 @@ typedef enum {
                               * measured times where the workload was measured on the
                               * platform's GPU, else an input error naming --compute */
     JOB_COMPUTE_MEASURED,    /* the measured per-sample times, whatever the GPU */
-    JOB_COMPUTE_MODEL        /* the compute model (compute.h, kt_compute) */
+    JOB_COMPUTE_MODEL,       /* the compute model (compute.h, kt_compute), anchored on the
+                              * workload's measurement where it has one */
+    JOB_COMPUTE_KERNELS      /* the compute model's kernels alone, a measurement ignored */
 } job_compute;
 
 /* A choice between a mechanism and ParaDL's assumption, or not said (the strategy's default). */

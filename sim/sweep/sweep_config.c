@@ -302,7 +302,7 @@ void sw_print_usage(FILE *out)
             "      --compute M          kernel times of every run: model or measured (hybridsim\n"
             "                           simulate --help); default: as each run's own (the model\n"
             "                           wherever it applies)\n"
-            "      --precision P        every run's precision: fp32, mixed, bf16\n"
+            "      --precision P        every run's precision: fp32, mixed, bf16, tf32\n"
             "      --halo H             the spatial runs' halos: chain (default) or sendrecv\n"
             "      --filter-backward C  the filter runs' output gradients: reduce-scatter\n"
             "                           (default) or allreduce (ParaDL's; hybridsim simulate\n"

@@ -12,28 +12,53 @@
 #define LAUNCH_S 5e-6 /* ~3 us null-kernel launch on current drivers plus the gap between
                        * dependent kernels (NVIDIA forum 233645, Nsight Systems blog) */
 
+/* The fraction of the peak memory bandwidth a streaming kernel reaches: the V100's measured
+ * 750 of 900 GB/s (Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
+ * Microbenchmarking", arXiv:1804.06826). No microbenchmark is cited here for the others: they
+ * are assumed alike (platforms/README.md, "GPU devices"). */
+#define STREAM_FRAC 0.83
+
 static const dv_device dv_table[] = {
     /* Pascal whitepaper WP-08019-001, Table 1 (SXM2, 1480 MHz boost). No tensor cores. */
-    {"p100-sxm2", "P100-16GB", "NVIDIA Tesla P100 SXM2 16 GB", 56, 10.6 * TF, 21.2 * TF, 0, 0, 0,
-     16 * GB, 720 * GB, LAUNCH_S},
+    {"p100-sxm2", "P100-16GB", "NVIDIA Tesla P100 SXM2 16 GB", DV_PASCAL, 56, 10.6 * TF, 21.2 * TF,
+     0, 0, 0, 16 * GB, 720 * GB, STREAM_FRAC, LAUNCH_S},
+    /* P100 datasheet, PCIe 16 GB column (1303 MHz boost): 9.3 TF FP32, 18.7 TF FP16, 732 GB/s.
+     * DeepBench's P100 (a PCIe board: its workstation has only PCIe slots). */
+    {"p100-pcie", "P100-PCIe-16GB", "NVIDIA Tesla P100 PCIe 16 GB", DV_PASCAL, 56, 9.3 * TF,
+     18.7 * TF, 0, 0, 0, 16 * GB, 732 * GB, STREAM_FRAC, LAUNCH_S},
     /* Volta whitepaper WP-08608-001 Table 1, V100 datasheet (1530 MHz). FP16 on CUDA cores is
      * derived: 2 x FP32. No TF32, no BF16. */
-    {"v100-sxm2-16gb", "V100-16GB", "NVIDIA Tesla V100 SXM2 16 GB", 80, 15.7 * TF, 31.4 * TF, 0,
-     125 * TF, 0, 16 * GB, 900 * GB, LAUNCH_S},
-    {"v100-sxm2-32gb", "V100-32GB", "NVIDIA Tesla V100 SXM2 32 GB", 80, 15.7 * TF, 31.4 * TF, 0,
-     125 * TF, 0, 32 * GB, 900 * GB, LAUNCH_S},
+    {"v100-sxm2-16gb", "V100-16GB", "NVIDIA Tesla V100 SXM2 16 GB", DV_VOLTA, 80, 15.7 * TF,
+     31.4 * TF, 0, 125 * TF, 0, 16 * GB, 900 * GB, STREAM_FRAC, LAUNCH_S},
+    {"v100-sxm2-32gb", "V100-32GB", "NVIDIA Tesla V100 SXM2 32 GB", DV_VOLTA, 80, 15.7 * TF,
+     31.4 * TF, 0, 125 * TF, 0, 32 * GB, 900 * GB, STREAM_FRAC, LAUNCH_S},
+    /* DGX-2H datasheet: 16 V100 SXM3 32 GB (450 W) give 2.1 PFLOPS tensor, 131 TF a GPU: 1.05 x
+     * the SXM2's clock; FP32 and FP16 derived at that clock (16.4, 32.9). */
+    {"v100-sxm3-32gb", "V100-SXM3-32GB", "NVIDIA Tesla V100 SXM3 32 GB (DGX-2H, 450 W)", DV_VOLTA,
+     80, 16.4 * TF, 32.9 * TF, 0, 131 * TF, 0, 32 * GB, 900 * GB, STREAM_FRAC, LAUNCH_S},
     /* V100 datasheet, PCIe column (1380 MHz): 14 TF FP32, 112 TF tensor; FP16 derived 2 x FP32. */
-    {"v100-pcie", "V100-PCIe-16GB", "NVIDIA Tesla V100 PCIe 16 GB", 80, 14 * TF, 28 * TF, 0,
-     112 * TF, 0, 16 * GB, 900 * GB, LAUNCH_S},
+    {"v100-pcie", "V100-PCIe-16GB", "NVIDIA Tesla V100 PCIe 16 GB", DV_VOLTA, 80, 14 * TF, 28 * TF,
+     0, 112 * TF, 0, 16 * GB, 900 * GB, STREAM_FRAC, LAUNCH_S},
+    /* T4 datasheet (Turing TU104, 70 W, 1590 MHz boost): 8.1 TF FP32, 65 TF FP16 tensor, 320
+     * GB/s GDDR6; 40 SMs (Turing whitepaper: 2560 CUDA cores, 64 a SM); FP16 on CUDA cores
+     * derived 2 x FP32. The DeepBench T4 sheets. */
+    {"t4", "T4-16GB", "NVIDIA T4 16 GB", DV_TURING, 40, 8.1 * TF, 16.2 * TF, 0, 65 * TF, 0,
+     16 * GB, 320 * GB, STREAM_FRAC, LAUNCH_S},
     /* Ampere whitepaper Table 1, A100 datasheet (SXM4, 1410 MHz); tensor rates dense. */
-    {"a100-40gb", "A100-40GB", "NVIDIA A100 SXM4 40 GB", 108, 19.5 * TF, 78 * TF, 156 * TF,
-     312 * TF, 312 * TF, 40 * GB, 1555 * GB, LAUNCH_S},
-    {"a100-80gb", "A100-80GB", "NVIDIA A100 SXM4 80 GB", 108, 19.5 * TF, 78 * TF, 156 * TF,
-     312 * TF, 312 * TF, 80 * GB, 2039 * GB, LAUNCH_S},
+    {"a100-40gb", "A100-40GB", "NVIDIA A100 SXM4 40 GB", DV_AMPERE, 108, 19.5 * TF, 78 * TF,
+     156 * TF, 312 * TF, 312 * TF, 40 * GB, 1555 * GB, STREAM_FRAC, LAUNCH_S},
+    {"a100-80gb", "A100-80GB", "NVIDIA A100 SXM4 80 GB", DV_AMPERE, 108, 19.5 * TF, 78 * TF,
+     156 * TF, 312 * TF, 312 * TF, 80 * GB, 2039 * GB, STREAM_FRAC, LAUNCH_S},
+    /* A100 datasheet, PCIe columns (250 W for 40 GB, 300 W for 80 GB): the SXM4's peak rates,
+     * 1555 and 1935 GB/s. */
+    {"a100-pcie-40gb", "A100-PCIe-40GB", "NVIDIA A100 PCIe 40 GB", DV_AMPERE, 108, 19.5 * TF,
+     78 * TF, 156 * TF, 312 * TF, 312 * TF, 40 * GB, 1555 * GB, STREAM_FRAC, LAUNCH_S},
+    {"a100-pcie-80gb", "A100-PCIe-80GB", "NVIDIA A100 PCIe 80 GB", DV_AMPERE, 108, 19.5 * TF,
+     78 * TF, 156 * TF, 312 * TF, 312 * TF, 80 * GB, 1935 * GB, STREAM_FRAC, LAUNCH_S},
     /* Hopper whitepaper WP-10792-001 Table 3, H100 datasheet (SXM5): dense tensor rates (the
      * datasheet's headline figures are with 2:4 sparsity, twice these). */
-    {"h100-sxm5", "H100-80GB", "NVIDIA H100 SXM5 80 GB", 132, 66.9 * TF, 133.8 * TF, 494.7 * TF,
-     989.4 * TF, 989.4 * TF, 80 * GB, 3350 * GB, LAUNCH_S},
+    {"h100-sxm5", "H100-80GB", "NVIDIA H100 SXM5 80 GB", DV_HOPPER, 132, 66.9 * TF, 133.8 * TF,
+     494.7 * TF, 989.4 * TF, 989.4 * TF, 80 * GB, 3350 * GB, STREAM_FRAC, LAUNCH_S},
 };
 
 #define DV_COUNT ((int)(sizeof dv_table / sizeof dv_table[0]))
@@ -56,6 +81,13 @@ int dv_count(void)
 const dv_device *dv_at(int index)
 {
     return index >= 0 && index < DV_COUNT ? &dv_table[index] : NULL;
+}
+
+const char *dv_arch_name(dv_arch arch)
+{
+    static const char *const names[DV_ARCH_COUNT] = {"pascal", "volta", "turing", "ampere",
+                                                     "hopper"};
+    return (unsigned)arch < DV_ARCH_COUNT ? names[arch] : "?";
 }
 
 void dv_names(char *buf, size_t len)

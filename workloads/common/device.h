@@ -15,10 +15,15 @@
 
 #include <stddef.h>
 
+/* GPU generations: the kernel-time model's efficiencies are fitted per generation on measured
+ * kernels (workloads/compute/compute.h). */
+typedef enum { DV_PASCAL = 0, DV_VOLTA, DV_TURING, DV_AMPERE, DV_HOPPER, DV_ARCH_COUNT } dv_arch;
+
 typedef struct {
     const char *name;         /* what --gpu takes, e.g. "v100-sxm2-16gb" */
     const char *model;        /* the platforms' and workloads' short label, e.g. "V100-16GB" */
     const char *description;  /* e.g. "NVIDIA Tesla V100 SXM2 16 GB" */
+    dv_arch arch;             /* its generation */
     int sms;                  /* streaming multiprocessors */
     double fp32_flops;        /* CUDA cores, FP32 */
     double fp16_flops;        /* CUDA cores, FP16 (non-tensor) */
@@ -27,6 +32,8 @@ typedef struct {
     double bf16_tensor_flops; /* tensor cores, BF16 inputs, dense; 0: none */
     double memory_bytes;      /* device memory */
     double memory_bw_Bps;     /* peak device memory bandwidth */
+    double stream_bw_frac;    /* fraction of it a streaming kernel reaches (a microbenchmark's
+                               * copy or triad over the peak) */
     double launch_s;          /* GPU-side cost of launching one kernel (set by the driver and
                                * the CPU, not the GPU generation: the same on every row) */
 } dv_device;
@@ -38,6 +45,9 @@ const dv_device *dv_find(const char *name);
 /* The table, for listings: dv_count() rows, dv_at(0 .. dv_count()-1). */
 int dv_count(void);
 const dv_device *dv_at(int index);
+
+/* "volta" for DV_VOLTA, ... */
+const char *dv_arch_name(dv_arch arch);
 
 /* "p100-sxm2, v100-sxm2-16gb, ..." into buf (256 bytes hold them all), for messages naming the
  * known devices. */

@@ -2,6 +2,7 @@
  * (compute.h, "--compute model"). */
 #include "compute.h"
 
+#include <math.h>
 #include <string.h>
 
 int kt_same_compute(const char *a, const char *b)
@@ -30,7 +31,25 @@ int kt_measured_holds(const kt_compute *c, const wl_workload *wl)
            kt_same_compute(wl->device, c->device.device->name);
 }
 
+kt_options kt_options_default(void)
+{
+    kt_options o = {.anchor = 1, .runtime = kt_runtime_neutral()};
+    return o;
+}
+
+const char *kt_compute_name(const kt_compute *c)
+{
+    return c->kernels_only ? "kernels" : "model";
+}
+
 int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, char *err)
+{
+    kt_options o = kt_options_default();
+    return kt_compute_init_with(c, wl, device, &o, err);
+}
+
+int kt_compute_init_with(kt_compute *c, const wl_workload *wl, const char *device,
+                         const kt_options *options, char *err)
 {
     memset(c, 0, sizeof *c);
     if (!device || !*device)
@@ -42,13 +61,16 @@ int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, ch
     int status = kt_model_init(&c->device, device, (pr_precision)wl->precision, err);
     if (status != HS_OK) /* a precision the GPU cannot train in: its message names it */
         return status;
+    c->device.runtime = options->runtime;
+    c->kernels_only = !options->anchor;
     c->update_scale = 1.0;
-    if (wl->calibration != WL_CAL_MEASURED || wl->sample_time_s <= 0)
+    if (!options->anchor || wl->calibration != WL_CAL_MEASURED || wl->sample_time_s <= 0)
         return HS_OK;
     if (kt_model_init(&c->calib, wl->device, PR_FP32, err) != HS_OK)
         return hs_fail(err, HS_EINPUT, "--compute model: %s was measured on '%s', which is not "
                        "in the device table: its times cannot be carried to another shape or "
                        "GPU", wl->name, wl->device);
+    c->calib.runtime = options->runtime;
     c->anchored = 1;
     c->update_scale = c->calib.device->memory_bw_Bps / c->device.device->memory_bw_Bps;
     if (wl->layer_times || wl->calibration_batch <= 0)
@@ -140,4 +162,27 @@ int kt_compute_pass_s(const kt_compute *c, const wl_workload *wl, int index,
     if (modelled_s > 0)
         *seconds *= measured_s / modelled_s;
     return HS_OK;
+}
+
+double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index, double parts)
+{
+    const wl_layer *l = &wl->layers[index];
+    const kt_model *m = &c->device;
+    const kt_runtime *r = &m->runtime;
+    double share = parts > 1 ? 1.0 / parts : 1.0;
+    double s = l->wu_s * c->update_scale * share;
+    if (l->w_elems > 0 && r->optimizer_kernels_per_tensor > 0) {
+        /* every GPU launches the kernels for its share of the tensor */
+        double bw = m->device->stream_bw_frac * m->device->memory_bw_Bps;
+        double launch = fmax(m->device->launch_s, r->host_call_s);
+        s += r->optimizer_kernels_per_tensor * launch +
+             r->optimizer_bytes_per_weight * (double)l->w_elems * share / bw;
+    }
+    return s;
+}
+
+double kt_compute_input_s(const kt_compute *c, int64_t samples)
+{
+    double rate = c->device.runtime.input_samples_per_s;
+    return rate > 0 ? (double)samples / rate : 0.0;
 }

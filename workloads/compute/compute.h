@@ -3,26 +3,38 @@
  * A roofline whose efficiency falls for small kernels, per kernel (work.h says what a kernel
  * computes and moves):
  *
- *   t = launch + max(t_compute, bytes / (eff_bw x bandwidth))
+ *   t = max(host, launch + call + max(t_compute, bytes / (stream_frac x bandwidth)))
  *
  * A matrix product (convolution, fully connected) runs as thread blocks of one output tile
- * each. The library picks, among cuBLAS's usual tiles (256x128 down to 64x64; NVIDIA's "Matrix
- * Multiplication Background User's Guide"), the tile that finishes first; when the tiles are
- * fewer than the SMs it splits the K dimension too (split-K, at least 256 deep). The blocks
- * run in waves of one per SM, and every wave costs a full tile's work on every SM:
+ * each. The library picks, among its tiles (cuBLAS's and CUTLASS's 256x128 down to 32x32 on
+ * the CUDA cores; cuDNN's tensor-core convolutions 256x128 to 128x64, the tiles their kernel
+ * names carry), the tile that finishes first; when the tiles are fewer than the SMs it splits
+ * the K dimension too (split-K, at least 256 deep). The blocks run in waves of one per SM,
+ * and every wave costs a full tile's work on every SM:
  *
  *   t_compute = waves x 2 tm tn ceil(K / split) / (eff x peak / SMs)
  *
  * so a product too small to fill the GPU, or one wave too many, costs what the GPU spends, not
  * what the FLOPs need: that is why a convolution split 32 ways is far from 32 times faster.
- * Element-wise kernels stream their bytes (FLOPs at the FP32 CUDA-core rate rarely matter).
+ * A convolution's library may run it otherwise: on the CUDA cores a 3x3 or 5x5 window at
+ * stride 1 runs as Winograd's F(4x4,3x3) / F(2x2,5x5) (Lavin and Gray, CVPR 2016: 36 batched
+ * products of the 6x6 tiles, a fourth (3x3) of the multiplications, plus three streamed
+ * transforms), chosen when faster, as cuDNN chooses (DeepBench lists WINOGRAD(_NONFUSED) for
+ * most FP32 3x3 convolutions and only implicit GEMMs on tensor cores). Tensor cores need the
+ * channels of a group in multiples of 8 (FP16, BF16) or 4 (TF32) (precision.h); other
+ * products run on the CUDA cores. Element-wise kernels stream their bytes (FLOPs at the FP32
+ * CUDA-core rate rarely matter).
  *
- * Efficiencies (kt_params) are few and global; they were fitted once on the V100 per-sample
- * times the shipped workloads carry (experiments/compute/fit.sh prints the fit, its errors and
- * the leave-one-out errors) and are the same for every device, whose peak rates, bandwidth,
- * SM count and launch overhead come from device.h. They describe the ParaDL measurements'
- * framework (Chainer on cuDNN) as much as the V100: see workloads/README.md ("Compute") for
- * what four measured points can and cannot tell.
+ * The efficiencies (kt_params) are few and global: fitted per GPU generation and arithmetic
+ * (CUDA cores, tensor cores) on Baidu DeepBench's measured GEMM and convolution kernels
+ * (V100, P100, T4, FP32 and FP16), a fixed quarter of them held out
+ * (experiments/compute/fit.sh prints the fit and the held-out errors; workloads/README.md,
+ * "Compute", quotes them). Generations DeepBench did not measure (Ampere, Hopper) take
+ * Volta's. The peak rates, bandwidth, SM count and launch overhead come from device.h.
+ *
+ * What a training framework adds (kt_runtime: its host time a kernel, its kernel library's
+ * efficiency against DeepBench's cuDNN and cuBLAS, its input pipeline, its optimizer's
+ * kernels) is the runtime's to say; kt_runtime_neutral() adds nothing.
  *
  * Folder: workloads/compute/ (this is its main header): layer work (work.h, lw_), precision
  * (precision.h, pr_) and this model (kt_). May include workloads/, workloads/common/ and the C
@@ -36,42 +48,86 @@
 #include "precision.h"
 #include "work.h"
 
+/* Which units multiply: the CUDA cores (FP32, or FP16 inputs in FP32 arithmetic without
+ * tensor cores) or the tensor cores (mixed, bf16, tf32). */
+typedef enum { KT_CUDA_CORES = 0, KT_TENSOR_CORES, KT_MATH_COUNT } kt_math;
+
+/* The model's efficiencies for one device in one precision (kt_params_for). */
 typedef struct {
-    double eff_matmul;  /* fraction of the peak a full wave of tiles achieves (FP32 GEMM) */
-    double tensor_rel;  /* tensor-core GEMMs' efficiency relative to FP32 GEMMs (source:
-                         * Markidis et al. 2018, cuBLAS on V100: 66% of tensor peak vs 76%
-                         * of FP32 peak) */
-    double eff_3d;      /* 3-D convolutions' efficiency relative to 2-D ones */
-    double eff_bw;      /* fraction of the memory bandwidth kernels achieve */
+    double gemm_eff;      /* fraction of the arithmetic's peak a full wave of a library's
+                           * matrix-product tiles reaches (cuBLAS) */
+    double conv_rel[LW_PASS_COUNT]; /* a convolution's implicit GEMM per pass (forward, input
+                                     * gradient, weight gradient) relative to gemm_eff (cuDNN) */
+    double winograd_rel;  /* Winograd's batched products relative to gemm_eff (CUDA cores) */
+    double unaligned_eff; /* a tensor-core product whose channels are not a multiple of
+                           * pr_tensor_multiple: fraction of the CUDA cores' peak (FP16's, or
+                           * FP32's for tf32) it reaches instead */
+    double gemm_call_s;   /* seconds a dense-algebra call costs the GPU beyond the launch */
+    double conv_call_s;   /* seconds a convolution call costs beyond the launch (its setup
+                           * kernels: precomputed indices, transforms) */
+    double eff_3d;        /* 3-D convolutions relative to 2-D (1: no kernel measurement) */
 } kt_params;
 
-/* A device in a precision, with the model's parameters: what a kernel time needs. */
+/* What the training software adds to the kernels (a runtime, issue 26's `--runtime`). The
+ * neutral runtime adds nothing: kernels as DeepBench's libraries run them, no host limit, no
+ * input pipeline, the workload's own weight-update times. */
+typedef struct {
+    double host_call_s;   /* host seconds the framework spends launching one kernel: a kernel
+                           * lasts at least this long (the GPU waits for the host); 0: none */
+    double stream_rel;    /* the framework's element-wise kernels' bandwidth relative to the
+                           * streaming roofline (its batch normalisation, activations, adds
+                           * moving more than their compulsory bytes, or several kernels
+                           * where one would do); 1: the roofline */
+    double library_rel;   /* the framework's kernel library's matrix-product efficiency
+                           * relative to the DeepBench fit (cuDNN 7.6, cuBLAS 10); 1: the same.
+                           * What a runtime calibrates on one GPU type, one network's
+                           * single-GPU throughput (a named calibration row) */
+    double input_samples_per_s; /* samples per second one GPU's input pipeline delivers
+                                 * (decode, augmentation, copy); 0: unlimited */
+    double optimizer_kernels_per_tensor; /* kernels the optimizer launches per weight tensor
+                                          * per step (a fused multi-tensor optimizer: a
+                                          * fraction); 0: the optimizer is not timed */
+    double optimizer_bytes_per_weight;   /* bytes its kernels stream per weight per step */
+} kt_runtime;
+
+/* The runtime that adds nothing (the values above). */
+kt_runtime kt_runtime_neutral(void);
+
+/* The efficiencies of `device` in `precision`: its generation's, fitted on DeepBench (see
+ * experiments/compute/fit.sh; Ampere and Hopper take Volta's). */
+kt_params kt_params_for(const dv_device *device, pr_precision precision);
+
+/* Which units multiply in `precision` on `device`. */
+kt_math kt_math_of(const dv_device *device, pr_precision precision);
+
+/* A device in a precision, with the model's parameters and a runtime: what a kernel time
+ * needs. */
 typedef struct {
     const dv_device *device;
     pr_precision precision;
     kt_params params;
+    kt_runtime runtime;
 } kt_model;
 
-/* The parameters fitted by experiments/compute/fit.sh (the values and the fit's errors are in
- * workloads/README.md). */
-kt_params kt_fitted(void);
-
 /* The model of device `name` (device.h: a name or model label) in `precision` with the fitted
- * parameters. HS_EINPUT naming --gpu for an unknown device, --precision for a precision the
- * device cannot compute in. */
+ * parameters and the neutral runtime. HS_EINPUT naming --gpu for an unknown device,
+ * --precision for a precision the device cannot compute in. */
 int kt_model_init(kt_model *model, const char *device, pr_precision precision, char *err);
 
-/* The three terms of a kernel's time, for fitting and explaining. */
+/* The terms of a kernel's time, for fitting and explaining. */
 typedef struct {
     double launch_s;   /* the device's launch overhead (0 for LW_NONE) */
-    double compute_s;  /* FLOP time, quantised into tiles and waves, with the efficiencies */
-    double memory_s;   /* bytes / (eff_bw x bandwidth) */
+    double call_s;     /* the library call's own cost (kt_params gemm_call_s, conv_call_s) */
+    double compute_s;  /* FLOP time, quantised into tiles and waves, with the efficiencies (a
+                        * Winograd convolution: its products and its transforms) */
+    double memory_s;   /* bytes / (stream_frac x bandwidth) */
+    int winograd;      /* 1: the convolution runs as Winograd's algorithm */
 } kt_terms;
 
 /* The terms of one kernel. */
 kt_terms kt_terms_of(const kt_model *model, const lw_kernel *kernel);
 
-/* Seconds of one kernel: launch + max(compute, memory); 0 for LW_NONE. */
+/* Seconds of one kernel: max(host, launch + call + max(compute, memory)); 0 for LW_NONE. */
 double kt_kernel_s(const kt_model *model, const lw_kernel *kernel);
 
 /* Seconds of pass `pass` of layer `index` of wl at one GPU's cut `split` (work.h): the API the
@@ -98,6 +154,7 @@ typedef struct kt_compute {
     kt_model device;       /* the platform's GPU */
     kt_model calib;        /* the GPU the workload was measured on (when anchored) */
     int anchored;          /* 1: measured times scaled by the model's ratios */
+    int kernels_only;      /* 1: asked not to anchor (--compute kernels) */
     double network_scale;  /* anchored on the network's total: measured over modelled
                             * seconds per sample at the calibration batch (0: per layer, or
                             * at each kernel's samples when the batch is not said) */
@@ -111,10 +168,29 @@ typedef struct kt_compute {
     double memo_scale[KT_SCALE_MEMO];
 } kt_compute;
 
+/* How a run's kernels are timed. */
+typedef struct {
+    int anchor;         /* 1: anchored on the workload's measurement where it has one
+                         * (--compute model); 0: the kernels alone, a measurement ignored
+                         * (--compute kernels) */
+    kt_runtime runtime; /* what the training software adds (both models take it) */
+} kt_options;
+
+/* Anchored, the neutral runtime: what --compute model does. */
+kt_options kt_options_default(void);
+
 /* The kernel times of workload wl on GPU `device` (device.h name or label) in wl's precision
- * (the measurement, anchoring them, is FP32's). HS_EINPUT naming --compute when the device or
- * the workload's calibration device is unknown to the device table, --precision when the GPU
- * cannot train in it. */
+ * (the measurement, anchoring them, is FP32's), as `options` says. HS_EINPUT naming --compute
+ * when the device or (anchored) the workload's calibration device is unknown to the device
+ * table, --precision when the GPU cannot train in it. */
+int kt_compute_init_with(kt_compute *c, const wl_workload *wl, const char *device,
+                         const kt_options *options, char *err);
+
+/* "kernels" when c was asked not to anchor (--compute kernels), else "model": what reports
+ * call c's times. */
+const char *kt_compute_name(const kt_compute *c);
+
+/* kt_compute_init_with the default options. */
 int kt_compute_init(kt_compute *c, const wl_workload *wl, const char *device, char *err);
 
 /* Seconds of pass `pass` of layer `index` at `split` under c. Errors as lw_kernel_of. */
@@ -127,6 +203,16 @@ int kt_compute_pass_s(const kt_compute *c, const wl_workload *wl, int index,
  * putting gathered channel slices in place costs (workloads/strategy/strategy.h). */
 int kt_compute_copy_s(const kt_compute *c, const wl_workload *wl, double elems, int64_t samples,
                       double *seconds, char *err);
+
+/* Seconds of the weight update of layer `index` on a GPU that holds 1/parts of its weights
+ * (filter and channel parallelism split them; parts <= 1: all): the workload's measured
+ * update (wu_s, carried to this GPU's bandwidth when anchored) plus the runtime's optimizer
+ * kernels, each GPU streaming its share. 0 when there is nothing to time. */
+double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index, double parts);
+
+/* Seconds one GPU's input pipeline needs to deliver `samples` samples (0: the runtime sets no
+ * limit). An iteration cannot be shorter; the runtime step decides how it overlaps. */
+double kt_compute_input_s(const kt_compute *c, int64_t samples);
 
 /* Whether two device names (device.h names or labels) compute alike: the same peak rates and
  * memory bandwidth (a V100 of 16 or 32 GB). Unknown names are alike only when equal. */

@@ -1,26 +1,67 @@
-/* kernel_time.c: the kernel-time model (compute.h): tiles, waves, split-K, the roofline. */
+/* kernel_time.c: the kernel-time model (compute.h): tiles, waves, split-K, Winograd, the
+ * roofline, and the efficiencies fitted on DeepBench's kernels. */
 #include "compute.h"
 
 #include <math.h>
 #include <stdio.h>
 
-/* cuBLAS's typical thread-block tiles (NVIDIA, "Matrix Multiplication Background User's
- * Guide", Sec. "Typical Tile Dimensions in cuBLAS and Performance"). */
-static const int64_t kt_tiles[][2] = {{256, 128}, {128, 256}, {128, 128},
-                                      {128, 64},  {64, 128},  {64, 64}};
-#define KT_NTILES (sizeof kt_tiles / sizeof kt_tiles[0])
-#define KT_SPLIT_K_MIN 256 /* the shortest K slice split-K hands one block */
+/* ---------------------------------------------------------------- fitted efficiencies
+ *
+ * experiments/compute/fit.sh fits these on DeepBench's measured kernels (a quarter held out)
+ * and `--check` fails when they differ from the fit; workloads/README.md quotes the errors.
+ * gemm_eff per generation and arithmetic: Pascal has no tensor cores; Ampere and Hopper were
+ * not measured and take Volta's (the newest measured generation). */
+static const double kt_gemm_eff[DV_ARCH_COUNT][KT_MATH_COUNT] = {
+    [DV_PASCAL] = {0.89, 0.0},
+    [DV_VOLTA] = {0.86, 0.84},
+    [DV_TURING] = {0.50, 0.60},
+    [DV_AMPERE] = {0.86, 0.84},
+    [DV_HOPPER] = {0.86, 0.84},
+};
 
-kt_params kt_fitted(void)
+/* Per arithmetic: the convolutions' passes relative to gemm_eff, and each call's cost. */
+typedef struct {
+    double conv_rel[LW_PASS_COUNT];
+    double conv_call_s;
+} kt_math_params;
+
+static const kt_math_params kt_math_fit[KT_MATH_COUNT] = {
+    [KT_CUDA_CORES] = {{0.99, 0.75, 0.66}, 37.6e-6},
+    [KT_TENSOR_CORES] = {{0.92, 0.77, 0.65}, 11.3e-6},
+};
+
+#define KT_WINOGRAD_REL 1.00  /* Winograd's products on the CUDA cores, relative */
+#define KT_UNALIGNED_EFF 1.00 /* unaligned tensor-core products, of the CUDA cores' peak */
+#define KT_GEMM_CALL_S 5.7e-6 /* a cuBLAS call beyond the launch */
+
+kt_math kt_math_of(const dv_device *device, pr_precision precision)
 {
-    /* experiments/compute/fit.sh, see workloads/README.md for the fit and its errors. */
+    return pr_tensor_cores(device, precision) ? KT_TENSOR_CORES : KT_CUDA_CORES;
+}
+
+kt_params kt_params_for(const dv_device *device, pr_precision precision)
+{
+    kt_math math = kt_math_of(device, precision);
+    const kt_math_params *mp = &kt_math_fit[math];
     kt_params p = {
-        .eff_matmul = 0.86,
-        .tensor_rel = 0.66 / 0.76,
-        .eff_3d = 0.35,
-        .eff_bw = 0.48,
+        .gemm_eff = kt_gemm_eff[device->arch][math],
+        .winograd_rel = KT_WINOGRAD_REL,
+        .unaligned_eff = KT_UNALIGNED_EFF,
+        .gemm_call_s = KT_GEMM_CALL_S,
+        .conv_call_s = mp->conv_call_s,
+        .eff_3d = 1.0,
     };
+    for (int i = 0; i < LW_PASS_COUNT; i++)
+        p.conv_rel[i] = mp->conv_rel[i];
     return p;
+}
+
+kt_runtime kt_runtime_neutral(void)
+{
+    kt_runtime r = {.host_call_s = 0, .stream_rel = 1.0, .library_rel = 1.0,
+                    .input_samples_per_s = 0,
+                    .optimizer_kernels_per_tensor = 0, .optimizer_bytes_per_weight = 0};
+    return r;
 }
 
 int kt_model_init(kt_model *model, const char *device, pr_precision precision, char *err)
@@ -33,69 +74,159 @@ int kt_model_init(kt_model *model, const char *device, pr_precision precision, c
                        device ? device : "", names);
     }
     model->precision = precision;
-    model->params = kt_fitted();
-    return pr_check_device(model->device, precision, err);
+    int rc = pr_check_device(model->device, precision, err);
+    if (rc == HS_OK) {
+        model->params = kt_params_for(model->device, precision);
+        model->runtime = kt_runtime_neutral();
+    }
+    return rc;
 }
+
+/* ---------------------------------------------------------------- tiles and waves */
+
+/* Thread-block tiles: cuBLAS's and CUTLASS's on the CUDA cores (NVIDIA, "Matrix
+ * Multiplication Background User's Guide", typical tile dimensions; CUTLASS's SGEMM tiles
+ * down to 32x32); cuBLAS's tensor-core GEMMs (volta_h884gemm_256x128 ... 64x64); cuDNN's
+ * tensor-core convolutions (volta_fp16_s884cudnn_fp16_256x128 ... 128x64, the tiles in the
+ * kernels' names). */
+typedef struct {
+    const int64_t (*tiles)[2];
+    int n;
+} kt_tile_set;
+
+static const int64_t kt_cuda_tiles[][2] = {{256, 128}, {128, 256}, {128, 128}, {128, 64},
+                                           {64, 128},  {64, 64},   {128, 32},  {32, 128},
+                                           {64, 32},   {32, 64},   {32, 32}};
+static const int64_t kt_blas_tensor_tiles[][2] = {{256, 128}, {128, 256}, {128, 128},
+                                                  {128, 64},  {64, 128},  {64, 64}};
+static const int64_t kt_conv_tensor_tiles[][2] = {{256, 128}, {128, 128}, {256, 64}, {128, 64}};
+#define KT_SET(a) ((kt_tile_set){a, (int)(sizeof a / sizeof a[0])})
+#define KT_SPLIT_K_MIN 256 /* the shortest K slice split-K hands one block */
 
 static double ceil_div(double a, double b)
 {
     return ceil(a / b);
 }
 
-/* Seconds at `rate_per_sm` FLOP/s per SM of the best tile for groups products m x n x k. */
-static double gemm_waves_s(const lw_kernel *kn, int sms, double rate_per_sm)
+/* Seconds of `groups` products m x n x k at `rate` FLOP/s over the GPU, the best tile. */
+static double gemm_waves_s(int64_t m, int64_t n, int64_t k, int64_t groups, kt_tile_set set,
+                           int sms, double rate)
 {
-    double best = INFINITY;
-    for (size_t t = 0; t < KT_NTILES; t++) {
-        double tm = (double)kt_tiles[t][0], tn = (double)kt_tiles[t][1];
-        double tiles = ceil_div((double)kn->m, tm) * ceil_div((double)kn->n, tn) * kn->groups;
+    double best = INFINITY, rate_per_sm = rate / sms;
+    for (int t = 0; t < set.n; t++) {
+        double tm = (double)set.tiles[t][0], tn = (double)set.tiles[t][1];
+        double tiles = ceil_div((double)m, tm) * ceil_div((double)n, tn) * (double)groups;
         double split = 1;
         if (tiles < sms) { /* split-K: more blocks, each a slice of K, to fill the SMs */
             split = floor(sms / tiles);
-            double slices = floor((double)kn->k / KT_SPLIT_K_MIN);
-            split = fmax(1, fmin(split, slices));
+            split = fmax(1, fmin(split, floor((double)k / KT_SPLIT_K_MIN)));
         }
         double waves = ceil_div(tiles * split, sms);
-        double s = waves * 2.0 * tm * tn * ceil_div((double)kn->k, split) / rate_per_sm;
-        best = fmin(best, s);
+        best = fmin(best, waves * 2.0 * tm * tn * ceil_div((double)k, split) / rate_per_sm);
     }
     return best;
 }
 
-/* The efficiency of a matrix product: tensor cores run at their own efficiency, 3-D
- * convolutions at theirs. */
-static double matmul_efficiency(const kt_model *m, const lw_kernel *kn)
+/* Whether a tensor-core product's channels suit the tensor cores. */
+static int kt_aligned(const kt_model *m, const lw_kernel *kn)
 {
-    const kt_params *p = &m->params;
-    double eff = p->eff_matmul;
-    if (m->precision != PR_FP32 && m->device->fp16_tensor_flops > 0)
-        eff *= p->tensor_rel;
-    if (kn->volumetric)
-        eff *= p->eff_3d;
-    return eff;
+    int64_t mult = pr_tensor_multiple(m->precision);
+    if (kn->lib == LW_LIB_CONV)
+        return kn->in_channels % mult == 0 && kn->out_channels % mult == 0;
+    return kn->m % mult == 0 && kn->n % mult == 0 && kn->k % mult == 0;
 }
+
+/* FLOP/s of a full wave of kn's products, and the tiles the library has for them. */
+static double product_rate(const kt_model *m, const lw_kernel *kn, kt_tile_set *set)
+{
+    const dv_device *d = m->device;
+    const kt_params *p = &m->params;
+    double rate;
+    *set = KT_SET(kt_cuda_tiles);
+    if (kt_math_of(d, m->precision) == KT_TENSOR_CORES && !kt_aligned(m, kn)) {
+        rate = p->unaligned_eff * (m->precision == PR_TF32 ? d->fp32_flops : d->fp16_flops);
+    } else {
+        rate = p->gemm_eff * pr_matmul_flops(d, m->precision) * m->runtime.library_rel;
+        if (kt_math_of(d, m->precision) == KT_TENSOR_CORES)
+            *set = kn->lib == LW_LIB_CONV ? KT_SET(kt_conv_tensor_tiles)
+                                          : KT_SET(kt_blas_tensor_tiles);
+    }
+    if (kn->lib == LW_LIB_CONV)
+        rate *= p->conv_rel[kn->pass] * (kn->volumetric ? p->eff_3d : 1.0);
+    return rate;
+}
+
+/* ---------------------------------------------------------------- Winograd */
+
+/* Whether the library would consider Winograd's algorithm: a 2-D convolution with a 3x3 or
+ * 5x5 window at stride 1, not grouped, on the CUDA cores. */
+static int winograd_applies(const kt_model *m, const lw_kernel *kn)
+{
+    return kn->lib == LW_LIB_CONV && (kn->window == 3 || kn->window == 5) && kn->stride == 1 &&
+           kn->groups == 1 && kt_math_of(m->device, m->precision) == KT_CUDA_CORES;
+}
+
+/* Seconds of kn as Winograd's F(m x m, r x r) with 6x6 tiles (m = 4 for 3x3, 2 for 5x5): 36
+ * batched products over the tiles, and the transforms of the input, the output and the
+ * filter streamed through memory. */
+static double winograd_s(const kt_model *m, const lw_kernel *kn, double bw)
+{
+    const int64_t alpha = 6, out = alpha - kn->window + 1, a2 = alpha * alpha;
+    int64_t tiles = kn->samples * (int64_t)ceil_div((double)kn->y_extent[0], (double)out) *
+                    (int64_t)ceil_div((double)kn->y_extent[1], (double)out);
+    int64_t c = kn->in_channels, f = kn->out_channels;
+    double e = pr_activation_bytes(m->precision);
+    double plain = (double)kn->samples * (double)kn->y_extent[0] * (double)kn->y_extent[1];
+    double transforms = e * ((double)plain * (double)(c + f) + (double)(a2 * tiles) * (c + f) +
+                             2.0 * (double)(a2 * c * f));
+    kt_tile_set set;
+    double rate = product_rate(m, kn, &set) * m->params.winograd_rel;
+    double products;
+    if (kn->pass == LW_FORWARD)
+        products = gemm_waves_s(tiles, f, c, a2, set, m->device->sms, rate);
+    else if (kn->pass == LW_INPUT_GRAD)
+        products = gemm_waves_s(tiles, c, f, a2, set, m->device->sms, rate);
+    else
+        products = gemm_waves_s(f, c, tiles, a2, set, m->device->sms, rate);
+    return products + transforms / bw;
+}
+
+/* ---------------------------------------------------------------- the kernel */
 
 kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
 {
-    kt_terms t = {0, 0, 0};
+    kt_terms t = {0, 0, 0, 0, 0};
     const dv_device *d = m->device;
     if (kn->kind == LW_NONE)
         return t;
+    double bw = d->stream_bw_frac * d->memory_bw_Bps;
     t.launch_s = d->launch_s;
-    t.memory_s = kn->bytes / (m->params.eff_bw * d->memory_bw_Bps);
+    t.memory_s = kn->bytes / bw;
     if (kn->kind == LW_STREAM) {
+        t.memory_s /= m->runtime.stream_rel;
         t.compute_s = kn->flops / pr_vector_flops(d, m->precision);
         return t;
     }
-    double rate = matmul_efficiency(m, kn) * pr_matmul_flops(d, m->precision) / d->sms;
-    t.compute_s = gemm_waves_s(kn, d->sms, rate);
+    kt_tile_set set;
+    double rate = product_rate(m, kn, &set);
+    t.call_s = kn->lib == LW_LIB_CONV ? m->params.conv_call_s : m->params.gemm_call_s;
+    t.compute_s = gemm_waves_s(kn->m, kn->n, kn->k, kn->groups, set, d->sms, rate);
+    if (winograd_applies(m, kn)) {
+        double w = winograd_s(m, kn, bw);
+        if (w < fmax(t.compute_s, t.memory_s)) {
+            t.compute_s = w;
+            t.winograd = 1;
+        }
+    }
     return t;
 }
 
 double kt_kernel_s(const kt_model *m, const lw_kernel *kn)
 {
+    if (kn->kind == LW_NONE)
+        return 0;
     kt_terms t = kt_terms_of(m, kn);
-    return t.launch_s + fmax(t.compute_s, t.memory_s);
+    return fmax(m->runtime.host_call_s, t.launch_s + t.call_s + fmax(t.compute_s, t.memory_s));
 }
 
 int kt_pass_s(const kt_model *m, const wl_workload *wl, int index, const lw_split *split,

@@ -6,6 +6,11 @@
  *          on FP16 tensor cores (the CUDA cores' FP16 rate on a GPU without them)
  *   bf16   as mixed with BF16 (Kalamkar et al., arXiv:1905.12322): same bytes, BF16 tensor
  *          cores; refused on GPUs without them (V100, P100)
+ *   tf32   everything stored in FP32 (4 bytes, as fp32), matrix products on the tensor cores
+ *          at their TF32 rate (NVIDIA Ampere whitepaper: TF32 keeps FP32's range and storage
+ *          and rounds the inputs of tensor-core products to a 10-bit mantissa; frameworks'
+ *          default for FP32 convolutions on Ampere and later); refused without TF32 tensor
+ *          cores (P100, V100, T4)
  *
  * Bytes per parameter follow ZeRO's accounting (Rajbhandari et al., SC'20, Sec. 3.1): mixed
  * precision with Adam holds 2 (FP16 weights) + 2 (FP16 gradients) + 4 (FP32 master) + 4 + 4
@@ -19,14 +24,15 @@
 #include "device.h"
 #include "hs_error.h"
 
-typedef enum { PR_FP32 = 0, PR_MIXED, PR_BF16, PR_COUNT } pr_precision;
+typedef enum { PR_FP32 = 0, PR_MIXED, PR_BF16, PR_TF32, PR_COUNT } pr_precision;
 
-/* "fp32", "mixed" or "bf16" into *out; HS_EINPUT naming --precision otherwise. */
+/* "fp32", "mixed", "bf16" or "tf32" into *out; HS_EINPUT naming --precision otherwise. */
 int pr_parse(const char *text, pr_precision *out, char *err);
 
 const char *pr_name(pr_precision precision);
 
-/* Bytes of one activation element, and of its gradient: 4, 2, 2. */
+/* Bytes of one activation element, and of its gradient: 4, 2, 2, 4 (fp32, mixed, bf16, tf32;
+ * the functions below follow the same order). */
 double pr_activation_bytes(pr_precision precision);
 
 /* Bytes per element of a model-parallel message (activations, their gradients, halos): 4, 2, 2. */
@@ -56,14 +62,24 @@ double pr_parameter_bytes(pr_precision precision, int optimizer_states);
 double pr_mask_bytes(void);
 
 /* Peak FLOP/s of dev for matrix products (convolutions, fully connected) in precision: FP32
- * CUDA cores; FP16 tensor cores (or FP16 CUDA cores); BF16 tensor cores. 0 when dev cannot. */
+ * CUDA cores; FP16 tensor cores (without them, the FP32 CUDA cores: libraries multiply FP16
+ * inputs with FP32 arithmetic there, DeepBench's P100 "16 bit inputs, 32 bit multiplication"
+ * sheet); BF16 tensor cores; TF32 tensor cores. 0 when dev cannot. */
 double pr_matmul_flops(const dv_device *dev, pr_precision precision);
+
+/* Whether matrix products in precision run on dev's tensor cores. */
+int pr_tensor_cores(const dv_device *dev, pr_precision precision);
+
+/* Channels a tensor-core product needs as a multiple (NVIDIA, "Deep Learning Performance
+ * Guide", Tensor Core requirements: 8 FP16/BF16 elements, 4 TF32 ones, a 16-byte access);
+ * 1 when precision does not use tensor cores. */
+int pr_tensor_multiple(pr_precision precision);
 
 /* Peak FLOP/s of dev for element-wise work: the FP32 CUDA cores in every precision. */
 double pr_vector_flops(const dv_device *dev, pr_precision precision);
 
 /* HS_EINPUT naming --precision when dev cannot train in precision (bf16 without BF16 tensor
- * cores). */
+ * cores, tf32 without TF32 ones). */
 int pr_check_device(const dv_device *dev, pr_precision precision, char *err);
 
 #endif

@@ -83,6 +83,8 @@ static int cut_spatial(const wl_layer *l, const lw_split *s, lw_shape *sh, char 
 {
     int windowed = l->type == WL_CONV || l->type == WL_POOL;
     sh->x_spatial = sh->y_spatial = sh->kernel = 1;
+    for (int d = 0; d < WL_MAX_SPATIAL; d++)
+        sh->y_extent[d] = 1;
     for (int d = 0; d < l->x.n_spatial; d++) {
         int64_t parts = s->spatial_parts[d], x = l->x.spatial[d], y = l->y.spatial[d];
         if (l->type == WL_FC && parts != 1)
@@ -98,6 +100,7 @@ static int cut_spatial(const wl_layer *l, const lw_split *s, lw_shape *sh, char 
         }
         sh->x_spatial *= x_part;
         sh->y_spatial *= y_part;
+        sh->y_extent[d] = y_part;
         if (windowed)
             sh->kernel *= l->w_kernel[d];
     }

@@ -54,10 +54,17 @@ typedef struct {
     int64_t x_spatial;                    /* input elements per channel per sample (halo in) */
     int64_t y_spatial;                    /* output elements per channel per sample */
     int64_t kernel;                       /* window elements, prod(K) (1 without a window) */
+    int64_t y_extent[WL_MAX_SPATIAL];     /* output extents of this part (1 past n_spatial) */
 } lw_shape;
 
+/* Who runs a matrix product: a dense-algebra call (fully connected) or a convolution (whose
+ * library may pick another algorithm than an implicit GEMM, compute.h). */
+typedef enum { LW_LIB_NONE = 0, LW_LIB_BLAS, LW_LIB_CONV } lw_lib;
+
 /* One kernel: what it computes and moves. For LW_GEMM, groups independent products of
- * (m x k) by (k x n), sized so that 2 m n k groups == flops. */
+ * (m x k) by (k x n), sized so that 2 m n k groups == flops, and what the library needs to
+ * choose how to run it: the channels of one group (tensor cores need them in multiples) and,
+ * for a 2-D convolution, its window and output extents (a Winograd algorithm's tiles). */
 typedef struct {
     lw_kind kind;
     double flops;    /* useful FLOPs */
@@ -65,6 +72,14 @@ typedef struct {
     int64_t m, n, k; /* LW_GEMM: the product of one group */
     int64_t groups;  /* LW_GEMM: independent products */
     int volumetric;  /* 1: a 3-D convolution */
+    lw_pass pass;    /* the pass it computes */
+    lw_lib lib;      /* LW_GEMM: who runs it */
+    int64_t samples;                 /* LW_LIB_CONV: samples */
+    int64_t in_channels;             /* LW_LIB_CONV: C'/g, LW_LIB_BLAS: C' */
+    int64_t out_channels;            /* LW_LIB_CONV: F'/g, LW_LIB_BLAS: F' */
+    int64_t window;                  /* LW_LIB_CONV, 2-D: a square window's side (0: other) */
+    int stride;                      /* LW_LIB_CONV: the window's stride */
+    int64_t y_extent[2];             /* LW_LIB_CONV, 2-D: the output's extents */
 } lw_kernel;
 
 /* The full-size split: `samples` samples, nothing cut. */

@@ -67,6 +67,22 @@ static void gemm(lw_kernel *kn, double flops, double bytes, double m, double n, 
     kn->k = k < 1 ? 1 : (int64_t)ceil(k - 1e-9); /* whole, at least the useful count */
 }
 
+/* What the library needs besides the product: channels of a group, window, extents. */
+static void conv_geometry(const wl_layer *l, const lw_shape *s, lw_kernel *kn)
+{
+    kn->lib = LW_LIB_CONV;
+    kn->samples = s->samples;
+    kn->in_channels = s->in_channels / s->groups;
+    kn->out_channels = s->out_channels / s->groups;
+    kn->stride = l->stride;
+    kn->volumetric = l->x.n_spatial == 3;
+    if (l->x.n_spatial == 2 && l->w_kernel[0] == l->w_kernel[1]) {
+        kn->window = l->w_kernel[0];
+        kn->y_extent[0] = s->y_extent[0];
+        kn->y_extent[1] = s->y_extent[1];
+    }
+}
+
 static void conv_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
                         lw_kernel *kn)
 {
@@ -87,7 +103,7 @@ static void conv_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, doub
         gemm(kn, flops, bytes, b * x, cg, s->groups);
     else
         gemm(kn, flops, bytes, fg, cg * k, s->groups);
-    kn->volumetric = l->x.n_spatial == 3;
+    conv_geometry(l, s, kn);
 }
 
 static void fc_kernel(const lw_shape *s, lw_pass pass, double e, lw_kernel *kn)
@@ -100,6 +116,9 @@ static void fc_kernel(const lw_shape *s, lw_pass pass, double e, lw_kernel *kn)
         gemm(kn, flops, bytes, b, c, 1);
     else
         gemm(kn, flops, bytes, f, c, 1);
+    kn->lib = LW_LIB_BLAS;
+    kn->in_channels = s->in_channels;
+    kn->out_channels = s->out_channels;
 }
 
 /* Pooling, counted as max pooling: backward reads x, y and dy to find each window's maximum
@@ -148,6 +167,7 @@ int lw_kernel_of(const wl_workload *wl, int index, const lw_split *split, lw_pas
     if (rc || !pass_exists(wl, index, pass))
         return rc;
     const wl_layer *l = &wl->layers[index];
+    kernel->pass = pass;
     switch (l->type) {
     case WL_CONV:
         conv_kernel(l, &s, pass, elem_bytes, kernel);

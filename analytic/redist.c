@@ -101,8 +101,7 @@ bool an__same_need(const wl_layer *v1, const st_layer_config *c1, const wl_layer
 
 bool an__is_projection(const wl_workload *wl, int v, int u)
 {
-    const wl_layer *lv = &wl->layers[v], *lu = &wl->layers[u];
-    return lv->type == WL_ADD && (lu->y.channels != lv->x.channels || lu->y_elems != lv->x_elems);
+    return wl_input_resized(&wl->layers[v], &wl->layers[u]);
 }
 
 /* ------------------------------------------------------------------ the patterns */

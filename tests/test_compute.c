@@ -142,6 +142,20 @@ static void test_other_layers(void **state)
     s.out_parts = 4; /* a cut BNORM keeps a quarter of its channels */
     assert_true(kernel_ok(&wl, bn, &s, LW_FORWARD, 4).bytes == 4 * 3 * n / 4);
     wl_free(&wl);
+
+    /* SE-ResNeXt's first block: a sigmoid on 256 values a sample, the branch (256x56x56)
+     * multiplied by it (a broadcast scale: two tensors forward, three backward) */
+    load_ok("se-resnext101-32x4d", &wl);
+    int sig = layer_named(&wl, "layer1_0_se_scale_activation"), mul = sig + 1;
+    assert_int_equal(wl.layers[mul].type, WL_MUL);
+    s = lw_whole(2);
+    n = 2.0 * 256 * 56 * 56;
+    lw_kernel g = kernel_ok(&wl, sig, &s, LW_FORWARD, 4);
+    assert_true(g.bytes == 4 * 2 * 2.0 * 256 && g.flops == 4 * 2.0 * 256);
+    assert_true(kernel_ok(&wl, mul, &s, LW_FORWARD, 4).bytes == 4 * 2 * n);
+    assert_true(kernel_ok(&wl, mul, &s, LW_INPUT_GRAD, 4).bytes == 4 * 3 * n);
+    assert_int_equal(kernel_ok(&wl, mul, &s, LW_WEIGHT_GRAD, 4).kind, LW_NONE);
+    wl_free(&wl);
 }
 
 /* A depthwise convolution streams; a grouped one cuts whole groups. */

@@ -1,6 +1,8 @@
 /* test_workload_format.c: what the workload format says for the compute model: grouped and
  * depthwise convolutions (groups), padding per extent, a calibration without any time
- * (method="none") or with its batch, and the errors of each. */
+ * (method="none") or with its batch, squeeze-and-excitation (the activations, a mul by a
+ * broadcast per-channel scale), a concatenation of more than 8 inputs, and the errors of
+ * each. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,12 +126,72 @@ static void test_errors(void **state)
                     "", "wl_batch.xml:4:", "batch '-4'");
 }
 
+/* A squeeze-and-excitation block (pool to 8x1x1, two 1x1 convolutions, sigmoid, mul by the
+ * broadcast scale), silu beside it, and a concat of 20 inputs. */
+static const char se_xml[] =
+    HEAD UNTIMED LAYERS(
+        "    <layer id=\"c\" type=\"conv\" x=\"8x16x16\" w=\"8x8x3x3\" y=\"8x16x16\" padding=\"1\"/>\n"
+        "    <layer id=\"s\" type=\"silu\" x=\"8x16x16\" y=\"8x16x16\"/>\n"
+        "    <layer id=\"p\" type=\"pool\" x=\"8x16x16\" kernel=\"16x16\" y=\"8x1x1\"/>\n"
+        "    <layer id=\"f1\" type=\"conv\" x=\"8x1x1\" w=\"8x2x1x1\" y=\"2x1x1\"/>\n"
+        "    <layer id=\"r\" type=\"relu\" x=\"2x1x1\" y=\"2x1x1\"/>\n"
+        "    <layer id=\"f2\" type=\"conv\" x=\"2x1x1\" w=\"2x8x1x1\" y=\"8x1x1\"/>\n"
+        "    <layer id=\"g\" type=\"sigmoid\" x=\"8x1x1\" y=\"8x1x1\"/>\n"
+        "    <layer id=\"m\" type=\"mul\" x=\"8x16x16\" y=\"8x16x16\" inputs=\"s g\"/>\n"
+        "    <layer id=\"m2\" type=\"mul\" x=\"8x16x16\" y=\"8x16x16\" inputs=\"m s\"/>\n"
+        "    <layer id=\"k\" type=\"concat\" x=\"160x16x16\" y=\"160x16x16\" inputs=\""
+        "m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2 m2\"/>\n");
+
+static void test_squeeze_excitation(void **state)
+{
+    (void)state;
+    char path[1024];
+    wl_workload wl;
+    load_ok(tmp_file(path, sizeof path, "se.xml", se_xml), &wl);
+    assert_int_equal(wl.layers[1].type, WL_SILU);
+    assert_int_equal(wl.layers[6].type, WL_SIGMOID);
+    const wl_layer *m = &wl.layers[7], *m2 = &wl.layers[8];
+    assert_int_equal(m->type, WL_MUL);
+    assert_int_equal(m->n_inputs, 2);
+    assert_true(m->broadcast && !m2->broadcast);
+    assert_true(wl_input_resized(m, &wl.layers[6]));  /* the scale follows the layout */
+    assert_false(wl_input_resized(m, &wl.layers[1]));
+    assert_true(wl_is_activation(WL_SILU) && wl_is_activation(WL_RELU) &&
+                !wl_is_activation(WL_MUL));
+    assert_int_equal(wl.layers[9].n_inputs, 20);
+    assert_int_equal(wl.layers[9].y.channels, 160);
+    wl_free(&wl);
+}
+
+static void test_mul_errors(void **state)
+{
+    (void)state;
+    expect_bad("mul1.xml", HEAD UNTIMED LAYERS(
+        "    <layer id=\"r\" type=\"relu\" x=\"8x16x16\" y=\"8x16x16\"/>\n"
+        "    <layer id=\"m\" type=\"mul\" x=\"8x16x16\" y=\"8x16x16\"/>\n"),
+        "layer m: a mul layer multiplies two inputs, not 0", NULL);
+    expect_bad("mul2.xml", HEAD UNTIMED LAYERS(
+        "    <layer id=\"r\" type=\"relu\" x=\"8x16x16\" y=\"8x16x16\"/>\n"
+        "    <layer id=\"p\" type=\"pool\" x=\"8x16x16\" kernel=\"2x2\" y=\"8x15x15\"/>\n"
+        "    <layer id=\"m\" type=\"mul\" x=\"8x16x16\" y=\"8x16x16\" inputs=\"r p\"/>\n"),
+        "its second input p produces 8x15x15", "one value a channel");
+    expect_bad("sig.xml", HEAD UNTIMED LAYERS(
+        "    <layer id=\"g\" type=\"sigmoid\" x=\"8x16x16\" y=\"8x8x8\"/>\n"),
+        "a sigmoid layer's output has its input's shape", NULL);
+    expect_bad("two.xml", HEAD UNTIMED LAYERS(
+        "    <layer id=\"r\" type=\"relu\" x=\"8x16x16\" y=\"8x16x16\"/>\n"
+        "    <layer id=\"g\" type=\"gelu\" x=\"8x16x16\" y=\"8x16x16\" inputs=\"r r\"/>\n"),
+        "only add, mul and concat layers take several inputs", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_groups_and_padding),
         cmocka_unit_test(test_untimed),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_squeeze_excitation),
+        cmocka_unit_test(test_mul_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

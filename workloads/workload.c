@@ -151,6 +151,12 @@ static double layer_flops(const wl_layer *l)
         return (double)l->x.channels * (double)l->y.channels * kernel * y_spatial;
     case WL_RELU:
     case WL_ADD:
+    case WL_SIGMOID: /* ParaDL has no formula for these; element-wise as its relu and add */
+    case WL_SILU:
+    case WL_HARDSWISH:
+    case WL_HARDSIGMOID:
+    case WL_GELU:
+    case WL_MUL:
         return (double)l->y_elems;
     case WL_BNORM:
         return 4.0 * (double)l->x_elems;
@@ -294,7 +300,9 @@ const char *wl_type_name(wl_type type)
         [WL_CONV] = "conv",       [WL_POOL] = "pool",       [WL_RELU] = "relu",
         [WL_BNORM] = "bnorm",     [WL_ADD] = "add",         [WL_FC] = "fc",
         [WL_DROPOUT] = "dropout", [WL_SOFTMAX] = "softmax", [WL_LRN] = "lrn",
-        [WL_CONCAT] = "concat",
+        [WL_CONCAT] = "concat",   [WL_SIGMOID] = "sigmoid", [WL_SILU] = "silu",
+        [WL_HARDSWISH] = "hardswish", [WL_HARDSIGMOID] = "hardsigmoid", [WL_GELU] = "gelu",
+        [WL_MUL] = "mul",
     };
     return (unsigned)type < WL_TYPE_COUNT ? names[type] : "?";
 }
@@ -309,4 +317,17 @@ const char *wl_default_dir(void)
         return HYBRIDSIM_SOURCE_DIR "/workloads";
     int n = snprintf(dir, sizeof dir, "%s/workloads", home);
     return n > 0 && (size_t)n < sizeof dir ? dir : HYBRIDSIM_SOURCE_DIR "/workloads";
+}
+
+bool wl_input_resized(const wl_layer *consumer, const wl_layer *producer)
+{
+    return (consumer->type == WL_ADD || consumer->type == WL_MUL) &&
+           (producer->y.channels != consumer->x.channels ||
+            producer->y_elems != consumer->x_elems);
+}
+
+bool wl_is_activation(wl_type type)
+{
+    return type == WL_RELU || type == WL_SIGMOID || type == WL_SILU || type == WL_HARDSWISH ||
+           type == WL_HARDSIGMOID || type == WL_GELU;
 }

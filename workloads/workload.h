@@ -22,8 +22,8 @@
 
 #define WL_NAME_LEN 64
 #define WL_MAX_SPATIAL 3 /* 2-D images (W, H) or 3-D volumes (W, H, D) */
-#define WL_MAX_INPUTS 8  /* earlier layers feeding one layer (residual adds, concats: ONNX
-                          * flattens Inception-v3's nested ones into 6) */
+#define WL_MAX_INPUTS 64 /* earlier layers feeding one layer (residual adds, concats: a
+                          * DenseNet-201 block concatenates 49) */
 #define WL_INPUT_DATA (-1) /* in wl_layer.inputs: the network's input sample */
 
 typedef enum {
@@ -37,6 +37,13 @@ typedef enum {
     WL_SOFTMAX,
     WL_LRN,
     WL_CONCAT,
+    WL_SIGMOID,     /* element-wise activations: 1 / (1 + e^-x) */
+    WL_SILU,        /* x sigmoid(x) (EfficientNet's "swish") */
+    WL_HARDSWISH,   /* x relu6(x + 3) / 6 (MobileNetV3) */
+    WL_HARDSIGMOID, /* relu6(x + 3) / 6 */
+    WL_GELU,        /* x Phi(x) */
+    WL_MUL,         /* element-wise product of two inputs; the second may be one value a
+                     * channel, broadcast over the extents (squeeze-and-excitation's scale) */
     WL_TYPE_COUNT
 } wl_type;
 
@@ -76,6 +83,7 @@ typedef struct {
     int64_t groups;             /* conv: groups, each output channel seeing C/groups input
                                  * channels (C = F = groups: depthwise); 0 or 1: dense */
     int inputs[WL_MAX_INPUTS];  /* indices of earlier layers feeding this one */
+    int broadcast;              /* mul: 1 when the second input is one value a channel */
     int n_inputs;               /* 0 means: the previous layer (or the data for layer 0) */
     double flops;               /* forward FLOP estimate per sample (ParaDL's formula) */
     double fw_s;                /* forward seconds per sample on the calibration device */
@@ -138,6 +146,16 @@ int wl_apply_layer_file(wl_workload *wl, const char *path, char *err);
 void wl_free(wl_workload *wl);
 
 const char *wl_type_name(wl_type type);
+
+/* Whether a layer of `type` applies a function to each element of one input (relu, sigmoid,
+ * silu, hardswish, hardsigmoid, gelu). */
+bool wl_is_activation(wl_type type);
+
+/* Whether input `producer` reaches layer `consumer` resized, not as consumer's x: the shortcut
+ * of an add whose projection the table omits, or the per-channel scale a mul broadcasts. Such
+ * an input follows the consumer's layout at no cost (it is small, or its resizing layer is not
+ * modelled). */
+bool wl_input_resized(const wl_layer *consumer, const wl_layer *producer);
 
 /* The folder short names are looked up in ("<home>/workloads"). */
 const char *wl_default_dir(void);

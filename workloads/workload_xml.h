@@ -13,7 +13,7 @@
 #include "workload_internal.h"
 #include "xml_doc.h"
 
-#define XR_ATTR_LEN 512 /* longest attribute value we accept (inputs lists are the longest) */
+#define XR_ATTR_LEN 4096 /* longest attribute value we accept (inputs lists are the longest) */
 
 /* State of one file being read. */
 typedef struct {

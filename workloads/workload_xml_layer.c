@@ -225,6 +225,33 @@ static int check_concat(xr_reader *rd, xmlNode *node, const wl_layer *l)
     return HS_OK;
 }
 
+/* A mul's two inputs: the first has x's shape, the second too or one value a channel (its
+ * extents all 1), broadcast. */
+static int check_mul(xr_reader *rd, xmlNode *node, wl_layer *l)
+{
+    char want[64], have[64];
+    if (l->n_inputs != 2)
+        return xr_fail(rd, node, "layer %s: a mul layer multiplies two inputs, not %d", l->name,
+                       l->n_inputs);
+    const wl_shape *a = output_of(rd, l->inputs[0]), *b = output_of(rd, l->inputs[1]);
+    if (!wl__shape_equal(a, &l->x))
+        return xr_fail(rd, node, "layer %s: x is %s but input %s produces %s", l->name,
+                       wl__shape_str(&l->x, have, sizeof have), rd->ids[l->inputs[0]],
+                       wl__shape_str(a, want, sizeof want));
+    int scalar_extents = b->n_spatial == l->x.n_spatial;
+    for (int i = 0; i < b->n_spatial; i++)
+        scalar_extents &= b->spatial[i] == 1;
+    if (wl__shape_equal(b, &l->x))
+        return HS_OK;
+    if (b->channels != l->x.channels || !scalar_extents)
+        return xr_fail(rd, node, "layer %s: its second input %s produces %s: x's shape (%s) or "
+                       "one value a channel (%lldx1x1..) is needed", l->name,
+                       rd->ids[l->inputs[1]], wl__shape_str(b, want, sizeof want),
+                       wl__shape_str(&l->x, have, sizeof have), (long long)l->x.channels);
+    l->broadcast = 1;
+    return HS_OK;
+}
+
 static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
 {
     char v[XR_ATTR_LEN];
@@ -247,6 +274,8 @@ static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
 
     char want[64], have[64];
     int projection = xr_attr(rd, node, "shortcut", v) > 0 && strcmp(v, "projection") == 0;
+    if (l->type == WL_MUL)
+        return check_mul(rd, node, l);
     if (l->n_inputs == 0) {
         const wl_shape *prev = output_of(rd, index == 0 ? WL_INPUT_DATA : index - 1);
         if (!wl__shape_equal(prev, &l->x))
@@ -258,8 +287,8 @@ static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
         return check_concat(rd, node, l);
     } else {
         if (l->n_inputs > 1 && l->type != WL_ADD)
-            return xr_fail(rd, node, "layer %s: only add and concat layers take several inputs",
-                           l->name);
+            return xr_fail(rd, node, "layer %s: only add, mul and concat layers take several "
+                           "inputs", l->name);
         /* A projection shortcut is resized by a convolution the table does not list, so
          * only the first (main-path) input must already have x's shape. */
         int checked = projection ? 1 : l->n_inputs;

@@ -271,7 +271,7 @@ static int layer_vertex(builder *b, int i, int *from, const tensor *in)
     return -1;
 }
 
-/* relu, dropout, lrn: no vertex; the layer follows its producer. */
+/* relu, dropout, lrn and the other activations: no vertex; the layer follows its producer. */
 static void pass_through(builder *b, int i, int from)
 {
     b->g->vertex_of_layer[i] = from;
@@ -292,7 +292,7 @@ static int add_layer(builder *b, int i)
     const wl_layer *l = &b->wl->layers[i];
     int from[WL_MAX_INPUTS] = {-1, -1, -1, -1};
     int n = producers(b, i, from);
-    if (l->type == WL_RELU || l->type == WL_DROPOUT || l->type == WL_LRN) {
+    if (wl_is_activation(l->type) || l->type == WL_DROPOUT || l->type == WL_LRN) {
         pass_through(b, i, from[0]);
         return HS_OK;
     }

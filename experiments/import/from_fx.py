@@ -5,7 +5,9 @@ weights (only their shapes matter here, and initialising VGG's 133 million takes
 traced symbolically (torch.fx.symbolic_trace: every operation with its inputs, including the
 residual adds and concatenations that forward hooks cannot see) and run once on a zero sample by
 ShapeProp to learn every value's shape. Each graph node becomes a layer, an alias (flatten,
-identity: no work of its own), or an Unsupported error naming it.
+identity: no work of its own), or an Unsupported error naming it. torchvision's StochasticDepth
+(EfficientNet's randomly dropped residual branches) is kept whole, as a leaf: in training it
+multiplies its branch by a random mask, which the format counts as a dropout.
 """
 
 import contextlib
@@ -63,12 +65,17 @@ class Walker:
         self.modules = {nn.Conv2d: self.conv, nn.Conv3d: self.conv,
                         nn.BatchNorm2d: self.kind("bnorm"), nn.BatchNorm3d: self.kind("bnorm"),
                         nn.ReLU: self.kind("relu"), nn.ReLU6: self.kind("relu"),
+                        nn.SiLU: self.kind("silu"), nn.Sigmoid: self.kind("sigmoid"),
+                        nn.Hardswish: self.kind("hardswish"),
+                        nn.Hardsigmoid: self.kind("hardsigmoid"), nn.GELU: self.kind("gelu"),
                         nn.Dropout: self.kind("dropout"), nn.Dropout2d: self.kind("dropout"),
                         nn.Softmax: self.kind("softmax"), nn.LocalResponseNorm: self.kind("lrn"),
                         nn.MaxPool2d: self.pool_module, nn.MaxPool3d: self.pool_module,
                         nn.AvgPool2d: self.pool_module, nn.AvgPool3d: self.pool_module,
                         nn.AdaptiveAvgPool2d: self.adaptive, nn.AdaptiveAvgPool3d: self.adaptive,
                         nn.Linear: self.linear, nn.Flatten: self.alias, nn.Identity: self.alias}
+        for leaf in leaf_modules(torch):
+            self.modules[leaf] = self.kind("dropout")
         self.functions = {F.relu: self.kind("relu"), torch.relu: self.kind("relu"),
                           F.relu6: self.kind("relu"), F.dropout: self.kind("dropout"),
                           F.softmax: self.kind("softmax"), torch.softmax: self.kind("softmax"),
@@ -77,7 +84,11 @@ class Walker:
                           F.adaptive_avg_pool2d: self.adaptive,
                           F.adaptive_avg_pool3d: self.adaptive,
                           torch.flatten: self.alias, torch.cat: self.cat,
-                          operator.add: self.add, operator.iadd: self.add, torch.add: self.add}
+                          operator.add: self.add, operator.iadd: self.add, torch.add: self.add,
+                          F.silu: self.kind("silu"), torch.sigmoid: self.kind("sigmoid"),
+                          F.sigmoid: self.kind("sigmoid"), F.hardswish: self.kind("hardswish"),
+                          F.hardsigmoid: self.kind("hardsigmoid"), F.gelu: self.kind("gelu"),
+                          operator.mul: self.mul, operator.imul: self.mul, torch.mul: self.mul}
         # Names for messages (F.max_pool2d's own __name__ is "fn", a dispatcher's).
         self.function_names = {}
         for n in dir(F):
@@ -86,10 +97,13 @@ class Walker:
                 self.function_names[f] = "F." + n
         self.function_names.update({torch.flatten: "torch.flatten", torch.cat: "torch.cat",
                                     torch.add: "torch.add", operator.add: "+",
-                                    operator.iadd: "+="})
+                                    operator.iadd: "+=", torch.sigmoid: "torch.sigmoid",
+                                    torch.mul: "torch.mul", operator.mul: "*",
+                                    operator.imul: "*="})
         self.methods = {"flatten": self.alias, "view": self.alias, "reshape": self.alias,
                         "contiguous": self.alias, "relu": self.kind("relu"), "add": self.add,
-                        "add_": self.add}
+                        "add_": self.add, "sigmoid": self.kind("sigmoid"), "mul": self.mul,
+                        "mul_": self.mul, "mean": self.mean}
 
     # ------------------------------------------------------------ values
 
@@ -171,6 +185,18 @@ class Walker:
         return self.net.adaptive_pool(node.name, self.op(node), self.input(node),
                                       self.out_shape(node)[1:])
 
+    def mean(self, node, module=None):
+        """x.mean(dims) over every spatial extent (MNASNet's classifier head): a global
+        average pool; the flat result is what the fully connected layer after it covers."""
+        x = self.input(node)
+        a = bind(node, ["input", "dim", "keepdim"], {"dim": None, "keepdim": False})
+        rank = len(x.spatial) + 2
+        dims = a["dim"] if isinstance(a["dim"], (list, tuple)) else [a["dim"]]
+        if sorted(d % rank for d in dims if d is not None) != list(range(2, rank)):
+            raise Unsupported(node.name, self.op(node), "a mean over other dimensions than "
+                              "every spatial extent")
+        return self.net.adaptive_pool(node.name, self.op(node), x, [1] * len(x.spatial))
+
     def linear(self, node, module):
         x = self.input(node)
         if module.in_features != x.channels * _prod(x.spatial):
@@ -184,6 +210,14 @@ class Walker:
             raise Unsupported(node.name, self.op(node), "adds a constant or a parameter (only "
                               "tensors of the network: residual connections)")
         return self.net.add(node.name, self.op(node), [self.values[a] for a in args])
+
+    def mul(self, node, module=None):
+        args = [a for a in node.args[:2]]
+        if any(a not in self.values for a in args):
+            raise Unsupported(node.name, self.op(node), "multiplies by a constant or a parameter "
+                              "(only tensors of the network: a squeeze-and-excitation scale)")
+        return self.net.mul(node.name, self.op(node), self.values[args[0]],
+                            self.values[args[1]])
 
     def cat(self, node, module=None):
         a = bind(node, ["tensors", "dim"], {"dim": 0})
@@ -227,21 +261,48 @@ def _prod(values):
     return p
 
 
-def load(name, input_shape, network_class):
-    """The network of torchvision model `name` on one sample of input_shape (C, H, W)."""
-    import torch
+def leaf_modules(torch):
+    """Modules traced whole: torchvision's StochasticDepth (a mask drawn per sample)."""
+    import torchvision.ops
+    leaf = getattr(torchvision.ops, "StochasticDepth", None)
+    return [leaf] if leaf else []
+
+
+def trace(torch, model):
+    """torch.fx's graph of model, with leaf_modules() kept whole."""
     import torch.fx
-    import torchvision
+    leaves = tuple(leaf_modules(torch))
+
+    class Tracer(torch.fx.Tracer):
+        def is_leaf_module(self, m, qualified_name):
+            return isinstance(m, leaves) or super().is_leaf_module(m, qualified_name)
+
+    graph = Tracer().trace(model)
+    return torch.fx.GraphModule(model, graph)
+
+
+def load_module(model, input_shape, network_class, how):
+    """The network of an nn.Module on one sample of input_shape (C, H, W)."""
+    import torch
     from torch.fx.passes.shape_prop import ShapeProp
 
-    model = build(torch, torchvision, name)
     try:
-        gm = torch.fx.symbolic_trace(model)
+        gm = trace(torch, model)
     except Exception as e:  # data-dependent control flow cannot be traced
-        raise ValueError("torch.fx cannot trace torchvision:%s: %s" % (name, e))
+        raise ValueError("torch.fx cannot trace %s: %s" % (how, e))
     gm.eval()
     with torch.no_grad():
         ShapeProp(gm).propagate(torch.zeros((1,) + tuple(input_shape)))
     network = network_class(input_shape[0], input_shape[1:])
     Walker(torch, gm, network).walk()
+    return network
+
+
+def load(name, input_shape, network_class):
+    """The network of torchvision model `name` on one sample of input_shape (C, H, W)."""
+    import torch
+    import torchvision
+
+    model = build(torch, torchvision, name)
+    network = load_module(model, input_shape, network_class, "torchvision:%s" % name)
     return network, "torchvision %s, torch.fx" % torchvision.__version__

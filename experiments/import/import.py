@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""import.py: a CNN from torchvision or an ONNX file -> a hybridsim workload XML.
+"""import.py: a CNN from torchvision, the importer's own networks or an ONNX file -> a
+hybridsim workload XML.
 
 Usage: /usr/bin/python3 experiments/import/import.py SOURCE -o FILE.xml [options]
-  SOURCE                  torchvision:NAME (built with weights=None: nothing is downloaded)
+  SOURCE                  torchvision:NAME (built with weights=None: nothing is downloaded),
+                          networks:NAME (networks.py: resnext101_32x4d, se_resnext101_32x4d)
                           or a path to an .onnx file
   -o, --output FILE       the workload to write (via FILE.tmp, renamed when complete)
   --input CxHxW           one sample's shape (default 3x224x224; 3x299x299 for inception_v3;
@@ -58,17 +60,35 @@ def positive(kind, what):
 
 
 def arguments(argv):
-    p = argparse.ArgumentParser(prog="import.py", description="A CNN from torchvision or ONNX "
-                                "-> a hybridsim workload XML (experiments/import/import.py).")
-    p.add_argument("source", help="torchvision:NAME or FILE.onnx")
-    p.add_argument("-o", "--output", required=True)
-    p.add_argument("--input")
-    p.add_argument("--name")
-    p.add_argument("--dataset", default="ImageNet")
-    p.add_argument("--samples", type=positive(int, "--samples"), default=1281167)
-    p.add_argument("--sample-time-s", type=positive(float, "--sample-time-s"))
-    p.add_argument("--device")
-    p.add_argument("--batch", type=positive(int, "--batch"))
+    p = argparse.ArgumentParser(
+        prog="import.py", description="A CNN from torchvision, the importer's own networks "
+        "or ONNX -> a hybridsim workload XML (experiments/import/import.py; README.md there "
+        "lists every torchvision classification model and whether it imports).",
+        epilog="Exit status 0, or 2 with a message naming what is wrong (for an unsupported "
+        "operator: the node and its op) and nothing written.")
+    p.add_argument("source", metavar="SOURCE",
+                   help="torchvision:NAME (a torchvision classification model, built with "
+                   "weights=None: nothing is downloaded), networks:NAME (networks.py: "
+                   "resnext101_32x4d, se_resnext101_32x4d) or a path to an .onnx file "
+                   "(exported in training mode)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE.xml",
+                   help="the workload to write (via FILE.xml.tmp, renamed when complete)")
+    p.add_argument("--input", metavar="CxHxW",
+                   help="one sample's shape, channels first (CxDxHxW for a 3-D network); "
+                   "default 3x224x224, 3x299x299 for inception_v3, an ONNX file's own")
+    p.add_argument("--name", help="the workload's name (default: the model's)")
+    p.add_argument("--dataset", default="ImageNet", help="the dataset's name (default "
+                   "ImageNet)")
+    p.add_argument("--samples", type=positive(int, "--samples"), default=1281167,
+                   metavar="N", help="samples per epoch (default 1281167, ImageNet-1k's "
+                   "training set)")
+    p.add_argument("--sample-time-s", type=positive(float, "--sample-time-s"), metavar="T",
+                   help="a measured forward+backward seconds per sample; without it the "
+                   "workload has no time (method=\"none\") and the compute model times it")
+    p.add_argument("--device", help="the GPU T was measured on (required with "
+                   "--sample-time-s), e.g. V100-16GB")
+    p.add_argument("--batch", type=positive(int, "--batch"), metavar="B",
+                   help="the samples per GPU T was measured at (optional)")
     args = p.parse_args(argv)
     if args.sample_time_s is None and (args.device or args.batch):
         p.error("--device and --batch describe a measured time: give --sample-time-s too")
@@ -86,6 +106,18 @@ def read_source(args):
             (3, 299, 299) if name == "inception_v3" else (3, 224, 224))
         network, how = from_fx.load(name, shape, Network)
         return network, name, "torchvision:%s (%s, weights=None)" % (name, how)
+    if args.source.startswith("networks:"):
+        import from_fx
+        import networks
+        import torch
+        import torchvision
+        name = args.source.split(":", 1)[1]
+        shape = parse_shape(args.input) if args.input else (3, 224, 224)
+        with from_fx.no_weight_init(torch):
+            model = networks.build(torch, torchvision, name)
+        network = from_fx.load_module(model, shape, Network, args.source)
+        return network, name, "networks:%s (experiments/import/networks.py on torchvision %s's " \
+            "ResNet, torch.fx)" % (name, torchvision.__version__)
     if not os.path.isfile(args.source):
         raise InputError("%s: no such file (SOURCE is torchvision:NAME or an .onnx file)"
                          % args.source)

@@ -11,7 +11,7 @@ An operator or shape the format cannot say raises Unsupported naming the graph n
 import math
 import xml.sax.saxutils as saxutils
 
-MAX_INPUTS = 8  # WL_MAX_INPUTS in workloads/workload.h
+MAX_INPUTS = 64  # WL_MAX_INPUTS in workloads/workload.h
 # The order attributes are written in, as the shipped workloads write them.
 ATTRIBUTE_ORDER = ["id", "type", "x", "w", "kernel", "y", "stride", "padding", "round", "groups",
                    "inputs", "split"]
@@ -167,8 +167,24 @@ class Network:
         return self._add(node, op, "fc", x, y, extra, [x])
 
     def same_shape(self, node, op, kind, x):
-        """relu, bnorm, dropout, softmax, lrn: output shaped as the input."""
+        """relu, bnorm, dropout, softmax, lrn, the other activations (sigmoid, silu,
+        hardswish, hardsigmoid, gelu): output shaped as the input."""
         return self._add(node, op, kind, x, x, {}, [x])
+
+    def mul(self, node, op, a, b):
+        """An element-wise product; one factor may be one value a channel (C x 1 x 1, as a
+        squeeze-and-excitation's scale), broadcast: it is written second."""
+        def per_channel(t, other):
+            return t.channels == other.channels and all(d == 1 for d in t.spatial) and \
+                len(t.spatial) == len(other.spatial)
+        if (a.channels, a.spatial) != (b.channels, b.spatial):
+            if per_channel(a, b):
+                a, b = b, a
+            elif not per_channel(b, a):
+                raise Unsupported(node, op, "multiplies tensors of shapes %s and %s (the format "
+                                  "broadcasts one value a channel only)"
+                                  % ((a.channels,) + a.spatial, (b.channels,) + b.spatial))
+        return self._add(node, op, "mul", a, a, {}, [a, b])
 
     def add(self, node, op, tensors):
         first = tensors[0]

@@ -214,11 +214,11 @@ static bool reads(const wl_workload *wl, int v, int u)
     return false;
 }
 
-/* An input an omitted projection resizes (not v's x): it follows v's layout at no cost. */
+/* An input an omitted projection resizes, or a per-channel scale a mul broadcasts (not v's x):
+ * it follows v's layout at no cost (workload.h, wl_input_resized). */
 static bool projected(const wl_workload *wl, int u, int v)
 {
-    const wl_layer *lu = &wl->layers[u], *lv = &wl->layers[v];
-    return lv->type == WL_ADD && (lu->y.channels != lv->x.channels || lu->y_elems != lv->x_elems);
+    return wl_input_resized(&wl->layers[v], &wl->layers[u]);
 }
 
 /* Whether consumers v and w of u need the same slices on the same ranks. */

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""make_rows.py: every row of ../shared/reference/measured/ mapped to the hybridsim run that
+predicts it: experiments/validation/rows.tsv, which run.sh reads.
+
+Usage: experiments/validation/make_rows.py [MEASURED_DIR] > experiments/validation/rows.tsv
+
+The mapping is rules, written here once for each file (no constant per row):
+  - the network: its shipped workload (workloads/*.xml); networks the format cannot express
+    (detection, segmentation, EfficientNet's "widese" variant) are rows with a reason;
+  - the machine: systems.tsv gives the `gen:` platform of each system (its sources there);
+    systems not listed there are rows with a reason;
+  - GPUs, the global batch (GPUs x per-GPU batch as the run used), the precision (FP32 -> fp32,
+    TF32 -> tf32, AMP / mixed -> mixed; MLPerf's submissions trained in mixed precision);
+  - the dataset's options (datasets.tsv: how each dataset's runs reduced their gradients).
+What is measured: DLE and MLPerf rows throughput (images/s of the whole job; the prediction is
+the global batch over the simulated iteration), ParaDL's rows the epoch (seconds). DeepBench's
+kernels are not rows here: run.sh takes the held-out kernels from experiments/compute/fit.sh.
+"""
+
+import csv
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+COLUMNS = ["dataset", "id", "label", "group", "workload", "platform", "strategy", "gpus",
+           "batch", "precision", "measured", "unit", "reason", "note"]
+
+# The measured networks hybridsim has as shipped workloads.
+DLE_NETWORKS = {"resnet50": "resnet50-v1.5", "resnet50v1.5": "resnet50-v1.5",
+                "resnext101-32x4d": "resnext101-32x4d",
+                "se-resnext101-32x4d": "se-resnext101-32x4d",
+                "efficientnet-b0": "efficientnet-b0", "efficientnet-b4": "efficientnet-b4"}
+PRECISIONS = {"FP32": "fp32", "TF32": "tf32", "AMP (mixed)": "mixed"}
+
+
+def read_tsv(path):
+    """(line number, row dict) of every data row: comment lines skipped, the header first (or,
+    in ParaDL's table, the last comment line)."""
+    with open(path) as f:
+        text = list(f)
+    lines = [(i + 1, l) for i, l in enumerate(text) if not l.startswith("#")]
+    comments = [l for l in text if l.startswith("#")]
+    if comments and "\t" in comments[-1] and "\t" in lines[0][1] and \
+            len(comments[-1].split("\t")) == len(lines[0][1].split("\t")):
+        header = comments[-1].lstrip("# ").rstrip("\n").split("\t")
+    else:
+        header, lines = lines[0][1].rstrip("\n").split("\t"), lines[1:]
+    for number, line in lines:
+        yield number, dict(zip(header, line.rstrip("\n").split("\t")))
+
+
+def systems():
+    """systems.tsv: system and GPU -> (spec with {nodes}, GPUs a node)."""
+    table = {}
+    for _, r in read_tsv(os.path.join(HERE, "systems.tsv")):
+        table[(r["system"], r["gpu"])] = (r["platform"], int(r["gpus_per_node"]))
+    return table
+
+
+def platform(table, system, gpu, gpus):
+    """The gen: platform for `gpus` GPUs of `system`, or None."""
+    entry = table.get((system, gpu))
+    if entry is None:
+        return None
+    spec, per_node = entry
+    return spec
+
+
+def row(dataset, ident, label, group, **kw):
+    r = dict.fromkeys(COLUMNS, "")
+    r.update(dataset=dataset, id=ident, label=label, group=group, strategy="data")
+    r.update({k: str(v) for k, v in kw.items()})
+    return r
+
+
+def dle_rows(measured, table):
+    out = []
+    for line, r in read_tsv(os.path.join(measured, "dle-throughput.tsv")):
+        dataset = "dle-pytorch" if r["framework"] == "PyTorch" else "dle-tensorflow1"
+        gpus, per_gpu = int(r["num_gpus"]), int(r["batch_per_gpu"])
+        label = "%s %s %s %dx%s %s b%d" % (r["framework"], r["network"], r["system"], gpus,
+                                           r["gpu"], r["precision"], per_gpu)
+        group = "%s %s %s %s %d" % (r["framework"], r["system"], r["gpu"], r["precision"], gpus)
+        base = dict(gpus=gpus, batch=gpus * per_gpu, measured=r["throughput"], unit="img/s",
+                    precision=PRECISIONS.get(r["precision"], ""))
+        workload = DLE_NETWORKS.get(r["network"]) if not r["variant"] else None
+        spec = platform(table, r["system"], r["gpu"], gpus)
+        reason = ""
+        if workload is None:
+            reason = "no workload for %s%s (the format has CNN classifiers only)" % (
+                r["network"], " " + r["variant"] if r["variant"] else "")
+        elif spec is None:
+            reason = "no platform for %s with %s (systems.tsv)" % (r["system"], r["gpu"])
+        elif "inconsistent" in r["notes"]:
+            reason = "the source's table is inconsistent (dle-throughput.tsv notes)"
+        notes = ["input pipeline included"]
+        if r["xla"] == "yes":
+            notes.append("XLA fuses element-wise kernels: not modelled")
+        if "does not state the batch" in r["notes"]:
+            notes.append("per-GPU batch of multi-node runs not stated: configs.yml's")
+        out.append(row(dataset, "dle-throughput.tsv:%d" % line, label, group,
+                       workload=workload or "", platform=spec or "", reason=reason,
+                       note="; ".join(notes), **base))
+    return out
+
+
+MLPERF_GPUS = {  # the system JSON's accelerator -> the device table (device.h)
+    "NVIDIA A100-SXM4-80GB": "a100-80gb", "NVIDIA A100-SXM-80GB": "a100-80gb",
+    "A100-SXM4-80GB": "a100-80gb", "NVIDIA A100-SXM4-40GB": "a100-40gb",
+    "A100-SXM4-40GB": "a100-40gb", "NVIDIA A100": "a100-40gb",
+    "NVIDIA V100-SXM2-16GB": "v100-sxm2-16gb", "Nvidia Tesla V100-SXM2-32GB": "v100-sxm2-32gb",
+    "NVIDIA V100-SXM3-32GB": "v100-sxm3-32gb", "Nvidia Tesla V100": "v100-sxm2-16gb",
+    "NVIDIA V100": "v100-sxm2-16gb"}
+
+
+def mlperf_system(r):
+    """(systems.tsv system, gpu) of an MLPerf submission, or a reason it has none."""
+    gpu = re.sub(r"\s*\(\d+W\)", "", r["gpu_model"]).strip()
+    device = MLPERF_GPUS.get(gpu)
+    links, hosts = r["accelerator_interconnect"], r["host_networking"]
+    per_node, nodes = int(r["accel_per_node"]), int(r["num_nodes"])
+    if device is None:
+        return None, "GPU %s: not in the device table, or a PCIe board (nodes of PCIe-only " \
+            "GPUs: the platform generator's nodes have NVLink)" % r["gpu_model"]
+    if per_node == 4:  # HGX A100 4-GPU and C4140 boards: direct NVLink (no NVSwitch there,
+        kind = "4-GPU NVLink"  # whatever a system JSON says)
+    elif per_node in (8, 16) and ("NVSWITCH" in links.upper() or device.startswith("a100") or
+                                  per_node == 16):
+        kind = "NVSwitch"  # HGX A100 8-GPU boards and DGX-2: NVSwitch
+    elif per_node == 8:
+        kind = "cube-mesh"
+    else:
+        return None, "%d GPUs a node: no such node in systems.tsv" % per_node
+    if nodes > 1 and not re.search(r"(EDR|HDR|InfiniBand|IB)", hosts, re.I):
+        return None, "%d nodes joined by %s: no InfiniBand stated" % (nodes, hosts or "?")
+    if "TODO" in links:
+        return None, "interconnect not stated (TODO in its system JSON)"
+    return ("MLPerf %s %dx%s" % (kind, per_node, device), device), ""
+
+
+def mlperf_rows(measured, table):
+    out = []
+    for line, r in read_tsv(os.path.join(measured, "mlperf-resnet50.tsv")):
+        gpus, batch = int(r["total_gpus"]), int(r["global_batch_size"])
+        label = "MLPerf %s %s %s %d GPUs b%d" % (r["version"], r["submitter"], r["system"],
+                                                 gpus, batch)
+        system, reason = mlperf_system(r)
+        spec = platform(table, system[0], system[1], gpus) if system else None
+        if system and spec is None:
+            reason = "no platform for %s (systems.tsv)" % system[0]
+        if not reason and batch % gpus:
+            reason = "global batch %d on %d GPUs" % (batch, gpus)
+        notes = ["input pipeline included"]
+        if "enabled" in r["sharp_setting"] and int(r["num_nodes"]) > 1:
+            notes.append("SHARP in-network reduction: not modelled, NCCL's own algorithms "
+                         "instead")
+        if system and system[0].startswith("MLPerf NVSwitch 8") and r["submitter"] != "NVIDIA":
+            notes.append("an HGX A100 8-GPU board, timed as a DGX A100 node")
+        out.append(row("mlperf", "mlperf-resnet50.tsv:%d" % line, label, "mlperf %d GPUs" % gpus,
+                       workload="resnet50-v1.5", platform=spec or "", gpus=gpus, batch=batch,
+                       precision="mixed", measured=r["throughput_img_s"], unit="img/s",
+                       reason=reason, note="; ".join(notes)))
+    return out
+
+
+def paradl_rows(measured):
+    out = []
+    for line, r in read_tsv(os.path.join(measured, "abci-resnet50-tableVIII.tsv")):
+        s = r["strategy"]
+        if s.startswith("data+"):
+            s = "%s:%sx%s" % (s, r["p1"], r["p2"])
+        label = "ParaDL %s %s GPUs b%s" % (r["strategy"], r["p"], r["B"])
+        out.append(row("paradl", "abci-resnet50-tableVIII.tsv:%d" % line, label,
+                       "paradl %s GPUs" % r["p"], workload=r["model"], platform="abci",
+                       strategy=s, gpus=r["p"], batch=r["B"], precision="fp32",
+                       measured=r["emp_total_s"], unit="s/epoch"))
+    return out
+
+
+def main(argv):
+    measured = argv[0] if argv else os.path.join(ROOT, "..", "shared", "reference", "measured")
+    if not os.path.isdir(measured):
+        print("make_rows.py: no measured data at %s" % measured, file=sys.stderr)
+        return 2
+    table = systems()
+    rows = dle_rows(measured, table) + mlperf_rows(measured, table) + paradl_rows(measured)
+    w = csv.DictWriter(sys.stdout, COLUMNS, delimiter="\t", lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# run.sh: hybridsim against every measured file of ../shared/reference/measured/ it can express:
+# DeepBench's kernels held out of the compute model's fit (experiments/compute/fit.sh), NVIDIA's
+# DeepLearningExamples throughputs (PyTorch, TensorFlow 1), MLPerf Training ResNet-50 v0.7-v1.1
+# and ParaDL's ResNet-50 Table VIII on ABCI. rows.tsv maps each measured row to its hybridsim
+# run (make_rows.py writes it: workload, platform from systems.tsv, GPUs, global batch,
+# precision), datasets.tsv adds each dataset's options and runtime. Prints the accuracy of each
+# row (1 - |predicted - measured| / measured), per dataset and overall, the rank agreement where
+# rows compete (the pairs a group's measurements order, ordered alike), the rows it cannot
+# express and why; draws predicted against measured (log-log, y = x, a colour a dataset).
+#
+# Usage: experiments/validation/run.sh [-o OUTDIR] [-j N] [--exe PATH] [--fit PATH]
+#            [--measured DIR] [--subset] [--dataset NAME] [--compute MODE]
+#            [--fallback-precision FROM=TO]
+#   -o DIR        results (default experiments/results/validation): results.tsv (every row,
+#                 its command and prediction), summary.txt, validation.png/.svg, MANIFEST
+#   -j N          simulations at a time (default: the cores)
+#   --exe PATH    the hybridsim to validate (default build/hybridsim)
+#   --fit PATH    the compute model's fit program (default build/compute_fit)
+#   --measured D  the measured files (default ../shared/reference/measured beside the checkout)
+#   --subset      only the rows subset.txt lists (the test's pinned rows)
+#   --dataset D   only dataset D's rows (datasets.tsv names them; deepbench is always there)
+#   --compute M   add --compute M to every run (default: hybridsim's own default)
+#   --fallback-precision FROM=TO  run rows of precision FROM in TO (an older hybridsim without
+#                 tf32: tf32=fp32)
+# Exit status 0, 2 (bad arguments or missing data; 77 with --subset when the measured files are
+# absent, ctest's skip).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+die() { echo "validation: $*" >&2; exit 2; }
+
+out="$root/experiments/results/validation" jobs="$(nproc 2>/dev/null || echo 2)"
+exe="$root/build/hybridsim" fit="$root/build/compute_fit"
+measured="$root/../shared/reference/measured" subset=0 compute="" fallback="" dataset=""
+cmdline="experiments/validation/run.sh $*"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -o) [ $# -ge 2 ] || die "-o needs a directory"; out="$2"; shift ;;
+        -j) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || die "-j needs a positive integer"; jobs="$2"; shift ;;
+        --exe) [ -x "${2:-}" ] || die "--exe: '${2:-}' is not an executable"; exe="$2"; shift ;;
+        --fit) [ -x "${2:-}" ] || die "--fit: '${2:-}' is not an executable"; fit="$2"; shift ;;
+        --measured) [ $# -ge 2 ] || die "--measured needs a directory"; measured="$2"; shift ;;
+        --subset) subset=1 ;;
+        --dataset) [ $# -ge 2 ] || die "--dataset needs a name"; dataset="$2"; shift ;;
+        --compute) [ $# -ge 2 ] || die "--compute needs a method"; compute="$2"; shift ;;
+        --fallback-precision) [[ "${2:-}" =~ ^[a-z0-9]+=[a-z0-9]+$ ]] ||
+                die "--fallback-precision needs FROM=TO"; fallback="$2"; shift ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument '$1' (--help lists them)" ;;
+    esac
+    shift
+done
+if [ ! -f "$measured/dle-throughput.tsv" ]; then
+    [ "$subset" = 1 ] && { echo "validation: no measured files at $measured: skipped"; exit 77; }
+    die "no measured files at $measured (--measured)"
+fi
+[ -x "$exe" ] || die "no hybridsim at $exe (build first, or --exe)"
+[ -x "$fit" ] || die "no compute_fit at $fit (cmake --build build --target compute_fit, or --fit)"
+mkdir -p "$out" || die "-o: cannot create $out"
+out="$(cd "$out" && pwd)"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/hs-validation-XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+start_s=$(date +%s)
+
+# DeepBench: every kernel with the model's time; the summary keeps the held-out ones.
+"$fit" --data "$measured" --dump "$tmp/deepbench.tsv" >"$tmp/fit.txt" ||
+    die "compute_fit failed: $(tail -3 "$tmp/fit.txt")"
+
+# One file per run, its hybridsim arguments one a line (from rows.tsv and datasets.tsv; rows
+# with a reason are not run), named by the row's id; list.txt lists them.
+python3 - "$here" "$tmp" "$subset" "$compute" "$fallback" "$dataset" <<'PY' ||
+import csv, os, sys
+here, tmp, subset, compute, fallback, dataset = sys.argv[1:7]
+def table(name):
+    with open(os.path.join(here, name)) as f:
+        return list(csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t"))
+options = {d["dataset"]: d for d in table("datasets.tsv")}
+if dataset and dataset not in options:
+    sys.exit("validation: --dataset %s: not in datasets.tsv (%s)" % (dataset, ", ".join(options)))
+wanted = None
+if subset == "1":
+    with open(os.path.join(here, "subset.txt")) as f:
+        wanted = set(l.split()[0] for l in f if l.strip() and not l.startswith("#"))
+swap = dict([fallback.split("=")]) if fallback else {}
+with open(os.path.join(tmp, "list.txt"), "w") as listing:
+    for r in table("rows.tsv"):
+        if r["reason"] or (wanted is not None and r["id"] not in wanted) or \
+                (dataset and r["dataset"] != dataset):
+            continue
+        args = ["simulate", "-w", r["workload"], "-p", r["platform"], "-s", r["strategy"],
+                "-g", r["gpus"], "-b", r["batch"], "--json"]
+        precision = swap.get(r["precision"], r["precision"])
+        if precision != "fp32":
+            args += ["--precision", precision]
+        d = options[r["dataset"]]
+        args += d["options"].split()
+        if d["runtime"]:
+            args += ["--runtime", d["runtime"]]
+        if compute:
+            args += ["--compute", compute]
+        name = os.path.join(tmp, "run-" + r["id"].replace(":", "_").replace("/", "_"))
+        with open(name + ".args", "w") as f:
+            f.write("\n".join(args) + "\n")
+        listing.write(name + "\n")
+PY
+    exit 2
+
+# The runs, `jobs` at a time: each writes its JSON (or its error) beside its arguments.
+export exe root
+xargs -P "$jobs" -n 1 bash -c 'mapfile -t a <"$1.args"
+    HYBRIDSIM_HOME="$root" "$exe" "${a[@]}" >"$1.json" 2>"$1.err" || echo "exit $?" >>"$1.err"' \
+    _ <"$tmp/list.txt"
+
+python3 "$here/summarize.py" "$here" "$tmp" "$out" "$subset" >"$tmp/summary.txt"
+mv "$tmp/summary.txt" "$out/summary.txt"
+cat "$out/summary.txt"
+if [ "$subset" = 0 ] && command -v gnuplot >/dev/null; then
+    term=png
+    grep -q pngcairo <<<"$(gnuplot -e 'set terminal' 2>&1)" && term=pngcairo
+    gnuplot -e "data='$out/results.tsv'; out='$tmp/validation'; term='$term'" "$here/plot.gp" &&
+        mv "$tmp/validation.png" "$out/validation.png" &&
+        mv "$tmp/validation.svg" "$out/validation.svg"
+fi
+{
+    echo "command: $cmdline"
+    echo "hybridsim: $exe ($("$exe" --version 2>/dev/null | head -1))"
+    echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+        git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    echo "measured: ${measured#"$root/"}"
+    echo "seconds: $(($(date +%s) - start_s))"
+} >"$out/MANIFEST"

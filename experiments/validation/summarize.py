@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""summarize.py: run.sh's accuracy tables, from its runs (experiments/validation/run.sh).
+
+Usage: summarize.py HERE TMP OUT SUBSET
+  HERE    experiments/validation (rows.tsv)
+  TMP     run.sh's work folder: run-<id>.args/.json/.err of every run, deepbench.tsv (every
+          DeepBench kernel with the model's time: experiments/compute/fit.c --dump)
+  OUT     where results.tsv goes (every row: measured, predicted, accuracy, command)
+  SUBSET  1: only the rows run (no "not expressed" list)
+Prints the summary. Accuracy = 1 - |predicted - measured| / measured (negative when off by more
+than the measurement). Rank agreement: within a group of rows that compete (rows.tsv's group:
+ParaDL's strategies at one GPU count, MLPerf's systems at one GPU count, DLE's networks on one
+system, precision and GPU count), the pairs of rows the measurements order (ties left out) that
+the predictions order alike.
+"""
+
+import csv
+import json
+import os
+import statistics
+import sys
+
+DATASETS = ["deepbench", "dle-pytorch", "dle-tensorflow1", "mlperf", "paradl"]
+
+
+def table(path):
+    with open(path) as f:
+        return list(csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t"))
+
+
+def run_result(tmp, r):
+    """(predicted, status) of row r's run."""
+    base = os.path.join(tmp, "run-" + r["id"].replace(":", "_").replace("/", "_"))
+    if not os.path.exists(base + ".args"):
+        return None, "not run"
+    try:
+        with open(base + ".json") as f:
+            d = json.load(f)
+    except (OSError, ValueError):
+        err = open(base + ".err").read().strip().splitlines() if os.path.exists(
+            base + ".err") else []
+        return None, "failed: " + (err[0] if err else "no output")
+    if r["unit"] == "img/s":
+        return float(r["batch"]) / d["iteration"]["total_s"], "ok"
+    return d["epoch"]["total_s"], "ok"
+
+
+def command(tmp, r):
+    base = os.path.join(tmp, "run-" + r["id"].replace(":", "_").replace("/", "_"))
+    if not os.path.exists(base + ".args"):
+        return ""
+    return "hybridsim " + " ".join(open(base + ".args").read().split("\n")).strip()
+
+
+def accuracy(predicted, measured):
+    return 1 - abs(predicted - measured) / measured
+
+
+def deepbench_rows(tmp):
+    rows = []
+    for k in table(os.path.join(tmp, "deepbench.tsv")):
+        if k["held_out"] != "1":
+            continue
+        m, p = float(k["measured_s"]), float(k["model_s"])
+        label = "DeepBench %s %s %s row %s" % (k["gpu"], k["precision"], k["kernel"],
+                                                k["sheet_row"])
+        rows.append({"dataset": "deepbench", "id": "deepbench-%s.tsv row %s %s %s" % (
+            k["gpu"], k["sheet_row"], k["precision"], k["kernel"]), "label": label,
+            "group": "", "measured": m, "predicted": p, "unit": "s", "status": "ok",
+            "accuracy": accuracy(p, m), "command": "compute_fit (experiments/compute/fit.sh)",
+            "note": "held out of the fit", "reason": ""})
+    return rows
+
+
+def rank_agreement(rows):
+    """(concordant pairs, pairs, groups, groups whose every pair concords)."""
+    groups = {}
+    for r in rows:
+        if r["group"] and r["status"] == "ok":
+            groups.setdefault(r["group"], []).append(r)
+    agree = pairs = held = counted = 0
+    for members in groups.values():
+        ok = n = 0
+        for i in range(len(members)):
+            for j in range(i + 1, len(members)):
+                a, b = members[i], members[j]
+                if a["measured"] == b["measured"]:
+                    continue
+                n += 1
+                ok += (a["measured"] < b["measured"]) == (a["predicted"] < b["predicted"])
+        if n:
+            counted += 1
+            held += ok == n
+        agree, pairs = agree + ok, pairs + n
+    return agree, pairs, counted, held
+
+
+def stats_line(name, rows):
+    ok = [r for r in rows if r["status"] == "ok"]
+    if not ok:
+        return "%-24s %5d %7s" % (name, 0, "-")
+    acc = [r["accuracy"] for r in ok]
+    agree, pairs, groups, held = rank_agreement(ok)
+    rank = "%d/%d pairs, %d/%d groups" % (agree, pairs, held, groups) if pairs else "-"
+    return "%-24s %5d %7.3f %7.3f %7.3f  %s" % (name, len(ok), statistics.mean(acc),
+                                                 statistics.median(acc), min(acc), rank)
+
+
+def fmt(v):
+    return "%.6g" % v if isinstance(v, float) else str(v)
+
+
+def main(argv):
+    here, tmp, out, subset = argv[0], argv[1], argv[2], argv[3] == "1"
+    rows = []
+    for r in table(os.path.join(here, "rows.tsv")):
+        r = dict(r)
+        r["measured"] = float(r["measured"])
+        if r["reason"]:
+            r.update(predicted="", status="not expressed", accuracy="", command="")
+        else:
+            p, status = run_result(tmp, r)
+            if status == "not run":
+                continue
+            r.update(predicted=p if p is not None else "", status=status,
+                     accuracy=accuracy(p, r["measured"]) if p is not None else "",
+                     command=command(tmp, r))
+        rows.append(r)
+    rows = deepbench_rows(tmp) + rows
+    cols = ["dataset", "id", "label", "group", "measured", "predicted", "unit", "accuracy",
+            "status", "reason", "note", "command"]
+    with open(os.path.join(out, "results.tsv.tmp"), "w") as f:
+        w = csv.writer(f, delimiter="\t", lineterminator="\n")
+        w.writerow(cols)
+        for r in rows:
+            w.writerow([fmt(r[c]) for c in cols])
+    os.replace(os.path.join(out, "results.tsv.tmp"), os.path.join(out, "results.tsv"))
+
+    print("hybridsim against measured runs (experiments/validation/run.sh)")
+    print("accuracy = 1 - |predicted - measured| / measured; DeepBench: the kernels held out "
+          "of the compute model's fit\n")
+    print("%-24s %5s %7s %7s %7s  %s" % ("dataset", "rows", "mean", "median", "min",
+                                         "rank agreement"))
+    means = []
+    for d in DATASETS:
+        mine = [r for r in rows if r["dataset"] == d]
+        print(stats_line(d, mine))
+        ok = [r["accuracy"] for r in mine if r["status"] == "ok"]
+        if ok:
+            means.append(statistics.mean(ok))
+    print(stats_line("all but deepbench", [r for r in rows if r["dataset"] != "deepbench"]))
+    if means:
+        print("%-24s %5s %7.3f" % ("mean of the datasets", "", statistics.mean(means)))
+
+    print("\nper row (predicted, measured; DeepBench in results.tsv):")
+    for r in rows:
+        if r["dataset"] == "deepbench" or r["status"] != "ok":
+            continue
+        print("  %-16s %-64s %10.4g %10.4g %s %6.3f" % (r["dataset"], r["label"][:64],
+                                                       r["predicted"], r["measured"],
+                                                       r["unit"], r["accuracy"]))
+    failed = [r for r in rows if r["status"].startswith("failed")]
+    if failed:
+        print("\nfailed runs:")
+        for r in failed:
+            print("  %s %s: %s" % (r["dataset"], r["label"], r["status"]))
+    if not subset:
+        print("\nnot expressed:")
+        reasons = {}
+        for r in rows:
+            if r["status"] == "not expressed":
+                reasons.setdefault((r["dataset"], r["reason"]), []).append(r["id"])
+        for (d, why), ids in sorted(reasons.items()):
+            print("  %-16s %3d rows: %s" % (d, len(ids), why))
+    notes = sorted(set(n for r in rows if r["status"] == "ok" for n in r["note"].split("; ")
+                       if n))
+    if notes:
+        print("\ncaveats of the rows run (results.tsv's note column):")
+        for n in notes:
+            print("  " + n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# e2e_validation.sh: experiments/validation/run.sh --subset runs the rows subset.txt lists (one
+# or two of each dataset) and DeepBench's held-out kernels, and predicts each exactly as the
+# committed full run (experiments/results/validation/results.tsv) says: a change of the model
+# or of the rows' settings shows here until the results are made again (the command in that
+# folder's MANIFEST). Skipped (77) without the shared measured files.
+# Usage (from ctest): e2e_validation.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1" SRC="$2" SHARED="$3"
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+measured="$SHARED/reference/measured"
+[ -f "$measured/dle-throughput.tsv" ] || { echo "no $measured: skipped"; exit 77; }
+
+"$SRC/experiments/validation/run.sh" --subset -o "$TMP/out" --exe "$HS" \
+    --fit "$(dirname "$HS")/compute_fit" --measured "$measured" -j 2 >"$TMP/summary" \
+    2>"$TMP/err" || fail "run.sh --subset: $(cat "$TMP/err")"
+grep -q "^paradl .* groups" "$TMP/summary" || fail "no paradl line with rank agreement"
+python3 - "$TMP/out/results.tsv" "$SRC/experiments/results/validation/results.tsv" \
+    "$SRC/experiments/validation/subset.txt" <<'PY' || fail "the subset's predictions"
+import csv, sys
+def rows(path):
+    with open(path) as f:
+        return {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
+now, kept = rows(sys.argv[1]), rows(sys.argv[2])
+subset = [l.split()[0] for l in open(sys.argv[3]) if l.strip() and not l.startswith("#")]
+for ident in subset:
+    assert ident in now and now[ident]["status"] == "ok", (ident, now.get(ident))
+deepbench = [i for i in now if now[i]["dataset"] == "deepbench"]
+assert len(deepbench) > 600, len(deepbench)
+for ident in subset + deepbench:
+    a, b = float(now[ident]["predicted"]), float(kept[ident]["predicted"])
+    assert abs(a / b - 1) < 1e-5, (ident, a, b)  # results.tsv keeps 6 digits
+PY
+finish e2e_validation

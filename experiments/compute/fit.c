@@ -388,18 +388,19 @@ static int dump_kernels(const fit_data *d, const char *path, char *err)
     FILE *out = fopen(path, "w");
     if (!out)
         return hs_fail(err, HS_EINPUT, "--dump %s: %s", path, strerror(errno));
-    fprintf(out, "gpu\tprecision\tsheet_row\tkernel\theld_out\tm\tn\tk\tgroups\tc\tf\twindow\tstride"
-                 "\tsamples\tflops\tbytes\tmeasured_s\tmodel_s\tcompute_s\tmemory_s\twinograd\n");
+    fprintf(out, "gpu\tprecision\tsheet_row\tkernel\theld_out\tm\tn\tk\tgroups\tc\tf"
+                 "\twindow\tstride\tsamples\tflops\tbytes\tmeasured_s\tmodel_s\tcompute_s"
+                 "\tmemory_s\twinograd\n");
     for (int i = 0; i < d->n; i++) {
         const fit_kernel *k = &d->k[i];
-        const kt_model *m = &d->gpus[k->gpu].model[k->fp16];
-        kt_terms t = kt_terms_of(m, &k->kn);
-        fprintf(out, "%s\t%s\t%d\t%s\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%d\t%lld\t%g\t%g"
-                     "\t%g\t%g\t%g\t%g\t%d\n", d->gpus[k->gpu].gpu, k->fp16 ? "fp16" : "fp32",
-                k->sheet_row, k->what, k->held_out, (long long)k->kn.m, (long long)k->kn.n, (long long)k->kn.k,
-                (long long)k->kn.groups, (long long)k->kn.in_channels,
-                (long long)k->kn.out_channels, (long long)k->kn.window, k->kn.stride,
-                (long long)k->kn.samples, k->kn.flops, k->kn.bytes, k->measured_s,
+        const lw_kernel *kn = &k->kn;
+        kt_terms t = kt_terms_of(&d->gpus[k->gpu].model[k->fp16], kn);
+        fprintf(out, "%s\t%s\t%d\t%s\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%d\t%lld",
+                d->gpus[k->gpu].gpu, k->fp16 ? "fp16" : "fp32", k->sheet_row, k->what,
+                k->held_out, (long long)kn->m, (long long)kn->n, (long long)kn->k,
+                (long long)kn->groups, (long long)kn->in_channels, (long long)kn->out_channels,
+                (long long)kn->window, kn->stride, (long long)kn->samples);
+        fprintf(out, "\t%g\t%g\t%g\t%g\t%g\t%g\t%d\n", kn->flops, kn->bytes, k->measured_s,
                 kernel_s(d, k), t.compute_s, t.memory_s, t.winograd);
     }
     return fclose(out) == 0 ? HS_OK : hs_fail(err, HS_EINPUT, "--dump %s: write failed", path);

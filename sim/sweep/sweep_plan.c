@@ -297,9 +297,10 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
         (status = check_timeout(it, &plan->timeout_s, err)))
         return status;
     if ((it = sw_single(&s->key[SW_K_COMPUTE]))) {
-        if (strcmp(it->text, "measured") != 0 && strcmp(it->text, "model") != 0)
-            return hs_fail(err, HS_EINPUT, "%s: unknown method '%s' (known: measured, model)",
-                           it->where, it->text);
+        if (strcmp(it->text, "measured") != 0 && strcmp(it->text, "model") != 0 &&
+            strcmp(it->text, "kernels") != 0)
+            return hs_fail(err, HS_EINPUT, "%s: unknown method '%s' (known: measured, model, "
+                           "kernels)", it->where, it->text);
         plan->compute = it->text;
     }
     if ((status = one_of(s, SW_K_HALO, "chain", "sendrecv", &plan->halo, err)) ||

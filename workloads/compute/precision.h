@@ -70,9 +70,9 @@ double pr_matmul_flops(const dv_device *dev, pr_precision precision);
 /* Whether matrix products in precision run on dev's tensor cores. */
 int pr_tensor_cores(const dv_device *dev, pr_precision precision);
 
-/* Channels a tensor-core product needs as a multiple (NVIDIA, "Deep Learning Performance
- * Guide", Tensor Core requirements: 8 FP16/BF16 elements, 4 TF32 ones, a 16-byte access);
- * 1 when precision does not use tensor cores. */
+/* Channels a tensor-core product in `precision` needs as a multiple (NVIDIA, "Deep Learning
+ * Performance Guide", Tensor Core requirements: 8 FP16/BF16 elements, 4 TF32 ones, a 16-byte
+ * access); 1 for fp32, which has no tensor-core products. Meaningful where pr_tensor_cores. */
 int pr_tensor_multiple(pr_precision precision);
 
 /* Peak FLOP/s of dev for element-wise work: the FP32 CUDA cores in every precision. */

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# e2e_errors.sh: the README's error catalogue, row by row. Every row of the table between the
-# "error catalogue" markers of README.md is run from the source folder (its bad files are in
+# e2e_errors.sh: the error catalogue of sim/README.md, row by row. Every row of the table
+# between its "error catalogue" markers is run from the source folder (its bad files are in
 # tests/errors/): it must exit 2, print nothing on stdout, name every `excerpt` of its last
-# column on stderr, and write no file. A row added to the README is tested by that alone; fewer
-# than 30 rows means the markers or the table's form changed, which fails too.
+# column on stderr, and write no file. A row added to the catalogue is tested by that alone;
+# fewer than 30 rows means the markers or the table's form changed, which fails too.
 # Usage (from ctest): e2e_errors.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$(realpath "$1")"
@@ -12,14 +12,14 @@ command -v python3 >/dev/null || { echo "e2e_errors needs python3 to read the ta
 cd "$SRC" || exit 1
 before="$(git status --porcelain --untracked-files=all tests/errors 2>/dev/null)"
 
-python3 - "$HS" README.md <<'PY'
+python3 - "$HS" sim/README.md <<'PY'
 import re, shlex, subprocess, sys
 
 hs, readme = sys.argv[1], sys.argv[2]
 text = open(readme, encoding="utf-8").read()
 m = re.search(r"<!-- error catalogue[^>]*-->\n(.*?)<!-- /error catalogue -->", text, re.S)
 if not m:
-    sys.exit("FAIL: README.md has no error catalogue between its markers")
+    sys.exit("FAIL: %s has no error catalogue between its markers" % readme)
 rows = [l for l in m.group(1).splitlines() if l.startswith("| ")][2:]  # header, rule
 failures = 0
 for row in rows:

@@ -9,11 +9,13 @@ Conventions (tests/README.md, "README examples"):
   may use a file an earlier block of the same README wrote). The lines after it, up to the next
   `$ ` line or the end of the block, are its expected output: stdout when it exits 0, stderr
   otherwise; a line `...` stands for any number of lines; every other line must be equal
-  (trailing blanks aside).
+  (trailing blanks aside). `../shared` beside the scratch folder is the repository's.
 - `hybridsim` and `build/hybridsim` are the built binary; `experiments/...` scripts and
   `/usr/bin/python3 experiments/...` run as written, and so does `cut` (to show a column of a
   CSV an earlier command wrote). Any other program is refused: show it
   without the `$ ` prompt, or mark the block.
+- A command that exits 77 (the tests' "skipped": ../shared or a package is missing) is reported
+  as skipped, not failed.
 - `<!-- not run: REASON -->` on the line before a block skips it (printed as skipped, with the
   reason): for commands too slow for this test or that need what a test machine may lack.
 - `<!-- needs: MODULE -->` on the line before a block skips it when Debian's /usr/bin/python3
@@ -131,8 +133,14 @@ def argv_of(text, hybridsim):
 
 
 def mirror(root):
-    """A scratch folder with a symbolic link to every top-level entry of root."""
-    work = tempfile.mkdtemp(prefix="readme-examples-")
+    """A scratch folder with a symbolic link to every top-level entry of root, and a `shared`
+    beside it standing for root's ../shared (the reference files some scripts read)."""
+    parent = tempfile.mkdtemp(prefix="readme-examples-")
+    work = os.path.join(parent, "repo")
+    os.mkdir(work)
+    shared = os.path.join(os.path.dirname(root), "shared")
+    if os.path.exists(shared):
+        os.symlink(os.path.realpath(shared), os.path.join(parent, "shared"))
     for name in os.listdir(root):
         if name not in ("build", ".git"):
             os.symlink(os.path.join(root, name), os.path.join(work, name))
@@ -205,6 +213,10 @@ def check_readme(path, root, hybridsim, env, report, counts):
                 report("%s: `%s`: still running after %d s" % (where, text, TIMEOUT_S))
                 continue
             took = time.monotonic() - started
+            if run.returncode == 77:
+                counts["skipped"] += 1
+                print("skipped %s (exit 77, what it needs is missing): %s" % (where, text[:90]))
+                continue
             out = run.stdout if run.returncode == 0 else run.stderr
             stream = "stdout" if run.returncode == 0 else "stderr (exit %d)" % run.returncode
             print("ran %s (%.1f s): %s" % (where, took, text[:90]))

@@ -155,7 +155,7 @@ def check_links(path, lines, root, report):
             in_fence = not in_fence
         if in_fence:
             continue
-        for target in LINK.findall(line):
+        for target in LINK.findall(re.sub(r"`[^`]*`", "", line)):  # not inside code spans
             if re.match(r"^[a-z]+:", target) or target.startswith("#"):
                 continue
             file_part = target.split("#")[0]

@@ -3,7 +3,7 @@
 # the x column is not numbers, a set of points) per value of the --by columns.
 # Usage: experiments/plot.sh CSV --x COL --y COL[/COL] [--by COL[,COL]] [--where COL=VALUE]...
 #                            [--log-x|--lin-x] [--log-y] [--title TEXT] -o FILE.png|FILE.svg
-#   COL         a column of the CSV's header (README "Sweeps"); --y A/B plots the ratio
+#   COL         a column of the CSV's header (sim/README.md "Sweeps"); --y A/B plots the ratio
 #   --by        one line per distinct value (joined values for several columns)
 #   --where     keep only the rows where COL is VALUE (repeatable); rows not ok are left out
 #   --log-x     a log2 x axis (default: when the numbers span 16x or more); --lin-x never

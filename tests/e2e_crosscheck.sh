@@ -4,10 +4,10 @@
 # - `simulate --collectives step` vs `analytic`: iteration totals within 0.5%;
 # - `--collectives flow` vs `step`: within 1%;
 # for serial, data, filter, channel, data+filter and pipeline at 4, 16 and 64 GPUs on abci, and
-# spatial / data+spatial within the bounds the README states.
+# spatial / data+spatial within the bounds sim/README.md states.
 # data+filter across nodes runs on abci-1nic (abci with one NIC per node, generated here):
 # ParaDL charges each of the p2 data-parallel rings 1/p2 of ONE node uplink; abci's two NICs per
-# node give each ring half a NIC, so on abci the simulation is faster, by design (README).
+# node give each ring half a NIC, so on abci the simulation is faster, by design (sim/README.md).
 # Usage (from ctest): e2e_crosscheck.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -68,7 +68,7 @@ S=data+filter G=4 check abci "data+filter:1x4" 4 64 0.005 0.01
 # boundary, which is exact when stages and boundaries are equal: tests/uniform64.xml (64 equal
 # layers) with one stage per node (--placement scatter: every boundary crosses the network).
 # ResNet-50's unequal stages (CONV_1 is 2x a mean stage at 64 stages) make the model pessimistic
-# there; the README quantifies it.
+# there; sim/README.md explains it.
 for g in 4 16 64; do
     WORKLOAD="$SRC/tests/uniform64.xml" S=pipeline G=$g check abci pipeline "$g" 1024 0.005 0.01 --placement scatter
 done
@@ -76,7 +76,7 @@ done
 # Spatial and data+spatial: the model divides the PCIe bandwidth of halos by 2 p2 while charging
 # the two halo messages one after the other, the split-point gather by 2 and the across-group
 # allreduce by 2 p2; the simulated platform shares none of those links that way (full-duplex
-# PCIe, two NICs per node), so the simulation is faster, within the README's bounds:
+# PCIe, two NICs per node), so the simulation is faster, within sim/README.md's bounds:
 # spatial within 10%, data+spatial within 30%.
 S=spatial G=4 check abci spatial 4 64 0.10 0.01
 S=data+spatial G=4 check abci "data+spatial:1x4" 4 256 0.30 0.01

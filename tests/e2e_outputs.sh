@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e_outputs.sh: no output path but a regular file is ever replaced or grown, and no failed
-# write passes for a success (README "When something goes wrong"). Every writer (--trace,
+# write passes for a success (sim/README.md "When something goes wrong"). Every writer (--trace,
 # --links, platform -o, sweep -o / --log / --merge -o / --emit, standard output) is pointed at
 # private devices made with mknod in a temporary folder (never the system's /dev entries): a
 # full one (1,7: writes fail with ENOSPC, reads never end), a null one (1,3), a symbolic link to

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e_signals.sh: SIGINT at random moments into `compare` (with --trace and --links) and into a
-# `sweep` (README "When something goes wrong"): every run either finishes (exit 0, complete
+# `sweep` (sim/README.md "When something goes wrong"): every run either finishes (exit 0, complete
 # files) or ends by the signal (exit 130) with no half-written file and no temp left, says so,
 # never aborts or exits 1 (SimGrid's own handler would); an interrupted sweep keeps whole rows,
 # leaves no temp directory and no run behind, and a rerun finishes the same CSV as an

@@ -4,7 +4,7 @@
 # wrong, nothing on stdout, no file left behind. Good ones: every generator writes a file that
 # analytic, simulate, compare and sweep take as -s FILE.xml; OWT's redistributions and
 # gradients agree between the two derivations on a platform where ParaDL's sharing divisor does
-# not apply; SplitBrain's memory saving on VGG-16 for CIFAR-10 is the README's.
+# not apply; SplitBrain's memory saving on VGG-16 for CIFAR-10 is analytic/README.md's.
 # Usage (from ctest): e2e_strategy.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" TMP="$(mktemp -d)" failures=0 checks=0
@@ -137,7 +137,8 @@ assert 0 < a["total_s"] - s["total_s"] <= 1e-3 * a["total_s"], (a, s)
 PY
 fi
 
-# ---- SplitBrain's memory saving on VGG-16 for CIFAR-10 (README): 8 GPUs, 128 samples each
+# ---- SplitBrain's memory saving on VGG-16 for CIFAR-10 (analytic/README.md): 8 GPUs, 128
+# samples each
 mem() {
     "$HS" strategy --generate "$1" -w vgg16-cifar10 -g 8 -b 1024 -o "$TMP/m.xml" >/dev/null &&
         "$HS" analytic -w vgg16-cifar10 -p "$TMP/leaf.xml" -g 8 -b 1024 -s "$TMP/m.xml" --json

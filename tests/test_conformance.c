@@ -8,7 +8,7 @@
  * Tcomm and Mem. A row, or one quantity of it, is left out only if it is listed in
  * `exclusions` below with the reason; the test fails if a compared quantity is off by more
  * than 1%, and if fewer quantities than expected were compared (so that a parsing slip cannot
- * make it pass vacuously). README's "Analytic model" section repeats the list. */
+ * make it pass vacuously). analytic/README.md ("Conformance") repeats the list. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -161,7 +161,8 @@ static void child_sharing(const plat_platform *plat, case_out *out)
  * routes' latencies (as TCP shares by round-trip time), not equally as PCIe, NVLink and
  * InfiniBand arbitration do per packet. The bound this test pins: the short flow takes the
  * link's 16 GB/s but for a lat_short / lat_long part of it, and the long flow waits for it,
- * 4.0 ms and 9.1 ms where equal shares would end both near 8 ms. README "Fidelity". */
+ * 4.0 ms and 9.1 ms where equal shares would end both near 8 ms (sim/README.md, "How a
+ * shared link is divided"). */
 static void test_sharing_favours_short_routes(void **state)
 {
     (void)state;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scale.sh: how fast hybridsim answers and how much memory it takes, from 64 to 65,536 GPUs, in
-# one run: every figure of the README's "Speed" table. A benchmark, not a test: it prints
+# one run (sim/README.md, "Speed", says what keeps runs cheap). A benchmark, not a test: it prints
 # figures (and writes experiments/bench/scale.csv), it asserts nothing.
 #
 # Each case is a whole process under /usr/bin/time -v: wall seconds, CPU seconds (user + sys:
@@ -16,7 +16,7 @@
 #   - SimGrid's own cost per message: the 1024-rank step allreduce of eng_bench (170 kernels,
 #     100 MB) with every message sent through SimGrid, against the same with messages on private
 #     links computed (engine_private.c).
-# Ends with the table as README.md shows it (paste it there).
+# Ends with a table of the cases (READMEs quote no timing: the CSV is the record).
 # Usage: experiments/bench/scale.sh [BUILD_DIR]     (QUICK=1: the cases under ~5 s only)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -100,7 +100,7 @@ fi
 echo "scale.sh: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 mv "$tmp/csv" "$out"
 echo "written: $out"
-# The README's table ("Speed"), from the CSV.
+# The table of the cases, from the CSV.
 echo
 echo "| case | GPUs | wall s | CPU s | peak RSS MB | iteration s (or answer) |"
 echo "|---|---|---|---|---|---|"

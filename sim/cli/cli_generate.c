@@ -138,7 +138,8 @@ static int choose_ghp(const gen_options *o, const wl_workload *measured,
     wl_workload priced = *measured; /* the same layers, with its kernel times' source */
     const wl_workload *wl = &priced;
     kt_compute kc;
-    int status = job_compute_for_pricing(&priced, plat, JOB_COMPUTE_DEFAULT, &kc, err);
+    js_settings defaults = {0};
+    int status = job_compute_for_pricing(&priced, plat, &defaults, &kc, err);
     if (status != HS_OK)
         return status;
     size_t used = (size_t)snprintf(why, why_len, "G chosen by the analytic model on %s, %s "
@@ -241,7 +242,7 @@ int cli_generate_main(int argc, char **argv, const cli_sim *sim, char *err)
     int status = parse_gen(argc, argv, &o, err);
     if (status != HS_OK)
         return status < 0 ? HS_OK : status;
-    job_spec spec = {.workload = o.workload, .layers = o.layers};
+    js_settings spec = {.workload = o.workload, .layers = o.layers};
     job j;
     status = job_load_workload(&spec, &j, err);
     st_plan plan = {0};

@@ -34,10 +34,8 @@ typedef enum { OUT_TABLE, OUT_JSON, OUT_ROW } cli_output;
 /* Everything a run command's flags say. */
 typedef struct {
     cli_command command;
-    job_spec job;             /* -w -l -s -g -b -S */
+    js_settings job;          /* the job keys (job_keys.h): -w -s -g -b ... */
     const char *platform;     /* -p: path or short name */
-    bool gpus_given;          /* -g was given */
-    bool batch_given;         /* -b was given */
     bool placement_given;     /* --placement was given */
     bool fidelity_given;      /* --collectives was given */
     bool layers_given;        /* --layers-top or --per-layer was given */
@@ -113,31 +111,28 @@ typedef int (*cli_flag_fn)(int c, const char *arg, void *ctx, char *err);
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *command, cli_flag_fn one, void *ctx, char *err);
 
-/* The job's flags, shared by the commands that take them. */
-typedef struct {
-    const char *workload;    /* -w */
-    const char *platform;    /* -p */
-    int gpus;                /* -g */
-    int64_t batch;           /* -b: the global mini-batch */
-    job_compute compute;     /* --compute (job.h); JOB_COMPUTE_DEFAULT: the compute model
-                              * where it applies, else the measured times */
-} cli_job_flags;
-
 /* Where a command's kernel times came from, as a report's first line says it (", kernels
  * from the model on v100-sxm2-16gb"), and as JSON members (", \"compute\": ..., \"device\": ..."). */
 void cli_print_kernels(FILE *out, const wl_workload *wl);
 void cli_json_kernels(FILE *out, const wl_workload *wl);
 
-/* The long option of --compute in the commands that take cli_job_flags. */
-#define CLI_OPT_COMPUTE 1900
+/* getopt_long's code of job key k (js_keys[k]) in every command's table. */
+#define CLI_OPT_KEY 3000
 
-/* -w, -p, -g or -b into j: HS_OK or HS_EINPUT; CLI_FLAG_OTHER when c is none of them. */
+/* A job key's flag (c = CLI_OPT_KEY + k) into job: HS_OK or HS_EINPUT (a repeated or
+ * malformed value); CLI_FLAG_OTHER when c is not a job key. */
 #define CLI_FLAG_OTHER 100
-int cli_job_flag(int c, const char *arg, cli_job_flags *j, char *err);
+int cli_key_flag(int c, const char *arg, js_settings *job, char *err);
+
+/* The job keys that a command which chooses the others (suggest, strategy --search) takes
+ * into its getopt table after `n` entries of its own (opts has room for JS_MAX_KEYS more and
+ * the end), their short flags appended to shortopts. */
+void cli_pricing_keys(struct option *opts, int n, char *shortopts, size_t size);
 
 /* What `strategy --search`'s flags say. */
 typedef struct {
-    cli_job_flags job;       /* -w, -p (the pase model does not use it), -g (devices p), -b */
+    js_settings job;         /* -w, -g (devices p), -b, --compute, --precision (JS_IN_PRICING) */
+    const char *platform;    /* -p (the pase model does not use it) */
     const char *cost_model;  /* --cost-model: hybridsim (default) or pase */
     bool json;               /* --json */
     int64_t max_table;       /* --max-table: entries of one table, at most */
@@ -145,7 +140,7 @@ typedef struct {
     bool analytic_only;      /* --analytic-only: no simulation */
 } cli_search_options;
 
-/* `strategy --search`'s flags into o (set cost_model and job.platform's defaults first), and
+/* `strategy --search`'s flags into o (set cost_model and platform's defaults first), and
  * the rules between them, without running anything: HS_OK, HS_EINPUT, or -1 after --help
  * (cli_strategy.c; the fuzz harness search_flags calls it too). */
 int cli_parse_search(int argc, char **argv, cli_search_options *o, char *err);
@@ -155,7 +150,8 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
 
 /* What suggest's flags say. */
 typedef struct {
-    cli_job_flags job;        /* -w, -p, -g, -b; or */
+    js_settings job;          /* -w, -g, -b, --compute, --precision (JS_IN_PRICING); or */
+    const char *platform;     /* -p */
     int64_t batch_per_gpu;    /* --batch-per-gpu: B = b x N */
     int top;                  /* --top K: how many are simulated */
     bool json;
@@ -163,7 +159,7 @@ typedef struct {
     double target_epoch_s;    /* --target-epoch-s T: the fewest GPUs reaching T */
 } cli_suggest_options;
 
-/* suggest's flags into o (set job.platform and top's defaults first) and the rules between
+/* suggest's flags into o (set platform and top's defaults first) and the rules between
  * them, without running anything: HS_OK, HS_EINPUT, or -1 after --help (cli_suggest.c; the
  * fuzz harness suggest_flags calls it too). */
 int cli_parse_suggest(int argc, char **argv, cli_suggest_options *o, char *err);

@@ -18,18 +18,12 @@
 enum {
     OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
     OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_LINKS_SUMMARY, OPT_JOB = 1300,
-    OPT_BACKGROUND, OPT_BASELINE, OPT_OVERLAP = 1400, OPT_CFG = 1500,
-    OPT_ALLREDUCE = 1600, OPT_COMPUTE, OPT_PRECISION, OPT_FILTER_BACKWARD, OPT_HALO
+    OPT_BACKGROUND, OPT_BASELINE, OPT_CFG = 1500
 };
 
-static const struct option longopts[] = {
-    {"workload", required_argument, NULL, 'w'},
+/* The run commands' own flags; the job's come from the table of job keys (job_keys.h). */
+static const struct option run_flags[] = {
     {"platform", required_argument, NULL, 'p'},
-    {"strategy", required_argument, NULL, 's'},
-    {"gpus", required_argument, NULL, 'g'},
-    {"batch", required_argument, NULL, 'b'},
-    {"layers", required_argument, NULL, 'l'},
-    {"micro-batches", required_argument, NULL, 'S'},
     {"collectives", required_argument, NULL, 'c'},
     {"placement", required_argument, NULL, 'P'},
     {"json", no_argument, NULL, 'j'},
@@ -45,16 +39,10 @@ static const struct option longopts[] = {
     {"job", required_argument, NULL, OPT_JOB},
     {"background", required_argument, NULL, OPT_BACKGROUND},
     {"baseline", no_argument, NULL, OPT_BASELINE},
-    {"overlap", no_argument, NULL, OPT_OVERLAP},
-    {"allreduce", required_argument, NULL, OPT_ALLREDUCE},
-    {"compute", required_argument, NULL, OPT_COMPUTE},
-    {"precision", required_argument, NULL, OPT_PRECISION},
-    {"filter-backward", required_argument, NULL, OPT_FILTER_BACKWARD},
-    {"halo", required_argument, NULL, OPT_HALO},
     {"cfg", required_argument, NULL, OPT_CFG},
     {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
 };
+#define N_RUN_FLAGS ((int)(sizeof run_flags / sizeof run_flags[0]))
 
 static int parse_fidelity(const char *text, eng_fidelity *fidelity, char *err)
 {
@@ -88,74 +76,24 @@ static int append(const char *flag, const char *what, const char **list, int *n,
     return HS_OK;
 }
 
-/* --compute measured|model|kernels. */
-static int parse_compute(const char *arg, job_compute *compute, char *err)
+int cli_key_flag(int c, const char *arg, js_settings *job, char *err)
 {
-    if (strcmp(arg, "measured") == 0)
-        *compute = JOB_COMPUTE_MEASURED;
-    else if (strcmp(arg, "model") == 0)
-        *compute = JOB_COMPUTE_MODEL;
-    else if (strcmp(arg, "kernels") == 0)
-        *compute = JOB_COMPUTE_KERNELS;
-    else
-        return hs_fail(err, HS_EINPUT, "--compute: unknown method '%s' (known: measured, model, "
-                       "kernels)", arg);
-    return HS_OK;
-}
-
-/* A flag choosing how the iteration is carried out (--compute, --precision, --halo,
- * --filter-backward, --allreduce) into the job. */
-static int set_method(int c, const char *arg, job_spec *job, char *err)
-{
-    int status = HS_OK;
-    switch (c) {
-    case OPT_COMPUTE: return parse_compute(arg, &job->compute, err);
-    case OPT_PRECISION: {
-        pr_precision pr;
-        status = pr_parse(arg, &pr, err);
-        job->precision = (int)pr;
-        return status;
-    }
-    case OPT_HALO:
-        if (strcmp(arg, "sendrecv") != 0 && strcmp(arg, "chain") != 0)
-            return hs_fail(err, HS_EINPUT, "--halo: unknown exchange '%s' (known: sendrecv, "
-                           "chain)", arg);
-        job->halo_chain = strcmp(arg, "chain") == 0 ? JOB_ON : JOB_OFF;
-        break;
-    case OPT_FILTER_BACKWARD:
-        if (strcmp(arg, "allreduce") != 0 && strcmp(arg, "reduce-scatter") != 0)
-            return hs_fail(err, HS_EINPUT, "--filter-backward: unknown collective '%s' (known: "
-                           "allreduce, reduce-scatter)", arg);
-        job->filter_rs = strcmp(arg, "reduce-scatter") == 0 ? JOB_ON : JOB_OFF;
-        break;
-    case OPT_ALLREDUCE:
-        if (co_algo_parse(arg, &job->allreduce) != 0)
-            return hs_fail(err, HS_EINPUT, "--allreduce: unknown algorithm '%s' (known: ring, "
-                           "hier, tree, rings, auto)", arg);
-        break;
-    }
-    return status;
+    int k = c >= CLI_OPT_KEY ? c - CLI_OPT_KEY : js_find_short(c);
+    if (k < 0 || k >= js_n_keys)
+        return CLI_FLAG_OTHER;
+    char flag[40];
+    return js_set(job, k, arg, js_flag_name(k, flag), err);
 }
 
 /* One flag with its value (optarg). Returns HS_OK, HS_EINPUT, or -1 for --help. */
-static int set_option(int c, const char *arg, cli_options *o, char *err)
+static int cli_run_option(int c, const char *arg, void *ctx, char *err)
 {
-    int64_t v = 0;
-    int status = HS_OK;
-    if (c >= OPT_ALLREDUCE && c < OPT_ALLREDUCE + 100)
-        return set_method(c, arg, &o->job, err);
-    switch (c) {
-    case 'w': o->job.workload = arg; break;
-    case 'p': o->platform = arg; break;
-    case 's': o->job.strategy = arg; break;
-    case 'l': o->job.layers = arg; break;
-    case 'g': o->gpus_given = true; return set_int("-g", arg, 1, &o->job.gpus, err);
-    case 'b':
-        status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &v, err);
-        o->job.batch = v;
-        o->batch_given = true;
+    cli_options *o = ctx;
+    int status = cli_key_flag(c, arg, &o->job, err);
+    if (status != CLI_FLAG_OTHER)
         return status;
-    case 'S': return set_int("--micro-batches", arg, 1, &o->job.micro_batches, err);
+    switch (c) {
+    case 'p': o->platform = arg; break;
     case 'c': o->fidelity_given = true; return parse_fidelity(arg, &o->sim.fidelity, err);
     case 'P': o->placement_given = true; return pl_parse(arg, &o->sim.placement, err);
     case 'j': o->output = OUT_JSON; break;
@@ -178,7 +116,6 @@ static int set_option(int c, const char *arg, cli_options *o, char *err)
     case OPT_BACKGROUND:
         return append("--background", "", o->backgrounds, &o->n_backgrounds, arg, err);
     case OPT_BASELINE: o->baseline = true; break;
-    case OPT_OVERLAP: o->sim.overlap = o->job.overlap = true; break;
     case OPT_CFG:
         if (o->n_cfg == CLI_MAX_CFG)
             return hs_fail(err, HS_EINPUT, "--cfg: at most %d settings", CLI_MAX_CFG);
@@ -203,35 +140,43 @@ static int first_broken(const cli_rule *rules, size_t n, char *err)
     return HS_OK;
 }
 
-/* The first flag given that belongs inside each --job, or NULL. */
-static const char *per_job_flag(const cli_options *o)
+/* The first flag given that belongs inside each --job (a job key the fabric takes that is
+ * not a method, and --placement), or NULL. */
+static const char *per_job_flag(const cli_options *o, char *flag)
 {
-    const struct { const char *flag; bool given; } flags[] = {
-        {"-w", o->job.workload != NULL}, {"-s", o->job.strategy != NULL},
-        {"-g", o->gpus_given}, {"-b", o->batch_given}, {"--layers", o->job.layers != NULL},
-        {"--micro-batches", o->job.micro_batches != 0}, {"--placement", o->placement_given}};
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        if (flags[i].given)
-            return flags[i].flag;
+    for (int k = 0; k < js_n_keys; k++)
+        if ((o->job.given & (1u << k)) && (js_keys[k].scope & JS_IN_FABRIC) &&
+            js_keys[k].type != JS_CHOICE)
+            return js_flag_name(k, flag);
+    return o->placement_given ? "--placement" : NULL;
+}
+
+/* The first job key given that a shared fabric does not take, or NULL: the methods it takes
+ * (--compute, --halo, ...) hold for every --job they apply to. */
+static const char *single_run_flag(const cli_options *o, char *flag)
+{
+    for (int k = 0; k < js_n_keys; k++)
+        if ((o->job.given & (1u << k)) && !(js_keys[k].scope & JS_IN_FABRIC))
+            return js_flag_name(k, flag);
     return NULL;
 }
 
 /* A shared fabric: each job names its own workload, strategy, GPUs and batch. */
 static int check_fabric(const cli_options *o, char *err)
 {
+    char flag[40];
     if (!o->n_jobs)
         return hs_fail(err, HS_EINPUT, "%s needs at least one --job SPEC",
                        o->baseline ? "--baseline" : "--background");
     if (o->command != CMD_SIMULATE)
         return hs_fail(err, HS_EINPUT, "--job is for simulate");
-    const char *per_job = per_job_flag(o);
+    const char *per_job = per_job_flag(o, flag);
     if (per_job)
         return hs_fail(err, HS_EINPUT, "%s cannot be combined with --job: give it inside each "
                        "--job (w=, s=, g=, b=, layers=, S=, placement=)", per_job);
+    if (single_run_flag(o, flag))
+        return hs_fail(err, HS_EINPUT, "%s is for single runs, not --job", flag);
     const cli_rule rules[] = {
-        {o->sim.overlap, "--overlap is for single runs, not --job"},
-        {o->job.allreduce != CO_RING, "--allreduce is for single runs, not --job"},
-        {o->job.precision != 0, "--precision is for single runs, not --job"},
         {o->links_summary, "--links-summary is for single runs; --job runs have --links"},
         {o->output == OUT_ROW || o->sim.trace_path || o->layers_top != 10,
          "--job runs print tables or --json; --row, --trace and per-layer tables are for "
@@ -248,8 +193,8 @@ static int check_single(const cli_options *o, char *err)
         {!o->job.workload, "-w WORKLOAD is required (see hybridsim --help)"},
         {!o->platform, "-p PLATFORM is required (see hybridsim --help)"},
         {!o->job.strategy, "-s STRATEGY is required (see hybridsim --help)"},
-        {!o->gpus_given, "-g GPUS is required (see hybridsim --help)"},
-        {!o->batch_given, "-b BATCH is required (see hybridsim --help)"},
+        {!js_given(&o->job, "gpus"), "-g GPUS is required (see hybridsim --help)"},
+        {!js_given(&o->job, "batch"), "-b BATCH is required (see hybridsim --help)"},
         {o->output == OUT_ROW && o->command == CMD_COMPARE,
          "--row is for analytic and simulate; compare has --json"},
         {o->sim.trace_path && analytic,
@@ -271,32 +216,42 @@ static int check_single(const cli_options *o, char *err)
     return first_broken(rules, sizeof rules / sizeof rules[0], err);
 }
 
+/* getopt_long's table: the run commands' flags and the job keys; their short flags. */
+static void run_getopt_table(struct option *opts, char *shortopts, size_t size)
+{
+    memcpy(opts, run_flags, sizeof run_flags);
+    snprintf(shortopts, size, ":p:c:P:jh");
+    int n = js_getopt_entries(opts + N_RUN_FLAGS, 0, CLI_OPT_KEY, shortopts, size);
+    opts[N_RUN_FLAGS + n] = (struct option){NULL, 0, NULL, 0};
+}
+
 int cli_parse_run_options(int argc, char **argv, cli_options *o, char *err)
 {
-    optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
-    opterr = 0;
-    int c, longindex = -1, status = HS_OK; /* getopt_long sets longindex for long flags only */
-    while (status == HS_OK &&
-           (c = getopt_long(argc, argv, ":w:p:s:g:b:l:S:c:P:jh", longopts, &longindex)) != -1) {
-        if (c == ':')
-            return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
-        if (c == '?')
-            return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim --help)",
-                           argv[optind - 1]);
-        status = hs_parse_whole_flag(argv, optind, optarg, longopts, longindex, err);
-        if (status == HS_OK)
-            status = set_option(c, optarg, o, err);
-        longindex = -1;
-    }
+    struct option longopts[N_RUN_FLAGS + JS_MAX_KEYS + 1];
+    char shortopts[64];
+    run_getopt_table(longopts, shortopts, sizeof shortopts);
+    int status = cli_getopt(argc, argv, shortopts, longopts, NULL, cli_run_option, o, err);
     if (status != HS_OK)
         return status;
-    if (optind < argc)
-        return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
+    o->sim.overlap = o->job.overlap;
     if ((status = plat_engine_settings(o->cfg, o->n_cfg, err)) != HS_OK)
         return status;
     if (o->n_jobs || o->n_backgrounds || o->baseline)
         return check_fabric(o, err);
     return check_single(o, err);
+}
+
+/* Whether arg is a job key's flag ("--allreduce", "-s", "--halo=chain"): one a command that
+ * chooses it (suggest, strategy --search) does not take. */
+static bool cli_job_key_named(const char *arg)
+{
+    char name[40];
+    if (arg[0] == '-' && arg[1] && arg[1] != '-' && !arg[2])
+        return js_find_short(arg[1]) >= 0;
+    if (strncmp(arg, "--", 2) != 0)
+        return false;
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+    return js_find(name) >= 0;
 }
 
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
@@ -309,9 +264,12 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
            (c = getopt_long(argc, argv, shortopts, longopts, &longindex)) != -1) {
         if (c == ':')
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
-        if (c == '?')
-            return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim %s --help)",
+        if (c == '?' && cli_job_key_named(argv[optind - 1]))
+            return hs_fail(err, HS_EINPUT, "%s: %s chooses it itself (it ranks every choice)",
                            argv[optind - 1], command);
+        if (c == '?')
+            return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim%s%s --help)",
+                           argv[optind - 1], command ? " " : "", command ? command : "");
         /* getopt_long takes a unique prefix (--gpu for --gpus): refused, as everywhere */
         status = hs_parse_whole_flag(argv, optind, optarg, longopts, longindex, err);
         if (status == HS_OK)
@@ -323,22 +281,10 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
     return status;
 }
 
-int cli_job_flag(int c, const char *arg, cli_job_flags *j, char *err)
+void cli_pricing_keys(struct option *opts, int n, char *shortopts, size_t size)
 {
-    int64_t v = 0;
-    int status = HS_OK;
-    switch (c) {
-    case 'w': j->workload = arg; break;
-    case 'p': j->platform = arg; break;
-    case 'g':
-        status = hs_parse_int64("-g", arg, 1, INT_MAX, &v, err);
-        j->gpus = (int)v;
-        break;
-    case 'b': status = hs_parse_int64("-b", arg, 1, INT64_MAX / 4, &j->batch, err); break;
-    case CLI_OPT_COMPUTE: status = parse_compute(arg, &j->compute, err); break;
-    default: return CLI_FLAG_OTHER;
-    }
-    return status;
+    n += js_getopt_entries(opts + n, JS_IN_PRICING, CLI_OPT_KEY, shortopts, size);
+    opts[n] = (struct option){NULL, 0, NULL, 0};
 }
 
 void cli_print_kernels(FILE *out, const wl_workload *wl)
@@ -349,6 +295,8 @@ void cli_print_kernels(FILE *out, const wl_workload *wl)
                 wl->compute->device.device->name);
     else
         fprintf(out, ", kernels measured on %s", wl->device);
+    if (wl->precision != PR_FP32)
+        fprintf(out, ", in %s precision", pr_name((pr_precision)wl->precision));
 }
 
 void cli_json_kernels(FILE *out, const wl_workload *wl)
@@ -356,4 +304,6 @@ void cli_json_kernels(FILE *out, const wl_workload *wl)
     fprintf(out, ", \"compute\": \"%s\", \"device\": ",
             wl->compute ? kt_compute_name(wl->compute) : "measured");
     hs_json_string(out, wl->compute ? wl->compute->device.device->name : wl->device);
+    if (wl->precision != PR_FP32)
+        fprintf(out, ", \"precision\": \"%s\"", pr_name((pr_precision)wl->precision));
 }

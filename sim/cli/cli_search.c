@@ -302,8 +302,8 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
     int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
-    if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK &&
-        (status = job_compute_for_pricing(&wl, &plat, o->job.compute, &kc, err)) != HS_OK)
+    if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK &&
+        (status = job_compute_for_pricing(&wl, &plat, &o->job, &kc, err)) != HS_OK)
         plat_free(&plat);
     else if (status == HS_OK) {
         if (o->out)

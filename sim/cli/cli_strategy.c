@@ -70,29 +70,26 @@ enum { OPT_SEARCH = 2000, OPT_COST_MODEL, OPT_MAX_TABLE, OPT_ANALYTIC_ONLY };
 
 static const struct option search_longopts[] = {
     {"search", no_argument, NULL, OPT_SEARCH},
-    {"workload", required_argument, NULL, 'w'},
     {"platform", required_argument, NULL, 'p'},
-    {"gpus", required_argument, NULL, 'g'},
-    {"batch", required_argument, NULL, 'b'},
     {"cost-model", required_argument, NULL, OPT_COST_MODEL},
     {"max-table", required_argument, NULL, OPT_MAX_TABLE},
     {"output", required_argument, NULL, 'o'},
     {"analytic-only", no_argument, NULL, OPT_ANALYTIC_ONLY},
-    {"compute", required_argument, NULL, CLI_OPT_COMPUTE},
     {"json", no_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
 };
+#define N_SEARCH_FLAGS ((int)(sizeof search_longopts / sizeof search_longopts[0]))
 
 /* One flag. Returns HS_OK, HS_EINPUT, or -1 after --help. */
 static int search_option(int c, const char *arg, void *ctx, char *err)
 {
     search_options *o = ctx;
-    int status = cli_job_flag(c, arg, &o->job, err);
+    int status = cli_key_flag(c, arg, &o->job, err);
     if (status != CLI_FLAG_OTHER)
         return status;
     status = HS_OK;
     switch (c) {
+    case 'p': o->platform = arg; break;
     case OPT_COST_MODEL: o->cost_model = arg; break;
     case OPT_MAX_TABLE:
         status = hs_parse_int64("--max-table", arg, 1, INT64_MAX / 16, &o->max_table, err);
@@ -107,8 +104,11 @@ static int search_option(int c, const char *arg, void *ctx, char *err)
 
 int cli_parse_search(int argc, char **argv, search_options *o, char *err)
 {
-    int status = cli_getopt(argc, argv, ":w:p:g:b:o:jh", search_longopts, "strategy",
-                            search_option, o, err);
+    struct option longopts[N_SEARCH_FLAGS + JS_MAX_KEYS + 1];
+    char shortopts[64] = ":p:o:jh";
+    memcpy(longopts, search_longopts, sizeof search_longopts);
+    cli_pricing_keys(longopts, N_SEARCH_FLAGS, shortopts, sizeof shortopts);
+    int status = cli_getopt(argc, argv, shortopts, longopts, "strategy", search_option, o, err);
     if (status != HS_OK)
         return status;
     if (!o->job.workload || !o->job.gpus || !o->job.batch)
@@ -271,7 +271,7 @@ static int run_search(const search_options *o, char *err)
 /* strategy --search */
 static int strategy_search(int argc, char **argv, const cli_sim *sim, char *err)
 {
-    search_options o = {.cost_model = "hybridsim", .job.platform = "abci"};
+    search_options o = {.cost_model = "hybridsim", .platform = "abci"};
     int status = cli_parse_search(argc, argv, &o, err);
     if (status != HS_OK)
         return status < 0 ? HS_OK : status; /* < 0: --help */

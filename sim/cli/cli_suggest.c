@@ -51,26 +51,27 @@ static void suggest_usage(FILE *out)
 
 enum { OPT_PER_GPU = 2100, OPT_TOP, OPT_MAX_GPUS, OPT_TARGET };
 
+/* suggest's own flags; the job keys it takes (JS_IN_PRICING) follow (cli_pricing_keys). */
 static const struct option suggest_longopts[] = {
-    {"workload", required_argument, NULL, 'w'}, {"platform", required_argument, NULL, 'p'},
-    {"gpus", required_argument, NULL, 'g'},     {"batch", required_argument, NULL, 'b'},
+    {"platform", required_argument, NULL, 'p'},
     {"batch-per-gpu", required_argument, NULL, OPT_PER_GPU},
     {"top", required_argument, NULL, OPT_TOP},  {"json", no_argument, NULL, 'j'},
     {"max-gpus", required_argument, NULL, OPT_MAX_GPUS},
     {"target-epoch-s", required_argument, NULL, OPT_TARGET},
-    {"compute", required_argument, NULL, CLI_OPT_COMPUTE},
-    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    {"help", no_argument, NULL, 'h'},
 };
+#define N_SUGGEST_FLAGS ((int)(sizeof suggest_longopts / sizeof suggest_longopts[0]))
 
 static int suggest_option(int c, const char *arg, void *ctx, char *err)
 {
     suggest_options *o = ctx;
     int64_t v = 0;
-    int status = cli_job_flag(c, arg, &o->job, err);
+    int status = cli_key_flag(c, arg, &o->job, err);
     if (status != CLI_FLAG_OTHER)
         return status;
     status = HS_OK;
     switch (c) {
+    case 'p': o->platform = arg; break;
     case OPT_PER_GPU:
         status = hs_parse_int64("--batch-per-gpu", arg, 1, INT_MAX, &o->batch_per_gpu, err);
         break;
@@ -95,8 +96,11 @@ static int suggest_option(int c, const char *arg, void *ctx, char *err)
 
 int cli_parse_suggest(int argc, char **argv, suggest_options *o, char *err)
 {
-    int status = cli_getopt(argc, argv, ":w:p:g:b:jh", suggest_longopts, "suggest",
-                            suggest_option, o, err);
+    struct option longopts[N_SUGGEST_FLAGS + JS_MAX_KEYS + 1];
+    char shortopts[64] = ":p:jh";
+    memcpy(longopts, suggest_longopts, sizeof suggest_longopts);
+    cli_pricing_keys(longopts, N_SUGGEST_FLAGS, shortopts, sizeof shortopts);
+    int status = cli_getopt(argc, argv, shortopts, longopts, "suggest", suggest_option, o, err);
     if (status != HS_OK)
         return status;
     bool range = o->max_gpus || o->target_epoch_s > 0;
@@ -189,9 +193,9 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
     int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
-    if ((status = cli_open_routes(o->job.platform, sim, &plat, err)) == HS_OK) {
+    if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK) {
         sg_list l;
-        status = job_compute_for_pricing(&wl, &plat, o->job.compute, &kc, err);
+        status = job_compute_for_pricing(&wl, &plat, &o->job, &kc, err);
         if (status != HS_OK)
             ;
         else if (!o->job.gpus)
@@ -280,7 +284,7 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
 
 int cli_suggest_main(int argc, char **argv, const cli_sim *sim, char *err)
 {
-    suggest_options o = {.job.platform = "abci", .top = 5};
+    suggest_options o = {.platform = "abci", .top = 5};
     int status = cli_parse_suggest(argc, argv, &o, err);
     if (status != HS_OK)
         return status < 0 ? HS_OK : status; /* < 0: --help */

@@ -33,7 +33,7 @@ static void free_jobs(fb_job *jobs, int n_jobs)
 
 /* The run-wide options a job takes: --compute for every job, --filter-backward and --halo
  * for the jobs whose strategy has them. */
-static void run_options(const fb_request *req, job_spec *spec)
+static void run_options(const fb_request *req, js_settings *spec)
 {
     spec->compute = req->compute;
     if (st_text_is(spec->strategy, "filter"))

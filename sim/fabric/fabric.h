@@ -51,7 +51,7 @@ typedef struct {
     bool json;                           /* --json: a JSON array, else tables */
     const char *links_path;              /* --links FILE.csv, or NULL */
     bool links_all;                      /* --links-all */
-    job_compute compute;                 /* --compute, for every job */
+    js_compute compute;                 /* --compute, for every job */
     int filter_rs;                       /* --filter-backward for every filter job (job.h) */
     int halo_chain;                      /* --halo for every spatial job (job.h) */
 } fb_request;

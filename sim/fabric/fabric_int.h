@@ -27,7 +27,7 @@ typedef struct {
     int index;                /* 1-based position among the --job flags, for messages */
     char name[32];            /* name= or "jobN" */
     char *text;               /* owned copy of the spec, cut in place into the values below */
-    job_spec spec;            /* w= s= g= b= layers= S= (g = 0 until known) */
+    js_settings spec;            /* w= s= g= b= layers= S= (g = 0 until known) */
     pl_kind placement;        /* placement= */
     fb_list gpu_list;         /* gpus=, n = 0 when not given */
     fb_list racks;            /* racks=, n = 0: all */

@@ -6,7 +6,7 @@
 
 #include "device.h"
 
-int job_load_workload(const job_spec *spec, job *j, char *err)
+int job_load_workload(const js_settings *spec, job *j, char *err)
 {
     memset(j, 0, sizeof *j);
     int status = wl_load(spec->workload, &j->wl, err);
@@ -14,7 +14,7 @@ int job_load_workload(const job_spec *spec, job *j, char *err)
         return status;
     j->wl_loaded = true;
     /* Only the model times such a workload: measured, it would report zero compute. */
-    if (j->wl.calibration == WL_CAL_NONE && spec->compute == JOB_COMPUTE_MEASURED)
+    if (j->wl.calibration == WL_CAL_NONE && spec->compute == JS_COMPUTE_MEASURED)
         return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
                        "method=\"none\", or a ParaDL file without times): time it with "
                        "--compute model, or give it a measured per-sample time (sample_time_s; "
@@ -30,11 +30,11 @@ static const char *plat_device(const plat_platform *plat)
     return plat->gpu_device[0] ? plat->gpu_device : plat->gpu_model;
 }
 
-int job_check_device(const wl_workload *wl, const plat_platform *plat, job_compute compute,
+int job_check_device(const wl_workload *wl, const plat_platform *plat, js_compute compute,
                      char *err)
 {
     const char *gpu = plat_device(plat);
-    if (compute == JOB_COMPUTE_DEFAULT && wl->calibration != WL_CAL_NONE && gpu[0] &&
+    if (compute == JS_COMPUTE_DEFAULT && wl->calibration != WL_CAL_NONE && gpu[0] &&
         strcmp(wl->device, "unspecified") != 0 && !kt_same_compute(wl->device, gpu))
         return hs_fail(err, HS_EINPUT, "%s was measured on %s, and %s has %s: say how to time "
                        "its kernels, --compute model (the compute model on this GPU) or "
@@ -60,12 +60,12 @@ static bool job_model_by_default(const job *j, const char *gpu)
 }
 
 /* --precision other than fp32 needs the compute model, for a built-in strategy. */
-static int job_check_precision(const job_spec *spec, const job *j, bool model, char *err)
+static int job_check_precision(const js_settings *spec, const job *j, bool model, char *err)
 {
     const char *pr = pr_name(spec->precision), *name = st_name(&j->st);
     if (spec->precision == PR_FP32)
         return HS_OK;
-    if (!model && spec->compute == JOB_COMPUTE_DEFAULT && st_is_pipelined(&j->st))
+    if (!model && spec->compute == JS_COMPUTE_DEFAULT && st_is_pipelined(&j->st))
         return hs_fail(err, HS_EINPUT, "--precision %s: %s keeps %s's measured times, which "
                        "are fp32's (the compute model times other precisions, for the "
                        "layer-wise strategies without a schedule)", pr, name, j->wl.name);
@@ -81,13 +81,13 @@ static int job_check_precision(const job_spec *spec, const job *j, bool model, c
 /* --compute: the model where asked or by default (job_model_by_default), the measured times
  * where asked or where the model cannot run; a workload measured on another GPU than the
  * platform's, with the model out of reach, needs one said. */
-static int job_compute_setup(const job_spec *spec, const plat_platform *plat, job *j,
+static int job_compute_setup(const js_settings *spec, const plat_platform *plat, job *j,
                              char *err)
 {
     const wl_workload *wl = &j->wl;
     const char *gpu = plat_device(plat);
-    bool model = spec->compute == JOB_COMPUTE_MODEL || spec->compute == JOB_COMPUTE_KERNELS ||
-                 (spec->compute == JOB_COMPUTE_DEFAULT && job_model_by_default(j, gpu));
+    bool model = spec->compute == JS_COMPUTE_MODEL || spec->compute == JS_COMPUTE_KERNELS ||
+                 (spec->compute == JS_COMPUTE_DEFAULT && job_model_by_default(j, gpu));
     int status = model ? HS_OK : job_check_device(wl, plat, spec->compute, err);
     if (status != HS_OK && st_is_pipelined(&j->st)) /* the model cannot time a schedule */
         return hs_fail(err, HS_EINPUT, "%s was measured on %s, and %s has %s; %s keeps the "
@@ -114,14 +114,14 @@ static int job_compute_setup(const job_spec *spec, const plat_platform *plat, jo
         return status;
     j->wl.precision = spec->precision;
     kt_options opt = kt_options_default();
-    opt.anchor = spec->compute != JOB_COMPUTE_KERNELS;
+    opt.anchor = spec->compute != JS_COMPUTE_KERNELS;
     status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
         j->wl.compute = &j->compute;
     return status;
 }
 
-int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, char *err)
+int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j, char *err)
 {
     if (spec->gpus > plat->n_gpus)
         return hs_fail(err, HS_EINPUT, "-g %d: platform %s has only %d GPUs", spec->gpus,
@@ -135,7 +135,7 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
         if (spec->allreduce != CO_RING)
             return hs_fail(err, HS_EINPUT, "--allreduce %s: a strategy file's gradient "
                            "allreduces are ParaDL's ring; the other algorithms are for the "
-                           "built-in strategies", co_algo_name(spec->allreduce));
+                           "built-in strategies", co_algo_name((co_algo)spec->allreduce));
         status = st_plan_load(spec->strategy, &j->wl, &j->plan, err);
         if (status != HS_OK)
             return status;
@@ -151,7 +151,7 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
     status = job_compute_setup(spec, plat, j, err);
     if (status != HS_OK)
         return status;
-    j->st.allreduce = spec->allreduce;
+    j->st.allreduce = (co_algo)spec->allreduce;
     j->st.overlap = spec->overlap;
     unsigned bit = st_split_bit(j->st.kind);
     if (spec->halo_chain && bit != WL_SPLIT_SPATIAL)
@@ -162,9 +162,9 @@ int job_load_strategy(const job_spec *spec, const plat_platform *plat, job *j, c
                        "(a strategy file's gathers are always reduce-scattered back)",
                        st_name(&j->st));
     if (spec->filter_rs)
-        j->st.filter_rs = spec->filter_rs == JOB_ON;
+        j->st.filter_rs = spec->filter_rs == JS_ON;
     if (spec->halo_chain)
-        j->st.halo_chain = spec->halo_chain == JOB_ON;
+        j->st.halo_chain = spec->halo_chain == JS_ON;
     j->batch = spec->batch;
     return st_check(&j->st, &j->wl, spec->batch, err);
 }
@@ -179,16 +179,22 @@ void job_free(job *j)
     j->wl_loaded = false;
 }
 
-int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, job_compute compute,
+int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js_settings *job,
                             kt_compute *kc, char *err)
 {
     const char *gpu = plat_device(plat);
     wl->compute = NULL;
-    if (compute == JOB_COMPUTE_MEASURED ||
-        (compute == JOB_COMPUTE_DEFAULT && !job_model_applies(wl, gpu)))
-        return job_check_device(wl, plat, compute, err);
+    wl->precision = job->precision;
+    if (job->compute == JS_COMPUTE_MEASURED ||
+        (job->compute == JS_COMPUTE_DEFAULT && !job_model_applies(wl, gpu))) {
+        if (job->precision != PR_FP32)
+            return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: "
+                           "time the kernels with --compute model", pr_name(job->precision),
+                           wl->name);
+        return job_check_device(wl, plat, job->compute, err);
+    }
     kt_options opt = kt_options_default();
-    opt.anchor = compute != JOB_COMPUTE_KERNELS;
+    opt.anchor = job->compute != JS_COMPUTE_KERNELS;
     int status = kt_compute_init_with(kc, wl, gpu, &opt, err);
     if (status == HS_OK)
         wl->compute = kc;

@@ -9,12 +9,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[HS_ERR_LEN], *argv[FUZZ_MAX_ARGS], *text;
     int argc = fuzz_flag_argv(data, size, "strategy", argv, &text);
-    cli_search_options o = {.cost_model = "hybridsim", .job.platform = "abci"};
+    cli_search_options o = {.cost_model = "hybridsim", .platform = "abci"};
     if (argc > 0)
         cli_parse_search(argc, argv, &o, err);
     free(text);
     char *again[] = {"strategy", "--search", "-w", "alexnet", "-g", "4", "-b", "64", NULL};
-    o = (cli_search_options){.cost_model = "hybridsim", .job.platform = "abci"};
+    o = (cli_search_options){.cost_model = "hybridsim", .platform = "abci"};
     if (cli_parse_search(8, again, &o, err) != HS_OK || o.job.gpus != 4 || o.job.batch != 64)
         abort(); /* an earlier input left getopt in a state that misreads a good line */
     return 0;

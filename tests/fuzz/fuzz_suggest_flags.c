@@ -9,12 +9,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[HS_ERR_LEN], *argv[FUZZ_MAX_ARGS], *text;
     int argc = fuzz_flag_argv(data, size, "suggest", argv, &text);
-    cli_suggest_options o = {.job.platform = "abci", .top = 5};
+    cli_suggest_options o = {.platform = "abci", .top = 5};
     if (argc > 0)
         cli_parse_suggest(argc, argv, &o, err);
     free(text);
     char *again[] = {"suggest", "-w", "alexnet", "-g", "4", "-b", "64", NULL};
-    o = (cli_suggest_options){.job.platform = "abci", .top = 5};
+    o = (cli_suggest_options){.platform = "abci", .top = 5};
     if (cli_parse_suggest(7, again, &o, err) != HS_OK || o.job.gpus != 4 || o.job.batch != 64)
         abort(); /* an earlier input left getopt in a state that misreads a good line */
     return 0;

@@ -219,7 +219,8 @@ double kt_compute_input_s(const kt_compute *c, int64_t samples);
 int kt_same_compute(const char *a, const char *b);
 
 /* Whether wl's measured times hold under c (NULL: the measured times run): c's GPU computes
- * like the one they were measured on, or wl does not say. What a strategy that keeps the
+ * like the one they were measured on, or wl does not say, in fp32 (the precision they were
+ * measured in; c's model in another precision: never). What a strategy that keeps the
  * measured times (the pipeline) needs to be priced beside the model's kernels. */
 int kt_measured_holds(const kt_compute *c, const wl_workload *wl);
 

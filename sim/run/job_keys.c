@@ -1,0 +1,277 @@
+/* job_keys.c: the table of job keys and its readers (job_keys.h). */
+#include "job_keys.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "hs_error.h"
+#include "hs_parse.h"
+
+#define F(field) offsetof(js_settings, field)
+#define EVERYWHERE (JS_IN_PRICING | JS_IN_FABRIC | JS_IN_SWEEP)
+
+/* The keys, in the order --help lists them and a sweep's CSV key appends its options. */
+const js_key js_keys[] = {
+    {"workload", 'w', JS_TEXT, F(workload), NULL, 0, NULL, "W",
+     "workload: a path (.xml, ParaDL .net/.net_sc) or a short name in workloads/ (resnet50, "
+     "resnet152, vgg16, alexnet, cosmoflow-512, cosmoflow-256, pase-alexnet; as NVIDIA trained "
+     "them, timed by the model: resnet50-v1.5, resnext101-32x4d, se-resnext101-32x4d, "
+     "efficientnet-b0, efficientnet-b4)", EVERYWHERE},
+    {"strategy", 's', JS_TEXT, F(strategy), NULL, 0, NULL, "S",
+     "serial, data, spatial, filter, channel, pipeline, data+filter[:P1xP2], "
+     "data+spatial[:P1xP2], or a per-layer strategy file FILE.xml (hybrids: P1 data-parallel "
+     "groups of P2 GPUs; default P2 = GPUs per node)", JS_IN_FABRIC | JS_IN_SWEEP},
+    {"gpus", 'g', JS_COUNT, F(gpus), NULL, 0, NULL, "N", "number of GPUs (ranks) p", EVERYWHERE},
+    {"batch", 'b', JS_BATCH, F(batch), NULL, 0, NULL, "B",
+     "global mini-batch (samples per iteration, all GPUs)", EVERYWHERE},
+    {"layers", 'l', JS_TEXT, F(layers), NULL, 0, NULL, "FILE",
+     "ParaDL layer file (NAME|1): the layers model parallelism splits (default: the "
+     "workload's own marks)", JS_IN_FABRIC | JS_IN_SWEEP},
+    {"micro-batches", 'S', JS_COUNT, F(micro_batches), NULL, 0, NULL, "S",
+     "pipeline: micro-batches per mini-batch (default: p)", JS_IN_FABRIC | JS_IN_SWEEP},
+    {"overlap", 0, JS_SWITCH, F(overlap), NULL, 0, NULL, NULL,
+     "order tasks by data dependency: communication overlaps compute where the schedule "
+     "allows, gradients reduced in 25 MiB buckets during the backward (default: blocking, each "
+     "task after the previous one, as ParaDL's model); analytic: data parallelism's bucket "
+     "bound", 0},
+    {"precision", 0, JS_CHOICE, F(precision), "fp32, mixed, bf16, tf32", 0, "precision", "P",
+     "fp32 (default), mixed (FP16 tensors and messages, FP32 master weights), bf16 or tf32 "
+     "(FP32 tensors, products on TF32 tensor cores); needs the compute model",
+     JS_IN_PRICING | JS_IN_SWEEP},
+    {"halo", 0, JS_CHOICE, F(halo_chain), "chain, sendrecv", JS_ON, "exchange", "H",
+     "spatial, data+spatial: chain (default: a synchronous send, then the receive, as "
+     "ChainerMN over MPI) or sendrecv (ParaDL's: each GPU sends and receives at once); a "
+     "strategy file's halos always run the default", JS_IN_FABRIC | JS_IN_SWEEP},
+    {"filter-backward", 0, JS_CHOICE, F(filter_rs), "reduce-scatter, allreduce", JS_ON,
+     "collective", "C",
+     "filter, data+filter: the output gradients' collective, reduce-scatter (default: a GPU "
+     "needs only its filters' slice; ChainerMN's, with its pack, stack and sum as kernels) or "
+     "allreduce (ParaDL's); a strategy file's gathers always run the default",
+     JS_IN_FABRIC | JS_IN_SWEEP},
+    {"allreduce", 0, JS_CHOICE, F(allreduce), "ring, hier, tree, rings, auto", 0, "algorithm",
+     "A",
+     "the gradient allreduce: ring (default, ParaDL's), hier (rings inside nodes, then "
+     "across), tree (NCCL's double binary tree), rings (NCCL's rings, one entering each node "
+     "by another NIC) or auto (NCCL 2.4's choice of rings or tree by size and nodes); built-in "
+     "strategies only", JS_IN_SWEEP},
+    {"compute", 0, JS_CHOICE, F(compute), "measured, model, kernels", JS_COMPUTE_MEASURED,
+     "method", "M",
+     "kernel times: model (every kernel at its real shape on the platform's GPU, anchored on "
+     "the measurement; the default where the device table knows both GPUs and the strategy "
+     "has no schedule), kernels (the same kernels alone, the measurement ignored) or measured "
+     "(the workload's per-sample times scaled linearly, ParaDL's)", EVERYWHERE},
+};
+const int js_n_keys = (int)(sizeof js_keys / sizeof js_keys[0]);
+_Static_assert(sizeof js_keys / sizeof js_keys[0] <= JS_MAX_KEYS, "js_settings.given has a bit a key");
+
+int js_find(const char *name)
+{
+    for (int k = 0; k < js_n_keys; k++)
+        if (strcmp(js_keys[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
+bool js_given(const js_settings *s, const char *name)
+{
+    int k = js_find(name);
+    return k >= 0 && (s->given & (1u << k));
+}
+
+int js_find_short(int c)
+{
+    for (int k = 0; k < js_n_keys; k++)
+        if (c && js_keys[k].short_flag == c)
+            return k;
+    return -1;
+}
+
+int js_find_job_key(const char *name)
+{
+    for (int k = 0; k < js_n_keys; k++) {
+        const js_key *key = &js_keys[k];
+        if (key->short_flag ? name[0] == key->short_flag && !name[1]
+                            : strcmp(key->name, name) == 0)
+            return k;
+    }
+    return -1;
+}
+
+const char *js_flag_name(int k, char *buf)
+{
+    if (js_keys[k].short_flag && strcmp(js_keys[k].name, "micro-batches") != 0)
+        snprintf(buf, 40, "-%c", js_keys[k].short_flag);
+    else
+        snprintf(buf, 40, "--%s", js_keys[k].name);
+    return buf;
+}
+
+/* value's index in the ", "-separated words, or -1. */
+static int word_index(const char *words, const char *value)
+{
+    size_t len = strlen(value);
+    int i = 0;
+    for (const char *w = words; *w; i++) {
+        size_t n = strcspn(w, ",");
+        if (n == len && len && strncmp(w, value, n) == 0)
+            return i;
+        w += n;
+        w += strspn(w, ", ");
+    }
+    return -1;
+}
+
+/* Whether text is digits only (after blanks and a '+'): a whole number, maybe too large. */
+static bool all_digits(const char *text)
+{
+    text += strspn(text, " \t+");
+    return *text && text[strspn(text, "0123456789")] == '\0';
+}
+
+/* A whole number in [1, max]: one too large is said to be, with the limit. */
+static int parse_whole(const char *where, const char *value, int64_t max, int64_t *v,
+                       char *err)
+{
+    hs_num_status status = hs_parse_whole(value, (size_t)-1, 1, max, v);
+    if ((status == HS_NUM_RANGE && *v > max) || (status == HS_NUM_SYNTAX && all_digits(value)))
+        return hs_fail(err, HS_EINPUT, "%s: %s is too large (at most %lld)", where, value,
+                       (long long)max);
+    if (status == HS_NUM_SYNTAX)
+        return hs_fail(err, HS_EINPUT, "%s: '%s' is not a whole number", where, value);
+    if (status == HS_NUM_RANGE)
+        return hs_fail(err, HS_EINPUT, "%s: %lld is out of range [1, %lld]", where,
+                       (long long)*v, (long long)max);
+    return HS_OK;
+}
+
+/* Key k's value read into field (NULL: checked only). */
+static int parse_value(int k, const char *value, void *field, const char *where, char *err)
+{
+    const js_key *key = &js_keys[k];
+    int64_t v = 0;
+    int status = HS_OK, i;
+    switch (key->type) {
+    case JS_TEXT:
+        if (field)
+            *(const char **)field = value;
+        break;
+    case JS_COUNT:
+    case JS_BATCH:
+        status = parse_whole(where, value, key->type == JS_COUNT ? INT_MAX : INT64_MAX / 4, &v,
+                             err);
+        if (status == HS_OK && field && key->type == JS_COUNT)
+            *(int *)field = (int)v;
+        else if (status == HS_OK && field)
+            *(int64_t *)field = v;
+        break;
+    case JS_CHOICE:
+        if ((i = word_index(key->values, value)) < 0)
+            return hs_fail(err, HS_EINPUT, "%s: unknown %s '%s' (known: %s)", where, key->noun,
+                           value, key->values);
+        if (field)
+            *(int *)field = key->first + i;
+        break;
+    case JS_SWITCH:
+        if (field)
+            *(bool *)field = true;
+        break;
+    }
+    return status;
+}
+
+int js_set(js_settings *s, int k, const char *value, const char *where, char *err)
+{
+    if (s->given & (1u << k))
+        return hs_fail(err, HS_EINPUT, "%s is given twice", where);
+    s->given |= 1u << k;
+    return parse_value(k, value, (char *)s + js_keys[k].offset, where, err);
+}
+
+int js_check(int k, const char *value, const char *where, char *err)
+{
+    return parse_value(k, value, NULL, where, err);
+}
+
+const char *js_value_text(const js_settings *s, int k, char *buf)
+{
+    const js_key *key = &js_keys[k];
+    const char *field = (const char *)s + key->offset;
+    if (!(s->given & (1u << k)))
+        return NULL;
+    switch (key->type) {
+    case JS_TEXT: return *(const char *const *)field;
+    case JS_COUNT: snprintf(buf, 24, "%d", *(const int *)field); return buf;
+    case JS_BATCH: snprintf(buf, 24, "%lld", (long long)*(const int64_t *)field); return buf;
+    case JS_SWITCH: return "";
+    case JS_CHOICE: break;
+    }
+    const char *w = key->values;
+    for (int i = *(const int *)field - key->first; i > 0 && *w; i--) {
+        w += strcspn(w, ",");
+        w += strspn(w, ", ");
+    }
+    size_t n = strcspn(w, ",");
+    snprintf(buf, 24, "%.*s", (int)n, w);
+    return buf;
+}
+
+int js_getopt_entries(struct option *opts, unsigned scope, int base, char *shortopts,
+                      size_t shortopts_size)
+{
+    int n = 0;
+    for (int k = 0; k < js_n_keys; k++) {
+        const js_key *key = &js_keys[k];
+        if (scope && !(key->scope & scope))
+            continue;
+        bool has_arg = key->type != JS_SWITCH;
+        opts[n++] = (struct option){key->name, has_arg ? required_argument : no_argument, NULL,
+                                    base + k};
+        size_t len = strlen(shortopts);
+        if (key->short_flag && len + 3 < shortopts_size)
+            snprintf(shortopts + len, shortopts_size - len, "%c%s", key->short_flag,
+                     has_arg ? ":" : "");
+    }
+    return n;
+}
+
+/* text from column 26, wrapped at 90 columns. */
+static void print_wrapped(FILE *out, const char *text)
+{
+    int col = 26;
+    while (*text) {
+        size_t n = strcspn(text, " ");
+        if (col > 26 && col + 1 + (int)n > 90) {
+            fprintf(out, "\n%26s", "");
+            col = 26;
+        } else if (col > 26) {
+            fputc(' ', out);
+            col++;
+        }
+        fprintf(out, "%.*s", (int)n, text);
+        col += (int)n;
+        text += n;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+void js_print_help(FILE *out, unsigned scope)
+{
+    for (int k = 0; k < js_n_keys; k++) {
+        const js_key *key = &js_keys[k];
+        if (scope && !(key->scope & scope))
+            continue;
+        char flag[64];
+        if (key->short_flag)
+            snprintf(flag, sizeof flag, "  -%c, --%s %s", key->short_flag, key->name,
+                     key->arg ? key->arg : "");
+        else
+            snprintf(flag, sizeof flag, "      --%s %s", key->name, key->arg ? key->arg : "");
+        int used = fprintf(out, "%s", flag);
+        if (used >= 25)
+            fprintf(out, "\n%26s", "");
+        else
+            fprintf(out, "%*s", 26 - used, "");
+        print_wrapped(out, key->help);
+    }
+}

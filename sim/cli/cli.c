@@ -24,71 +24,22 @@ const char *cli_command_name(cli_command command)
     return command_names[command];
 }
 
-/* The run options that choose how the iteration is carried out: its order, precision and
- * collectives, and where kernel times come from. */
-static void print_usage_methods(FILE *out)
-{
-    fputs("      --overlap           order tasks by data dependency: communication overlaps\n"
-          "                          compute where the schedule allows, gradients reduced in\n"
-          "                          25 MiB buckets during the backward (default: blocking,\n"
-          "                          each task after the previous one, as ParaDL's model);\n"
-          "                          analytic: data parallelism's bucket bound\n"
-          "      --precision P       fp32 (default), mixed (FP16 tensors and messages, FP32\n"
-          "                          master weights), bf16 or tf32 (FP32 tensors, products\n"
-          "                          on TF32 tensor cores); needs the compute model\n"
-          "      --halo H            spatial, data+spatial: chain (default: a synchronous\n"
-          "                          send, then the receive, as ChainerMN over MPI) or\n"
-          "                          sendrecv (ParaDL's: each GPU sends and receives at once)\n"
-          "      --filter-backward C filter, data+filter: the output gradients' collective,\n"
-          "                          reduce-scatter (default: a GPU needs only its filters'\n"
-          "                          slice; ChainerMN's, with its pack, stack and sum as\n"
-          "                          kernels) or allreduce (ParaDL's). Both hold\n"
-          "                          for every --job they apply to; a strategy file's\n"
-          "                          halos and gathers always run the defaults\n"
-          "      --allreduce A       the gradient allreduce: ring (default, ParaDL's), hier\n"
-          "                          (rings inside nodes, then across), tree (NCCL's double\n"
-          "                          binary tree), rings (NCCL's rings, one entering each\n"
-          "                          node by another NIC) or auto (NCCL 2.4's choice of rings\n"
-          "                          or tree by size and nodes); built-in strategies only\n"
-          "      --compute M         kernel times: model (every kernel at its real shape on\n"
-          "                          the platform's GPU, anchored on the measurement; the\n"
-          "                          default where the device table knows both GPUs and the\n"
-          "                          strategy has no schedule), kernels (the same kernels\n"
-          "                          alone, the measurement ignored) or measured (the\n"
-          "                          workload's per-sample times scaled linearly, ParaDL's)\n",
-          out);
-}
-
-/* The options every run takes: what to train, where, and how to simulate it. */
+/* The options every run takes: where, the job's keys (job_keys.h), and how to simulate it. */
 static void print_usage_run(FILE *out)
 {
     fputs("run options:\n"
-            "  -w, --workload W        workload: a path (.xml, ParaDL .net/.net_sc) or a short name\n"
-            "                          in workloads/ (resnet50, resnet152, vgg16, alexnet,\n"
-            "                          cosmoflow-512, cosmoflow-256, pase-alexnet; as NVIDIA\n"
-            "                          trained them, timed by the model: resnet50-v1.5,\n"
-            "                          resnext101-32x4d, se-resnext101-32x4d,\n"
-            "                          efficientnet-b0, efficientnet-b4)\n"
-            "  -p, --platform P        platform: a path or a short name in platforms/ (abci,\n"
-            "                          dgx1, nvswitch-ndr), or a generated machine\n"
-            "                          gen:PRESET[:FLAG=VALUE,...] with the flags of hybridsim\n"
-            "                          platform, e.g. gen:abci:nodes=4352\n"
-            "  -s, --strategy S        serial, data, spatial, filter, channel, pipeline,\n"
-            "                          data+filter[:P1xP2], data+spatial[:P1xP2], or a\n"
-            "                          per-layer strategy file FILE.xml\n"
-            "                          (hybrids: P1 data-parallel groups of P2 GPUs; default P2 =\n"
-            "                          GPUs per node)\n"
-            "  -g, --gpus N            number of GPUs (ranks) p\n"
-            "  -b, --batch B           global mini-batch (samples per iteration, all GPUs)\n"
-            "  -l, --layers FILE       ParaDL layer file (NAME|1): the layers model parallelism\n"
-            "                          splits (default: the workload's own marks)\n"
-            "  -S, --micro-batches S   pipeline: micro-batches per mini-batch (default: p)\n"
-            "  -c, --collectives F     simulation fidelity: flow (default; one flow per ring edge,\n"
-            "                          step by step where other traffic may come and go on the\n"
-            "                          ring's links) or step (every step of every collective)\n"
-            "  -P, --placement K       packed (default: rank r on GPU r), spread (nodes dealt\n"
-            "                          round-robin over racks) or scatter (one rank per node)\n",
-            out);
+          "  -p, --platform P        platform: a path or a short name in platforms/ (abci,\n"
+          "                          dgx1, nvswitch-ndr), or a generated machine\n"
+          "                          gen:PRESET[:FLAG=VALUE,...] with the flags of hybridsim\n"
+          "                          platform, e.g. gen:abci:nodes=4352\n",
+          out);
+    js_print_help(out, 0);
+    fputs("  -c, --collectives F     simulation fidelity: flow (default; one flow per ring edge,\n"
+          "                          step by step where other traffic may come and go on the\n"
+          "                          ring's links) or step (every step of every collective)\n"
+          "  -P, --placement K       packed (default: rank r on GPU r), spread (nodes dealt\n"
+          "                          round-robin over racks) or scatter (one rank per node)\n",
+          out);
 }
 
 /* What a run prints and writes, several jobs on one fabric, and the exit statuses. */
@@ -108,9 +59,12 @@ static void print_usage_output(FILE *out)
           "      --links-summary     simulate, compare: that summary without the CSV\n"
           "      --job SPEC          simulate: one job of several sharing the platform, e.g.\n"
           "                          \"w=resnet50,s=data,g=128,b=4096,racks=0-1,placement=spread\"\n"
-          "                          (keys w s g b, optional name layers S gpus racks placement;\n"
-          "                          lists are ranges joined by '+': gpus=0-63+128-191);\n"
-          "                          repeat for each job; -w -s -g -b go inside\n"
+          "                          (keys w s g b, optional name, layers, S, halo,\n"
+          "                          filter-backward, compute, gpus, racks, placement; lists\n"
+          "                          are ranges joined by '+': gpus=0-63+128-191); repeat\n"
+          "                          for each job; -w -s -g -b go inside; --compute, --halo\n"
+          "                          and --filter-backward outside hold for every job that\n"
+          "                          does not say its own\n"
           "      --background SPEC   traffic for the whole run: \"from=NODES,to=NODES,rate=5GBps\"\n"
           "                          (optional gpu=G: the GPU host of each node it uses)\n"
           "      --baseline          with --job: also each job alone, to report its slowdown\n"
@@ -148,7 +102,6 @@ void cli_print_usage(FILE *out)
             "\n",
             HS_VERSION);
     print_usage_run(out);
-    print_usage_methods(out);
     print_usage_output(out);
 }
 

@@ -56,14 +56,12 @@ static void search_usage(FILE *out)
             "  -o, --output FILE  the strategy file to write (default\n"
             "                     searched-WORKLOAD-gN-bB.xml)\n"
             "  --analytic-only    no simulation (answers without loading SimGrid)\n"
-            "  -g, --gpus N       devices p: a layer uses at most p\n"
-            "  -b, --batch B      global mini-batch\n"
             "  --max-table N      refuse a search whose tables exceed N entries (default %lld)\n"
-            "  --compute M        kernel times, as in hybridsim simulate --help: model (the\n"
-            "                     default where the device table knows both GPUs) or measured\n"
-            "                     (the workload's times split linearly)\n"
-            "  -j, --json         one JSON object instead of the table\n",
+            "  -j, --json         one JSON object instead of the table\n"
+            "job keys (as in hybridsim --help; -g is the devices p, a layer uses at most p;\n"
+            "the other keys the search chooses itself):\n",
             (long long)SR_MAX_TABLE_DEFAULT);
+    js_print_help(out, JS_IN_PRICING);
 }
 
 enum { OPT_SEARCH = 2000, OPT_COST_MODEL, OPT_MAX_TABLE, OPT_ANALYTIC_ONLY };

@@ -42,11 +42,9 @@ static void suggest_usage(FILE *out)
             "                       GPUs (the best of each count simulated)\n"
             "  --target-epoch-s T   instead of -g: the fewest GPUs (1, 2, 4, ...) whose best\n"
             "                       simulated epoch takes at most T seconds\n"
-            "  --compute M          kernel times, as in hybridsim simulate --help: model (the\n"
-            "                       default where the device table knows both GPUs) or\n"
-            "                       measured (the workload's times split linearly; needed on\n"
-            "                       a GPU the table does not know)\n"
-            "  -j, --json           one JSON object instead of the table\n");
+            "  -j, --json           one JSON object instead of the table\n"
+            "job keys (as in hybridsim --help; the others suggest chooses itself):\n");
+    js_print_help(out, JS_IN_PRICING);
 }
 
 enum { OPT_PER_GPU = 2100, OPT_TOP, OPT_MAX_GPUS, OPT_TARGET };

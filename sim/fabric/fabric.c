@@ -31,14 +31,16 @@ static void free_jobs(fb_job *jobs, int n_jobs)
     free(jobs);
 }
 
-/* The run-wide options a job takes: --compute for every job, --filter-backward and --halo
- * for the jobs whose strategy has them. */
+/* The run-wide options a job takes unless it says its own (compute=, halo=, ...):
+ * --compute for every job, --filter-backward and --halo for the jobs whose strategy has
+ * them. */
 static void run_options(const fb_request *req, js_settings *spec)
 {
-    spec->compute = req->compute;
-    if (st_text_is(spec->strategy, "filter"))
+    if (!js_given(spec, "compute"))
+        spec->compute = req->compute;
+    if (st_text_is(spec->strategy, "filter") && !js_given(spec, "filter-backward"))
         spec->filter_rs = req->filter_rs;
-    if (st_text_is(spec->strategy, "spatial"))
+    if (st_text_is(spec->strategy, "spatial") && !js_given(spec, "halo"))
         spec->halo_chain = req->halo_chain;
 }
 

@@ -5,7 +5,6 @@
  * since that is what the user can find and fix. */
 #include "fabric_int.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,41 +75,48 @@ static int next_pair(char **cursor, char **key, char **value)
     return 1;
 }
 
-/* A whole number >= 1 for key (at most max). */
-static int parse_count(const char *flag, const char *key, const char *value, int64_t max,
-                       int64_t *v, char *err)
+/* The keys a --job takes, for the message naming an unknown one, into known. */
+static void job_keys_known(char *known, size_t size)
 {
-    if (hs_parse_whole(value, (size_t)-1, 1, max, v) != HS_NUM_OK)
-        return hs_fail(err, HS_EINPUT, "%s: %s='%s' is not a whole number >= 1", flag, key,
-                       value);
-    return HS_OK;
+    size_t n = 0;
+    for (int k = 0; k < js_n_keys && n < size; k++)
+        if (js_keys[k].scope & JS_IN_FABRIC)
+            n += (size_t)(js_keys[k].short_flag
+                              ? snprintf(known + n, size - n, "%c (%s), ", js_keys[k].short_flag,
+                                         js_keys[k].name)
+                              : snprintf(known + n, size - n, "%s, ", js_keys[k].name));
+    if (n < size)
+        snprintf(known + n, size - n, "name, gpus (a list of GPUs), racks, placement");
 }
 
+/* One key=value of a --job: the fabric's own keys (name, placement, gpus, racks), each once
+ * (bit i of *seen: own_keys[i]), or a job key the fabric takes (js_keys, JS_IN_FABRIC). */
+static const char *const own_keys[] = {"name", "placement", "gpus", "racks"};
+#define FB_KEY_PLACEMENT 1 /* its bit in *seen */
+
 static int parse_job_pair(fb_job *j, const char *flag, const char *key, const char *value,
-                          const plat_platform *plat, char *err)
+                          const plat_platform *plat, unsigned *seen, char *err)
 {
-    int64_t v = 0;
-    int status = HS_OK;
-    if (strcmp(key, "w") == 0)
-        j->spec.workload = value;
-    else if (strcmp(key, "s") == 0)
-        j->spec.strategy = value;
-    else if (strcmp(key, "layers") == 0)
-        j->spec.layers = value;
-    else if (strcmp(key, "name") == 0) {
+    char where[64];
+    snprintf(where, sizeof where, "%s: %s", flag, key);
+    bool own = false;
+    for (unsigned i = 0; i < sizeof own_keys / sizeof *own_keys; i++)
+        if (strcmp(key, own_keys[i]) == 0) {
+            if (*seen & (1u << i))
+                return hs_fail(err, HS_EINPUT, "%s is given twice", where);
+            *seen |= 1u << i;
+            own = true;
+        }
+    int k = own ? -1 : js_find_job_key(key);
+    if (k >= 0 && (js_keys[k].scope & JS_IN_FABRIC))
+        return js_set(&j->spec, k, value, where, err);
+    if (k >= 0)
+        return hs_fail(err, HS_EINPUT, "%s= is for single runs, not --job", where);
+    if (strcmp(key, "name") == 0) {
         if (!value[0] || strlen(value) >= sizeof j->name || strpbrk(value, "\"\\"))
             return hs_fail(err, HS_EINPUT, "%s: name='%s' must be 1 to %zu characters without "
                            "quotes or backslashes", flag, value, sizeof j->name - 1);
         strcpy(j->name, value);
-    } else if (strcmp(key, "g") == 0) {
-        status = parse_count(flag, key, value, INT_MAX, &v, err);
-        j->spec.gpus = (int)v;
-    } else if (strcmp(key, "S") == 0) {
-        status = parse_count(flag, key, value, INT_MAX, &v, err);
-        j->spec.micro_batches = (int)v;
-    } else if (strcmp(key, "b") == 0) {
-        status = parse_count(flag, key, value, INT64_MAX / 4, &v, err);
-        j->spec.batch = v;
     } else if (strcmp(key, "placement") == 0) {
         char perr[HS_ERR_LEN];
         if (pl_parse(value, &j->placement, perr) != HS_OK)
@@ -121,15 +127,12 @@ static int parse_job_pair(fb_job *j, const char *flag, const char *key, const ch
     } else if (strcmp(key, "racks") == 0) {
         return parse_list(flag, key, value, pl_racks(plat) - 1, &j->racks, err);
     } else {
-        return hs_fail(err, HS_EINPUT, "%s: unknown key '%s' (known: w, s, g, b, name, layers, "
-                       "S, gpus, racks, placement)", flag, key);
+        char known[512];
+        job_keys_known(known, sizeof known);
+        return hs_fail(err, HS_EINPUT, "%s: unknown key '%s' (known: %s)", flag, key, known);
     }
-    return status;
+    return HS_OK;
 }
-
-static const char *const job_keys[] = {"w", "s", "g", "b", "name", "layers", "S", "gpus",
-                                       "racks", "placement"};
-#define FB_KEY_PLACEMENT 9 /* its bit in the keys seen */
 
 /* The keys a spec must have, and how gpus=, g=, racks= and placement= go together. */
 static int check_job(fb_job *j, const char *flag, unsigned seen, char *err)
@@ -171,13 +174,7 @@ int fb_parse_job(const char *text, int index, const plat_platform *plat, fb_job 
         if (rc < 0)
             return hs_fail(err, HS_EINPUT, "%s: '%s' is not KEY=VALUE (e.g. \"w=resnet50,"
                            "s=data,g=64,b=2048\")", flag, key);
-        for (unsigned k = 0; k < sizeof job_keys / sizeof *job_keys; k++)
-            if (strcmp(key, job_keys[k]) == 0) {
-                if (seen & (1u << k))
-                    return hs_fail(err, HS_EINPUT, "%s: %s= is given twice", flag, key);
-                seen |= 1u << k;
-            }
-        int status = parse_job_pair(j, flag, key, value, plat, err);
+        int status = parse_job_pair(j, flag, key, value, plat, &seen, err);
         if (status != HS_OK)
             return status;
     }

@@ -90,8 +90,8 @@ int js_find_job_key(const char *name)
 {
     for (int k = 0; k < js_n_keys; k++) {
         const js_key *key = &js_keys[k];
-        if (key->short_flag ? name[0] == key->short_flag && !name[1]
-                            : strcmp(key->name, name) == 0)
+        if ((key->short_flag && name[0] == key->short_flag && !name[1]) ||
+            strcmp(key->name, name) == 0)
             return k;
     }
     return -1;
@@ -234,13 +234,13 @@ int js_getopt_entries(struct option *opts, unsigned scope, int base, char *short
     return n;
 }
 
-/* text from column 26, wrapped at 90 columns. */
+/* text from column 26, wrapped at 88 columns. */
 static void print_wrapped(FILE *out, const char *text)
 {
     int col = 26;
     while (*text) {
         size_t n = strcspn(text, " ");
-        if (col > 26 && col + 1 + (int)n > 90) {
+        if (col > 26 && col + 1 + (int)n > 88) {
             fprintf(out, "\n%26s", "");
             col = 26;
         } else if (col > 26) {
@@ -268,7 +268,7 @@ void js_print_help(FILE *out, unsigned scope)
         else
             snprintf(flag, sizeof flag, "      --%s %s", key->name, key->arg ? key->arg : "");
         int used = fprintf(out, "%s", flag);
-        if (used >= 25)
+        if (used > 25)
             fprintf(out, "\n%26s", "");
         else
             fprintf(out, "%*s", 26 - used, "");

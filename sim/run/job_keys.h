@@ -68,7 +68,7 @@ enum {
 /* One job key. */
 typedef struct {
     const char *name;      /* the long flag (--NAME) and the sweep file's key */
-    char short_flag;       /* -X, also the key in --job (w=, g=); 0: none (--job NAME=) */
+    char short_flag;       /* -X, also a key in --job (w=, g=) beside NAME=; 0: none */
     js_type type;
     size_t offset;         /* of its field in js_settings */
     const char *values;    /* JS_CHOICE: the words, ", " between, in the field's order */
@@ -93,7 +93,8 @@ int js_find(const char *name);
 /* The key whose short flag is c, or -1. */
 int js_find_short(int c);
 
-/* The key named `name` in --job: its short flag if it has one, else its name; or -1. */
+/* The key named `name` in --job: its short flag or its name; or -1. (A shared fabric's own
+ * keys, gpus= the list of GPUs among them, are looked up first, sim/fabric.) */
 int js_find_job_key(const char *name);
 
 /* The flag that names key k in messages: "-g" where it has a short flag, else "--NAME"

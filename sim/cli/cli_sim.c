@@ -106,8 +106,7 @@ static int sim_fabric(const cli_options *o, char *err)
                       .n_jobs = o->n_jobs, .backgrounds = o->backgrounds,
                       .n_backgrounds = o->n_backgrounds, .baseline = o->baseline,
                       .json = o->output == OUT_JSON, .links_path = o->links_path,
-                      .links_all = o->links_all, .compute = o->job.compute,
-                      .filter_rs = o->job.filter_rs, .halo_chain = o->job.halo_chain};
+                      .links_all = o->links_all, .run_wide = &o->job};
     return fb_run(&req, stdout, err);
 }
 

@@ -31,17 +31,14 @@ static void free_jobs(fb_job *jobs, int n_jobs)
     free(jobs);
 }
 
-/* The run-wide options a job takes unless it says its own (compute=, halo=, ...):
- * --compute for every job, --filter-backward and --halo for the jobs whose strategy has
- * them. */
+/* The job keys given outside --job, for every job they apply to (js_key.only) that does not
+ * say its own. */
 static void run_options(const fb_request *req, js_settings *spec)
 {
-    if (!js_given(spec, "compute"))
-        spec->compute = req->compute;
-    if (st_text_is(spec->strategy, "filter") && !js_given(spec, "filter-backward"))
-        spec->filter_rs = req->filter_rs;
-    if (st_text_is(spec->strategy, "spatial") && !js_given(spec, "halo"))
-        spec->halo_chain = req->halo_chain;
+    for (int k = 0; k < js_n_keys; k++)
+        if (!(spec->given & (1u << k)) &&
+            (!js_keys[k].only || st_text_is(spec->strategy, js_keys[k].only)))
+            js_take(spec, req->run_wide, k);
 }
 
 int fb_run(const fb_request *req, FILE *out, char *err)

@@ -51,9 +51,9 @@ typedef struct {
     bool json;                           /* --json: a JSON array, else tables */
     const char *links_path;              /* --links FILE.csv, or NULL */
     bool links_all;                      /* --links-all */
-    js_compute compute;                 /* --compute, for every job */
-    int filter_rs;                       /* --filter-backward for every filter job (job.h) */
-    int halo_chain;                      /* --halo for every spatial job (job.h) */
+    const js_settings *run_wide;         /* the job keys given outside --job (--compute,
+                                          * --halo, ...): for every job they apply to
+                                          * (js_key.only) that does not say its own */
 } fb_request;
 
 /* Parse, place, expand, run and report (to out). HS_EINPUT with a message naming the flag

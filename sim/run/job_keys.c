@@ -6,60 +6,74 @@
 
 #include "hs_error.h"
 #include "hs_parse.h"
+#include "collective.h"
+#include "precision.h"
 
 #define F(field) offsetof(js_settings, field)
 #define EVERYWHERE (JS_IN_PRICING | JS_IN_FABRIC | JS_IN_SWEEP)
 
 /* The keys, in the order --help lists them and a sweep's CSV key appends its options. */
 const js_key js_keys[] = {
-    {"workload", 'w', JS_TEXT, F(workload), NULL, 0, NULL, "W",
-     "workload: a path (.xml, ParaDL .net/.net_sc) or a short name in workloads/ (resnet50, "
-     "resnet152, vgg16, alexnet, cosmoflow-512, cosmoflow-256, pase-alexnet; as NVIDIA trained "
-     "them, timed by the model: resnet50-v1.5, resnext101-32x4d, se-resnext101-32x4d, "
-     "efficientnet-b0, efficientnet-b4)", EVERYWHERE},
-    {"strategy", 's', JS_TEXT, F(strategy), NULL, 0, NULL, "S",
-     "serial, data, spatial, filter, channel, pipeline, data+filter[:P1xP2], "
-     "data+spatial[:P1xP2], or a per-layer strategy file FILE.xml (hybrids: P1 data-parallel "
-     "groups of P2 GPUs; default P2 = GPUs per node)", JS_IN_FABRIC | JS_IN_SWEEP},
-    {"gpus", 'g', JS_COUNT, F(gpus), NULL, 0, NULL, "N", "number of GPUs (ranks) p", EVERYWHERE},
-    {"batch", 'b', JS_BATCH, F(batch), NULL, 0, NULL, "B",
-     "global mini-batch (samples per iteration, all GPUs)", EVERYWHERE},
-    {"layers", 'l', JS_TEXT, F(layers), NULL, 0, NULL, "FILE",
-     "ParaDL layer file (NAME|1): the layers model parallelism splits (default: the "
-     "workload's own marks)", JS_IN_FABRIC | JS_IN_SWEEP},
-    {"micro-batches", 'S', JS_COUNT, F(micro_batches), NULL, 0, NULL, "S",
-     "pipeline: micro-batches per mini-batch (default: p)", JS_IN_FABRIC | JS_IN_SWEEP},
-    {"overlap", 0, JS_SWITCH, F(overlap), NULL, 0, NULL, NULL,
-     "order tasks by data dependency: communication overlaps compute where the schedule "
-     "allows, gradients reduced in 25 MiB buckets during the backward (default: blocking, each "
-     "task after the previous one, as ParaDL's model); analytic: data parallelism's bucket "
-     "bound", 0},
-    {"precision", 0, JS_CHOICE, F(precision), "fp32, mixed, bf16, tf32", 0, "precision", "P",
-     "fp32 (default), mixed (FP16 tensors and messages, FP32 master weights), bf16 or tf32 "
-     "(FP32 tensors, products on TF32 tensor cores); needs the compute model",
-     JS_IN_PRICING | JS_IN_SWEEP},
-    {"halo", 0, JS_CHOICE, F(halo_chain), "chain, sendrecv", JS_ON, "exchange", "H",
-     "spatial, data+spatial: chain (default: a synchronous send, then the receive, as "
-     "ChainerMN over MPI) or sendrecv (ParaDL's: each GPU sends and receives at once); a "
-     "strategy file's halos always run the default", JS_IN_FABRIC | JS_IN_SWEEP},
-    {"filter-backward", 0, JS_CHOICE, F(filter_rs), "reduce-scatter, allreduce", JS_ON,
-     "collective", "C",
-     "filter, data+filter: the output gradients' collective, reduce-scatter (default: a GPU "
-     "needs only its filters' slice; ChainerMN's, with its pack, stack and sum as kernels) or "
-     "allreduce (ParaDL's); a strategy file's gathers always run the default",
-     JS_IN_FABRIC | JS_IN_SWEEP},
-    {"allreduce", 0, JS_CHOICE, F(allreduce), "ring, hier, tree, rings, auto", 0, "algorithm",
-     "A",
-     "the gradient allreduce: ring (default, ParaDL's), hier (rings inside nodes, then "
-     "across), tree (NCCL's double binary tree), rings (NCCL's rings, one entering each node "
-     "by another NIC) or auto (NCCL 2.4's choice of rings or tree by size and nodes); built-in "
-     "strategies only", JS_IN_SWEEP},
-    {"compute", 0, JS_CHOICE, F(compute), "measured, model, kernels", JS_COMPUTE_MEASURED,
-     "method", "M",
-     "kernel times: model (every kernel at its real shape on the platform's GPU, anchored on "
-     "the measurement; the default where the device table knows both GPUs and the strategy "
-     "has no schedule), kernels (the same kernels alone, the measurement ignored) or measured "
-     "(the workload's per-sample times scaled linearly, ParaDL's)", EVERYWHERE},
+    {.name = "workload", .short_flag = 'w', .type = JS_TEXT, .offset = F(workload), .arg = "W",
+     .scope = EVERYWHERE,
+     .help = "workload: a path (.xml, ParaDL .net/.net_sc) or a short name in workloads/ "
+             "(resnet50, resnet152, vgg16, alexnet, cosmoflow-512, cosmoflow-256, "
+             "pase-alexnet; as NVIDIA trained them, timed by the model: resnet50-v1.5, "
+             "resnext101-32x4d, se-resnext101-32x4d, efficientnet-b0, efficientnet-b4)"},
+    {.name = "strategy", .short_flag = 's', .type = JS_TEXT, .offset = F(strategy), .arg = "S",
+     .scope = JS_IN_FABRIC | JS_IN_SWEEP,
+     .help = "serial, data, spatial, filter, channel, pipeline, data+filter[:P1xP2], "
+             "data+spatial[:P1xP2], or a per-layer strategy file FILE.xml (hybrids: P1 "
+             "data-parallel groups of P2 GPUs; default P2 = GPUs per node)"},
+    {.name = "gpus", .short_flag = 'g', .type = JS_COUNT, .offset = F(gpus), .arg = "N",
+     .scope = EVERYWHERE, .help = "number of GPUs (ranks) p"},
+    {.name = "batch", .short_flag = 'b', .type = JS_BATCH, .offset = F(batch), .arg = "B",
+     .scope = EVERYWHERE, .help = "global mini-batch (samples per iteration, all GPUs)"},
+    {.name = "layers", .short_flag = 'l', .type = JS_TEXT, .offset = F(layers), .arg = "FILE",
+     .scope = JS_IN_FABRIC | JS_IN_SWEEP,
+     .help = "ParaDL layer file (NAME|1): the layers model parallelism splits (default: the "
+             "workload's own marks)"},
+    {.name = "micro-batches", .short_flag = 'S', .type = JS_COUNT, .offset = F(micro_batches),
+     .arg = "S", .scope = JS_IN_FABRIC | JS_IN_SWEEP,
+     .help = "pipeline: micro-batches per mini-batch (default: p)"},
+    {.name = "overlap", .type = JS_SWITCH, .offset = F(overlap),
+     .help = "order tasks by data dependency: communication overlaps compute where the "
+             "schedule allows, gradients reduced in 25 MiB buckets during the backward "
+             "(default: blocking, each task after the previous one, as ParaDL's model); "
+             "analytic: data parallelism's bucket bound"},
+    {.name = "allreduce", .type = JS_CHOICE, .offset = F(allreduce),
+     .values = "ring, hier, tree, rings, auto", .first = CO_RING, .noun = "algorithm",
+     .arg = "A", .scope = JS_IN_SWEEP,
+     .help = "the gradient allreduce: ring (default, ParaDL's), hier (rings inside nodes, "
+             "then across), tree (NCCL's double binary tree), rings (NCCL's rings, one "
+             "entering each node by another NIC) or auto (NCCL 2.4's choice of rings or tree "
+             "by size and nodes); built-in strategies only"},
+    {.name = "compute", .type = JS_CHOICE, .offset = F(compute),
+     .values = "measured, model, kernels", .first = JS_COMPUTE_MEASURED, .noun = "method",
+     .arg = "M", .scope = EVERYWHERE,
+     .help = "kernel times: model (every kernel at its real shape on the platform's GPU, "
+             "anchored on the measurement; the default where the device table knows both "
+             "GPUs and the strategy has no schedule), kernels (the same kernels alone, the "
+             "measurement ignored) or measured (the workload's per-sample times scaled "
+             "linearly, ParaDL's)"},
+    {.name = "precision", .type = JS_CHOICE, .offset = F(precision),
+     .values = "fp32, mixed, bf16, tf32", .first = PR_FP32, .noun = "precision", .arg = "P",
+     .scope = JS_IN_PRICING | JS_IN_SWEEP,
+     .help = "fp32 (default), mixed (FP16 tensors and messages, FP32 master weights), bf16 "
+             "or tf32 (FP32 tensors, products on TF32 tensor cores); needs the compute model"},
+    {.name = "halo", .type = JS_CHOICE, .offset = F(halo_chain), .values = "chain, sendrecv",
+     .first = JS_ON, .noun = "exchange", .arg = "H", .scope = JS_IN_FABRIC | JS_IN_SWEEP,
+     .only = "spatial",
+     .help = "spatial, data+spatial: chain (default: a synchronous send, then the receive, "
+             "as ChainerMN over MPI) or sendrecv (ParaDL's: each GPU sends and receives at "
+             "once); a strategy file's halos always run the default"},
+    {.name = "filter-backward", .type = JS_CHOICE, .offset = F(filter_rs),
+     .values = "reduce-scatter, allreduce", .first = JS_ON, .noun = "collective", .arg = "C",
+     .scope = JS_IN_FABRIC | JS_IN_SWEEP, .only = "filter",
+     .help = "filter, data+filter: the output gradients' collective, reduce-scatter "
+             "(default: a GPU needs only its filters' slice; ChainerMN's, with its pack, "
+             "stack and sum as kernels) or allreduce (ParaDL's); a strategy file's gathers "
+             "always run the default"},
 };
 const int js_n_keys = (int)(sizeof js_keys / sizeof js_keys[0]);
 _Static_assert(sizeof js_keys / sizeof js_keys[0] <= JS_MAX_KEYS, "js_settings.given has a bit a key");
@@ -187,6 +201,18 @@ int js_set(js_settings *s, int k, const char *value, const char *where, char *er
     return parse_value(k, value, (char *)s + js_keys[k].offset, where, err);
 }
 
+void js_take(js_settings *to, const js_settings *from, int k)
+{
+    static const size_t size[] = {[JS_TEXT] = sizeof(const char *), [JS_COUNT] = sizeof(int),
+                                  [JS_BATCH] = sizeof(int64_t), [JS_CHOICE] = sizeof(int),
+                                  [JS_SWITCH] = sizeof(bool)};
+    if (!(from->given & (1u << k)))
+        return;
+    size_t at = js_keys[k].offset;
+    memcpy((char *)to + at, (const char *)from + at, size[js_keys[k].type]);
+    to->given |= 1u << k;
+}
+
 int js_check(int k, const char *value, const char *where, char *err)
 {
     return parse_value(k, value, NULL, where, err);
@@ -255,6 +281,16 @@ static void print_wrapped(FILE *out, const char *text)
     fputc('\n', out);
 }
 
+void js_print_key_help(FILE *out, int k, const char *flag)
+{
+    int used = fprintf(out, "%s", flag);
+    if (used > 25)
+        fprintf(out, "\n%26s", "");
+    else
+        fprintf(out, "%*s", 26 - used, "");
+    print_wrapped(out, js_keys[k].help);
+}
+
 void js_print_help(FILE *out, unsigned scope)
 {
     for (int k = 0; k < js_n_keys; k++) {
@@ -267,11 +303,6 @@ void js_print_help(FILE *out, unsigned scope)
                      key->arg ? key->arg : "");
         else
             snprintf(flag, sizeof flag, "      --%s %s", key->name, key->arg ? key->arg : "");
-        int used = fprintf(out, "%s", flag);
-        if (used > 25)
-            fprintf(out, "\n%26s", "");
-        else
-            fprintf(out, "%*s", 26 - used, "");
-        print_wrapped(out, key->help);
+        js_print_key_help(out, k, flag);
     }
 }

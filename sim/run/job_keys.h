@@ -77,6 +77,9 @@ typedef struct {
     const char *arg;       /* the value's name in --help ("N"); NULL for a switch */
     const char *help;      /* --help's text, one paragraph (js_print_help wraps it) */
     unsigned scope;        /* JS_IN_* */
+    const char *only;      /* a value given for many runs (a sweep's, --job's from the command
+                            * line) goes to the runs whose strategy has this word (st_text_is:
+                            * "spatial"), the others refusing the key; NULL: to every run */
 } js_key;
 
 #define JS_MAX_KEYS 32 /* bits of js_settings.given */
@@ -107,6 +110,9 @@ const char *js_flag_name(int k, char *buf);
  * `where` names it as the user wrote it ("-g", "--job 2: g", "FILE:3: gpus"). */
 int js_set(js_settings *s, int k, const char *value, const char *where, char *err);
 
+/* Key k of `from` into `to` when `from` has it (and `to` then has it given). */
+void js_take(js_settings *to, const js_settings *from, int k);
+
 /* Whether value is a valid value of key k (the message as js_set's otherwise), without
  * keeping it: for readers that keep values as text (a sweep's lists). */
 int js_check(int k, const char *value, const char *where, char *err);
@@ -123,5 +129,8 @@ int js_getopt_entries(struct option *opts, unsigned scope, int base, char *short
 
 /* The --help lines of the keys whose scope includes `scope` (0: every key). */
 void js_print_help(FILE *out, unsigned scope);
+
+/* Key k's --help line, its flag written as `flag` ("--precision P"). */
+void js_print_key_help(FILE *out, int k, const char *flag);
 
 #endif

@@ -50,18 +50,17 @@ static const sw_keydef keydefs[] = {
     {"jobs", SW_K_JOBS, NULL, 'j', true},
     {"timeout", SW_K_TIMEOUT, NULL, 0, true},
     {"log", SW_K_LOG, NULL, 0, true},
-    {"compute", SW_K_COMPUTE, NULL, 0, true},
-    {"precision", SW_K_PRECISION, NULL, 0, true},
-    {"halo", SW_K_HALO, NULL, 0, true},
-    {"filter-backward", SW_K_FILTER_BACKWARD, NULL, 0, true},
 };
 #define N_KEYDEFS ((int)(sizeof keydefs / sizeof keydefs[0]))
+/* After them, key N_KEYDEFS + k is job key k (js_keys) where it is no dimension of the sweep:
+ * one value for every run (--compute, --precision, --halo, ...); see def_of. */
+#define N_DEFS (N_KEYDEFS + JS_MAX_KEYS)
 
-/* The keys a message lists: keydefs without the singular aliases. */
-static const char *known_keys =
+/* The keys a message lists (keydefs without the singular aliases), the job keys' follow. */
+static const char *sweep_keys =
     "workloads, platforms, strategies, gpus, batch, batch-per-gpu, batch-per-node, "
     "batch-per-group, micro-batches, placement, collectives, allreduce, layers, mode, output, "
-    "jobs, timeout, log, compute, precision, halo, filter-backward";
+    "jobs, timeout, log";
 
 /* getopt_long's codes beyond the short flags: keydefs[i] is SW_OPT_KEY + i, then the flags
  * that only make sense on a command line. */
@@ -83,12 +82,48 @@ static const struct option cmdline_only[] = {
 /* ------------------------------------------------------------------------------------------ */
 /* Lists. */
 
+/* Whether job key k is one value for every run: in a sweep's scope, and no sweep key of its
+ * own (gpus, allreduce, ... are dimensions). */
+static bool job_option(int k)
+{
+    if (k < 0 || k >= js_n_keys || !(js_keys[k].scope & JS_IN_SWEEP))
+        return false;
+    for (int i = 0; i < N_KEYDEFS; i++)
+        if (strcmp(keydefs[i].name, js_keys[k].name) == 0)
+            return false;
+    return true;
+}
+
+/* Key d (< N_DEFS) as a keydef; false when d is no key. */
+static bool def_of(int d, sw_keydef *def)
+{
+    if (d < N_KEYDEFS) {
+        *def = keydefs[d];
+        return true;
+    }
+    int k = d - N_KEYDEFS;
+    if (!job_option(k))
+        return false;
+    *def = (sw_keydef){js_keys[k].name, SW_K_JOB(k), NULL, 0, true};
+    return true;
+}
+
 static int find_keydef(const char *name)
 {
-    for (int i = 0; i < N_KEYDEFS; i++)
-        if (strcmp(keydefs[i].name, name) == 0)
-            return i;
+    sw_keydef def;
+    for (int d = 0; d < N_DEFS; d++)
+        if (def_of(d, &def) && strcmp(def.name, name) == 0)
+            return d;
     return -1;
+}
+
+/* "unknown key" 's list of the known ones, into known. */
+static void known_keys(char *known, size_t size)
+{
+    size_t n = (size_t)snprintf(known, size, "%s", sweep_keys);
+    for (int k = 0; k < js_n_keys && n < size; k++)
+        if (job_option(k))
+            n += (size_t)snprintf(known + n, size - n, ", %s", js_keys[k].name);
 }
 
 /* Does s (after blanks) read FLAG=VALUE, a flag of `hybridsim platform` without its "--"? */
@@ -143,13 +178,13 @@ static int add_values(sw_spec *spec, const sw_keydef *def, const char *text, con
 
 void sw_spec_free(sw_spec *spec)
 {
-    for (int k = 0; k < SW_K_COUNT; k++)
+    for (int k = 0; k < SW_K_ALL; k++)
         free(spec->key[k].items);
 }
 
 void sw_overlay(sw_spec *file, const sw_spec *flags)
 {
-    for (int k = 0; k < SW_K_COUNT; k++) {
+    for (int k = 0; k < SW_K_ALL; k++) {
         if (flags->key[k].n == 0)
             continue;
         free(file->key[k].items);
@@ -176,8 +211,9 @@ int sw_check_single(const sw_list *l, char *err)
 int sw_check_single_keys(const sw_spec *s, char *err)
 {
     int status;
-    for (int d = 0; d < N_KEYDEFS; d++)
-        if (keydefs[d].single && (status = sw_check_single(&s->key[keydefs[d].key], err)))
+    sw_keydef def;
+    for (int d = 0; d < N_DEFS; d++)
+        if (def_of(d, &def) && def.single && (status = sw_check_single(&s->key[def.key], err)))
             return status;
     return HS_OK;
 }
@@ -230,10 +266,14 @@ static int read_entry(const char *path, int at, char *text, int *first_line_of, 
     *eq = '\0';
     char *name = sw_trim(text), *value = sw_trim(eq + 1);
     int d = find_keydef(name);
-    if (d < 0)
+    sw_keydef def;
+    if (d < 0 || !def_of(d, &def)) {
+        char known[1024];
+        known_keys(known, sizeof known);
         return hs_fail(err, HS_EINPUT, "%s:%d: unknown key '%s' (known: %s)", path, at, name,
-                       known_keys);
-    int slot = keydefs[d].key == SW_K_BATCH ? SW_K_COUNT + d : keydefs[d].key;
+                       known);
+    }
+    int slot = def.key == SW_K_BATCH ? SW_K_ALL + d : def.key;
     if (first_line_of[slot])
         return hs_fail(err, HS_EINPUT, "%s:%d: '%s' is given twice (first on line %d)", path, at,
                        name, first_line_of[slot]);
@@ -241,7 +281,7 @@ static int read_entry(const char *path, int at, char *text, int *first_line_of, 
     if (*value == '\0')
         return hs_fail(err, HS_EINPUT, "%s:%d: '%s' has no value", path, at, name);
     const char *where = sw_arena_printf(a, "%s:%d: %s", path, at, name);
-    return where ? add_values(spec, &keydefs[d], value, where, a, err)
+    return where ? add_values(spec, &def, value, where, a, err)
                  : hs_fail(err, HS_EINTERNAL, "out of memory");
 }
 
@@ -250,7 +290,7 @@ int sw_read_sweep_file(const char *path, sw_spec *spec, sw_arena *a, char *err)
     FILE *f = fopen(path, "r");
     if (!f)
         return hs_fail(err, HS_EINPUT, "%s: cannot read the sweep file: %s", path, strerror(errno));
-    int first_line_of[N_KEYDEFS + SW_K_COUNT];
+    int first_line_of[SW_K_ALL + N_DEFS];
     memset(first_line_of, 0, sizeof first_line_of);
     char *line = NULL;
     size_t cap = 0;
@@ -299,14 +339,6 @@ void sw_print_usage(FILE *out)
             "                           column then reads \"data --allreduce hier\"\n"
             "  -m, --mode M             compare (default), analytic, simulate\n"
             "  -l, --layers FILE        the layer file every run uses\n"
-            "      --compute M          kernel times of every run: model, kernels or measured\n"
-            "                           (hybridsim simulate --help); default: as each run's own\n"
-            "                           (the model wherever it applies)\n"
-            "      --precision P        every run's precision: fp32, mixed, bf16, tf32\n"
-            "      --halo H             the spatial runs' halos: chain (default) or sendrecv\n"
-            "      --filter-backward C  the filter runs' output gradients: reduce-scatter\n"
-            "                           (default) or allreduce (ParaDL's; hybridsim simulate\n"
-            "                           --help)\n"
             "  -o, --output FILE.csv    the CSV; if it exists, configurations in it are skipped\n"
             "  -j, --jobs N             runs at a time (default: the cores, here %d)\n"
             "      --timeout S          kill a run after S seconds (its row: status failed)\n"
@@ -319,48 +351,68 @@ void sw_print_usage(FILE *out)
             "      --exe PATH           the hybridsim executable to run (default: this one)\n"
             "      --stop-after N       testing: start only N runs, then stop as if interrupted\n"
             "\n"
-            "Status column: ok; error (the run refused its input, exit 2: kept on resume);\n"
-            "failed (crash, timeout, internal error: run again on resume).\n",
+            "Job keys with one value, for every run they apply to (as in hybridsim --help):\n",
             sw_default_jobs());
+    for (int k = 0; k < js_n_keys; k++)
+        if (job_option(k)) {
+            char flag[64];
+            snprintf(flag, sizeof flag, "      --%s %s", js_keys[k].name, js_keys[k].arg);
+            js_print_key_help(out, k, flag);
+        }
+    fputs("\nStatus column: ok; error (the run refused its input, exit 2: kept on resume);\n"
+          "failed (crash, timeout, internal error: run again on resume).\n",
+          out);
 }
 
-/* getopt_long's tables: every keydef (SW_OPT_KEY + i, and its short flag), then cmdline_only.
+/* getopt_long's tables: every key (SW_OPT_KEY + d, and its short flag), then cmdline_only.
  * shortopts starts with "+" (stop at the first non-flag: the sweep file, wherever it stands)
  * and ":" (a missing value is reported as ':'). */
 static void build_options(struct option *longopts, char *shortopts)
 {
     size_t ns = 0;
+    int n = 0;
+    sw_keydef def;
     shortopts[ns++] = '+';
     shortopts[ns++] = ':';
     shortopts[ns++] = 'h';
-    for (int i = 0; i < N_KEYDEFS; i++) {
-        longopts[i] = (struct option){keydefs[i].name, required_argument, NULL, SW_OPT_KEY + i};
-        if (keydefs[i].flag) {
-            shortopts[ns++] = keydefs[i].flag;
+    for (int d = 0; d < N_DEFS; d++) {
+        if (!def_of(d, &def))
+            continue;
+        longopts[n++] = (struct option){def.name, required_argument, NULL, SW_OPT_KEY + d};
+        if (def.flag) {
+            shortopts[ns++] = def.flag;
             shortopts[ns++] = ':';
         }
     }
     shortopts[ns] = '\0';
-    memcpy(longopts + N_KEYDEFS, cmdline_only, sizeof cmdline_only);
+    memcpy(longopts + n, cmdline_only, sizeof cmdline_only);
 }
 
-/* The keydef getopt_long's code c stands for, or -1. */
+/* The key getopt_long's code c stands for, or -1. */
 static int keydef_of_option(int c)
 {
+    if (c >= SW_OPT_KEY && c < SW_OPT_KEY + N_DEFS)
+        return c - SW_OPT_KEY;
     for (int i = 0; i < N_KEYDEFS; i++)
-        if (c == SW_OPT_KEY + i || (keydefs[i].flag && c == keydefs[i].flag))
+        if (keydefs[i].flag && c == keydefs[i].flag)
             return i;
     return -1;
 }
 
-/* A list flag: its values, named by the flag as the user could have typed it. */
-static int key_flag(int d, const char *value, sw_spec *spec, sw_arena *a, char *err)
+/* A list flag: its values, named by the flag as the user could have typed it; a flag given
+ * twice is refused (seen[d]), as a key given twice in the file. */
+static int key_flag(int d, const char *value, sw_spec *spec, bool *seen, sw_arena *a, char *err)
 {
-    const char *where = keydefs[d].flag ? sw_arena_printf(a, "-%c", keydefs[d].flag)
-                                        : sw_arena_printf(a, "--%s", keydefs[d].name);
+    sw_keydef def;
+    def_of(d, &def);
+    const char *where = def.flag ? sw_arena_printf(a, "-%c", def.flag)
+                                 : sw_arena_printf(a, "--%s", def.name);
     if (!where)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
-    return add_values(spec, &keydefs[d], value, where, a, err);
+    if (seen[d])
+        return hs_fail(err, HS_EINPUT, "%s is given twice (give one list: 4,8)", where);
+    seen[d] = true;
+    return add_values(spec, &def, value, where, a, err);
 }
 
 /* --emit KIND FILE: the one flag with two values, so it takes the next argument itself. */
@@ -415,8 +467,9 @@ static int file_argument(char **argv, sw_cmdline *cl, char *err)
 
 int sw_parse_flags(int argc, char **argv, sw_spec *spec, sw_cmdline *cl, sw_arena *a, char *err)
 {
-    struct option longopts[N_KEYDEFS + N_CMDLINE_ONLY];
-    char shortopts[4 + 2 * N_KEYDEFS];
+    struct option longopts[N_DEFS + N_CMDLINE_ONLY];
+    char shortopts[4 + 2 * N_DEFS];
+    bool seen[N_DEFS] = {false};
     build_options(longopts, shortopts);
     optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
     opterr = 0;
@@ -430,7 +483,7 @@ int sw_parse_flags(int argc, char **argv, sw_spec *spec, sw_cmdline *cl, sw_aren
         if ((status = hs_parse_whole_flag(argv, optind, optarg, longopts, longindex, err)))
             break;
         status = c == -1  ? file_argument(argv, cl, err)
-                 : d >= 0 ? key_flag(d, optarg, spec, a, err)
+                 : d >= 0 ? key_flag(d, optarg, spec, seen, a, err)
                           : cmdline_flag(c, argc, argv, cl, err);
     }
     return status;

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "job_keys.h"
+
 /* ------------------------------------------------------------------------------------------ */
 /* Memory (sweep_mem.c): strings live in an arena freed once at the end; arrays grow with
  * realloc. */
@@ -63,9 +65,12 @@ double sw_now_s(void);                         /* a monotonic clock */
 enum {
     SW_K_WORKLOADS, SW_K_PLATFORMS, SW_K_STRATEGIES, SW_K_GPUS, SW_K_BATCH, SW_K_MICRO,
     SW_K_PLACEMENT, SW_K_COLLECTIVES, SW_K_LAYERS, SW_K_MODE, SW_K_OUTPUT, SW_K_JOBS,
-    SW_K_TIMEOUT, SW_K_LOG, SW_K_COMPUTE, SW_K_PRECISION, SW_K_ALLREDUCE, SW_K_HALO,
-    SW_K_FILTER_BACKWARD, SW_K_COUNT
+    SW_K_TIMEOUT, SW_K_LOG, SW_K_ALLREDUCE, SW_K_COUNT
 };
+/* A job key (js_keys[k]) that is no dimension of the sweep, one value for every run it
+ * applies to (--compute, --precision, --halo, ...): its list. */
+#define SW_K_JOB(k) (SW_K_COUNT + (k))
+#define SW_K_ALL (SW_K_COUNT + JS_MAX_KEYS)
 
 /* One value and where the user gave it, for messages. */
 typedef struct {
@@ -80,7 +85,7 @@ typedef struct {
 
 /* What the user asked for, before any checking: a list per key (SW_K_*). */
 typedef struct {
-    sw_list key[SW_K_COUNT];
+    sw_list key[SW_K_ALL];
 } sw_spec;
 
 /* What the command line says beyond the lists. */
@@ -143,10 +148,8 @@ typedef struct {
 typedef struct {
     const char *mode;      /* compare, analytic, simulate */
     const char *layers;    /* --layers for every run, or NULL */
-    const char *compute;   /* --compute for every run (measured, model), or NULL */
-    const char *precision; /* --precision for every run (fp32, mixed, bf16), or NULL */
-    const char *halo;      /* --halo for every spatial run (chain, sendrecv), or NULL */
-    const char *filter_backward; /* --filter-backward for every filter run, or NULL */
+    const char *job_key[JS_MAX_KEYS]; /* the value of job key k (SW_K_JOB) for every run it
+                                        * applies to (js_key.only), checked; NULL: not said */
     const char *output;    /* the CSV, or NULL */
     const char *log;       /* --log, or NULL */
     int jobs;              /* runs at a time */

@@ -253,20 +253,6 @@ static int check_timeout(const sw_item *it, double *timeout_s, char *err)
     return HS_OK;
 }
 
-/* Key k's one value, when said, if it is a or b (else the message naming it). */
-static int one_of(const sw_spec *s, int k, const char *a, const char *b, const char **out,
-                  char *err)
-{
-    const sw_item *it = sw_single(&s->key[k]);
-    if (!it)
-        return HS_OK;
-    if (strcmp(it->text, a) != 0 && strcmp(it->text, b) != 0)
-        return hs_fail(err, HS_EINPUT, "%s: unknown value '%s' (known: %s, %s)", it->where,
-                       it->text, a, b);
-    *out = it->text;
-    return HS_OK;
-}
-
 static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char *err)
 {
     static const char *modes[] = {"compare", "analytic", "simulate"};
@@ -296,24 +282,12 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
     if ((it = sw_single(&s->key[SW_K_TIMEOUT])) &&
         (status = check_timeout(it, &plan->timeout_s, err)))
         return status;
-    if ((it = sw_single(&s->key[SW_K_COMPUTE]))) {
-        if (strcmp(it->text, "measured") != 0 && strcmp(it->text, "model") != 0 &&
-            strcmp(it->text, "kernels") != 0)
-            return hs_fail(err, HS_EINPUT, "%s: unknown method '%s' (known: measured, model, "
-                           "kernels)", it->where, it->text);
-        plan->compute = it->text;
-    }
-    if ((status = one_of(s, SW_K_HALO, "chain", "sendrecv", &plan->halo, err)) ||
-        (status = one_of(s, SW_K_FILTER_BACKWARD, "reduce-scatter", "allreduce",
-                         &plan->filter_backward, err)))
-        return status;
-    if ((it = sw_single(&s->key[SW_K_PRECISION]))) {
-        if (strcmp(it->text, "fp32") != 0 && strcmp(it->text, "mixed") != 0 &&
-            strcmp(it->text, "bf16") != 0)
-            return hs_fail(err, HS_EINPUT, "%s: unknown precision '%s' (known: fp32, mixed, "
-                           "bf16)", it->where, it->text);
-        plan->precision = it->text;
-    }
+    for (int k = 0; k < js_n_keys; k++)
+        if ((it = sw_single(&s->key[SW_K_JOB(k)]))) {
+            if ((status = js_check(k, it->text, it->where, err)))
+                return status;
+            plan->job_key[k] = it->text;
+        }
     plan->output = (it = sw_single(&s->key[SW_K_OUTPUT])) ? it->text : NULL;
     plan->log = (it = sw_single(&s->key[SW_K_LOG])) ? it->text : NULL;
     if (need_output && !plan->output)
@@ -419,7 +393,6 @@ static int check_dims(const sw_spec *s, bool analytic, sw_dims *d, sw_arena *a, 
 {
     static const char *placements[] = {"packed", "spread"};
     static const char *fidelities[] = {"flow", "step"};
-    static const char *allreduces[] = {"ring", "hier", "tree", "rings", "auto"};
     int status;
     if ((status = require_lists(s, err)))
         return status;
@@ -432,10 +405,13 @@ static int check_dims(const sw_spec *s, bool analytic, sw_dims *d, sw_arena *a, 
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     if ((status = check_names(d, a, err)) || (status = parse_numbers(s, d, a, err)) ||
         (status = check_words(&s->key[SW_K_PLACEMENT], placements, 2, err)) ||
-        (status = check_words(&s->key[SW_K_COLLECTIVES], fidelities, 2, err)) ||
-        (status = check_words(&s->key[SW_K_ALLREDUCE], allreduces, 5, err)))
+        (status = check_words(&s->key[SW_K_COLLECTIVES], fidelities, 2, err)))
         return status;
-    return HS_OK;
+    const sw_list *allreduces = &s->key[SW_K_ALLREDUCE];
+    for (int i = 0; i < allreduces->n && status == HS_OK; i++)
+        status = js_check(js_find("allreduce"), allreduces->items[i].text,
+                          allreduces->items[i].where, err);
+    return status;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -481,21 +457,17 @@ static int add_config(sw_plan *plan, int *cap, const sw_config *c, sw_arena *a, 
     char micro[16] = "";
     if (c->micro_batches)
         snprintf(micro, sizeof micro, "%d", c->micro_batches);
-    /* --compute, --precision, --halo and --filter-backward, when said, end the key: a CSV
-     * resumed with other ones does not take its rows for theirs (keys without them stay as
-     * they were) */
-    k->key = sw_arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s%s%s%s%s%s%s%s%s", plan->mode,
-                             c->workload, c->platform, c->shown, c->gpus, c->rule->text, micro,
+    /* the job keys said for every run (--compute, --precision, ...) end the key, in the
+     * table's order: a CSV resumed with other ones does not take its rows for theirs (keys
+     * without them stay as they were) */
+    k->key = sw_arena_printf(a, "%s|%s|%s|%s|%d|%s|%s|%s|%s|%s", plan->mode, c->workload,
+                             c->platform, c->shown, c->gpus, c->rule->text, micro,
                              c->placement ? c->placement : "",
                              c->collectives ? c->collectives : "",
-                             plan->layers ? plan->layers : "",
-                             plan->compute ? "|compute=" : "",
-                             plan->compute ? plan->compute : "",
-                             plan->precision ? "|precision=" : "",
-                             plan->precision ? plan->precision : "",
-                             plan->halo ? "|halo=" : "", plan->halo ? plan->halo : "",
-                             plan->filter_backward ? "|filter-backward=" : "",
-                             plan->filter_backward ? plan->filter_backward : "");
+                             plan->layers ? plan->layers : "");
+    for (int j = 0; j < js_n_keys && k->key; j++)
+        if (plan->job_key[j])
+            k->key = sw_arena_printf(a, "%s|%s=%s", k->key, js_keys[j].name, plan->job_key[j]);
     return k->key ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory");
 }
 

@@ -65,9 +65,10 @@ typedef struct {
 /* Starting a run. */
 
 /* The run command of a configuration: EXE MODE -w .. -p .. -s .. -g .. -b .. --json. argv has
- * room for 32 entries; numbers go into nums. */
+ * room for SW_CHILD_ARGS entries; numbers go into nums, job keys' flags into flags. */
+#define SW_CHILD_ARGS (24 + 2 * JS_MAX_KEYS)
 static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe, char **argv,
-                       char nums[3][24])
+                       char nums[3][24], char flags[JS_MAX_KEYS][40])
 {
     int n = 0;
     snprintf(nums[0], 24, "%d", c->gpus);
@@ -90,15 +91,15 @@ static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe,
         argv[n++] = "--collectives", argv[n++] = (char *)c->collectives;
     if (c->allreduce)
         argv[n++] = "--allreduce", argv[n++] = (char *)c->allreduce;
-    if (plan->compute)
-        argv[n++] = "--compute", argv[n++] = (char *)plan->compute;
-    if (plan->precision)
-        argv[n++] = "--precision", argv[n++] = (char *)plan->precision;
-    /* ParaDL's collectives where the run has them (a run without them refuses the flags) */
-    if (plan->halo && st_text_is(c->strategy, "spatial"))
-        argv[n++] = "--halo", argv[n++] = (char *)plan->halo;
-    if (plan->filter_backward && st_text_is(c->strategy, "filter"))
-        argv[n++] = "--filter-backward", argv[n++] = (char *)plan->filter_backward;
+    /* the job keys said for every run, where the run has them (a run without them refuses
+     * them: --halo for the spatial runs, js_key.only) */
+    for (int k = 0; k < js_n_keys; k++) {
+        const char *only = js_keys[k].only;
+        if (plan->job_key[k] && (!only || st_text_is(c->strategy, only))) {
+            snprintf(flags[k], sizeof flags[k], "--%s", js_keys[k].name);
+            argv[n++] = flags[k], argv[n++] = (char *)plan->job_key[k];
+        }
+    }
     if (strcmp(plan->mode, "analytic") != 0) /* the link columns (compare records them anyway) */
         argv[n++] = "--links-summary";
     argv[n++] = "--json";
@@ -187,9 +188,9 @@ static pid_t spawn(const char *exe, char **argv, const int fds[3])
 static int launch(sw_runner *r, int config, sw_slot *slot, char *err)
 {
     const sw_config *c = &r->plan->configs[config];
-    char *argv[32], nums[3][24];
+    char *argv[SW_CHILD_ARGS], nums[3][24], flags[JS_MAX_KEYS][40];
     int fds[3];
-    child_argv(r->plan, c, r->exe, argv, nums);
+    child_argv(r->plan, c, r->exe, argv, nums, flags);
     int status = open_child_files(r, config, fds, err);
     if (status != HS_OK)
         return status;

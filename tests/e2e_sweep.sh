@@ -166,7 +166,7 @@ assert rows["data+filter:8x4 --allreduce rings"] == rows["data+filter:8x4"], row
 PY
 "$HS" sweep -w resnet50 -p abci -s data -g 8 -b 64 --allreduce tree --emit parallel ar.jobs \
     --quiet && grep -q -- "-s data .* --allreduce tree " ar.jobs || fail "--emit passes --allreduce"
-expect_bad "unknown allreduce" "--allreduce: unknown value 'nccl'" -w resnet50 -p abci -s data \
+expect_bad "unknown allreduce" "--allreduce: unknown algorithm 'nccl'" -w resnet50 -p abci -s data \
     -g 4 -b 64 --allreduce nccl -o x.csv
 
 # ---- generated machines with flags in a list: a gen: spec keeps its FLAG=VALUE items, so

@@ -14,6 +14,7 @@
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"
 source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+need_file "$SHARED/reference/measured/abci-resnet50-tableVIII.tsv" "ParaDL's measured table"
 
 "$SRC/experiments/compute/measured.sh" "$HS" "$SHARED/reference/measured/abci-resnet50-tableVIII.tsv" \
     >"$TMP/table" 2>"$TMP/err" || fail "measured.sh: $(cat "$TMP/err")"

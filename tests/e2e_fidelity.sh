@@ -11,6 +11,7 @@
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"
 source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+need_file "$SHARED/reference/measured/abci-resnet50-tableVIII.tsv" "ParaDL's measured table"
 
 "$SRC/experiments/fidelity/run.sh" --exe "$HS" -o "$TMP/out" -j 2 \
     --reference "$SHARED/reference" >"$TMP/log" 2>&1 || fail "run: $(tail -5 "$TMP/log")"

@@ -9,6 +9,7 @@
 set -uo pipefail
 HS="$1" SRC="$2"
 source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+need_python torch torchvision onnx
 /usr/bin/python3 "$SRC/experiments/import/models.py" --hybridsim "$HS" --check \
     --only densenet121,efficientnet_b0,mobilenet_v3_small,regnet_y_400mf,mnasnet0_5,resnet18,convnext_tiny \
     >"$TMP/out" 2>&1 || fail "models.py --check: $(cat "$TMP/out")"

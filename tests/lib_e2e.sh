@@ -21,6 +21,21 @@ expect_bad() {
     [ ! -s "$TMP/out" ] || fail "$name: wrote to stdout"
 }
 
+# need_file PATH WHAT: a test that reads PATH (../shared's reference files) is skipped, exit 77,
+# when it is absent, as the gnuplot and SMPI tests are without their tools.
+need_file() {
+    [ -e "$1" ] || { echo "SKIP: no $1 ($2)"; exit 77; }
+}
+
+# need_python MODULE...: a test that runs Debian's python3 with these modules (PyTorch for the
+# importer) is skipped, exit 77, without them (experiments/setup.sh installs them).
+need_python() {
+    local mods
+    mods="$(IFS=,; echo "$*")"
+    /usr/bin/python3 -c "import $mods" 2>/dev/null ||
+        { echo "SKIP: /usr/bin/python3 lacks $* (experiments/setup.sh installs them)"; exit 77; }
+}
+
 # finish TEST: the verdict line, and exit 1 if a check failed.
 finish() {
     [ "$failures" -eq 0 ] && echo "$1: all checks passed"

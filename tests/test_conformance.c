@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "shared_helpers.h"
+
 #include "analytic.h"
 
 #define LOG_DIR HS_SHARED_DIR "/reference/paradl/log/"
@@ -421,6 +423,8 @@ static void test_resnet50_data_1024(void **state)
 
 int main(void)
 {
+    if (!hs_shared_present())
+        return HS_SKIPPED;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oracle_logs),
         cmocka_unit_test(test_resnet50_data_1024),

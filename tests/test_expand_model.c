@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "shared_helpers.h"
+
 #include "analytic.h"
 #include "expand.h"
 
@@ -136,6 +138,8 @@ static void test_resnet50_data_1024(void **state)
 
 int main(void)
 {
+    if (!hs_shared_present())
+        return HS_SKIPPED;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_analytic_model),
         cmocka_unit_test(test_resnet50_data_1024),

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "shared_helpers.h"
+
 #include "workload.h"
 
 #define MODEL_DIR HS_SHARED_DIR "/reference/paradl/model/"
@@ -350,6 +352,8 @@ static void test_resnet152_derived(void **state)
 
 int main(void)
 {
+    if (!hs_shared_present())
+        return HS_SKIPPED;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spread_resnet50),
         cmocka_unit_test(test_spread_vgg16),

@@ -46,6 +46,20 @@ expect_bad "missing -w" "-w WORKLOAD is required" analytic -p abci -s data -g 4 
 expect_bad "non-numeric -g" "-g: 'four'" analytic "${base[@]}" -s data -g four -b 64
 expect_bad "trailing junk -b" "-b: '64x'" analytic "${base[@]}" -s data -g 4 -b 64x
 expect_bad "zero gpus" "-g: 0 is out of range" analytic "${base[@]}" -s data -g 0 -b 64
+# a job key given twice (issue 29 point 7), in every command that reads the table of job keys
+expect_bad "-g twice" "-g is given twice" analytic "${base[@]}" -s data -g 4 -g 8 -b 64
+expect_bad "--gpus after -g" "-g is given twice" simulate "${base[@]}" -s data -g 4 -b 64 --gpus 8
+expect_bad "--precision twice" "--precision is given twice" analytic "${base[@]}" -s data -g 4 \
+    -b 64 --precision mixed --precision fp32
+expect_bad "suggest -b twice" "-b is given twice" suggest -w resnet50 -g 4 -b 64 -b 128
+expect_bad "search -g twice" "-g is given twice" strategy --search -w resnet50 -g 4 -g 8 -b 64
+expect_bad "sweep -g twice" "-g is given twice" sweep "${base[@]}" -s data -g 4 -g 8 -b 64 -o x.csv
+expect_bad "--job g= twice" "--job 1: g is given twice" simulate -p abci \
+    --job "w=resnet50,s=data,g=4,b=64,g=8"
+expect_bad "too large" "-g: 2147483648 is too large (at most 2147483647)" analytic "${base[@]}" \
+    -s data -g 2147483648 -b 64
+expect_bad "--job too large" "--job 1: b: 9999999999999999999 is too large" simulate -p abci \
+    --job "w=resnet50,s=data,g=4,b=9999999999999999999"
 expect_bad "missing workload file" "nosuch.xml" analytic -w "$TMP/nosuch.xml" -p abci -s data -g 4 -b 64
 expect_bad "unknown workload name" "resnet51" analytic -w resnet51 -p abci -s data -g 4 -b 64
 expect_bad "missing platform file" "nosuch-platform.xml" analytic -w resnet50 -p "$TMP/nosuch-platform.xml" -s data -g 4 -b 64

@@ -61,4 +61,35 @@ expect_bad pipeline-default "--precision mixed: pipeline keeps resnet50's measur
 expect_bad plan "--precision mixed: for the built-in strategies only; the strategy file's kernels (data) are timed in fp32" \
     "$HS" analytic "${run[@]}" -s "$TMP/data.xml" --precision mixed
 
+# suggest and strategy --search take --precision (the table of job keys): priced, and the best
+# simulated, in it; the report says which
+for pr in fp32 mixed; do
+    "$HS" suggest -w resnet50 -g 8 -b 256 --top 1 --precision $pr --json >"$TMP/sg-$pr.json" \
+        2>"$TMP/err" || fail "suggest --precision $pr: $(cat "$TMP/err")"
+    "$HS" strategy --search -w resnet50 -g 8 -b 256 --analytic-only --precision $pr --json \
+        -o "$TMP/searched-$pr.xml" >"$TMP/se-$pr.json" 2>"$TMP/err" ||
+        fail "strategy --search --precision $pr: $(cat "$TMP/err")"
+done
+python3 - "$TMP" <<'PY' || fail "suggest and --search in mixed precision"
+import json, sys
+d = sys.argv[1]
+sg = {p: json.load(open(f"{d}/sg-{p}.json")) for p in ("fp32", "mixed")}
+se = {p: json.load(open(f"{d}/se-{p}.json")) for p in ("fp32", "mixed")}
+assert "precision" not in sg["fp32"] and sg["mixed"]["precision"] == "mixed", sg["mixed"].keys()
+assert "precision" not in se["fp32"] and se["mixed"]["precision"] == "mixed", se["mixed"].keys()
+def first(d):
+    return d["strategies"][0] if "strategies" in d else d["ranking"][0]
+f, m = first(sg["fp32"]), first(sg["mixed"])
+# FP16 tensor cores: the best strategy's compute at least twice as fast; simulated in it
+assert m["compute_s"] < f["compute_s"] / 2, (f, m)
+assert m["simulated_s"] < f["simulated_s"] / 2, (f, m)
+for k in ("searched", "best_uniform"):  # the search's plan and its whole-model rival too
+    assert se["mixed"][k]["analytic_s"] < se["fp32"][k]["analytic_s"] / 2, (k, se)
+    assert se["mixed"][k]["memory_bytes"] < se["fp32"][k]["memory_bytes"], (k, se)
+PY
+expect_bad suggest-measured "--precision mixed: resnet50's measured times are fp32's" \
+    "$HS" suggest -w resnet50 -g 8 -b 256 --precision mixed --compute measured
+expect_bad suggest-chooses "--allreduce: suggest chooses it itself" \
+    "$HS" suggest -w resnet50 -g 8 -b 256 --allreduce tree
+
 finish e2e_precision

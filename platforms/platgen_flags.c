@@ -444,6 +444,8 @@ int pg_parse_args(int argc, char **argv, pg_params *p, const char **out, int *he
         if (!f)
             return hs_fail(err, HS_EINPUT, "platform: unknown flag '--%s' (see hybridsim "
                            "platform --help)", name);
+        if (given[f - pg_flags])
+            return hs_fail(err, HS_EINPUT, "--%s is given twice", name);
         if ((rc = pg__set_flag(f, value, p, err)))
             return rc;
         given[f - pg_flags] = 1;

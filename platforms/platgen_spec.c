@@ -111,6 +111,8 @@ static int spec_flag(char *item, pg_params *p, unsigned char *given, char *err)
         return hs_fail(err, HS_EINPUT, "unknown flag '%s' (see hybridsim platform --help)", item);
     if (decode_value(eq + 1) != 0)
         return hs_fail(err, HS_EINPUT, "--%s: bad %%-escape in '%s'", item, eq + 1);
+    if (given[f - pg_flags])
+        return hs_fail(err, HS_EINPUT, "%s= is given twice", item);
     given[f - pg_flags] = 1;
     return pg__set_flag(f, eq + 1, p, err);
 }

@@ -68,6 +68,7 @@ static int int_flag(const char *flag, const char *text, int *out, char *err)
 
 static int parse_gen(int argc, char **argv, gen_options *o, char *err)
 {
+    unsigned char seen[256] = {0}; /* by getopt's code (every flag of --generate has one < 256) */
     int c, longindex = -1, status = HS_OK; /* getopt_long sets longindex for long flags only */
     opterr = 0;
     optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
@@ -78,6 +79,9 @@ static int parse_gen(int argc, char **argv, gen_options *o, char *err)
             (status = hs_parse_whole_flag(argv, optind, optarg, gen_longopts, longindex, err)))
             break;
         longindex = -1;
+        if (c > 0 && c < 256 && c != ':' && c != '?' && seen[c]++) /* -g 4 -g 8: refused */
+            return c == 'G' ? hs_fail(err, HS_EINPUT, "--generate is given twice")
+                            : hs_fail(err, HS_EINPUT, "-%c is given twice", c);
         switch (c) {
         case 'g': status = int_flag("-g", optarg, &o->gpus, err); break;
         case 'S': status = int_flag("--micro-batches", optarg, &o->micro_batches, err); break;

@@ -38,7 +38,10 @@ static int get_attr(const px_reader *rd, xmlNode *node, const char *name, char *
     return wl_xml_attr(rd->path, node, name, buf, PX_ATTR_LEN, rd->err);
 }
 
-/* A whole number in [min, 2^30] filling the text (surrounding blanks allowed). */
+#define PX_MAX_WHOLE (1L << 30) /* a count in a strategy file: at most this */
+
+/* A whole number in [min, PX_MAX_WHOLE] filling the text (surrounding blanks allowed): 0, or
+ * -1 when it is none or below min, -2 when it is too large. */
 static int parse_whole(const char *text, int min, int *out)
 {
     char *end;
@@ -46,10 +49,20 @@ static int parse_whole(const char *text, int min, int *out)
     long v = strtol(text, &end, 10);
     while (*end == ' ')
         end++;
-    if (end == text || *end || errno == ERANGE || v < min || v > (1L << 30))
+    if (end == text || *end || (errno == ERANGE && v < 0) || v < min)
         return -1;
+    if (errno == ERANGE || v > PX_MAX_WHOLE)
+        return -2;
     *out = (int)v;
     return 0;
+}
+
+/* What is wrong with a number parse_whole refused (rc), for the message after its value. */
+static const char *whole_problem(int rc, int min)
+{
+    static const char *const below[] = {"is not a whole number >= 0",
+                                        "is not a whole number >= 1"};
+    return rc == -2 ? "is too large (at most 1073741824)" : below[min > 0];
 }
 
 /* ------------------------------------------------------------------ configurations */
@@ -75,9 +88,10 @@ static int read_config(const px_reader *rd, xmlNode *node, const char *what,
         if (got < 0)
             return HS_EINPUT;
         int min = i == PX_N_FACTORS - 1 ? 0 : 1;
-        if (got && parse_whole(v, min, factor_field(c, i)))
-            return wl_xml_fail(rd->err, rd->path, node, "%s: %s=\"%s\" is not a whole "
-                               "number >= %d", what, factor_names[i], v, min);
+        int rc = got ? parse_whole(v, min, factor_field(c, i)) : 0;
+        if (rc)
+            return wl_xml_fail(rd->err, rd->path, node, "%s: %s=\"%s\" %s", what,
+                               factor_names[i], v, whole_problem(rc, min));
     }
     int got = get_attr(rd, node, "charge", v);
     if (got < 0)
@@ -143,8 +157,9 @@ static int read_root(px_reader *rd, xmlNode *root)
     snprintf(plan->workload, sizeof plan->workload, "%s", v);
     if (get_attr(rd, root, "gpus", v) < 0)
         return HS_EINPUT;
-    if (parse_whole(v, 1, &plan->gpus))
-        return wl_xml_fail(rd->err, rd->path, root, "gpus=\"%s\" is not a whole number >= 1", v);
+    int rc = parse_whole(v, 1, &plan->gpus);
+    if (rc)
+        return wl_xml_fail(rd->err, rd->path, root, "gpus=\"%s\" %s", v, whole_problem(rc, 1));
     if (get_attr(rd, root, "replica_gradients", v) < 0)
         return HS_EINPUT;
     plan->reduce_replicas = strcmp(v, "reduce") == 0;
@@ -164,9 +179,10 @@ static int read_child(px_reader *rd, xmlNode *node)
     if (strcmp(tag, "schedule") == 0) {
         if (get_attr(rd, node, "micro_batches", v) < 0)
             return HS_EINPUT;
-        if (parse_whole(v, 1, &rd->plan->micro_batches))
-            return wl_xml_fail(rd->err, rd->path, node, "micro_batches=\"%s\" is not a whole "
-                               "number >= 1", v);
+        int rc = parse_whole(v, 1, &rd->plan->micro_batches);
+        if (rc)
+            return wl_xml_fail(rd->err, rd->path, node, "micro_batches=\"%s\" %s", v,
+                               whole_problem(rc, 1));
     }
     return HS_OK; /* description */
 }

@@ -58,8 +58,8 @@ expect_bad "--job g= twice" "--job 1: g is given twice" simulate -p abci \
     --job "w=resnet50,s=data,g=4,b=64,g=8"
 expect_bad "generate -g twice" "-g is given twice" strategy --generate owt -w alexnet -g 4 \
     --gpus=8 -b 64 -o x.xml
-expect_bad "generator key twice" "nodes= is given twice" analytic "${base[@]/abci/gen:abci:nodes=4,nodes=8}" \
-    -s data -g 8 -b 64
+expect_bad "generator key twice" "nodes= is given twice" analytic \
+    "${base[@]/abci/gen:abci:nodes=4,nodes=8}" -s data -g 8 -b 64
 expect_bad "platform flag twice" "--nodes is given twice" platform --nodes 4 --nodes=8 -o x.xml
 expect_bad "too large" "-g: 2147483648 is too large (at most 2147483647)" analytic "${base[@]}" \
     -s data -g 2147483648 -b 64

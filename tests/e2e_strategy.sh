@@ -68,7 +68,8 @@ expect_bad "unknown attribute" "attr.xml:3: No declaration for attribute colour 
 plan num.xml '  <default batch="8"/>' '  <layer ref="FC7" filter="two"/>'
 expect_bad "not a number" "num.xml:4: layer FC7: filter=\"two\" is not a whole number >= 1" "${run[@]}" -s "$TMP/num.xml"
 plan big.xml '  <default batch="8"/>' '  <layer ref="FC7" filter="2147483647"/>'
-expect_bad "too large" "big.xml:4: layer FC7: filter=\"2147483647\" is too large (at most 1073741824)" \
+expect_bad "too large" \
+    "big.xml:4: layer FC7: filter=\"2147483647\" is too large (at most 1073741824)" \
     "${run[@]}" -s "$TMP/big.xml"
 plan relu.xml '  <default batch="8"/>' '  <layer ref="RELU6" filter="8"/>'
 expect_bad "filter on a relu" "relu.xml:4: layer RELU6: filter=8: only conv and fc layers have filters" "${run[@]}" -s "$TMP/relu.xml"

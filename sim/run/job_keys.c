@@ -76,7 +76,8 @@ const js_key js_keys[] = {
              "always run the default"},
 };
 const int js_n_keys = (int)(sizeof js_keys / sizeof js_keys[0]);
-_Static_assert(sizeof js_keys / sizeof js_keys[0] <= JS_MAX_KEYS, "js_settings.given has a bit a key");
+_Static_assert(sizeof js_keys / sizeof js_keys[0] <= JS_MAX_KEYS,
+               "js_settings.given has a bit a key");
 
 int js_find(const char *name)
 {

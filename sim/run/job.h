@@ -1,8 +1,8 @@
 /* job.h: one training job as the user describes it (its settings, js_settings: flags, a
  * --job spec), loaded and checked in the order a user would fix it: the workload and its
  * layer file, then (with the platform loaded) the strategy against the platform, the
- * workload and the batch. The command line and the shared fabric load their jobs through here, so both say the same
- * thing about the same mistake. */
+ * workload and the batch. The command line and the shared fabric load their jobs through
+ * here, so both say the same thing about the same mistake. */
 #ifndef JOB_H
 #define JOB_H
 

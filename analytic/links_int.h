@@ -13,19 +13,21 @@
 #define LINKS_INT_H
 
 #include "analytic.h"
+#include "compute.h"
 #include "precision.h"
 
 #define AN_BYTES_PER_ELEM 4.0 /* delta: single-precision activations, weights, gradients */
 
-/* Bytes per element in wl's precision (--precision; precision.h) of a model-parallel message
+/* Bytes per element in the job's precision (--precision: the compute model's, kt_precision) of
+ * a model-parallel message
  * (activations, their gradients, halos, pipeline sends) and of a gradient message. */
 static inline double an__msg_elem_bytes(const wl_workload *wl)
 {
-    return pr_message_bytes((pr_precision)wl->precision);
+    return pr_message_bytes(kt_precision(wl->compute));
 }
 static inline double an__grad_elem_bytes(const wl_workload *wl)
 {
-    return pr_gradient_message_bytes((pr_precision)wl->precision);
+    return pr_gradient_message_bytes(kt_precision(wl->compute));
 }
 
 /* ---- links.c: routes between GPUs as alpha and beta ---- */

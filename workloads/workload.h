@@ -124,9 +124,6 @@ typedef struct {
     int64_t y_total;            /* sum of |y| over the same layers */
     int64_t w_total;            /* W = sum of |w| over layers */
     char path[1024];            /* the file it was loaded from */
-    int precision;              /* --precision: pr_precision (workloads/compute/precision.h) of
-                                 * the training, 0 = fp32: bytes of activations, messages,
-                                 * weights, master copies and optimizer state */
     const struct kt_compute *compute; /* --compute model: kernel times from the compute model
                                        * (workloads/compute/compute.h), owned by the caller;
                                        * NULL: the measured per-sample times, scaled linearly */

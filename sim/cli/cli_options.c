@@ -295,8 +295,8 @@ void cli_print_kernels(FILE *out, const wl_workload *wl)
                 wl->compute->device.device->name);
     else
         fprintf(out, ", kernels measured on %s", wl->device);
-    if (wl->precision != PR_FP32)
-        fprintf(out, ", in %s precision", pr_name((pr_precision)wl->precision));
+    if (kt_precision(wl->compute) != PR_FP32)
+        fprintf(out, ", in %s precision", pr_name(kt_precision(wl->compute)));
 }
 
 void cli_json_kernels(FILE *out, const wl_workload *wl)
@@ -304,6 +304,6 @@ void cli_json_kernels(FILE *out, const wl_workload *wl)
     fprintf(out, ", \"compute\": \"%s\", \"device\": ",
             wl->compute ? kt_compute_name(wl->compute) : "measured");
     hs_json_string(out, wl->compute ? wl->compute->device.device->name : wl->device);
-    if (wl->precision != PR_FP32)
-        fprintf(out, ", \"precision\": \"%s\"", pr_name((pr_precision)wl->precision));
+    if (kt_precision(wl->compute) != PR_FP32)
+        fprintf(out, ", \"precision\": \"%s\"", pr_name(kt_precision(wl->compute)));
 }

@@ -97,8 +97,8 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err)
                       .links_job = -1,
                       .compute = in.job.wl.compute ? kt_compute_name(in.job.wl.compute)
                                                    : "measured",
-                      .precision = in.job.wl.precision
-                                       ? pr_name((pr_precision)in.job.wl.precision) : NULL,
+                      .precision = kt_precision(in.job.wl.compute) != PR_FP32
+                                       ? pr_name(kt_precision(in.job.wl.compute)) : NULL,
                       .device = in.job.wl.compute ? in.job.compute.device.device->name
                                                   : in.job.wl.device};
         if (o->command == CMD_ANALYTIC)

@@ -38,16 +38,16 @@
 
 #define EX_NO_OP TG_OP_COUNT /* "no collective" in a layer plan */
 
-/* Bytes per element in the workload's precision (--precision; precision.h) of a model-parallel
+/* Bytes per element in the job's precision (--precision: the compute model's, kt_precision) of a model-parallel
  * message (activations, their gradients, halos) and of a gradient message. */
 static double ex_msg_bytes(const wl_workload *wl)
 {
-    return pr_message_bytes((pr_precision)wl->precision);
+    return pr_message_bytes(kt_precision(wl->compute));
 }
 
 static double ex_grad_bytes(const wl_workload *wl)
 {
-    return pr_gradient_message_bytes((pr_precision)wl->precision);
+    return pr_gradient_message_bytes(kt_precision(wl->compute));
 }
 
 /* The strategy reduced to what the expansion needs. */

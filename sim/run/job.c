@@ -112,9 +112,9 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
                        st_name(&j->st));
     if ((status = job_check_precision(spec, j, model, err)) != HS_OK || !model)
         return status;
-    j->wl.precision = spec->precision;
     kt_options opt = kt_options_default();
     opt.anchor = spec->compute != JS_COMPUTE_KERNELS;
+    opt.precision = (pr_precision)spec->precision;
     status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
         j->wl.compute = &j->compute;
@@ -184,7 +184,6 @@ int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js
 {
     const char *gpu = plat_device(plat);
     wl->compute = NULL;
-    wl->precision = job->precision;
     if (job->compute == JS_COMPUTE_MEASURED ||
         (job->compute == JS_COMPUTE_DEFAULT && !job_model_applies(wl, gpu))) {
         if (job->precision != PR_FP32)
@@ -195,6 +194,7 @@ int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js
     }
     kt_options opt = kt_options_default();
     opt.anchor = job->compute != JS_COMPUTE_KERNELS;
+    opt.precision = (pr_precision)job->precision;
     int status = kt_compute_init_with(kc, wl, gpu, &opt, err);
     if (status == HS_OK)
         wl->compute = kc;

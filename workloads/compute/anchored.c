@@ -33,6 +33,11 @@ int kt_measured_holds(const kt_compute *c, const wl_workload *wl)
            kt_same_compute(wl->device, c->device.device->name);
 }
 
+pr_precision kt_precision(const kt_compute *c)
+{
+    return c ? c->device.precision : PR_FP32;
+}
+
 kt_options kt_options_default(void)
 {
     kt_options o = {.anchor = 1, .runtime = kt_runtime_neutral()};
@@ -60,7 +65,7 @@ int kt_compute_init_with(kt_compute *c, const wl_workload *wl, const char *devic
     if (!dv_find(device))
         return hs_fail(err, HS_EINPUT, "--compute model: the platform's GPU '%s' is not in the "
                        "device table (hybridsim platform --gpu lists it)", device);
-    int status = kt_model_init(&c->device, device, (pr_precision)wl->precision, err);
+    int status = kt_model_init(&c->device, device, options->precision, err);
     if (status != HS_OK) /* a precision the GPU cannot train in: its message names it */
         return status;
     c->device.runtime = options->runtime;

@@ -174,13 +174,14 @@ typedef struct {
                          * (--compute model); 0: the kernels alone, a measurement ignored
                          * (--compute kernels) */
     kt_runtime runtime; /* what the training software adds (both models take it) */
+    pr_precision precision; /* --precision the job trains in (PR_FP32 by default) */
 } kt_options;
 
 /* Anchored, the neutral runtime: what --compute model does. */
 kt_options kt_options_default(void);
 
-/* The kernel times of workload wl on GPU `device` (device.h name or label) in wl's precision
- * (the measurement, anchoring them, is FP32's), as `options` says. HS_EINPUT naming --compute
+/* The kernel times of workload wl on GPU `device` (device.h name or label) in the options'
+ * precision (the measurement, anchoring them, is FP32's), as `options` says. HS_EINPUT naming --compute
  * when the device or (anchored) the workload's calibration device is unknown to the device
  * table, --precision when the GPU cannot train in it. */
 int kt_compute_init_with(kt_compute *c, const wl_workload *wl, const char *device,
@@ -217,6 +218,10 @@ double kt_compute_input_s(const kt_compute *c, int64_t samples);
 /* Whether two device names (device.h names or labels) compute alike: the same peak rates and
  * memory bandwidth (a V100 of 16 or 32 GB). Unknown names are alike only when equal. */
 int kt_same_compute(const char *a, const char *b);
+
+/* The precision a job timed by c trains in: c's, or fp32 (NULL: the measured times, which
+ * are fp32's; a job in another precision needs the compute model, sim/run/job.c). */
+pr_precision kt_precision(const kt_compute *c);
 
 /* Whether wl's measured times hold under c (NULL: the measured times run): c's GPU computes
  * like the one they were measured on, or wl does not say, in fp32 (the precision they were

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "compute.h"
 #include "precision.h"
 
 
@@ -28,7 +29,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
  * is 2 bytes and the optimizer updates an FP32 master copy (precision.h). */
 static void parts_of(double act_elems, double w_elems, const wl_workload *wl, hs_memory *m)
 {
-    pr_precision pr = (pr_precision)wl->precision;
+    pr_precision pr = kt_precision(wl->compute);
     m->weights_bytes = pr_weight_bytes(pr) * w_elems;
     m->gradients_bytes = pr_weight_gradient_bytes(pr) * w_elems;
     m->activations_bytes = 2 * pr_activation_bytes(pr) * act_elems;

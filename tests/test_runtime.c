@@ -1,0 +1,197 @@
+/* test_runtime.c: the runtime files (workloads/runtime/runtime.h): every shipped file parses
+ * to the values its sources give, NCCL's allreduce choice by version, and every kind of bad
+ * line is refused with its file and line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime.h"
+
+static rt_runtime load_ok(const char *name)
+{
+    char err[HS_ERR_LEN] = "";
+    rt_runtime rt;
+    if (rt_load(name, &rt, err) != HS_OK)
+        fail_msg("rt_load %s: %s", name, err);
+    return rt;
+}
+
+/* ParaDL's closed form: ring, no overlap, sendrecv halos, allreduced filter gradients. */
+static void test_paradl(void **state)
+{
+    (void)state;
+    rt_runtime rt = load_ok("paradl");
+    assert_string_equal(rt.name, "paradl");
+    assert_int_equal(rt.library, RT_MPI);
+    assert_int_equal(rt.allreduce, CO_RING);
+    assert_false(rt.overlap);
+    assert_false(rt.halo_chain);
+    assert_false(rt.filter_rs);
+    assert_true(rt.gradient_bytes == 0);
+    assert_int_equal(rt.optimizer, RT_OPT_NONE);
+    assert_true(rt.kernels.optimizer_kernels_per_tensor == 0);
+    assert_true(rt.kernels.stream_rel == 1.0 && rt.kernels.library_rel == 1.0);
+}
+
+/* ChainerMN on ABCI: NCCL 2.3.5 has no tree, so its own choice is rings; Adam's one kernel a
+ * tensor streaming 7 FP32 values a weight (w, g, m, v read; w, m, v written). */
+static void test_chainermn(void **state)
+{
+    (void)state;
+    rt_runtime rt = load_ok("chainermn");
+    assert_int_equal(rt.library, RT_NCCL);
+    assert_int_equal(rt.nccl_version, 20305);
+    assert_int_equal(rt.allreduce, CO_RINGS);
+    assert_false(rt.overlap);
+    assert_true(rt.halo_chain);
+    assert_true(rt.filter_rs);
+    assert_int_equal(rt.optimizer, RT_OPT_ADAM);
+    assert_true(rt.kernels.optimizer_kernels_per_tensor == 1);
+    assert_true(rt.kernels.optimizer_bytes_per_weight == 28);
+}
+
+/* DDP: 25 MiB buckets behind the backward, FP32 gradients, NCCL >= 2.4 choosing by size;
+ * Horovod: 64 MiB fusion; MLPerf's MXNet: FP16 gradients. */
+static void test_nccl_runtimes(void **state)
+{
+    (void)state;
+    rt_runtime ddp = load_ok("pytorch-ddp");
+    assert_int_equal(ddp.allreduce, CO_AUTO);
+    assert_true(ddp.overlap);
+    assert_true(ddp.bucket_bytes == 25.0 * 1024 * 1024);
+    assert_true(ddp.gradient_bytes == 4);
+    assert_true(ddp.kernels.optimizer_kernels_per_tensor == 4);
+    assert_true(ddp.kernels.optimizer_bytes_per_weight == 20);
+    rt_runtime hvd = load_ok("horovod-nccl");
+    assert_true(hvd.bucket_bytes == 64.0 * 1024 * 1024);
+    assert_true(hvd.gradient_bytes == 4);
+    rt_runtime mlperf = load_ok("horovod-mxnet-mlperf");
+    assert_true(mlperf.bucket_bytes == 64.0 * 1024 * 1024);
+    assert_true(mlperf.gradient_bytes == 2);
+    assert_int_equal(mlperf.allreduce, CO_AUTO);
+}
+
+static void test_library_choice(void **state)
+{
+    (void)state;
+    assert_int_equal(rt_library_choice(RT_MPI, 0), CO_RING);
+    assert_int_equal(rt_library_choice(RT_NCCL, 20305), CO_RINGS);
+    assert_int_equal(rt_library_choice(RT_NCCL, 20399), CO_RINGS);
+    assert_int_equal(rt_library_choice(RT_NCCL, 20400), CO_AUTO);
+    assert_int_equal(rt_library_choice(RT_NCCL, 21104), CO_AUTO);
+}
+
+/* A minimal valid file, with `extra` appended (each line under its own source comment). */
+static const char *const base_lines =
+    "description = test\n"
+    "# source: a\nlibrary = mpi\n"
+    "# source: a\nallreduce = library\n"
+    "# source: a\noverlap = off\n"
+    "# source: a\ngradient_precision = storage\n"
+    "# source: a\nhalo = chain\n"
+    "# source: a\nfilter_backward = allreduce\n"
+    "# source: a\noptimizer = sgd\n";
+
+/* Write text to a file, parse it; returns the status, the message in err. */
+static int parse_text(const char *text, char *err)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/test_runtime.rt", HS_TEST_TMP);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    rt_runtime rt;
+    return rt_parse_file(path, &rt, err);
+}
+
+/* The base file with `extra` added, expected to fail with a message containing `want`. */
+static void refused(const char *extra, const char *want)
+{
+    char text[4096], err[HS_ERR_LEN] = "";
+    snprintf(text, sizeof text, "%s%s", base_lines, extra);
+    if (parse_text(text, err) != HS_EINPUT)
+        fail_msg("accepted: %s", extra);
+    if (!strstr(err, want))
+        fail_msg("'%s' for %s: no '%s'", err, extra, want);
+}
+
+static void test_bad_files(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    assert_int_equal(parse_text(base_lines, err), HS_OK);
+    refused("# source: a\nbucket_bytes = 1 MiB\n", "overlap is off");
+    refused("overlap2 = on\n", "test_runtime.rt:16: unknown key 'overlap2'");
+    refused("# source: a\nhalo = sendrecv\n", ":17: halo given twice (first on line 11)");
+    refused("host_call_s = 1e-6\n", ":16: host_call_s has no '# source:' comment");
+    refused("# source: a\nhost_call_s = fast\n", ":17: host_call_s: 'fast' is not a number");
+    refused("# source: a\nhost_call_s = -1\n", "out of range");
+    refused("# source: a\nelementwise_efficiency = 1.5\n", "out of range");
+    refused("# source: a\nnccl_version = 2.3.5\n", "the library is mpi");
+    refused("# source: a\noptimizer_kernels_per_tensor = 2 kernels\n", "not a number");
+    refused("just words\n", ":16: not 'key = value'");
+    refused("# source: a\ncalibration =\n", "calibration has no value");
+    /* a value's word, a missing key, NCCL without its version */
+    assert_int_equal(parse_text("description = t\n# source: a\nlibrary = gloo\n", err),
+                     HS_EINPUT);
+    assert_non_null(strstr(err, ":3: library: unknown value 'gloo' (known: mpi, nccl)"));
+    assert_int_equal(parse_text("description = t\n# source: a\nlibrary = mpi\n", err), HS_EINPUT);
+    assert_non_null(strstr(err, ": no allreduce"));
+    char text[4096];
+    snprintf(text, sizeof text, "description = t\n# source: a\nlibrary = nccl\n%s",
+             strstr(base_lines, "# source: a\nallreduce"));
+    assert_int_equal(parse_text(text, err), HS_EINPUT);
+    assert_non_null(strstr(err, "library = nccl needs nccl_version"));
+    /* the version's syntax */
+    snprintf(text, sizeof text, "description = t\n# source: a\nlibrary = nccl\n"
+             "# source: a\nnccl_version = 2.x\n%s", strstr(base_lines, "# source: a\nallreduce"));
+    assert_int_equal(parse_text(text, err), HS_EINPUT);
+    assert_non_null(strstr(err, ":5: nccl_version: '2.x' is not a version"));
+}
+
+static void test_unknown_name(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    rt_runtime rt;
+    assert_int_equal(rt_load("tensorflow9", &rt, err), HS_EINPUT);
+    assert_non_null(strstr(err, "--runtime: unknown runtime 'tensorflow9'"));
+    assert_non_null(strstr(err, "chainermn"));
+    assert_int_equal(rt_load("", &rt, err), HS_EINPUT);
+    assert_int_equal(rt_load("/nonexistent/x.rt", &rt, err), HS_EINPUT);
+    assert_non_null(strstr(err, "/nonexistent/x.rt: cannot read"));
+}
+
+/* The list names every shipped runtime with its description. */
+static void test_list(void **state)
+{
+    (void)state;
+    char buf[8192] = "", err[HS_ERR_LEN] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    assert_int_equal(rt_list(f, err), HS_OK);
+    fclose(f);
+    const char *names[] = {"chainermn", "horovod-mxnet-mlperf", "horovod-nccl", "paradl",
+                           "pytorch-ddp"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strstr(buf, names[i]))
+            fail_msg("%s not in the list:\n%s", names[i], buf);
+    assert_non_null(strstr(buf, "ParaDL's closed form"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paradl),        cmocka_unit_test(test_chainermn),
+        cmocka_unit_test(test_nccl_runtimes), cmocka_unit_test(test_library_choice),
+        cmocka_unit_test(test_bad_files),     cmocka_unit_test(test_unknown_name),
+        cmocka_unit_test(test_list),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

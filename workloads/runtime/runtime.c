@@ -1,0 +1,346 @@
+/* runtime.c: the runtime file parser (runtime.h): `key = value` lines, each under a `# source:`
+ * comment, every key known, none twice, the required ones present. */
+#include "runtime.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_names.h"
+
+#define RT_LINE_MAX 1024
+
+/* The keys a runtime file takes; RT_K_REQUIRED_END and before: required in every file. */
+typedef enum {
+    RT_K_DESCRIPTION, RT_K_LIBRARY, RT_K_ALLREDUCE, RT_K_OVERLAP, RT_K_GRADIENT,
+    RT_K_HALO, RT_K_FILTER_BACKWARD, RT_K_OPTIMIZER, RT_K_REQUIRED_END = RT_K_OPTIMIZER,
+    RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_LIBRARY_EFF,
+    RT_K_INPUT, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_COUNT
+} rt_key;
+
+static const char *const key_names[RT_K_COUNT] = {
+    "description", "library", "allreduce", "overlap", "gradient_precision", "halo",
+    "filter_backward", "optimizer", "nccl_version", "bucket_bytes", "host_call_s",
+    "elementwise_efficiency", "library_efficiency", "input_samples_per_s",
+    "optimizer_kernels_per_tensor", "calibration"};
+
+/* What a file said, before the rules between keys. */
+typedef struct {
+    const char *path;
+    int line[RT_K_COUNT];     /* the line each key was on (0: not given) */
+    char allreduce[16];       /* "library" or an algorithm name */
+    double opt_kernels;       /* optimizer_kernels_per_tensor */
+} rt_read;
+
+co_algo rt_library_choice(rt_library library, int nccl_version)
+{
+    if (library == RT_MPI)
+        return CO_RING;
+    return nccl_version < 20400 ? CO_RINGS : CO_AUTO;
+}
+
+const char *rt_default_dir(void)
+{
+    static _Thread_local char dir[1024];
+    const char *home = getenv("HYBRIDSIM_HOME");
+    if (!home || !*home)
+        return HYBRIDSIM_SOURCE_DIR "/workloads/runtime";
+    int n = snprintf(dir, sizeof dir, "%s/workloads/runtime", home);
+    return n > 0 && (size_t)n < sizeof dir ? dir : HYBRIDSIM_SOURCE_DIR "/workloads/runtime";
+}
+
+/* One of `n` words into *index; HS_EINPUT naming the key and the words otherwise. */
+static int one_of(const rt_read *r, int line, const char *key, const char *value,
+                  const char *const *words, int n, int *index, char *err)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(value, words[i]) == 0) {
+            *index = i;
+            return HS_OK;
+        }
+    char known[128] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                 words[i]);
+    return hs_fail(err, HS_EINPUT, "%s:%d: %s: unknown value '%s' (known: %s)", r->path, line,
+                   key, value, known);
+}
+
+/* A positive finite number, at most `max`, with an optional unit suffix (bytes: KiB, MiB). */
+static int number(const rt_read *r, int line, const char *key, const char *value, double max,
+                  bool bytes, double *out, char *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(value, &end);
+    double unit = 1;
+    if (bytes && end && strcmp(end, " MiB") == 0)
+        unit = 1024.0 * 1024.0;
+    else if (bytes && end && strcmp(end, " KiB") == 0)
+        unit = 1024.0;
+    else if (!end || *end)
+        unit = 0;
+    if (end == value || unit == 0 || errno || !isfinite(v))
+        return hs_fail(err, HS_EINPUT, "%s:%d: %s: '%s' is not a number%s", r->path, line, key,
+                       value, bytes ? " (bytes, or N KiB, N MiB)" : "");
+    if (!(v > 0) || v * unit > max)
+        return hs_fail(err, HS_EINPUT, "%s:%d: %s: %s is out of range (0, %g]", r->path, line,
+                       key, value, max);
+    *out = v * unit;
+    return HS_OK;
+}
+
+/* nccl_version X.Y or X.Y.Z into X*10000 + Y*100 + Z. */
+static int version(const rt_read *r, int line, const char *value, int *out, char *err)
+{
+    int x = 0, y = 0, z = 0, used = 0;
+    int n = sscanf(value, "%2d.%2d%n.%2d%n", &x, &y, &used, &z, &used);
+    if (n < 2 || value[used] || x < 1 || y < 0 || z < 0)
+        return hs_fail(err, HS_EINPUT, "%s:%d: nccl_version: '%s' is not a version X.Y or "
+                       "X.Y.Z", r->path, line, value);
+    *out = x * 10000 + y * 100 + z;
+    return HS_OK;
+}
+
+/* The choices a word key takes, in the order of its enum or flag (halo: chain first). */
+static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v, char *err)
+{
+    static const char *const libs[] = {"mpi", "nccl"};
+    static const char *const onoff[] = {"off", "on"};
+    static const char *const grads[] = {"storage", "fp32", "fp16"};
+    static const char *const halos[] = {"sendrecv", "chain"};
+    static const char *const filters[] = {"allreduce", "reduce-scatter"};
+    static const char *const opts[] = {"none", "sgd", "momentum", "adam"};
+    static const char *const algos[] = {"library", "ring", "hier", "tree", "rings", "auto"};
+    static const double grad_bytes[] = {0, 4, 2};
+    int i = 0, rc = HS_OK;
+    const char *key = key_names[k];
+    switch (k) {
+    case RT_K_LIBRARY: rc = one_of(r, line, key, v, libs, 2, &i, err); rt->library = i; break;
+    case RT_K_OVERLAP: rc = one_of(r, line, key, v, onoff, 2, &i, err); rt->overlap = i; break;
+    case RT_K_GRADIENT:
+        rc = one_of(r, line, key, v, grads, 3, &i, err);
+        rt->gradient_bytes = grad_bytes[i];
+        break;
+    case RT_K_HALO: rc = one_of(r, line, key, v, halos, 2, &i, err); rt->halo_chain = i; break;
+    case RT_K_FILTER_BACKWARD:
+        rc = one_of(r, line, key, v, filters, 2, &i, err);
+        rt->filter_rs = i;
+        break;
+    case RT_K_OPTIMIZER:
+        rc = one_of(r, line, key, v, opts, 4, &i, err);
+        rt->optimizer = (rt_optimizer)i;
+        break;
+    case RT_K_ALLREDUCE:
+        rc = one_of(r, line, key, v, algos, 6, &i, err);
+        snprintf(r->allreduce, sizeof r->allreduce, "%s", v);
+        break;
+    default: break;
+    }
+    return rc;
+}
+
+/* One `key = value` (the key known, not yet given) into rt. */
+static int set_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v, char *err)
+{
+    kt_runtime *kr = &rt->kernels;
+    switch (k) {
+    case RT_K_DESCRIPTION:
+        if ((size_t)snprintf(rt->description, sizeof rt->description, "%s", v) >=
+            sizeof rt->description)
+            return hs_fail(err, HS_EINPUT, "%s:%d: description: longer than %zu characters",
+                           r->path, line, sizeof rt->description - 1);
+        return HS_OK;
+    case RT_K_CALIBRATION:
+        if ((size_t)snprintf(rt->calibration, sizeof rt->calibration, "%s", v) >=
+            sizeof rt->calibration)
+            return hs_fail(err, HS_EINPUT, "%s:%d: calibration: longer than %zu characters",
+                           r->path, line, sizeof rt->calibration - 1);
+        return HS_OK;
+    case RT_K_NCCL_VERSION: return version(r, line, v, &rt->nccl_version, err);
+    case RT_K_BUCKET:
+        return number(r, line, "bucket_bytes", v, 1e12, true, &rt->bucket_bytes, err);
+    case RT_K_HOST_CALL: return number(r, line, "host_call_s", v, 1, false, &kr->host_call_s, err);
+    case RT_K_ELEMENTWISE:
+        return number(r, line, "elementwise_efficiency", v, 1, false, &kr->stream_rel, err);
+    case RT_K_LIBRARY_EFF:
+        return number(r, line, "library_efficiency", v, 2, false, &kr->library_rel, err);
+    case RT_K_INPUT:
+        return number(r, line, "input_samples_per_s", v, 1e9, false, &kr->input_samples_per_s,
+                      err);
+    case RT_K_OPT_KERNELS:
+        return number(r, line, "optimizer_kernels_per_tensor", v, 100, false, &r->opt_kernels,
+                      err);
+    default: return word_key(r, rt, k, line, v, err);
+    }
+}
+
+/* Bytes one weight's update streams per step: the values read (weight, gradient, states) and
+ * written (weight, states), FP32 each (torch/optim/sgd.py, chainer/optimizers/adam.py: the
+ * update reads and writes these arrays once). */
+static double optimizer_bytes(rt_optimizer o)
+{
+    static const double states[] = {0, 0, 1, 2};
+    return o == RT_OPT_NONE ? 0 : 4.0 * (2 + states[o] + 1 + states[o]);
+}
+
+/* The rules between keys, once the file is read. */
+static int finish(rt_read *r, rt_runtime *rt, char *err)
+{
+    for (int k = 0; k <= RT_K_REQUIRED_END; k++)
+        if (!r->line[k])
+            return hs_fail(err, HS_EINPUT, "%s: no %s (every runtime says it; "
+                           "workloads/runtime/README.md)", r->path, key_names[k]);
+    if (rt->library == RT_NCCL && !r->line[RT_K_NCCL_VERSION])
+        return hs_fail(err, HS_EINPUT, "%s: library = nccl needs nccl_version (its allreduce "
+                       "choice depends on it)", r->path);
+    if (rt->library == RT_MPI && r->line[RT_K_NCCL_VERSION])
+        return hs_fail(err, HS_EINPUT, "%s:%d: nccl_version: the library is mpi", r->path,
+                       r->line[RT_K_NCCL_VERSION]);
+    if (rt->overlap && !r->line[RT_K_BUCKET])
+        return hs_fail(err, HS_EINPUT, "%s: overlap = on needs bucket_bytes", r->path);
+    if (!rt->overlap && r->line[RT_K_BUCKET])
+        return hs_fail(err, HS_EINPUT, "%s:%d: bucket_bytes: overlap is off (one allreduce "
+                       "after the backward)", r->path, r->line[RT_K_BUCKET]);
+    if (r->line[RT_K_OPT_KERNELS] && rt->optimizer == RT_OPT_NONE)
+        return hs_fail(err, HS_EINPUT, "%s:%d: optimizer_kernels_per_tensor: the optimizer is "
+                       "none", r->path, r->line[RT_K_OPT_KERNELS]);
+    if (strcmp(r->allreduce, "library") == 0)
+        rt->allreduce = rt_library_choice(rt->library, rt->nccl_version);
+    else
+        co_algo_parse(r->allreduce, &rt->allreduce);
+    rt->kernels.optimizer_kernels_per_tensor = r->opt_kernels;
+    rt->kernels.optimizer_bytes_per_weight = r->opt_kernels > 0 ? optimizer_bytes(rt->optimizer)
+                                                                : 0;
+    return HS_OK;
+}
+
+/* Cut blanks from both ends of s in place; returns s past its leading blanks. */
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* One line of the file: a comment (a source one arms the next value), blank, or a value. */
+static int one_line(rt_read *r, rt_runtime *rt, char *text, int line, bool *sourced, char *err)
+{
+    char *s = trim(text);
+    if (!*s)
+        return HS_OK;
+    if (*s == '#') {
+        if (strncmp(trim(s + 1), "source:", 7) == 0)
+            *sourced = true;
+        return HS_OK;
+    }
+    char *eq = strchr(s, '=');
+    if (!eq)
+        return hs_fail(err, HS_EINPUT, "%s:%d: not 'key = value', a '#' comment or blank: '%s'",
+                       r->path, line, s);
+    *eq = '\0';
+    char *key = trim(s), *value = trim(eq + 1);
+    int k = 0;
+    while (k < RT_K_COUNT && strcmp(key, key_names[k]) != 0)
+        k++;
+    if (k == RT_K_COUNT)
+        return hs_fail(err, HS_EINPUT, "%s:%d: unknown key '%s' (workloads/runtime/README.md "
+                       "lists them)", r->path, line, key);
+    if (r->line[k])
+        return hs_fail(err, HS_EINPUT, "%s:%d: %s given twice (first on line %d)", r->path,
+                       line, key, r->line[k]);
+    if (!*value)
+        return hs_fail(err, HS_EINPUT, "%s:%d: %s has no value", r->path, line, key);
+    if (!*sourced && k != RT_K_DESCRIPTION)
+        return hs_fail(err, HS_EINPUT, "%s:%d: %s has no '# source:' comment above it (every "
+                       "value says where it comes from)", r->path, line, key);
+    *sourced = false;
+    r->line[k] = line;
+    return set_key(r, rt, (rt_key)k, line, value, err);
+}
+
+/* The file's name without its folder and .rt, as the runtime's name. */
+static void name_of(const char *path, char *name, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 3 && strcmp(base + n - 3, ".rt") == 0)
+        n -= 3;
+    snprintf(name, len, "%.*s", (int)(n < len ? n : len - 1), base);
+}
+
+int rt_parse_file(const char *path, rt_runtime *rt, char *err)
+{
+    memset(rt, 0, sizeof *rt);
+    rt->kernels = kt_runtime_neutral();
+    if ((size_t)snprintf(rt->path, sizeof rt->path, "%s", path) >= sizeof rt->path)
+        return hs_fail(err, HS_EINPUT, "%s: runtime path too long", path);
+    name_of(path, rt->name, sizeof rt->name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return hs_fail(err, HS_EINPUT, "%s: cannot read the runtime file: %s", path,
+                       strerror(errno));
+    rt_read r = {.path = rt->path};
+    char text[RT_LINE_MAX];
+    int line = 0, rc = HS_OK;
+    bool sourced = false;
+    while (rc == HS_OK && fgets(text, sizeof text, f)) {
+        line++;
+        if (!strchr(text, '\n') && !feof(f))
+            rc = hs_fail(err, HS_EINPUT, "%s:%d: line longer than %d characters", path, line,
+                         RT_LINE_MAX - 2);
+        else
+            rc = one_line(&r, rt, text, line, &sourced, err);
+    }
+    if (rc == HS_OK && ferror(f))
+        rc = hs_fail(err, HS_EINPUT, "%s: read error", path);
+    fclose(f);
+    return rc == HS_OK ? finish(&r, rt, err) : rc;
+}
+
+void rt_known_names(char *buf, size_t len)
+{
+    hs_known_names(rt_default_dir(), ".rt", buf, len);
+}
+
+int rt_load(const char *spec, rt_runtime *rt, char *err)
+{
+    size_t n = spec ? strlen(spec) : 0;
+    if (!n)
+        return hs_fail(err, HS_EINPUT, "--runtime: empty name");
+    if (strchr(spec, '/') || (n > 3 && strcmp(spec + n - 3, ".rt") == 0))
+        return rt_parse_file(spec, rt, err);
+    char path[1024];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.rt", rt_default_dir(), spec) >= sizeof path)
+        return hs_fail(err, HS_EINPUT, "--runtime: name too long");
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        char known[HS_ERR_LEN / 2];
+        rt_known_names(known, sizeof known);
+        return hs_fail(err, HS_EINPUT, "--runtime: unknown runtime '%s' (no %s; known: %s)",
+                       spec, path, known);
+    }
+    fclose(f);
+    return rt_parse_file(path, rt, err);
+}
+
+int rt_list(FILE *out, char *err)
+{
+    char names[2048];
+    hs_known_names(rt_default_dir(), ".rt", names, sizeof names);
+    for (char *save = NULL, *name = strtok_r(names, ", ", &save); name;
+         name = strtok_r(NULL, ", ", &save)) {
+        rt_runtime rt;
+        int rc = rt_load(name, &rt, err);
+        if (rc != HS_OK)
+            return rc;
+        fprintf(out, "  %-14s %s\n", rt.name, rt.description);
+    }
+    return HS_OK;
+}

@@ -1,0 +1,80 @@
+/* runtime.h: what the training software does, read from a runtime file (--runtime NAME) (rt_).
+ *
+ * The same strategy on the same machine runs at different speeds under different software:
+ * the collective library and how it picks its allreduce, whether gradients are reduced in
+ * buckets behind the backward, in which precision they travel, how halos and a filter layer's
+ * output gradients are sent, the optimizer's kernels, and how the framework's kernels compare
+ * with the libraries DeepBench measured. A runtime file (workloads/runtime/NAME.rt) says all
+ * of that, each value with the source it comes from; workloads/runtime/README.md is the
+ * format and the list. A flag given with --runtime overrides the runtime's value.
+ *
+ * Folder: workloads/runtime/ (this header is its whole public face): the parser and the
+ * shipped runtime files. May include workloads/common/ (errors, names, the allreduce
+ * algorithms) and workloads/compute/ (kt_runtime, what the kernels take). */
+#ifndef RUNTIME_H
+#define RUNTIME_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "collective.h"
+#include "compute.h"
+#include "hs_error.h"
+
+/* The collective library the gradients and activations go through. */
+typedef enum { RT_MPI = 0, RT_NCCL } rt_library;
+
+/* The optimizer (its states per weight: 0, 0, 1, 2). */
+typedef enum { RT_OPT_NONE = 0, RT_OPT_SGD, RT_OPT_MOMENTUM, RT_OPT_ADAM } rt_optimizer;
+
+/* A runtime file, read. */
+typedef struct {
+    char name[64];             /* the file's name without .rt ("chainermn") */
+    char path[1024];           /* the file read */
+    char description[256];     /* one line for `hybridsim runtimes` */
+    rt_library library;        /* library = mpi | nccl */
+    int nccl_version;          /* nccl_version X.Y.Z as X*10000 + Y*100 + Z (NCCL only; 0) */
+    co_algo allreduce;         /* the gradient allreduce, resolved: allreduce = library takes
+                                * the library's own choice (rt_library_choice) */
+    bool overlap;              /* overlap = on: gradients in buckets behind the backward */
+    double bucket_bytes;       /* bucket_bytes: a bucket's size (overlap only; 0 otherwise) */
+    double gradient_bytes;     /* gradient_precision: bytes a gradient element travels in
+                                * (fp32 4, fp16 2; 0 = storage: the run's precision says) */
+    bool halo_chain;           /* halo = chain (true) | sendrecv */
+    bool filter_rs;            /* filter_backward = reduce-scatter (true) | allreduce */
+    rt_optimizer optimizer;    /* optimizer = none | sgd | momentum | adam */
+    kt_runtime kernels;        /* what the framework adds to the kernels (compute.h): host time
+                                * a call, element-wise and library efficiency, input pipeline,
+                                * the optimizer's kernels; neutral where the file says nothing */
+    char calibration[512];     /* calibration: the measured rows its efficiencies were
+                                * calibrated on (validation row ids, blank-separated; "" none),
+                                * left out of every accuracy figure */
+} rt_runtime;
+
+/* The folder of the shipped runtime files: $HYBRIDSIM_HOME/workloads/runtime, else the
+ * source tree's. */
+const char *rt_default_dir(void);
+
+/* Read the runtime file at `path` into rt. HS_EINPUT "path:line: ..." for a line that is not
+ * `key = value`, a comment or blank, an unknown or repeated key, a value that is not one the
+ * key takes, a value line without a `# source:` comment since the previous one, a required key
+ * missing ("path: ..."), keys that contradict each other (bucket_bytes without overlap). */
+int rt_parse_file(const char *path, rt_runtime *rt, char *err);
+
+/* A runtime by name (rt_default_dir()/NAME.rt) or by path (a spec with '/' or ending in .rt).
+ * HS_EINPUT naming --runtime and the known names for an unknown name; else rt_parse_file's. */
+int rt_load(const char *spec, rt_runtime *rt, char *err);
+
+/* The allreduce NCCL `version` (X*10000 + Y*100 + Z) picks by itself: rings only before 2.4
+ * (NCCL 2.3 has no tree), rings or tree by size from 2.4 (CO_AUTO: co_nccl_choice); MPI:
+ * ParaDL's ring. */
+co_algo rt_library_choice(rt_library library, int nccl_version);
+
+/* Every shipped runtime, one a line: its name and description. HS_EINPUT when a shipped file
+ * does not parse (its message). */
+int rt_list(FILE *out, char *err);
+
+/* The names of the shipped runtimes joined by ", " into buf (for messages). */
+void rt_known_names(char *buf, size_t len);
+
+#endif

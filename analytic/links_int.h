@@ -27,6 +27,8 @@ static inline double an__msg_elem_bytes(const wl_workload *wl)
 }
 static inline double an__grad_elem_bytes(const wl_workload *wl)
 {
+    if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
+        return wl->gradient_bytes;
     return pr_gradient_message_bytes(kt_precision(wl->compute));
 }
 

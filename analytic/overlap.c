@@ -3,7 +3,8 @@
  *
  * The simulator's overlap order (sim/expand/expand.c) writes the backward layer by layer, last
  * layer first, each layer's input-gradient kernel then its weight-gradient kernel, and closes a
- * bucket of the gradients produced so far each time it reaches CO_BUCKET_BYTES; a bucket's
+ * bucket of the gradients produced so far each time it reaches the runtime's bucket size
+ * (st->bucket_bytes; CO_BUCKET_BYTES when none is said); a bucket's
  * allreduce starts when its last kernel is done and the previous bucket's allreduce has
  * finished (one communication stream). On a free network that is the recurrence
  *   f_k = max(f_{k-1}, r_k) + c_k,
@@ -27,7 +28,7 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const st_strategy *st, 
         if (ly->w_elems <= 0)
             continue;
         bucket += (double)ly->w_elems * an__grad_elem_bytes(wl);
-        if (bucket < CO_BUCKET_BYTES && l > 0)
+        if (bucket < (st->bucket_bytes > 0 ? st->bucket_bytes : CO_BUCKET_BYTES) && l > 0)
             continue;
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
                                           &ln->grad_across);

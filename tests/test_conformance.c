@@ -23,6 +23,7 @@
 #include "shared_helpers.h"
 
 #include "analytic.h"
+#include "job.h"
 
 #define LOG_DIR HS_SHARED_DIR "/reference/paradl/log/"
 #define MODEL_DIR HS_SHARED_DIR "/reference/paradl/model/"
@@ -348,6 +349,30 @@ static void compare(const char *file, int block, const oracle_row *r, const hs_e
     }
 }
 
+/* 1: rows are estimated as `hybridsim analytic --runtime paradl` loads its job (job.h), with
+ * no other setting; 0: the strategy set to ParaDL's collectives by hand. */
+static bool via_runtime;
+
+/* Row r as the command line runs it: -w NET [-l LC] -s TEXT -g P -b B --runtime paradl. */
+static void estimate_via_runtime(const char *net, const char *lc, const char *text,
+                                 const oracle_row *r, hs_estimate *e)
+{
+    char net_path[1024], lc_path[1024], err[HS_ERR_LEN];
+    snprintf(net_path, sizeof net_path, "%s%s", MODEL_DIR, net);
+    snprintf(lc_path, sizeof lc_path, "%s%s", MODEL_DIR, lc);
+    js_settings spec = {.workload = net_path, .layers = *lc ? lc_path : NULL, .strategy = text,
+                     .gpus = (int)r->p, .batch = (int64_t)r->batch, .runtime = "paradl"};
+    job j;
+    int rc = job_load_workload(&spec, &j, err);
+    if (rc == HS_OK)
+        rc = job_load_strategy(&spec, &abci, &j, err);
+    if (rc == HS_OK)
+        rc = an_estimate(&j.wl, &abci, &j.st, j.batch, e, err);
+    job_free(&j);
+    if (rc != HS_OK)
+        fail_msg("--runtime paradl: %s p=%g B=%g: %s", text, r->p, r->batch, err);
+}
+
 static void check_row(const char *file, int block, const char *net, const oracle_row *r,
                       tally *t)
 {
@@ -370,6 +395,11 @@ static void check_row(const char *file, int block, const char *net, const oracle
     st_strategy st;
     hs_estimate e;
     char err[HS_ERR_LEN];
+    if (via_runtime) {
+        estimate_via_runtime(net, lc, text, r, &e);
+        compare(file, block, r, &e, skip, t);
+        return;
+    }
     int rc = st_parse(text, (int)r->p, abci.gpus_per_node, 0, &st, err);
     st.filter_rs = st.halo_chain = false; /* ParaDL's collectives, as its logs */
     if (rc != HS_OK || an_estimate(wl, &abci, &st, (int64_t)r->batch, &e, err) != HS_OK)
@@ -377,9 +407,27 @@ static void check_row(const char *file, int block, const char *net, const oracle
     compare(file, block, r, &e, skip, t);
 }
 
+static void check_logs(void);
+
 static void test_oracle_logs(void **state)
 {
     (void)state;
+    via_runtime = false;
+    check_logs();
+}
+
+/* The same values through `--runtime paradl` alone: the runtime file holds the closed form's
+ * assumptions (workloads/runtime/paradl.rt). */
+static void test_oracle_logs_runtime_paradl(void **state)
+{
+    (void)state;
+    via_runtime = true;
+    check_logs();
+    via_runtime = false;
+}
+
+static void check_logs(void)
+{
     tally t = {{0, 0, 0}, 0, 0};
     static oracle_log log;
     for (size_t f = 0; f < sizeof log_files / sizeof *log_files; f++) {
@@ -427,6 +475,7 @@ int main(void)
         return HS_SKIPPED;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oracle_logs),
+        cmocka_unit_test(test_oracle_logs_runtime_paradl),
         cmocka_unit_test(test_resnet50_data_1024),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -124,6 +124,8 @@ typedef struct {
     int64_t y_total;            /* sum of |y| over the same layers */
     int64_t w_total;            /* W = sum of |w| over layers */
     char path[1024];            /* the file it was loaded from */
+    double gradient_bytes;      /* bytes a weight gradient travels in, as the job's runtime
+                                 * says (--runtime); 0: the precision's (kt_precision) */
     const struct kt_compute *compute; /* --compute model: kernel times from the compute model
                                        * (workloads/compute/compute.h), owned by the caller;
                                        * NULL: the measured per-sample times, scaled linearly */

@@ -65,7 +65,9 @@ static int run_analytic(const cli_options *o, cli_inputs *in, const cli_sim *sim
     hs_estimate est;
     const job *j = &in->job;
     int status = HS_OK;
-    if (j->st.overlap && j->st.kind != ST_DATA && j->st.kind != ST_SERIAL)
+    /* --overlap said; a runtime's overlap leaves the analytic model's other strategies as
+     * they are (blocking) */
+    if (o->job.overlap && j->st.kind != ST_DATA && j->st.kind != ST_SERIAL)
         return hs_fail(err, HS_EINPUT, "--overlap: the analytic model's overlap (gradient "
                        "buckets behind the backward) is for data parallelism; simulate or "
                        "compare shows how %s overlaps", st_name(&j->st));

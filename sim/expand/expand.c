@@ -47,6 +47,8 @@ static double ex_msg_bytes(const wl_workload *wl)
 
 static double ex_grad_bytes(const wl_workload *wl)
 {
+    if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
+        return wl->gradient_bytes;
     return pr_gradient_message_bytes(kt_precision(wl->compute));
 }
 

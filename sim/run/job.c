@@ -81,8 +81,8 @@ static int job_check_precision(const js_settings *spec, const job *j, bool model
 /* --compute: the model where asked or by default (job_model_by_default), the measured times
  * where asked or where the model cannot run; a workload measured on another GPU than the
  * platform's, with the model out of reach, needs one said. */
-static int job_compute_setup(const js_settings *spec, const plat_platform *plat, job *j,
-                             char *err)
+static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
+                             const rt_runtime *rt, job *j, char *err)
 {
     const wl_workload *wl = &j->wl;
     const char *gpu = plat_device(plat);
@@ -115,10 +115,29 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
     kt_options opt = kt_options_default();
     opt.anchor = spec->compute != JS_COMPUTE_KERNELS;
     opt.precision = (pr_precision)spec->precision;
+    if (rt)
+        opt.runtime = rt->kernels;
     status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
         j->wl.compute = &j->compute;
     return status;
+}
+
+/* What the runtime says and the flags do not (job.h): a strategy file keeps its ring and its
+ * chained halos and reduce-scattered gathers (st_from_plan). */
+static void job_apply_runtime(const js_settings *spec, const rt_runtime *rt, unsigned bit,
+                              job *j)
+{
+    bool file = j->st.kind == ST_LAYERWISE;
+    if (!js_given(spec, "allreduce") && !file)
+        j->st.allreduce = rt->allreduce;
+    j->st.overlap = spec->overlap || rt->overlap;
+    j->st.bucket_bytes = rt->bucket_bytes;
+    j->wl.gradient_bytes = rt->gradient_bytes;
+    if (!spec->halo_chain && !file && bit == WL_SPLIT_SPATIAL)
+        j->st.halo_chain = rt->halo_chain;
+    if (!spec->filter_rs && !file && bit == WL_SPLIT_FILTER)
+        j->st.filter_rs = rt->filter_rs;
 }
 
 int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j, char *err)
@@ -148,12 +167,17 @@ int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j
         if (status != HS_OK)
             return status;
     }
-    status = job_compute_setup(spec, plat, j, err);
+    rt_runtime rt_file, *rt = spec->runtime ? &rt_file : NULL;
+    if (rt && (status = rt_load(spec->runtime, rt, err)) != HS_OK)
+        return status;
+    status = job_compute_setup(spec, plat, rt, j, err);
     if (status != HS_OK)
         return status;
     j->st.allreduce = (co_algo)spec->allreduce;
     j->st.overlap = spec->overlap;
     unsigned bit = st_split_bit(j->st.kind);
+    if (rt)
+        job_apply_runtime(spec, rt, bit, j);
     if (spec->halo_chain && bit != WL_SPLIT_SPATIAL)
         return hs_fail(err, HS_EINPUT, "--halo: for spatial and data+spatial, not %s (a "
                        "strategy file's halos are always a chain)", st_name(&j->st));
@@ -182,6 +206,12 @@ void job_free(job *j)
 int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js_settings *job,
                             kt_compute *kc, char *err)
 {
+    rt_runtime rt;
+    int rc = job->runtime ? rt_load(job->runtime, &rt, err) : HS_OK;
+    if (rc != HS_OK)
+        return rc;
+    if (job->runtime)
+        wl->gradient_bytes = rt.gradient_bytes;
     const char *gpu = plat_device(plat);
     wl->compute = NULL;
     if (job->compute == JS_COMPUTE_MEASURED ||
@@ -195,6 +225,8 @@ int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js
     kt_options opt = kt_options_default();
     opt.anchor = job->compute != JS_COMPUTE_KERNELS;
     opt.precision = (pr_precision)job->precision;
+    if (job->runtime)
+        opt.runtime = rt.kernels;
     int status = kt_compute_init_with(kc, wl, gpu, &opt, err);
     if (status == HS_OK)
         wl->compute = kc;

@@ -13,6 +13,7 @@
 #include "hs_error.h"
 #include "job_keys.h"
 #include "platform.h"
+#include "runtime.h"
 #include "strategy.h"
 #include "workload.h"
 
@@ -30,7 +31,11 @@ typedef struct {
 /* Load the workload and apply the layer file (j is zeroed first). */
 int job_load_workload(const js_settings *spec, job *j, char *err);
 
-/* Parse the strategy for the platform's GPUs and check it against the workload and batch:
+/* Parse the strategy for the platform's GPUs and check it against the workload and batch.
+ * A runtime (spec->runtime) gives what the flags do not say: the allreduce (built-in
+ * strategies), the overlap and its bucket size, the gradients' bytes, the halo (spatial) and
+ * the filter backward (filter), and what the framework adds to the kernels (compute.h
+ * kt_runtime); HS_EINPUT naming --runtime for a runtime that does not load. Then:
  * HS_EINPUT naming -g when the platform has too few GPUs, else st_parse's and st_check's. A
  * strategy that names a file (st_is_file) is read as a per-layer plan (st_plan_load), which
  * carries its own schedule, so --micro-batches is refused with it, and its gradients are
@@ -47,7 +52,9 @@ int job_check_device(const wl_workload *wl, const plat_platform *plat, js_comput
 /* Kernel times for a command that prices many strategies of wl (suggest, strategy --search):
  * the compute model where asked or by default where it applies (both GPUs in the device
  * table), wl->compute then pointing to kc (which must outlive its use); else the measured
- * times, with job_check_device's rule. HS_EINPUT as job_check_device and kt_compute_init. */
+ * times, with job_check_device's rule. A runtime (job->runtime) gives its kernel terms and
+ * sets its gradient bytes in wl. HS_EINPUT as job_check_device and kt_compute_init, and naming
+ * --runtime for a runtime that does not load. */
 int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js_settings *job,
                             kt_compute *kc, char *err);
 

@@ -74,6 +74,12 @@ const js_key js_keys[] = {
              "(default: a GPU needs only its filters' slice; ChainerMN's, with its pack, "
              "stack and sum as kernels) or allreduce (ParaDL's); a strategy file's gathers "
              "always run the default"},
+    {.name = "runtime", .type = JS_TEXT, .offset = F(runtime), .arg = "R", .scope = EVERYWHERE,
+     .help = "the training software as it ran: a name (hybridsim runtimes lists them: "
+             "chainermn, pytorch-ddp, horovod-nccl, horovod-mxnet-mlperf, paradl) or a FILE.rt: "
+             "its allreduce choice, overlap and bucket size, gradient precision, halos, filter "
+             "backward, optimizer and kernel terms; the keys above, given, override it "
+             "(default: none, the defaults above; workloads/runtime/README.md)"},
 };
 const int js_n_keys = (int)(sizeof js_keys / sizeof js_keys[0]);
 _Static_assert(sizeof js_keys / sizeof js_keys[0] <= JS_MAX_KEYS,

@@ -45,6 +45,8 @@ typedef struct {
     int filter_rs;         /* --filter-backward: JS_ON reduce-scatter, JS_OFF allreduce,
                             * 0 not said (the strategy's default, st_parse) */
     int halo_chain;        /* --halo: JS_ON chain, JS_OFF sendrecv, 0 not said */
+    const char *runtime;   /* --runtime: a runtime's name or FILE.rt (workloads/runtime/), whose
+                            * values the keys above not given take (job.c); NULL: none */
     unsigned given;        /* bit k: js_keys[k] was given (a second time is refused) */
 } js_settings;
 

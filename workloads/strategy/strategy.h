@@ -46,6 +46,8 @@ typedef struct {
                           * unless the user says otherwise: collective.h) */
     bool overlap;        /* --overlap: gradients reduced in buckets while the backward runs
                           * (CO_BUCKET_BYTES); false: one fused allreduce after it */
+    double bucket_bytes; /* the overlap's bucket size (a runtime's: DDP's bucket_cap_mb,
+                          * Horovod's fusion threshold); 0: CO_BUCKET_BYTES */
     bool halo_chain;     /* a spatial halo is sent, then received, with synchronous sends
                           * (ChainerMN's halo_exchange over MPI), so the group's messages follow
                           * one another along it (st_parse's default for spatial and

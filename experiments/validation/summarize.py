@@ -11,7 +11,9 @@ Prints the summary. Accuracy = 1 - |predicted - measured| / measured (negative w
 than the measurement). Rank agreement: within a group of rows that compete (rows.tsv's group:
 ParaDL's strategies at one GPU count, MLPerf's systems at one GPU count, DLE's networks on one
 system, precision and GPU count), the pairs of rows the measurements order (ties left out) that
-the predictions order alike.
+the predictions order alike. Rows a dataset's runtime names as its calibration (the
+runtime file's `calibration = ID ...`, workloads/runtime/README.md) are left out of every
+accuracy figure and listed apart.
 """
 
 import csv
@@ -54,6 +56,21 @@ def command(tmp, r):
 
 def accuracy(predicted, measured):
     return 1 - abs(predicted - measured) / measured
+
+
+def calibration_ids(here):
+    """{row id: runtime} of the rows each dataset's runtime was calibrated on."""
+    ids = {}
+    for d in table(os.path.join(here, "datasets.tsv")):
+        if not d["runtime"]:
+            continue
+        path = os.path.join(here, "..", "..", "workloads", "runtime", d["runtime"] + ".rt")
+        with open(path) as f:
+            for line in f:
+                key, _, value = line.partition("=")
+                if key.strip() == "calibration" and not line.lstrip().startswith("#"):
+                    ids.update((i, d["runtime"]) for i in value.split())
+    return ids
 
 
 def deepbench_rows(tmp):
@@ -113,6 +130,7 @@ def fmt(v):
 def main(argv):
     here, tmp, out, subset = argv[0], argv[1], argv[2], argv[3] == "1"
     rows = []
+    calibration = calibration_ids(here)
     for r in table(os.path.join(here, "rows.tsv")):
         r = dict(r)
         r["measured"] = float(r["measured"])
@@ -125,6 +143,8 @@ def main(argv):
             r.update(predicted=p if p is not None else "", status=status,
                      accuracy=accuracy(p, r["measured"]) if p is not None else "",
                      command=command(tmp, r))
+            if status == "ok" and r["id"] in calibration:
+                r["status"] = "calibration of " + calibration[r["id"]]
         rows.append(r)
     rows = deepbench_rows(tmp) + rows
     cols = ["dataset", "id", "label", "group", "measured", "predicted", "unit", "accuracy",
@@ -159,6 +179,13 @@ def main(argv):
         print("  %-16s %-64s %10.4g %10.4g %s %6.3f" % (r["dataset"], r["label"][:64],
                                                        r["predicted"], r["measured"],
                                                        r["unit"], r["accuracy"]))
+    calibrated = [r for r in rows if r["status"].startswith("calibration")]
+    if calibrated:
+        print("\ncalibration rows (left out of every figure above):")
+        for r in calibrated:
+            print("  %-16s %-64s %10.4g %10.4g %s %s" % (r["dataset"], r["label"][:64],
+                                                        r["predicted"], r["measured"],
+                                                        r["unit"], r["status"]))
     failed = [r for r in rows if r["status"].startswith("failed")]
     if failed:
         print("\nfailed runs:")

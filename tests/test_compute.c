@@ -176,10 +176,12 @@ static void test_groups(void **state)
     lw_split s = lw_whole(8);
     lw_kernel dw = kernel_ok(&wl, 0, &s, LW_FORWARD, 4);
     assert_int_equal(dw.kind, LW_STREAM);
+    assert_int_equal(dw.depthwise, 1);
     assert_true(dw.flops == 2.0 * 8 * 32 * 9 * 196);
     s.out_parts = 4;
     lw_kernel g = kernel_ok(&wl, 1, &s, LW_FORWARD, 4); /* one of the 4 groups: 8 -> 16 */
     assert_int_equal(g.kind, LW_GEMM);
+    assert_int_equal(g.depthwise, 0);
     assert_int_equal(g.groups, 1);
     assert_int_equal(g.n, 16);
     assert_int_equal(g.k, 8);
@@ -243,6 +245,15 @@ static void test_kernel_time(void **state)
     double before = kt_terms_of(&m, &big).compute_s;
     m.runtime.library_rel = 0.5;
     assert_true(rel_close(kt_terms_of(&m, &big).compute_s, 2 * before, 1e-12));
+    /* a runtime's depthwise convolutions stream at their own fraction of the roofline, its
+     * other element-wise kernels at theirs */
+    m.runtime = kt_runtime_neutral();
+    m.runtime.depthwise_rel = 0.25;
+    m.runtime.stream_rel = 0.5;
+    lw_kernel dw = stream;
+    dw.depthwise = 1;
+    assert_true(rel_close(kt_terms_of(&m, &dw).memory_s, 4 * mem_s, 1e-12));
+    assert_true(rel_close(kt_terms_of(&m, &stream).memory_s, 2 * mem_s, 1e-12));
 }
 
 /* The library's choices: Winograd for a 3x3 convolution at stride 1 on the CUDA cores, never

@@ -36,6 +36,7 @@ static void test_paradl(void **state)
     assert_int_equal(rt.optimizer, RT_OPT_NONE);
     assert_true(rt.kernels.optimizer_kernels_per_tensor == 0);
     assert_true(rt.kernels.stream_rel == 1.0 && rt.kernels.library_rel == 1.0);
+    assert_true(rt.kernels.depthwise_rel == 1.0 && rt.calibration[0] == 0);
 }
 
 /* ChainerMN on ABCI: NCCL 2.3.5 has no tree, so its own choice is rings; Adam's one kernel a
@@ -53,6 +54,7 @@ static void test_chainermn(void **state)
     assert_int_equal(rt.optimizer, RT_OPT_ADAM);
     assert_true(rt.kernels.optimizer_kernels_per_tensor == 1);
     assert_true(rt.kernels.optimizer_bytes_per_weight == 28);
+    assert_true(rt.kernels.stream_rel == 0.52);
 }
 
 /* DDP: 25 MiB buckets behind the backward, FP32 gradients, NCCL >= 2.4 choosing by size;
@@ -67,6 +69,8 @@ static void test_nccl_runtimes(void **state)
     assert_true(ddp.gradient_bytes == 4);
     assert_true(ddp.kernels.optimizer_kernels_per_tensor == 4);
     assert_true(ddp.kernels.optimizer_bytes_per_weight == 20);
+    assert_true(ddp.kernels.depthwise_rel == 0.19);
+    assert_string_equal(ddp.calibration, "dle-throughput.tsv:83");
     rt_runtime hvd = load_ok("horovod-nccl");
     assert_true(hvd.bucket_bytes == 64.0 * 1024 * 1024);
     assert_true(hvd.gradient_bytes == 4);

@@ -78,6 +78,9 @@ typedef struct {
                            * streaming roofline (its batch normalisation, activations, adds
                            * moving more than their compulsory bytes, or several kernels
                            * where one would do); 1: the roofline */
+    double depthwise_rel; /* the framework's depthwise convolutions' bandwidth relative to the
+                           * streaming roofline (its own kernels: the window's reads do not all
+                           * come from cache); 1: the roofline */
     double library_rel;   /* the framework's kernel library's matrix-product efficiency
                            * relative to the DeepBench fit (cuDNN 7.6, cuBLAS 10); 1: the same.
                            * What a runtime calibrates on one GPU type, one network's

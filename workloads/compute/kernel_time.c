@@ -58,7 +58,8 @@ kt_params kt_params_for(const dv_device *device, pr_precision precision)
 
 kt_runtime kt_runtime_neutral(void)
 {
-    kt_runtime r = {.host_call_s = 0, .stream_rel = 1.0, .library_rel = 1.0,
+    kt_runtime r = {.host_call_s = 0, .stream_rel = 1.0, .depthwise_rel = 1.0,
+                    .library_rel = 1.0,
                     .input_samples_per_s = 0,
                     .optimizer_kernels_per_tensor = 0, .optimizer_bytes_per_weight = 0};
     return r;
@@ -203,7 +204,7 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
     t.launch_s = d->launch_s;
     t.memory_s = kn->bytes / bw;
     if (kn->kind == LW_STREAM) {
-        t.memory_s /= m->runtime.stream_rel;
+        t.memory_s /= kn->depthwise ? m->runtime.depthwise_rel : m->runtime.stream_rel;
         t.compute_s = kn->flops / pr_vector_flops(d, m->precision);
         return t;
     }

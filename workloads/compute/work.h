@@ -80,6 +80,8 @@ typedef struct {
     int64_t window;                  /* LW_LIB_CONV, 2-D: a square window's side (0: other) */
     int stride;                      /* LW_LIB_CONV: the window's stride */
     int64_t y_extent[2];             /* LW_LIB_CONV, 2-D: the output's extents */
+    int depthwise;                   /* LW_STREAM: 1 for a depthwise convolution (a framework
+                                      * runs it with its own kernels: kt_runtime) */
 } lw_kernel;
 
 /* The full-size split: `samples` samples, nothing cut. */

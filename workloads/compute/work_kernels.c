@@ -109,6 +109,7 @@ static void conv_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, doub
     double bytes = e * (n_in + weights + n_out); /* every pass reads two, writes one */
     if (cg == 1 && g > 1) {
         streaming(kn, flops, bytes);
+        kn->depthwise = 1;
         return;
     }
     if (pass == LW_FORWARD)

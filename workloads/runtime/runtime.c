@@ -16,14 +16,15 @@
 typedef enum {
     RT_K_DESCRIPTION, RT_K_LIBRARY, RT_K_ALLREDUCE, RT_K_OVERLAP, RT_K_GRADIENT,
     RT_K_HALO, RT_K_FILTER_BACKWARD, RT_K_OPTIMIZER, RT_K_REQUIRED_END = RT_K_OPTIMIZER,
-    RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_LIBRARY_EFF,
+    RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_DEPTHWISE,
+    RT_K_LIBRARY_EFF,
     RT_K_INPUT, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
     "description", "library", "allreduce", "overlap", "gradient_precision", "halo",
     "filter_backward", "optimizer", "nccl_version", "bucket_bytes", "host_call_s",
-    "elementwise_efficiency", "library_efficiency", "input_samples_per_s",
+    "elementwise_efficiency", "depthwise_efficiency", "library_efficiency", "input_samples_per_s",
     "optimizer_kernels_per_tensor", "calibration"};
 
 /* What a file said, before the rules between keys. */
@@ -165,6 +166,8 @@ static int set_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v
     case RT_K_HOST_CALL: return number(r, line, "host_call_s", v, 1, false, &kr->host_call_s, err);
     case RT_K_ELEMENTWISE:
         return number(r, line, "elementwise_efficiency", v, 1, false, &kr->stream_rel, err);
+    case RT_K_DEPTHWISE:
+        return number(r, line, "depthwise_efficiency", v, 1, false, &kr->depthwise_rel, err);
     case RT_K_LIBRARY_EFF:
         return number(r, line, "library_efficiency", v, 2, false, &kr->library_rel, err);
     case RT_K_INPUT:

@@ -13,6 +13,7 @@
 #include "cli_int.h"
 #include "hs_out.h"
 #include "platgen.h"
+#include "runtime.h"
 #include "sweep.h"
 
 #define HS_VERSION "0.1.0"
@@ -95,6 +96,7 @@ void cli_print_usage(FILE *out)
             "                     (the best per-layer strategy; see hybridsim strategy --help)\n"
             "  hybridsim suggest -w W -p P -g N (-b B | --batch-per-gpu b) [--top K]\n"
             "                     (every strategy ranked, the best simulated; suggest --help)\n"
+            "  hybridsim runtimes (the training software --runtime takes, with what each ran)\n"
             "\n"
             "  analytic   ParaDL's closed-form model: instant, no contention\n"
             "  simulate   SimGrid simulation of every kernel and message, with link sharing\n"
@@ -152,6 +154,21 @@ static int run_main(cli_command command, int argc, char **argv, const cli_sim *s
     return status < 0 ? HS_OK : status; /* < 0: --help */
 }
 
+/* `hybridsim runtimes`: every runtime file of workloads/runtime/ with what it ran. */
+static int runtimes_main(int argc, char **argv, char *err)
+{
+    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        puts("usage: hybridsim runtimes\n"
+             "The runtimes --runtime NAME takes (workloads/runtime/NAME.rt; the format and\n"
+             "the sources: workloads/runtime/README.md).");
+        return HS_OK;
+    }
+    if (argc > 1)
+        return hs_fail(err, HS_EINPUT, "runtimes takes no argument ('%s')", argv[1]);
+    printf("runtimes (--runtime NAME; %s):\n", rt_default_dir());
+    return rt_list(stdout, err);
+}
+
 /* The end of every command: standard output checked (a full disk is a failure, not a
  * success), the message said, and a command stopped by a signal ended by that signal. */
 static int finish(int status, char *err)
@@ -202,10 +219,12 @@ int cli_main(int argc, char **argv, const cli_sim *sim)
         status = cli_strategy_main(argc - 1, argv + 1, sim, err);
     else if (strcmp(cmd, "suggest") == 0)
         status = cli_suggest_main(argc - 1, argv + 1, sim, err);
+    else if (strcmp(cmd, "runtimes") == 0)
+        status = runtimes_main(argc - 1, argv + 1, err);
     else
         status = hs_fail(err, HS_EINPUT,
                          "unknown command '%s' (known: analytic, simulate, compare, platform, "
-                         "sweep, strategy, suggest; see hybridsim --help)",
+                         "sweep, strategy, suggest, runtimes; see hybridsim --help)",
                          cmd);
     return finish(status, err);
 }

@@ -343,7 +343,7 @@ int rt_list(FILE *out, char *err)
         int rc = rt_load(name, &rt, err);
         if (rc != HS_OK)
             return rc;
-        fprintf(out, "  %-14s %s\n", rt.name, rt.description);
+        fprintf(out, "  %-21s %s\n", rt.name, rt.description);
     }
     return HS_OK;
 }

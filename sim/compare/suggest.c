@@ -25,8 +25,11 @@ static void add_builtin(sg_list *l, const wl_workload *wl, const plat_platform *
 {
     char why[HS_ERR_LEN];
     sg_candidate *c = next(l);
-    if (!c || st_parse(text, p, plat->gpus_per_node, segments, &c->st, why) != HS_OK ||
-        an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK)
+    if (!c || st_parse(text, p, plat->gpus_per_node, segments, &c->st, why) != HS_OK)
+        return;
+    if (l->runtime)
+        rt_apply_strategy(l->runtime, &c->st);
+    if (an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK)
         return;
     snprintf(c->name, sizeof c->name, "%s", name);
     l->n++;
@@ -45,6 +48,8 @@ static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const plat
         if (!c)
             return;
         const sg_candidate *b = &l->c[base];
+        if (algos[i] == b->st.allreduce)
+            continue;
         c->st = b->st;
         c->st.allreduce = algos[i];
         if (an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK ||
@@ -70,6 +75,8 @@ static void add_plan(sg_list *l, const wl_workload *wl, const plat_platform *pla
     }
     c->plan = plan;
     st_from_plan(plan, &c->st);
+    if (l->runtime)
+        rt_apply_strategy(l->runtime, &c->st);
     snprintf(c->name, sizeof c->name, "%s", name);
     l->n++;
 }
@@ -117,7 +124,14 @@ static void add_known(sg_list *l, const wl_workload *wl, const plat_platform *pl
 int sg_price_all(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
                  sg_list *l, char *err)
 {
+    return sg_price_all_rt(wl, plat, p, batch, NULL, l, err);
+}
+
+int sg_price_all_rt(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
+                    const rt_runtime *runtime, sg_list *l, char *err)
+{
     memset(l, 0, sizeof *l);
+    l->runtime = runtime;
     l->c = calloc(SG_MAX, sizeof *l->c);
     l->order = calloc(SG_MAX, sizeof *l->order);
     int *gpus = malloc((size_t)p * sizeof *gpus);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "analytic.h"
+#include "runtime.h"
 
 #define SG_MAX 512
 #define SG_NAME_LEN 64
@@ -31,6 +32,8 @@ typedef struct {
     int fitting;              /* candidates that fit in a GPU's memory */
     int simulated;            /* of them, simulated */
     int *order;               /* the ranking: indices into c */
+    const rt_runtime *runtime; /* what every candidate runs under (rt_apply_strategy), or
+                                * NULL: hybridsim's defaults */
 } sg_list;
 
 /* One strategy simulated (cli_sim's simulate). */
@@ -42,6 +45,12 @@ typedef int (*sg_simulate_fn)(const wl_workload *wl, plat_platform *plat,
  * a batch that does not divide, are left out). HS_EINPUT when none runs. */
 int sg_price_all(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
                  sg_list *l, char *err);
+
+/* The same under a runtime (NULL: none): each candidate's allreduce, overlap, halos and filter
+ * backward as the runtime sets them (its kernel terms and gradient bytes are wl's: job.h,
+ * job_compute_for_pricing_rt); the allreduce variants are those faster than the runtime's. */
+int sg_price_all_rt(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
+                    const rt_runtime *runtime, sg_list *l, char *err);
 
 /* Simulate the top fitting candidates by analytic time. */
 int sg_simulate_top(sg_list *l, const wl_workload *wl, plat_platform *plat, int64_t batch,

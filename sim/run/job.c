@@ -123,21 +123,15 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
     return status;
 }
 
-/* What the runtime says and the flags do not (job.h): a strategy file keeps its ring and its
- * chained halos and reduce-scattered gathers (st_from_plan). */
-static void job_apply_runtime(const js_settings *spec, const rt_runtime *rt, unsigned bit,
-                              job *j)
+/* What the runtime says and the flags do not (job.h): the flags said are applied after. */
+static void job_apply_runtime(const js_settings *spec, const rt_runtime *rt, job *j)
 {
-    bool file = j->st.kind == ST_LAYERWISE;
-    if (!js_given(spec, "allreduce") && !file)
-        j->st.allreduce = rt->allreduce;
+    co_algo said = j->st.allreduce;
+    rt_apply_strategy(rt, &j->st);
+    if (js_given(spec, "allreduce"))
+        j->st.allreduce = said;
     j->st.overlap = spec->overlap || rt->overlap;
-    j->st.bucket_bytes = rt->bucket_bytes;
     j->wl.gradient_bytes = rt->gradient_bytes;
-    if (!spec->halo_chain && !file && bit == WL_SPLIT_SPATIAL)
-        j->st.halo_chain = rt->halo_chain;
-    if (!spec->filter_rs && !file && bit == WL_SPLIT_FILTER)
-        j->st.filter_rs = rt->filter_rs;
 }
 
 int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j, char *err)
@@ -177,7 +171,7 @@ int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j
     j->st.overlap = spec->overlap;
     unsigned bit = st_split_bit(j->st.kind);
     if (rt)
-        job_apply_runtime(spec, rt, bit, j);
+        job_apply_runtime(spec, rt, j);
     if (spec->halo_chain && bit != WL_SPLIT_SPATIAL)
         return hs_fail(err, HS_EINPUT, "--halo: for spatial and data+spatial, not %s (a "
                        "strategy file's halos are always a chain)", st_name(&j->st));

@@ -307,6 +307,20 @@ int rt_parse_file(const char *path, rt_runtime *rt, char *err)
     return rc == HS_OK ? finish(&r, rt, err) : rc;
 }
 
+void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
+{
+    bool file = st->kind == ST_LAYERWISE; /* its ring, chained halos and scattered gathers */
+    unsigned bit = st_split_bit(st->kind);
+    if (!file)
+        st->allreduce = rt->allreduce;
+    st->overlap = rt->overlap;
+    st->bucket_bytes = rt->bucket_bytes;
+    if (!file && bit == WL_SPLIT_SPATIAL)
+        st->halo_chain = rt->halo_chain;
+    if (!file && bit == WL_SPLIT_FILTER)
+        st->filter_rs = rt->filter_rs;
+}
+
 void rt_known_names(char *buf, size_t len)
 {
     hs_known_names(rt_default_dir(), ".rt", buf, len);

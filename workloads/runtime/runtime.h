@@ -10,7 +10,8 @@
  *
  * Folder: workloads/runtime/ (this header is its whole public face): the parser and the
  * shipped runtime files. May include workloads/common/ (errors, names, the allreduce
- * algorithms) and workloads/compute/ (kt_runtime, what the kernels take). */
+ * algorithms), workloads/compute/ (kt_runtime, what the kernels take) and workloads/strategy/
+ * (what it sets in a strategy). */
 #ifndef RUNTIME_H
 #define RUNTIME_H
 
@@ -20,6 +21,7 @@
 #include "collective.h"
 #include "compute.h"
 #include "hs_error.h"
+#include "strategy.h"
 
 /* The collective library the gradients and activations go through. */
 typedef enum { RT_MPI = 0, RT_NCCL } rt_library;
@@ -69,6 +71,12 @@ int rt_load(const char *spec, rt_runtime *rt, char *err);
  * (NCCL 2.3 has no tree), rings or tree by size from 2.4 (CO_AUTO: co_nccl_choice); MPI:
  * ParaDL's ring. */
 co_algo rt_library_choice(rt_library library, int nccl_version);
+
+/* What rt says of a strategy st parsed with the defaults (st_parse, st_from_plan): the
+ * gradient allreduce (built-in strategies: a strategy file's are rings), the overlap and its
+ * bucket size, the halo (spatial splits) and the filter backward (filter splits). A caller
+ * applies its flags after, so that they override. */
+void rt_apply_strategy(const rt_runtime *rt, st_strategy *st);
 
 /* Every shipped runtime, one a line: its name and description. HS_EINPUT when a shipped file
  * does not parse (its message). */

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# e2e_runtime.sh: --runtime NAME (workloads/runtime/). `hybridsim runtimes` lists the shipped
+# files; analytic --runtime paradl is the run with ParaDL's collectives said by flags; a flag
+# given with a runtime overrides it; pytorch-ddp reduces in 25 MiB buckets with NCCL's choice
+# (the comm of --overlap --allreduce auto) and sends FP32 gradients under mixed precision;
+# horovod-nccl's 64 MiB fusions are fewer than DDP's buckets; bad runtimes and runtime files
+# exit 2 naming the file and line.
+# Usage (from ctest): e2e_runtime.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+
+"$HS" runtimes >"$TMP/list" 2>"$TMP/err" || fail "runtimes: $(cat "$TMP/err")"
+for n in chainermn horovod-mxnet-mlperf horovod-nccl paradl pytorch-ddp; do
+    grep -q "^  $n " "$TMP/list" || fail "runtimes does not list $n"
+done
+"$HS" --help | grep -q -- "--runtime R" || fail "--help does not name --runtime"
+
+# ParaDL's closed form: the runtime alone is the two flags
+for s in "data+filter:8x4" "data+spatial:8x4" "filter"; do
+    b=512; [ "$s" = filter ] && b=64
+    run=(-w resnet50 -p abci -s "$s" -g 32 -b "$b" --json)
+    "$HS" analytic "${run[@]}" --runtime paradl >"$TMP/rt.json" 2>"$TMP/err" ||
+        fail "analytic $s --runtime paradl: $(cat "$TMP/err")"
+    extra=(--filter-backward allreduce)
+    [ "$s" = "data+spatial:8x4" ] && extra=(--halo sendrecv)
+    "$HS" analytic "${run[@]}" "${extra[@]}" >"$TMP/flags.json" 2>"$TMP/err" ||
+        fail "analytic $s ${extra[*]}: $(cat "$TMP/err")"
+    cmp -s "$TMP/rt.json" "$TMP/flags.json" || fail "$s: --runtime paradl is not ${extra[*]}"
+done
+
+# a flag overrides the runtime: paradl with --halo chain is the default run
+run=(-w resnet50 -p abci -s data+spatial:8x4 -g 32 -b 2048 --json)
+"$HS" analytic "${run[@]}" --runtime paradl --halo chain >"$TMP/over.json" 2>"$TMP/err" ||
+    fail "--runtime paradl --halo chain: $(cat "$TMP/err")"
+"$HS" analytic "${run[@]}" >"$TMP/default.json" 2>"$TMP/err" || fail "default: $(cat "$TMP/err")"
+cmp -s "$TMP/over.json" "$TMP/default.json" || fail "--halo chain does not override paradl's"
+
+# NCCL runtimes on a DGX-1 pair: DDP's buckets are --overlap's with NCCL's choice
+run=(-w resnet50-v1.5 -p gen:dgx1:nodes=2,gpu=v100-sxm2-16gb -s data -g 16 -b 1024 --json)
+"$HS" simulate "${run[@]}" --runtime pytorch-ddp >"$TMP/ddp.json" 2>"$TMP/err" ||
+    fail "pytorch-ddp: $(cat "$TMP/err")"
+"$HS" simulate "${run[@]}" --overlap --allreduce auto >"$TMP/flags.json" 2>"$TMP/err" ||
+    fail "--overlap --allreduce auto: $(cat "$TMP/err")"
+"$HS" simulate "${run[@]}" --runtime horovod-nccl >"$TMP/hvd.json" 2>"$TMP/err" ||
+    fail "horovod-nccl: $(cat "$TMP/err")"
+"$HS" simulate "${run[@]}" --runtime pytorch-ddp --precision mixed >"$TMP/ddp16.json" \
+    2>"$TMP/err" || fail "pytorch-ddp mixed: $(cat "$TMP/err")"
+"$HS" simulate "${run[@]}" --overlap --allreduce auto --precision mixed >"$TMP/o2.json" \
+    2>"$TMP/err" || fail "mixed, FP16 gradients: $(cat "$TMP/err")"
+python3 - "$TMP" <<'PY' || fail "NCCL runtimes"
+import json, sys
+d = sys.argv[1]
+it = lambda n: json.load(open(f"{d}/{n}.json"))["iteration"]
+ddp, flags, hvd = it("ddp"), it("flags"), it("hvd")
+# the same buckets and algorithms: the same communication (FP32 gradients either way)
+assert abs(ddp["comm_s"] / flags["comm_s"] - 1) < 1e-9, (ddp, flags)
+# DDP's SGD adds its optimizer's kernels to the compute
+assert ddp["compute_s"] > flags["compute_s"], (ddp, flags)
+# Horovod's 64 MiB fusions: fewer allreduces, more of them exposed after the backward
+assert hvd["exposed_comm_s"] > ddp["exposed_comm_s"], (hvd, ddp)
+# under AMP DDP still sends 4-byte gradients, the O2 convention 2
+assert it("ddp16")["comm_s"] > 1.5 * it("o2")["comm_s"], (it("ddp16"), it("o2"))
+PY
+
+# bad runtimes
+expect_bad unknown "--runtime: unknown runtime 'tensorflow9'" \
+    "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --runtime tensorflow9
+expect_bad empty "--runtime needs a name" \
+    "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --runtime ""
+printf 'description = x\nlibrary = mpi\n' >"$TMP/bad.rt"
+expect_bad unsourced "bad.rt:2: library has no '# source:' comment" \
+    "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --runtime "$TMP/bad.rt"
+printf '# source: a\nlibrary = gloo\n' >"$TMP/bad.rt"
+expect_bad word "bad.rt:2: library: unknown value 'gloo'" \
+    "$HS" simulate -w resnet50 -p abci -s data -g 8 -b 256 --runtime "$TMP/bad.rt"
+expect_bad args "runtimes takes no argument" "$HS" runtimes extra
+finish e2e_runtime

@@ -101,6 +101,7 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err)
                                                    : "measured",
                       .precision = kt_precision(in.job.wl.compute) != PR_FP32
                                        ? pr_name(kt_precision(in.job.wl.compute)) : NULL,
+                      .runtime = o->job.runtime,
                       .device = in.job.wl.compute ? in.job.compute.device.device->name
                                                   : in.job.wl.device};
         if (o->command == CMD_ANALYTIC)

@@ -42,6 +42,8 @@ static void print_shape(FILE *out, const rp_run *run)
     fprintf(out, ", batch %lld", (long long)run->batch);
     if (run->precision)
         fprintf(out, ", %s precision", run->precision);
+    if (run->runtime)
+        fprintf(out, ", runtime %s", run->runtime);
     if (run->compute)
         fprintf(out, ", kernels %s on %s",
                 strcmp(run->compute, "model") == 0 ? "from the model" : run->compute,
@@ -270,6 +272,10 @@ void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
         fprintf(out, ", \"halo\": \"%s\"", st->halo_chain ? "chain" : "sendrecv");
     if (run->precision)
         fprintf(out, ", \"precision\": \"%s\"", run->precision);
+    if (run->runtime) {
+        fprintf(out, ", \"runtime\": ");
+        hs_json_string(out, run->runtime);
+    }
     if (run->compute) {
         fprintf(out, ", \"compute\": ");
         hs_json_string(out, run->compute);

@@ -33,6 +33,7 @@ typedef struct {
                              * not said) */
     const char *device;     /* and for which GPU: the measurement's or the model's */
     const char *precision;  /* "mixed" or "bf16" (--precision), NULL for fp32 */
+    const char *runtime;    /* --runtime's name (workloads/runtime/), NULL: none */
     int rings_stepped;      /* simulated in flow mode: groups whose rings ran step by step, as
                              * traffic may come and go on their links; */
     int rings_over_budget;  /* and such groups left as flows, over the step budget (both 0:

@@ -34,6 +34,7 @@ static void test_paradl(void **state)
     assert_false(rt.filter_rs);
     assert_true(rt.gradient_bytes == 0);
     assert_int_equal(rt.optimizer, RT_OPT_NONE);
+    assert_int_equal(rt_optimizer_states(&rt), -1);
     assert_true(rt.kernels.optimizer_kernels_per_tensor == 0);
     assert_true(rt.kernels.stream_rel == 1.0 && rt.kernels.library_rel == 1.0);
     assert_true(rt.kernels.depthwise_rel == 1.0 && rt.calibration[0] == 0);
@@ -52,6 +53,7 @@ static void test_chainermn(void **state)
     assert_true(rt.halo_chain);
     assert_true(rt.filter_rs);
     assert_int_equal(rt.optimizer, RT_OPT_ADAM);
+    assert_int_equal(rt_optimizer_states(&rt), 2);
     assert_true(rt.kernels.optimizer_kernels_per_tensor == 1);
     assert_true(rt.kernels.optimizer_bytes_per_weight == 28);
     assert_true(rt.kernels.stream_rel == 0.52);

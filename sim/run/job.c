@@ -132,6 +132,8 @@ static void job_apply_runtime(const js_settings *spec, const rt_runtime *rt, job
         j->st.allreduce = said;
     j->st.overlap = spec->overlap || rt->overlap;
     j->wl.gradient_bytes = rt->gradient_bytes;
+    if (rt_optimizer_states(rt) >= 0) /* its optimizer's state in memory */
+        j->wl.optimizer_states = rt_optimizer_states(rt);
 }
 
 int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j, char *err)
@@ -206,6 +208,8 @@ int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js
         return rc;
     if (job->runtime)
         wl->gradient_bytes = rt.gradient_bytes;
+    if (runtime && rt_optimizer_states(&rt) >= 0)
+        wl->optimizer_states = rt_optimizer_states(&rt);
     const char *gpu = plat_device(plat);
     wl->compute = NULL;
     if (job->compute == JS_COMPUTE_MEASURED ||

@@ -307,6 +307,12 @@ int rt_parse_file(const char *path, rt_runtime *rt, char *err)
     return rc == HS_OK ? finish(&r, rt, err) : rc;
 }
 
+int rt_optimizer_states(const rt_runtime *rt)
+{
+    static const int states[] = {-1, 0, 1, 2};
+    return states[rt->optimizer];
+}
+
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
 {
     bool file = st->kind == ST_LAYERWISE; /* its ring, chained halos and scattered gathers */

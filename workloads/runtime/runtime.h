@@ -72,6 +72,10 @@ int rt_load(const char *spec, rt_runtime *rt, char *err);
  * ParaDL's ring. */
 co_algo rt_library_choice(rt_library library, int nccl_version);
 
+/* Values the runtime's optimizer keeps per weight (0 SGD, 1 momentum, 2 Adam; -1 for none:
+ * the workload's own optimizer attribute stands): what a GPU's memory holds for it. */
+int rt_optimizer_states(const rt_runtime *rt);
+
 /* What rt says of a strategy st parsed with the defaults (st_parse, st_from_plan): the
  * gradient allreduce (built-in strategies: a strategy file's are rings), the overlap and its
  * bucket size, the halo (spatial splits) and the filter backward (filter splits). A caller

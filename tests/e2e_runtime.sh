@@ -69,7 +69,7 @@ PY
 # bad runtimes
 expect_bad unknown "--runtime: unknown runtime 'tensorflow9'" \
     "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --runtime tensorflow9
-expect_bad empty "--runtime needs a name" \
+expect_bad empty "--runtime: empty name" \
     "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --runtime ""
 printf 'description = x\nlibrary = mpi\n' >"$TMP/bad.rt"
 expect_bad unsourced "bad.rt:2: library has no '# source:' comment" \
@@ -78,4 +78,20 @@ printf '# source: a\nlibrary = gloo\n' >"$TMP/bad.rt"
 expect_bad word "bad.rt:2: library: unknown value 'gloo'" \
     "$HS" simulate -w resnet50 -p abci -s data -g 8 -b 256 --runtime "$TMP/bad.rt"
 expect_bad args "runtimes takes no argument" "$HS" runtimes extra
+expect_bad job "--job 1 (job1): --runtime: unknown runtime 'nope'" \
+    "$HS" simulate -p abci --job "w=resnet50,s=data,g=8,b=256,runtime=nope"
+
+# the other commands take it: --job runtime=, a sweep's key, suggest
+"$HS" simulate -p abci --job "w=resnet50,s=data,g=8,b=256,runtime=chainermn" >"$TMP/job" \
+    2>"$TMP/err" || fail "--job runtime=: $(cat "$TMP/err")"
+grep -q "rings gradient allreduce, batch 256, runtime chainermn" "$TMP/job" ||
+    fail "--job runtime=chainermn: not its NCCL 2.3 rings: $(head -4 "$TMP/job")"
+"$HS" sweep -w resnet50 -p abci -s data -g 8 -b 256 --runtime chainermn -o "$TMP/sw.csv" \
+    >/dev/null 2>"$TMP/err" || fail "sweep --runtime: $(cat "$TMP/err")"
+grep -q "runtime=chainermn" "$TMP/sw.csv" || fail "sweep: the CSV key does not name the runtime"
+"$HS" suggest -w resnet50 -p abci -g 32 -b 512 --top 1 --runtime chainermn >"$TMP/sg" \
+    2>"$TMP/err" || fail "suggest --runtime: $(cat "$TMP/err")"
+grep -q "runtime chainermn" "$TMP/sg" || fail "suggest does not name the runtime"
+grep -q -- "--allreduce rings" "$TMP/sg" &&
+    fail "suggest: the runtime's rings named as a variant (they are its own)"
 finish e2e_runtime

@@ -127,6 +127,8 @@ static void print_table(const suggest_options *o, const wl_workload *wl,
     printf("hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d fit, "
            "%d simulated", wl->name, plat->name, o->job.gpus, (long long)o->job.batch, l->n,
            l->fitting, l->simulated);
+    if (o->job.runtime)
+        printf(", runtime %s", o->job.runtime);
     cli_print_kernels(stdout, wl);
     putchar('\n');
     int width = 26; /* the strategy column: its longest name */
@@ -158,6 +160,10 @@ static void print_json(const suggest_options *o, const wl_workload *wl,
     printf(", \"platform\": ");
     hs_json_string(stdout, plat->name);
     printf(", \"gpus\": %d, \"batch\": %lld", o->job.gpus, (long long)o->job.batch);
+    if (o->job.runtime) {
+        printf(", \"runtime\": ");
+        hs_json_string(stdout, o->job.runtime);
+    }
     cli_json_kernels(stdout, wl);
     printf(", \"ranking\": [");
     for (int i = 0; i < l->n; i++) {
@@ -183,6 +189,18 @@ static void print_json(const suggest_options *o, const wl_workload *wl,
 static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
                          plat_platform *plat, char *err);
 
+/* Every candidate at p GPUs priced, under the runtime said (--runtime: its allreduce, overlap,
+ * halos and filter backward on each; job_compute_for_pricing gave its kernels). */
+static int price(const suggest_options *o, const wl_workload *wl, const plat_platform *plat,
+                 int p, int64_t batch, sg_list *l, char *err)
+{
+    rt_runtime rt;
+    int status = o->job.runtime ? rt_load(o->job.runtime, &rt, err) : HS_OK;
+    if (status != HS_OK)
+        return status;
+    return sg_price_all_rt(wl, plat, p, batch, o->job.runtime ? &rt : NULL, l, err);
+}
+
 static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
 {
     wl_workload wl;
@@ -201,7 +219,7 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
         else if (o->job.gpus > plat.n_gpus)
             status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->job.gpus,
                              plat.name, plat.n_gpus);
-        else if ((status = sg_price_all(&wl, &plat, o->job.gpus, o->job.batch, &l, err)) == HS_OK) {
+        else if ((status = price(o, &wl, &plat, o->job.gpus, o->job.batch, &l, err)) == HS_OK) {
             status = sg_simulate_top(&l, &wl, &plat, o->job.batch, o->top, sim->simulate, err);
             if (status == HS_OK) {
                 sg_rank(&l, plat.gpu_memory_bytes);
@@ -220,7 +238,7 @@ static int one_count(const suggest_options *o, const cli_sim *sim, const wl_work
                      plat_platform *plat, int p, sg_list *l, char *err)
 {
     int64_t batch = o->batch_per_gpu ? o->batch_per_gpu * p : o->job.batch;
-    int status = sg_price_all(wl, plat, p, batch, l, err);
+    int status = price(o, wl, plat, p, batch, l, err);
     if (status == HS_OK)
         status = sg_simulate_top(l, wl, plat, batch, o->top ? o->top : 1, sim->simulate, err);
     if (status == HS_OK)

@@ -208,7 +208,7 @@ int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js
         return rc;
     if (job->runtime)
         wl->gradient_bytes = rt.gradient_bytes;
-    if (runtime && rt_optimizer_states(&rt) >= 0)
+    if (job->runtime && rt_optimizer_states(&rt) >= 0)
         wl->optimizer_states = rt_optimizer_states(&rt);
     const char *gpu = plat_device(plat);
     wl->compute = NULL;

@@ -336,7 +336,7 @@ int rt_load(const char *spec, rt_runtime *rt, char *err)
 {
     size_t n = spec ? strlen(spec) : 0;
     if (!n)
-        return hs_fail(err, HS_EINPUT, "--runtime: empty name");
+        return hs_fail(err, HS_EINPUT, "--runtime: empty name (hybridsim runtimes lists them)");
     if (strchr(spec, '/') || (n > 3 && strcmp(spec + n - 3, ".rt") == 0))
         return rt_parse_file(spec, rt, err);
     char path[1024];

@@ -245,14 +245,16 @@ static void test_kernel_time(void **state)
     double before = kt_terms_of(&m, &big).compute_s;
     m.runtime.library_rel = 0.5;
     assert_true(rel_close(kt_terms_of(&m, &big).compute_s, 2 * before, 1e-12));
-    /* a runtime's depthwise convolutions stream at their own fraction of the roofline, its
-     * other element-wise kernels at theirs */
+    /* a runtime's depthwise convolutions compute at their fraction of the FP32 peak, their
+     * bytes at the roofline; its other element-wise kernels stream at their own fraction */
     m.runtime = kt_runtime_neutral();
     m.runtime.depthwise_rel = 0.25;
     m.runtime.stream_rel = 0.5;
     lw_kernel dw = stream;
     dw.depthwise = 1;
-    assert_true(rel_close(kt_terms_of(&m, &dw).memory_s, 4 * mem_s, 1e-12));
+    double vec_s = kt_terms_of(&m, &stream).compute_s;
+    assert_true(rel_close(kt_terms_of(&m, &dw).compute_s, 4 * vec_s, 1e-12));
+    assert_true(rel_close(kt_terms_of(&m, &dw).memory_s, mem_s, 1e-12));
     assert_true(rel_close(kt_terms_of(&m, &stream).memory_s, 2 * mem_s, 1e-12));
 }
 

@@ -71,7 +71,7 @@ static void test_nccl_runtimes(void **state)
     assert_true(ddp.gradient_bytes == 4);
     assert_true(ddp.kernels.optimizer_kernels_per_tensor == 4);
     assert_true(ddp.kernels.optimizer_bytes_per_weight == 20);
-    assert_true(ddp.kernels.depthwise_rel == 0.19);
+    assert_true(ddp.kernels.depthwise_rel == 0.0255);
     assert_string_equal(ddp.calibration, "dle-throughput.tsv:83");
     rt_runtime hvd = load_ok("horovod-nccl");
     assert_true(hvd.bucket_bytes == 64.0 * 1024 * 1024);

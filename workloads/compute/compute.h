@@ -78,9 +78,10 @@ typedef struct {
                            * streaming roofline (its batch normalisation, activations, adds
                            * moving more than their compulsory bytes, or several kernels
                            * where one would do); 1: the roofline */
-    double depthwise_rel; /* the framework's depthwise convolutions' bandwidth relative to the
-                           * streaming roofline (its own kernels: the window's reads do not all
-                           * come from cache); 1: the roofline */
+    double depthwise_rel; /* the framework's depthwise convolutions' arithmetic rate relative
+                           * to the CUDA cores' FP32 peak (its own direct kernels: a thread an
+                           * output, the window's reads through the caches, FP32 accumulation),
+                           * the bytes still at the roofline; 1: the peak */
     double library_rel;   /* the framework's kernel library's matrix-product efficiency
                            * relative to the DeepBench fit (cuDNN 7.6, cuBLAS 10); 1: the same.
                            * What a runtime calibrates on one GPU type, one network's

@@ -204,8 +204,11 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
     t.launch_s = d->launch_s;
     t.memory_s = kn->bytes / bw;
     if (kn->kind == LW_STREAM) {
-        t.memory_s /= kn->depthwise ? m->runtime.depthwise_rel : m->runtime.stream_rel;
-        t.compute_s = kn->flops / pr_vector_flops(d, m->precision);
+        /* a framework's depthwise kernels are arithmetic-bound (compute.h, depthwise_rel) */
+        if (!kn->depthwise)
+            t.memory_s /= m->runtime.stream_rel;
+        t.compute_s = kn->flops / pr_vector_flops(d, m->precision) /
+                      (kn->depthwise ? m->runtime.depthwise_rel : 1.0);
         return t;
     }
     kt_tile_set set;

@@ -93,6 +93,34 @@ static void test_library_choice(void **state)
     assert_int_equal(rt_library_choice(RT_NCCL, 21104), CO_AUTO);
 }
 
+/* What a runtime sets in a strategy: the allreduce and overlap everywhere, the halo on spatial
+ * splits only, the filter backward on filter splits only; a strategy file keeps its ring. */
+static void test_apply_strategy(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    rt_runtime paradl = load_ok("paradl"), ddp = load_ok("pytorch-ddp");
+    st_strategy ds, df, d;
+    assert_int_equal(st_parse("data+spatial:2x4", 8, 4, 0, &ds, err), HS_OK);
+    assert_int_equal(st_parse("data+filter:2x4", 8, 4, 0, &df, err), HS_OK);
+    assert_int_equal(st_parse("data", 8, 4, 0, &d, err), HS_OK);
+    assert_true(ds.halo_chain && df.filter_rs); /* hybridsim's defaults */
+    rt_apply_strategy(&paradl, &ds);
+    rt_apply_strategy(&paradl, &df);
+    assert_false(ds.halo_chain);
+    assert_false(df.filter_rs);
+    rt_apply_strategy(&ddp, &d);
+    assert_int_equal(d.allreduce, CO_AUTO);
+    assert_true(d.overlap && d.bucket_bytes == 25.0 * 1024 * 1024);
+    assert_false(d.halo_chain); /* data has no halos: left as parsed */
+    st_strategy file = {.kind = ST_LAYERWISE, .allreduce = CO_RING, .halo_chain = true,
+                        .filter_rs = true};
+    rt_apply_strategy(&paradl, &file);
+    rt_apply_strategy(&ddp, &file);
+    assert_int_equal(file.allreduce, CO_RING);
+    assert_true(file.halo_chain && file.filter_rs && file.overlap);
+}
+
 /* A minimal valid file, with `extra` appended (each line under its own source comment). */
 static const char *const base_lines =
     "description = test\n"
@@ -198,7 +226,7 @@ int main(void)
         cmocka_unit_test(test_paradl),        cmocka_unit_test(test_chainermn),
         cmocka_unit_test(test_nccl_runtimes), cmocka_unit_test(test_library_choice),
         cmocka_unit_test(test_bad_files),     cmocka_unit_test(test_unknown_name),
-        cmocka_unit_test(test_list),
+        cmocka_unit_test(test_list),          cmocka_unit_test(test_apply_strategy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

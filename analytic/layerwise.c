@@ -42,8 +42,10 @@ static double halo_elems(const wl_layer *l, const st_layer_config *c, int axis)
     return face;
 }
 
-double an__halo_s(an_net *net, const wl_layer *l, const st_layer_config *c, double batch)
+double an__halo_s(an_net *net, const wl_workload *wl, int i, const st_layer_config *c,
+                  double batch)
 {
+    const wl_layer *l = &wl->layers[i];
     if (c->whole)
         return 0.0;
     const int split[3] = {c->width, c->height, c->depth};
@@ -56,7 +58,7 @@ double an__halo_s(an_net *net, const wl_layer *l, const st_layer_config *c, doub
         an_lines line = {.base = c->base, .q = st_group_size(c), .stride = stride[axis],
                          .n = split[axis]};
         an_link staged = an__lines_staged(net, line);
-        double bytes = batch / c->batch * halo_elems(l, c, axis) * AN_BYTES_PER_ELEM;
+        double bytes = batch / c->batch * halo_elems(l, c, axis) * an__msg_elem_bytes(wl);
         /* x forward, dL/dx backward, each to both neighbours one after the other, in a chain
          * along the axis' split - 1 links, each alone on its links (the built-ins' default) */
         sum_s += (split[axis] - 1) * 4 * (staged.alpha_s + bytes * staged.beta_s_per_byte);
@@ -80,27 +82,39 @@ an_grad_sets an__grad_sets(const st_layer_config *c, bool reduce_replicas)
     return g;
 }
 
-double an__grad_bytes(const wl_layer *l, const st_layer_config *c)
+double an__grad_bytes(const wl_workload *wl, int i, const st_layer_config *c)
 {
+    const wl_layer *l = &wl->layers[i];
     int ways = c->whole ? 1 : c->filter * c->channel;
-    return (double)l->w_elems / ways * AN_BYTES_PER_ELEM;
+    return (double)l->w_elems / ways * an__grad_elem_bytes(wl);
+}
+
+/* One family's allreduce: the ring on `ring`, or another algorithm on the family's layout
+ * (the simulator's per group, engine_comm.c; a layout uneven over its nodes runs the ring). */
+static double grad_allreduce_s(an_net *net, an_lines lines, double bytes, co_algo algo,
+                               an_link ring)
+{
+    an_layout lay;
+    if (algo == CO_RING || an__lines_layout(net, lines, &lay) != 0)
+        return an__allreduce_s(lines.n, bytes, ring);
+    return an__allreduce_algo_s(algo, lines.n, bytes, ring, &lay);
 }
 
 /* Concurrent rings of the outer sets share the node's uplink (ParaDL's data+filter divides
  * the inter-node bandwidth by the node's GPUs); after an allreduce inside the group, ParaDL's
  * data+spatial charges the outer one at the uplink shared both ways by the node's GPUs. */
-void an__grad_price(an_net *net, an_grad_sets g, double bytes, double *comm_s)
+void an__grad_price(an_net *net, an_grad_sets g, double bytes, co_algo algo, double *comm_s)
 {
     bool inner = g.inner.n > 1, outer = g.outer.n > 1;
     if (inner)
         comm_s[HS_TERM_GRAD_GROUP] +=
-            an__allreduce_s(g.inner.n, bytes, an__lines_ring(net, g.inner));
+            grad_allreduce_s(net, g.inner, bytes, algo, an__lines_ring(net, g.inner));
     if (!outer)
         return;
     double flows = inner ? 2.0 * an__node_sharing(net)
                  : g.outer.q / g.outer.n > 1 ? an__node_sharing(net) : 1.0;
     an_link across = an__shared(an__lines_ring(net, g.outer), flows);
-    comm_s[HS_TERM_GRAD_ACROSS] += an__allreduce_s(g.outer.n, bytes, across);
+    comm_s[HS_TERM_GRAD_ACROSS] += grad_allreduce_s(net, g.outer, bytes, algo, across);
 }
 
 /* ------------------------------------------------------------------ public */
@@ -124,9 +138,9 @@ int an_layer_price(an_net *net, const wl_workload *wl, int layer, const st_layer
     int rc = an__layer_compute_s(wl, layer, c, (double)batch, &out->compute_s, err);
     if (rc != HS_OK)
         return rc;
-    out->comm_s[HS_TERM_HALO] = an__halo_s(net, l, c, (double)batch);
+    out->comm_s[HS_TERM_HALO] = an__halo_s(net, wl, layer, c, (double)batch);
     if (l->w_elems > 0)
-        an__grad_price(net, an__grad_sets(c, reduce_replicas), an__grad_bytes(l, c),
-                       out->comm_s);
+        an__grad_price(net, an__grad_sets(c, reduce_replicas), an__grad_bytes(wl, layer, c),
+                       CO_RING, out->comm_s);
     return HS_OK;
 }

@@ -222,6 +222,30 @@ static void layout_share(const plat_platform *plat, int groups, const int *nic_f
             lay->rings_nic_share = nic_flows[i];
 }
 
+int an__layout_lines(const plat_platform *plat, const int *gpu_of_rank, int p, an_lines k,
+                     an_layout *lay)
+{
+    memset(lay, 0, sizeof *lay);
+    int nics = plat_nics_per_node(plat), lines = 0, failed = 0;
+    int *flows = calloc(2 * (size_t)nics, sizeof *flows);
+    int *gpu = malloc((size_t)(k.n > 0 ? k.n : 1) * sizeof *gpu);
+    failed = flows && gpu ? 0 : -1;
+    for (int t = 0; !failed && k.n > 1 && t < k.q; t++) {
+        if ((t / k.stride) % k.n != 0)
+            continue;
+        int n = 0;
+        for (int i = 0; i < k.n && k.base + t + i * k.stride < p; i++)
+            gpu[n++] = gpu_of_rank[k.base + t + i * k.stride];
+        failed = n == k.n ? layout_add(plat, gpu, n, lay, flows) : 0;
+        lines++;
+    }
+    if (!failed && lines > 0)
+        layout_share(plat, lines, flows, lay);
+    free(flows);
+    free(gpu);
+    return failed;
+}
+
 /* The layouts of the gradient allreduces: across the p2-strided groups, inside group 0. */
 static int layouts_load(const plat_platform *plat, const st_strategy *st,
                         const int *gpu_of_rank, an_links *links, int *gpu, char *err)

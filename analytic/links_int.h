@@ -16,8 +16,6 @@
 #include "compute.h"
 #include "precision.h"
 
-#define AN_BYTES_PER_ELEM 4.0 /* delta: single-precision activations, weights, gradients */
-
 /* Bytes per element in the job's precision (--precision: the compute model's, kt_precision) of
  * a model-parallel message
  * (activations, their gradients, halos, pipeline sends) and of a gradient message. */
@@ -86,6 +84,12 @@ typedef struct {
     int base, q, stride, n;
 } an_lines;
 
+/* The family laid out by node for the allreduce algorithms beyond the ring (its lines run at
+ * once, sharing the NICs; links.c); -1 when out of memory. */
+int an__layout_lines(const plat_platform *plat, const int *gpu_of_rank, int p, an_lines k,
+                     an_layout *lay);
+int an__lines_layout(an_net *net, an_lines lines, an_layout *lay);
+
 /* The slowest ring of the family, and the slowest pair of neighbours (i, i+1) staged through
  * host memory (halos, the end of a spatial region). */
 an_link an__lines_ring(an_net *net, an_lines lines);
@@ -103,7 +107,8 @@ int an__node_sharing(const an_net *net);
 int an__layer_compute_s(const wl_workload *wl, int i, const st_layer_config *c, double batch,
                         double *compute_s, char *err);
 /* Halo exchanges of a spatially split layer with a window wider than one (ParaDL's terms). */
-double an__halo_s(an_net *net, const wl_layer *l, const st_layer_config *c, double batch);
+double an__halo_s(an_net *net, const wl_workload *wl, int i, const st_layer_config *c,
+                  double batch);
 
 /* The ranks a layer's weight gradients are allreduced over: inside the group first (inner:
  * spatial slabs, and replicas when they are reduced too), then across the batch blocks
@@ -114,9 +119,10 @@ typedef struct {
 
 an_grad_sets an__grad_sets(const st_layer_config *c, bool reduce_replicas);
 /* Bytes of the weight gradients one rank of the layer holds. */
-double an__grad_bytes(const wl_layer *l, const st_layer_config *c);
-/* The allreduces of `bytes` over the sets into comm_s (GRAD_GROUP, GRAD_ACROSS). */
-void an__grad_price(an_net *net, an_grad_sets g, double bytes, double *comm_s);
+double an__grad_bytes(const wl_workload *wl, int i, const st_layer_config *c);
+/* The allreduces of `bytes` over the sets by `algo` (collective.h; CO_RING ParaDL's ring) into
+ * comm_s (GRAD_GROUP, GRAD_ACROSS). */
+void an__grad_price(an_net *net, an_grad_sets g, double bytes, co_algo algo, double *comm_s);
 
 /* ---- redist.c: a tensor between two layers ---- */
 

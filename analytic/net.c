@@ -176,3 +176,8 @@ an_link an__rank_pair(an_net *net, int a, int b)
         return (an_link){0, 0};
     return lookup(net, NET_PAIR, (an_lines){.base = a, .q = b, .stride = 1, .n = 2});
 }
+
+int an__lines_layout(an_net *net, an_lines lines, an_layout *lay)
+{
+    return an__layout_lines(net->plat, net->gpu, net->p, lines, lay);
+}

@@ -119,10 +119,10 @@ static int price_gradients(an_net *net, const wl_workload *wl, const st_plan *pl
             k++;
         if (k == n)
             sets[n] = g, bytes[n++] = 0.0;
-        bytes[k] += an__grad_bytes(&wl->layers[i], &plan->layers[i]);
+        bytes[k] += an__grad_bytes(wl, i, &plan->layers[i]);
     }
     for (int k = 0; k < n; k++)
-        an__grad_price(net, sets[k], bytes[k], comm_s);
+        an__grad_price(net, sets[k], bytes[k], plan->allreduce, comm_s);
     free(sets);
     free(bytes);
     return HS_OK;
@@ -139,7 +139,7 @@ static int layers_model(an_net *net, const wl_workload *wl, const st_plan *plan,
         double compute_s = 0;
         status = an__layer_compute_s(wl, i, &plan->layers[i], batch, &compute_s, err);
         it->compute_s += compute_s;
-        terms->comm_s[HS_TERM_HALO] += an__halo_s(net, &wl->layers[i], &plan->layers[i], batch);
+        terms->comm_s[HS_TERM_HALO] += an__halo_s(net, wl, i, &plan->layers[i], batch);
     }
     an_price moves = {0};
     if (status == HS_OK)
@@ -181,7 +181,7 @@ static int pipeline_model(an_net *net, const wl_workload *wl, const st_plan *pla
         if (g + 1 < n) {
             an_link l = an__rank_pair(net, rank[g], rank[g + 1]);
             double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-            double send = l.alpha_s + micro * y * AN_BYTES_PER_ELEM * l.beta_s_per_byte;
+            double send = l.alpha_s + micro * y * an__msg_elem_bytes(wl) * l.beta_s_per_byte;
             max_send = send > max_send ? send : max_send;
         }
     }

@@ -123,7 +123,7 @@ typedef struct {
 static double held_bytes(const edge *e)
 {
     double ways = (double)e->h.ways[D_BATCH] * e->h.ways[D_CHAN] * slabs(&e->h);
-    return e->batch * (double)e->u->y_elems / ways * AN_BYTES_PER_ELEM;
+    return e->batch * (double)e->u->y_elems / ways * an__msg_elem_bytes(e->wl);
 }
 
 /* Gathered channel slices put in place, `bytes` of them, on a rank whose block holds `samples`
@@ -131,7 +131,7 @@ static double held_bytes(const edge *e)
  * kernels around their reduce-scatter over that many ranks instead (st_scatter_copies_s). */
 static void layout_copy(edge *e, double bytes, double samples, int scatter_p)
 {
-    double copy_s = 0, elems = bytes / AN_BYTES_PER_ELEM;
+    double copy_s = 0, elems = bytes / an__msg_elem_bytes(e->wl);
     if (e->status == HS_OK)
         e->status = scatter_p > 0
                         ? st_scatter_copies_s(e->wl, elems, scatter_p, samples, &copy_s, e->err)
@@ -171,7 +171,7 @@ static void model_gather(edge *e)
 static void aligned_backward(edge *e, bool covered)
 {
     st_coords s = st_strides(e->cv);
-    double x = e->batch * (double)e->u->y_elems / e->n.ways[D_BATCH] * AN_BYTES_PER_ELEM;
+    double x = e->batch * (double)e->u->y_elems / e->n.ways[D_BATCH] * an__msg_elem_bytes(e->wl);
     if (st_has_filters(e->v) && e->cv->filter > 1 && !e->cv->whole && !covered) {
         an_link l = an__lines_ring(e->net, line_of(e->cv, s.f, e->cv->filter));
         e->comm_s[HS_TERM_ACT_ALLREDUCE] +=
@@ -220,7 +220,7 @@ static void fetch(edge *e, bool same)
         if (a > b)
             msgs *= a / b;
     }
-    double bytes = e->batch * (double)e->u->y_elems * AN_BYTES_PER_ELEM *
+    double bytes = e->batch * (double)e->u->y_elems * an__msg_elem_bytes(e->wl) *
                    (same ? need - local : need);
     if (bytes <= 0)
         return;

@@ -78,7 +78,7 @@ static int layer_cost(const an_search_model *m, int l, const st_layer_config *s,
     const wl_layer *layer = &m->wl->layers[l];
     if (layer->w_elems > 0) {
         double latency[HS_TERM_COUNT] = {0};
-        an__grad_price(m->net, an__grad_sets(s, false), 0.0, latency);
+        an__grad_price(m->net, an__grad_sets(s, false), 0.0, CO_RING, latency);
         pr.comm_s[HS_TERM_GRAD_GROUP] -= latency[HS_TERM_GRAD_GROUP];
         pr.comm_s[HS_TERM_GRAD_ACROSS] -= latency[HS_TERM_GRAD_ACROSS];
     }

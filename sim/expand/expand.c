@@ -38,19 +38,6 @@
 
 #define EX_NO_OP TG_OP_COUNT /* "no collective" in a layer plan */
 
-/* Bytes per element in the job's precision (--precision: the compute model's, kt_precision) of a model-parallel
- * message (activations, their gradients, halos) and of a gradient message. */
-static double ex_msg_bytes(const wl_workload *wl)
-{
-    return pr_message_bytes(kt_precision(wl->compute));
-}
-
-static double ex_grad_bytes(const wl_workload *wl)
-{
-    if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
-        return wl->gradient_bytes;
-    return pr_gradient_message_bytes(kt_precision(wl->compute));
-}
 
 /* The strategy reduced to what the expansion needs. */
 typedef struct {
@@ -159,7 +146,7 @@ static void ex_plan_activations(const ex_shape *sh, const wl_workload *wl, int l
     if (!(filter || sh->kind == ST_CHANNEL) || !ex_split(sh, &wl->layers[l]) ||
         l == wl->n_layers - 1)
         return;
-    double full = sh->samples * (double)wl->layers[l].y_elems * ex_msg_bytes(wl);
+    double full = sh->samples * (double)wl->layers[l].y_elems * ex__msg_elem_bytes(wl);
     lp->y_op = filter ? TG_ALLGATHER : TG_ALLREDUCE;
     lp->y_bytes = filter ? full / sh->p2 : full;
     lp->dy_op = filter ? (sh->filter_rs ? TG_REDUCE_SCATTER : TG_ALLREDUCE) : TG_ALLGATHER;
@@ -184,10 +171,10 @@ static void ex_plan_spatial(const ex_shape *sh, const wl_workload *wl, int l, in
         for (int d = 1; d < layer->x.n_spatial && d < WL_MAX_SPATIAL; d++)
             face *= (double)layer->x.spatial[d];
         lp->halo = true;
-        lp->halo_bytes = sh->samples * face * ex_msg_bytes(wl);
+        lp->halo_bytes = sh->samples * face * ex__msg_elem_bytes(wl);
     }
     if (l == split_point) {
-        double full = sh->samples * (double)layer->y_elems * ex_msg_bytes(wl);
+        double full = sh->samples * (double)layer->y_elems * ex__msg_elem_bytes(wl);
         lp->act_flags = TG_FLAG_STAGED; /* an MPI allgatherv without GPUDirect, as the halos */
         lp->y_op = TG_ALLGATHER;
         lp->y_bytes = full / sh->p2;
@@ -209,13 +196,13 @@ static void ex_plan_gradient(const ex_shape *sh, const wl_workload *wl, ex_plan 
         const wl_layer *ly = &wl->layers[l];
         bool own_share = ex_split(sh, ly) && !ex_is_spatial(sh->kind);
         plan->layers[l].grad_bytes = (double)ly->w_elems / (own_share ? sh->p2 : 1) *
-                                     ex_grad_bytes(wl);
+                                     ex__grad_elem_bytes(wl);
     }
-    double w_bytes = (double)wl->w_total * ex_grad_bytes(wl);
+    double w_bytes = (double)wl->w_total * ex__grad_elem_bytes(wl);
     plan->grad_model_bytes = ex_is_spatial(sh->kind) && sh->p2 > 1 ? w_bytes : 0.0;
     plan->grad_across_bytes = 0.0;
     if (sh->p1 > 1)
-        plan->grad_across_bytes = ex_is_spatial(sh->kind) ? w_bytes : held * ex_grad_bytes(wl);
+        plan->grad_across_bytes = ex_is_spatial(sh->kind) ? w_bytes : held * ex__grad_elem_bytes(wl);
 }
 
 static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, ex_plan *plan, char *err)

@@ -13,9 +13,23 @@
 
 #include <stdbool.h>
 
+#include "compute.h"
 #include "expand.h"
+#include "precision.h"
 
-#define EX_DELTA_BYTES 4.0 /* bytes per element: fp32 activations, gradients and weights */
+/* Bytes per element of a model-parallel message (activations, their gradients, halos) and of
+ * a weight-gradient message, in the job's precision (--precision: the compute model's,
+ * kt_precision; fp32 without it). */
+static inline double ex__msg_elem_bytes(const wl_workload *wl)
+{
+    return pr_message_bytes(kt_precision(wl->compute));
+}
+static inline double ex__grad_elem_bytes(const wl_workload *wl)
+{
+    if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
+        return wl->gradient_bytes;
+    return pr_gradient_message_bytes(kt_precision(wl->compute));
+}
 
 /* ---- cursor.c ---- */
 

@@ -109,7 +109,7 @@ static void halo(planner *pl, int l, int r, tg_phase phase)
             if (e != a) /* this rank's slab of the other axes */
                 face *= (double)(ly->x.spatial[e] * (at[e] + 1) / split[e] -
                                  ly->x.spatial[e] * at[e] / split[e]);
-        double bytes = samples(pl, c) * face * EX_DELTA_BYTES;
+        double bytes = samples(pl, c) * face * ex__msg_elem_bytes(pl->wl);
         int lo = at[a] > 0 ? r - stride[a] : -1, hi = at[a] < split[a] - 1 ? r + stride[a] : -1;
         pl->ready[r] = ex_halo_chain(&pl->cur[r], phase, l, lo, hi, bytes, pl->ready[r]);
     }
@@ -151,7 +151,7 @@ static int plan_kernels(planner *pl, char *err)
 static void layout_copy(planner *pl, int r, tg_phase kind, int l, const st_layer_config *c,
                         double bytes, int scatter_p)
 {
-    double copy_s = 0, elems = bytes / EX_DELTA_BYTES;
+    double copy_s = 0, elems = bytes / ex__msg_elem_bytes(pl->wl);
     if (pl->status == HS_OK)
         pl->status = scatter_p > 0 ? st_scatter_copies_s(pl->wl, elems, scatter_p,
                                                          samples(pl, c), &copy_s, pl->err)
@@ -174,7 +174,7 @@ static double held_bytes(const planner *pl, int l, int r)
 {
     ex_box b;
     ex__held(&pl->wl->layers[l], cfg(pl, l), pl->batch, r - cfg(pl, l)->base, &b);
-    return ex__box_elems(&b) * EX_DELTA_BYTES;
+    return ex__box_elems(&b) * ex__msg_elem_bytes(pl->wl);
 }
 
 /* A conv or fc split on input channels holds partial sums of its output: allreduced over the
@@ -342,7 +342,7 @@ static void aligned_backward(planner *pl, const ex_edge *e, int r)
     ex_box n, h;
     ex__needed(lu, lv, cv, pl->batch, r - cv->base, &n);
     ex__held(lu, cfg(pl, e->u), pl->batch, r - cfg(pl, e->u)->base, &h);
-    double bytes = ex__box_elems(&n) * EX_DELTA_BYTES;
+    double bytes = ex__box_elems(&n) * ex__msg_elem_bytes(pl->wl);
     bool covered = pl->covered[e->u];
     if (st_has_filters(lv) && cv->filter > 1 && !cv->whole && !covered)
         put_comm(pl, r, TG_ALLREDUCE, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, EX_L_F),
@@ -476,7 +476,7 @@ static void gradients(planner *pl)
         if (ly->w_elems == 0)
             continue;
         double bytes = (double)ly->w_elems / (c->whole ? 1 : c->filter * c->channel) *
-                       EX_DELTA_BYTES;
+                       ex__grad_elem_bytes(pl->wl);
         for (int r = c->base; r < c->base + st_group_size(c); r++)
             add_fused(pl, r, line_group(pl, c, r, inner_vary), line_group(pl, c, r, EX_L_B),
                       bytes);

@@ -136,6 +136,7 @@ typedef struct {
     int64_t batch;
     int ways[EX_AXES];    /* the producer's cut per axis */
     int64_t extent[EX_AXES];
+    double elem_bytes;    /* bytes per element of a message (ex__msg_elem_bytes) */
 } producer;
 
 static producer producer_of(const wl_layer *u, const st_layer_config *c, int64_t batch)
@@ -169,7 +170,7 @@ static int fetch_for(const producer *p, int j, const ex_box *n, ex_msgs *out)
                        .w = at[EX_W], .h = at[EX_H], .d = at[EX_D]};
         int src = holder_for(p->u, p->cu, k, j);
         double elems = ex__box_elems(&cut);
-        if (src >= 0 && elems > 0 && push(out, src, j, elems * EX_DELTA_BYTES))
+        if (src >= 0 && elems > 0 && push(out, src, j, elems * p->elem_bytes))
             return -1;
         int a = 0;
         while (a < EX_AXES && at[a] == i1[a])
@@ -185,6 +186,7 @@ int ex__messages(const wl_workload *wl, int u, const st_layer_config *cu, int v,
 {
     const wl_layer *lu = &wl->layers[u], *lv = &wl->layers[v];
     producer p = producer_of(lu, cu, batch);
+    p.elem_bytes = ex__msg_elem_bytes(wl);
     int qu = st_group_size(cu), qv = st_group_size(cv);
     out->n = 0;
     for (int t = 0; t < qv; t++) {

@@ -72,9 +72,6 @@ static int job_check_precision(const js_settings *spec, const job *j, bool model
     if (!model)
         return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: time "
                        "the kernels with --compute model", pr, j->wl.name);
-    if (j->st.kind == ST_LAYERWISE && !st_is_pipelined(&j->st))
-        return hs_fail(err, HS_EINPUT, "--precision %s: for the built-in strategies only; the "
-                       "strategy file's kernels (%s) are timed in fp32", pr, name);
     return HS_OK;
 }
 
@@ -136,27 +133,93 @@ static void job_apply_runtime(const js_settings *spec, const rt_runtime *rt, job
         j->wl.optimizer_states = rt_optimizer_states(rt);
 }
 
-int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j, char *err)
+/* The keys a strategy file may set, ", " between, into buf. */
+static const char *file_keys(char *buf, size_t len)
 {
-    if (spec->gpus > plat->n_gpus)
-        return hs_fail(err, HS_EINPUT, "-g %d: platform %s has only %d GPUs", spec->gpus,
-                       plat->name, plat->n_gpus);
-    int status;
-    if (spec->strategy && st_is_file(spec->strategy)) {
-        if (spec->micro_batches > 0)
-            return hs_fail(err, HS_EINPUT, "--micro-batches %d: the strategy file %s carries its "
-                           "own schedule (<schedule micro_batches=...>)", spec->micro_batches,
-                           spec->strategy);
-        if (spec->allreduce != CO_RING)
-            return hs_fail(err, HS_EINPUT, "--allreduce %s: a strategy file's gradient "
-                           "allreduces are ParaDL's ring; the other algorithms are for the "
-                           "built-in strategies", co_algo_name((co_algo)spec->allreduce));
-        status = st_plan_load(spec->strategy, &j->wl, &j->plan, err);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < js_n_keys && used < len; k++)
+        if (!js_keys[k].job_own)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                                     js_keys[k].name);
+    return buf;
+}
+
+/* The strategy file's <setting>s into *s, each read by the table's parser, under the command
+ * line's: a key given there wins over the file's value. */
+static int job_file_settings(const st_plan *plan, js_settings *s, char *err)
+{
+    js_settings file;
+    memset(&file, 0, sizeof file);
+    for (int i = 0; i < plan->n_settings; i++) {
+        const st_setting *set = &plan->settings[i];
+        int k = js_find(set->key);
+        char where[1200], keys[512];
+        snprintf(where, sizeof where, "%s:%d: setting %s", plan->path, set->line, set->key);
+        if (k < 0 || js_keys[k].job_own)
+            return hs_fail(err, HS_EINPUT, "%s: not a setting a strategy file carries (it "
+                           "carries: %s)", where, file_keys(keys, sizeof keys));
+        if (js_keys[k].type == JS_SWITCH && set->value[0])
+            return hs_fail(err, HS_EINPUT, "%s: a switch, without a value (value=\"%s\")",
+                           where, set->value);
+        if (js_keys[k].type != JS_SWITCH && !set->value[0])
+            return hs_fail(err, HS_EINPUT, "%s: needs a value", where);
+        int status = js_set(&file, k, set->value, where, err);
         if (status != HS_OK)
             return status;
-        j->plan_loaded = true;
-        st_from_plan(&j->plan, &j->st);
-        j->st.p = spec->gpus; /* -g: st_check holds it against the file's gpus= */
+    }
+    for (int k = 0; k < js_n_keys; k++)
+        if (!(s->given & (1u << k)))
+            js_take(s, &file, k);
+    return HS_OK;
+}
+
+int job_plan_settings(const js_settings *s, st_plan *plan, char *err)
+{
+    plan->n_settings = 0;
+    for (int k = 0; k < js_n_keys; k++) {
+        char buf[24];
+        const char *v = js_keys[k].job_own ? NULL : js_value_text(s, k, buf);
+        int status = v ? st_plan_add_setting(plan, js_keys[k].name, v, err) : HS_OK;
+        if (status != HS_OK)
+            return status;
+    }
+    return HS_OK;
+}
+
+/* A strategy file into j->plan, its settings into *s (job_file_settings); --micro-batches
+ * replaces the file's schedule's count. */
+static int job_load_plan(js_settings *s, job *j, char *err)
+{
+    int status = st_plan_load(s->strategy, &j->wl, &j->plan, err);
+    if (status != HS_OK)
+        return status;
+    j->plan_loaded = true;
+    if (s->micro_batches > 0 && j->plan.micro_batches == 0)
+        return hs_fail(err, HS_EINPUT, "--micro-batches %d: the strategy file %s has no "
+                       "schedule (<schedule micro_batches=...>) whose count it would replace",
+                       s->micro_batches, s->strategy);
+    if (s->micro_batches > 0)
+        j->plan.micro_batches = s->micro_batches;
+    if ((status = job_file_settings(&j->plan, s, err)) != HS_OK)
+        return status;
+    j->plan.allreduce = (co_algo)s->allreduce;
+    st_from_plan(&j->plan, &j->st);
+    j->st.p = s->gpus; /* -g: st_check holds it against the file's gpus= */
+    return HS_OK;
+}
+
+int job_load_strategy(const js_settings *given, const plat_platform *plat, job *j, char *err)
+{
+    if (given->gpus > plat->n_gpus)
+        return hs_fail(err, HS_EINPUT, "-g %d: platform %s has only %d GPUs", given->gpus,
+                       plat->name, plat->n_gpus);
+    int status;
+    j->settings = *given;
+    const js_settings *spec = &j->settings;
+    if (spec->strategy && st_is_file(spec->strategy)) {
+        if ((status = job_load_plan(&j->settings, j, err)) != HS_OK)
+            return status;
     } else {
         status = st_parse(spec->strategy, spec->gpus, plat->gpus_per_node, spec->micro_batches,
                           &j->st, err);
@@ -174,6 +237,8 @@ int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j
     unsigned bit = st_split_bit(j->st.kind);
     if (rt)
         job_apply_runtime(spec, rt, j);
+    if (j->plan_loaded) /* the closed form reads the plan's (an_plan_model) */
+        j->plan.allreduce = j->st.allreduce;
     if (spec->halo_chain && bit != WL_SPLIT_SPATIAL)
         return hs_fail(err, HS_EINPUT, "--halo: for spatial and data+spatial, not %s (a "
                        "strategy file's halos are always a chain)", st_name(&j->st));

@@ -26,6 +26,8 @@ typedef struct {
     bool plan_loaded;      /* plan must be freed */
     int64_t batch;         /* B */
     kt_compute compute;    /* --compute model: what wl.compute points to */
+    js_settings settings;  /* the settings it runs with: the command line's, and a strategy
+                            * file's <setting>s for the keys the command line left unsaid */
 } job;
 
 /* Load the workload and apply the layer file (j is zeroed first). */
@@ -37,11 +39,16 @@ int job_load_workload(const js_settings *spec, job *j, char *err);
  * the filter backward (filter), and what the framework adds to the kernels (compute.h
  * kt_runtime); HS_EINPUT naming --runtime for a runtime that does not load. Then:
  * HS_EINPUT naming -g when the platform has too few GPUs, else st_parse's and st_check's. A
- * strategy that names a file (st_is_file) is read as a per-layer plan (st_plan_load), which
- * carries its own schedule, so --micro-batches is refused with it, and its gradients are
- * rings, so --allreduce other than ring is refused with it too. Kernel times: --compute
- * (js_compute); model sets j->wl.compute, for the built-in layer-wise strategies only. */
+ * strategy that names a file (st_is_file) is read as a per-layer plan (st_plan_load); its
+ * <setting>s (allreduce, overlap, precision, ...) apply where the command line does not give
+ * the key (a flag wins over the file), each read by the table's parser with the file's line in
+ * messages; --micro-batches replaces its schedule's count. j->settings gets the result.
+ * Kernel times: --compute (js_compute); model sets j->wl.compute. */
 int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j, char *err);
+
+/* The plan's <setting>s from s: every key s was given but the job's own (js_key.job_own), as
+ * text, so that the file runs as the job did (st_plan_write writes them). */
+int job_plan_settings(const js_settings *s, st_plan *plan, char *err);
 
 /* A workload measured on another GPU than the platform's needs its compute said: HS_EINPUT
  * naming --compute unless `compute` says it (or the GPUs compute alike, or the workload has

@@ -79,6 +79,8 @@ typedef struct {
     const char *arg;       /* the value's name in --help ("N"); NULL for a switch */
     const char *help;      /* --help's text, one paragraph (js_print_help wraps it) */
     unsigned scope;        /* JS_IN_* */
+    bool job_own;          /* the job's own (what runs, where, how much): not a strategy
+                            * file's <setting>; every other key is one (job.c) */
     const char *only;      /* a value given for many runs (a sweep's, --job's from the command
                             * line) goes to the runs whose strategy has this word (st_text_is:
                             * "spatial"), the others refusing the key; NULL: to every run */

@@ -99,7 +99,7 @@ int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *
            char *err)
 {
     tg_graph graph;
-    /* a runtime sets the overlap and its buckets in the strategy (job.c) */
+    /* a runtime or a strategy file's setting sets the overlap (and its buckets) (job.c) */
     ex_options xo = {.overlap = opt->overlap || st->overlap, .bucket_bytes = st->bucket_bytes};
     int status = ex_expand_opt(wl, st, batch, &xo, &graph, err);
     if (status != HS_OK)

@@ -24,10 +24,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collective.h"
 #include "hs_error.h"
 #include "workload.h"
 
 #define ST_PLAN_NAME_LEN 64
+#define ST_MAX_SETTINGS 32   /* <setting>s in one strategy file */
+#define ST_SETTING_LEN 64    /* a setting's key or value, with its NUL */
 
 /* One layer's configuration. Weightless layers (pool, relu, bnorm, add, dropout, softmax, lrn,
  * concat) have one channel axis, split by `channel`; `filter` is for conv and fc only. */
@@ -54,6 +57,15 @@ typedef struct {
     int b, r, c, f, d, h, w;
 } st_coords;
 
+/* A job setting the file carries (<setting key="allreduce" value="hier"/>): a key of the job's
+ * table (sim/run/job_keys.h), kept as text here and read by the table's own parser where the
+ * job is put together (sim/run/job.c), so that every key of the table can be written. */
+typedef struct {
+    char key[ST_SETTING_LEN];
+    char value[ST_SETTING_LEN];      /* as written; "" for a switch (overlap) */
+    int line;                        /* the file's line (0: not from a file) */
+} st_setting;
+
 typedef struct {
     char name[ST_PLAN_NAME_LEN];     /* what it is called in reports ("owt", "data+filter:8x4") */
     char workload[WL_NAME_LEN];      /* the workload it was written for (its name) */
@@ -68,6 +80,10 @@ typedef struct {
                                       * spatial strategies); otherwise only over the ranks that
                                       * saw different data */
     int line;                        /* the file's <strategy> line, for messages */
+    st_setting settings[ST_MAX_SETTINGS]; /* the job settings it carries, in file order */
+    int n_settings;
+    co_algo allreduce;               /* the weight gradients' allreduces (CO_RING: ParaDL's),
+                                      * from the job's settings (job.c) or the oracle's choice */
 } st_plan;
 
 /* A configuration with every factor 1 on rank 0. */
@@ -123,11 +139,14 @@ void st_plan_stages(const st_plan *plan, int *first, int *rank_of_stage, int *n_
  * *plan is empty. */
 int st_plan_load(const char *path, const wl_workload *wl, st_plan *plan, char *err);
 
-/* Write the plan as a strategy file, every layer on its own line with the attributes that are
- * not their default; description (may be NULL) becomes the <description>. Returns HS_OK, or
+/* Write the plan as a strategy file, its settings first, every layer on its own line with the
+ * attributes that are not their default; description (may be NULL) becomes the <description>. Returns HS_OK, or
  * HS_EINTERNAL when writing fails. */
 int st_plan_write(FILE *out, const st_plan *plan, const wl_workload *wl,
                   const char *description, char *err);
+
+/* Append a setting to the plan (the writer's); HS_EINPUT when full or too long. */
+int st_plan_add_setting(st_plan *plan, const char *key, const char *value, char *err);
 
 /* Whether -s text names a strategy file rather than a built-in strategy: it ends in ".xml" or
  * contains a '/'. */

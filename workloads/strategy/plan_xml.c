@@ -166,6 +166,28 @@ static int read_root(px_reader *rd, xmlNode *root)
     return HS_OK;
 }
 
+/* A <setting>: kept as text, read by the job's table of keys (job.c), which names this line. */
+static int read_setting(px_reader *rd, xmlNode *node)
+{
+    char key[PX_ATTR_LEN], value[PX_ATTR_LEN];
+    st_plan *plan = rd->plan;
+    if (get_attr(rd, node, "key", key) < 0 || get_attr(rd, node, "value", value) < 0)
+        return HS_EINPUT;
+    for (int i = 0; i < plan->n_settings; i++)
+        if (strcmp(plan->settings[i].key, key) == 0)
+            return wl_xml_fail(rd->err, rd->path, node, "setting %s is given twice (first at "
+                               "line %d)", key, plan->settings[i].line);
+    if (plan->n_settings >= ST_MAX_SETTINGS || strlen(key) >= ST_SETTING_LEN ||
+        strlen(value) >= ST_SETTING_LEN)
+        return wl_xml_fail(rd->err, rd->path, node, "setting %s: at most %d settings of %d "
+                           "characters", key, ST_MAX_SETTINGS, ST_SETTING_LEN - 1);
+    st_setting *s = &plan->settings[plan->n_settings++];
+    snprintf(s->key, sizeof s->key, "%s", key);
+    snprintf(s->value, sizeof s->value, "%s", value);
+    s->line = (int)wl_xml_line(node);
+    return HS_OK;
+}
+
 static int read_child(px_reader *rd, xmlNode *node)
 {
     char v[PX_ATTR_LEN];
@@ -176,6 +198,8 @@ static int read_child(px_reader *rd, xmlNode *node)
         rd->has_default = true;
         return read_config(rd, node, "default", &rd->fallback);
     }
+    if (strcmp(tag, "setting") == 0)
+        return read_setting(rd, node);
     if (strcmp(tag, "schedule") == 0) {
         if (get_attr(rd, node, "micro_batches", v) < 0)
             return HS_EINPUT;
@@ -253,6 +277,19 @@ int st_plan_load(const char *path, const wl_workload *wl, st_plan *plan, char *e
     return status;
 }
 
+int st_plan_add_setting(st_plan *plan, const char *key, const char *value, char *err)
+{
+    if (plan->n_settings >= ST_MAX_SETTINGS || strlen(key) >= ST_SETTING_LEN ||
+        strlen(value) >= ST_SETTING_LEN)
+        return hs_fail(err, HS_EINPUT, "setting %s: at most %d settings of %d characters", key,
+                       ST_MAX_SETTINGS, ST_SETTING_LEN - 1);
+    st_setting *s = &plan->settings[plan->n_settings++];
+    snprintf(s->key, sizeof s->key, "%s", key);
+    snprintf(s->value, sizeof s->value, "%s", value);
+    s->line = 0;
+    return HS_OK;
+}
+
 bool st_is_file(const char *text)
 {
     size_t n = strlen(text);
@@ -289,6 +326,15 @@ int st_plan_write(FILE *out, const st_plan *plan, const wl_workload *wl,
         fputs("  <description>", out);
         hs_xml_text(out, description);
         fputs("</description>\n", out);
+    }
+    for (int i = 0; i < plan->n_settings; i++) {
+        fputs("  <setting key=\"", out);
+        hs_xml_text(out, plan->settings[i].key);
+        if (plan->settings[i].value[0]) {
+            fputs("\" value=\"", out);
+            hs_xml_text(out, plan->settings[i].value);
+        }
+        fputs("\"/>\n", out);
     }
     if (plan->micro_batches > 0)
         fprintf(out, "  <schedule kind=\"gpipe\" micro_batches=\"%d\"/>\n", plan->micro_batches);

@@ -75,6 +75,7 @@ void st_from_plan(const st_plan *plan, st_strategy *st)
     st->segments = plan->micro_batches > 0 ? plan->micro_batches : 1;
     st->plan = plan;
     st->filter_rs = st->halo_chain = true; /* what a plan's gathers and halos always do */
+    st->allreduce = plan->allreduce;
 }
 
 /* The known names, comma separated, for "unknown strategy" messages (the built-in kinds: a

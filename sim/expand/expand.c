@@ -202,7 +202,8 @@ static void ex_plan_gradient(const ex_shape *sh, const wl_workload *wl, ex_plan 
     plan->grad_model_bytes = ex_is_spatial(sh->kind) && sh->p2 > 1 ? w_bytes : 0.0;
     plan->grad_across_bytes = 0.0;
     if (sh->p1 > 1)
-        plan->grad_across_bytes = ex_is_spatial(sh->kind) ? w_bytes : held * ex__grad_elem_bytes(wl);
+        plan->grad_across_bytes =
+            ex_is_spatial(sh->kind) ? w_bytes : held * ex__grad_elem_bytes(wl);
 }
 
 static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, ex_plan *plan, char *err)

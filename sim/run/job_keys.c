@@ -14,27 +14,28 @@
 
 /* The keys, in the order --help lists them and a sweep's CSV key appends its options. */
 const js_key js_keys[] = {
-    {.name = "workload", .job_own = true, .short_flag = 'w', .type = JS_TEXT, .offset = F(workload), .arg = "W",
-     .scope = EVERYWHERE,
+    {.name = "workload", .short_flag = 'w', .type = JS_TEXT, .offset = F(workload), .arg = "W",
+     .job_own = true, .scope = EVERYWHERE,
      .help = "workload: a path (.xml, ParaDL .net/.net_sc) or a short name in workloads/ "
              "(resnet50, resnet152, vgg16, alexnet, cosmoflow-512, cosmoflow-256, "
              "pase-alexnet; as NVIDIA trained them, timed by the model: resnet50-v1.5, "
              "resnext101-32x4d, se-resnext101-32x4d, efficientnet-b0, efficientnet-b4)"},
-    {.name = "strategy", .job_own = true, .short_flag = 's', .type = JS_TEXT, .offset = F(strategy), .arg = "S",
-     .scope = JS_IN_FABRIC | JS_IN_SWEEP,
+    {.name = "strategy", .short_flag = 's', .type = JS_TEXT, .offset = F(strategy), .arg = "S",
+     .job_own = true, .scope = JS_IN_FABRIC | JS_IN_SWEEP,
      .help = "serial, data, spatial, filter, channel, pipeline, data+filter[:P1xP2], "
              "data+spatial[:P1xP2], or a per-layer strategy file FILE.xml (hybrids: P1 "
              "data-parallel groups of P2 GPUs; default P2 = GPUs per node)"},
-    {.name = "gpus", .job_own = true, .short_flag = 'g', .type = JS_COUNT, .offset = F(gpus), .arg = "N",
-     .scope = EVERYWHERE, .help = "number of GPUs (ranks) p"},
-    {.name = "batch", .job_own = true, .short_flag = 'b', .type = JS_BATCH, .offset = F(batch), .arg = "B",
-     .scope = EVERYWHERE, .help = "global mini-batch (samples per iteration, all GPUs)"},
-    {.name = "layers", .job_own = true, .short_flag = 'l', .type = JS_TEXT, .offset = F(layers), .arg = "FILE",
-     .scope = JS_IN_FABRIC | JS_IN_SWEEP,
+    {.name = "gpus", .short_flag = 'g', .type = JS_COUNT, .offset = F(gpus), .arg = "N",
+     .job_own = true, .scope = EVERYWHERE, .help = "number of GPUs (ranks) p"},
+    {.name = "batch", .short_flag = 'b', .type = JS_BATCH, .offset = F(batch), .arg = "B",
+     .job_own = true, .scope = EVERYWHERE,
+     .help = "global mini-batch (samples per iteration, all GPUs)"},
+    {.name = "layers", .short_flag = 'l', .type = JS_TEXT, .offset = F(layers), .arg = "FILE",
+     .job_own = true, .scope = JS_IN_FABRIC | JS_IN_SWEEP,
      .help = "ParaDL layer file (NAME|1): the layers model parallelism splits (default: the "
              "workload's own marks)"},
-    {.name = "micro-batches", .job_own = true, .short_flag = 'S', .type = JS_COUNT, .offset = F(micro_batches),
-     .arg = "S", .scope = JS_IN_FABRIC | JS_IN_SWEEP,
+    {.name = "micro-batches", .short_flag = 'S', .type = JS_COUNT, .offset = F(micro_batches),
+     .arg = "S", .job_own = true, .scope = JS_IN_FABRIC | JS_IN_SWEEP,
      .help = "pipeline: micro-batches per mini-batch (default: p)"},
     {.name = "overlap", .type = JS_SWITCH, .offset = F(overlap),
      .help = "order tasks by data dependency: communication overlaps compute where the "

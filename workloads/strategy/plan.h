@@ -140,7 +140,8 @@ void st_plan_stages(const st_plan *plan, int *first, int *rank_of_stage, int *n_
 int st_plan_load(const char *path, const wl_workload *wl, st_plan *plan, char *err);
 
 /* Write the plan as a strategy file, its settings first, every layer on its own line with the
- * attributes that are not their default; description (may be NULL) becomes the <description>. Returns HS_OK, or
+ * attributes that are not their default; description (may be NULL) becomes the <description>.
+ * Returns HS_OK, or
  * HS_EINTERNAL when writing fails. */
 int st_plan_write(FILE *out, const st_plan *plan, const wl_workload *wl,
                   const char *description, char *err);

@@ -138,6 +138,8 @@ typedef struct {
     int64_t max_table;       /* --max-table: entries of one table, at most */
     const char *out;         /* -o: the strategy file (hybridsim model) */
     bool analytic_only;      /* --analytic-only: no simulation */
+    int top;                 /* --top K: the K fastest by the model simulated (hybridsim) */
+    bool top_given;
 } cli_search_options;
 
 /* `strategy --search`'s flags into o (set cost_model and platform's defaults first), and

@@ -41,20 +41,23 @@ static void search_usage(FILE *out)
 {
     fprintf(out,
             "usage: hybridsim strategy --search -w WORKLOAD -g DEVICES -b BATCH [-p PLATFORM]\n"
-            "                          [--cost-model hybridsim|pase] [-o FILE.xml]\n"
+            "                          [--cost-model hybridsim|pase] [-o FILE.xml] [--top K]\n"
             "                          [--analytic-only] [--json] [--max-table N]\n"
             "\n"
             "  --search           find the per-layer configuration (split of batch, output and\n"
             "                     input channels, height, width per layer) of least total cost\n"
-            "                     by PaSE's dynamic programme, and print it with its costs\n"
+            "                     by PaSE's dynamic programme\n"
             "  --cost-model M     hybridsim (default): seconds by hybridsim's analytic model on\n"
-            "                     the platform's routes, within GPU memory; writes the strategy\n"
-            "                     file and prints it beside the best whole-model strategy,\n"
-            "                     analytic and simulated. pase: PaSE's own model (FLOP-\n"
+            "                     the platform's routes, within GPU memory; the searched plan is\n"
+            "                     one candidate of the oracle `suggest` asks (every built-in with\n"
+            "                     every gradient allreduce, OWT, SplitBrain, GHP), the K fastest\n"
+            "                     by the model simulated; the answer is written as a strategy\n"
+            "                     file with its settings. pase: PaSE's own model (FLOP-\n"
             "                     equivalents, r = 5000), the table only\n"
             "  -p, --platform P   the machine (default abci; hybridsim model only)\n"
             "  -o, --output FILE  the strategy file to write (default\n"
             "                     searched-WORKLOAD-gN-bB.xml)\n"
+            "  --top K            simulate the K fastest by the model (default 5)\n"
             "  --analytic-only    no simulation (answers without loading SimGrid)\n"
             "  --max-table N      refuse a search whose tables exceed N entries (default %lld)\n"
             "  -j, --json         one JSON object instead of the table\n"
@@ -64,7 +67,7 @@ static void search_usage(FILE *out)
     js_print_help(out, JS_IN_PRICING);
 }
 
-enum { OPT_SEARCH = 2000, OPT_COST_MODEL, OPT_MAX_TABLE, OPT_ANALYTIC_ONLY };
+enum { OPT_SEARCH = 2000, OPT_COST_MODEL, OPT_MAX_TABLE, OPT_ANALYTIC_ONLY, OPT_TOP };
 
 static const struct option search_longopts[] = {
     {"search", no_argument, NULL, OPT_SEARCH},
@@ -73,6 +76,7 @@ static const struct option search_longopts[] = {
     {"max-table", required_argument, NULL, OPT_MAX_TABLE},
     {"output", required_argument, NULL, 'o'},
     {"analytic-only", no_argument, NULL, OPT_ANALYTIC_ONLY},
+    {"top", required_argument, NULL, OPT_TOP},
     {"json", no_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
 };
@@ -95,6 +99,12 @@ static int search_option(int c, const char *arg, void *ctx, char *err)
     case 'j': o->json = true; break;
     case 'o': o->out = arg; break;
     case OPT_ANALYTIC_ONLY: o->analytic_only = true; break;
+    case OPT_TOP: {
+        int64_t v = 0;
+        status = hs_parse_int64("--top", arg, 1, 512, &v, err);
+        o->top = (int)v, o->top_given = true;
+        break;
+    }
     case 'h': search_usage(stdout); return -1;
     }
     return status;
@@ -111,9 +121,10 @@ int cli_parse_search(int argc, char **argv, search_options *o, char *err)
         return status;
     if (!o->job.workload || !o->job.gpus || !o->job.batch)
         return hs_fail(err, HS_EINPUT, "--search needs -w WORKLOAD, -g DEVICES and -b BATCH");
-    if (strcmp(o->cost_model, "pase") == 0 && (o->out || o->analytic_only))
+    if (strcmp(o->cost_model, "pase") == 0 && (o->out || o->analytic_only || o->top_given))
         return hs_fail(err, HS_EINPUT, "%s is for --cost-model hybridsim (PaSE's model prints "
-                       "its table only)", o->out ? "-o" : "--analytic-only");
+                       "its table only)", o->out ? "-o" : o->top_given ? "--top" :
+                       "--analytic-only");
     if (strcmp(o->cost_model, "hybridsim") != 0 && strcmp(o->cost_model, "pase") != 0)
         return hs_fail(err, HS_EINPUT, "--cost-model: unknown model '%s' (known: hybridsim, "
                        "pase)", o->cost_model);
@@ -269,7 +280,7 @@ static int run_search(const search_options *o, char *err)
 /* strategy --search */
 static int strategy_search(int argc, char **argv, const cli_sim *sim, char *err)
 {
-    search_options o = {.cost_model = "hybridsim", .platform = "abci"};
+    search_options o = {.cost_model = "hybridsim", .platform = "abci", .top = 5};
     int status = cli_parse_search(argc, argv, &o, err);
     if (status != HS_OK)
         return status < 0 ? HS_OK : status; /* < 0: --help */

@@ -189,16 +189,22 @@ static void print_json(const suggest_options *o, const wl_workload *wl,
 static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
                          plat_platform *plat, char *err);
 
-/* Every candidate at p GPUs priced, under the runtime said (--runtime: its allreduce, overlap,
- * halos and filter backward on each; job_compute_for_pricing gave its kernels). */
-static int price(const suggest_options *o, const wl_workload *wl, const plat_platform *plat,
-                 int p, int64_t batch, sg_list *l, char *err)
+/* The oracle's answer at p GPUs, under the runtime said (--runtime: its allreduce, overlap,
+ * halos and filter backward on each candidate; job_compute_for_pricing gave its kernels). */
+static int ask(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
+               plat_platform *plat, int p, int64_t batch, int top, sg_list *l, char *err)
 {
     rt_runtime rt;
     int status = o->job.runtime ? rt_load(o->job.runtime, &rt, err) : HS_OK;
     if (status != HS_OK)
         return status;
-    return sg_price_all_rt(wl, plat, p, batch, o->job.runtime ? &rt : NULL, l, err);
+    sg_question q = {.wl = wl, .plat = plat, .p = p, .batch = batch, .top = top,
+                     .simulate = sim->simulate, .runtime = o->job.runtime ? &rt : NULL,
+                     .who = "suggest"};
+    status = sg_answer(&q, l, err);
+    if (status == HS_OK)
+        l->runtime = NULL; /* rt ends here */
+    return status;
 }
 
 static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
@@ -219,12 +225,9 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
         else if (o->job.gpus > plat.n_gpus)
             status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->job.gpus,
                              plat.name, plat.n_gpus);
-        else if ((status = price(o, &wl, &plat, o->job.gpus, o->job.batch, &l, err)) == HS_OK) {
-            status = sg_simulate_top(&l, &wl, &plat, o->job.batch, o->top, sim->simulate, err);
-            if (status == HS_OK) {
-                sg_rank(&l, plat.gpu_memory_bytes);
-                (o->json ? print_json : print_table)(o, &wl, &plat, &l);
-            }
+        else if ((status = ask(o, sim, &wl, &plat, o->job.gpus, o->job.batch, o->top, &l,
+                               err)) == HS_OK) {
+            (o->json ? print_json : print_table)(o, &wl, &plat, &l);
             sg_list_free(&l);
         }
         plat_free(&plat);
@@ -238,14 +241,7 @@ static int one_count(const suggest_options *o, const cli_sim *sim, const wl_work
                      plat_platform *plat, int p, sg_list *l, char *err)
 {
     int64_t batch = o->batch_per_gpu ? o->batch_per_gpu * p : o->job.batch;
-    int status = price(o, wl, plat, p, batch, l, err);
-    if (status == HS_OK)
-        status = sg_simulate_top(l, wl, plat, batch, o->top ? o->top : 1, sim->simulate, err);
-    if (status == HS_OK)
-        sg_rank(l, plat->gpu_memory_bytes);
-    else if (l->c)
-        sg_list_free(l);
-    return status;
+    return ask(o, sim, wl, plat, p, batch, o->top ? o->top : 1, l, err);
 }
 
 /* --max-gpus and --target-epoch-s: the GPU counts 1, 2, 4, ... (and N), the best of each

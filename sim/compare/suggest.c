@@ -1,5 +1,5 @@
-/* suggest.c: the candidates of `hybridsim suggest`, priced, simulated and ranked (suggest.h). */
-#include "suggest.h"
+/* suggest.c: the oracle's candidates, priced, simulated and ranked (suggest.h). */
+#include "suggest_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,38 +32,83 @@ static void add_builtin(sg_list *l, const wl_workload *wl, const plat_platform *
     if (an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK)
         return;
     snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(c->base, sizeof c->base, "%s", name);
+    c->same_as = -1;
     l->n++;
 }
 
-/* The gradient allreduce's other algorithms (collective.h) for the built-in candidate at
- * index base: each kept when it runs and the model prices it faster than the ring, named as the
- * command line runs it ("data --allreduce hier"). */
-static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const plat_platform *plat,
-                                   int64_t batch, int base)
+/* Candidate c, a variant of candidate b by gradient allreduce `algo`, priced: kept when it runs
+ * and the model prices it faster than b's ring, named as the command line runs it. */
+static void keep_variant(sg_list *l, sg_candidate *c, const sg_candidate *b, co_algo algo)
 {
-    static const co_algo algos[] = {CO_HIER, CO_TREE, CO_RINGS};
-    for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++) {
+    if (c->analytic.iteration.total_s >= b->analytic.iteration.total_s * (1 - 1e-9))
+        return;
+    snprintf(c->name, sizeof c->name, "%.*s --allreduce %s", SG_NAME_LEN - 20, b->name,
+             co_algo_name(algo)); /* a candidate's name is far shorter */
+    snprintf(c->base, sizeof c->base, "%s", b->base);
+    c->same_as = -1;
+    l->n++;
+}
+
+/* How plan candidate c runs: its plan, under the runtime (its overlap and buckets), with the
+ * plan's gradient allreduce. */
+static void plan_strategy(const sg_list *l, sg_candidate *c)
+{
+    st_from_plan(c->plan, &c->st);
+    if (l->runtime)
+        rt_apply_strategy(l->runtime, &c->st);
+    c->st.allreduce = c->plan->allreduce;
+}
+
+static const co_algo other_algos[] = {CO_HIER, CO_TREE, CO_RINGS};
+#define N_OTHER_ALGOS ((int)(sizeof other_algos / sizeof other_algos[0]))
+
+/* The gradient allreduce's other algorithms (collective.h) for the candidate at index base: a
+ * built-in priced by an_estimate_on, a plan by an_plan_model on net (a copy of its plan with
+ * the algorithm set). */
+static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const plat_platform *plat,
+                                   an_net *net, int64_t batch, int base)
+{
+    for (int i = 0; i < N_OTHER_ALGOS; i++) {
         char why[HS_ERR_LEN];
         sg_candidate *c = next(l);
         if (!c)
             return;
         const sg_candidate *b = &l->c[base];
-        if (algos[i] == b->st.allreduce)
+        if (other_algos[i] == b->st.allreduce) /* a runtime's own */
             continue;
-        c->st = b->st;
-        c->st.allreduce = algos[i];
-        if (an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK ||
-            c->analytic.iteration.total_s >= b->analytic.iteration.total_s * (1 - 1e-9))
+        if (!b->plan) {
+            c->st = b->st;
+            c->st.allreduce = other_algos[i];
+            if (an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) ==
+                HS_OK)
+                keep_variant(l, c, b, other_algos[i]);
             continue;
-        snprintf(c->name, sizeof c->name, "%.*s --allreduce %s", SG_NAME_LEN - 20, b->name,
-                 co_algo_name(algos[i])); /* a built-in's name is far shorter */
-        l->n++;
+        }
+        st_plan *plan = malloc(sizeof *plan);
+        if (!plan || st_plan_copy(b->plan, plan, why) != HS_OK) {
+            free(plan);
+            return;
+        }
+        plan->allreduce = other_algos[i];
+        int before = l->n;
+        if (an_plan_model(wl, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
+                          why) == HS_OK)
+            keep_variant(l, c, b, other_algos[i]);
+        if (l->n == before) {
+            st_plan_free(plan);
+            free(plan);
+            continue;
+        }
+        c->plan = plan;
+        plan_strategy(l, c);
     }
 }
 
-/* A per-layer plan (a generator's or the search's): priced on net, kept when it is valid. */
-static void add_plan(sg_list *l, const wl_workload *wl, const plat_platform *plat,
-                     an_net *net, int64_t batch, st_plan *plan, const char *name)
+/* A per-layer plan (a generator's or the search's): priced on net, kept when it is valid, with
+ * its allreduce variants. */
+void sg__add_plan(sg_list *l, const wl_workload *wl, const plat_platform *plat, an_net *net,
+                  int64_t batch, st_plan *plan, const char *name)
 {
     char why[HS_ERR_LEN];
     sg_candidate *c = next(l);
@@ -74,11 +119,15 @@ static void add_plan(sg_list *l, const wl_workload *wl, const plat_platform *pla
         return;
     }
     c->plan = plan;
-    st_from_plan(plan, &c->st);
-    if (l->runtime)
-        rt_apply_strategy(l->runtime, &c->st);
+    plan_strategy(l, c);
     snprintf(c->name, sizeof c->name, "%s", name);
-    l->n++;
+    snprintf(c->base, sizeof c->base, "%s", name);
+    c->same_as = -1;
+    for (int i = 0; i < l->n; i++) /* owt is splitbrain:p */
+        if (l->c[i].plan && l->c[i].same_as < 0 && st_plan_same(l->c[i].plan, plan))
+            c->same_as = i;
+    int at = l->n++;
+    add_allreduce_variants(l, wl, plat, net, batch, at);
 }
 
 static void add_generated(sg_list *l, const wl_workload *wl, const plat_platform *plat,
@@ -87,7 +136,7 @@ static void add_generated(sg_list *l, const wl_workload *wl, const plat_platform
     char why[HS_ERR_LEN];
     st_plan *plan = calloc(1, sizeof *plan);
     if (plan && st_generate(spec, wl, p, batch, plat->gpus_per_node, 0, plan, why) == HS_OK)
-        add_plan(l, wl, plat, net, batch, plan, spec);
+        sg__add_plan(l, wl, plat, net, batch, plan, spec);
     else
         free(plan);
 }
@@ -104,7 +153,7 @@ static void add_known(sg_list *l, const wl_workload *wl, const plat_platform *pl
         pipelines = pipelines || strcmp(names[i], "pipeline") == 0;
         add_builtin(l, wl, plat, p, batch, names[i], 0, names[i]);
         if (l->n > before)
-            add_allreduce_variants(l, wl, plat, batch, before);
+            add_allreduce_variants(l, wl, plat, net, batch, before);
     }
     for (int k = 2; k <= 4 && p > 1 && pipelines; k *= 2) {
         snprintf(spec, sizeof spec, "pipeline (S=%d)", k * p);
@@ -121,40 +170,28 @@ static void add_known(sg_list *l, const wl_workload *wl, const plat_platform *pl
     }
 }
 
-int sg_price_all(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
-                 sg_list *l, char *err)
-{
-    return sg_price_all_rt(wl, plat, p, batch, NULL, l, err);
-}
-
-int sg_price_all_rt(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
-                    const rt_runtime *runtime, sg_list *l, char *err)
+int sg_price_all(const sg_question *q, sg_list *l, char *err)
 {
     memset(l, 0, sizeof *l);
-    l->runtime = runtime;
+    l->runtime = q->runtime;
     l->c = calloc(SG_MAX, sizeof *l->c);
     l->order = calloc(SG_MAX, sizeof *l->order);
-    int *gpus = malloc((size_t)p * sizeof *gpus);
+    int *gpus = malloc((size_t)q->p * sizeof *gpus);
     an_net *net = NULL;
-    int status = l->c && l->order && gpus ? pl_place(plat, PL_PACKED, p, gpus, err)
-                                          : hs_fail(err, HS_EINTERNAL, "suggest: out of memory");
+    int status = l->c && l->order && gpus ? pl_place(q->plat, PL_PACKED, q->p, gpus, err)
+                                          : hs_fail(err, HS_EINTERNAL, "%s: out of memory",
+                                                    q->who);
     if (status == HS_OK)
-        status = an_net_open(plat, p, gpus, &net, err);
+        status = an_net_open(q->plat, q->p, gpus, &net, err);
     if (status == HS_OK) {
-        add_known(l, wl, plat, net, p, batch);
-        st_plan *plan = calloc(1, sizeof *plan);
-        hs_estimate est;
-        char why[HS_ERR_LEN];
-        if (plan && an_search_run(wl, plat, p, batch, plan, &est, why) == HS_OK)
-            add_plan(l, wl, plat, net, batch, plan, "searched");
-        else
-            free(plan);
+        add_known(l, q->wl, q->plat, net, q->p, q->batch);
+        status = sg__search(q, net, l, err);
         an_net_close(net);
     }
     free(gpus);
     if (status == HS_OK && l->n == 0)
         status = hs_fail(err, HS_EINPUT, "no strategy runs %s on %d GPUs at batch %lld",
-                         wl->name, p, (long long)batch);
+                         q->wl->name, q->p, (long long)q->batch);
     for (int i = 0; i < l->n; i++)
         l->fitting += l->c[i].analytic.fits_in_memory;
     if (status != HS_OK)
@@ -188,22 +225,57 @@ static void sort(sg_list *l)
     sort_list = NULL;
 }
 
-int sg_simulate_top(sg_list *l, const wl_workload *wl, plat_platform *plat, int64_t batch,
-                    int top, sg_simulate_fn simulate, char *err)
+/* Simulate candidate c (or copy the result of the one it repeats). */
+static int simulate_one(const sg_question *q, sg_list *l, sg_candidate *c, int k, int of,
+                        char *err)
 {
-    sort(l); /* none simulated yet: fitting ones by analytic time */
-    for (int i = 0; i < l->n && l->simulated < top; i++) {
-        sg_candidate *c = &l->c[l->order[i]];
-        if (!c->analytic.fits_in_memory)
-            break;
-        fprintf(stderr, "suggest: simulating %d of %d: %s\n", l->simulated + 1, top, c->name);
-        int status = simulate(wl, plat, &c->st, batch, &c->sim, err);
+    if (c->same_as >= 0 && l->c[c->same_as].simulated) {
+        c->sim = l->c[c->same_as].sim;
+    } else {
+        double start = sg__now_s();
+        fprintf(stderr, "%s: simulating %d of %d: %s (model %.6f s)\n", q->who, k, of, c->name,
+                c->analytic.iteration.total_s);
+        int status = q->simulate(q->wl, q->plat, &c->st, q->batch, &c->sim, err);
         if (status != HS_OK)
             return status;
-        c->simulated = true;
-        l->simulated++;
+        double took_s = sg__now_s() - start;
+        if (took_s > 2.0)
+            fprintf(stderr, "%s: simulated %s: %.6f s an iteration (%.0f s)\n", q->who, c->name,
+                    c->sim.iteration.total_s, took_s);
+    }
+    c->simulated = true;
+    l->simulated++;
+    return HS_OK;
+}
+
+int sg_simulate_top(const sg_question *q, sg_list *l, char *err)
+{
+    sort(l); /* none simulated yet: fitting ones by analytic time */
+    int chosen[SG_MAX], n = 0, builtin = -1;
+    for (int i = 0; i < l->n && n < q->top; i++) {
+        const sg_candidate *c = &l->c[l->order[i]];
+        if (!c->analytic.fits_in_memory)
+            break;
+        chosen[n++] = l->order[i];
+        builtin = builtin < 0 && !c->plan ? l->order[i] : builtin;
+    }
+    for (int i = 0; i < l->n && builtin < 0 && n > 0; i++) /* the best whole-model one too */
+        if (!l->c[l->order[i]].plan && l->c[l->order[i]].analytic.fits_in_memory)
+            chosen[n++] = builtin = l->order[i];
+    for (int i = 0; i < n; i++) {
+        int status = simulate_one(q, l, &l->c[chosen[i]], i + 1, n, err);
+        if (status != HS_OK)
+            return status;
     }
     return HS_OK;
+}
+
+int sg_best_builtin(const sg_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        if (!l->c[l->order[i]].plan)
+            return l->order[i];
+    return -1;
 }
 
 /* Why candidate c is behind the first one, f, in words. */

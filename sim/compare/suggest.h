@@ -1,28 +1,53 @@
-/* suggest.h: the candidates of `hybridsim suggest` (sg_): every strategy the tool knows for a
- * job, priced by the analytic model, the best simulated, ranked, each with why it lost its place.
- * Part of sim/compare (both derivations side by side); the simulation is a callback, so that
- * the front end decides where it runs (hybridsim-sim forks a child per run). */
+/* suggest.h: the strategy oracle (sg_): every strategy the tool knows for a job, priced by the
+ * analytic model, the best simulated, ranked, each with why it lost its place. `suggest` and
+ * `strategy --search` both ask sg_answer and print its answer; the search also writes the first
+ * as a strategy file (sg_answer_plan, sg_describe). Part of sim/compare (both derivations side
+ * by side); the simulation is a callback, so that the front end decides where it runs
+ * (hybridsim-sim forks a child per run).
+ *   suggest.c  the candidates priced, simulated and ranked
+ *   oracle.c   the question asked whole (the search among the candidates), the answer's plan */
 #ifndef SUGGEST_H
 #define SUGGEST_H
 
 #include <stdbool.h>
 
+#include "an_search.h"
 #include "analytic.h"
+#include "job_keys.h"
 #include "runtime.h"
 
 #define SG_MAX 512
 #define SG_NAME_LEN 64
 #define SG_WHY_LEN 160
 
+/* The per-layer search (PaSE's dynamic programme with hybridsim's cost model) as the oracle ran
+ * it: what strategy --search reports of it. */
+typedef struct {
+    bool ran;                 /* it found a plan (else: why) */
+    char why[HS_ERR_LEN];     /* why it found none (a table too large, nothing fits) */
+    int vertices, edges;
+    int64_t largest_table;    /* entries */
+    double total_s;           /* its sum (gradients unfused, without latency) */
+    double seconds;           /* its wall time */
+    an_polish polish;         /* its plan checked with the exact model against the best
+                               * whole-model strategy (reference_kept: that one won, and the
+                               * list has no "searched" entry but the built-in) */
+    char reference[AN_UNIFORM_NAME_LEN]; /* that strategy */
+} sg_search;
+
 typedef struct {
     char name[SG_NAME_LEN];   /* as -s or strategy --generate takes it ("data+filter:16x4",
                                * "splitbrain:4", "searched"), with the gradient allreduce's
-                               * algorithm when it is not the ring ("data --allreduce hier") */
+                               * algorithm when it is not the ring ("data --allreduce hier",
+                               * "splitbrain:8 --allreduce rings") */
+    char base[SG_NAME_LEN];   /* the name without the algorithm */
     st_strategy st;           /* how it runs (a per-layer one points at plan) */
     st_plan *plan;            /* per-layer candidates: their plan (owned), else NULL */
     hs_estimate analytic;
     hs_estimate sim;
     bool simulated;
+    int same_as;              /* -1, or the earlier candidate that runs the same plan (owt and
+                               * splitbrain:p): simulated once, its result copied */
     char why[SG_WHY_LEN];     /* why it is not first (empty for the first) */
 } sg_candidate;
 
@@ -34,6 +59,7 @@ typedef struct {
     int *order;               /* the ranking: indices into c */
     const rt_runtime *runtime; /* what every candidate runs under (rt_apply_strategy), or
                                 * NULL: hybridsim's defaults */
+    sg_search search;         /* the per-layer search among the candidates */
 } sg_list;
 
 /* One strategy simulated (cli_sim's simulate). */
@@ -41,20 +67,47 @@ typedef int (*sg_simulate_fn)(const wl_workload *wl, plat_platform *plat,
                               const st_strategy *st, int64_t batch, hs_estimate *est,
                               char *err);
 
+/* One question: the job, and how much to simulate. */
+typedef struct {
+    const wl_workload *wl;    /* its kernel times set (job_compute_for_pricing) */
+    plat_platform *plat;
+    int p;
+    int64_t batch;
+    int top;                  /* the K fastest fitting by the model are simulated, and the
+                               * fastest built-in beside them (the check of the rest) */
+    sg_simulate_fn simulate;  /* NULL: the model's ranking only (--analytic-only) */
+    int64_t max_table;        /* the search's bound on a table (0: its default) */
+    const rt_runtime *runtime; /* what every candidate runs under (rt_apply_strategy: its
+                               * allreduce, overlap, halos and filter backward; its kernel
+                               * terms and gradient bytes are wl's, job_compute_for_pricing),
+                               * the allreduce variants those faster than the runtime's; NULL:
+                               * hybridsim's defaults */
+    const char *who;          /* the command, for the progress lines on stderr */
+} sg_question;
+
+/* The whole question: every candidate priced (sg_price_all, the search's plan among them),
+ * the top simulated, ranked (sg_rank); the answer is l->c[l->order[0]]. Progress on stderr,
+ * a line for each phase. HS_EINPUT when nothing runs. */
+int sg_answer(const sg_question *q, sg_list *l, char *err);
+
+/* Candidate i as a plan to write (free with st_plan_free): its own, or a built-in's as a plan
+ * (st_plan_of); the gradient allreduce's algorithm and the job's settings (job: the keys the
+ * command was given) among its <setting>s, so that simulating the file runs what was ranked. */
+int sg_answer_plan(const sg_list *l, int i, const wl_workload *wl, const js_settings *job,
+                   st_plan *plan, char *err);
+
+/* What candidate i is and how it was chosen, for the file's <description>. */
+void sg_describe(const sg_question *q, const sg_list *l, int i, char *buf, size_t len);
+
+/* The fastest built-in (whole-model) candidate: simulated first, else by the model; -1. */
+int sg_best_builtin(const sg_list *l);
+
 /* Every candidate that runs at p GPUs and this batch, priced (those a strategy cannot run, as
  * a batch that does not divide, are left out). HS_EINPUT when none runs. */
-int sg_price_all(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
-                 sg_list *l, char *err);
+int sg_price_all(const sg_question *q, sg_list *l, char *err);
 
-/* The same under a runtime (NULL: none): each candidate's allreduce, overlap, halos and filter
- * backward as the runtime sets them (its kernel terms and gradient bytes are wl's: job.h,
- * job_compute_for_pricing_rt); the allreduce variants are those faster than the runtime's. */
-int sg_price_all_rt(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
-                    const rt_runtime *runtime, sg_list *l, char *err);
-
-/* Simulate the top fitting candidates by analytic time. */
-int sg_simulate_top(sg_list *l, const wl_workload *wl, plat_platform *plat, int64_t batch,
-                    int top, sg_simulate_fn simulate, char *err);
+/* Simulate the top fitting candidates by analytic time, and the fastest built-in. */
+int sg_simulate_top(const sg_question *q, sg_list *l, char *err);
 
 /* The final ranking: simulated ones by simulated time, then the others that fit by analytic
  * time, then those that do not fit; each with its reason. */

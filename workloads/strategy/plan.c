@@ -77,6 +77,34 @@ int st_plan_init(st_plan *plan, int n_layers, int gpus, char *err)
     return HS_OK;
 }
 
+int st_plan_copy(const st_plan *from, st_plan *to, char *err)
+{
+    *to = *from;
+    to->layers = malloc((size_t)(from->n_layers > 0 ? from->n_layers : 1) * sizeof *to->layers);
+    if (!to->layers)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d layer configurations",
+                       from->n_layers);
+    if (from->n_layers > 0)
+        memcpy(to->layers, from->layers, (size_t)from->n_layers * sizeof *to->layers);
+    return HS_OK;
+}
+
+bool st_plan_same(const st_plan *a, const st_plan *b)
+{
+    if (a->n_layers != b->n_layers || a->gpus != b->gpus ||
+        a->micro_batches != b->micro_batches || a->reduce_replicas != b->reduce_replicas ||
+        a->allreduce != b->allreduce)
+        return false;
+    for (int i = 0; i < a->n_layers; i++) {
+        const st_layer_config *x = &a->layers[i], *y = &b->layers[i];
+        if (x->batch != y->batch || x->filter != y->filter || x->channel != y->channel ||
+            x->height != y->height || x->width != y->width || x->depth != y->depth ||
+            x->replicas != y->replicas || x->base != y->base || x->whole != y->whole)
+            return false;
+    }
+    return true;
+}
+
 void st_plan_free(st_plan *plan)
 {
     free(plan->layers);

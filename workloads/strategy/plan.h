@@ -110,6 +110,13 @@ int st_model_ways(const st_layer_config *c);
 int st_layer_kernels_s(const wl_workload *wl, int l, const st_layer_config *c, double batch,
                        double *fw_s, double *bx_s, double *bw_s, char *err);
 
+/* A deep copy of from into to (free with st_plan_free). */
+int st_plan_copy(const st_plan *from, st_plan *to, char *err);
+
+/* Whether two plans run the same: the same configurations, schedule, replicas' gradients and
+ * gradient allreduce (names, settings and lines aside). */
+bool st_plan_same(const st_plan *a, const st_plan *b);
+
 /* Allocate n_layers configurations, all st_layer_default (free with st_plan_free). */
 int st_plan_init(st_plan *plan, int n_layers, int gpus, char *err);
 void st_plan_free(st_plan *plan);

@@ -1,0 +1,148 @@
+/* oracle.c: the strategy oracle's question asked whole, and its answer as a strategy file
+ * (suggest.h).
+ *
+ * One function answers for `suggest` and `strategy --search`: every built-in strategy with
+ * every gradient-allreduce algorithm, the published per-layer schemes (OWT, SplitBrain and GHP
+ * at every group size) and the plan of the per-layer search (PaSE's dynamic programme with
+ * hybridsim's cost model, polished with the exact model), each priced by the analytic model;
+ * the fastest few simulated; the ranking by simulated time. So both commands give the same
+ * answer, and the file written says which candidate won and how. */
+#include "suggest_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collective.h"
+#include "generate.h"
+#include "job.h"
+
+double sg__now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The search's plan polished against the best whole-model strategy (an_search_polish). */
+static int polish(const sg_question *q, an_search_model *m, st_plan *plan, sg_search *s,
+                  char *err)
+{
+    an_uniform uniform;
+    st_plan ref;
+    hs_estimate est;
+    if (an_best_uniform(q->wl, q->plat, q->p, q->batch, &uniform, s->why) != HS_OK)
+        return HS_OK; /* nothing whole-model fits: the plan as found */
+    snprintf(s->reference, sizeof s->reference, "%s", uniform.name);
+    int status = st_plan_of(q->wl, &uniform.st, &ref, err);
+    if (status == HS_OK) {
+        status = an_search_polish(m, &ref, plan, &est, &s->polish, s->why);
+        st_plan_free(&ref);
+        if (status == HS_EINPUT) /* neither fits */
+            s->ran = false, status = HS_OK;
+    }
+    return status;
+}
+
+int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err)
+{
+    sg_search *s = &l->search;
+    sr_options opt = an_search_options(q->p);
+    an_search_model m = {.net = net, .wl = q->wl, .batch = q->batch, .gpus = q->p,
+                         .gpu_memory_bytes = q->plat->gpu_memory_bytes};
+    sr_graph g;
+    sr_result res;
+    st_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return hs_fail(err, HS_EINTERNAL, "%s: out of memory", q->who);
+    if (sr_graph_build(q->wl, q->batch, &opt, &g, s->why) != HS_OK) {
+        free(plan);
+        return HS_OK;
+    }
+    double start = sg__now_s();
+    int status = an_search_fitted(&g, &m, q->max_table, &res, plan, s->why);
+    s->seconds = sg__now_s() - start;
+    s->vertices = g.n_vertices, s->edges = g.n_edges;
+    sr_graph_free(&g);
+    if (status != HS_OK) {
+        free(plan);
+        return status == HS_EINPUT ? HS_OK : hs_fail(err, status, "%s", s->why);
+    }
+    s->ran = true;
+    s->largest_table = res.largest_table, s->total_s = res.total;
+    sr_result_free(&res);
+    status = polish(q, &m, plan, s, err);
+    if (status == HS_OK && s->ran && !s->polish.reference_kept) {
+        snprintf(plan->name, sizeof plan->name, "searched");
+        sg__add_plan(l, q->wl, q->plat, net, q->batch, plan, "searched");
+        return HS_OK;
+    }
+    st_plan_free(plan);
+    free(plan);
+    return status;
+}
+
+int sg_answer(const sg_question *q, sg_list *l, char *err)
+{
+    double start = sg__now_s();
+    fprintf(stderr, "%s: pricing every strategy for %s on %d GPUs by the model, the per-layer "
+            "search among them\n", q->who, q->wl->name, q->p);
+    int status = sg_price_all(q, l, err);
+    if (status != HS_OK)
+        return status;
+    fprintf(stderr, "%s: %d strategies priced, %d fit (%.1f s)\n", q->who, l->n, l->fitting,
+            sg__now_s() - start);
+    if (q->simulate && (status = sg_simulate_top(q, l, err)) != HS_OK) {
+        sg_list_free(l);
+        return status;
+    }
+    sg_rank(l, q->plat->gpu_memory_bytes);
+    return HS_OK;
+}
+
+int sg_answer_plan(const sg_list *l, int i, const wl_workload *wl, const js_settings *job,
+                   st_plan *plan, char *err)
+{
+    const sg_candidate *c = &l->c[i];
+    int status = c->plan ? st_plan_copy(c->plan, plan, err) : st_plan_of(wl, &c->st, plan, err);
+    if (status != HS_OK)
+        return status;
+    plan->allreduce = c->st.allreduce;
+    snprintf(plan->name, sizeof plan->name, "%s", c->base);
+    js_settings s = *job; /* the command's keys, and the algorithm the oracle chose */
+    unsigned bit = 1u << js_find("allreduce");
+    s.allreduce = c->st.allreduce;
+    s.given = c->st.allreduce != CO_RING ? s.given | bit : s.given & ~bit;
+    status = job_plan_settings(&s, plan, err);
+    if (status != HS_OK)
+        st_plan_free(plan);
+    return status;
+}
+
+void sg_describe(const sg_question *q, const sg_list *l, int i, char *buf, size_t len)
+{
+    const sg_candidate *c = &l->c[i];
+    char what[160], how[160];
+    if (!c->plan)
+        snprintf(what, sizeof what, "the built-in strategy %s written as a per-layer plan",
+                 c->base);
+    else if (strcmp(c->base, "searched") == 0)
+        snprintf(what, sizeof what, "searched by PaSE's dynamic programme with hybridsim's "
+                 "cost model, polished with the exact model");
+    else
+        snprintf(what, sizeof what, "generated by %s (hybridsim strategy --generate)", c->base);
+    if (c->st.allreduce != CO_RING)
+        snprintf(what + strlen(what), sizeof what - strlen(what), ", %s gradient allreduce",
+                 co_algo_name(c->st.allreduce));
+    if (c->simulated)
+        snprintf(how, sizeof how, "ranked by the analytic model (%.6f s), the %d fastest "
+                 "simulated; simulated %.6f s an iteration", c->analytic.iteration.total_s,
+                 l->simulated, c->sim.iteration.total_s);
+    else
+        snprintf(how, sizeof how, "ranked by the analytic model, not simulated: %.6f s an "
+                 "iteration", c->analytic.iteration.total_s);
+    snprintf(buf, len, "%s; chosen by hybridsim's oracle (suggest, strategy --search) over %d "
+             "candidates for %s on %s, %d GPUs, batch %lld: %s", what, l->n, q->wl->name,
+             q->plat->name, q->p, (long long)q->batch, how);
+}

@@ -51,11 +51,6 @@ int an_search_plan(const sr_graph *g, const int *choice, const wl_workload *wl, 
 int an_search_fitted(const sr_graph *g, an_search_model *m, int64_t max_table, sr_result *res,
                      st_plan *plan, char *err);
 
-/* The whole search for wl on p GPUs of plat (packed) at this batch: the fitted search, polished
- * against the best uniform strategy; plan (free with st_plan_free) and its exact estimate. */
-int an_search_run(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
-                  st_plan *plan, hs_estimate *est, char *err);
-
 /* What polishing did. */
 typedef struct {
     double searched_s;      /* the search's plan, priced exactly (INFINITY: does not fit) */

@@ -53,13 +53,21 @@ expect_bad v100-bf16 "--precision bf16" "$HS" analytic "${run[@]}" -s data --pre
 expect_bad pipeline "--compute model and --precision: for the layer-wise strategies (the built-in ones)" \
     "$HS" analytic "${run[@]}" -s pipeline --precision mixed --compute model
 expect_bad name "--precision" "$HS" analytic "${run[@]}" -s data --precision fp8 --compute model
-# without --compute: the pipeline keeps the measured times; a strategy file is timed in fp32
+# without --compute: the pipeline keeps the measured times
 expect_bad pipeline-default "--precision mixed: pipeline keeps resnet50's measured times, which are fp32's" \
     "$HS" analytic "${run[@]}" -s pipeline --precision mixed
+# a strategy file runs in the job's precision too: data as a plan is data, kernels and bytes
 "$HS" strategy --generate data -w resnet50 -g 8 -b 256 -o "$TMP/data.xml" >/dev/null 2>&1 ||
     fail "generate data"
-expect_bad plan "--precision mixed: for the built-in strategies only; the strategy file's kernels (data) are timed in fp32" \
-    "$HS" analytic "${run[@]}" -s "$TMP/data.xml" --precision mixed
+for s in data "$TMP/data.xml"; do
+    "$HS" analytic "${run[@]}" -s "$s" --precision mixed --json >"$TMP/plan-$(basename "$s").json" \
+        2>"$TMP/err" || fail "analytic -s $s --precision mixed: $(cat "$TMP/err")"
+done
+python3 - "$TMP/plan-data.json" "$TMP/plan-data.xml.json" <<'PY' || fail "a plan in mixed precision"
+import json, sys
+a, b = (json.load(open(p))["iteration"]["total_s"] for p in sys.argv[1:3])
+assert abs(a / b - 1) < 1e-9, (a, b)
+PY
 
 # suggest and strategy --search take --precision (the table of job keys): priced, and the best
 # simulated, in it; the report says which

@@ -2,8 +2,8 @@
 # e2e_suggest.sh: `hybridsim suggest`: VGG16 on 64 GPUs of abci at 32 samples a GPU. Every
 # strategy that runs is ranked: the simulated ones first by simulated time (the first says it
 # is the fastest simulated), then the others that fit by analytic time, then those that do not
-# fit with their memory; --top K simulates K; the searched plan and the published schemes are
-# among the candidates; the JSON carries the same ranking. The budgets: --target-epoch-s (the
+# fit with their memory; --top K simulates K (and the fastest built-in); the searched plan and
+# the published schemes are among the candidates; the JSON carries the same ranking. The budgets: --target-epoch-s (the
 # fewest GPUs reaching it) and --max-gpus (the fastest within N). The gradient allreduce's
 # algorithms as candidates (ResNet-50 at 64 GPUs: data with hier first). Bad input: exit 2, the
 # flag named, nothing on stdout.
@@ -17,7 +17,7 @@ fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
 
 "$HS" suggest -w vgg16 -p abci -g 64 --batch-per-gpu 32 --top 4 --json >"$TMP/s.json" \
     2>"$TMP/err" || fail "suggest: exit $? $(cat "$TMP/err")"
-grep -q "suggest: simulating 4 of 4" "$TMP/err" || fail "progress on stderr"
+grep -Eq "suggest: simulating [45] of [45]" "$TMP/err" || fail "progress on stderr"
 python3 - "$TMP/s.json" <<'PY' || fail "ranking"
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -26,11 +26,12 @@ names = [c["strategy"] for c in r]
 for want in ("data", "owt", "splitbrain:8", "ghp:2", "searched", "data+filter:16x4"):
     assert want in names, (want, names)
 sim = [c for c in r if "simulated_s" in c]
-assert len(sim) == 4 and r[:4] == sim, "the 4 simulated first"
-assert all(sim[i]["simulated_s"] <= sim[i + 1]["simulated_s"] for i in range(3))
+# the 4 fastest by the model, and the fastest built-in (no per-layer plan) beside them
+assert len(sim) in (4, 5) and r[:len(sim)] == sim, "the simulated ones first"
+assert all(sim[i]["simulated_s"] <= sim[i + 1]["simulated_s"] for i in range(len(sim) - 1))
 assert r[0]["why"] == "fastest simulated", r[0]["why"]
 fit = [c for c in r if c["fits"]]
-rest = fit[4:]
+rest = fit[len(sim):]
 assert all(rest[i]["analytic_s"] <= rest[i + 1]["analytic_s"] for i in range(len(rest) - 1))
 assert all(c["why"].startswith(("not simulated", "ties with")) for c in rest), rest
 nofit = [c for c in r if not c["fits"]]
@@ -38,7 +39,7 @@ assert nofit and r[len(fit):] == nofit, "those that do not fit last"
 assert all(c["why"].startswith("does not fit: ") and c["memory_bytes"] > 16e9 for c in nofit)
 # the simulated four are the four fastest fitting ones by the model
 by_model = sorted(fit, key=lambda c: c["analytic_s"])[:4]
-assert sorted(c["strategy"] for c in by_model) == sorted(c["strategy"] for c in sim)
+assert {c["strategy"] for c in by_model} <= {c["strategy"] for c in sim}
 print("e2e_suggest: %s first at %.6f s simulated; %d ranked, %d do not fit" % (
     r[0]["strategy"], r[0]["simulated_s"], len(r), len(nofit)))
 PY
@@ -56,7 +57,7 @@ r = json.load(open(sys.argv[1]))["ranking"]
 hier = json.load(open(sys.argv[2]))["iteration"]["total_s"]
 names = [c["strategy"] for c in r]
 assert names[0] == "data --allreduce hier", names[:3]
-assert set(names[1:3]) == {"data --allreduce tree", "data --allreduce rings"}, names[:3]
+assert {"data --allreduce tree", "data --allreduce rings"} <= set(names), names
 assert abs(r[0]["simulated_s"] / hier - 1) < 1e-12, (r[0], hier)
 ring = next(c for c in r if c["strategy"] == "data")
 assert all(c["analytic_s"] < ring["analytic_s"] for c in r if c["strategy"].startswith("data --"))

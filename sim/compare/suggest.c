@@ -248,6 +248,20 @@ static int simulate_one(const sg_question *q, sg_list *l, sg_candidate *c, int k
     return HS_OK;
 }
 
+/* Whether a candidate of the same strategy (another gradient allreduce) is among chosen[n]. */
+static bool base_chosen(const sg_list *l, const int *chosen, int n, const sg_candidate *c)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(l->c[chosen[k]].base, c->base) == 0)
+            return true;
+    return false;
+}
+
+/* The K fastest strategies by the model, each with the algorithm the model prices fastest for
+ * it: the closed forms of the algorithms are the simulator's on a free network, so the model
+ * ranks one strategy's algorithms as the simulation does, and what the simulation must check
+ * is contention between different strategies. That halves the simulations of large jobs,
+ * whose per-layer plans take seconds each to simulate. */
 int sg_simulate_top(const sg_question *q, sg_list *l, char *err)
 {
     sort(l); /* none simulated yet: fitting ones by analytic time */
@@ -256,6 +270,8 @@ int sg_simulate_top(const sg_question *q, sg_list *l, char *err)
         const sg_candidate *c = &l->c[l->order[i]];
         if (!c->analytic.fits_in_memory)
             break;
+        if (base_chosen(l, chosen, n, c))
+            continue;
         chosen[n++] = l->order[i];
         builtin = builtin < 0 && !c->plan ? l->order[i] : builtin;
     }
@@ -278,8 +294,9 @@ int sg_best_builtin(const sg_list *l)
     return -1;
 }
 
-/* Why candidate c is behind the first one, f, in words. */
-static void reason(sg_candidate *c, const sg_candidate *f, double gpu_memory_bytes)
+/* Why candidate c is behind the first one, f, in words (sibling: another gradient allreduce of
+ * its strategy was simulated instead). */
+static void reason(sg_candidate *c, const sg_candidate *f, bool sibling, double gpu_memory_bytes)
 {
     const hs_times *ct = c->simulated ? &c->sim.iteration : &c->analytic.iteration;
     const hs_times *ft = f->simulated ? &f->sim.iteration : &f->analytic.iteration;
@@ -298,9 +315,19 @@ static void reason(sg_candidate *c, const sg_candidate *f, double gpu_memory_byt
                  "model; %.1f%% slower", 100 * congestion / c->analytic.iteration.comm_s,
                  100 * late);
     else
-        snprintf(c->why, sizeof c->why, "%s%.1f%% slower: %s %+.4f s", c->simulated ? "" :
-                 "not simulated (beyond --top); by the model ", 100 * late,
+        snprintf(c->why, sizeof c->why, "%s%.1f%% slower: %s %+.4f s", c->simulated ? ""
+                 : sibling ? "not simulated (another allreduce of it was); by the model "
+                           : "not simulated (beyond --top); by the model ", 100 * late,
                  comm >= compute ? "communication" : "compute", comm >= compute ? comm : compute);
+}
+
+/* Whether another gradient allreduce of c's strategy was simulated. */
+static bool sibling_simulated(const sg_list *l, const sg_candidate *c)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->c[i].simulated && &l->c[i] != c && strcmp(l->c[i].base, c->base) == 0)
+            return true;
+    return false;
 }
 
 void sg_rank(sg_list *l, double gpu_memory_bytes)
@@ -312,7 +339,8 @@ void sg_rank(sg_list *l, double gpu_memory_bytes)
     snprintf(l->c[l->order[0]].why, SG_WHY_LEN, "%s",
              first->simulated ? "fastest simulated" : "fastest by the model (none simulated)");
     for (int i = 1; i < l->n; i++)
-        reason(&l->c[l->order[i]], first, gpu_memory_bytes);
+        reason(&l->c[l->order[i]], first, sibling_simulated(l, &l->c[l->order[i]]),
+               gpu_memory_bytes);
 }
 
 void sg_list_free(sg_list *l)

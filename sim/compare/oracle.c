@@ -60,9 +60,13 @@ int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err)
         free(plan);
         return HS_OK;
     }
+    fprintf(stderr, "%s: searching per-layer plans (PaSE's dynamic programme, %d vertices)\n",
+            q->who, g.n_vertices);
     double start = sg__now_s();
     int status = an_search_fitted(&g, &m, q->max_table, &res, plan, s->why);
     s->seconds = sg__now_s() - start;
+    if (s->seconds > 2.0)
+        fprintf(stderr, "%s: searched in %.0f s\n", q->who, s->seconds);
     s->vertices = g.n_vertices, s->edges = g.n_edges;
     sr_graph_free(&g);
     if (status != HS_OK) {
@@ -86,8 +90,8 @@ int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err)
 int sg_answer(const sg_question *q, sg_list *l, char *err)
 {
     double start = sg__now_s();
-    fprintf(stderr, "%s: pricing every strategy for %s on %d GPUs by the model, the per-layer "
-            "search among them\n", q->who, q->wl->name, q->p);
+    fprintf(stderr, "%s: pricing every strategy for %s on %d GPUs by the model\n", q->who,
+            q->wl->name, q->p);
     int status = sg_price_all(q, l, err);
     if (status != HS_OK)
         return status;

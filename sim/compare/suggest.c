@@ -306,6 +306,9 @@ static void reason(sg_candidate *c, const sg_candidate *f, bool sibling, double 
     if (!c->analytic.fits_in_memory)
         snprintf(c->why, sizeof c->why, "does not fit: %.1f GB of %.1f",
                  c->analytic.memory_per_gpu_bytes / 1e9, gpu_memory_bytes / 1e9);
+    else if (!c->simulated && sibling) /* the model ranks a strategy's algorithms */
+        snprintf(c->why, sizeof c->why, "not simulated: another allreduce of %s was; by the "
+                 "model %.6f s", c->base, c->analytic.iteration.total_s);
     else if (late < 1e-9)
         snprintf(c->why, sizeof c->why, "ties with %s%s", f->name,
                  c->simulated ? "" : " by the model (not simulated)");
@@ -315,9 +318,8 @@ static void reason(sg_candidate *c, const sg_candidate *f, bool sibling, double 
                  "model; %.1f%% slower", 100 * congestion / c->analytic.iteration.comm_s,
                  100 * late);
     else
-        snprintf(c->why, sizeof c->why, "%s%.1f%% slower: %s %+.4f s", c->simulated ? ""
-                 : sibling ? "not simulated (another allreduce of it was); by the model "
-                           : "not simulated (beyond --top); by the model ", 100 * late,
+        snprintf(c->why, sizeof c->why, "%s%.1f%% slower: %s %+.4f s", c->simulated ? "" :
+                 "not simulated (beyond --top); by the model ", 100 * late,
                  comm >= compute ? "communication" : "compute", comm >= compute ? comm : compute);
 }
 

@@ -3,8 +3,8 @@
  *
  * The generators are plain tables (workloads/strategy/generate.h); what needs the machine is
  * here: a hybrid's default group (a node's GPUs) and GHP's group size, which, when not given,
- * is the divisor of p whose plan the analytic model prices fastest among those that fit in
- * memory (packed placement, the platform's real routes). The file is written to FILE.tmp and
+ * is the divisor of p whose plan simulates fastest among those that fit in memory (each priced
+ * by the analytic model too; packed placement, the platform's real routes). The file is written to FILE.tmp and
  * renamed, so a failure never leaves half a file. */
 #include "cli_int.h"
 
@@ -42,7 +42,7 @@ void cli_generate_usage(FILE *out)
             "  splitbrain[:G]   convolutions data-parallel, fully connected layers sharded in\n"
             "                   groups of G (default: a node's GPUs), groups data-parallel\n"
             "  ghp[:G]          groups of G split every conv/fc on filters, data-parallel across;\n"
-            "                   without G, the divisor of GPUS the analytic model prices fastest\n"
+            "                   without G, the divisor of GPUS whose plan simulates fastest\n"
             "                   among those that fit in memory on PLATFORM\n"
             "  serial, data, filter, channel, spatial, pipeline, data+filter[:P1xP2],\n"
             "  data+spatial[:P1xP2]   a built-in strategy, as a file giving the same numbers\n"
@@ -131,50 +131,78 @@ static int price_ghp(const gen_options *o, const wl_workload *wl, const plat_pla
     return status;
 }
 
-/* Every divisor of p, fastest that fits first, else fastest: the chosen plan into *best.
- * Priced with the kernels the runs default to (job_compute_for_pricing). */
-static int choose_ghp(const gen_options *o, const wl_workload *measured,
-                      const plat_platform *plat, st_plan *best, char *why, size_t why_len,
-                      char *err)
+/* One group size's plan and times, for the choice. */
+typedef struct {
+    int g;
+    st_plan plan;
+    hs_estimate est, sim;
+    bool simulated;
+} ghp_option;
+
+/* Whether a is the better choice than b: one that fits first, then the simulated time where
+ * both were simulated, else the analytic one. */
+static bool ghp_better(const ghp_option *a, const ghp_option *b)
 {
-    double best_s = 0;
-    bool best_fits = false, found = false;
+    if (a->est.fits_in_memory != b->est.fits_in_memory)
+        return a->est.fits_in_memory;
+    if (a->simulated && b->simulated)
+        return a->sim.iteration.total_s < b->sim.iteration.total_s;
+    return a->est.iteration.total_s < b->est.iteration.total_s;
+}
+
+/* Every divisor of p priced; with the simulator, every one that fits simulated (flow, packed),
+ * the choice on the simulated time: the closed form charges the gradient rings across groups
+ * with ParaDL's divisor, which a node with several NICs does not share as much (compare -s
+ * shows it), so the model alone picks too small a G. Without it, the analytic time. */
+static int choose_ghp(const gen_options *o, const wl_workload *measured, plat_platform *plat,
+                      const cli_sim *sim, st_plan *best, char *why, size_t why_len, char *err)
+{
     wl_workload priced = *measured; /* the same layers, with its kernel times' source */
-    const wl_workload *wl = &priced;
     kt_compute kc;
     js_settings defaults = {0};
     int status = job_compute_for_pricing(&priced, plat, &defaults, &kc, err);
     if (status != HS_OK)
         return status;
-    size_t used = (size_t)snprintf(why, why_len, "G chosen by the analytic model on %s, %s "
-                                   "(iteration seconds):", plat->name,
-                                   priced.compute ? "kernels from the compute model"
-                                                  : "measured kernels");
-    for (int g = 1; g <= o->gpus; g++) {
-        if (o->gpus % g)
-            continue;
-        st_plan plan;
-        hs_estimate est;
+    ghp_option opt[64];
+    int n = 0, pick = -1;
+    for (int g = 1; g <= o->gpus && n < 64 && status == HS_OK; g++) {
         char skip[HS_ERR_LEN];
-        if (price_ghp(o, wl, plat, g, &plan, &est, skip) != HS_OK)
+        ghp_option *x = &opt[n];
+        memset(x, 0, sizeof *x);
+        x->g = g;
+        if (o->gpus % g || price_ghp(o, &priced, plat, g, &x->plan, &x->est, skip) != HS_OK)
             continue;
-        double t = est.iteration.total_s;
-        if (used < why_len)
-            used += (size_t)snprintf(why + used, why_len - used, " G=%d %.6g%s", g, t,
-                                     est.fits_in_memory ? "" : " (does not fit)");
-        bool better = !found || (est.fits_in_memory && !best_fits) ||
-                      (est.fits_in_memory == best_fits && t < best_s);
-        if (better) {
-            if (found)
-                st_plan_free(best);
-            *best = plan, best_s = t, best_fits = est.fits_in_memory, found = true;
-        } else {
-            st_plan_free(&plan);
+        if (sim && x->est.fits_in_memory) {
+            st_strategy st;
+            st_from_plan(&x->plan, &st);
+            fprintf(stderr, "strategy --generate ghp: simulating G=%d\n", g);
+            status = sim->simulate(&priced, plat, &st, o->batch, &x->sim, err);
+            x->simulated = status == HS_OK;
         }
+        pick = pick < 0 || ghp_better(x, &opt[pick]) ? n : pick;
+        n++;
     }
-    if (!found)
+    size_t used = (size_t)snprintf(why, why_len, "G chosen by the %s on %s, %s (iteration "
+                                   "seconds, analytic%s):", sim ? "simulation" : "analytic model",
+                                   plat->name, priced.compute ? "kernels from the compute model"
+                                   : "measured kernels", sim ? " / simulated" : "");
+    for (int i = 0; i < n; i++) {
+        if (used < why_len)
+            used += (size_t)snprintf(why + used, why_len - used, " G=%d %.6g%s", opt[i].g,
+                                     opt[i].est.iteration.total_s, opt[i].est.fits_in_memory
+                                     ? "" : " (does not fit)");
+        if (opt[i].simulated && used < why_len)
+            used += (size_t)snprintf(why + used, why_len - used, " / %.6g",
+                                     opt[i].sim.iteration.total_s);
+        if (i != pick || status != HS_OK)
+            st_plan_free(&opt[i].plan);
+    }
+    if (status != HS_OK)
+        return status;
+    if (pick < 0)
         return hs_fail(err, HS_EINPUT, "--generate ghp: no group size G dividing -g %d gives a "
-                       "plan for %s at -b %lld", o->gpus, wl->name, (long long)o->batch);
+                       "plan for %s at -b %lld", o->gpus, priced.name, (long long)o->batch);
+    *best = opt[pick].plan;
     return HS_OK;
 }
 
@@ -219,9 +247,11 @@ static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *
     int status = with_plat ? cli_open_routes(o->platform ? o->platform : "abci", sim, &plat, err) : HS_OK;
     if (status != HS_OK)
         return status;
-    if (!strcmp(o->spec, "ghp")) {
+    if (!strcmp(o->spec, "ghp") && !sim) {
+        status = cli_exec_full(err); /* the choice simulates: hybridsim-sim */
+    } else if (!strcmp(o->spec, "ghp")) {
         char why[2048];
-        status = choose_ghp(o, wl, &plat, plan, why, sizeof why, err);
+        status = choose_ghp(o, wl, &plat, sim, plan, why, sizeof why, err);
         size_t n = strlen(description);
         snprintf(description + n, sizeof description - n, " %s.", why);
         if (status == HS_OK)

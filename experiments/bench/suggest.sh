@@ -17,10 +17,12 @@ search() { # workload gpus batch
     /usr/bin/time -f "%e %M" -o "$tmp.log" "$BENCH_HS" strategy --search -w "$1" -p abci \
         -g "$2" -b "$3" -o "$tmp.xml" --json >"$tmp.out"
     read -r wall rss_kb <"$tmp.log"
-    local s
+    local s first
     s=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["search_s"])' "$tmp.out")
-    printf 'search,%s,%s,%s,%s,%s,%d,searched\n' "$1" "$2" "$3" "$s" "$wall" \
-        $((rss_kb / 1024)) | tee -a "$tmp"
+    first=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["searched"]["strategy"])' \
+        "$tmp.out")
+    printf 'search,%s,%s,%s,%s,%s,%d,%s\n' "$1" "$2" "$3" "$s" "$wall" \
+        $((rss_kb / 1024)) "$first" | tee -a "$tmp"
 }
 
 suggest() { # workload gpus batch-per-gpu

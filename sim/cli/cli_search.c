@@ -121,11 +121,12 @@ static void print_json(const search_found *f)
     cli_json_kernels(stdout, f->q->wl);
     printf(", \"strategy_file\": ");
     hs_json_string(stdout, f->path);
-    printf(", \"candidates\": %d, \"simulated\": %d,\n \"searched\": ", l->n, l->simulated);
+    printf(", \"search_s\": %.6f, \"candidates\": %d, \"simulated\": %d,\n \"searched\": ",
+           s->seconds, l->n, l->simulated);
     print_candidate_json(&l->c[f->answer]); /* the command's answer */
-    printf(",\n \"search\": {\"found\": %s, \"search_s\": %.6f, \"vertices\": %d, \"edges\": %d, "
+    printf(",\n \"search\": {\"found\": %s, \"vertices\": %d, \"edges\": %d, "
            "\"layers_reverted\": %d, \"uniform_kept_by_model\": %s", s->ran ? "true" : "false",
-           s->seconds, s->vertices, s->edges, s->polish.layers_reverted,
+           s->vertices, s->edges, s->polish.layers_reverted,
            s->polish.reference_kept ? "true" : "false");
     if (f->searched >= 0) {
         printf(", \"plan\": ");

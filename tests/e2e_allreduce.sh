@@ -72,8 +72,18 @@ expect_bad uneven-simulate "--allreduce hier, tree and rings need the same numbe
     fail "auto on an uneven group falls back on the ring: $(cat "$TMP/err")"
 "$HS" strategy -w resnet50 -p abci -g 8 -b 64 --generate data -o "$TMP/data.xml" >/dev/null 2>&1 ||
     fail "generate a strategy file"
-expect_bad file "--allreduce tree: a strategy file's gradient allreduces are ParaDL's ring" \
-    "$HS" analytic -w resnet50 -p abci -s "$TMP/data.xml" -g 8 -b 64 --allreduce tree
+# a strategy file's fused gradient allreduces take the algorithm too: data as a plan is data
+for cmd in analytic simulate; do
+    for s in data "$TMP/data.xml"; do
+        "$HS" $cmd -w resnet50 -p abci -s "$s" -g 8 -b 64 --allreduce tree --json \
+            >"$TMP/$cmd-$(basename "$s").json" 2>"$TMP/err" || fail "$cmd -s $s: $(cat "$TMP/err")"
+    done
+    python3 - "$TMP/$cmd-data.json" "$TMP/$cmd-data.xml.json" <<'PY' || fail "$cmd: the file's tree"
+import json, sys
+a, b = (json.load(open(p))["iteration"]["total_s"] for p in sys.argv[1:3])
+assert abs(a / b - 1) < 1e-9, (a, b)
+PY
+done
 expect_bad fabric "--allreduce is for single runs, not --job" \
     "$HS" simulate -p abci --job w=resnet50,s=data,g=8,b=64 --allreduce tree
 

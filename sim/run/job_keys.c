@@ -48,7 +48,7 @@ const js_key js_keys[] = {
      .help = "the gradient allreduce: ring (default, ParaDL's), hier (rings inside nodes, "
              "then across), tree (NCCL's double binary tree), rings (NCCL's rings, one "
              "entering each node by another NIC) or auto (NCCL 2.4's choice of rings or tree "
-             "by size and nodes); built-in strategies only"},
+             "by size and nodes); a strategy file's fused gradient allreduces too"},
     {.name = "compute", .type = JS_CHOICE, .offset = F(compute),
      .values = "measured, model, kernels", .first = JS_COMPUTE_MEASURED, .noun = "method",
      .arg = "M", .scope = EVERYWHERE,

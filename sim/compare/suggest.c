@@ -60,6 +60,16 @@ static void plan_strategy(const sg_list *l, sg_candidate *c)
     c->st.allreduce = c->plan->allreduce;
 }
 
+/* c's same_as: the first earlier plan that runs the same (owt is splitbrain:p). */
+static void mark_same(sg_list *l, sg_candidate *c)
+{
+    for (sg_candidate *e = l->c; e < c; e++)
+        if (e->plan && e->same_as < 0 && st_plan_same(e->plan, c->plan)) {
+            c->same_as = (int)(e - l->c);
+            return;
+        }
+}
+
 static const co_algo other_algos[] = {CO_HIER, CO_TREE, CO_RINGS};
 #define N_OTHER_ALGOS ((int)(sizeof other_algos / sizeof other_algos[0]))
 
@@ -102,6 +112,7 @@ static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const plat
         }
         c->plan = plan;
         plan_strategy(l, c);
+        mark_same(l, c);
     }
 }
 
@@ -123,9 +134,7 @@ void sg__add_plan(sg_list *l, const wl_workload *wl, const plat_platform *plat, 
     snprintf(c->name, sizeof c->name, "%s", name);
     snprintf(c->base, sizeof c->base, "%s", name);
     c->same_as = -1;
-    for (int i = 0; i < l->n; i++) /* owt is splitbrain:p */
-        if (l->c[i].plan && l->c[i].same_as < 0 && st_plan_same(l->c[i].plan, plan))
-            c->same_as = i;
+    mark_same(l, c);
     int at = l->n++;
     add_allreduce_variants(l, wl, plat, net, batch, at);
 }

@@ -21,6 +21,7 @@ typedef struct {
     const sg_list *l;
     const st_plan *plan;     /* the answer as written */
     const char *path;        /* the strategy file written */
+    const hs_estimate *file; /* a built-in answer's file simulated (sg_simulate_plan), or NULL */
     int answer, builtin, searched; /* indices into l->c (-1: none) */
 } search_found;
 
@@ -74,6 +75,8 @@ static void print_found(const search_found *f)
     const sg_candidate *a = &l->c[f->answer];
     printf("hybridsim strategy --search: %s on %s, %d GPUs, batch %lld, cost model hybridsim",
            f->q->wl->name, f->q->plat->name, f->q->p, (long long)f->q->batch);
+    if (f->o->job.runtime)
+        printf(", runtime %s", f->o->job.runtime);
     cli_print_kernels(stdout, f->q->wl);
     putchar('\n');
     print_layers(f);
@@ -89,6 +92,9 @@ static void print_found(const search_found *f)
         snprintf(name, sizeof name, "best whole-model: %s", l->c[f->builtin].name);
         print_row(name, &l->c[f->builtin]);
     }
+    if (f->file && f->file->iteration.total_s != a->sim.iteration.total_s)
+        printf("  as the file written (the built-in as a per-layer plan): %.6f s simulated\n",
+               f->file->iteration.total_s);
     printf("  the oracle's answer over %d candidates (%d fit, the %d fastest by the model "
            "simulated; as suggest ranks them); wrote %s\n", l->n, l->fitting, l->simulated,
            f->path);
@@ -118,12 +124,18 @@ static void print_json(const search_found *f)
     printf(", \"platform\": ");
     hs_json_string(stdout, f->q->plat->name);
     printf(", \"gpus\": %d, \"batch\": %lld", f->q->p, (long long)f->q->batch);
+    if (f->o->job.runtime) {
+        printf(", \"runtime\": ");
+        hs_json_string(stdout, f->o->job.runtime);
+    }
     cli_json_kernels(stdout, f->q->wl);
     printf(", \"strategy_file\": ");
     hs_json_string(stdout, f->path);
     printf(", \"search_s\": %.6f, \"candidates\": %d, \"simulated\": %d,\n \"searched\": ",
            s->seconds, l->n, l->simulated);
     print_candidate_json(&l->c[f->answer]); /* the command's answer */
+    if (f->file)
+        printf(",\n \"file_simulated_s\": %.17g", f->file->iteration.total_s);
     printf(",\n \"search\": {\"found\": %s, \"vertices\": %d, \"edges\": %d, "
            "\"layers_reverted\": %d, \"uniform_kept_by_model\": %s", s->ran ? "true" : "false",
            s->vertices, s->edges, s->polish.layers_reverted,
@@ -144,7 +156,7 @@ static void print_json(const search_found *f)
 static int write_plan(const search_found *f, char *err)
 {
     char description[2048];
-    sg_describe(f->q, f->l, f->answer, description, sizeof description);
+    sg_describe(f->q, f->l, f->answer, f->file, description, sizeof description);
     hs_out out;
     int status = hs_out_open(&out, "-o", f->path, err);
     if (status != HS_OK)
@@ -177,7 +189,11 @@ static int answer(const cli_search_options *o, const sg_question *q, const sg_li
     if (status != HS_OK)
         return status;
     f.plan = &plan;
-    if ((status = write_plan(&f, err)) == HS_OK)
+    hs_estimate file;
+    if (!a->plan && a->simulated) /* the file runs the built-in as a plan */
+        status = sg_simulate_plan(q, &plan, &file, err);
+    f.file = !a->plan && a->simulated && status == HS_OK ? &file : NULL;
+    if (status == HS_OK && (status = write_plan(&f, err)) == HS_OK)
         (o->json ? print_json : print_found)(&f);
     st_plan_free(&plan);
     return status;
@@ -208,11 +224,15 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
         else
             snprintf(path, sizeof path, "searched-%s-g%d-b%lld.xml", wl.name, o->job.gpus,
                      (long long)o->job.batch);
+        rt_runtime rt; /* --runtime: what every candidate runs under */
         sg_question q = {.wl = &wl, .plat = &plat, .p = o->job.gpus, .batch = o->job.batch,
                          .top = o->top, .simulate = o->analytic_only ? NULL : sim->simulate,
-                         .max_table = o->max_table, .who = "strategy --search"};
+                         .max_table = o->max_table, .runtime = o->job.runtime ? &rt : NULL,
+                         .who = "strategy --search"};
         sg_list l;
-        if ((status = sg_answer(&q, &l, err)) == HS_OK) {
+        if (o->job.runtime)
+            status = rt_load(o->job.runtime, &rt, err);
+        if (status == HS_OK && (status = sg_answer(&q, &l, err)) == HS_OK) {
             status = answer(o, &q, &l, path, err);
             sg_list_free(&l);
         }

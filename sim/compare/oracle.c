@@ -124,10 +124,22 @@ int sg_answer_plan(const sg_list *l, int i, const wl_workload *wl, const js_sett
     return status;
 }
 
-void sg_describe(const sg_question *q, const sg_list *l, int i, char *buf, size_t len)
+int sg_simulate_plan(const sg_question *q, const st_plan *plan, hs_estimate *est, char *err)
+{
+    st_strategy st;
+    st_from_plan(plan, &st);
+    if (q->runtime)
+        rt_apply_strategy(q->runtime, &st);
+    st.allreduce = plan->allreduce;
+    fprintf(stderr, "%s: simulating the answer as the file runs it\n", q->who);
+    return q->simulate(q->wl, q->plat, &st, q->batch, est, err);
+}
+
+void sg_describe(const sg_question *q, const sg_list *l, int i, const hs_estimate *file,
+                 char *buf, size_t len)
 {
     const sg_candidate *c = &l->c[i];
-    char what[160], how[160];
+    char what[160], how[240];
     if (!c->plan)
         snprintf(what, sizeof what, "the built-in strategy %s written as a per-layer plan",
                  c->base);
@@ -139,7 +151,12 @@ void sg_describe(const sg_question *q, const sg_list *l, int i, char *buf, size_
     if (c->st.allreduce != CO_RING)
         snprintf(what + strlen(what), sizeof what - strlen(what), ", %s gradient allreduce",
                  co_algo_name(c->st.allreduce));
-    if (c->simulated)
+    if (c->simulated && file && file->iteration.total_s != c->sim.iteration.total_s)
+        snprintf(how, sizeof how, "ranked by the analytic model (%.6f s), the %d fastest "
+                 "simulated; simulated %.6f s an iteration as the built-in, %.6f s as this "
+                 "file", c->analytic.iteration.total_s, l->simulated, c->sim.iteration.total_s,
+                 file->iteration.total_s);
+    else if (c->simulated)
         snprintf(how, sizeof how, "ranked by the analytic model (%.6f s), the %d fastest "
                  "simulated; simulated %.6f s an iteration", c->analytic.iteration.total_s,
                  l->simulated, c->sim.iteration.total_s);

@@ -123,6 +123,8 @@ void sg__add_plan(sg_list *l, const wl_workload *wl, const plat_platform *plat, 
 {
     char why[HS_ERR_LEN];
     sg_candidate *c = next(l);
+    if (l->runtime) /* its gradient allreduce, as the built-ins' */
+        plan->allreduce = l->runtime->allreduce;
     if (!c || an_plan_model(wl, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
                             why) != HS_OK) {
         st_plan_free(plan);

@@ -96,8 +96,16 @@ int sg_answer(const sg_question *q, sg_list *l, char *err);
 int sg_answer_plan(const sg_list *l, int i, const wl_workload *wl, const js_settings *job,
                    st_plan *plan, char *err);
 
-/* What candidate i is and how it was chosen, for the file's <description>. */
-void sg_describe(const sg_question *q, const sg_list *l, int i, char *buf, size_t len);
+/* The answer's plan as written (sg_answer_plan) simulated as `simulate -s FILE` runs it: under
+ * the runtime, with the plan's allreduce. A built-in written as a plan runs as the built-in
+ * except where it overlaps its gradients (a runtime's buckets: the plan's expansion orders them
+ * its own way), so the file's time is said when the answer is a built-in. */
+int sg_simulate_plan(const sg_question *q, const st_plan *plan, hs_estimate *est, char *err);
+
+/* What candidate i is and how it was chosen, for the file's <description>; file (NULL: the
+ * candidate's own) the written plan's simulated estimate. */
+void sg_describe(const sg_question *q, const sg_list *l, int i, const hs_estimate *file,
+                 char *buf, size_t len);
 
 /* The fastest built-in (whole-model) candidate: simulated first, else by the model; -1. */
 int sg_best_builtin(const sg_list *l);

@@ -315,10 +315,9 @@ int rt_optimizer_states(const rt_runtime *rt)
 
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
 {
-    bool file = st->kind == ST_LAYERWISE; /* its ring, chained halos and scattered gathers */
+    bool file = st->kind == ST_LAYERWISE; /* its chained halos and scattered gathers */
     unsigned bit = st_split_bit(st->kind);
-    if (!file)
-        st->allreduce = rt->allreduce;
+    st->allreduce = rt->allreduce; /* a file's fused gradient allreduces too */
     st->overlap = rt->overlap;
     st->bucket_bytes = rt->bucket_bytes;
     if (!file && bit == WL_SPLIT_SPATIAL)

@@ -77,7 +77,7 @@ co_algo rt_library_choice(rt_library library, int nccl_version);
 int rt_optimizer_states(const rt_runtime *rt);
 
 /* What rt says of a strategy st parsed with the defaults (st_parse, st_from_plan): the
- * gradient allreduce (built-in strategies: a strategy file's are rings), the overlap and its
+ * gradient allreduce (a strategy file's fused ones too), the overlap and its
  * bucket size, the halo (spatial splits) and the filter backward (filter splits). A caller
  * applies its flags after, so that they override. */
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st);

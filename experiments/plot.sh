@@ -9,10 +9,12 @@
 #   --log-x     a log2 x axis (default: when the numbers span 16x or more); --lin-x never
 # Every configuration column that differs between the rows kept must be --x or --by (else exit
 # 2 naming it: a line through different batches means nothing). The title says what the rows
-# share (model, platform, batch ...). Written to FILE through a temp file.
+# share (model, platform, batch ...). FILE is written as every output is (experiments/lib/out.sh):
+# whole or not at all, a device or FIFO in place, a directory or dangling link refused (exit 2).
 # Example: experiments/plot.sh out.csv --x gpus --y sim_iter_total_s --by strategy -o t.png
 set -euo pipefail
 lib="$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd)"
+source "$lib/out.sh"
 die() { echo "plot: $*" >&2; exit 2; }
 [ $# -ge 1 ] || die "usage: experiments/plot.sh CSV --x COL --y COL [--by COL] -o FILE.png"
 csv="$1"; shift
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
         --log-x) logx=1 ;;
         --lin-x) logx=0 ;;
         --log-y) logy=1 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see experiments/plot.sh --help)" ;;
     esac
     shift
@@ -42,8 +44,9 @@ case "$out" in
     *) die "-o $out: a .png or .svg file" ;;
 esac
 command -v gnuplot >/dev/null || die "gnuplot is missing (apt-get install gnuplot-nox)"
+msg="$(hs_out_check -o "$out" 2>&1)" || die "$msg"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/hs-plot-XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" ${hs_out_tmp:+"$hs_out_tmp"}' EXIT
 
 # The columns the plot needs, and those that say what the rows are (which must not differ
 # unless they are --x or --by).
@@ -65,5 +68,6 @@ awk -f "$lib/plotcsv.awk" -v x="$x" -v y="$y" -v by="$by" -v where="$where" -v l
 [ "$status" -eq 0 ] || exit 2
 gnuplot "$tmp/plot.gp" 2>"$tmp/gnuplot.err" || { cat "$tmp/gnuplot.err" >&2; exit 1; }
 [ -s "$tmp/plot.out" ] || { cat "$tmp/gnuplot.err" >&2; die "gnuplot wrote nothing"; }
-mv -f "$tmp/plot.out" "$out"
+hs_out_install -o "$tmp/plot.out" "$out" 2>"$tmp/out.err" ||
+    { status=$?; echo "plot: $(cat "$tmp/out.err")" >&2; exit "$status"; }
 echo "plot: $out"

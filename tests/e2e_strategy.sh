@@ -101,7 +101,7 @@ expect_bad "shape against -g" "--generate data+filter:4x5: 4 x 5 = 20 GPUs, but 
 expect_bad "filter that does not divide" "layer CONV1_1: filter=48 does not divide its 64 filters" strategy -w vgg16 -g 48 -b 96 --generate filter -o "$TMP/g.xml"
 expect_bad "no -o" "-o FILE.xml is required" "${gen[@]}" --generate data
 expect_bad "no action" "say what to do: --generate SPEC or --search" "${gen[@]}" -o "$TMP/g.xml"
-expect_bad "unwritable -o" "-o: cannot create" "${gen[@]}" --generate data -o "$TMP/nodir/g.xml"
+expect_bad "unwritable -o" "nodir/g.xml: cannot create a file there" "${gen[@]}" --generate data -o "$TMP/nodir/g.xml"
 [ -e "$TMP/g.xml" ] && fail "a failed generation left $TMP/g.xml"
 
 # ---- every generator writes a file the run commands take

@@ -6,7 +6,7 @@ Usage: /usr/bin/python3 experiments/import/import.py SOURCE -o FILE.xml [options
   SOURCE                  torchvision:NAME (built with weights=None: nothing is downloaded),
                           networks:NAME (networks.py: resnext101_32x4d, se_resnext101_32x4d)
                           or a path to an .onnx file
-  -o, --output FILE       the workload to write (via FILE.tmp, renamed when complete)
+  -o, --output FILE       the workload to write (whole or not at all; experiments/lib/hs_out.py)
   --input CxHxW           one sample's shape (default 3x224x224; 3x299x299 for inception_v3;
                           an ONNX file's own input shape)
   --name NAME             the workload's name (default: the model's)
@@ -28,6 +28,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import hs_out  # noqa: E402 (experiments/lib: the scripts' one safe writer)
 
 from layers import Network, Unsupported  # noqa: E402
 
@@ -72,7 +74,7 @@ def arguments(argv):
                    "resnext101_32x4d, se_resnext101_32x4d) or a path to an .onnx file "
                    "(exported in training mode)")
     p.add_argument("-o", "--output", required=True, metavar="FILE.xml",
-                   help="the workload to write (via FILE.xml.tmp, renamed when complete)")
+                   help="the workload to write (whole or not at all: experiments/lib/hs_out.py)")
     p.add_argument("--input", metavar="CxHxW",
                    help="one sample's shape, channels first (CxDxHxW for a 3-D network); "
                    "default 3x224x224, 3x299x299 for inception_v3, an ONNX file's own")
@@ -138,21 +140,10 @@ def calibration(args):
     return cal
 
 
-def write_atomically(path, text):
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise InputError("-o: cannot write %s: %s" % (path, e.strerror))
-
-
 def main(argv):
     args = arguments(argv)
     try:
+        hs_out.check("-o", args.output)  # before the minutes a model may take
         network, name, provenance = read_source(args)
         if not network.layers:
             raise InputError("%s: no layers found" % args.source)
@@ -162,10 +153,13 @@ def main(argv):
                            "spatial)." % (provenance, "x".join(map(str, (
                                network.sample.channels,) + network.sample.spatial))),
                            args.dataset, args.samples, calibration(args))
-        write_atomically(args.output, text)
-    except (InputError, ValueError, Unsupported) as e:
+        hs_out.write("-o", args.output, text)
+    except (InputError, ValueError, Unsupported, hs_out.Refused) as e:
         print("import: %s" % e, file=sys.stderr)
         return 2
+    except hs_out.Failed as e:
+        print("import: %s" % e, file=sys.stderr)
+        return 1
     time = ("no compute time (method=\"none\")" if args.sample_time_s is None
             else "%g s a sample on %s" % (args.sample_time_s, args.device))
     print("import: %s -> %s: %s, %s" % (args.source, args.output, network.summary(), time))

@@ -4,8 +4,9 @@
  * The generators are plain tables (workloads/strategy/generate.h); what needs the machine is
  * here: a hybrid's default group (a node's GPUs) and GHP's group size, which, when not given,
  * is the divisor of p whose plan simulates fastest among those that fit in memory (each priced
- * by the analytic model too; packed placement, the platform's real routes). The file is written to FILE.tmp and
- * renamed, so a failure never leaves half a file. */
+ * by the analytic model too; packed placement, the platform's real routes). The file is written
+ * as every output is (hs_out.h): whole or not at all, a device or FIFO in place, anything else
+ * refused. */
 #include "cli_int.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "generate.h"
+#include "hs_out.h"
 #include "hs_parse.h"
 #include "sim.h"
 
@@ -211,21 +213,16 @@ static int choose_ghp(const gen_options *o, const wl_workload *measured, plat_pl
 static int write_plan(const char *path, const st_plan *plan, const wl_workload *wl,
                       const char *description, char *err)
 {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return hs_fail(err, HS_EINPUT, "-o: path too long");
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return hs_fail(err, HS_EINPUT, "-o: cannot create %s: %s", tmp, strerror(errno));
-    int status = st_plan_write(f, plan, wl, description, err);
-    if (fclose(f) != 0 && status == HS_OK)
-        status = hs_fail(err, HS_EINPUT, "-o: cannot write %s: %s", tmp, strerror(errno));
-    if (status == HS_OK && rename(tmp, path) != 0)
-        status = hs_fail(err, HS_EINPUT, "-o: cannot rename %s to %s: %s", tmp, path,
-                         strerror(errno));
+    hs_out out;
+    int status = hs_out_open(&out, "-o", path, err);
     if (status != HS_OK)
-        remove(tmp);
-    return status;
+        return status;
+    status = st_plan_write(out.f, plan, wl, description, err);
+    if (status != HS_OK) {
+        hs_out_abort(&out);
+        return status;
+    }
+    return hs_out_commit(&out, err);
 }
 
 /* The platform, when the spec needs the machine: a hybrid without its shape, splitbrain or
@@ -242,9 +239,12 @@ static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *
 {
     char description[4096];
     snprintf(description, sizeof description, "%s", st_generate_description(o->spec));
+    int status = hs_out_check("-o", o->out, err); /* before anything is printed */
+    if (status != HS_OK)
+        return status;
     plat_platform plat;
     bool with_plat = needs_platform(o->spec);
-    int status = with_plat ? cli_open_routes(o->platform ? o->platform : "abci", sim, &plat, err) : HS_OK;
+    status = with_plat ? cli_open_routes(o->platform ? o->platform : "abci", sim, &plat, err) : HS_OK;
     if (status != HS_OK)
         return status;
     if (!strcmp(o->spec, "ghp") && !sim) {

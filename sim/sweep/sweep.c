@@ -56,8 +56,11 @@ static int run_direct(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, ch
     const char **line_of = calloc((size_t)plan->n_configs + 1, sizeof *line_of);
     int *todo = calloc((size_t)plan->n_configs + 1, sizeof *todo);
     int n_todo = 0;
+    sw_lock_file lock = {.fd = -1};
     if (!header || !line_of || !todo)
         status = hs_fail(err, HS_EINTERNAL, "out of memory");
+    if (status == HS_OK)
+        status = sw_lock(&lock, plan->output, err); /* before reading: another may be writing */
     if (status == HS_OK)
         status = sw_table_read(plan->output, header, &old, a, err);
     if (status == HS_OK)
@@ -69,6 +72,7 @@ static int run_direct(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, ch
         status = sw_run(plan, cl, exe, line_of, todo, n_todo, &tally, a, err);
     if (status == HS_OK)
         status = finish(plan, cl, &tally, line_of, &old, header, a, err);
+    sw_unlock(&lock);
     sw_table_free(&old);
     free(line_of);
     free(todo);

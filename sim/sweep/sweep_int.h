@@ -9,6 +9,7 @@
  *   sweep_json.c    a child's JSON output, read with json-c
  *   sweep_csv.c     the CSV: its columns, reading it back, resuming, atomic writes
  *   sweep_emit.c    --emit parallel|slurm and --merge
+ *   sweep_lock.c    one sweep at a time on a CSV (a lock file beside it)
  *   sweep_mem.c     memory and text: the string arena, growing arrays, a text buffer
  * Nothing here is for use outside sim/sweep*.c. */
 #ifndef SWEEP_INT_H
@@ -281,5 +282,19 @@ void sw_progress_draw(sw_progress *p, bool force);
 int sw_emit(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, char *err);
 /* The rows the jobs wrote in dir, in configuration order, into output. */
 int sw_merge(const char *dir, const char *output, bool quiet, sw_arena *a, char *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* One sweep at a time on a CSV (sweep_lock.c). */
+
+/* A held lock on a CSV: its lock file, open and flock'ed. */
+typedef struct {
+    char *path; /* CSV.lock, beside the resolved CSV */
+    int fd;     /* flock'ed; -1: not held */
+} sw_lock_file;
+
+/* Lock the CSV at path for this sweep; HS_EINPUT naming it when another sweep holds it. */
+int sw_lock(sw_lock_file *l, const char *path, char *err);
+/* Remove the lock file and release it (harmless when not held). */
+void sw_unlock(sw_lock_file *l);
 
 #endif

@@ -32,4 +32,32 @@ timeout 60 "$HS" sweep "${an[@]}" -g 256,512,1024,2048,3,6,12,24 -o shared.csv -
 [ "$(rows shared.csv)" -eq 16 ] || fail "shared -o: $(rows shared.csv) rows, expected 16"
 [ -z "$(find . -name 'shared.csv?*')" ] || fail "shared -o: left behind: $(find . -name 'shared.csv?*')"
 
+# ---- inputs that never end or are not text: refused naming the file, exit 2, within the
+# timeout (before the change: a sweep file from /dev/zero grew without bound, -w and -l on
+# NUL bytes spun forever, -l DIR said "the file ends after 0 entries") ----
+hs_args=(-p abci -s filter -g 4 -b 64)
+mkfifo endless.sweep
+(yes '# a comment' >endless.sweep 2>/dev/null &)
+expect_bad "a sweep file that never ends" "endless.sweep: longer than 16 MiB, the limit" \
+    timeout 60 "$HS" sweep endless.sweep -o never.csv
+head -c 65536 /dev/zero >nuls.net
+printf 'workloads = resnet50\n\0\n' >nul.sweep
+expect_bad "a sweep file with a NUL byte" "nul.sweep:2: a NUL byte: not a text file" \
+    timeout 60 "$HS" sweep nul.sweep -o never.csv
+expect_bad "-w on NUL bytes" "nuls.net:1: a NUL byte: not a text file" \
+    timeout 60 "$HS" analytic -w ./nuls.net "${hs_args[@]}"
+expect_bad "-l on NUL bytes" "nuls.net:1: a NUL byte: not a text file" \
+    timeout 60 "$HS" analytic -w resnet50 "${hs_args[@]}" -l nuls.net
+mkdir layers.d
+expect_bad "-l a directory" "layers.d: read error: Is a directory" \
+    timeout 60 "$HS" analytic -w resnet50 "${hs_args[@]}" -l layers.d
+if mknod zero c 1 5 2>/dev/null; then # a private endless device of NUL bytes
+    expect_bad "a sweep file from a zero device" "zero:1: a NUL byte" \
+        timeout 60 "$HS" sweep zero -o never.csv
+    expect_bad "-w on a zero device" "zero:1: a NUL byte" timeout 60 "$HS" analytic -w ./zero "${hs_args[@]}"
+    expect_bad "-l on a zero device" "zero:1: a NUL byte" \
+        timeout 60 "$HS" analytic -w resnet50 "${hs_args[@]}" -l zero
+fi
+[ ! -e never.csv ] || fail "a refused sweep wrote never.csv"
+
 finish e2e_sweep_edges

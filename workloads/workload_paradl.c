@@ -26,28 +26,24 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hs_text.h"
+
 /* A text file read line by line, with the line number for messages. */
 typedef struct {
     FILE *file;
     const char *path;
     int line_no;              /* 1-based number of the line in buf */
+    size_t total_bytes;       /* read so far: bounded by hs_text.h's limit */
     char buf[WL_LINE_LEN];
 } line_reader;
 
 /* Read the next line into r->buf (a final line without '\n' counts: the oracle's files end
- * that way). Returns 1 with a line, 0 at the end, -1 (message in err) on an over-long line. */
+ * that way). Returns 1 with a line, 0 at the end, -1 (message in err) on an over-long line, a
+ * NUL byte, a file past hs_text.h's limit or a read error (a directory). */
 static int next_line(line_reader *r, char *err)
 {
-    if (!fgets(r->buf, sizeof r->buf, r->file))
-        return 0;
-    r->line_no++;
-    size_t n = strlen(r->buf);
-    if (n == sizeof r->buf - 1 && r->buf[n - 1] != '\n' && !feof(r->file)) {
-        hs_fail(err, HS_EINPUT, "%s:%d: line longer than %d characters", r->path, r->line_no,
-                WL_LINE_LEN - 2);
-        return -1;
-    }
-    return 1;
+    return hs_text_line(r->file, r->path, &r->line_no, r->buf, sizeof r->buf, &r->total_bytes,
+                        err);
 }
 
 /* Split s at every '|' into at most max fields (trimmed); returns the field count, or

@@ -17,6 +17,7 @@
 
 #include "hs_error.h"
 #include "hs_parse.h"
+#include "hs_text.h"
 #include "platgen.h"
 
 /* A key of the sweep file, which is also a long flag. */
@@ -287,9 +288,16 @@ static int read_entry(const char *path, int at, char *text, int *first_line_of, 
 
 int sw_read_sweep_file(const char *path, sw_spec *spec, sw_arena *a, char *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return hs_fail(err, HS_EINPUT, "%s: cannot read the sweep file: %s", path, strerror(errno));
+    char *text; /* read whole first: bounded, checked (hs_text.h), then parsed from memory */
+    size_t len;
+    int read = hs_text_read(path, "sweep file", &text, &len, err);
+    if (read != HS_OK)
+        return read;
+    FILE *f = len ? fmemopen(text, len, "r") : fopen("/dev/null", "r");
+    if (!f) {
+        free(text);
+        return hs_fail(err, HS_EINTERNAL, "%s: %s", path, strerror(errno));
+    }
     int first_line_of[SW_K_ALL + N_DEFS];
     memset(first_line_of, 0, sizeof first_line_of);
     char *line = NULL;
@@ -304,6 +312,7 @@ int sw_read_sweep_file(const char *path, sw_spec *spec, sw_arena *a, char *err)
     free(line);
     free(logical.data);
     fclose(f);
+    free(text);
     return status;
 }
 

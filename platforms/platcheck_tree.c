@@ -152,6 +152,9 @@ int ck_on_host(ck_state *s, int depth)
         if (un_parse(tok, UN_SPEED, &v) != 0 || !(v > 0))
             return ck_fail(s, line, "host '%s': speed '%s' is not a positive speed (%s)", id, tok,
                            un_hint(UN_SPEED));
+        if (!un_in_range(UN_SPEED, v)) /* units.h: else times would not be finite */
+            return ck_fail(s, line, "host '%s': speed '%s' must be %s", id, tok,
+                           un_range_text(UN_SPEED));
     }
     int cores;
     if (ck_attr(s, "core", core, sizeof core) == 1 && ck_parse_count(core, 1 << 20, &cores) != 0)
@@ -184,9 +187,15 @@ int ck_on_link(ck_state *s, int depth)
     if (un_parse(bw, UN_BANDWIDTH, &v) != 0 || !(v > 0))
         return ck_fail(s, line, "link '%s': bandwidth '%s' is not a positive bandwidth (%s)", id,
                        bw, un_hint(UN_BANDWIDTH));
+    if (!un_in_range(UN_BANDWIDTH, v)) /* units.h: else times would not be finite */
+        return ck_fail(s, line, "link '%s': bandwidth '%s' must be %s", id, bw,
+                       un_range_text(UN_BANDWIDTH));
     if (ck_attr(s, "latency", lat, sizeof lat) == 1 && (un_parse(lat, UN_TIME, &v) != 0 || v < 0))
         return ck_fail(s, line, "link '%s': latency '%s' is not a time (%s)", id, lat,
                        un_hint(UN_TIME));
+    if (ck_attr(s, "latency", lat, sizeof lat) == 1 && !un_in_range(UN_TIME, v))
+        return ck_fail(s, line, "link '%s': latency '%s' must be %s", id, lat,
+                       un_range_text(UN_TIME));
     if (ck_attr(s, "sharing_policy", policy, sizeof policy) == 1) {
         if (strcmp(policy, "SPLITDUPLEX") == 0 || strcmp(policy, "FULLDUPLEX") == 0)
             kind = CK_LINK_SPLIT;

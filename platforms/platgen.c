@@ -177,18 +177,30 @@ static int check_count(const char *flag, int v, int max, char *err)
     return HS_OK;
 }
 
+/* A quantity of a machine within its kind's physical range (units.h), which also keeps
+ * every time computed from it finite: 1e-300Bps would make a transfer take forever. */
+static int check_quantity(const char *flag, un_kind kind, double v, char *err)
+{
+    char got[64];
+    un_format(v, kind, got, sizeof got);
+    if (!un_in_range(kind, v))
+        return hs_fail(err, HS_EINPUT, "--%s: must be %s (got %s)", flag, un_range_text(kind),
+                       isfinite(v) ? got : "not a number");
+    return HS_OK;
+}
+
+/* An oversubscription: a ratio of bandwidths, so within what the bandwidths' range allows. */
 static int check_positive(const char *flag, double v, char *err)
 {
-    if (!(v > 0) || !isfinite(v))
-        return hs_fail(err, HS_EINPUT, "--%s: must be a positive number (got %g)", flag, v);
+    if (!(v >= 1e-6 && v <= 1e6))
+        return hs_fail(err, HS_EINPUT, "--%s: must be between 1e-06 and 1e+06 (got %g)", flag,
+                       v);
     return HS_OK;
 }
 
 static int check_latency(const char *flag, double v, char *err)
 {
-    if (!(v >= 0) || !isfinite(v))
-        return hs_fail(err, HS_EINPUT, "--%s: must be a non-negative time (got %g s)", flag, v);
-    return HS_OK;
+    return check_quantity(flag, UN_TIME, v, err);
 }
 
 /* NICs are spread evenly: every PCIe switch holds the same number, and every NIC serves the
@@ -220,9 +232,9 @@ static int check_nvlink(const pg_params *p, char *err)
                           err)) ||
         (rc = check_count("nvlink-links-per-gpu", p->nvlink_links_per_gpu, PG_MAX_NVLINKS, err)))
         return rc;
-    if (!(p->nvlink_bw_Bps >= 0) || !isfinite(p->nvlink_bw_Bps))
-        return hs_fail(err, HS_EINPUT, "--nvlink-bw: must be a positive bandwidth or auto (got "
-                       "%g)", p->nvlink_bw_Bps);
+    if (p->nvlink_bw_Bps != 0 && (rc = check_quantity("nvlink-bw", UN_BANDWIDTH,
+                                                      p->nvlink_bw_Bps, err)))
+        return rc;
     switch (p->nvlink_topology) {
     case PG_NVLINK_ALL_TO_ALL:
     case PG_NVLINK_NVSWITCH:
@@ -288,11 +300,11 @@ static int check_shape(const pg_params *p, char *err)
 static int check_rates(const pg_params *p, char *err)
 {
     int rc;
-    if ((rc = check_positive("gpu-speed", p->gpu_speed_flops, err)) ||
-        (rc = check_positive("gpu-memory", p->gpu_memory_bytes, err)) ||
-        (rc = check_positive("nvlink-link-bw", p->nvlink_link_bw_Bps, err)) ||
-        (rc = check_positive("pcie-bw", p->pcie_bw_Bps, err)) ||
-        (rc = check_positive("nic-bw", p->nic_bw_Bps, err)) ||
+    if ((rc = check_quantity("gpu-speed", UN_SPEED, p->gpu_speed_flops, err)) ||
+        (rc = check_quantity("gpu-memory", UN_SIZE, p->gpu_memory_bytes, err)) ||
+        (rc = check_quantity("nvlink-link-bw", UN_BANDWIDTH, p->nvlink_link_bw_Bps, err)) ||
+        (rc = check_quantity("pcie-bw", UN_BANDWIDTH, p->pcie_bw_Bps, err)) ||
+        (rc = check_quantity("nic-bw", UN_BANDWIDTH, p->nic_bw_Bps, err)) ||
         (rc = check_positive("leaf-oversub", p->leaf_oversub, err)) ||
         (rc = check_positive("rack-oversub", p->rack_oversub, err)) ||
         (rc = check_latency("nvlink-latency", p->nvlink_latency_s, err)) ||
@@ -312,13 +324,14 @@ static int check_rates(const pg_params *p, char *err)
 /* The node as built (optional): the PCIe switches' uplinks and the link between the CPUs. */
 static int check_host_links(const pg_params *p, char *err)
 {
-    if (!(p->pcie_uplink_bw_Bps >= 0) || !isfinite(p->pcie_uplink_bw_Bps))
-        return hs_fail(err, HS_EINPUT, "--pcie-uplink-bw: must be a bandwidth, or none (got %g)",
-                       p->pcie_uplink_bw_Bps);
-    if (!(p->cpu_link_bw_Bps >= 0) || !isfinite(p->cpu_link_bw_Bps))
-        return hs_fail(err, HS_EINPUT, "--cpu-link-bw: must be a bandwidth, or none (got %g)",
-                       p->cpu_link_bw_Bps);
-    int rc = check_latency("cpu-link-latency", p->cpu_link_latency_s, err);
+    int rc;
+    if (p->pcie_uplink_bw_Bps != 0 && (rc = check_quantity("pcie-uplink-bw", UN_BANDWIDTH,
+                                                           p->pcie_uplink_bw_Bps, err)))
+        return rc;
+    if (p->cpu_link_bw_Bps != 0 && (rc = check_quantity("cpu-link-bw", UN_BANDWIDTH,
+                                                        p->cpu_link_bw_Bps, err)))
+        return rc;
+    rc = check_latency("cpu-link-latency", p->cpu_link_latency_s, err);
     if (rc)
         return rc;
     int switches = p->gpus_per_node / p->gpus_per_pcie_switch;

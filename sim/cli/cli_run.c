@@ -77,6 +77,8 @@ static int run_analytic(const cli_options *o, cli_inputs *in, const cli_sim *sim
         status = an_estimate_on(&j->wl, &in->plat, &j->st, j->batch, o->sim.placement, &est,
                                 NULL, err);
     if (status == HS_OK)
+        status = hs_estimate_check(&est, "the analytic model", err);
+    if (status == HS_OK)
         cli_print_one(o, run, &est);
     return status;
 }

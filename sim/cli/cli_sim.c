@@ -36,6 +36,8 @@ static int run_simulate(const cli_options *o, const cli_inputs *in, rp_run *run,
         run->layers = &details.layers;
     run->rings_stepped = details.rings_stepped;
     run->rings_over_budget = details.rings_over_budget;
+    if (status == HS_OK)
+        status = hs_estimate_check(&est, "the simulation", err);
     if (status == HS_OK && opt.links)
         run->links = &links;
     if (status == HS_OK && o->links_path)
@@ -58,6 +60,10 @@ static int run_compare(const cli_options *o, const cli_inputs *in, rp_run *run, 
         run->layers = &r.details.layers;
     run->rings_stepped = r.details.rings_stepped;
     run->rings_over_budget = r.details.rings_over_budget;
+    if (status == HS_OK)
+        status = hs_estimate_check(&r.analytic, "the analytic model", err);
+    if (status == HS_OK)
+        status = hs_estimate_check(&r.simulated, "the simulation", err);
     if (status == HS_OK && (o->links_path || o->links_summary))
         run->links = &r.links;
     if (status == HS_OK && o->links_path)

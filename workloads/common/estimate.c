@@ -1,6 +1,10 @@
 /* estimate.c: the epoch rule and the names of the communication terms, shared by the analytic
- * model and the simulator (estimate.h). */
+ * model and the simulator (estimate.h), and the check that an estimate holds only numbers. */
 #include "estimate.h"
+
+#include <math.h>
+
+#include "hs_error.h"
 
 void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch)
 {
@@ -37,4 +41,28 @@ const char *hs_term_key(hs_term term)
 const char *hs_term_label(hs_term term)
 {
     return term < HS_TERM_COUNT ? term_labels[term] : "?";
+}
+
+int hs_estimate_check(const hs_estimate *est, const char *what, char *err)
+{
+    const struct {
+        const char *name;
+        double v;
+    } values[] = {
+        {"the iteration's compute_s", est->iteration.compute_s},
+        {"the iteration's comm_s", est->iteration.comm_s},
+        {"the iteration's exposed_comm_s", est->iteration.exposed_comm_s},
+        {"the iteration's total_s", est->iteration.total_s},
+        {"the epoch's compute_s", est->epoch.compute_s},
+        {"the epoch's comm_s", est->epoch.comm_s},
+        {"the epoch's exposed_comm_s", est->epoch.exposed_comm_s},
+        {"the epoch's total_s", est->epoch.total_s},
+        {"memory_per_gpu_bytes", est->memory_per_gpu_bytes},
+        {"activations_bytes", est->memory.activations_bytes},
+    };
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        if (!isfinite(values[i].v))
+            return hs_fail(err, HS_EINTERNAL, "%s: %s is %g, not a number to print", what,
+                           values[i].name, values[i].v);
+    return HS_OK;
 }

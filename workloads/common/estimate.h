@@ -65,4 +65,9 @@ const char *hs_term_label(hs_term term);
  * communication scales like communication. */
 void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch);
 
+/* HS_OK when every number of est is finite, else HS_EINTERNAL naming the first that is not
+ * ("what: the iteration's comm_s is inf"): no report, JSON or CSV may carry inf or NaN (the
+ * platform's ranges, units.h, keep bad input from getting this far). */
+int hs_estimate_check(const hs_estimate *est, const char *what, char *err);
+
 #endif

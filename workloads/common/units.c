@@ -111,6 +111,24 @@ int un_parse(const char *text, un_kind kind, double *value)
     return 0;
 }
 
+/* The physical ranges of units.h, [min, max] per kind. */
+static const struct {
+    double min, max;
+    const char *text;
+} ranges[] = {
+    [UN_TIME] = {0, 3600, "between 0s and 1h"},
+    [UN_SIZE] = {1e3, 1e18, "between 1kB and 1EB"},
+    [UN_BANDWIDTH] = {1e3, 1e15, "between 1kBps and 1PBps"},
+    [UN_SPEED] = {1e6, 1e21, "between 1Mf and 1Zf"},
+};
+
+int un_in_range(un_kind kind, double v)
+{
+    return v >= ranges[kind].min && v <= ranges[kind].max; /* false for NaN */
+}
+
+const char *un_range_text(un_kind kind) { return ranges[kind].text; }
+
 const char *un_hint(un_kind kind)
 {
     switch (kind) {

@@ -22,6 +22,16 @@ typedef enum {
  * parsed: range checks belong to the caller, who knows what the value is for. */
 int un_parse(const char *text, un_kind kind, double *value);
 
+/* Whether v lies in the physical range of its kind for a machine's description (a link's
+ * bandwidth or latency, a GPU's speed or memory): from a 1 kB/s link to a 1 PB/s one (NVLink 5
+ * is 1.8 TB/s), latencies from 0 to an hour, speeds from 1 Mflop/s to 1 Zflop/s, memories from
+ * 1 kB to 1 EB. Wide enough for any machine, narrow enough that every time computed from them
+ * (terabytes over the slowest link, millions of latencies) stays a finite number. */
+int un_in_range(un_kind kind, double v);
+
+/* That range in words for messages, "between 1kBps and 1PBps". */
+const char *un_range_text(un_kind kind);
+
 /* The unit names of a kind for messages, e.g. "Bps, GBps, Gbps, ...". */
 const char *un_hint(un_kind kind);
 

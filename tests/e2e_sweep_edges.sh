@@ -60,4 +60,37 @@ if mknod zero c 1 5 2>/dev/null; then # a private endless device of NUL bytes
 fi
 [ ! -e never.csv ] || fail "a refused sweep wrote never.csv"
 
+# ---- a signal while the --log (a FIFO nobody reads) is being opened: the signal's status,
+# 143 for SIGTERM (before: "Interrupted system call", exit 2) ----
+mkfifo stuck.log
+timeout 120 "$HS" sweep "${an[@]}" -g 1,2 -o stuck.csv --log stuck.log --quiet 2>stuck.err &
+stuck=$!
+for _ in $(seq 100); do [ -e stuck.csv ] && break; sleep 0.1; done
+sleep 0.5
+kill -TERM "$stuck"
+wait "$stuck"
+rc=$?
+[ "$rc" -eq 143 ] || fail "SIGTERM while opening a FIFO --log: exit $rc, not 143: $(cat stuck.err)"
+grep -qF "interrupted by SIGTERM" stuck.err || fail "SIGTERM while opening the log: $(cat stuck.err)"
+! grep -q "Interrupted system call" stuck.err || fail "SIGTERM said as a system call's error"
+
+# ---- runs refused with exit 2 write nothing (before: a header-only CSV, the emit folder,
+# the job list) ----
+mkdir logdir
+expect_bad "--log a directory" "--log $TMP/logdir: is a directory" \
+    "$HS" sweep "${an[@]}" -g 1 -o "$TMP/nolog.csv" --log "$TMP/logdir" --quiet
+[ ! -e nolog.csv ] || fail "--log refused, yet the CSV was written: $(cat nolog.csv)"
+expect_bad "--log in no folder" "--log $TMP/none/x.log" \
+    "$HS" sweep "${an[@]}" -g 1 -o "$TMP/nolog.csv" --log "$TMP/none/x.log" --quiet
+[ ! -e nolog.csv ] || fail "--log refused, yet the CSV was written"
+mkdir jobs.dir
+expect_bad "--emit a directory" "--emit $TMP/jobs.dir: is a directory" \
+    "$HS" sweep "${an[@]}" -g 1 --emit parallel "$TMP/jobs.dir" --quiet
+[ ! -e jobs.dir.d ] || fail "--emit refused, yet its folder jobs.dir.d was made"
+echo not-a-folder >emit-file
+expect_bad "--emit-dir a file" "--emit-dir $TMP/emit-file: is not a directory" \
+    "$HS" sweep "${an[@]}" -g 1 --emit parallel "$TMP/j.txt" --emit-dir "$TMP/emit-file" --quiet
+[ ! -e j.txt ] || fail "--emit-dir refused, yet j.txt was written"
+[ "$(cat emit-file)" = not-a-folder ] || fail "--emit-dir's file was changed"
+
 finish e2e_sweep_edges

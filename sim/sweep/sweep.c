@@ -59,6 +59,8 @@ static int run_direct(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, ch
     sw_lock_file lock = {.fd = -1};
     if (!header || !line_of || !todo)
         status = hs_fail(err, HS_EINTERNAL, "out of memory");
+    if (status == HS_OK && plan->log) /* checked before the CSV is touched: a refused run */
+        status = hs_out_check("--log", plan->log, err); /* writes nothing */
     if (status == HS_OK)
         status = sw_lock(&lock, plan->output, err); /* before reading: another may be writing */
     if (status == HS_OK)

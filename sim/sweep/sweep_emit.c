@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hs_error.h"
+#include "hs_out.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* --emit. */
@@ -141,12 +142,24 @@ int sw_emit(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, char *err)
     const char *dir = cl->emit_dir ? cl->emit_dir : sw_arena_printf(a, "%s.d", cl->emit_file);
     if (!dir)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    /* Both outputs checked before either is made: a refused run writes nothing. */
+    struct stat st;
+    if ((status = hs_out_check("--emit", cl->emit_file, err)))
+        return status;
+    bool made = false;
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return hs_fail(err, HS_EINPUT, "--emit-dir %s: is not a directory", dir);
+    if (mkdir(dir, 0777) == 0)
+        made = true;
+    else if (errno != EEXIST)
         return hs_fail(err, HS_EINPUT, "--emit-dir %s: cannot create: %s", dir, strerror(errno));
     if ((status = write_jobs(plan, cl, cwd, exe, dir, a, err)) ||
-        (status = write_expected(dir, plan->n_configs, a, err)))
+        (status = write_expected(dir, plan->n_configs, a, err))) {
+        if (made)
+            rmdir(dir); /* only when still empty: a partial write_expected is a temp, gone */
         return status;
-    struct stat st; /* a script to run; never chmod a device it was written to */
+    }
+    /* a script to run; never chmod a device it was written to */
     if (strcmp(cl->emit_kind, "slurm") == 0 && stat(cl->emit_file, &st) == 0 &&
         S_ISREG(st.st_mode))
         chmod(cl->emit_file, 0755);

@@ -13,11 +13,14 @@
 #include <string.h>
 
 #include "analytic.h"
+#include "hs_out.h"
 #include "links.h"
 
 static int load_inputs(const cli_options *o, cli_inputs *in, char *err)
 {
     int status = o->links_path ? lk_csv_check(o->links_path, err) : HS_OK;
+    if (status == HS_OK && o->sim.trace_path) /* refused before loading; named if interrupted */
+        status = hs_out_check("--trace", o->sim.trace_path, err);
     if (status == HS_OK)
         status = job_load_workload(&o->job, &in->job, err);
     if (status == HS_OK) {

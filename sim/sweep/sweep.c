@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hs_out.h"
 #include "sweep_int.h"
@@ -94,6 +95,39 @@ static int merge(const sw_spec *flags, const sw_cmdline *cl, sw_arena *a, char *
     return sw_merge(cl->merge_dir, out ? out->text : NULL, cl->quiet, a, err);
 }
 
+static int by_text(const void *x, const void *y)
+{
+    const sw_item *a = *(const sw_item *const *)x, *b = *(const sw_item *const *)y;
+    return strcmp(a->text, b->text);
+}
+
+/* A value given twice in one list would make every configuration with it come twice: refused
+ * here, sorted in n log n, before any value is checked (checking loads workloads and
+ * platforms: 100,000 copies of one took minutes). */
+static int check_repeats(const sw_spec *spec, char *err)
+{
+    for (int k = 0; k < SW_K_COUNT; k++) {
+        const sw_list *l = &spec->key[k];
+        if (l->n < 2)
+            continue;
+        const sw_item **sorted = malloc((size_t)l->n * sizeof *sorted);
+        if (!sorted)
+            return hs_fail(err, HS_EINTERNAL, "out of memory");
+        for (int i = 0; i < l->n; i++)
+            sorted[i] = &l->items[i];
+        qsort(sorted, (size_t)l->n, sizeof *sorted, by_text);
+        const sw_item *twice = NULL;
+        for (int i = 1; i < l->n && !twice; i++)
+            if (strcmp(sorted[i - 1]->text, sorted[i]->text) == 0)
+                twice = sorted[i];
+        free(sorted);
+        if (twice)
+            return hs_fail(err, HS_EINPUT, "%s: '%s' is given more than once", twice->where,
+                           twice->text);
+    }
+    return HS_OK;
+}
+
 /* The sweep file's lists with the flags' over them, planned, then emitted or run. */
 static int sweep(sw_spec *flags, const sw_cmdline *cl, sw_arena *a, char *err)
 {
@@ -102,6 +136,9 @@ static int sweep(sw_spec *flags, const sw_cmdline *cl, sw_arena *a, char *err)
     int status = cl->file ? sw_read_sweep_file(cl->file, &file, a, err) : HS_OK;
     if (status == HS_OK) {
         sw_overlay(&file, flags);
+        status = check_repeats(&file, err);
+    }
+    if (status == HS_OK) {
         status = sw_plan_make(&file, !cl->emit_kind, &plan, a, err);
     }
     if (status == HS_OK)

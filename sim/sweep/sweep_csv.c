@@ -420,7 +420,9 @@ int sw_resume(const sw_plan *plan, sw_table *old, const char **line_of, int *tod
             sw_row *row = &old->rows[ref->row];
             row->matched = true;
             line_of[i] = row->line; /* kept even if failed: the rerun's row replaces it */
-            if (strcmp(row->status, "failed") != 0)
+            /* Kept: a result (ok) or bad input (error). Run again: failed, and a status this
+             * sweep never writes (a row edited by hand, or cut short). */
+            if (!strcmp(row->status, "ok") || !strcmp(row->status, "error"))
                 continue;
         }
         todo[(*n_todo)++] = i;

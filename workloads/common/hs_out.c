@@ -244,9 +244,16 @@ int hs_out_check(const char *flag, const char *path, char *err)
         return access(path, W_OK) == 0 ? HS_OK
                                        : hs_fail(err, HS_EINPUT, "%s %s: cannot write: %s",
                                                  flag, path, strerror(errno));
+    /* (A device is written in place: an interrupted run leaves nothing to name.) */
     hs_out o;
     status = hs_out_open(&o, flag, path, err);
     hs_out_abort(&o);
+    if (status == HS_OK) { /* a signal from now on names it among the outputs not written */
+        sigset_t saved;
+        hs_out__hold(&saved);
+        hs_out__plan(path);
+        hs_out__release(&saved);
+    }
     return status;
 }
 

@@ -56,7 +56,8 @@ void hs_out_abort(hs_out *o);
 
 /* Whether path could be written, without writing it: the checks of hs_out_open, and for a new
  * or regular file a temp created and removed beside it. So that a bad output path fails
- * before a long run. */
+ * before a long run; from then on an interrupting signal names it among the outputs not
+ * written until it is. */
 int hs_out_check(const char *flag, const char *path, char *err);
 
 /* Open path for reading back: a regular file only (HS_EINPUT naming its kind otherwise). With

@@ -13,7 +13,8 @@ typedef enum {
     HS_OUT_CREATING,     /* a temp that will become a new file */
     HS_OUT_REPLACING,    /* a temp that will replace an existing file */
     HS_OUT_IN_PLACE,     /* written where it is (a device, a FIFO, a log) */
-    HS_OUT_WRITTEN       /* committed */
+    HS_OUT_WRITTEN,      /* committed */
+    HS_OUT_PLANNED       /* checked up front (hs_out_check), not opened yet */
 } hs_out_state;
 
 /* Block the interrupting signals while the list and the files it names change together
@@ -26,6 +27,10 @@ void hs_out__release(const sigset_t *saved);
  * output is then written all the same, only not named or cleaned up on a signal). Called with
  * the signals held. */
 int hs_out__track(const char *shown, const char *tmp, hs_out_state state);
+
+/* List an output checked up front as planned (not written yet), once: hs_out__track then
+ * takes over its entry, so that a signal before it is opened still names it. */
+void hs_out__plan(const char *shown);
 
 /* Change an entry's state (HS_OUT_WRITTEN, or HS_OUT_FREE to forget it). Signals held. */
 void hs_out__mark(int slot, hs_out_state state);

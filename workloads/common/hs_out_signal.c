@@ -62,6 +62,7 @@ static const char *state_words(hs_out_state state)
     case HS_OUT_REPLACING: return "not written (left as it was)";
     case HS_OUT_IN_PLACE: return "written in part";
     case HS_OUT_WRITTEN: return "written";
+    case HS_OUT_PLANNED: return "not written";
     default: return "";
     }
 }
@@ -90,6 +91,10 @@ int hs_out__track(const char *shown, const char *tmp, hs_out_state state)
         owner = getpid();
     }
     int slot = -1;
+    for (int i = 0; i < HS_OUT_SLOTS && slot < 0; i++) /* planned: its entry taken over */
+        if (entries[i].state == HS_OUT_PLANNED && strncmp(entries[i].shown, shown,
+                                                          sizeof entries[i].shown - 1) == 0)
+            slot = i;
     for (int i = 0; i < HS_OUT_SLOTS && slot < 0; i++)
         if (entries[i].state == HS_OUT_FREE)
             slot = i;
@@ -103,6 +108,19 @@ int hs_out__track(const char *shown, const char *tmp, hs_out_state state)
     snprintf(entries[slot].shown, sizeof entries[slot].shown, "%s", shown);
     rebuild_message();
     return slot;
+}
+
+void hs_out__plan(const char *shown)
+{
+    if (owner != getpid()) {
+        memset(entries, 0, sizeof entries);
+        owner = getpid();
+    }
+    for (int i = 0; i < HS_OUT_SLOTS; i++)
+        if (entries[i].state != HS_OUT_FREE && strncmp(entries[i].shown, shown,
+                                                       sizeof entries[i].shown - 1) == 0)
+            return; /* listed already */
+    hs_out__track(shown, NULL, HS_OUT_PLANNED);
 }
 
 void hs_out__mark(int slot, hs_out_state state)

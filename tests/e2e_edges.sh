@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# e2e_sweep_edges.sh: a sweep at its edges: two sweeps sharing -o (the second refused while the
-# first holds the CSV, no row lost); inputs that never end (bounded, refused naming the file);
-# a signal while the --log is a FIFO (the signal's exit status); runs refused with exit 2 write
-# nothing; a row of unknown status; a list of repeated values; -l naming a directory.
-# Usage (from ctest): e2e_sweep_edges.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+# e2e_edges.sh: runs at their edges: two sweeps sharing -o (the second refused while the first
+# holds the CSV, no row lost); inputs that never end (bounded, refused naming the file); a
+# signal while a sweep's --log is a FIFO (the signal's exit status); runs refused with exit 2
+# write nothing; a row of unknown status; a list of repeated values; -l naming a directory; an
+# interrupted simulate naming every output it has not written.
+# Usage (from ctest): e2e_edges.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$(realpath "$1")"
 SRC="$(realpath "$2")"
@@ -93,4 +94,38 @@ expect_bad "--emit-dir a file" "--emit-dir $TMP/emit-file: is not a directory" \
 [ ! -e j.txt ] || fail "--emit-dir refused, yet j.txt was written"
 [ "$(cat emit-file)" = not-a-folder ] || fail "--emit-dir's file was changed"
 
-finish e2e_sweep_edges
+# ---- a row whose status is none of ok, error, failed (a CSV edited by hand or cut short) is
+# run again, not kept (before: kept forever) ----
+"$HS" sweep "${an[@]}" -g 1,2 -o status.csv --quiet || fail "status sweep: exit $?"
+sed -i '3s/,ok,/,0k,/' status.csv
+grep -q ',0k,' status.csv || fail "could not plant a row of unknown status"
+"$HS" sweep "${an[@]}" -g 1,2 -o status.csv --log status.log --quiet || fail "status rerun: exit $?"
+[ "$(grep -c . status.log 2>/dev/null)" -ge 1 ] || fail "the row of unknown status was not run again"
+! grep -q ',0k,' status.csv || fail "the row of unknown status is still there"
+[ "$(rows status.csv)" -eq 2 ] || fail "status rerun: $(rows status.csv) rows, expected 2"
+
+# ---- 100,000 repeated values in a list: refused at once naming the key and the value, before
+# anything is loaded (before: each workload was loaded, 120 s on 2 cores) ----
+python3 -c 'print("mode = analytic\nplatforms = abci\nstrategies = data\nbatch = 64\ngpus = 4\n"
+               "workloads = " + ",".join(["resnet50"] * 100000))' >repeated.sweep
+expect_bad "repeated values" "repeated.sweep:6: workloads: 'resnet50' is given more than once" \
+    timeout 20 "$HS" sweep repeated.sweep -o never.csv
+expect_bad "repeated values, flag" "-g: '8' is given more than once" \
+    timeout 20 "$HS" sweep "${an[@]}" -g 8,4,8 -o never.csv
+[ ! -e never.csv ] || fail "a refused sweep wrote never.csv"
+
+# ---- an interrupt names every output not written: simulate waits to open its --trace (a FIFO
+# nobody reads) when SIGTERM comes; its --links file is named too (before: "no file written")
+mkfifo trace.fifo
+timeout 120 "$HS" simulate -w resnet50 -p abci -s data -g 8 -b 256 --trace trace.fifo \
+    --links links.csv >/dev/null 2>sim.err &
+sim=$!
+sleep 1.5
+kill -TERM "$sim"
+wait "$sim"
+rc=$?
+[ "$rc" -eq 143 ] || fail "simulate, SIGTERM: exit $rc, not 143: $(cat sim.err)"
+grep -qF "links.csv not written" sim.err || fail "the interrupt message forgets links.csv: $(cat sim.err)"
+[ ! -e links.csv ] || fail "links.csv written by an interrupted run"
+
+finish e2e_edges

@@ -31,7 +31,8 @@ wait "$first" || fail "first sweep: exit $?: $(cat first.err)"
 timeout 60 "$HS" sweep "${an[@]}" -g 256,512,1024,2048,3,6,12,24 -o shared.csv --quiet ||
     fail "second sweep, run again: exit $?"
 [ "$(rows shared.csv)" -eq 16 ] || fail "shared -o: $(rows shared.csv) rows, expected 16"
-[ -z "$(find . -name 'shared.csv?*')" ] || fail "shared -o: left behind: $(find . -name 'shared.csv?*')"
+left="$(find . -name 'shared.csv?*')"
+[ -z "$left" ] || fail "shared -o: left behind: $left"
 
 # ---- inputs that never end or are not text: refused naming the file, exit 2, within the
 # timeout (before the change: a sweep file from /dev/zero grew without bound, -w and -l on
@@ -55,7 +56,8 @@ expect_bad "-l a directory" "layers.d: read error: Is a directory" \
 if mknod zero c 1 5 2>/dev/null; then # a private endless device of NUL bytes
     expect_bad "a sweep file from a zero device" "zero:1: a NUL byte" \
         timeout 60 "$HS" sweep zero -o never.csv
-    expect_bad "-w on a zero device" "zero:1: a NUL byte" timeout 60 "$HS" analytic -w ./zero "${hs_args[@]}"
+    expect_bad "-w on a zero device" "zero:1: a NUL byte" \
+        timeout 60 "$HS" analytic -w ./zero "${hs_args[@]}"
     expect_bad "-l on a zero device" "zero:1: a NUL byte" \
         timeout 60 "$HS" analytic -w resnet50 "${hs_args[@]}" -l zero
 fi
@@ -72,7 +74,8 @@ kill -TERM "$stuck"
 wait "$stuck"
 rc=$?
 [ "$rc" -eq 143 ] || fail "SIGTERM while opening a FIFO --log: exit $rc, not 143: $(cat stuck.err)"
-grep -qF "interrupted by SIGTERM" stuck.err || fail "SIGTERM while opening the log: $(cat stuck.err)"
+grep -qF "interrupted by SIGTERM" stuck.err ||
+    fail "SIGTERM while opening the log: $(cat stuck.err)"
 ! grep -q "Interrupted system call" stuck.err || fail "SIGTERM said as a system call's error"
 
 # ---- runs refused with exit 2 write nothing (before: a header-only CSV, the emit folder,
@@ -100,7 +103,8 @@ expect_bad "--emit-dir a file" "--emit-dir $TMP/emit-file: is not a directory" \
 sed -i '3s/,ok,/,0k,/' status.csv
 grep -q ',0k,' status.csv || fail "could not plant a row of unknown status"
 "$HS" sweep "${an[@]}" -g 1,2 -o status.csv --log status.log --quiet || fail "status rerun: exit $?"
-[ "$(grep -c . status.log 2>/dev/null)" -ge 1 ] || fail "the row of unknown status was not run again"
+[ "$(grep -c . status.log 2>/dev/null)" -ge 1 ] ||
+    fail "the row of unknown status was not run again"
 ! grep -q ',0k,' status.csv || fail "the row of unknown status is still there"
 [ "$(rows status.csv)" -eq 2 ] || fail "status rerun: $(rows status.csv) rows, expected 2"
 
@@ -125,7 +129,8 @@ kill -TERM "$sim"
 wait "$sim"
 rc=$?
 [ "$rc" -eq 143 ] || fail "simulate, SIGTERM: exit $rc, not 143: $(cat sim.err)"
-grep -qF "links.csv not written" sim.err || fail "the interrupt message forgets links.csv: $(cat sim.err)"
+grep -qF "links.csv not written" sim.err ||
+    fail "the interrupt message forgets links.csv: $(cat sim.err)"
 [ ! -e links.csv ] || fail "links.csv written by an interrupted run"
 
 finish e2e_edges

@@ -16,7 +16,8 @@ for kv in nic-bw=1e-300Bps nic-bw=1e300Bps pcie-bw=1e-300Bps nvlink-link-bw=1e-3
     key="${kv%%=*}"
     for cmd in "analytic --json" "simulate --json" "compare --json"; do
         # shellcheck disable=SC2086
-        expect_bad "$cmd $kv" "--$key: must be between" timeout 120 "$HS" $cmd -p "gen:abci:$kv" "${job[@]}"
+        expect_bad "$cmd $kv" "--$key: must be between" \
+            timeout 120 "$HS" $cmd -p "gen:abci:$kv" "${job[@]}"
         grep -qiE '(^|[^a-z])(inf|nan)' "$TMP/out" && fail "$cmd $kv: printed a non-number"
     done
 done
@@ -30,7 +31,8 @@ expect_bad "platform file, slow link" "bandwidth '1e-300Bps' must be between 1kB
     timeout 120 "$HS" analytic -p "$TMP/slow.xml" "${job[@]}" --json
 
 # The range's ends are accepted: nothing refused that a machine could be.
-"$HS" analytic -p gen:abci:nic-bw=1kBps,nic-latency=1h "${job[@]}" --json >"$TMP/out" 2>"$TMP/err" ||
+"$HS" analytic -p gen:abci:nic-bw=1kBps,nic-latency=1h "${job[@]}" --json \
+    >"$TMP/out" 2>"$TMP/err" ||
     fail "the range's ends: exit $?: $(cat "$TMP/err")"
 python3 -c 'import json, math, sys
 d = json.load(open(sys.argv[1]))

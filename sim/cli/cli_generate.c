@@ -244,7 +244,8 @@ static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *
         return status;
     plat_platform plat;
     bool with_plat = needs_platform(o->spec);
-    status = with_plat ? cli_open_routes(o->platform ? o->platform : "abci", sim, &plat, err) : HS_OK;
+    const char *platform = o->platform ? o->platform : "abci";
+    status = with_plat ? cli_open_routes(platform, sim, &plat, err) : HS_OK;
     if (status != HS_OK)
         return status;
     if (!strcmp(o->spec, "ghp") && !sim) {

@@ -540,6 +540,56 @@ static void test_scatter_copies(void **state)
     wl_free(&wl);
 }
 
+/* A runtime that fuses batch normalisation with its ReLU and residual add (bn_act_fused): a
+ * ReLU after a batch normalisation costs nothing forward and a third of its bytes backward
+ * (the mask read), with no launch; the add before a ReLU a third both ways; a ReLU or add
+ * elsewhere, and every kernel without the flag, as before. */
+static void test_bn_fusion(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50-v1.5", &wl);
+    int relu = layer_named(&wl, "layer1_0_relu"), add = layer_named(&wl, "add");
+    int relu_after_add = layer_named(&wl, "layer1_0_relu_2"), bn = layer_named(&wl, "bn1");
+    kt_model m = model_ok("a100-80gb", PR_MIXED);
+    lw_split b = lw_whole(64);
+    char err[HS_ERR_LEN] = "";
+    double plain[4][LW_PASS_COUNT], fused[4][LW_PASS_COUNT];
+    int layers[4] = {relu, add, relu_after_add, bn};
+    for (int f = 0; f < 2; f++) {
+        m.runtime.bn_act_fused = f;
+        for (int i = 0; i < 4; i++)
+            for (int p = 0; p < LW_PASS_COUNT; p++)
+                assert_int_equal(kt_pass_s(&m, &wl, layers[i], &b, (lw_pass)p,
+                                           f ? &fused[i][p] : &plain[i][p], err), HS_OK);
+    }
+    double e = pr_activation_bytes(PR_MIXED);
+    for (int i = 0; i < 3; i++) {
+        lw_kernel bw = kernel_ok(&wl, layers[i], &b, LW_INPUT_GRAD, e);
+        kt_terms t = kt_terms_of(&m, &bw);
+        assert_true(rel_close(fused[i][LW_INPUT_GRAD], t.memory_s / 3, 1e-9));
+        assert_true(plain[i][LW_INPUT_GRAD] > 3 * fused[i][LW_INPUT_GRAD]); /* and a launch */
+    }
+    assert_true(fused[0][LW_FORWARD] == 0 && fused[2][LW_FORWARD] == 0);
+    assert_true(fused[1][LW_FORWARD] > 0 && fused[1][LW_FORWARD] < plain[1][LW_FORWARD] / 3);
+    for (int p = 0; p < LW_PASS_COUNT; p++)
+        assert_true(fused[3][p] == plain[3][p]); /* the batch normalisation itself unchanged */
+    /* VGG16 has no batch normalisation: its ReLUs (after convolutions) are not fused */
+    wl_free(&wl);
+    load_ok("vgg16", &wl);
+    int r = 0;
+    while (r < wl.n_layers && wl.layers[r].type != WL_RELU)
+        r++;
+    assert_true(r < wl.n_layers && wl.layers[r - 1].type == WL_CONV);
+    double a, c;
+    m.runtime.bn_act_fused = 0;
+    assert_int_equal(kt_pass_s(&m, &wl, r, &b, LW_FORWARD, &a, err), HS_OK);
+    m.runtime.bn_act_fused = 1;
+    assert_int_equal(kt_pass_s(&m, &wl, r, &b, LW_FORWARD, &c, err), HS_OK);
+    assert_true(a > 0 && a == c);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -550,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_split_is_not_linear), cmocka_unit_test(test_anchoring),
         cmocka_unit_test(test_anchoring_without_batch),
         cmocka_unit_test(test_layout_copy),     cmocka_unit_test(test_scatter_copies),
+        cmocka_unit_test(test_bn_fusion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,7 +60,8 @@ static void test_chainermn(void **state)
 }
 
 /* DDP: 25 MiB buckets behind the backward, FP32 gradients, NCCL >= 2.4 choosing by size;
- * Horovod: 64 MiB fusion; MLPerf's MXNet: one FP16 allreduce after the backward. */
+ * Horovod: 64 MiB fusion; MLPerf's MXNet: one FP16 allreduce after the backward, its batch
+ * normalisation fused with the ReLUs and adds after it. */
 static void test_nccl_runtimes(void **state)
 {
     (void)state;
@@ -81,6 +82,8 @@ static void test_nccl_runtimes(void **state)
     assert_true(mlperf.bucket_bytes == 0);
     assert_true(mlperf.gradient_bytes == 2);
     assert_int_equal(mlperf.allreduce, CO_AUTO);
+    assert_true(mlperf.kernels.bn_act_fused == 1); /* --fuse-bn-relu, --fuse-bn-add-relu */
+    assert_true(ddp.kernels.bn_act_fused == 0 && hvd.kernels.bn_act_fused == 0);
 }
 
 static void test_library_choice(void **state)

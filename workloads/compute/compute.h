@@ -92,6 +92,11 @@ typedef struct {
                                           * per step (a fused multi-tensor optimizer: a
                                           * fraction); 0: the optimizer is not timed */
     double optimizer_bytes_per_weight;   /* bytes its kernels stream per weight per step */
+    int bn_act_fused;     /* 1: batch normalisation runs fused with the ReLU after it, and
+                           * with a residual add and its ReLU (cuDNN's batch normalisation
+                           * with an activation and a side input, MXNet's BatchNormAddRelu):
+                           * those ReLUs and adds launch nothing of their own and stream only
+                           * the bytes the fused kernel adds; 0: separate kernels */
 } kt_runtime;
 
 /* The runtime that adds nothing (the values above). */

@@ -233,15 +233,71 @@ double kt_kernel_s(const kt_model *m, const lw_kernel *kn)
     return fmax(m->runtime.host_call_s, t.launch_s + t.call_s + fmax(t.compute_s, t.memory_s));
 }
 
+/* ---------------------------------------------------------------- fused batch normalisation
+ *
+ * Under a runtime with kt_runtime.bn_act_fused, a ReLU right after a batch normalisation runs
+ * inside it (cudnnBatchNormalizationForwardTrainingEx with CUDNN_BATCHNORM_OPS_BN_ACTIVATION,
+ * MXNet's BatchNorm(act_type='relu')), and so do an add of a batch normalisation's output with
+ * the shortcut and the ReLU after the add (CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, MXNet's
+ * BatchNormAddRelu). What the fused kernel adds to the batch normalisation's own bytes: the
+ * ReLU's forward nothing (the output is written once, already rectified), its backward the
+ * output read for the mask (1 of its 3 tensors); the add's forward the shortcut read (1 of 3),
+ * its backward the shortcut's gradient written (1 of 3). None launches a kernel. */
+
+/* The layer feeding input k of layer i (no inputs listed: the previous one); -1: none. */
+static int input_of(const wl_workload *wl, int i, int k)
+{
+    const wl_layer *l = &wl->layers[i];
+    if (l->n_inputs == 0)
+        return k == 0 ? i - 1 : -1;
+    return k < l->n_inputs ? l->inputs[k] : -1;
+}
+
+static int is_type(const wl_workload *wl, int i, wl_type type)
+{
+    return i >= 0 && i < wl->n_layers && wl->layers[i].type == type;
+}
+
+/* Layer i is a two-input add of a batch normalisation's output, with a ReLU next on its sum. */
+static int bn_add_relu(const wl_workload *wl, int i)
+{
+    return is_type(wl, i, WL_ADD) && wl->layers[i].n_inputs == 2 &&
+           (is_type(wl, input_of(wl, i, 0), WL_BNORM) ||
+            is_type(wl, input_of(wl, i, 1), WL_BNORM)) &&
+           is_type(wl, i + 1, WL_RELU) && input_of(wl, i + 1, 0) == i;
+}
+
+/* The share of layer i's bytes in `pass` a fused kernel streams; -1: not fused. */
+static double fused_share(const kt_model *m, const wl_workload *wl, int i, lw_pass pass)
+{
+    if (!m->runtime.bn_act_fused)
+        return -1;
+    int in = input_of(wl, i, 0);
+    if (is_type(wl, i, WL_RELU) && (is_type(wl, in, WL_BNORM) || bn_add_relu(wl, in)))
+        return pass == LW_FORWARD ? 0.0 : 1.0 / 3.0;
+    if (bn_add_relu(wl, i))
+        return 1.0 / 3.0;
+    return -1;
+}
+
 int kt_pass_s(const kt_model *m, const wl_workload *wl, int index, const lw_split *split,
               lw_pass pass, double *seconds, char *err)
 {
     lw_kernel kn;
     *seconds = 0;
     int rc = lw_kernel_of(wl, index, split, pass, pr_activation_bytes(m->precision), &kn, err);
-    if (rc == HS_OK)
+    if (rc != HS_OK || kn.kind == LW_NONE)
+        return rc;
+    double share = fused_share(m, wl, index, pass);
+    if (share < 0) {
         *seconds = kt_kernel_s(m, &kn);
-    return rc;
+        return HS_OK;
+    }
+    kn.bytes *= share; /* inside the batch normalisation's kernel: no launch, no host call */
+    kn.flops *= share;
+    kt_terms t = kt_terms_of(m, &kn);
+    *seconds = fmax(t.compute_s, t.memory_s);
+    return HS_OK;
 }
 
 int kt_sample_s(const kt_model *m, const wl_workload *wl, int64_t batch, double *seconds,

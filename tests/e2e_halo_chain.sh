@@ -4,8 +4,10 @@
 # paid once the receiver answered), then the receive, so a direction's p2 - 1 messages follow
 # one another. ResNet-50 spatial on 4 GPUs: the simulated iteration agrees with the closed form
 # ((p2 - 1) halo messages a direction, each alone on its links) within 1% and exceeds the
-# sendrecv exchange's; without the flag the chain runs; other strategies refuse the flag
-# (exit 2).
+# sendrecv exchange's; at other group sizes (CosmoFlow-256, 2 to 64 GPUs a group) the chain
+# costs 2 (p2 - 1) message times, the same as sendrecv at 2 and growing alike a rank in the
+# simulation and the closed form; without the flag the chain runs; other strategies refuse the
+# flag (exit 2).
 # Usage (from ctest): e2e_halo_chain.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -25,6 +27,34 @@ assert abs(s / a - 1) < 0.01, (a, s)
 assert s > 2 * sr["simulate"]["iteration"]["total_s"] * 0.9, (s, sr["simulate"]["iteration"])
 print(f"spatial 4 GPUs: sendrecv {sr['simulate']['iteration']['total_s']:.4f} s, chain {s:.4f} s "
       f"simulated, {a:.4f} s analytic")
+PY
+# Other group sizes (chainermnx's halo_exchange hard-codes 4 ranks; its chain generalised): a
+# rank sends up, then receives from below, then sends down, then receives from above, each send
+# synchronous, so the up messages go one after another from the top rank down, and the down
+# ones after them: 2 (p2 - 1) message times where the sendrecv exchange takes 2. At 2 GPUs the
+# two are the same; beyond, the chain's excess grows by the same amount a rank (CosmoFlow-256,
+# 16 to 64 GPUs a group), in the simulation and the closed form alike.
+for p2 in 2 16 32 64; do
+    for h in sendrecv chain; do
+        "$HS" compare -w cosmoflow-256 -p abci -s spatial -g $p2 -b 4 --halo $h --json \
+            >"$TMP/cf-$p2-$h.json" 2>"$TMP/err" || fail "cosmoflow-256 -g $p2 --halo $h: $(cat "$TMP/err")"
+    done
+done
+python3 - "$TMP" <<'PY' || fail "the chain at other group sizes"
+import json, sys
+d = sys.argv[1]
+def total(p2, h, model):
+    return json.load(open(f"{d}/cf-{p2}-{h}.json"))[model]["iteration"]["total_s"]
+assert total(2, "chain", "simulate") == total(2, "sendrecv", "simulate"), "2 GPUs"
+for model, tol in (("simulate", 0.01), ("analytic", 0.05)):
+    ex = {p2: total(p2, "chain", model) - total(p2, "sendrecv", model) for p2 in (16, 32, 64)}
+    a, b = (ex[32] - ex[16]) / 16, (ex[64] - ex[32]) / 32
+    assert abs(b / a - 1) < tol, (model, ex)
+    print(f"{model}: the chain's excess over sendrecv {ex[16]:.3f}, {ex[32]:.3f}, {ex[64]:.3f} s "
+          f"at 16, 32, 64 GPUs a group ({a * 1e3:.1f}, {b * 1e3:.1f} ms a rank)")
+sim = lambda p2: total(p2, "chain", "simulate") - total(p2, "sendrecv", "simulate")
+ana = lambda p2: total(p2, "chain", "analytic") - total(p2, "sendrecv", "analytic")
+assert abs((ana(64) - ana(16)) / (sim(64) - sim(16)) - 1) < 0.05, "closed form vs simulation"
 PY
 "$HS" simulate -w resnet50 -p abci -s spatial -g 4 -b 64 --json >"$TMP/default.json" 2>"$TMP/err" ||
     fail "spatial, default halo: $(cat "$TMP/err")"

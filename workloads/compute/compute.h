@@ -30,7 +30,8 @@
  * (V100, P100, T4, FP32 and FP16), a fixed quarter of them held out
  * (experiments/compute/fit.sh prints the fit and the held-out errors; workloads/README.md,
  * "Compute", quotes them). Generations DeepBench did not measure (Ampere, Hopper) take
- * Volta's. The peak rates, bandwidth, SM count and launch overhead come from device.h.
+ * Volta's; TF32, which DeepBench did not measure either, takes the fraction of its peak
+ * NVIDIA's TF32 GEMMs reached with CUDA 11.0-11.2 (kernel_time.c). The peak rates, bandwidth, SM count and launch overhead come from device.h.
  *
  * What a training framework adds (kt_runtime: its host time a kernel, its kernel library's
  * efficiency against DeepBench's cuDNN and cuBLAS, its input pipeline, its optimizer's
@@ -103,7 +104,7 @@ typedef struct {
 kt_runtime kt_runtime_neutral(void);
 
 /* The efficiencies of `device` in `precision`: its generation's, fitted on DeepBench (see
- * experiments/compute/fit.sh; Ampere and Hopper take Volta's). */
+ * experiments/compute/fit.sh; Ampere and Hopper take Volta's; TF32 its own, sourced). */
 kt_params kt_params_for(const dv_device *device, pr_precision precision);
 
 /* Which units multiply in `precision` on `device`. */

@@ -19,6 +19,19 @@ static const double kt_gemm_eff[DV_ARCH_COUNT][KT_MATH_COUNT] = {
     [DV_HOPPER] = {0.86, 0.84},
 };
 
+/* gemm_eff in TF32 (its own arithmetic on the tensor cores, not measured by DeepBench): the
+ * fraction of the TF32 peak NVIDIA's tensor-core GEMMs reached on an A100 with CUDA 11.0-11.2,
+ * the libraries of the containers that published the TF32 throughputs (NGC 20.06, 21.03):
+ * CUTLASS's maintainers (github.com/NVIDIA/cutlass/discussions/241, CUDA 11.3's release) give
+ * 143 TFLOPS for TF32 GEMM with 11.3, 39% above 11.2, and say the same holds for the
+ * convolutions: 143 / 1.39 = 102.9 of 156 TFLOPS, 0.66. (Its FP16 figures, 298 TFLOPS, 14%
+ * above 11.2: 261 of 312, 0.84, Volta's fitted tensor-core value that Ampere takes.) Hopper
+ * has no measurement and takes Ampere's, as it takes Volta's elsewhere. */
+static const double kt_tf32_gemm_eff[DV_ARCH_COUNT] = {
+    [DV_AMPERE] = 0.66,
+    [DV_HOPPER] = 0.66,
+};
+
 /* Per arithmetic: the convolutions' passes relative to gemm_eff, and each call's cost. */
 typedef struct {
     double conv_rel[LW_PASS_COUNT];
@@ -44,7 +57,8 @@ kt_params kt_params_for(const dv_device *device, pr_precision precision)
     kt_math math = kt_math_of(device, precision);
     const kt_math_params *mp = &kt_math_fit[math];
     kt_params p = {
-        .gemm_eff = kt_gemm_eff[device->arch][math],
+        .gemm_eff = precision == PR_TF32 ? kt_tf32_gemm_eff[device->arch]
+                                         : kt_gemm_eff[device->arch][math],
         .winograd_rel = KT_WINOGRAD_REL,
         .unaligned_eff = KT_UNALIGNED_EFF,
         .gemm_call_s = KT_GEMM_CALL_S,

@@ -31,7 +31,7 @@
  * (experiments/compute/fit.sh prints the fit and the held-out errors; workloads/README.md,
  * "Compute", quotes them). Generations DeepBench did not measure (Ampere, Hopper) take
  * Volta's; TF32, which DeepBench did not measure either, takes the fraction of its peak
- * NVIDIA's TF32 GEMMs reached with CUDA 11.0-11.2 (kernel_time.c). The peak rates, bandwidth, SM count and launch overhead come from device.h.
+ * NVIDIA's CUTLASS TF32 GEMMs reached with CUDA 11.2 (kernel_time.c). The peak rates, bandwidth, SM count and launch overhead come from device.h.
  *
  * What a training framework adds (kt_runtime: its host time a kernel, its kernel library's
  * efficiency against DeepBench's cuDNN and cuBLAS, its input pipeline, its optimizer's

@@ -20,12 +20,14 @@ static const double kt_gemm_eff[DV_ARCH_COUNT][KT_MATH_COUNT] = {
 };
 
 /* gemm_eff in TF32 (its own arithmetic on the tensor cores, not measured by DeepBench): the
- * fraction of the TF32 peak NVIDIA's tensor-core GEMMs reached on an A100 with CUDA 11.0-11.2,
- * the libraries of the containers that published the TF32 throughputs (NGC 20.06, 21.03):
- * CUTLASS's maintainers (github.com/NVIDIA/cutlass/discussions/241, CUDA 11.3's release) give
- * 143 TFLOPS for TF32 GEMM with 11.3, 39% above 11.2, and say the same holds for the
- * convolutions: 143 / 1.39 = 102.9 of 156 TFLOPS, 0.66. (Its FP16 figures, 298 TFLOPS, 14%
- * above 11.2: 261 of 312, 0.84, Volta's fitted tensor-core value that Ampere takes.) Hopper
+ * fraction of the TF32 peak NVIDIA's CUTLASS GEMMs reached on an A100 built with CUDA 11.2, the
+ * CUDA of the containers that published the TF32 throughputs (NGC 20.06: 11.0, 21.03: 11.2).
+ * CUTLASS's maintainers (github.com/NVIDIA/cutlass/discussions/241, on CUDA 11.3) give 143
+ * TFLOPS for TF32 GEMM with 11.3, 39% above 11.2, "the same speedup" for the convolutions:
+ * 143 / 1.39 = 102.9 of 156 TFLOPS, 0.66. The same post's FP16 figures (298 TFLOPS, 14% above
+ * 11.2: 261 of 312, 0.84) equal Volta's fitted tensor-core value that Ampere takes, so both
+ * precisions stand at that measurement's level. cuDNN's and cuBLAS's own TF32 rates of the
+ * time were not found (a user in the thread has cuBLAS at 297 TFLOPS FP16 with 11.0). Hopper
  * has no measurement and takes Ampere's, as it takes Volta's elsewhere. */
 static const double kt_tf32_gemm_eff[DV_ARCH_COUNT] = {
     [DV_AMPERE] = 0.66,

@@ -145,8 +145,13 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 
-run vgg -w vgg16 -p abci -s data+filter:512x4 -g 2048 -b 16384 -P spread --layers-top 0 &&
-    check vgg gradient_allreduce_across rack-up
+# HS_TEST_SMALL=1 (the sanitized build, tests/CMakeLists.txt) leaves this one out, a third of
+# the time: the same attribution code names the NIC in dfilter below; spread placement across
+# racks runs sanitized in e2e_flow_contention and e2e_fabric.
+if [ "${HS_TEST_SMALL:-0}" != 1 ]; then
+    run vgg -w vgg16 -p abci -s data+filter:512x4 -g 2048 -b 16384 -P spread --layers-top 0 &&
+        check vgg gradient_allreduce_across rack-up
+fi
 
 run pipeline "${rn[@]}" -s pipeline -g 16 -b 1024 && check pipeline pipeline_sendrecv - &&
     python3 - "$TMP/pipeline.json" <<'PY' || fail "pipeline: bubbles against sends"

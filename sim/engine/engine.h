@@ -24,7 +24,8 @@
  * when both copies are done.
  * A ring message whose route's links (switches aside) carry no other message of the run is
  * computed instead of sent, with SimGrid's arithmetic for a lone flow (engine_private.c): the
- * same times, but for SimGrid's clock rounding, unless exact_messages. In flow mode a stretch
+ * same times, but for SimGrid's clock rounding, unless exact_messages; link statistics are told
+ * of each (eng_options.computed), so watching a run does not change it. In flow mode a stretch
  * of kernels and collectives on one such ring, which nothing else can take part in, is
  * computed ahead for all its members once they meet (engine_segment.c): the same times.
  *
@@ -41,14 +42,22 @@
 
 typedef enum { ENG_FLOW, ENG_STEP } eng_fidelity;
 
+/* A message the engine computed instead of sending (engine_private.c), as SimGrid would have
+ * delivered it: from and to which GPU, its payload, when its transfer started (both ends there)
+ * and when it ended. */
+typedef void (*eng_message_fn)(void *ctx, int from_gpu, int to_gpu, double bytes,
+                               double start_s, double end_s);
+
 typedef struct {
     eng_fidelity fidelity;
     double exec_speed_scale; /* kernel seconds on the GPU = task seconds * this (1 when the
                               * platform's GPU is the workload's calibration device) */
     bool record_tasks;       /* fill eng_result.task_start_s/task_end_s */
     bool exact_messages;     /* send every message through SimGrid: when something outside the
-                              * graph uses links too (background traffic) or watches every
-                              * message (link statistics) */
+                              * graph uses links too (background traffic) */
+    eng_message_fn computed; /* if not NULL, told of every message computed instead of sent
+                              * (link statistics see them as SimGrid's deliveries) */
+    void *computed_ctx;      /* its first argument */
 } eng_options;
 
 typedef struct {

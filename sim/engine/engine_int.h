@@ -285,8 +285,8 @@ size_t eng_link_slot(eng_link_table *t, const void *link);
 void eng_mark_point_to_point(const eng_sim *s, uint8_t *not_ring);
 
 /* Find the ring edges whose route's links no other message of the run can use, and prepare
- * their state (after the mailboxes are registered). Nothing is private when the run records
- * link statistics or has staged messages (eng_options.exact_messages, TG_FLAG_STAGED). */
+ * their state (after the mailboxes are registered). Nothing is private when the run has
+ * background traffic or staged messages (eng_options.exact_messages, TG_FLAG_STAGED). */
 int eng_private_prepare(eng_sim *s, char *err);
 void eng_private_release(eng_sim *s);
 
@@ -298,9 +298,10 @@ void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk);
  * first to go on computes r->end_s for all (returns true for it, before any member sleeps). */
 bool eng_private_meet(eng_sim *s, eng_ring v, int steps, long chunk);
 
-/* When the flow-mode ring's collective of steps * chunk bytes ends, its members having arrived
- * at r->arrive_s (the slowest edge's message). */
-double eng_flow_end(const eng_pring *r, int steps, double bytes);
+/* When the flow-mode ring v's collective of steps * chunk bytes ends, its members having arrived
+ * at v.priv->arrive_s (the slowest edge's message); each edge's message told of
+ * (eng_options.computed). */
+double eng_flow_end(const eng_sim *s, eng_ring v, int steps, double bytes);
 
 /* Sleep until date t exactly (the clock reads t after), unless it is less than SimGrid's time
  * precision away. */

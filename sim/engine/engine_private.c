@@ -24,9 +24,10 @@
  *
  * Private means: every link (each direction of a split-duplex link on its own; in step mode,
  * switches aside) is on the route of this ordered rank pair only, among all pairs the run's
- * tasks use; the pair carries ring messages only; the route has a latency. Nothing is private when the run records
- * link statistics (every message must be seen), when something else loads the network
- * (background traffic: eng_options.exact_messages), or when messages are staged through host
+ * tasks use; the pair carries ring messages only; the route has a latency. Link statistics are
+ * told of every computed message (eng_options.computed: its ends, payload, start and end), so
+ * they see the run SimGrid would have delivered. Nothing is private when something else loads
+ * the network (background traffic: eng_options.exact_messages), or when messages are staged through host
  * memory (relays share PCIe links in ways the tasks do not show), nor when an allreduce may run
  * as a tree (engine_tree.c: its messages are not a ring's).
  *
@@ -368,17 +369,27 @@ void eng_private_release(eng_sim *s)
     s->n_private = 0;
 }
 
+/* A computed message from rank `from` to rank `to`, for whoever watches (link statistics). */
+static void tell(const eng_sim *s, int from, int to, double bytes, double start_s, double end_s)
+{
+    if (s->opt.computed)
+        s->opt.computed(s->opt.computed_ctx, s->gpu_of_rank[from], s->gpu_of_rank[to], bytes,
+                        start_s, end_s);
+}
+
 /* Flow mode: edge i's message is posted when member i has slept for the other steps'
  * latencies (as ring_steps does) and starts when member i + 1 has posted its receive, on
  * arrival; the ring ends with its last message. */
-double eng_flow_end(const eng_pring *r, int steps, double bytes)
+double eng_flow_end(const eng_sim *s, eng_ring v, int steps, double bytes)
 {
+    const eng_pring *r = v.priv;
     double end = 0;
     for (int i = 0; i < r->n; i++) {
         double sleep_s = (steps - 1) * r->latency_s[i];
         double put = sleep_s > 0 ? r->arrive_s[i] + sleep_s : r->arrive_s[i];
-        double get = r->arrive_s[(i + 1) % r->n];
-        double at = lone_end(put > get ? put : get, r->latency_s[i], r->bandwidth_Bps[i], bytes);
+        double get = r->arrive_s[(i + 1) % r->n], start = put > get ? put : get;
+        double at = lone_end(start, r->latency_s[i], r->bandwidth_Bps[i], bytes);
+        tell(s, eng_ring_member(v, i), eng_ring_member(v, i + 1), bytes, start, at);
         if (at > end)
             end = at;
     }
@@ -401,7 +412,7 @@ bool eng_private_meet(eng_sim *s, eng_ring v, int steps, long chunk)
      * (actors run one at a time, and all of them run before the clock moves). */
     if (r->arrived < r->n)
         return false;
-    r->end_s = eng_flow_end(r, steps, bytes);
+    r->end_s = eng_flow_end(s, v, steps, bytes);
     r->arrived = 0;
     return true;
 }
@@ -415,15 +426,18 @@ void eng_private_flow(eng_sim *s, eng_ring v, int steps, long chunk)
 /* Every step of every member of the ring: step k of edge i starts when member i has posted it
  * (sent) and member i + 1 too (to receive), and a member posts its next step when both of its
  * messages of this one have arrived. Leaves in post_s when each member's last step ends. */
-static void ring_recurrence(eng_pring *r, int steps, double bytes)
+static void ring_recurrence(const eng_sim *s, eng_ring v, int steps, double bytes)
 {
+    eng_pring *r = v.priv;
     int n = r->n;
     memcpy(r->post_s, r->arrive_s, (size_t)n * sizeof *r->post_s);
     for (int k = 0; k < steps; k++) {
         for (int i = 0; i < n; i++) {
             double put = r->post_s[i], get = r->post_s[(i + 1) % n];
-            r->edge_end_s[i] =
-                lone_end(put > get ? put : get, r->latency_s[i], r->bandwidth_Bps[i], bytes);
+            double start = put > get ? put : get;
+            r->edge_end_s[i] = lone_end(start, r->latency_s[i], r->bandwidth_Bps[i], bytes);
+            tell(s, eng_ring_member(v, i), eng_ring_member(v, i + 1), bytes, start,
+                 r->edge_end_s[i]);
         }
         for (int i = 0; i < n; i++) {
             double out = r->edge_end_s[i], in = r->edge_end_s[(i + n - 1) % n];
@@ -444,7 +458,7 @@ void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk)
     s->bytes_received += (double)steps * (double)chunk;
     sg_barrier_wait(r->bar);
     if (r->arrived == r->n) { /* the first member to go on, as in eng_private_flow */
-        ring_recurrence(r, steps, (double)chunk);
+        ring_recurrence(s, v, steps, (double)chunk);
         r->arrived = 0;
     }
     eng_sleep_until(r->post_s[v.pos]);
@@ -465,8 +479,9 @@ static void post(eng_sim *s, eng_pedge *e, bool sender, double now)
     }
 }
 
-/* When the message of this end's last step on e arrives (waiting for the other end to post). */
-static double arrival(eng_sim *s, eng_pedge *e, bool sender, int rank, long bytes)
+/* When the message of this end's last step on e arrives (waiting for the other end to post);
+ * the sender tells of it (to: the receiving rank). */
+static double arrival(eng_sim *s, eng_pedge *e, bool sender, int rank, int to, long bytes)
 {
     long k = sender ? e->sent : e->received;
     while ((sender ? e->received : e->sent) < k) {
@@ -474,7 +489,11 @@ static double arrival(eng_sim *s, eng_pedge *e, bool sender, int rank, long byte
         sg_sem_acquire(s->wait_sem[rank]);
     }
     double put = e->send_s[(k - 1) % 2], get = e->recv_s[(k - 1) % 2];
-    return lone_end(put > get ? put : get, e->latency_s, e->bandwidth_Bps, (double)bytes);
+    double start = put > get ? put : get;
+    double end = lone_end(start, e->latency_s, e->bandwidth_Bps, (double)bytes);
+    if (sender)
+        tell(s, rank, to, (double)bytes, start, end);
+    return end;
 }
 
 void eng_private_step(eng_sim *s, eng_ring v, long chunk)
@@ -503,9 +522,9 @@ void eng_private_step(eng_sim *s, eng_ring v, long chunk)
         post(s, &s->edges[in], false, now);
     }
     if (out >= 0)
-        end = arrival(s, &s->edges[out], true, me, chunk);
+        end = arrival(s, &s->edges[out], true, me, right, chunk);
     if (in >= 0) {
-        double at = arrival(s, &s->edges[in], false, me, chunk);
+        double at = arrival(s, &s->edges[in], false, me, left, chunk);
         end = at > end ? at : end;
     }
     sg_comm_wait_all(c, (size_t)n);

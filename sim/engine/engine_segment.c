@@ -106,7 +106,7 @@ static void plan_segment(eng_sim *s, eng_ring v, eng_pring *r, double first_byte
                 r->arrive_s[i] = t;
                 last_s = t > last_s ? t : last_s;
             }
-            double end = wake_s(last_s, eng_flow_end(r, steps, bytes));
+            double end = wake_s(last_s, eng_flow_end(s, v, steps, bytes));
             for (int i = 0; i < n; i++) {
                 int rank = eng_ring_member(v, i);
                 account_collective(s, rank, r->seg_task[i], r->arrive_s[i], end, bytes, true);

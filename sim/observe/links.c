@@ -280,6 +280,13 @@ void lk_set_job(lk_collector *col, int gpu, int job)
         col->job_of_gpu[gpu] = job;
 }
 
+void lk_computed_message(void *col, int from_gpu, int to_gpu, double bytes, double start_s,
+                         double end_s)
+{
+    lk_collector *c = col;
+    note(c, from_gpu, to_gpu, bytes, start_s, end_s, c->job_of_gpu[from_gpu]);
+}
+
 void lk_background_send(lk_collector *col, sg_mailbox_t mailbox, int from_gpu, int to_gpu,
                         double bytes, double rate_Bps)
 {

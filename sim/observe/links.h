@@ -112,6 +112,11 @@ int lk_begin(const plat_platform *plat, int n_jobs, lk_collector **col, char *er
 /* Messages sent from this GPU count for job `job`. */
 void lk_set_job(lk_collector *col, int gpu, int job);
 
+/* A message the engine computed instead of sending (eng_message_fn, ctx the collector): charged
+ * to the links of its route as if SimGrid had delivered it, for the job of GPU from_gpu. */
+void lk_computed_message(void *col, int from_gpu, int to_gpu, double bytes, double start_s,
+                         double end_s);
+
 /* Background traffic: `bytes` from GPU from_gpu (the calling SimGrid actor's host) to GPU
  * to_gpu, where an actor receives from `mailbox`, at most rate_Bps; returns when it has arrived
  * and, if col is not NULL, charges it to the links as background. */

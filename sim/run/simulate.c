@@ -28,11 +28,15 @@ int sm_engine_run(const tg_graph *g, const plat_platform *plat, const int *gpu_o
     }
     if (status == HS_OK && watch && watch->before_run)
         status = watch->before_run(watch->ctx, col, err);
-    /* The engine computes messages nothing else can meet instead of sending them; with link
-     * statistics every message must be seen, and background traffic (before_run) is more
-     * than the graph shows. */
+    /* The engine computes messages nothing else can meet instead of sending them, and tells
+     * link statistics of each; background traffic (before_run) is more than the graph shows,
+     * so then every message goes through SimGrid. */
     eng_options eo = *opt;
-    eo.exact_messages = eo.exact_messages || (watch && (watch->links || watch->before_run));
+    eo.exact_messages = eo.exact_messages || (watch && watch->before_run);
+    if (col) {
+        eo.computed = lk_computed_message;
+        eo.computed_ctx = col;
+    }
     if (status == HS_OK)
         status = eng_run(g, plat, gpu_of_rank, &eo, res, err);
     if (col) { /* ended even when the run failed, so that collection stops */

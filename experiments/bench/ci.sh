@@ -19,7 +19,9 @@ git clone -q --no-checkout "$root" "$work/hybridsim"
 git -C "$work/hybridsim" checkout -q "$commit"
 [ -e "$root/../shared" ] && ln -s "$(cd "$root/../shared" && pwd)" "$work/shared"
 
-# Every line with the seconds since the start (stdout and stderr together, in order).
+# Every line with the seconds since the start (stdout and stderr together, in order). The load
+# average before and after says how much else the machine ran meanwhile (figures scale with it).
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 start="${EPOCHREALTIME/./}"
 set +e
 (cd "$work/hybridsim" && bash .ci/run 2>&1) | while IFS= read -r line; do
@@ -54,5 +56,6 @@ for h in 1 2; do
     awk -v h="$h" '$1 == h { print $2, $3 }' "$work/tests.txt" | sort -g -r | head -12 |
         awk '{ printf "  %8.2f %s\n", $1, $2 }'
 done
+echo "load average (1, 5, 15 min) before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo ".ci/run exit status $rc$([ "$keep" = 1 ] && echo ", kept in $work")"
 exit "$rc"

@@ -6,6 +6,9 @@
 #   The commit is cloned into a temporary folder with ../shared beside it (a symlink to this
 #   checkout's ../shared, as CI has it), .ci/run runs there, every line of its output stamped
 #   with the time it arrived; --keep leaves the clone (and ci.log) for a look.
+# The whole script is one block, read before it runs: editing this file meanwhile (it runs for
+# many minutes) cannot derail it.
+{
 set -euo pipefail
 keep=0
 [ "${1:-}" = --keep ] && { keep=1; shift; }
@@ -59,3 +62,4 @@ done
 echo "load average (1, 5, 15 min) before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo ".ci/run exit status $rc$([ "$keep" = 1 ] && echo ", kept in $work")"
 exit "$rc"
+}

@@ -644,34 +644,62 @@ static void test_input_errors(void **state)
     csv_free(&c);
 }
 
-/* A sweep written before the link columns resumes: its rows are kept (wall times too), and
- * the file is rewritten with the columns, empty where the old runs had none. */
-static void test_reads_a_sweep_from_before_the_link_columns(void **state)
+/* Whether a column is one that sweeps of earlier versions lacked: the links' and the job
+ * keys'. */
+static bool added_column(const char *name)
+{
+    static const char *const added[] = {"sim_congestion_share", "sim_top_link_kind",
+                                        "sim_top_link_mean_utilisation", "allreduce", "compute",
+                                        "precision", "halo", "filter-backward", "runtime"};
+    for (size_t i = 0; i < sizeof added / sizeof added[0]; i++)
+        if (strcmp(name, added[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A sweep written before the link columns and the job keys' columns resumes: its rows are kept
+ * (wall times too), and the file is rewritten with the columns, the links empty where the old
+ * runs had none, the job keys' values taken from the row's key (precision=mixed) and strategy
+ * (--allreduce hier). */
+static void test_reads_a_sweep_from_before_the_added_columns(void **state)
 {
     (void)state;
     char err[HS_ERR_LEN], buf[8192];
     const char *now = in_scratch("now.csv"), *old = in_scratch("old.csv");
     assert_int_equal(sweep(err, "-m", "analytic", "-w", "resnet50", "-p", "abci", "-s", "data",
-                           "-g", "4,8", "--batch-per-gpu", "64", "-o", now, NULL), HS_OK);
+                           "-g", "4,8", "--batch-per-gpu", "64", "--precision", "mixed",
+                           "--allreduce", "ring,hier", "-o", now, NULL), HS_OK);
     FILE *in = fopen(now, "r"), *out = fopen(old, "w");
     assert_true(in && out);
-    while (fgets(buf, sizeof buf, in)) { /* drop fields 35-37 (no quotes in these rows) */
+    bool drop[MAX_COLS] = {false};
+    for (int line = 0; fgets(buf, sizeof buf, in); line++) { /* no quotes in these rows */
         char *f[MAX_COLS];
-        int n = split(buf, f);
-        for (int k = 0; k < n; k++)
-            if (k < 34 || k > 36)
-                fprintf(out, "%s%s", k ? "," : "", f[k]);
+        int n = split(buf, f), written = 0;
+        for (int k = 0; k < n; k++) {
+            if (line == 0)
+                drop[k] = added_column(f[k]);
+            if (!drop[k])
+                fprintf(out, "%s%s", written++ ? "," : "", f[k]);
+        }
     }
     fclose(in);
     fclose(out);
     assert_int_equal(sweep(err, "-m", "analytic", "-w", "resnet50", "-p", "abci", "-s", "data",
-                           "-g", "4,8", "--batch-per-gpu", "64", "-o", old, NULL), HS_OK);
+                           "-g", "4,8", "--batch-per-gpu", "64", "--precision", "mixed",
+                           "--allreduce", "ring,hier", "-o", old, NULL), HS_OK);
     csv a, b;
     csv_read(now, &a);
     csv_read(old, &b);
     assert_int_equal(b.n_cols, a.n_cols);
+    assert_int_equal(b.n_rows, 4);
     for (int i = 0; i < a.n_rows; i++)
         assert_string_equal(b.line[i], a.line[i]);
+    int hier = 0;
+    for (int i = 0; i < b.n_rows; i++) {
+        assert_string_equal(get(&b, i, "precision"), "mixed");
+        hier += strcmp(get(&b, i, "allreduce"), "hier") == 0;
+    }
+    assert_int_equal(hier, 2);
     csv_free(&a);
     csv_free(&b);
 }
@@ -687,7 +715,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncated_last_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_equals_flags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_input_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reads_a_sweep_from_before_the_link_columns, setup,
+        cmocka_unit_test_setup_teardown(test_reads_a_sweep_from_before_the_added_columns, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

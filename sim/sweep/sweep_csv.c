@@ -99,20 +99,111 @@ static char *csv_record(const char *const *fields, int n, sw_arena *a)
     return sw_buf_take(&b, a);
 }
 
-char *sw_csv_header(sw_arena *a) { return csv_record(column_names, C_COUNT, a); }
-
-/* The header of sweeps written before the link columns, whose rows are read with those
- * columns empty: such a sweep resumes (and is rewritten with the columns) instead of being
- * refused. */
-#define N_LINK_COLUMNS (C_TOP_UTIL - C_CONGESTION + 1)
-static char *previous_header(sw_arena *a)
+/* The job keys with a column of their own: every key a sweep can set that is not the job's own
+ * (workload, strategy, gpus, ... have theirs above), so that rows of different settings are
+ * told apart by a column, not only by their key; a key added to js_keys comes along. */
+static bool job_column(int k)
 {
-    const char *names[C_COUNT];
+    return (js_keys[k].scope & JS_IN_SWEEP) && !js_keys[k].job_own;
+}
+
+/* A row's fields are indexed by C_* and, for job key k, C_JOB + k; N_FIELDS in all. */
+#define C_JOB C_COUNT
+#define N_FIELDS (C_COUNT + JS_MAX_KEYS)
+
+static const char *field_name(int f)
+{
+    return f < C_JOB ? column_names[f] : js_keys[f - C_JOB].name;
+}
+
+/* The fields in the file's order: the configuration's columns up to layers, the job keys' (in
+ * the table's order), then the rest. Returns how many. */
+static int field_order(int *order)
+{
     int n = 0;
-    for (int i = 0; i < C_COUNT; i++)
-        if (i < C_CONGESTION || i > C_TOP_UTIL)
-            names[n++] = column_names[i];
-    return csv_record(names, n, a);
+    for (int i = 0; i <= C_LAYERS; i++)
+        order[n++] = i;
+    for (int k = 0; k < js_n_keys; k++)
+        if (job_column(k))
+            order[n++] = C_JOB + k;
+    for (int i = C_LAYERS + 1; i < C_COUNT; i++)
+        order[n++] = i;
+    return n;
+}
+
+/* A row's fields (N_FIELDS, NULL: empty) as a record in the file's order. */
+static char *fields_record(const char *const *fields, sw_arena *a)
+{
+    int order[N_FIELDS], n = field_order(order);
+    const char *in_order[N_FIELDS];
+    for (int i = 0; i < n; i++)
+        in_order[i] = fields[order[i]];
+    return csv_record(in_order, n, a);
+}
+
+static int csv_split(char *line, char **fields, int max);
+
+char *sw_csv_header(sw_arena *a)
+{
+    const char *names[N_FIELDS];
+    for (int f = 0; f < N_FIELDS; f++)
+        names[f] = f < C_JOB || f - C_JOB < js_n_keys ? field_name(f) : NULL;
+    return fields_record(names, a);
+}
+
+/* Sweeps written before the link columns or the job keys' columns have headers without them;
+ * their rows are read with the links empty and the job keys taken from the row's key ("...|
+ * precision=mixed") and the strategy column (" --allreduce A"), so that such a sweep resumes
+ * and is rewritten with the columns instead of being refused. */
+static bool addable(int f)
+{
+    return f >= C_JOB || (f >= C_CONGESTION && f <= C_TOP_UTIL);
+}
+
+/* The header line (without its newline) -> map[i], the field of its column i; its number of
+ * columns, or -1 when it is not a sweep CSV's header of this version or an earlier one. */
+static int header_map(char *line, int *map)
+{
+    char *names[N_FIELDS + 1];
+    int n = csv_split(line, names, N_FIELDS + 1), order[N_FIELDS], n_fields = field_order(order);
+    bool have[N_FIELDS] = {false};
+    if (n < 1 || n > n_fields)
+        return -1;
+    for (int i = 0, f = 0; i < n; i++) {
+        while (f < n_fields && strcmp(field_name(order[f]), names[i]) != 0) {
+            if (!addable(order[f]))
+                return -1; /* a column missing that no earlier version lacked */
+            f++;
+        }
+        if (f == n_fields)
+            return -1; /* unknown, or out of order */
+        map[i] = order[f];
+        have[order[f++]] = true;
+    }
+    for (int f = 0; f < n_fields; f++)
+        if (!have[order[f]] && !addable(order[f]))
+            return -1;
+    return n;
+}
+
+/* The job keys' columns of a row read from an earlier sweep, from its key and strategy. */
+static void fields_from_key(const char **fields, sw_arena *a)
+{
+    const char *p = fields[C_KEY], *al;
+    for (int bars = 0; *p && bars < 10; p++)
+        bars += *p == '|'; /* the key's first ten parts are the columns above */
+    while (*p) {
+        size_t n = strcspn(p, "|"), eq = strcspn(p, "=");
+        char *name = sw_arena_strndup(a, p, eq < n ? eq : n);
+        int k = name ? js_find(name) : -1;
+        if (k >= 0 && eq < n && job_column(k))
+            fields[C_JOB + k] = sw_arena_strndup(a, p + eq + 1, n - eq - 1);
+        p += n + (p[n] == '|');
+    }
+    int k = js_find("allreduce");
+    if (k >= 0 && !fields[C_JOB + k] && fields[C_STRATEGY] &&
+        (al = strstr(fields[C_STRATEGY], " --allreduce ")))
+        fields[C_JOB + k] = al + strlen(" --allreduce ");
 }
 
 /* The sides a mode's JSON has. */
@@ -192,6 +283,12 @@ static void config_columns(const sw_plan *plan, const sw_config *c, const char *
     col[C_LAYERS] = plan->layers ? plan->layers : "";
     if (c->batch)
         col[C_BATCH] = sw_arena_printf(a, "%lld", (long long)c->batch);
+    for (int k = 0; k < js_n_keys; k++)
+        if (job_column(k) && plan->job_key[k])
+            col[C_JOB + k] = plan->job_key[k];
+    int k = js_find("allreduce"); /* a dimension of the sweep, not one value for every run */
+    if (k >= 0 && c->allreduce)
+        col[C_JOB + k] = c->allreduce;
 }
 
 /* The columns a successful run's JSON fills. */
@@ -212,8 +309,8 @@ static void json_columns(const char *mode, const sw_json *j, const char **col, s
 
 char *sw_csv_row(const sw_plan *plan, const sw_config *c, const sw_outcome *o, sw_arena *a)
 {
-    const char *col[C_COUNT];
-    for (int i = 0; i < C_COUNT; i++)
+    const char *col[N_FIELDS];
+    for (int i = 0; i < N_FIELDS; i++)
         col[i] = "";
     config_columns(plan, c, col, a);
     if (o->json)
@@ -221,7 +318,7 @@ char *sw_csv_row(const sw_plan *plan, const sw_config *c, const sw_outcome *o, s
     col[C_WALL] = sw_arena_printf(a, "%.3f", o->wall_s);
     col[C_STATUS] = o->status;
     col[C_MESSAGE] = o->message;
-    return csv_record(col, C_COUNT, a);
+    return fields_record(col, a);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -266,29 +363,28 @@ static int csv_split(char *line, char **fields, int max)
     }
 }
 
-/* One record into t; `previous`: of a sweep written before the link columns (they are added,
- * empty). */
+/* One record into t; map: of a sweep written before some columns (map_n of them, map[i] the
+ * field of column i; they are added, as header_map says), NULL: of this version. */
 static int add_row(sw_table *t, const char *path, int line_no, const char *line, size_t len,
-                   bool previous, sw_arena *a, char *err)
+                   const int *map, int map_n, sw_arena *a, char *err)
 {
     char *record = sw_arena_strndup(a, line, len);
     char *fields_text = sw_arena_strndup(a, line, len - 1); /* without the newline */
     if (!record || !fields_text)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
-    char *fields[C_COUNT];
-    int n = csv_split(fields_text, fields, C_COUNT), expected = C_COUNT;
-    if (previous)
-        expected -= N_LINK_COLUMNS;
+    char *split[N_FIELDS];
+    const char *fields[N_FIELDS] = {NULL};
+    int order[N_FIELDS], expected = map ? map_n : field_order(order);
+    int n = csv_split(fields_text, split, N_FIELDS);
     if (n != expected)
         return hs_fail(err, HS_EINPUT, "%s:%d: %s (expected %d fields); fix or remove the line",
                        path, line_no, n < 0 ? "an unclosed quote" : "wrong number of fields",
                        expected);
-    if (previous) {
-        memmove(fields + C_TOP_UTIL + 1, fields + C_CONGESTION,
-                (size_t)(C_COUNT - 1 - C_TOP_UTIL) * sizeof *fields);
-        for (int i = C_CONGESTION; i <= C_TOP_UTIL; i++)
-            fields[i] = NULL;
-        if (!(record = csv_record((const char *const *)fields, C_COUNT, a)))
+    for (int i = 0; i < n; i++)
+        fields[map ? map[i] : order[i]] = split[i];
+    if (map) {
+        fields_from_key(fields, a);
+        if (!(record = fields_record(fields, a)))
             return hs_fail(err, HS_EINTERNAL, "out of memory");
     }
     if (!sw_grow((void **)&t->rows, &t->cap, t->n, sizeof *t->rows))
@@ -304,7 +400,7 @@ static int read_records(FILE *f, const char *path, const char *header, sw_table 
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
-    int line_no = 0, status = HS_OK;
+    int line_no = 0, status = HS_OK, map[N_FIELDS], map_n = 0;
     bool previous = false;
     while (status == HS_OK && (len = getline(&line, &cap, f)) > 0) {
         line_no++;
@@ -313,16 +409,18 @@ static int read_records(FILE *f, const char *path, const char *header, sw_table 
             break;
         }
         if (line_no == 1) {
-            const char *before = strcmp(line, header) != 0 ? previous_header(a) : NULL;
-            previous = before && strcmp(line, before) == 0;
-            if (strcmp(line, header) != 0 && !previous)
+            char *names = strcmp(line, header) != 0 ? sw_arena_strndup(a, line, (size_t)len - 1)
+                                                    : NULL;
+            previous = names && (map_n = header_map(names, map)) > 0;
+            if (names && !previous)
                 status = hs_fail(err, HS_EINPUT,
                                  "%s:1: not a hybridsim sweep CSV of this version (the header "
                                  "differs); write to another file",
                                  path);
             continue;
         }
-        status = add_row(t, path, line_no, line, (size_t)len, previous, a, err);
+        status = add_row(t, path, line_no, line, (size_t)len, previous ? map : NULL, map_n, a,
+                         err);
     }
     if (status == HS_OK && ferror(f))
         status = hs_fail(err, HS_EINTERNAL, "%s: read error: %s", path, strerror(errno));

@@ -8,9 +8,13 @@
 #   --where     keep only the rows where COL is VALUE (repeatable); rows not ok are left out
 #   --log-x     a log2 x axis (default: when the numbers span 16x or more); --lin-x never
 # Every configuration column that differs between the rows kept must be --x or --by (else exit
-# 2 naming it: a line through different batches means nothing). The title says what the rows
-# share (model, platform, batch ...). FILE is written as every output is (experiments/lib/out.sh):
-# whole or not at all, a device or FIFO in place, a directory or dangling link refused (exit 2).
+# 2 naming it: a line through different batches means nothing). The job keys' columns (those
+# between layers and batch: allreduce, compute, precision, ...) never join rows: a line per
+# combination of the values that differ, named in the legend. The title says what the rows
+# share (model, platform, batch, precision ...). Runs whose fits_in_memory is false get a filled
+# red dot on their point ("does not fit (fits_in_memory)" in the key). FILE is written as every
+# output is (experiments/lib/out.sh): whole or not at all, a device or FIFO in place, a directory
+# or dangling link refused (exit 2).
 # Example: experiments/plot.sh out.csv --x gpus --y sim_iter_total_s --by strategy -o t.png
 set -euo pipefail
 lib="$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd)"
@@ -31,7 +35,7 @@ while [ $# -gt 0 ]; do
         --log-x) logx=1 ;;
         --lin-x) logx=0 ;;
         --log-y) logy=1 ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see experiments/plot.sh --help)" ;;
     esac
     shift
@@ -54,16 +58,21 @@ cols="status,$x,${y%/*}"
 [[ "$y" == */* ]] && cols="$cols,${y#*/}"
 [ -z "$by" ] || cols="$cols,$by"
 header="$(head -1 "$csv")"
-for c in mode workload platform strategy gpus batch_rule micro_batches placement collectives layers; do
+for c in mode workload platform strategy gpus batch_rule micro_batches placement collectives layers \
+    fits_in_memory; do
     [[ ",$header," == *",$c,"* ]] && cols="$cols,$c"
 done
+# the job keys' columns: the sweep writes them between layers and batch (sim/README.md)
+jobcols="$(tr -d '\r' <<<"$header" | tr ',' '\n' |
+    awk '$0 == "batch" { on = 0 } on { printf "%s%s", n++ ? " " : "", $0 } $0 == "layers" { on = 1 }')"
+[ -z "$jobcols" ] || cols="$cols,${jobcols// /,}"
 IFS=';' read -ra wheres <<<"$where"
 for w in "${wheres[@]}"; do cols="$cols,${w%%=*}"; done
 cols="$(tr ',' '\n' <<<"$cols" | awk '!seen[$0]++' | paste -sd, -)"
 awk -f "$lib/csv.awk" -v cols="$cols" "$csv" >"$tmp/rows.tsv" || die "$csv: see above"
 status=0
 awk -f "$lib/plotcsv.awk" -v x="$x" -v y="$y" -v by="$by" -v where="$where" -v logx="$logx" \
-    -v logy="$logy" -v title="$title" -v dir="$tmp" -v out="$tmp/plot.out" -v term="$term" \
+    -v logy="$logy" -v title="$title" -v jobcols="$jobcols" -v dir="$tmp" -v out="$tmp/plot.out" -v term="$term" \
     "$tmp/rows.tsv" || status=$?
 [ "$status" -eq 0 ] || exit 2
 gnuplot "$tmp/plot.gp" 2>"$tmp/gnuplot.err" || { cat "$tmp/gnuplot.err" >&2; exit 1; }

@@ -3,7 +3,10 @@
 # strategy against the platforms (points: the x column is not numbers) to PNG and SVG; a ratio
 # of two columns; the title naming what the rows share. Bad requests: exit 2 naming the column
 # or flag, no file written: an unknown column, configuration columns that differ inside a line,
-# an output that is neither .png nor .svg, a missing CSV. Skipped (77) without gnuplot.
+# an output that is neither .png nor .svg, a missing CSV. A sweep CSV holding runs of two
+# precisions (the same sweep rerun with --precision mixed): a line per precision, named, never
+# one through both; the precision the rows share in the title; runs that do not fit in memory
+# marked in the key. Skipped (77) without gnuplot.
 # Usage (from ctest): e2e_plot.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 SRC="$2"
@@ -57,6 +60,27 @@ awk -f "$SRC/experiments/paradl/bars.awk" -v dir="$TMP/bars" -v measured= "$TMP/
 floor=$(sed -n 's/^set yrange \[\([^:]*\):.*/\1/p' "$TMP/bars/panel-resnet50.gp")
 awk -v f="$floor" 'BEGIN { exit !(f + 0 > 0 && f + 0 < 5.678) }' ||
     fail "bars: the axis floor $floor hides data's 5.678 s of communication"
+
+# Settings never mixed: a sweep, then the same sweep with --precision mixed into the same CSV
+# (issue 28.1: one zig-zag line per strategy through both, the title silent).
+sweep() { "$1" sweep -m analytic -w resnet50 -p abci -s data,filter -g 4,16 --batch-per-gpu 32 \
+    --quiet -o "$TMP/mix.csv" "${@:2}" >/dev/null 2>>"$TMP/err"; }
+: >"$TMP/err"
+sweep "$1" && sweep "$1" --precision mixed || fail "mixed sweep: $(cat "$TMP/err")"
+[ "$(grep -c ',mixed,' "$TMP/mix.csv")" -eq 4 ] || fail "mixed sweep: no precision column of 4 mixed rows"
+"$plot" "$TMP/mix.csv" --x gpus --y an_iter_total_s --by strategy -o "$TMP/mix.svg" >/dev/null \
+    2>"$TMP/err" || fail "mixed plot: $(cat "$TMP/err")"
+for t in "data, precision default" "data, precision mixed" "filter, precision mixed"; do
+    grep -q "<title>$t</title>" "$TMP/mix.svg" || fail "mixed plot: no line '$t'"
+done
+[ "$(grep -c "<title>data" "$TMP/mix.svg")" -eq 2 ] || fail "mixed plot: not 2 lines of data"
+grep -q "<title>does not fit (fits_in_memory)</title>" "$TMP/mix.svg" ||
+    fail "mixed plot: filter's runs that do not fit are not marked"
+"$plot" "$TMP/mix.csv" --x gpus --y an_iter_total_s --by strategy --where precision=mixed \
+    -o "$TMP/one.svg" >/dev/null 2>"$TMP/err" || fail "one precision: $(cat "$TMP/err")"
+grep -q "batch 32/gpu, precision mixed (analytic)" "$TMP/one.svg" ||
+    fail "one precision: the title does not name it"
+grep -q "<title>data, precision" "$TMP/one.svg" && fail "one precision: the lines name it again"
 
 expect_bad() { # expect_bad NAME NEEDLE ARGS...: exit 2, NEEDLE on stderr, no output file
     local name="$1" needle="$2"

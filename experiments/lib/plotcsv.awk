@@ -1,13 +1,17 @@
 # plotcsv.awk: the data and the gnuplot script of experiments/plot.sh, from a sweep's columns
 # (csv.awk's TSV, header first).
 # Usage: awk -f plotcsv.awk -v x=COL -v y=COL[/COL] [-v by=COL[,COL]] [-v where="COL=V;COL=V"]
-#            [-v logx=0|1|auto] [-v logy=0|1] [-v title=TEXT] -v dir=DIR -v out=FILE
-#            -v term=pngcairo|png|svg FILE.tsv
+#            [-v logx=0|1|auto] [-v logy=0|1] [-v title=TEXT] [-v jobcols="COL COL"]
+#            -v dir=DIR -v out=FILE -v term=pngcairo|png|svg FILE.tsv
 # Writes DIR/plot.dat (a block per series: title line, then "x y" or "index y" lines) and
 # DIR/plot.gp (the script). Rows whose status is not ok, or whose y is not a number, are left
 # out. The configuration columns that differ between the rows kept must be --x or --by: a line
 # joining different workloads or batches would mean nothing, so that is an error (exit 3, the
 # columns named). The title says what the rows share (workload, platform, batch, ...).
+# jobcols: the sweep's job-key columns (precision, compute, runtime, allreduce, ...): the rows
+# are never joined across their values: a line per combination of those that differ (said in
+# each line's title), those the rows share said in the plot's title. A row whose
+# fits_in_memory is false is marked by a filled red dot on its point, named in the key.
 
 BEGIN {
     FS = "\t"
@@ -31,6 +35,7 @@ BEGIN {
     else { ynum = y; yden = "" }
     nby = by == "" ? 0 : split(by, bycol, ",")
     nwhere = where == "" ? 0 : split(where, wh, ";")
+    njob = jobcols == "" ? 0 : split(jobcols, jobcol, " ")
 }
 
 function die(msg) { print "plot: " msg > "/dev/stderr"; failed = 3; exit 3 }
@@ -69,11 +74,23 @@ NR == 1 {
     if (yden != "") { if (!numeric($col[yden]) || $col[yden] + 0 == 0) next; yv = yv / $col[yden] }
     s = ""
     for (i = 1; i <= nby; i++) s = s (i > 1 ? " " : "") $col[bycol[i]]
-    if (!(s in sid)) { sid[s] = ++ns; sname[ns] = s }
+    sk = s
+    for (j = 1; j <= njob; j++) {
+        v = (jobcol[j] in col) ? $col[jobcol[j]] : ""
+        sk = sk SUBSEP v
+        if (!((j, v) in jseen)) { jseen[j, v] = 1; jnval[j]++; jone[j] = v }
+    }
+    if (!(sk in sid)) {
+        sid[sk] = ++ns; sname[ns] = s
+        for (j = 1; j <= njob; j++) sjob[ns, j] = (jobcol[j] in col) ? $col[jobcol[j]] : ""
+    }
+    s = sk
     xv = $col[x]
     if (!numeric(xv)) allnum = allnum "no"
     if (!(xv in xid)) { xid[xv] = ++nx; xname[nx] = xv }
     n = ++np[sid[s]]; px[sid[s], n] = xv; py[sid[s], n] = yv
+    pfit[sid[s], n] = ("fits_in_memory" in col) && $col["fits_in_memory"] == "false"
+    nofit += pfit[sid[s], n]
     rows++
     for (c = 1; c <= nconf; c++) {
         k = conf[c]
@@ -84,14 +101,14 @@ NR == 1 {
     }
 }
 
-function sort_series(s,    i, j, tx, ty, n) {
+function sort_series(s,    i, j, tx, ty, tf, n) {
     n = np[s]
     for (i = 2; i <= n; i++) {
-        tx = px[s, i]; ty = py[s, i]
+        tx = px[s, i]; ty = py[s, i]; tf = pfit[s, i]
         for (j = i - 1; j >= 1 && key(px[s, j]) > key(tx); j--) {
-            px[s, j + 1] = px[s, j]; py[s, j + 1] = py[s, j]
+            px[s, j + 1] = px[s, j]; py[s, j + 1] = py[s, j]; pfit[s, j + 1] = pfit[s, j]
         }
-        px[s, j + 1] = tx; py[s, j + 1] = ty
+        px[s, j + 1] = tx; py[s, j + 1] = ty; pfit[s, j + 1] = tf
     }
 }
 function key(v) { return categorical ? xid[v] : v + 0 }
@@ -99,6 +116,12 @@ function key(v) { return categorical ? xid[v] : v + 0 }
 END {
     if (failed) exit failed
     if (rows == 0) die("no row to plot (status ok, a number in " y ", and --where)")
+    # The job keys that differ between rows name each line (a line per combination of them).
+    for (t = 1; t <= ns; t++)
+        for (j = 1; j <= njob; j++)
+            if (jnval[j] > 1 && jobcol[j] != x && !is_by(jobcol[j]))
+                sname[t] = sname[t] (sname[t] == "" ? "" : ", ") jobcol[j] " " \
+                    (sjob[t, j] == "" || sjob[t, j] == "-" ? "default" : sjob[t, j])
     # A column that differs inside one series would join unlike runs; one that differs only
     # between series (a batch rule per strategy) is said in each series' title.
     ambiguous = ""
@@ -124,13 +147,22 @@ END {
     write_script(dir "/plot.gp")
 }
 
+# A point's x as the data file has it: the number, or the category's index.
+function xout(s, i) { return categorical ? xid[px[s, i]] - 1 : px[s, i] }
+
+# A block per series, then (when some row does not fit in memory) a block of those points.
 function write_data(f,    s, i) {
     printf "" > f
     for (s = 1; s <= ns; s++) {
         sort_series(s)
         printf "\"%s\"\n", (sname[s] == "" ? name_of(ynum) : sname[s]) > f
-        for (i = 1; i <= np[s]; i++)
-            printf "%s %.17g\n", (categorical ? xid[px[s, i]] - 1 : px[s, i]), py[s, i] > f
+        for (i = 1; i <= np[s]; i++) printf "%s %.17g\n", xout(s, i), py[s, i] > f
+        printf "\n\n" > f
+    }
+    if (nofit) {
+        printf "\"does not fit (fits_in_memory)\"\n" > f
+        for (s = 1; s <= ns; s++)
+            for (i = 1; i <= np[s]; i++) if (pfit[s, i]) printf "%s %.17g\n", xout(s, i), py[s, i] > f
         printf "\n\n" > f
     }
     close(f)
@@ -151,7 +183,7 @@ function conf_words(k, v) {
 }
 
 # What the rows share, for the title: "resnet50 on abci, data, batch 64/gpu (compare)".
-function context(    t, k) {
+function context(    t, k, j) {
     t = ""
     if (nval["workload"] == 1 && x != "workload") t = oneval["workload"]
     if (nval["platform"] == 1 && x != "platform") t = t (t == "" ? "" : " ") "on " shown(oneval["platform"])
@@ -160,8 +192,12 @@ function context(    t, k) {
     if (nval["batch_rule"] == 1 && x != "batch_rule")
         t = t ", batch " oneval["batch_rule"] (oneval["batch_rule"] ~ /\// ? "" : " samples")
     for (k = 7; k <= nconf; k++)
-        if (nval[conf[k]] == 1 && oneval[conf[k]] != "-" && x != conf[k])
+        if (nval[conf[k]] == 1 && oneval[conf[k]] != "-" && oneval[conf[k]] != "" && x != conf[k])
             t = t ", " conf[k] " " oneval[conf[k]]
+    # the job keys the rows share (not said: the default, left out)
+    for (j = 1; j <= njob; j++)
+        if (jnval[j] == 1 && jone[j] != "" && jone[j] != "-" && x != jobcol[j] && !is_by(jobcol[j]))
+            t = t ", " jobcol[j] " " jone[j]
     if (nval["mode"] == 1) t = t " (" oneval["mode"] ")"
     sub(/^, /, "", t)
     return t
@@ -186,7 +222,7 @@ function write_script(f,    ylab, t, i, tics) {
     } else if (lx) {
         printf "set logscale x 2\n" > f
     }
-    if (nby == 0) printf "unset key\n" > f
+    if (nby == 0 && ns == 1 && !nofit) printf "unset key\n" > f
     # categories: points only (no line joins two platforms); numbers: lines between points.
     # Series of equal values must stay visible on top of each other: each has its colour
     # (gnuplot's 8), its dash type (5) and an open point shape (8); lines thin and points
@@ -195,7 +231,11 @@ function write_script(f,    ylab, t, i, tics) {
     printf "array shapes[8] = [6, 4, 8, 12, 10, 14, 1, 2]\n" > f
     printf "plot for [b = 0:%d] \"%s\" index b using 1:2 with %s lt b %% 8 + 1 " \
            "dt b %% 5 + 1 pt shapes[b %% 8 + 1] ps 2.6 - 0.22 * (b %% 8) " \
-           "lw 3.5 - 0.35 * (b %% 8) title columnheader(1)\n",
-        ns - 1, dir "/plot.dat", (categorical ? "points" : "linespoints") > f
+           "lw 3.5 - 0.35 * (b %% 8) title columnheader(1)%s\n",
+        ns - 1, dir "/plot.dat", (categorical ? "points" : "linespoints"),
+        # the runs that do not fit: a filled red dot inside their point (no series uses
+        # filled shapes)
+        nofit ? sprintf(", \"%s\" index %d using 1:2 with points pt 7 ps 1.3 " \
+                        "lc rgb \"#d00000\" title columnheader(1)", dir "/plot.dat", ns) : "" > f
     close(f)
 }

@@ -68,6 +68,17 @@ static int cfg_value_ok(size_t i, const char *value, char *err)
     return HS_OK;
 }
 
+const char *plat_engine_cfg_names(void)
+{
+    static char names[256];
+    if (!names[0])
+        for (size_t k = 0, at = 0; k < N_ALLOWED && at < sizeof names; k++)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s%s", k ? ", " : "",
+                                   allowed_cfg[k].name,
+                                   allowed_cfg[k].value == CV_ONE ? ":1" : "");
+    return names;
+}
+
 int plat_engine_settings(const char *const *cfg, int n, char *err)
 {
     for (int i = 0; i < n; i++) {
@@ -83,9 +94,8 @@ int plat_engine_settings(const char *const *cfg, int n, char *err)
         if (k == N_ALLOWED)
             return hs_fail(err, HS_EINPUT, "--cfg %.*s: not a setting hybridsim passes on: it sets "
                            "the network and the models itself (platforms/README.md); --cfg takes "
-                           "contexts/factory, contexts/stack-size, contexts/guard-size, "
-                           "contexts/nthreads:1, debug/clean-atexit, debug/verbose-exit",
-                           (int)len, cfg[i]);
+                           "%s",
+                           (int)len, cfg[i], plat_engine_cfg_names());
         if ((rc = cfg_value_ok(k, colon + 1, err)) != HS_OK)
             return rc;
         if (n_user_cfg == PLAT_MAX_CFG)

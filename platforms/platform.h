@@ -97,6 +97,10 @@ void plat_free(plat_platform *plat);
  * model settings): the message names it. Call before the engine starts. */
 int plat_engine_settings(const char *const *cfg, int n, char *err);
 
+/* The settings plat_engine_settings takes, ", " between ("contexts/factory, ..."): for --help
+ * and messages. */
+const char *plat_engine_cfg_names(void);
+
 /* The value the user gave SimGrid setting `name` (plat_engine_settings), or NULL. */
 const char *plat_engine_cfg(const char *name);
 

@@ -43,6 +43,25 @@ static void print_usage_run(FILE *out)
           out);
 }
 
+/* --cfg: the SimGrid settings hybridsim passes on (platcfg.c's list, so the help names only
+ * what it takes), wrapped at 88 columns. */
+static void print_cfg_help(FILE *out)
+{
+    const char *w = plat_engine_cfg_names();
+    int col = fprintf(out, "      --cfg NAME:VALUE    a SimGrid setting hybridsim passes on:");
+    while (*w) {
+        size_t n = strcspn(w, " ");
+        if (col + 1 + (int)n > 88)
+            col = fprintf(out, "\n%26s", "") - 1;
+        else
+            col += fprintf(out, " ");
+        col += fprintf(out, "%.*s", (int)n, w);
+        w += n;
+        w += strspn(w, " ");
+    }
+    fprintf(out, "\n%26s(hybridsim sets the network and the models itself)\n", "");
+}
+
 /* What a run prints and writes, several jobs on one fabric, and the exit statuses. */
 static void print_usage_output(FILE *out)
 {
@@ -68,10 +87,10 @@ static void print_usage_output(FILE *out)
           "                          does not say its own\n"
           "      --background SPEC   traffic for the whole run: \"from=NODES,to=NODES,rate=5GBps\"\n"
           "                          (optional gpu=G: the GPU host of each node it uses)\n"
-          "      --baseline          with --job: also each job alone, to report its slowdown\n"
-          "      --cfg NAME:VALUE    a SimGrid setting (contexts/..., maxmin/..., tracing...);\n"
-          "                          hybridsim sets the network and models itself\n"
-          "  -h, --help              this text;  --version  the version\n"
+          "      --baseline          with --job: also each job alone, to report its slowdown\n",
+          out);
+    print_cfg_help(out);
+    fputs("  -h, --help              this text;  --version  the version\n"
           "\n"
           "Times are seconds, memory bytes (GB = 1e9 bytes in tables). Exit status: 0 success,\n"
           "2 bad input (the message names the file, line or flag), 1 internal failure or a\n"

@@ -21,11 +21,15 @@ set ylabel "simulated time / best uniform"
 set grid lc rgb "#dddddd"
 set key top left font ",9"
 array colours[4] = ["#d95f02", "#1b9e77", "#7570b3", "#000000"]
+# equal values stay apart (as experiments/plot.sh draws them): a dash type and an open point
+# shape each, a later line thinner, its points smaller
+array shapes[4] = [6, 4, 8, 12]
 do for [i = 1:n] {
     pn = word(panels, i)
     set title pn
     plot for [b = 0:3] dir . "/rel-" . pn . ".dat" index b using 1:2 \
-             with linespoints lw 1.5 pt 7 ps 0.7 lc rgb colours[b + 1] title columnheader(1), \
+             with linespoints lw 2.4 - 0.4 * b dt 1 + b + 3 * (b == 1) pt shapes[b + 1] \
+             ps 1.5 - 0.25 * b lc rgb colours[b + 1] title columnheader(1), \
          1 with lines dt 2 lc rgb "#888888" title "best uniform"
 }
 unset multiplot

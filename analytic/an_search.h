@@ -66,12 +66,6 @@ typedef struct {
 int an_search_polish(const an_search_model *m, const st_plan *ref, st_plan *plan,
                      hs_estimate *est, an_polish *what, char *err);
 
-/* The published schemes as seeds (search_polish.c): OWT, and SplitBrain and GHP at every
- * power-of-two group size dividing the GPUs, each priced exactly; the cheapest that fits goes
- * to best (free with st_plan_free) and est, its spec to won. Returns 0 when none runs. */
-int an_search_seeds(const an_search_model *m, int gpus_per_node, st_plan *best,
-                    hs_estimate *est, char *won, size_t won_len);
-
 /* ---- the best whole-model strategy, for comparison */
 
 #define AN_UNIFORM_NAME_LEN 40

@@ -6,15 +6,13 @@
  * layer whose configuration differs from a reference plan (the best whole-model strategy) is
  * tried with the reference's configuration and kept so where that is cheaper, pass after pass;
  * the reference itself wins when it is cheaper still. The result is never dearer than the
- * reference by the model that reports it. The published schemes (OWT, SplitBrain, GHP) are
- * seeds too: where one prices lower still, it is the answer (an_search_seeds). */
+ * reference by the model that reports it. */
 #include "an_search.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "generate.h"
 
 /* The plan's exact time, or INFINITY when it is not a valid plan or does not fit. */
 static double exact_s(const an_search_model *m, const st_plan *plan, hs_estimate *est)
@@ -83,41 +81,4 @@ int an_search_polish(const an_search_model *m, const st_plan *ref, st_plan *plan
                        "GB), nor does the best whole-model strategy",
                        m->gpu_memory_bytes / 1e9);
     return HS_OK;
-}
-
-/* Keep seed `spec` in *best when it fits and prices lower than what *best holds. */
-static void try_seed(const an_search_model *m, int gpus_per_node, const char *spec,
-                     st_plan *best, hs_estimate *best_est, char *won, size_t won_len)
-{
-    char why[HS_ERR_LEN];
-    st_plan seed;
-    hs_estimate e;
-    if (st_generate(spec, m->wl, m->gpus, m->batch, gpus_per_node, 0, &seed, why) != HS_OK)
-        return;
-    if (exact_s(m, &seed, &e) < (won[0] ? best_est->iteration.total_s : INFINITY)) {
-        if (won[0])
-            st_plan_free(best);
-        *best = seed;
-        *best_est = e;
-        snprintf(won, won_len, "%s", spec);
-        return;
-    }
-    st_plan_free(&seed);
-}
-
-int an_search_seeds(const an_search_model *m, int gpus_per_node, st_plan *best,
-                    hs_estimate *est, char *won, size_t won_len)
-{
-    char spec[32];
-    won[0] = '\0';
-    try_seed(m, gpus_per_node, "owt", best, est, won, won_len);
-    for (int g = 2; g <= m->gpus; g *= 2) {
-        if (m->gpus % g)
-            continue;
-        snprintf(spec, sizeof spec, "splitbrain:%d", g);
-        try_seed(m, gpus_per_node, spec, best, est, won, won_len);
-        snprintf(spec, sizeof spec, "ghp:%d", g);
-        try_seed(m, gpus_per_node, spec, best, est, won, won_len);
-    }
-    return won[0] != '\0';
 }

@@ -345,7 +345,8 @@ void sw_print_usage(FILE *out)
             "  -c, --collectives LIST   flow (default), step\n"
             "      --allreduce LIST     the gradient allreduce: ring (default), hier, tree,\n"
             "                           rings, auto (hybridsim simulate --help); the strategy\n"
-            "                           column then reads \"data --allreduce hier\"\n"
+            "                           column then reads \"data --allreduce hier\", the\n"
+            "                           allreduce column \"hier\"\n"
             "  -m, --mode M             compare (default), analytic, simulate\n"
             "  -l, --layers FILE        the layer file every run uses\n"
             "  -o, --output FILE.csv    the CSV; if it exists, configurations in it are skipped\n"
@@ -360,7 +361,8 @@ void sw_print_usage(FILE *out)
             "      --exe PATH           the hybridsim executable to run (default: this one)\n"
             "      --stop-after N       testing: start only N runs, then stop as if interrupted\n"
             "\n"
-            "Job keys with one value, for every run they apply to (as in hybridsim --help):\n",
+            "Job keys with one value, for every run they apply to (as in hybridsim --help;\n"
+            "each has its CSV column, the value said, empty for the default):\n",
             sw_default_jobs());
     for (int k = 0; k < js_n_keys; k++)
         if (job_option(k)) {

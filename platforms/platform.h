@@ -104,6 +104,9 @@ const char *plat_engine_cfg_names(void);
 /* The value the user gave SimGrid setting `name` (plat_engine_settings), or NULL. */
 const char *plat_engine_cfg(const char *name);
 
+/* The stack an actor maps, in bytes: contexts/stack-size, the user's or hybridsim's. */
+double plat_engine_stack_bytes(void);
+
 /* Start the process's SimGrid engine with hybridsim's network semantics and context settings
  * (platform_sg.c), once; later calls do nothing. plat_engine_load calls it. Call it yourself
  * first only to add SimGrid configuration or plugins that must precede the platform. */

@@ -124,6 +124,12 @@ int plat_engine_start(char *err)
     return apply_user_cfg(err);
 }
 
+double plat_engine_stack_bytes(void)
+{
+    const char *given = plat_engine_cfg("contexts/stack-size"); /* KiB, checked by platcfg.c */
+    return (given ? atof(given) : PLAT_STACK_KIB) * 1024;
+}
+
 /* ---------------------------------------------------------------- loading */
 
 /* The routes of a hand-written file, through SimGrid. */

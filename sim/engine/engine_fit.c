@@ -10,16 +10,20 @@
  * merge into few mappings (platform_sg.c sets malloc up for that) and cost no more memory.
  * A user's --cfg contexts/guard-size is obeyed, or the run refused with what it needs.
  * Memory: a built GPU and an actor cost about ENG_PLATFORM_GPU_BYTES and ENG_ACTOR_BYTES
- * resident (measured below): a job is refused before its platform is built when the memory
- * available cannot hold them (eng_fit_job), and again before its actors start (its actors are
- * known then). */
+ * resident (measured below), and an actor maps its whole stack (and guard pages) besides: a job
+ * is refused before its platform is built when they do not fit every limit in force (hs_mem.h:
+ * ulimit -v and -d, the memory cgroup, the memory available; eng_fit_job), and again before its
+ * actors start (its actors are known then). */
 #include "engine_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xbt/config.h>
+
+#include "hs_mem.h"
 
 /* Resident memory per actor, all in: its stack's touched pages, SimGrid's actor and context,
  * the rank's task graph and engine state. Measured with /usr/bin/time on ResNet-50 data
@@ -61,13 +65,6 @@ static long mappings_now(void)
     return n;
 }
 
-/* The memory available to this process (MemAvailable), in bytes; -1 if unknown. */
-static double available_bytes(void)
-{
-    long kib = proc_number("/proc/meminfo", "MemAvailable:");
-    return kib > 0 ? kib * 1024.0 : -1;
-}
-
 /* With the user's guard pages (--cfg contexts/guard-size:N, N > 0), do n_actors stacks fit the
  * mappings the system allows? Returns 1 when the mappings fit, 0 when they do not and guard
  * pages are hybridsim's to choose, or HS_EINPUT with what is needed. */
@@ -88,18 +85,38 @@ static int guard_pages_fit(long n_actors, char *err)
                     n_actors, given, need_maps, max_maps, 2 * need_maps);
 }
 
+/* The address space an actor maps beyond ENG_ACTOR_BYTES: its stack and guard pages. */
+static double stack_bytes(int guard_pages)
+{
+    return plat_engine_stack_bytes() + guard_pages * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* Fits every memory limit in force (hs_mem.h)? `built_gpus` of platform still to build. */
+static int fit_memory(long built_gpus, long n_actors, int guard_pages, const char *what,
+                      char *err)
+{
+    double platform = built_gpus * ENG_PLATFORM_GPU_BYTES;
+    double resident = platform + n_actors * ENG_ACTOR_BYTES;
+    double mapped = resident + n_actors * stack_bytes(guard_pages);
+    hs_mem_need need = {.address_bytes = mapped, .data_bytes = mapped,
+                        .resident_bytes = resident};
+    char advice[256];
+    snprintf(advice, sizeof advice,
+             "simulate fewer GPUs, or raise the limit (an actor maps a %.0f KiB stack and about "
+             "%.0f KiB more; --cfg contexts/stack-size:32 gives it 32 KiB, enough for every "
+             "strategy)", plat_engine_stack_bytes() / 1024, ENG_ACTOR_BYTES / 1024);
+    return hs_mem_check(&need, what, advice, err);
+}
+
 int eng_fit_job(long built_gpus, long ranks, char *err)
 {
-    double need = built_gpus * ENG_PLATFORM_GPU_BYTES + ranks * ENG_ACTOR_BYTES;
-    double avail = available_bytes();
-    if (avail > 0 && need > avail)
-        return hs_fail(err, HS_EINPUT,
-                       "simulating %ld GPUs on a machine of which %ld GPUs are built needs about "
-                       "%.1f GB of memory (%.0f KiB a GPU built, %.0f KiB a rank), and %.1f GB are "
-                       "available: simulate fewer GPUs, or on a machine with more memory",
-                       ranks, built_gpus, need / 1e9, ENG_PLATFORM_GPU_BYTES / 1024,
-                       ENG_ACTOR_BYTES / 1024, avail / 1e9);
-    int fit = guard_pages_fit(ranks, err); /* a rank has one actor at least */
+    const char *given = plat_engine_cfg("contexts/guard-size");
+    char what[64];
+    snprintf(what, sizeof what, "simulating %ld GPUs", ranks);
+    int status = fit_memory(built_gpus, ranks, given ? atoi(given) : 1, what, err);
+    if (status != HS_OK) /* a rank has one actor at least */
+        return status;
+    int fit = guard_pages_fit(ranks, err);
     return fit < 0 ? -fit : HS_OK;
 }
 
@@ -108,13 +125,10 @@ int eng_fit_actors(long n_actors, char *err)
     int fit = guard_pages_fit(n_actors, err);
     if (fit < 0)
         return -fit;
-    if (!plat_engine_cfg("contexts/guard-size"))
+    const char *given = plat_engine_cfg("contexts/guard-size");
+    if (!given)
         sg_cfg_set_int("contexts/guard-size", fit);
-    double need_gb = n_actors * ENG_ACTOR_BYTES / 1e9, avail_gb = available_bytes() / 1e9;
-    if (avail_gb > 0 && need_gb > avail_gb)
-        return hs_fail(err, HS_EINPUT,
-                       "%ld actors need about %.1f GB of memory (%.0f KiB each), and %.1f GB are "
-                       "available: simulate fewer GPUs, or on a machine with more memory",
-                       n_actors, need_gb, ENG_ACTOR_BYTES / 1024, avail_gb);
-    return HS_OK;
+    char what[64];
+    snprintf(what, sizeof what, "running %ld actors", n_actors);
+    return fit_memory(0, n_actors, given ? atoi(given) : fit, what, err);
 }

@@ -38,4 +38,73 @@ rc=$?
 [ "$rc" -eq 0 ] || fail "8192 GPUs, 32 KiB stacks: exit $rc: $(head -3 small.err)"
 grep -q "^simulate data *8192 8192 " small.out || fail "32 KiB stacks: no row: $(cat small.out)"
 
+# ---- 3. a simulation that dies anyway: hybridsim (the front door) runs hybridsim-sim beside
+# it as a child; a copy of hybridsim beside a stand-in that prints what SimGrid prints when it
+# aborts and dies by the signal. The user sees one message and exit 1, nothing of SimGrid's
+# (before: hybridsim exec'd hybridsim-sim in place, so its abort reached the user: exit 134) ----
+mkdir fake
+cp "$HS" fake/hybridsim
+stand_in() { # stand_in SIGNAL|exit:N LINE...: a hybridsim-sim that says LINEs on stderr, then ends
+    local how="$1"
+    shift
+    printf '%s\n' "$@" >fake/lines
+    case "$how" in
+    exit:*) end="exit ${how#exit:}" ;;
+    *) end="kill -$how \$\$" ;;
+    esac
+    printf '#!/bin/sh\ncat "$(dirname "$0")/lines" >&2\n%s\n' "$end" >fake/hybridsim-sim
+    chmod +x fake/hybridsim-sim
+}
+small=(simulate -w resnet50 -p abci -s data -g 4 -b 64)
+stand_in ABRT "[0.000000] ./src/kernel/context/ContextSwapped.cpp:104: [root/CRITICAL] Failed \
+to allocate stack." "Backtrace (displayed in actor maestro):" "  ->  0# 0x00007FE0A343DFD0 in x"
+(ulimit -c 0; exec fake/hybridsim "${small[@]}") >abrt.out 2>abrt.err
+rc=$?
+[ "$rc" -eq 1 ] || fail "SimGrid's abort: exit $rc, not 1"
+grep -qF "hybridsim: the simulation ran out of memory (hybridsim-sim stopped by SIGABRT" abrt.err ||
+    fail "SimGrid's abort: message: $(cat abrt.err)"
+grep -q "Backtrace\|CRITICAL\|->" abrt.err && fail "SimGrid's abort: its output shown: $(cat abrt.err)"
+[ "$(wc -l <abrt.err)" -eq 1 ] || fail "SimGrid's abort: more than one line: $(cat abrt.err)"
+
+stand_in SEGV "suggest: simulating 1 of 2" "Access violation or Bus error detected."
+(ulimit -c 0; exec fake/hybridsim "${small[@]}") >segv.out 2>segv.err
+rc=$?
+[ "$rc" -eq 1 ] || fail "a crash: exit $rc, not 1"
+grep -qF "suggest: simulating 1 of 2" segv.err || fail "a crash: progress line lost: $(cat segv.err)"
+grep -qF "the simulation failed (hybridsim-sim stopped by SIGSEGV without saying why" segv.err ||
+    fail "a crash: message: $(cat segv.err)"
+grep -q "Access violation" segv.err && fail "a crash: SimGrid's output shown"
+
+stand_in exit:2 "[0.1] something of SimGrid's" "hybridsim: -b 3: a bad batch"
+fake/hybridsim "${small[@]}" >bad.out 2>bad.err
+rc=$?
+[ "$rc" -eq 2 ] || fail "a refusal through the child: exit $rc, not 2"
+[ "$(cat bad.err)" = "$(printf '%s\n' "[0.1] something of SimGrid's" "hybridsim: -b 3: a bad batch")" ] ||
+    fail "a refusal through the child: stderr not relayed whole and in order: $(cat bad.err)"
+
+stand_in exit:1 "[0.000000] [xbt/CRITICAL] Memory callocation failed"
+fake/hybridsim "${small[@]}" >exit1.out 2>exit1.err
+rc=$?
+[ "$rc" -eq 1 ] || fail "SimGrid's exit 1: exit $rc"
+grep -qF "the simulation ran out of memory (hybridsim-sim ended with exit status 1" exit1.err ||
+    fail "SimGrid's exit 1: message: $(cat exit1.err)"
+
+# ---- 4. a real child that cannot start: under the smallest address-space limit that lets the
+# front door run, hybridsim-sim cannot even map its libraries: one message, exit 1 (or the run
+# completes or is refused, where the window is not there); never the loader's or SimGrid's
+# words (before: "error while loading shared libraries", exit 127) ----
+for kib in $(seq 20000 10000 300000); do # the smallest under which the front door runs
+    (ulimit -v "$kib" && exec "$HS" --version) >/dev/null 2>&1 && break
+done
+(ulimit -v "$kib" && exec "$HS" "${small[@]}") >tiny.out 2>tiny.err
+rc=$?
+case "$rc" in
+0 | 2) ;;
+1) grep -qF "hybridsim: the simulation ran out of memory" tiny.err ||
+    fail "ulimit -v $kib: exit 1: $(cat tiny.err)" ;;
+*) fail "ulimit -v $kib: exit $rc: $(cat tiny.err)" ;;
+esac
+grep -q "error while loading\|Backtrace\|CRITICAL" tiny.err &&
+    fail "ulimit -v $kib: the loader's or SimGrid's words shown: $(cat tiny.err)"
+
 finish e2e_limits

@@ -149,10 +149,7 @@ int cli_exec_full(char *err)
      * data+filter on 8,192 GPUs 13.1 s, 9.8 s with the cache holding up to 65,535 chunks a
      * size (README "Speed"). The user's own GLIBC_TUNABLES is left alone. */
     setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=65535", 0);
-    fflush(stdout);
-    execv(full, cli_argv);
-    return hs_fail(err, HS_EINTERNAL, "cannot run %s (simulations need it beside hybridsim): %s",
-                   full, strerror(errno));
+    return cli_child_run(full, cli_argv, err);
 }
 
 /* analytic, simulate, compare: one run, or several jobs on one fabric. */

@@ -93,9 +93,15 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err);
 /* One estimate as a table, a row or JSON. */
 void cli_print_one(const cli_options *o, const rp_run *run, const hs_estimate *est);
 
-/* Replace this process by hybridsim-sim beside this executable, with the same arguments
- * (cli_main keeps them); returns only on failure, with the reason. */
+/* Run hybridsim-sim beside this executable with the same arguments (cli_main keeps them) and
+ * end this process as it ended; returns only when it could not start or died without saying
+ * why (SimGrid's abort, a crash), with a message (cli_child_run). */
 int cli_exec_full(char *err);
+
+/* cli_child.c: run `full` with argv as a child, its stdout straight through, its stderr
+ * relayed but for what SimGrid prints when it dies; ends this process as the child ended, or
+ * returns HS_EINTERNAL with a message when the child died without saying why. */
+int cli_child_run(const char *full, char **argv, char *err);
 
 /* Open the platform SPEC with routes the analytic model can read: a generated machine's are
  * known without SimGrid; a hand-written file is loaded into SimGrid (sim), or the command is

@@ -201,33 +201,41 @@ static void read_limits(mem_limits *m)
     m->available_bytes = kib > 0 ? kib * 1024 : -1;
 }
 
+/* Bytes as GB for a message: one decimal, two significant digits below 1 GB (0.061 GB). */
+static const char *gb(double bytes, char buf[32])
+{
+    snprintf(buf, 32, bytes >= GB ? "%.1f" : "%.2g", bytes / GB);
+    return buf;
+}
+
 int hs_mem_check(const hs_mem_need *need, const char *what, const char *advice, char *err)
 {
     mem_limits m;
     read_limits(&m);
     double as = (m.size_bytes > 0 ? m.size_bytes : 0) + need->address_bytes;
     double data = (m.data_bytes > 0 ? m.data_bytes : 0) + need->data_bytes;
+    char a[32], b[32], c[32];
     if (m.as_limit > 0 && as > m.as_limit)
-        return hs_fail(err, HS_EINPUT, "%s needs about %.1f GB of address space; the address-"
-                       "space limit (ulimit -v) is %.1f GB: %s", what, as / GB, m.as_limit / GB,
-                       advice);
+        return hs_fail(err, HS_EINPUT, "%s needs about %s GB of address space; the address-"
+                       "space limit (ulimit -v) is %s GB: %s", what, gb(as, a),
+                       gb(m.as_limit, b), advice);
     if (m.data_limit > 0 && data > m.data_limit)
-        return hs_fail(err, HS_EINPUT, "%s needs about %.1f GB of data memory; the data-segment "
-                       "limit (ulimit -d) is %.1f GB: %s", what, data / GB, m.data_limit / GB,
+        return hs_fail(err, HS_EINPUT, "%s needs about %s GB of data memory; the data-segment "
+                       "limit (ulimit -d) is %s GB: %s", what, gb(data, a), gb(m.data_limit, b),
                        advice);
     if (m.machine_bytes > 0 && as > m.machine_bytes)
         return hs_fail(err, HS_EINPUT, "%s needs about %.0f TiB of address space; a process has "
                        "%.0f TiB on this machine: %s", what, as / TIB, m.machine_bytes / TIB,
                        advice);
     if (m.cg_limit > 0 && m.cg_in_use + need->resident_bytes > m.cg_limit)
-        return hs_fail(err, HS_EINPUT, "%s needs about %.1f GB of memory; the memory cgroup's "
-                       "limit (%s) is %.1f GB, %.1f GB of it in use: %s", what,
-                       need->resident_bytes / GB, m.cg_file, m.cg_limit / GB, m.cg_in_use / GB,
-                       advice);
+        return hs_fail(err, HS_EINPUT, "%s needs about %s GB of memory; the memory cgroup's "
+                       "limit (%s) is %s GB, %s GB of it in use: %s", what,
+                       gb(need->resident_bytes, a), m.cg_file, gb(m.cg_limit, b),
+                       gb(m.cg_in_use, c), advice);
     if (m.available_bytes > 0 && need->resident_bytes > m.available_bytes)
-        return hs_fail(err, HS_EINPUT, "%s needs about %.1f GB of memory; %.1f GB are available "
-                       "(MemAvailable): %s", what, need->resident_bytes / GB,
-                       m.available_bytes / GB, advice);
+        return hs_fail(err, HS_EINPUT, "%s needs about %s GB of memory; %s GB are available "
+                       "(MemAvailable): %s", what, gb(need->resident_bytes, a),
+                       gb(m.available_bytes, b), advice);
     return HS_OK;
 }
 
@@ -236,14 +244,15 @@ void hs_mem_describe(char *buf, size_t len)
     mem_limits m;
     read_limits(&m);
     size_t n = 0;
+    char a[32];
     buf[0] = '\0';
     if (m.as_limit > 0)
-        n += (size_t)snprintf(buf + n, len - n, "%sthe address-space limit (ulimit -v) is %.1f GB",
-                              n ? ", " : "", m.as_limit / GB);
+        n += (size_t)snprintf(buf + n, len - n, "%sthe address-space limit (ulimit -v) is %s GB",
+                              n ? ", " : "", gb(m.as_limit, a));
     if (m.data_limit > 0 && n < len)
-        n += (size_t)snprintf(buf + n, len - n, "%sthe data-segment limit (ulimit -d) is %.1f GB",
-                              n ? ", " : "", m.data_limit / GB);
+        n += (size_t)snprintf(buf + n, len - n, "%sthe data-segment limit (ulimit -d) is %s GB",
+                              n ? ", " : "", gb(m.data_limit, a));
     if (m.cg_limit > 0 && n < len)
-        snprintf(buf + n, len - n, "%sthe memory cgroup's limit (%s) is %.1f GB", n ? ", " : "",
-                 m.cg_file, m.cg_limit / GB);
+        snprintf(buf + n, len - n, "%sthe memory cgroup's limit (%s) is %s GB", n ? ", " : "",
+                 m.cg_file, gb(m.cg_limit, a));
 }

@@ -11,6 +11,8 @@
  *   hs_names.h     the short names a folder offers, for messages
  *   hs_out.h       every file written (never a device replaced, never half a file) and the
  *                  signals that interrupt a run
+ *   hs_mem.h       the memory limits in force (ulimit -v/-d, the cgroup, MemAvailable) and
+ *                  whether a run fits them
  *   collective.h   the allreduce algorithms (ring, hier, tree, rings, NCCL's choice) and their
  *                  shapes, shared by the closed form and the simulator (co_)
  *   device.h       the GPUs' spec sheets: SMs, peak FLOP rates, memory, bandwidth (dv_)
@@ -25,6 +27,7 @@
 #include "estimate.h"
 #include "hs_error.h"
 #include "hs_json.h"
+#include "hs_mem.h"
 #include "hs_xml.h"
 #include "hs_names.h"
 #include "hs_out.h"

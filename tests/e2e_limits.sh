@@ -6,6 +6,9 @@
 #      (about 1.3 GB) complete. Before the check counted the stacks against ulimit -v, 8,192 GPUs
 #      aborted inside SimGrid ("Failed to allocate stack", exit 134).
 #   2. With --cfg contexts/stack-size:32 the same 8,192 GPUs fit under that limit and complete.
+#   3. A hybridsim-sim that dies as SimGrid does (abort, crash, its out-of-memory words) gives one
+#      message and exit 1, nothing of SimGrid's; one that refuses a run is relayed as it was.
+#   4. Under the smallest ulimit -v the front door runs with, hybridsim-sim cannot load: the same.
 # Usage (from ctest): e2e_limits.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$(realpath "$1")"

@@ -102,8 +102,9 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
 
 void eng_result_free(eng_result *res);
 
-/* Can a job of `ranks` ranks on a platform of which built_gpus GPUs are in SimGrid fit this
- * machine's available memory? HS_EINPUT with what it needs otherwise. Call before building the
+/* Can a job of `ranks` ranks on a platform of which built_gpus GPUs are in SimGrid fit the
+ * memory limits in force (hs_mem.h: ulimit -v and -d, the memory cgroup, the memory available)?
+ * HS_EINPUT with what it needs and the limit that binds otherwise. Call before building the
  * platform (plat_engine_gpus): eng_run checks its actors again before they start. */
 int eng_fit_job(long built_gpus, long ranks, char *err);
 

@@ -73,14 +73,16 @@ rc=$?
 [ "$rc" -eq 1 ] || fail "SimGrid's abort: exit $rc, not 1"
 grep -qF "hybridsim: the simulation ran out of memory (hybridsim-sim stopped by SIGABRT" abrt.err ||
     fail "SimGrid's abort: message: $(cat abrt.err)"
-grep -q "Backtrace\|CRITICAL\|->" abrt.err && fail "SimGrid's abort: its output shown: $(cat abrt.err)"
+grep -q "Backtrace\|CRITICAL\|->" abrt.err &&
+    fail "SimGrid's abort: its output shown: $(cat abrt.err)"
 [ "$(wc -l <abrt.err)" -eq 1 ] || fail "SimGrid's abort: more than one line: $(cat abrt.err)"
 
 stand_in SEGV "suggest: simulating 1 of 2" "Access violation or Bus error detected."
 (ulimit -c 0; exec fake/hybridsim "${small[@]}") >segv.out 2>segv.err
 rc=$?
 [ "$rc" -eq 1 ] || fail "a crash: exit $rc, not 1"
-grep -qF "suggest: simulating 1 of 2" segv.err || fail "a crash: progress line lost: $(cat segv.err)"
+grep -qF "suggest: simulating 1 of 2" segv.err ||
+    fail "a crash: progress line lost: $(cat segv.err)"
 grep -qF "the simulation failed (hybridsim-sim stopped by SIGSEGV without saying why" segv.err ||
     fail "a crash: message: $(cat segv.err)"
 grep -q "Access violation" segv.err && fail "a crash: SimGrid's output shown"
@@ -89,7 +91,8 @@ stand_in exit:2 "[0.1] something of SimGrid's" "hybridsim: -b 3: a bad batch"
 fake/hybridsim "${small[@]}" >bad.out 2>bad.err
 rc=$?
 [ "$rc" -eq 2 ] || fail "a refusal through the child: exit $rc, not 2"
-[ "$(cat bad.err)" = "$(printf '%s\n' "[0.1] something of SimGrid's" "hybridsim: -b 3: a bad batch")" ] ||
+want="$(printf '%s\n' "[0.1] something of SimGrid's" "hybridsim: -b 3: a bad batch")"
+[ "$(cat bad.err)" = "$want" ] ||
     fail "a refusal through the child: stderr not relayed whole and in order: $(cat bad.err)"
 
 stand_in exit:1 "[0.000000] [xbt/CRITICAL] Memory callocation failed"

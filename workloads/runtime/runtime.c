@@ -44,12 +44,11 @@ co_algo rt_library_choice(rt_library library, int nccl_version)
 
 const char *rt_default_dir(void)
 {
-    static _Thread_local char dir[1024];
-    const char *home = getenv("HYBRIDSIM_HOME");
-    if (!home || !*home)
-        return HYBRIDSIM_SOURCE_DIR "/workloads/runtime";
-    int n = snprintf(dir, sizeof dir, "%s/workloads/runtime", home);
-    return n > 0 && (size_t)n < sizeof dir ? dir : HYBRIDSIM_SOURCE_DIR "/workloads/runtime";
+    /* The workloads' folder decides where HYBRIDSIM_HOME points (wl_default_dir); the buffer
+     * holds any of its paths (at most 1023 bytes) and "/runtime". */
+    static _Thread_local char dir[1024 + sizeof "/runtime"];
+    snprintf(dir, sizeof dir, "%s/runtime", wl_default_dir());
+    return dir;
 }
 
 /* One of `n` words into *index; HS_EINPUT naming the key and the words otherwise. */

@@ -71,7 +71,7 @@ enum {
 typedef struct {
     const char *name;      /* the long flag (--NAME) and the sweep file's key */
     char short_flag;       /* -X, also a key in --job (w=, g=) beside NAME=; 0: none */
-    js_type type;
+    js_type type;          /* how its value is read and what field it fills */
     size_t offset;         /* of its field in js_settings */
     const char *values;    /* JS_CHOICE: the words, ", " between, in the field's order */
     int first;             /* JS_CHOICE: the field's value for the first word */

@@ -31,7 +31,8 @@
  * (experiments/compute/fit.sh prints the fit and the held-out errors; workloads/README.md,
  * "Compute", quotes them). Generations DeepBench did not measure (Ampere, Hopper) take
  * Volta's; TF32, which DeepBench did not measure either, takes the fraction of its peak
- * NVIDIA's CUTLASS TF32 GEMMs reached with CUDA 11.2 (kernel_time.c). The peak rates, bandwidth, SM count and launch overhead come from device.h.
+ * NVIDIA's CUTLASS TF32 GEMMs reached with CUDA 11.2 (kernel_time.c). The peak rates,
+ * bandwidth, SM count and launch overhead come from device.h.
  *
  * What a training framework adds (kt_runtime: its host time a kernel, its kernel library's
  * efficiency against DeepBench's cuDNN and cuBLAS, its input pipeline, its optimizer's
@@ -191,9 +192,9 @@ typedef struct {
 kt_options kt_options_default(void);
 
 /* The kernel times of workload wl on GPU `device` (device.h name or label) in the options'
- * precision (the measurement, anchoring them, is FP32's), as `options` says. HS_EINPUT naming --compute
- * when the device or (anchored) the workload's calibration device is unknown to the device
- * table, --precision when the GPU cannot train in it. */
+ * precision (the measurement, anchoring them, is FP32's), as `options` says. HS_EINPUT naming
+ * --compute when the device or (anchored) the workload's calibration device is unknown to the
+ * device table, --precision when the GPU cannot train in it. */
 int kt_compute_init_with(kt_compute *c, const wl_workload *wl, const char *device,
                          const kt_options *options, char *err);
 

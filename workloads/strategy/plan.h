@@ -61,7 +61,7 @@ typedef struct {
  * table (sim/run/job_keys.h), kept as text here and read by the table's own parser where the
  * job is put together (sim/run/job.c), so that every key of the table can be written. */
 typedef struct {
-    char key[ST_SETTING_LEN];
+    char key[ST_SETTING_LEN];        /* the key's long name ("allreduce"), as written */
     char value[ST_SETTING_LEN];      /* as written; "" for a switch (overlap) */
     int line;                        /* the file's line (0: not from a file) */
 } st_setting;
@@ -81,7 +81,7 @@ typedef struct {
                                       * saw different data */
     int line;                        /* the file's <strategy> line, for messages */
     st_setting settings[ST_MAX_SETTINGS]; /* the job settings it carries, in file order */
-    int n_settings;
+    int n_settings;                  /* how many of settings[] are used */
     co_algo allreduce;               /* the weight gradients' allreduces (CO_RING: ParaDL's),
                                       * from the job's settings (job.c) or the oracle's choice */
 } st_plan;

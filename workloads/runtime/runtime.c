@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hs_names.h"
+#include "hs_text.h"
 
 #define RT_LINE_MAX 1024
 
@@ -294,18 +295,15 @@ int rt_parse_file(const char *path, rt_runtime *rt, char *err)
                        strerror(errno));
     rt_read r = {.path = rt->path};
     char text[RT_LINE_MAX];
-    int line = 0, rc = HS_OK;
+    int line = 0, rc = HS_OK, got = 0;
+    size_t total_bytes = 0;
     bool sourced = false;
-    while (rc == HS_OK && fgets(text, sizeof text, f)) {
-        line++;
-        if (!strchr(text, '\n') && !feof(f))
-            rc = hs_fail(err, HS_EINPUT, "%s:%d: line longer than %d characters", path, line,
-                         RT_LINE_MAX - 2);
-        else
-            rc = one_line(&r, rt, text, line, &sourced, err);
-    }
-    if (rc == HS_OK && ferror(f))
-        rc = hs_fail(err, HS_EINPUT, "%s: read error", path);
+    /* bounded as every text input (hs_text.h): a NUL, a read error, a file that never ends */
+    while (rc == HS_OK &&
+           (got = hs_text_line(f, path, &line, text, sizeof text, &total_bytes, err)) > 0)
+        rc = one_line(&r, rt, text, line, &sourced, err);
+    if (rc == HS_OK && got < 0)
+        rc = HS_EINPUT;
     fclose(f);
     return rc == HS_OK ? finish(&r, rt, err) : rc;
 }

@@ -113,8 +113,9 @@ int un_parse(const char *text, un_kind kind, double *value)
 
 /* The physical ranges of units.h, [min, max] per kind. */
 static const struct {
-    double min, max;
-    const char *text;
+    double min, max;  /* the bounds, both allowed, in the kind's base unit (s, bytes, bytes/s,
+                       * flop/s: what un_parse returns) */
+    const char *text; /* the same in words for messages (un_range_text) */
 } ranges[] = {
     [UN_TIME] = {0, 3600, "between 0s and 1h"},
     [UN_SIZE] = {1e3, 1e18, "between 1kB and 1EB"},

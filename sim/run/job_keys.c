@@ -121,6 +121,8 @@ int js_find_job_key(const char *name)
 
 const char *js_flag_name(int k, char *buf)
 {
+    /* --micro-batches in full, as its messages said before the table (-S 0: "--micro-batches: 0
+     * is out of range"), which the byte-identical outputs (tests/identical) hold */
     if (js_keys[k].short_flag && strcmp(js_keys[k].name, "micro-batches") != 0)
         snprintf(buf, 40, "-%c", js_keys[k].short_flag);
     else

@@ -104,8 +104,8 @@ int js_find_short(int c);
  * keys, gpus= the list of GPUs among them, are looked up first, sim/fabric.) */
 int js_find_job_key(const char *name);
 
-/* The flag that names key k in messages: "-g" where it has a short flag, else "--NAME"
- * (written into buf of at least 40 bytes). */
+/* The flag that names key k in messages: "-g" where it has a short flag, else "--NAME"; and
+ * "--micro-batches", whose -S is only a shorthand (written into buf of at least 40 bytes). */
 const char *js_flag_name(int k, char *buf);
 
 /* Key k's value (NULL for a switch) into s: HS_EINPUT when k was given before ("WHERE is

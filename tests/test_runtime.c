@@ -195,6 +195,24 @@ static void test_bad_files(void **state)
     assert_non_null(strstr(err, ":5: nccl_version: '2.x' is not a version"));
 }
 
+/* A runtime file is read as every text input (hs_text.h): a NUL byte and a directory are
+ * refused naming the file, never read as a short line or an empty file. */
+static void test_not_text(void **state)
+{
+    (void)state;
+    char path[512], err[HS_ERR_LEN] = "";
+    rt_runtime rt;
+    snprintf(path, sizeof path, "%s/test_runtime_nul.rt", HS_TEST_TMP);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite("description = t\0x\n", 1, sizeof "description = t\0x\n" - 1, f);
+    fclose(f);
+    assert_int_equal(rt_parse_file(path, &rt, err), HS_EINPUT);
+    assert_non_null(strstr(err, "test_runtime_nul.rt:1: a NUL byte"));
+    assert_int_equal(rt_parse_file(HS_TEST_TMP, &rt, err), HS_EINPUT);
+    assert_non_null(strstr(err, ": read error"));
+}
+
 static void test_unknown_name(void **state)
 {
     (void)state;
@@ -232,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_nccl_runtimes), cmocka_unit_test(test_library_choice),
         cmocka_unit_test(test_bad_files),     cmocka_unit_test(test_unknown_name),
         cmocka_unit_test(test_list),          cmocka_unit_test(test_apply_strategy),
+        cmocka_unit_test(test_not_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

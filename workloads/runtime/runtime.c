@@ -327,11 +327,6 @@ void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
         st->filter_rs = rt->filter_rs;
 }
 
-void rt_known_names(char *buf, size_t len)
-{
-    hs_known_names(rt_default_dir(), ".rt", buf, len);
-}
-
 int rt_load(const char *spec, rt_runtime *rt, char *err)
 {
     size_t n = spec ? strlen(spec) : 0;
@@ -345,7 +340,7 @@ int rt_load(const char *spec, rt_runtime *rt, char *err)
     FILE *f = fopen(path, "r");
     if (!f) {
         char known[HS_ERR_LEN / 2];
-        rt_known_names(known, sizeof known);
+        hs_known_names(rt_default_dir(), ".rt", known, sizeof known);
         return hs_fail(err, HS_EINPUT, "--runtime: unknown runtime '%s' (no %s; known: %s)",
                        spec, path, known);
     }

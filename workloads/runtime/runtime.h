@@ -86,7 +86,4 @@ void rt_apply_strategy(const rt_runtime *rt, st_strategy *st);
  * does not parse (its message). */
 int rt_list(FILE *out, char *err);
 
-/* The names of the shipped runtimes joined by ", " into buf (for messages). */
-void rt_known_names(char *buf, size_t len);
-
 #endif

@@ -14,7 +14,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 for n in chainermn horovod-mxnet-mlperf horovod-nccl paradl pytorch-ddp; do
     grep -q "^  $n " "$TMP/list" || fail "runtimes does not list $n"
 done
-"$HS" --help | grep -q -- "--runtime R" || fail "--help does not name --runtime"
+"$HS" --help >"$TMP/help" || fail "--help: exit $?"
+grep -q -- "--runtime R" "$TMP/help" || fail "--help does not name --runtime"
 
 # ParaDL's closed form: the runtime alone is the two flags
 for s in "data+filter:8x4" "data+spatial:8x4" "filter"; do

@@ -114,7 +114,6 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     static const char *const halos[] = {"sendrecv", "chain"};
     static const char *const filters[] = {"allreduce", "reduce-scatter"};
     static const char *const opts[] = {"none", "sgd", "momentum", "adam"};
-    static const char *const algos[] = {"library", "ring", "hier", "tree", "rings", "auto"};
     static const double grad_bytes[] = {0, 4, 2};
     int i = 0, rc = HS_OK;
     const char *key = key_names[k];
@@ -138,10 +137,15 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
         rc = one_of(r, line, key, v, opts, 4, &i, err);
         rt->optimizer = (rt_optimizer)i;
         break;
-    case RT_K_ALLREDUCE:
-        rc = one_of(r, line, key, v, algos, 6, &i, err);
+    case RT_K_ALLREDUCE: {
+        /* the library's choice or an algorithm collective.h names, as --allreduce takes */
+        const char *algos[1 + CO_ALGO_COUNT] = {"library"};
+        for (int a = 0; a < CO_ALGO_COUNT; a++)
+            algos[1 + a] = co_algo_name((co_algo)a);
+        rc = one_of(r, line, key, v, algos, 1 + CO_ALGO_COUNT, &i, err);
         snprintf(r->allreduce, sizeof r->allreduce, "%s", v);
         break;
+    }
     default: break;
     }
     return rc;

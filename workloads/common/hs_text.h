@@ -1,7 +1,7 @@
-/* hs_text.h: reading the text files a user names (sweep files, ParaDL models, layer files) so
- * that no file can make a run read forever or grow without bound: a device that never ends
- * (/dev/zero), a file of NUL bytes, a FIFO kept open. Every file is read to at most
- * HS_TEXT_MAX_BYTES; a NUL byte means it is not text; a failed read (a directory: "Is a
+/* hs_text.h: reading the text files a user names (sweep files, ParaDL models, layer files,
+ * runtime files) so that no file can make a run read forever or grow without bound: a device
+ * that never ends (/dev/zero), a file of NUL bytes, a FIFO kept open. Every file is read to at
+ * most HS_TEXT_MAX_BYTES; a NUL byte means it is not text; a failed read (a directory: "Is a
  * directory") is said as a read error, never taken for the end of the file. All of these are
  * HS_EINPUT naming the file (exit 2). */
 #ifndef HS_TEXT_H

@@ -151,23 +151,27 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     return rc;
 }
 
+/* A text value into buf of `size` bytes; HS_EINPUT when it does not fit. */
+static int copy_text(const rt_read *r, int line, const char *key, const char *value,
+                     char *buf, size_t size, char *err)
+{
+    if ((size_t)snprintf(buf, size, "%s", value) >= size)
+        return hs_fail(err, HS_EINPUT, "%s:%d: %s: longer than %zu characters", r->path, line,
+                       key, size - 1);
+    return HS_OK;
+}
+
 /* One `key = value` (the key known, not yet given) into rt. */
 static int set_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v, char *err)
 {
     kt_runtime *kr = &rt->kernels;
     switch (k) {
     case RT_K_DESCRIPTION:
-        if ((size_t)snprintf(rt->description, sizeof rt->description, "%s", v) >=
-            sizeof rt->description)
-            return hs_fail(err, HS_EINPUT, "%s:%d: description: longer than %zu characters",
-                           r->path, line, sizeof rt->description - 1);
-        return HS_OK;
+        return copy_text(r, line, "description", v, rt->description, sizeof rt->description,
+                         err);
     case RT_K_CALIBRATION:
-        if ((size_t)snprintf(rt->calibration, sizeof rt->calibration, "%s", v) >=
-            sizeof rt->calibration)
-            return hs_fail(err, HS_EINPUT, "%s:%d: calibration: longer than %zu characters",
-                           r->path, line, sizeof rt->calibration - 1);
-        return HS_OK;
+        return copy_text(r, line, "calibration", v, rt->calibration, sizeof rt->calibration,
+                         err);
     case RT_K_NCCL_VERSION: return version(r, line, v, &rt->nccl_version, err);
     case RT_K_BUCKET:
         return number(r, line, "bucket_bytes", v, 1e12, true, &rt->bucket_bytes, err);

@@ -26,6 +26,7 @@
 typedef struct {
     an_net *net;                 /* routes of the placed job (an_net_open) */
     const wl_workload *wl;
+    const kt_compute *kc;        /* the job's kernel-time model (NULL: measured times) */
     int64_t batch;               /* global mini-batch */
     int gpus;                    /* p */
     double gpu_memory_bytes;     /* a configuration whose layer alone exceeds it is refused */
@@ -85,11 +86,12 @@ typedef struct {
 /* The uniform strategies tried for wl on p GPUs, as -s names them; returns how many (at most
  * max). The pipeline, which keeps the measured times, only where they hold beside wl's kernel
  * times (kt_measured_holds: not the V100's measured times beside an H100's model kernels). */
-int an_uniform_names(const wl_workload *wl, int p, char names[][AN_UNIFORM_NAME_LEN], int max);
+int an_uniform_names(const wl_workload *wl, const kt_compute *kc, int p,
+                     char names[][AN_UNIFORM_NAME_LEN], int max);
 
 /* The fastest uniform strategy for wl on p GPUs of plat at this batch, by the analytic model,
  * among those that run and fit; HS_EINPUT when none does. */
-int an_best_uniform(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
-                    an_uniform *best, char *err);
+int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat, int p,
+                    int64_t batch, an_uniform *best, char *err);
 
 #endif

@@ -84,8 +84,8 @@ double an_terms_comm_s(const an_terms *terms)
 
 /* Serial (p = 1) and data parallelism: each GPU runs B/p samples through the whole model,
  * then the gradients of all W weights are allreduced over the ring of all p GPUs. */
-static void model_data(const wl_workload *wl, const st_strategy *st, double batch,
-                       const an_links *ln, hs_times *it, an_terms *terms)
+static void model_data(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                       double batch, const an_links *ln, hs_times *it, an_terms *terms)
 {
     layer_sums s;
     sum_layers(wl, 0, &s);
@@ -93,12 +93,12 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
     double w = s.w_split + s.w_rep;
     it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
     terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
-        st->allreduce, st->p, w * an__grad_elem_bytes(wl), ln->ring, &ln->grad_across);
+        st->allreduce, st->p, w * an__grad_elem_bytes(wl, kc), ln->ring, &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
     it->exposed_comm_s = it->comm_s;
     if (st->overlap && st->p > 1) {
-        it->exposed_comm_s = an__data_overlap_exposed_s(wl, st, batch, ln,
-                                                       &terms->comm_s[HS_TERM_GRAD_ACROSS]);
+        it->exposed_comm_s =
+            an__data_overlap_exposed_s(wl, kc, st, batch, ln, &terms->comm_s[HS_TERM_GRAD_ACROSS]);
         it->comm_s = an_terms_comm_s(terms);
     }
 }
@@ -111,8 +111,8 @@ static void model_data(const wl_workload *wl, const st_strategy *st, double batc
  * groups; following the oracle's ResNet ranking logs (resnet_ranking.log), each GPU reduces
  * the weights it holds (its filter share plus the replicated layers) and the node's GPUs'
  * rings share its uplink. */
-static void model_filter(const wl_workload *wl, const st_strategy *st, double batch,
-                         const an_links *ln, hs_times *it, an_terms *terms)
+static void model_filter(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                         double batch, const an_links *ln, hs_times *it, an_terms *terms)
 {
     layer_sums s;
     int p1 = st->p1, p2 = st->p2;
@@ -120,7 +120,7 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
     double b = batch / p1;
     double w_gpu = s.w_split / p2 + s.w_rep;
     it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s / p2 + s.wu_rep_s;
-    double y_bytes = b * s.y_exchange * an__msg_elem_bytes(wl);
+    double y_bytes = b * s.y_exchange * an__msg_elem_bytes(kc);
     /* The per-layer costs add up: n_exchange start-ups, the summed volume. */
     an_link per_layer = ln->group;
     per_layer.alpha_s *= s.n_exchange;
@@ -130,10 +130,9 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
             st->filter_rs ? an__allgather_s(p2, y_bytes / p2, per_layer) /* a reduce-scatter */
                           : an__allreduce_s(p2, y_bytes, per_layer);
     }
-    terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
-        st->allreduce, p1, w_gpu * an__grad_elem_bytes(wl),
-        an__shared(ln->across, ln->node_sharing),
-        &ln->grad_across);
+    terms->comm_s[HS_TERM_GRAD_ACROSS] =
+        an__allreduce_algo_s(st->allreduce, p1, w_gpu * an__grad_elem_bytes(wl, kc),
+                             an__shared(ln->across, ln->node_sharing), &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
 
@@ -142,7 +141,7 @@ static void model_filter(const wl_workload *wl, const st_strategy *st, double ba
  * (the input x) and backward (the gradient, sized like x as in the oracle's code): 4
  * messages per layer. A layer whose halo is 0 columns (a 2-wide pooling window) still pays
  * the start-ups, as the oracle charges them. */
-static double halo_s(const wl_workload *wl, unsigned bit, double b, an_link l)
+static double halo_s(const wl_workload *wl, const kt_compute *kc, unsigned bit, double b, an_link l)
 {
     double sum_s = 0;
     for (int i = 0; i < wl->n_layers; i++) {
@@ -153,7 +152,7 @@ static double halo_s(const wl_workload *wl, unsigned bit, double b, an_link l)
         double face = (double)ly->x.channels * (double)((k - 1) / 2);
         for (int d = 1; d < ly->x.n_spatial; d++)
             face *= (double)ly->x.spatial[d];
-        sum_s += 4 * (l.alpha_s + b * face * an__msg_elem_bytes(wl) * l.beta_s_per_byte);
+        sum_s += 4 * (l.alpha_s + b * face * an__msg_elem_bytes(kc) * l.beta_s_per_byte);
     }
     return sum_s;
 }
@@ -164,8 +163,8 @@ static double halo_s(const wl_workload *wl, unsigned bit, double b, an_link l)
  * point the output is allgathered forward and its gradient scattered backward (counted twice);
  * the weight gradients are allreduced inside the group, then (hybrid) among the groups over
  * the uplinks the node's GPUs share, both directions. Replicated layers run whole. */
-static void model_spatial(const wl_workload *wl, const st_strategy *st, double batch,
-                          const an_links *ln, hs_times *it, an_terms *terms)
+static void model_spatial(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                          double batch, const an_links *ln, hs_times *it, an_terms *terms)
 {
     layer_sums s;
     int p1 = st->p1, p2 = st->p2;
@@ -180,16 +179,15 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
     /* In a chain (--halo chain) a direction's messages follow one another along the p2 GPUs,
      * p2 - 1 of them, each alone on its links. */
     if (p2 > 1)
-        c[HS_TERM_HALO] = st->halo_chain ? (p2 - 1) * halo_s(wl, bit, b, ln->staged)
-                                         : halo_s(wl, bit, b, an__shared(ln->staged, sharing));
-    c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2,
-                                                  b * y_split * an__msg_elem_bytes(wl) / p2,
+        c[HS_TERM_HALO] = st->halo_chain ? (p2 - 1) * halo_s(wl, kc, bit, b, ln->staged)
+                                         : halo_s(wl, kc, bit, b, an__shared(ln->staged, sharing));
+    c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2, b * y_split * an__msg_elem_bytes(kc) / p2,
                                                   an__shared(ln->staged, 2.0));
-    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * an__grad_elem_bytes(wl),
+    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * an__grad_elem_bytes(wl, kc),
                                                  ln->group, &ln->grad_group);
-    c[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(st->allreduce, p1, w * an__grad_elem_bytes(wl),
-                                                  an__shared(ln->across, sharing),
-                                                  &ln->grad_across);
+    c[HS_TERM_GRAD_ACROSS] =
+        an__allreduce_algo_s(st->allreduce, p1, w * an__grad_elem_bytes(wl, kc),
+                             an__shared(ln->across, sharing), &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
 
@@ -197,8 +195,9 @@ static void model_spatial(const wl_workload *wl, const st_strategy *st, double b
  * S micro-batches, so a step takes the slowest stage and the pipeline fills and drains in
  * p+S-1 steps; each boundary sends the stage's output forward and its gradient back,
  * 2(p+S-2) sends on the critical path, each as slow as the slowest boundary. */
-static int model_pipeline(const wl_workload *wl, const st_strategy *st, double batch,
-                          const an_links *ln, hs_times *it, an_terms *terms, char *err)
+static int model_pipeline(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                          double batch, const an_links *ln, hs_times *it, an_terms *terms,
+                          char *err)
 {
     int p = st->p, segs = st->segments;
     if (ln->n_stage_links < p - 1)
@@ -228,7 +227,7 @@ static int model_pipeline(const wl_workload *wl, const st_strategy *st, double b
         if (g < p - 1) {
             an_link l = ln->stage[g];
             double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-            double send = l.alpha_s + micro * y * an__msg_elem_bytes(wl) * l.beta_s_per_byte;
+            double send = l.alpha_s + micro * y * an__msg_elem_bytes(kc) * l.beta_s_per_byte;
             max_send = send > max_send ? send : max_send;
         }
     }
@@ -243,14 +242,14 @@ static int model_pipeline(const wl_workload *wl, const st_strategy *st, double b
 
 /* ------------------------------------------------------------------ entry points */
 
-int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const an_links *links,
-             double gpu_memory_bytes, hs_estimate *est, char *err)
+int an_model(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
+             const an_links *links, double gpu_memory_bytes, hs_estimate *est, char *err)
 {
-    return an_model_terms(wl, st, batch, links, gpu_memory_bytes, est, NULL, err);
+    return an_model_terms(wl, kc, st, batch, links, gpu_memory_bytes, est, NULL, err);
 }
 
-int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
-                   const an_links *links, double gpu_memory_bytes, hs_estimate *est,
+int an_model_terms(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                   int64_t batch, const an_links *links, double gpu_memory_bytes, hs_estimate *est,
                    an_terms *terms, char *err)
 {
     memset(est, 0, sizeof *est);
@@ -269,19 +268,19 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
     switch (st->kind) {
     case ST_SERIAL:
     case ST_DATA:
-        model_data(wl, st, b, links, it, terms);
+        model_data(wl, kc, st, b, links, it, terms);
         break;
     case ST_FILTER:
     case ST_CHANNEL:
     case ST_DATA_FILTER:
-        model_filter(wl, st, b, links, it, terms);
+        model_filter(wl, kc, st, b, links, it, terms);
         break;
     case ST_SPATIAL:
     case ST_DATA_SPATIAL:
-        model_spatial(wl, st, b, links, it, terms);
+        model_spatial(wl, kc, st, b, links, it, terms);
         break;
     case ST_PIPELINE:
-        status = model_pipeline(wl, st, b, links, it, terms, err);
+        status = model_pipeline(wl, kc, st, b, links, it, terms, err);
         if (status != HS_OK)
             return status;
         break;
@@ -289,8 +288,8 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
         return hs_fail(err, HS_EINTERNAL, "analytic: strategy kind %d not handled",
                        (int)st->kind);
     }
-    if (wl->compute && st->kind != ST_PIPELINE) { /* a pipeline job is refused before */
-        status = an__model_compute_s(wl, st, b, &it->compute_s, err);
+    if (kc && st->kind != ST_PIPELINE) { /* a pipeline job is refused before */
+        status = an__model_compute_s(wl, kc, st, b, &it->compute_s, err);
         if (status != HS_OK)
             return status;
     }
@@ -301,24 +300,25 @@ int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
     it->total_s = it->compute_s + it->exposed_comm_s;
     hs_estimate_scale_epoch(est, wl->samples, batch);
     /* Memory is the strategy's footprint, the same one the simulator reports. */
-    return fp_fill(wl, st, batch, gpu_memory_bytes, est, err);
+    return fp_fill(wl, kt_precision(kc), st, batch, gpu_memory_bytes, est, err);
 }
 
-int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-                int64_t batch, hs_estimate *est, char *err)
+int an_estimate(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+                const st_strategy *st, int64_t batch, hs_estimate *est, char *err)
 {
-    return an_estimate_placed(wl, plat, st, batch, NULL, est, err);
+    return an_estimate_placed(wl, kc, plat, st, batch, NULL, est, err);
 }
 
-int an_estimate_placed(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-                       int64_t batch, const int *gpu_of_rank, hs_estimate *est, char *err)
+int an_estimate_placed(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+                       const st_strategy *st, int64_t batch, const int *gpu_of_rank,
+                       hs_estimate *est, char *err)
 {
-    return an_estimate_terms(wl, plat, st, batch, gpu_of_rank, est, NULL, err);
+    return an_estimate_terms(wl, kc, plat, st, batch, gpu_of_rank, est, NULL, err);
 }
 
-int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-                      int64_t batch, const int *gpu_of_rank, hs_estimate *est, an_terms *terms,
-                      char *err)
+int an_estimate_terms(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+                      const st_strategy *st, int64_t batch, const int *gpu_of_rank,
+                      hs_estimate *est, an_terms *terms, char *err)
 {
     memset(est, 0, sizeof *est);
     if (terms)
@@ -327,7 +327,7 @@ int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st
         an_net *net = NULL;
         int status = an_net_open(plat, st->p, gpu_of_rank, &net, err);
         if (status == HS_OK)
-            status = an_plan_model(wl, st->plan, batch, net, plat->gpu_memory_bytes, est, terms,
+            status = an_plan_model(wl, kc, st->plan, batch, net, plat->gpu_memory_bytes, est, terms,
                                    err);
         an_net_close(net);
         return status;
@@ -336,14 +336,14 @@ int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st
     int status = an_links_load_placed(plat, st, gpu_of_rank, &links, err);
     if (status != HS_OK)
         return status;
-    status = an_model_terms(wl, st, batch, &links, plat->gpu_memory_bytes, est, terms, err);
+    status = an_model_terms(wl, kc, st, batch, &links, plat->gpu_memory_bytes, est, terms, err);
     an_links_free(&links);
     return status;
 }
 
-int an_estimate_on(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-                   int64_t batch, pl_kind placement, hs_estimate *est, an_terms *terms,
-                   char *err)
+int an_estimate_on(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+                   const st_strategy *st, int64_t batch, pl_kind placement, hs_estimate *est,
+                   an_terms *terms, char *err)
 {
     memset(est, 0, sizeof *est);
     int *gpu_of_rank = malloc((size_t)st->p * sizeof *gpu_of_rank);
@@ -351,7 +351,7 @@ int an_estimate_on(const wl_workload *wl, const plat_platform *plat, const st_st
         return hs_fail(err, HS_EINTERNAL, "out of memory placing %d ranks", st->p);
     int status = pl_place(plat, placement, st->p, gpu_of_rank, err);
     if (status == HS_OK)
-        status = an_estimate_terms(wl, plat, st, batch, gpu_of_rank, est, terms, err);
+        status = an_estimate_terms(wl, kc, plat, st, batch, gpu_of_rank, est, terms, err);
     free(gpu_of_rank);
     return status;
 }

@@ -8,7 +8,10 @@
  *
  * Two steps, so that the formulas can be checked by hand: an_links_load() asks the platform
  * for the latency and bandwidth of every group of GPUs the strategy makes talk, and an_model()
- * is then plain arithmetic on those numbers. an_estimate() does both.
+ * is then plain arithmetic on those numbers. an_estimate() does both. Every derivation takes
+ * the job's kernel-time model `kc` beside the workload (compute.h): NULL for the workload's
+ * measured times in fp32, else the --compute model, whose precision also sizes the messages and
+ * the memory.
  *
  * Folder: analytic/ (this is its main header): the closed-form derivation, ParaDL's model (an_).
  * May include workloads/ (and its strategy/, compute/ and common/), platforms/ and
@@ -20,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compute.h"
 #include "estimate.h"
 #include "placement.h"
 #include "platform.h"
@@ -28,13 +32,14 @@
 
 /* Estimate one configuration. Checks the strategy (st_check) and that p fits the platform;
  * returns HS_EINPUT with a message otherwise. */
-int an_estimate(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-                int64_t batch, hs_estimate *est, char *err);
+int an_estimate(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+                const st_strategy *st, int64_t batch, hs_estimate *est, char *err);
 
 /* The same with rank r on GPU gpu_of_rank[r] (NULL: rank r on GPU r), so that a placement that
  * stretches rings across racks reaches the alphas and betas the model uses. */
-int an_estimate_placed(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-                       int64_t batch, const int *gpu_of_rank, hs_estimate *est, char *err);
+int an_estimate_placed(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+                       const st_strategy *st, int64_t batch, const int *gpu_of_rank,
+                       hs_estimate *est, char *err);
 
 /* The model's iteration, told apart. */
 typedef struct {
@@ -118,18 +123,18 @@ void an_links_free(an_links *links);
 /* The closed forms with the links given: fills *est (iteration, epoch, memory and its parts
  * (est->memory; optimizer state when the workload declares one), fit against
  * gpu_memory_bytes). Checks the strategy against the workload and batch (st_check). */
-int an_model(const wl_workload *wl, const st_strategy *st, int64_t batch, const an_links *links,
-             double gpu_memory_bytes, hs_estimate *est, char *err);
+int an_model(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
+             const an_links *links, double gpu_memory_bytes, hs_estimate *est, char *err);
 
 /* an_model, and with terms non-NULL the iteration told apart into *terms. */
-int an_model_terms(const wl_workload *wl, const st_strategy *st, int64_t batch,
-                   const an_links *links, double gpu_memory_bytes, hs_estimate *est,
+int an_model_terms(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                   int64_t batch, const an_links *links, double gpu_memory_bytes, hs_estimate *est,
                    an_terms *terms, char *err);
 
 /* an_estimate_placed, and with terms non-NULL the iteration told apart into *terms. */
-int an_estimate_terms(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-                      int64_t batch, const int *gpu_of_rank, hs_estimate *est, an_terms *terms,
-                      char *err);
+int an_estimate_terms(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+                      const st_strategy *st, int64_t batch, const int *gpu_of_rank,
+                      hs_estimate *est, an_terms *terms, char *err);
 
 /* ---------------------------------------------------------------- per-layer strategies
  *
@@ -164,23 +169,24 @@ double an_price_s(const an_price *pr);
  * window wider than 1 (staged, as ParaDL), and its weight gradients allreduced alone over the
  * ranks that saw different data (with the replicas too when reduce_replicas). No checks beyond
  * the layer index: check the configuration first (st_plan_check). */
-int an_layer_price(an_net *net, const wl_workload *wl, int layer, const st_layer_config *c,
-                   int64_t batch, bool reduce_replicas, an_price *out, char *err);
+int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int layer,
+                   const st_layer_config *c, int64_t batch, bool reduce_replicas, an_price *out,
+                   char *err);
 
 /* The output of layer u (configuration cu) redistributed to layer v (cv), v > u, forward and
  * backward. covered: u's output gradient is reduced at an upstream gather (a replicated layer
  * after a model-split one, ParaDL's convention), so a model-split v adds no reduction of its
  * own; an_plan_model works it out along the graph, a search on a chain can pass whether u's
  * input edge was a gather. An input an omitted projection resizes costs nothing. */
-int an_edge_price(an_net *net, const wl_workload *wl, int u, const st_layer_config *cu, int v,
-                  const st_layer_config *cv, int64_t batch, bool covered, an_price *out,
-                  char *err);
+int an_edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int u,
+                  const st_layer_config *cu, int v, const st_layer_config *cv, int64_t batch,
+                  bool covered, an_price *out, char *err);
 
 /* The output of layer u when no layer reads it (the loss's input): a conv or fc split on input
  * channels reduces its partial sums all the same, allreduce forward and the input gradient's
  * slices gathered backward, as at a gather (the simulator does so whatever reads it). */
-int an_output_price(an_net *net, const wl_workload *wl, int u, const st_layer_config *cu,
-                    int64_t batch, an_price *out, char *err);
+int an_output_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int u,
+                    const st_layer_config *cu, int64_t batch, an_price *out, char *err);
 
 /* Whether any later layer reads layer u's output. */
 bool an_is_read(const wl_workload *wl, int u);
@@ -188,13 +194,14 @@ bool an_is_read(const wl_workload *wl, int u);
 /* A whole plan: the iteration (kernels, halos, redistributions, weight gradients fused per set
  * of ranks; or GPipe's closed form with a schedule), the epoch, the memory per GPU (fp_fill),
  * and with terms non-NULL the iteration told apart. Checks the plan (st_plan_check). */
-int an_plan_model(const wl_workload *wl, const st_plan *plan, int64_t batch, an_net *net,
-                  double gpu_memory_bytes, hs_estimate *est, an_terms *terms, char *err);
+int an_plan_model(const wl_workload *wl, const kt_compute *kc, const st_plan *plan, int64_t batch,
+                  an_net *net, double gpu_memory_bytes, hs_estimate *est, an_terms *terms,
+                  char *err);
 
 /* an_estimate_terms with the ranks where `placement` puts them on the platform (placement.h):
  * what `analytic` and `compare` report. */
-int an_estimate_on(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-                   int64_t batch, pl_kind placement, hs_estimate *est, an_terms *terms,
-                   char *err);
+int an_estimate_on(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+                   const st_strategy *st, int64_t batch, pl_kind placement, hs_estimate *est,
+                   an_terms *terms, char *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* compute.c: the kernels of one rank from the compute model (--compute model: wl->compute,
+/* compute.c: the kernels of one rank from the compute model (--compute model: kc,
  * workloads/compute/compute.h) instead of the measured per-sample times scaled linearly.
  *
  * Every layer at the shape one rank of a built-in layer-wise strategy computes, as
@@ -8,30 +8,30 @@
 
 #include "compute.h"
 
-int an__layer_kernels_s(const wl_workload *wl, const st_strategy *st, int l, double batch,
-                        double *fw_s, double *bw_s, char *err)
+int an__layer_kernels_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int l,
+                        double batch, double *fw_s, double *bw_s, char *err)
 {
     double dx_s = 0, dw_s = 0;
-    int rc = st_builtin_kernels_s(wl, st->kind, st->p2, st->filter_rs, batch / st->p1, l,
-                                  fw_s, &dx_s, &dw_s, err);
+    int rc = st_builtin_kernels_s(wl, kc, st->kind, st->p2, st->filter_rs, batch / st->p1, l, fw_s,
+                                  &dx_s, &dw_s, err);
     *bw_s = dx_s + dw_s;
     return rc;
 }
 
-int an__model_compute_s(const wl_workload *wl, const st_strategy *st, double batch,
-                        double *compute_s, char *err)
+int an__model_compute_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                        double batch, double *compute_s, char *err)
 {
     double sum_s = 0;
     unsigned bit = st_split_bit(st->kind);
     for (int l = 0; l < wl->n_layers; l++) {
         double fw_s, bw_s;
-        int rc = an__layer_kernels_s(wl, st, l, batch, &fw_s, &bw_s, err);
+        int rc = an__layer_kernels_s(wl, kc, st, l, batch, &fw_s, &bw_s, err);
         if (rc != HS_OK)
             return rc;
         /* filter and channel update their share of a split layer's weights, spatial all */
         bool share = st->p2 > 1 && (wl->layers[l].split_mask & bit) &&
                      st->kind != ST_SPATIAL && st->kind != ST_DATA_SPATIAL;
-        sum_s += fw_s + bw_s + kt_compute_update_s(wl->compute, wl, l, share ? st->p2 : 1);
+        sum_s += fw_s + bw_s + kt_compute_update_s(kc, wl, l, share ? st->p2 : 1);
     }
     *compute_s = sum_s;
     return HS_OK;

@@ -12,20 +12,20 @@
 
 #include <string.h>
 
-int an__layer_compute_s(const wl_workload *wl, int i, const st_layer_config *c, double batch,
-                        double *compute_s, char *err)
+int an__layer_compute_s(const wl_workload *wl, const kt_compute *kc, int i,
+                        const st_layer_config *c, double batch, double *compute_s, char *err)
 {
     const wl_layer *l = &wl->layers[i];
     int weight_ways = c->whole ? 1 : c->filter * c->channel;
     double fw_s, bx_s, bw_s;
-    int rc = st_layer_kernels_s(wl, i, c, batch, &fw_s, &bx_s, &bw_s, err);
+    int rc = st_layer_kernels_s(wl, kc, i, c, batch, &fw_s, &bx_s, &bw_s, err);
     if (rc != HS_OK)
         return rc;
-    if (!wl->compute) /* ParaDL's arithmetic, in its order, to the last bit */
+    if (!kc) /* ParaDL's arithmetic, in its order, to the last bit */
         *compute_s = batch / c->batch * (l->fw_s + l->bw_s) / st_model_ways(c) +
                      l->wu_s / weight_ways;
     else
-        *compute_s = fw_s + bx_s + bw_s + kt_compute_update_s(wl->compute, wl, i, weight_ways);
+        *compute_s = fw_s + bx_s + bw_s + kt_compute_update_s(kc, wl, i, weight_ways);
     return HS_OK;
 }
 
@@ -42,8 +42,8 @@ static double halo_elems(const wl_layer *l, const st_layer_config *c, int axis)
     return face;
 }
 
-double an__halo_s(an_net *net, const wl_workload *wl, int i, const st_layer_config *c,
-                  double batch)
+double an__halo_s(an_net *net, const wl_workload *wl, const kt_compute *kc, int i,
+                  const st_layer_config *c, double batch)
 {
     const wl_layer *l = &wl->layers[i];
     if (c->whole)
@@ -58,7 +58,7 @@ double an__halo_s(an_net *net, const wl_workload *wl, int i, const st_layer_conf
         an_lines line = {.base = c->base, .q = st_group_size(c), .stride = stride[axis],
                          .n = split[axis]};
         an_link staged = an__lines_staged(net, line);
-        double bytes = batch / c->batch * halo_elems(l, c, axis) * an__msg_elem_bytes(wl);
+        double bytes = batch / c->batch * halo_elems(l, c, axis) * an__msg_elem_bytes(kc);
         /* x forward, dL/dx backward, each to both neighbours one after the other, in a chain
          * along the axis' split - 1 links, each alone on its links (the built-ins' default) */
         sum_s += (split[axis] - 1) * 4 * (staged.alpha_s + bytes * staged.beta_s_per_byte);
@@ -82,11 +82,11 @@ an_grad_sets an__grad_sets(const st_layer_config *c, bool reduce_replicas)
     return g;
 }
 
-double an__grad_bytes(const wl_workload *wl, int i, const st_layer_config *c)
+double an__grad_bytes(const wl_workload *wl, const kt_compute *kc, int i, const st_layer_config *c)
 {
     const wl_layer *l = &wl->layers[i];
     int ways = c->whole ? 1 : c->filter * c->channel;
-    return (double)l->w_elems / ways * an__grad_elem_bytes(wl);
+    return (double)l->w_elems / ways * an__grad_elem_bytes(wl, kc);
 }
 
 /* One family's allreduce: the ring on `ring`, or another algorithm on the family's layout
@@ -127,20 +127,21 @@ double an_price_s(const an_price *pr)
     return sum_s;
 }
 
-int an_layer_price(an_net *net, const wl_workload *wl, int layer, const st_layer_config *c,
-                   int64_t batch, bool reduce_replicas, an_price *out, char *err)
+int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int layer,
+                   const st_layer_config *c, int64_t batch, bool reduce_replicas, an_price *out,
+                   char *err)
 {
     memset(out, 0, sizeof *out);
     if (layer < 0 || layer >= wl->n_layers || st_group_size(c) < 1)
         return hs_fail(err, HS_EINPUT, "an_layer_price: layer %d of %d, group of %d", layer,
                        wl->n_layers, st_group_size(c));
     const wl_layer *l = &wl->layers[layer];
-    int rc = an__layer_compute_s(wl, layer, c, (double)batch, &out->compute_s, err);
+    int rc = an__layer_compute_s(wl, kc, layer, c, (double)batch, &out->compute_s, err);
     if (rc != HS_OK)
         return rc;
-    out->comm_s[HS_TERM_HALO] = an__halo_s(net, wl, layer, c, (double)batch);
+    out->comm_s[HS_TERM_HALO] = an__halo_s(net, wl, kc, layer, c, (double)batch);
     if (l->w_elems > 0)
-        an__grad_price(net, an__grad_sets(c, reduce_replicas), an__grad_bytes(wl, layer, c),
+        an__grad_price(net, an__grad_sets(c, reduce_replicas), an__grad_bytes(wl, kc, layer, c),
                        CO_RING, out->comm_s);
     return HS_OK;
 }

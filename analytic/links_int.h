@@ -19,15 +19,15 @@
 /* Bytes per element in the job's precision (--precision: the compute model's, kt_precision) of
  * a model-parallel message
  * (activations, their gradients, halos, pipeline sends) and of a gradient message. */
-static inline double an__msg_elem_bytes(const wl_workload *wl)
+static inline double an__msg_elem_bytes(const kt_compute *kc)
 {
-    return pr_message_bytes(kt_precision(wl->compute));
+    return pr_message_bytes(kt_precision(kc));
 }
-static inline double an__grad_elem_bytes(const wl_workload *wl)
+static inline double an__grad_elem_bytes(const wl_workload *wl, const kt_compute *kc)
 {
     if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
         return wl->gradient_bytes;
-    return pr_gradient_message_bytes(kt_precision(wl->compute));
+    return pr_gradient_message_bytes(kt_precision(kc));
 }
 
 /* ---- links.c: routes between GPUs as alpha and beta ---- */
@@ -60,21 +60,22 @@ an_link an__shared(an_link l, double flows);
 double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
                             const an_layout *lay);
 
-/* ---- compute.c: kernels from the compute model (wl->compute) ---- */
+/* ---- compute.c: kernels from the compute model (kc) ---- */
 
 /* Forward and backward (input + weight gradient) seconds of layer l on one rank of st. */
-int an__layer_kernels_s(const wl_workload *wl, const st_strategy *st, int l, double batch,
-                        double *fw_s, double *bw_s, char *err);
+int an__layer_kernels_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int l,
+                        double batch, double *fw_s, double *bw_s, char *err);
 /* One rank's kernels and weight updates of an iteration. */
-int an__model_compute_s(const wl_workload *wl, const st_strategy *st, double batch,
-                        double *compute_s, char *err);
+int an__model_compute_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                        double batch, double *compute_s, char *err);
 
 /* ---- overlap.c: buckets while the backward runs ---- */
 
 /* Data parallelism in the overlap order (st->overlap): the communication exposed after the
  * backward, and in *comm_s the buckets' allreduces summed. */
-double an__data_overlap_exposed_s(const wl_workload *wl, const st_strategy *st, double batch,
-                                  const an_links *ln, double *comm_s);
+double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
+                                  const st_strategy *st, double batch, const an_links *ln,
+                                  double *comm_s);
 
 /* ---- net.c: links of rank groups, cached ---- */
 
@@ -103,12 +104,12 @@ int an__node_sharing(const an_net *net);
 
 /* Kernels of one iteration of layer i: its batch share of its per-sample time, cut by its
  * model splits (whole: not cut), plus its share of the weight update; with --compute model
- * (wl->compute) its kernels at the rank's real shape (st_layer_kernels_s). */
-int an__layer_compute_s(const wl_workload *wl, int i, const st_layer_config *c, double batch,
-                        double *compute_s, char *err);
+ * (kc) its kernels at the rank's real shape (st_layer_kernels_s). */
+int an__layer_compute_s(const wl_workload *wl, const kt_compute *kc, int i,
+                        const st_layer_config *c, double batch, double *compute_s, char *err);
 /* Halo exchanges of a spatially split layer with a window wider than one (ParaDL's terms). */
-double an__halo_s(an_net *net, const wl_workload *wl, int i, const st_layer_config *c,
-                  double batch);
+double an__halo_s(an_net *net, const wl_workload *wl, const kt_compute *kc, int i,
+                  const st_layer_config *c, double batch);
 
 /* The ranks a layer's weight gradients are allreduced over: inside the group first (inner:
  * spatial slabs, and replicas when they are reduced too), then across the batch blocks
@@ -119,7 +120,7 @@ typedef struct {
 
 an_grad_sets an__grad_sets(const st_layer_config *c, bool reduce_replicas);
 /* Bytes of the weight gradients one rank of the layer holds. */
-double an__grad_bytes(const wl_workload *wl, int i, const st_layer_config *c);
+double an__grad_bytes(const wl_workload *wl, const kt_compute *kc, int i, const st_layer_config *c);
 /* The allreduces of `bytes` over the sets by `algo` (collective.h; CO_RING ParaDL's ring) into
  * comm_s (GRAD_GROUP, GRAD_ACROSS). */
 void an__grad_price(an_net *net, an_grad_sets g, double bytes, co_algo algo, double *comm_s);

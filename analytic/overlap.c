@@ -14,20 +14,21 @@
 
 #include "collective.h"
 
-double an__data_overlap_exposed_s(const wl_workload *wl, const st_strategy *st, double batch,
-                                  const an_links *ln, double *comm_s)
+double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
+                                  const st_strategy *st, double batch, const an_links *ln,
+                                  double *comm_s)
 {
     double b = batch / st->p, t_s = 0, f_s = 0, bucket = 0;
     *comm_s = 0;
     for (int l = wl->n_layers - 1; l >= 0; l--) {
         const wl_layer *ly = &wl->layers[l];
         double bw_s = b * ly->bw_s, fw_s; /* its input- and weight-gradient kernels */
-        if (wl->compute && an__layer_kernels_s(wl, st, l, batch, &fw_s, &bw_s, NULL) != HS_OK)
+        if (kc && an__layer_kernels_s(wl, kc, st, l, batch, &fw_s, &bw_s, NULL) != HS_OK)
             bw_s = b * ly->bw_s; /* cannot happen: an_model timed the same kernels first */
         t_s += bw_s;
         if (ly->w_elems <= 0)
             continue;
-        bucket += (double)ly->w_elems * an__grad_elem_bytes(wl);
+        bucket += (double)ly->w_elems * an__grad_elem_bytes(wl, kc);
         if (bucket < (st->bucket_bytes > 0 ? st->bucket_bytes : CO_BUCKET_BYTES) && l > 0)
             continue;
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,

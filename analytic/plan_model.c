@@ -46,8 +46,8 @@ static void add_price(an_price *sum, const an_price *pr)
 
 /* Every tensor's redistributions; covered[v]: v's output gradient is reduced at an upstream
  * gather (ParaDL's convention), so a model-split consumer of v charges no reduction of its own. */
-static int price_edges(an_net *net, const wl_workload *wl, const st_plan *plan, double batch,
-                       bool *covered, an_price *sum, char *err)
+static int price_edges(an_net *net, const wl_workload *wl, const kt_compute *kc,
+                       const st_plan *plan, double batch, bool *covered, an_price *sum, char *err)
 {
     for (int v = 0; v < wl->n_layers; v++) {
         const wl_layer *lv = &wl->layers[v];
@@ -67,8 +67,8 @@ static int price_edges(an_net *net, const wl_workload *wl, const st_plan *plan, 
             if (served_before(wl, plan, u, v))
                 continue;
             an_price pr;
-            int status = an_edge_price(net, wl, u, cu, v, cv, (int64_t)batch, covered[u], &pr,
-                                       err);
+            int status =
+                an_edge_price(net, wl, kc, u, cu, v, cv, (int64_t)batch, covered[u], &pr, err);
             if (status != HS_OK)
                 return status;
             add_price(sum, &pr);
@@ -78,11 +78,11 @@ static int price_edges(an_net *net, const wl_workload *wl, const st_plan *plan, 
 }
 
 /* A layer no other reads (the loss's input): what its output costs all the same. */
-static int price_output(an_net *net, const wl_workload *wl, const st_plan *plan, int u,
-                        double batch, an_price *sum, char *err)
+static int price_output(an_net *net, const wl_workload *wl, const kt_compute *kc,
+                        const st_plan *plan, int u, double batch, an_price *sum, char *err)
 {
     an_price pr;
-    int status = an_output_price(net, wl, u, &plan->layers[u], (int64_t)batch, &pr, err);
+    int status = an_output_price(net, wl, kc, u, &plan->layers[u], (int64_t)batch, &pr, err);
     if (status == HS_OK)
         add_price(sum, &pr);
     return status;
@@ -99,8 +99,8 @@ bool an_is_read(const wl_workload *wl, int u)
 
 /* The weight gradients, one allreduce (or two, inside the group then across) per set of
  * ranks, every layer reduced over the same sets sharing one buffer. */
-static int price_gradients(an_net *net, const wl_workload *wl, const st_plan *plan,
-                           double *comm_s, char *err)
+static int price_gradients(an_net *net, const wl_workload *wl, const kt_compute *kc,
+                           const st_plan *plan, double *comm_s, char *err)
 {
     an_grad_sets *sets = malloc((size_t)wl->n_layers * sizeof *sets);
     double *bytes = malloc((size_t)wl->n_layers * sizeof *bytes);
@@ -119,7 +119,7 @@ static int price_gradients(an_net *net, const wl_workload *wl, const st_plan *pl
             k++;
         if (k == n)
             sets[n] = g, bytes[n++] = 0.0;
-        bytes[k] += an__grad_bytes(wl, i, &plan->layers[i]);
+        bytes[k] += an__grad_bytes(wl, kc, i, &plan->layers[i]);
     }
     for (int k = 0; k < n; k++)
         an__grad_price(net, sets[k], bytes[k], plan->allreduce, comm_s);
@@ -128,8 +128,8 @@ static int price_gradients(an_net *net, const wl_workload *wl, const st_plan *pl
     return HS_OK;
 }
 
-static int layers_model(an_net *net, const wl_workload *wl, const st_plan *plan, double batch,
-                        hs_times *it, an_terms *terms, char *err)
+static int layers_model(an_net *net, const wl_workload *wl, const kt_compute *kc,
+                        const st_plan *plan, double batch, hs_times *it, an_terms *terms, char *err)
 {
     bool *covered = calloc((size_t)wl->n_layers, sizeof *covered);
     if (!covered)
@@ -137,28 +137,29 @@ static int layers_model(an_net *net, const wl_workload *wl, const st_plan *plan,
     int status = HS_OK;
     for (int i = 0; i < wl->n_layers && status == HS_OK; i++) {
         double compute_s = 0;
-        status = an__layer_compute_s(wl, i, &plan->layers[i], batch, &compute_s, err);
+        status = an__layer_compute_s(wl, kc, i, &plan->layers[i], batch, &compute_s, err);
         it->compute_s += compute_s;
-        terms->comm_s[HS_TERM_HALO] += an__halo_s(net, wl, i, &plan->layers[i], batch);
+        terms->comm_s[HS_TERM_HALO] += an__halo_s(net, wl, kc, i, &plan->layers[i], batch);
     }
     an_price moves = {0};
     if (status == HS_OK)
-        status = price_edges(net, wl, plan, batch, covered, &moves, err);
+        status = price_edges(net, wl, kc, plan, batch, covered, &moves, err);
     for (int u = 0; u < wl->n_layers && status == HS_OK; u++)
         if (!an_is_read(wl, u))
-            status = price_output(net, wl, plan, u, batch, &moves, err);
+            status = price_output(net, wl, kc, plan, u, batch, &moves, err);
     it->compute_s += moves.compute_s; /* layout copies */
     for (int t = 0; t < HS_TERM_COUNT; t++)
         terms->comm_s[t] += moves.comm_s[t];
     if (status == HS_OK)
-        status = price_gradients(net, wl, plan, terms->comm_s, err);
+        status = price_gradients(net, wl, kc, plan, terms->comm_s, err);
     free(covered);
     return status;
 }
 
 /* GPipe over the plan's stages (one rank each). */
-static int pipeline_model(an_net *net, const wl_workload *wl, const st_plan *plan,
-                          double batch, hs_times *it, an_terms *terms, char *err)
+static int pipeline_model(an_net *net, const wl_workload *wl, const kt_compute *kc,
+                          const st_plan *plan, double batch, hs_times *it, an_terms *terms,
+                          char *err)
 {
     int *first = malloc((size_t)(wl->n_layers + 1) * sizeof *first);
     int *rank = malloc((size_t)(wl->n_layers + 1) * sizeof *rank);
@@ -181,7 +182,7 @@ static int pipeline_model(an_net *net, const wl_workload *wl, const st_plan *pla
         if (g + 1 < n) {
             an_link l = an__rank_pair(net, rank[g], rank[g + 1]);
             double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-            double send = l.alpha_s + micro * y * an__msg_elem_bytes(wl) * l.beta_s_per_byte;
+            double send = l.alpha_s + micro * y * an__msg_elem_bytes(kc) * l.beta_s_per_byte;
             max_send = send > max_send ? send : max_send;
         }
     }
@@ -193,8 +194,9 @@ static int pipeline_model(an_net *net, const wl_workload *wl, const st_plan *pla
     return HS_OK;
 }
 
-int an_plan_model(const wl_workload *wl, const st_plan *plan, int64_t batch, an_net *net,
-                  double gpu_memory_bytes, hs_estimate *est, an_terms *terms, char *err)
+int an_plan_model(const wl_workload *wl, const kt_compute *kc, const st_plan *plan, int64_t batch,
+                  an_net *net, double gpu_memory_bytes, hs_estimate *est, an_terms *terms,
+                  char *err)
 {
     memset(est, 0, sizeof *est);
     an_terms local;
@@ -206,8 +208,8 @@ int an_plan_model(const wl_workload *wl, const st_plan *plan, int64_t batch, an_
         return status;
     hs_times *it = &est->iteration;
     status = plan->micro_batches > 0
-                 ? pipeline_model(net, wl, plan, (double)batch, it, terms, err)
-                 : layers_model(net, wl, plan, (double)batch, it, terms, err);
+                 ? pipeline_model(net, wl, kc, plan, (double)batch, it, terms, err)
+                 : layers_model(net, wl, kc, plan, (double)batch, it, terms, err);
     if (status != HS_OK)
         return status;
     it->comm_s = an_terms_comm_s(terms);
@@ -216,5 +218,5 @@ int an_plan_model(const wl_workload *wl, const st_plan *plan, int64_t batch, an_
     hs_estimate_scale_epoch(est, wl->samples, batch);
     st_strategy st;
     st_from_plan(plan, &st);
-    return fp_fill(wl, &st, batch, gpu_memory_bytes, est, err);
+    return fp_fill(wl, kt_precision(kc), &st, batch, gpu_memory_bytes, est, err);
 }

@@ -72,7 +72,7 @@ static int layer_cost(const an_search_model *m, int l, const st_layer_config *s,
                       char *err)
 {
     an_price pr;
-    int status = an_layer_price(m->net, m->wl, l, s, m->batch, false, &pr, err);
+    int status = an_layer_price(m->net, m->wl, m->kc, l, s, m->batch, false, &pr, err);
     if (status != HS_OK)
         return status;
     const wl_layer *layer = &m->wl->layers[l];
@@ -108,8 +108,8 @@ static int vertex_cost(void *ctx, const sr_graph *g, int v, const sr_config *c, 
         *cost += alone;
         if (l > vx->layer) {
             st_layer_config before = layer_config(vx, c, &m->wl->layers[l - 1], m->gpus);
-            status = an_edge_price(m->net, m->wl, l - 1, &before, l, &s, m->batch, false, &pr,
-                                   err);
+            status = an_edge_price(m->net, m->wl, m->kc, l - 1, &before, l, &s, m->batch, false,
+                                   &pr, err);
             if (status != HS_OK)
                 return status;
             *cost += an_price_s(&pr);
@@ -177,7 +177,7 @@ static int edge_cost(void *ctx, const sr_graph *g, int e, const sr_config *cu,
     sv = is_reshape(V) ? batch_layout(cv->b, m->gpus)
                            : layer_config(V, cv, &m->wl->layers[vl], m->gpus);
     an_price pr;
-    int status = an_edge_price(m->net, m->wl, ul, &su, vl, &sv, m->batch, false, &pr, err);
+    int status = an_edge_price(m->net, m->wl, m->kc, ul, &su, vl, &sv, m->batch, false, &pr, err);
     if (status == HS_OK)
         *cost = an_price_s(&pr);
     return status;
@@ -220,7 +220,7 @@ static int solve_once(const sr_graph *g, an_search_model *m, int64_t max_table, 
     hs_memory mem;
     if (status == HS_OK) {
         st_from_plan(plan, &st);
-        status = fp_memory(m->wl, &st, m->batch, &mem, err);
+        status = fp_memory(m->wl, kt_precision(m->kc), &st, m->batch, &mem, err);
         if (status != HS_OK)
             st_plan_free(plan);
     }

@@ -18,7 +18,7 @@
 static double exact_s(const an_search_model *m, const st_plan *plan, hs_estimate *est)
 {
     char why[HS_ERR_LEN];
-    if (an_plan_model(m->wl, plan, m->batch, m->net, m->gpu_memory_bytes, est, NULL, why) !=
+    if (an_plan_model(m->wl, m->kc, plan, m->batch, m->net, m->gpu_memory_bytes, est, NULL, why) !=
             HS_OK ||
         !est->fits_in_memory)
         return INFINITY;

@@ -8,10 +8,11 @@
 #include "compute.h"
 
 /* The pure strategies, then each hybrid shape p1 x p2 with 1 < p2 < p. */
-int an_uniform_names(const wl_workload *wl, int p, char names[][AN_UNIFORM_NAME_LEN], int max)
+int an_uniform_names(const wl_workload *wl, const kt_compute *kc, int p,
+                     char names[][AN_UNIFORM_NAME_LEN], int max)
 {
     static const char *pure[] = {"data", "filter", "channel", "spatial", "pipeline"};
-    bool pipeline = kt_measured_holds(wl->compute, wl);
+    bool pipeline = kt_measured_holds(kc, wl);
     int n = 0;
     if (p == 1 && max > 0) {
         snprintf(names[n++], AN_UNIFORM_NAME_LEN, "serial");
@@ -29,18 +30,18 @@ int an_uniform_names(const wl_workload *wl, int p, char names[][AN_UNIFORM_NAME_
     return n;
 }
 
-int an_best_uniform(const wl_workload *wl, const plat_platform *plat, int p, int64_t batch,
-                    an_uniform *best, char *err)
+int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat, int p,
+                    int64_t batch, an_uniform *best, char *err)
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], why[HS_ERR_LEN];
-    int n = an_uniform_names(wl, p, names, AN_UNIFORM_MAX);
+    int n = an_uniform_names(wl, kc, p, names, AN_UNIFORM_MAX);
     memset(best, 0, sizeof *best);
     best->tried = n;
     for (int i = 0; i < n; i++) {
         st_strategy st;
         hs_estimate est;
         if (st_parse(names[i], p, plat->gpus_per_node, 0, &st, why) != HS_OK ||
-            an_estimate_on(wl, plat, &st, batch, PL_PACKED, &est, NULL, why) != HS_OK)
+            an_estimate_on(wl, kc, plat, &st, batch, PL_PACKED, &est, NULL, why) != HS_OK)
             continue; /* not possible at this p and batch (the batch does not divide, ...) */
         if (!est.fits_in_memory) {
             best->too_big++;

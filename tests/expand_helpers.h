@@ -200,7 +200,7 @@ static inline tg_graph expand_ok(const wl_workload *wl, st_strategy st, int64_t 
     tg_graph g;
     char err[HS_ERR_LEN] = "";
     ex_options opt = {.overlap = overlap};
-    int rc = ex_expand_opt(wl, &st, batch, &opt, &g, err);
+    int rc = ex_expand_opt(wl, NULL, &st, batch, &opt, &g, err);
     if (rc != HS_OK)
         print_error("ex_expand: %s\n", err);
     assert_int_equal(rc, HS_OK);

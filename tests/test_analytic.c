@@ -53,7 +53,7 @@ static hs_estimate run(const char *text, int p, int segments, int64_t batch)
     if (st_parse(text, p, 2, segments, &st, err) != HS_OK)
         fail_msg("parse %s: %s", text, err);
     st.filter_rs = st.halo_chain = false; /* ParaDL's collectives: the closed forms below */
-    if (an_model(&tiny, &st, batch, &links, 50000, &est, err) != HS_OK)
+    if (an_model(&tiny, NULL, &st, batch, &links, 50000, &est, err) != HS_OK)
         fail_msg("%s on %d: %s", text, p, err);
     check_close(est.iteration.exposed_comm_s, est.iteration.comm_s, "exposed = comm");
     check_close(est.iteration.total_s, est.iteration.compute_s + est.iteration.comm_s, "total");
@@ -174,9 +174,9 @@ static void test_memory_verdict_follows_the_limit(void **state)
     hs_estimate e;
     char err[HS_ERR_LEN];
     assert_int_equal(st_parse("spatial", 2, 2, 0, &st, err), HS_OK);
-    assert_int_equal(an_model(&tiny, &st, 8, &links, 46528, &e, err), HS_OK);
+    assert_int_equal(an_model(&tiny, NULL, &st, 8, &links, 46528, &e, err), HS_OK);
     assert_true(e.fits_in_memory); /* exactly the limit fits */
-    assert_int_equal(an_model(&tiny, &st, 8, &links, 46527, &e, err), HS_OK);
+    assert_int_equal(an_model(&tiny, NULL, &st, 8, &links, 46527, &e, err), HS_OK);
     assert_false(e.fits_in_memory);
 }
 
@@ -196,10 +196,10 @@ static void test_rejects_what_the_strategy_cannot_do(void **state)
     hs_estimate e;
     char err[HS_ERR_LEN];
     assert_int_equal(st_parse("filter", 8, 4, 0, &st, err), HS_OK);
-    assert_int_equal(an_model(&tiny, &st, 8, &links, 1e9, &e, err), HS_EINPUT);
+    assert_int_equal(an_model(&tiny, NULL, &st, 8, &links, 1e9, &e, err), HS_EINPUT);
     assert_non_null(strstr(err, "-g 8"));
     assert_int_equal(st_parse("data", 4, 4, 0, &st, err), HS_OK);
-    assert_int_equal(an_model(&tiny, &st, 6, &links, 1e9, &e, err), HS_EINPUT);
+    assert_int_equal(an_model(&tiny, NULL, &st, 6, &links, 1e9, &e, err), HS_EINPUT);
     assert_non_null(strstr(err, "-b 6"));
 }
 

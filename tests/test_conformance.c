@@ -367,7 +367,7 @@ static void estimate_via_runtime(const char *net, const char *lc, const char *te
     if (rc == HS_OK)
         rc = job_load_strategy(&spec, &abci, &j, err);
     if (rc == HS_OK)
-        rc = an_estimate(&j.wl, &abci, &j.st, j.batch, e, err);
+        rc = an_estimate(&j.wl, j.kc, &abci, &j.st, j.batch, e, err);
     job_free(&j);
     if (rc != HS_OK)
         fail_msg("--runtime paradl: %s p=%g B=%g: %s", text, r->p, r->batch, err);
@@ -402,7 +402,7 @@ static void check_row(const char *file, int block, const char *net, const oracle
     }
     int rc = st_parse(text, (int)r->p, abci.gpus_per_node, 0, &st, err);
     st.filter_rs = st.halo_chain = false; /* ParaDL's collectives, as its logs */
-    if (rc != HS_OK || an_estimate(wl, &abci, &st, (int64_t)r->batch, &e, err) != HS_OK)
+    if (rc != HS_OK || an_estimate(wl, NULL, &abci, &st, (int64_t)r->batch, &e, err) != HS_OK)
         fail_msg("%s: %s p=%g B=%g: %s", file, text, r->p, r->batch, err);
     compare(file, block, r, &e, skip, t);
 }
@@ -462,7 +462,7 @@ static void test_resnet50_data_1024(void **state)
     if (wl_load("resnet50", &wl, err) != HS_OK)
         fail_msg("%s", err);
     assert_int_equal(st_parse("data", 1024, abci.gpus_per_node, 0, &st, err), HS_OK);
-    assert_int_equal(an_estimate(&wl, &abci, &st, 65536, &e, err), HS_OK);
+    assert_int_equal(an_estimate(&wl, NULL, &abci, &st, 65536, &e, err), HS_OK);
     wl_free(&wl);
     assert_int_equal(e.iterations_per_epoch, 20);
     assert_true(fabs(e.epoch.compute_s - 3.90) < 0.005);

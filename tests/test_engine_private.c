@@ -88,7 +88,7 @@ static void child(const plat_platform *plat, void *out)
         return;
     if ((o->status = st_parse(the_case.strategy, the_case.gpus, plat->gpus_per_node, 0, &st,
                               o->err)) == HS_OK &&
-        (o->status = ex_expand_opt(&wl, &st, the_case.batch, &xo, &g, o->err)) == HS_OK) {
+        (o->status = ex_expand_opt(&wl, NULL, &st, the_case.batch, &xo, &g, o->err)) == HS_OK) {
         int gpus[1024];
         for (int r = 0; r < the_case.gpus; r++)
             gpus[r] = r;

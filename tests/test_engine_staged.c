@@ -260,7 +260,7 @@ static void child_pipeline(const plat_platform *plat, case_out *out)
         st_strategy st = {.kind = ST_PIPELINE, .p = 4, .p1 = 1, .p2 = 4, .segments = 4 << k};
         for (int f = 0; f < 2; f++) {
             tg_graph g;
-            if ((out->status = ex_expand(&wl, &st, 64, &g, out->err)) != HS_OK)
+            if ((out->status = ex_expand(&wl, NULL, &st, 64, &g, out->err)) != HS_OK)
                 return;
             eng_result res;
             if (run(plat, &g, NODE_GPUS, f ? ENG_FLOW : ENG_STEP, false, &res, out) != HS_OK)

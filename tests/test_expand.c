@@ -419,16 +419,16 @@ static void test_bad_input(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
-        assert_int_equal(ex_expand(&wl, &bad[i], 8, &g, err), HS_EINPUT);
+        assert_int_equal(ex_expand(&wl, NULL, &bad[i], 8, &g, err), HS_EINPUT);
         assert_true(strlen(err) > 0);
         assert_int_equal(g.n_ranks, 0);
         assert_null(g.ranks);
     }
     st_strategy ok = strat(ST_DATA, 2, 2, 1, 1);
-    assert_int_equal(ex_expand(&wl, &ok, 0, &g, err), HS_EINPUT);
+    assert_int_equal(ex_expand(&wl, NULL, &ok, 0, &g, err), HS_EINPUT);
     assert_non_null(strstr(err, "batch"));
     wl.n_layers = 0;
-    assert_int_equal(ex_expand(&wl, &ok, 8, &g, err), HS_EINPUT);
+    assert_int_equal(ex_expand(&wl, NULL, &ok, 8, &g, err), HS_EINPUT);
 }
 
 int main(void)

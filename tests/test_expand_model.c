@@ -84,7 +84,7 @@ static void test_matches_analytic_model(void **state)
         char err[HS_ERR_LEN] = "";
         hs_estimate est;
         links.across = cases[i].st.kind == ST_DATA_SPATIAL ? twice : link;
-        int rc = an_model(&wl, &cases[i].st, cases[i].batch, &links, 16e9, &est, err);
+        int rc = an_model(&wl, NULL, &cases[i].st, cases[i].batch, &links, 16e9, &est, err);
         if (rc != HS_OK)
             print_error("an_model: %s\n", err);
         assert_int_equal(rc, HS_OK);

@@ -152,8 +152,8 @@ static void analytic_case(const wl_workload *wl, lw_case c)
     hs_estimate a, b;
     an_terms ta, tb;
     char err[HS_ERR_LEN] = "";
-    if (an_estimate_on(wl, &abci, &p.builtin, c.batch, PL_PACKED, &b, &tb, err) != HS_OK ||
-        an_estimate_on(wl, &abci, &p.planned, c.batch, PL_PACKED, &a, &ta, err) != HS_OK)
+    if (an_estimate_on(wl, NULL, &abci, &p.builtin, c.batch, PL_PACKED, &b, &tb, err) != HS_OK ||
+        an_estimate_on(wl, NULL, &abci, &p.planned, c.batch, PL_PACKED, &a, &ta, err) != HS_OK)
         fail_msg("%s: %s", p.run, err);
     expect_same_estimate(&a, &b, 1e-9, p.run);
     for (int k = 0; k < HS_TERM_COUNT; k++)
@@ -203,7 +203,7 @@ static void simulate_child(const plat_platform *plat, void *out)
     sim_out *o = out;
     sm_options opt = {.fidelity = ENG_FLOW, .placement = PL_PACKED};
     char err[HS_ERR_LEN] = "";
-    if (sm_run(sim_in.wl, plat, sim_in.st, sim_in.batch, &opt, &o->est, NULL, err) != HS_OK) {
+    if (sm_run(sim_in.wl, NULL, plat, sim_in.st, sim_in.batch, &opt, &o->est, NULL, err) != HS_OK) {
         o->failed = 1;
         snprintf(o->msg, sizeof o->msg, "%s", err);
     }

@@ -396,7 +396,7 @@ static void expansion(const plat_platform *plat, case_out *out, eng_fidelity fid
     st_strategy s;
     tg_graph g;
     if (wl_load("resnet50", &wl, err) != HS_OK || st_parse("data+filter:4x4", 16, 4, 0, &s, err) ||
-        ex_expand(&wl, &s, 64, &g, err) != HS_OK) {
+        ex_expand(&wl, NULL, &s, 64, &g, err) != HS_OK) {
         check(out, 0, "setup: %s", err);
         return;
     }

@@ -229,10 +229,10 @@ static void test_analytic(void **state)
         for (int k = 0; k < PL_KIND_COUNT; k++) {
             if (k == PL_SCATTER)
                 continue; /* 256 ranks, 64 nodes */
-            assert_int_equal(an_estimate_on(&wl, &part, &st, batch, (pl_kind)k, &ep, NULL, err),
-                             HS_OK);
-            assert_int_equal(an_estimate_on(&wl, &full, &st, batch, (pl_kind)k, &ef, NULL, err),
-                             HS_OK);
+            assert_int_equal(
+                an_estimate_on(&wl, NULL, &part, &st, batch, (pl_kind)k, &ep, NULL, err), HS_OK);
+            assert_int_equal(
+                an_estimate_on(&wl, NULL, &full, &st, batch, (pl_kind)k, &ef, NULL, err), HS_OK);
             assert_true(ep.iteration.total_s == ef.iteration.total_s);
         }
     }

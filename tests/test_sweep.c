@@ -230,7 +230,7 @@ static double analytic_total_s(const char *strategy, int p, int64_t batch, bool 
     assert_int_equal(st_parse(strategy, p, plat.gpus_per_node, 0, &st, err), HS_OK);
     if (paradl)
         st.filter_rs = st.halo_chain = false;
-    assert_int_equal(an_estimate(&wl, &plat, &st, batch, &est, err), HS_OK);
+    assert_int_equal(an_estimate(&wl, NULL, &plat, &st, batch, &est, err), HS_OK);
     return est.iteration.total_s;
 }
 

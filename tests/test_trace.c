@@ -501,7 +501,7 @@ static hs_estimate memory_of(const char *strategy, int p, int segments, int64_t 
     tiny.optimizer_states = optimizer_states;
     if (st_parse(strategy, p, 2, segments, &st, err) != HS_OK)
         fail_msg("%s: %s", strategy, err);
-    if (an_model(&tiny, &st, batch, &links, 1e9, &est, err) != HS_OK)
+    if (an_model(&tiny, NULL, &st, batch, &links, 1e9, &est, err) != HS_OK)
         fail_msg("%s: %s", strategy, err);
     tiny.optimizer_states = 0;
     const hs_memory *m = &est.memory;

@@ -126,9 +126,6 @@ typedef struct {
     char path[1024];            /* the file it was loaded from */
     double gradient_bytes;      /* bytes a weight gradient travels in, as the job's runtime
                                  * says (--runtime); 0: the precision's (kt_precision) */
-    const struct kt_compute *compute; /* --compute model: kernel times from the compute model
-                                       * (workloads/compute/compute.h), owned by the caller;
-                                       * NULL: the measured per-sample times, scaled linearly */
 } wl_workload;
 
 /* Load a workload. `spec` is a path (.xml, .net, .net_sc) or a short name looked up as

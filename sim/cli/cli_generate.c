@@ -115,8 +115,8 @@ static int parse_gen(int argc, char **argv, gen_options *o, char *err)
 /* ------------------------------------------------------------------ GHP's group size */
 
 /* The analytic iteration of ghp:G, or HS_EINPUT when G cannot be used. */
-static int price_ghp(const gen_options *o, const wl_workload *wl, const plat_platform *plat,
-                     int g, st_plan *plan, hs_estimate *est, char *err)
+static int price_ghp(const gen_options *o, const wl_workload *wl, const kt_compute *kc,
+                     const plat_platform *plat, int g, st_plan *plan, hs_estimate *est, char *err)
 {
     char spec[32];
     snprintf(spec, sizeof spec, "ghp:%d", g);
@@ -126,7 +126,7 @@ static int price_ghp(const gen_options *o, const wl_workload *wl, const plat_pla
     an_net *net = NULL;
     status = an_net_open(plat, o->gpus, NULL, &net, err);
     if (status == HS_OK)
-        status = an_plan_model(wl, plan, o->batch, net, plat->gpu_memory_bytes, est, NULL, err);
+        status = an_plan_model(wl, kc, plan, o->batch, net, plat->gpu_memory_bytes, est, NULL, err);
     an_net_close(net);
     if (status != HS_OK)
         st_plan_free(plan);
@@ -159,10 +159,11 @@ static bool ghp_better(const ghp_option *a, const ghp_option *b)
 static int choose_ghp(const gen_options *o, const wl_workload *measured, plat_platform *plat,
                       const cli_sim *sim, st_plan *best, char *why, size_t why_len, char *err)
 {
-    wl_workload priced = *measured; /* the same layers, with its kernel times' source */
-    kt_compute kc;
+    wl_workload priced = *measured; /* the same layers; a runtime would set its bytes here */
+    kt_compute state;               /* the compute model's, when kc points to it */
+    const kt_compute *kc = NULL;    /* the kernel times' source (NULL: the measured times) */
     js_settings defaults = {0};
-    int status = job_compute_for_pricing(&priced, plat, &defaults, &kc, err);
+    int status = job_compute_for_pricing(&priced, plat, &defaults, &state, &kc, err);
     if (status != HS_OK)
         return status;
     ghp_option opt[64];
@@ -172,22 +173,24 @@ static int choose_ghp(const gen_options *o, const wl_workload *measured, plat_pl
         ghp_option *x = &opt[n];
         memset(x, 0, sizeof *x);
         x->g = g;
-        if (o->gpus % g || price_ghp(o, &priced, plat, g, &x->plan, &x->est, skip) != HS_OK)
+        if (o->gpus % g || price_ghp(o, &priced, kc, plat, g, &x->plan, &x->est, skip) != HS_OK)
             continue;
         if (sim && x->est.fits_in_memory) {
             st_strategy st;
             st_from_plan(&x->plan, &st);
             fprintf(stderr, "strategy --generate ghp: simulating G=%d\n", g);
-            status = sim->simulate(&priced, plat, &st, o->batch, &x->sim, err);
+            status = sim->simulate(&priced, kc, plat, &st, o->batch, &x->sim, err);
             x->simulated = status == HS_OK;
         }
         pick = pick < 0 || ghp_better(x, &opt[pick]) ? n : pick;
         n++;
     }
-    size_t used = (size_t)snprintf(why, why_len, "G chosen by the %s on %s, %s (iteration "
-                                   "seconds, analytic%s):", sim ? "simulation" : "analytic model",
-                                   plat->name, priced.compute ? "kernels from the compute model"
-                                   : "measured kernels", sim ? " / simulated" : "");
+    size_t used = (size_t)snprintf(why, why_len,
+                                   "G chosen by the %s on %s, %s (iteration "
+                                   "seconds, analytic%s):",
+                                   sim ? "simulation" : "analytic model", plat->name,
+                                   kc ? "kernels from the compute model" : "measured kernels",
+                                   sim ? " / simulated" : "");
     for (int i = 0; i < n; i++) {
         if (used < why_len)
             used += (size_t)snprintf(why + used, why_len - used, " G=%d %.6g%s", opt[i].g,

@@ -73,8 +73,8 @@ struct cli_sim {
     int (*load)(plat_platform *plat, char *err);
     /* one strategy simulated on the whole machine (loaded here if it is not yet), packed, flow,
      * in a child process so that several can run from one process */
-    int (*simulate)(const wl_workload *wl, plat_platform *plat, const st_strategy *st,
-                    int64_t batch, hs_estimate *est, char *err);
+    int (*simulate)(const wl_workload *wl, const kt_compute *kc, plat_platform *plat,
+                    const st_strategy *st, int64_t batch, hs_estimate *est, char *err);
 };
 
 /* The command's name as the reports print it ("analytic"). */
@@ -119,8 +119,8 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 
 /* Where a command's kernel times came from, as a report's first line says it (", kernels
  * from the model on v100-sxm2-16gb"), and as JSON members (", \"compute\": ..., \"device\": ..."). */
-void cli_print_kernels(FILE *out, const wl_workload *wl);
-void cli_json_kernels(FILE *out, const wl_workload *wl);
+void cli_print_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc);
+void cli_json_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc);
 
 /* getopt_long's code of job key k (js_keys[k]) in every command's table. */
 #define CLI_OPT_KEY 3000

@@ -287,23 +287,21 @@ void cli_pricing_keys(struct option *opts, int n, char *shortopts, size_t size)
     opts[n] = (struct option){NULL, 0, NULL, 0};
 }
 
-void cli_print_kernels(FILE *out, const wl_workload *wl)
+void cli_print_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc)
 {
-    if (wl->compute)
-        fprintf(out, ", kernels from the %s on %s",
-                wl->compute->kernels_only ? "model alone" : "model",
-                wl->compute->device.device->name);
+    if (kc)
+        fprintf(out, ", kernels from the %s on %s", kc->kernels_only ? "model alone" : "model",
+                kc->device.device->name);
     else
         fprintf(out, ", kernels measured on %s", wl->device);
-    if (kt_precision(wl->compute) != PR_FP32)
-        fprintf(out, ", in %s precision", pr_name(kt_precision(wl->compute)));
+    if (kt_precision(kc) != PR_FP32)
+        fprintf(out, ", in %s precision", pr_name(kt_precision(kc)));
 }
 
-void cli_json_kernels(FILE *out, const wl_workload *wl)
+void cli_json_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc)
 {
-    fprintf(out, ", \"compute\": \"%s\", \"device\": ",
-            wl->compute ? kt_compute_name(wl->compute) : "measured");
-    hs_json_string(out, wl->compute ? wl->compute->device.device->name : wl->device);
-    if (kt_precision(wl->compute) != PR_FP32)
-        fprintf(out, ", \"precision\": \"%s\"", pr_name(kt_precision(wl->compute)));
+    fprintf(out, ", \"compute\": \"%s\", \"device\": ", kc ? kt_compute_name(kc) : "measured");
+    hs_json_string(out, kc ? kc->device.device->name : wl->device);
+    if (kt_precision(kc) != PR_FP32)
+        fprintf(out, ", \"precision\": \"%s\"", pr_name(kt_precision(kc)));
 }

@@ -77,7 +77,7 @@ static void print_found(const search_found *f)
            f->q->wl->name, f->q->plat->name, f->q->p, (long long)f->q->batch);
     if (f->o->job.runtime)
         printf(", runtime %s", f->o->job.runtime);
-    cli_print_kernels(stdout, f->q->wl);
+    cli_print_kernels(stdout, f->q->wl, f->q->kc);
     putchar('\n');
     print_layers(f);
     print_search(&l->search);
@@ -128,7 +128,7 @@ static void print_json(const search_found *f)
         printf(", \"runtime\": ");
         hs_json_string(stdout, f->o->job.runtime);
     }
-    cli_json_kernels(stdout, f->q->wl);
+    cli_json_kernels(stdout, f->q->wl, f->q->kc);
     printf(", \"strategy_file\": ");
     hs_json_string(stdout, f->path);
     printf(", \"search_s\": %.6f, \"candidates\": %d, \"simulated\": %d,\n \"searched\": ",
@@ -205,7 +205,8 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
         return cli_exec_full(err); /* the simulations need SimGrid: hybridsim-sim */
     wl_workload wl;
     plat_platform plat;
-    kt_compute kc; /* the compute model's state, when wl.compute points to it */
+    kt_compute kc;                  /* the compute model's state, when model points to it */
+    const kt_compute *model = NULL; /* the kernel-time model (NULL: the measured times) */
     char path[1024];
     int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
@@ -214,7 +215,7 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
         wl_free(&wl);
         return status;
     }
-    if ((status = job_compute_for_pricing(&wl, &plat, &o->job, &kc, err)) == HS_OK &&
+    if ((status = job_compute_for_pricing(&wl, &plat, &o->job, &kc, &model, err)) == HS_OK &&
         o->job.gpus > plat.n_gpus)
         status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->job.gpus,
                          plat.name, plat.n_gpus);
@@ -225,9 +226,15 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
             snprintf(path, sizeof path, "searched-%s-g%d-b%lld.xml", wl.name, o->job.gpus,
                      (long long)o->job.batch);
         rt_runtime rt; /* --runtime: what every candidate runs under */
-        sg_question q = {.wl = &wl, .plat = &plat, .p = o->job.gpus, .batch = o->job.batch,
-                         .top = o->top, .simulate = o->analytic_only ? NULL : sim->simulate,
-                         .max_table = o->max_table, .runtime = o->job.runtime ? &rt : NULL,
+        sg_question q = {.wl = &wl,
+                         .kc = model,
+                         .plat = &plat,
+                         .p = o->job.gpus,
+                         .batch = o->job.batch,
+                         .top = o->top,
+                         .simulate = o->analytic_only ? NULL : sim->simulate,
+                         .max_table = o->max_table,
+                         .runtime = o->job.runtime ? &rt : NULL,
                          .who = "strategy --search"};
         sg_list l;
         if (o->job.runtime)

@@ -30,7 +30,7 @@ static int run_simulate(const cli_options *o, const cli_inputs *in, rp_run *run,
     opt.links = o->links_path || o->links_summary ? &links : NULL;
     opt.links_untraced = !o->links_path;
     const job *j = &in->job;
-    int status = sm_run(&j->wl, &in->plat, &j->st, j->batch, &opt, &est,
+    int status = sm_run(&j->wl, j->kc, &in->plat, &j->st, j->batch, &opt, &est,
                         o->output != OUT_ROW ? &details : NULL, err);
     if (details.layers.layers)
         run->layers = &details.layers;
@@ -145,8 +145,8 @@ static size_t read_whole(int fd, void *buf, size_t len)
 
 /* One simulation in a child: SimGrid runs one simulation per process, and the machine loaded
  * before the fork serves every child. Packed placement, flow collectives, blocking order. */
-static int sim_simulate(const wl_workload *wl, plat_platform *plat, const st_strategy *st,
-                        int64_t batch, hs_estimate *est, char *err)
+static int sim_simulate(const wl_workload *wl, const kt_compute *kc, plat_platform *plat,
+                        const st_strategy *st, int64_t batch, hs_estimate *est, char *err)
 {
     int status = plat->in_engine ? HS_OK : plat_engine_load(plat, NULL, 0, err);
     int fd[2];
@@ -164,7 +164,7 @@ static int sim_simulate(const wl_workload *wl, plat_platform *plat, const st_str
         static sim_child_out out;
         sm_options opt = {.fidelity = ENG_FLOW, .placement = PL_PACKED};
         close(fd[0]);
-        out.status = sm_run(wl, plat, st, batch, &opt, &out.est, NULL, out.err);
+        out.status = sm_run(wl, kc, plat, st, batch, &opt, &out.est, NULL, out.err);
         ssize_t w = write(fd[1], &out, sizeof out);
         _exit(w == (ssize_t)sizeof out ? 0 : 3);
     }

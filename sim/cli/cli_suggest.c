@@ -121,7 +121,7 @@ int cli_parse_suggest(int argc, char **argv, suggest_options *o, char *err)
 
 /* ---------------------------------------------------------------- printing */
 
-static void print_table(const suggest_options *o, const wl_workload *wl,
+static void print_table(const suggest_options *o, const wl_workload *wl, const kt_compute *kc,
                         const plat_platform *plat, sg_list *l)
 {
     printf("hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d fit, "
@@ -129,7 +129,7 @@ static void print_table(const suggest_options *o, const wl_workload *wl,
            l->fitting, l->simulated);
     if (o->job.runtime)
         printf(", runtime %s", o->job.runtime);
-    cli_print_kernels(stdout, wl);
+    cli_print_kernels(stdout, wl, kc);
     putchar('\n');
     int width = 26; /* the strategy column: its longest name */
     for (int i = 0; i < l->n; i++)
@@ -152,7 +152,7 @@ static void print_table(const suggest_options *o, const wl_workload *wl,
            (long long)l->c[l->order[0]].analytic.iterations_per_epoch);
 }
 
-static void print_json(const suggest_options *o, const wl_workload *wl,
+static void print_json(const suggest_options *o, const wl_workload *wl, const kt_compute *kc,
                        const plat_platform *plat, sg_list *l)
 {
     printf("{\"mode\": \"suggest\", \"workload\": ");
@@ -164,7 +164,7 @@ static void print_json(const suggest_options *o, const wl_workload *wl,
         printf(", \"runtime\": ");
         hs_json_string(stdout, o->job.runtime);
     }
-    cli_json_kernels(stdout, wl);
+    cli_json_kernels(stdout, wl, kc);
     printf(", \"ranking\": [");
     for (int i = 0; i < l->n; i++) {
         const sg_candidate *c = &l->c[l->order[i]];
@@ -187,19 +187,26 @@ static void print_json(const suggest_options *o, const wl_workload *wl,
 /* ---------------------------------------------------------------- the command */
 
 static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-                         plat_platform *plat, char *err);
+                         const kt_compute *kc, plat_platform *plat, char *err);
 
 /* The oracle's answer at p GPUs, under the runtime said (--runtime: its allreduce, overlap,
  * halos and filter backward on each candidate; job_compute_for_pricing gave its kernels). */
 static int ask(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-               plat_platform *plat, int p, int64_t batch, int top, sg_list *l, char *err)
+               const kt_compute *kc, plat_platform *plat, int p, int64_t batch, int top, sg_list *l,
+               char *err)
 {
     rt_runtime rt;
     int status = o->job.runtime ? rt_load(o->job.runtime, &rt, err) : HS_OK;
     if (status != HS_OK)
         return status;
-    sg_question q = {.wl = wl, .plat = plat, .p = p, .batch = batch, .top = top,
-                     .simulate = sim->simulate, .runtime = o->job.runtime ? &rt : NULL,
+    sg_question q = {.wl = wl,
+                     .kc = kc,
+                     .plat = plat,
+                     .p = p,
+                     .batch = batch,
+                     .top = top,
+                     .simulate = sim->simulate,
+                     .runtime = o->job.runtime ? &rt : NULL,
                      .who = "suggest"};
     status = sg_answer(&q, l, err);
     if (status == HS_OK)
@@ -211,23 +218,24 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
 {
     wl_workload wl;
     plat_platform plat;
-    kt_compute kc; /* the compute model's state, when wl.compute points to it */
+    kt_compute kc;                  /* the compute model's state, when model points to it */
+    const kt_compute *model = NULL; /* the kernel-time model (NULL: the measured times) */
     int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
     if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK) {
         sg_list l;
-        status = job_compute_for_pricing(&wl, &plat, &o->job, &kc, err);
+        status = job_compute_for_pricing(&wl, &plat, &o->job, &kc, &model, err);
         if (status != HS_OK)
             ;
         else if (!o->job.gpus)
-            status = suggest_range(o, sim, &wl, &plat, err);
+            status = suggest_range(o, sim, &wl, model, &plat, err);
         else if (o->job.gpus > plat.n_gpus)
             status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->job.gpus,
                              plat.name, plat.n_gpus);
-        else if ((status = ask(o, sim, &wl, &plat, o->job.gpus, o->job.batch, o->top, &l,
+        else if ((status = ask(o, sim, &wl, model, &plat, o->job.gpus, o->job.batch, o->top, &l,
                                err)) == HS_OK) {
-            (o->json ? print_json : print_table)(o, &wl, &plat, &l);
+            (o->json ? print_json : print_table)(o, &wl, model, &plat, &l);
             sg_list_free(&l);
         }
         plat_free(&plat);
@@ -238,16 +246,16 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
 
 /* One GPU count of a budget: its candidates ranked; *first (NULL if none fits) its winner. */
 static int one_count(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-                     plat_platform *plat, int p, sg_list *l, char *err)
+                     const kt_compute *kc, plat_platform *plat, int p, sg_list *l, char *err)
 {
     int64_t batch = o->batch_per_gpu ? o->batch_per_gpu * p : o->job.batch;
-    return ask(o, sim, wl, plat, p, batch, o->top ? o->top : 1, l, err);
+    return ask(o, sim, wl, kc, plat, p, batch, o->top ? o->top : 1, l, err);
 }
 
 /* --max-gpus and --target-epoch-s: the GPU counts 1, 2, 4, ... (and N), the best of each
  * simulated, one line each; the answer below. */
 static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-                         plat_platform *plat, char *err)
+                         const kt_compute *kc, plat_platform *plat, char *err)
 {
     int limit = o->max_gpus ? o->max_gpus : plat->n_gpus, best_p = 0;
     double best_s = INFINITY;
@@ -255,13 +263,13 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
     printf("hybridsim suggest: %s on %s, %s", wl->name, plat->name,
            o->max_gpus ? "the fastest epoch within the GPU budget" : "the fewest GPUs reaching "
            "the target epoch");
-    cli_print_kernels(stdout, wl);
+    cli_print_kernels(stdout, wl, kc);
     printf("\n  %6s  %-36s %14s %14s\n", "GPUs", "best strategy", "epoch, sim s",
            "epoch, model s");
     for (int p = 1; p <= limit && p <= plat->n_gpus;
          p = p < limit && 2 * p > limit ? limit : 2 * p) {
         sg_list l;
-        if (one_count(o, sim, wl, plat, p, &l, why) != HS_OK) {
+        if (one_count(o, sim, wl, kc, plat, p, &l, why) != HS_OK) {
             printf("  %6d  %s\n", p, "(no strategy runs: the batch does not divide, ...)");
             continue;
         }

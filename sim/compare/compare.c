@@ -113,12 +113,12 @@ int cmp_run(const job *j, const plat_platform *plat, const sm_options *opt, cmp_
             char *err)
 {
     memset(out, 0, sizeof *out);
-    int status = an_estimate_on(&j->wl, plat, &j->st, j->batch, opt->placement, &out->analytic,
-                                &out->analytic_parts, err);
+    int status = an_estimate_on(&j->wl, j->kc, plat, &j->st, j->batch, opt->placement,
+                                &out->analytic, &out->analytic_parts, err);
     sm_options sim = *opt;
     sim.links = &out->links;
     if (status == HS_OK)
-        status = sm_run(&j->wl, plat, &j->st, j->batch, &sim, &out->simulated, &out->details,
+        status = sm_run(&j->wl, j->kc, plat, &j->st, j->batch, &sim, &out->simulated, &out->details,
                         err);
     if (status != HS_OK)
         return status;

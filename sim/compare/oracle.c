@@ -32,7 +32,7 @@ static int polish(const sg_question *q, an_search_model *m, st_plan *plan, sg_se
     an_uniform uniform;
     st_plan ref;
     hs_estimate est;
-    if (an_best_uniform(q->wl, q->plat, q->p, q->batch, &uniform, s->why) != HS_OK)
+    if (an_best_uniform(q->wl, q->kc, q->plat, q->p, q->batch, &uniform, s->why) != HS_OK)
         return HS_OK; /* nothing whole-model fits: the plan as found */
     snprintf(s->reference, sizeof s->reference, "%s", uniform.name);
     int status = st_plan_of(q->wl, &uniform.st, &ref, err);
@@ -49,7 +49,11 @@ int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err)
 {
     sg_search *s = &l->search;
     sr_options opt = an_search_options(q->p);
-    an_search_model m = {.net = net, .wl = q->wl, .batch = q->batch, .gpus = q->p,
+    an_search_model m = {.net = net,
+                         .wl = q->wl,
+                         .kc = q->kc,
+                         .batch = q->batch,
+                         .gpus = q->p,
                          .gpu_memory_bytes = q->plat->gpu_memory_bytes};
     sr_graph g;
     sr_result res;
@@ -79,7 +83,7 @@ int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err)
     status = polish(q, &m, plan, s, err);
     if (status == HS_OK && s->ran && !s->polish.reference_kept) {
         snprintf(plan->name, sizeof plan->name, "searched");
-        sg__add_plan(l, q->wl, q->plat, net, q->batch, plan, "searched");
+        sg__add_plan(l, q->wl, q->kc, q->plat, net, q->batch, plan, "searched");
         return HS_OK;
     }
     st_plan_free(plan);
@@ -132,7 +136,7 @@ int sg_simulate_plan(const sg_question *q, const st_plan *plan, hs_estimate *est
         rt_apply_strategy(q->runtime, &st);
     st.allreduce = plan->allreduce;
     fprintf(stderr, "%s: simulating the answer as the file runs it\n", q->who);
-    return q->simulate(q->wl, q->plat, &st, q->batch, est, err);
+    return q->simulate(q->wl, q->kc, q->plat, &st, q->batch, est, err);
 }
 
 void sg_describe(const sg_question *q, const sg_list *l, int i, const hs_estimate *file,

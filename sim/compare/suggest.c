@@ -20,8 +20,9 @@ static sg_candidate *next(sg_list *l)
 }
 
 /* A built-in strategy: parsed and priced, kept when it runs. */
-static void add_builtin(sg_list *l, const wl_workload *wl, const plat_platform *plat, int p,
-                        int64_t batch, const char *text, int segments, const char *name)
+static void add_builtin(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+                        const plat_platform *plat, int p, int64_t batch, const char *text,
+                        int segments, const char *name)
 {
     char why[HS_ERR_LEN];
     sg_candidate *c = next(l);
@@ -29,7 +30,7 @@ static void add_builtin(sg_list *l, const wl_workload *wl, const plat_platform *
         return;
     if (l->runtime)
         rt_apply_strategy(l->runtime, &c->st);
-    if (an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK)
+    if (an_estimate_on(wl, kc, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK)
         return;
     snprintf(c->name, sizeof c->name, "%s", name);
     snprintf(c->base, sizeof c->base, "%s", name);
@@ -76,8 +77,8 @@ static const co_algo other_algos[] = {CO_HIER, CO_TREE, CO_RINGS};
 /* The gradient allreduce's other algorithms (collective.h) for the candidate at index base: a
  * built-in priced by an_estimate_on, a plan by an_plan_model on net (a copy of its plan with
  * the algorithm set). */
-static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const plat_platform *plat,
-                                   an_net *net, int64_t batch, int base)
+static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+                                   const plat_platform *plat, an_net *net, int64_t batch, int base)
 {
     for (int i = 0; i < N_OTHER_ALGOS; i++) {
         char why[HS_ERR_LEN];
@@ -90,7 +91,7 @@ static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const plat
         if (!b->plan) {
             c->st = b->st;
             c->st.allreduce = other_algos[i];
-            if (an_estimate_on(wl, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) ==
+            if (an_estimate_on(wl, kc, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) ==
                 HS_OK)
                 keep_variant(l, c, b, other_algos[i]);
             continue;
@@ -102,7 +103,7 @@ static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const plat
         }
         plan->allreduce = other_algos[i];
         int before = l->n;
-        if (an_plan_model(wl, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
+        if (an_plan_model(wl, kc, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
                           why) == HS_OK)
             keep_variant(l, c, b, other_algos[i]);
         if (l->n == before) {
@@ -118,14 +119,15 @@ static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const plat
 
 /* A per-layer plan (a generator's or the search's): priced on net, kept when it is valid, with
  * its allreduce variants. */
-void sg__add_plan(sg_list *l, const wl_workload *wl, const plat_platform *plat, an_net *net,
-                  int64_t batch, st_plan *plan, const char *name)
+void sg__add_plan(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+                  const plat_platform *plat, an_net *net, int64_t batch, st_plan *plan,
+                  const char *name)
 {
     char why[HS_ERR_LEN];
     sg_candidate *c = next(l);
     if (l->runtime) /* its gradient allreduce, as the built-ins' */
         plan->allreduce = l->runtime->allreduce;
-    if (!c || an_plan_model(wl, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
+    if (!c || an_plan_model(wl, kc, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
                             why) != HS_OK) {
         st_plan_free(plan);
         free(plan);
@@ -138,46 +140,47 @@ void sg__add_plan(sg_list *l, const wl_workload *wl, const plat_platform *plat, 
     c->same_as = -1;
     mark_same(l, c);
     int at = l->n++;
-    add_allreduce_variants(l, wl, plat, net, batch, at);
+    add_allreduce_variants(l, wl, kc, plat, net, batch, at);
 }
 
-static void add_generated(sg_list *l, const wl_workload *wl, const plat_platform *plat,
-                          an_net *net, int p, int64_t batch, const char *spec)
+static void add_generated(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+                          const plat_platform *plat, an_net *net, int p, int64_t batch,
+                          const char *spec)
 {
     char why[HS_ERR_LEN];
     st_plan *plan = calloc(1, sizeof *plan);
     if (plan && st_generate(spec, wl, p, batch, plat->gpus_per_node, 0, plan, why) == HS_OK)
-        sg__add_plan(l, wl, plat, net, batch, plan, spec);
+        sg__add_plan(l, wl, kc, plat, net, batch, plan, spec);
     else
         free(plan);
 }
 
 /* The whole-model strategies, pipelines at 2p and 4p micro-batches, the published schemes. */
-static void add_known(sg_list *l, const wl_workload *wl, const plat_platform *plat,
-                      an_net *net, int p, int64_t batch)
+static void add_known(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+                      const plat_platform *plat, an_net *net, int p, int64_t batch)
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], spec[SG_NAME_LEN];
-    int n = an_uniform_names(wl, p, names, AN_UNIFORM_MAX);
+    int n = an_uniform_names(wl, kc, p, names, AN_UNIFORM_MAX);
     bool pipelines = false; /* an_uniform_names gives it where its measured times hold */
     for (int i = 0; i < n; i++) {
         int before = l->n;
         pipelines = pipelines || strcmp(names[i], "pipeline") == 0;
-        add_builtin(l, wl, plat, p, batch, names[i], 0, names[i]);
+        add_builtin(l, wl, kc, plat, p, batch, names[i], 0, names[i]);
         if (l->n > before)
-            add_allreduce_variants(l, wl, plat, net, batch, before);
+            add_allreduce_variants(l, wl, kc, plat, net, batch, before);
     }
     for (int k = 2; k <= 4 && p > 1 && pipelines; k *= 2) {
         snprintf(spec, sizeof spec, "pipeline (S=%d)", k * p);
-        add_builtin(l, wl, plat, p, batch, "pipeline", k * p, spec);
+        add_builtin(l, wl, kc, plat, p, batch, "pipeline", k * p, spec);
     }
-    add_generated(l, wl, plat, net, p, batch, "owt");
+    add_generated(l, wl, kc, plat, net, p, batch, "owt");
     for (int g = 2; g <= p && p > 1; g *= 2) {
         if (p % g)
             continue;
         snprintf(spec, sizeof spec, "splitbrain:%d", g);
-        add_generated(l, wl, plat, net, p, batch, spec);
+        add_generated(l, wl, kc, plat, net, p, batch, spec);
         snprintf(spec, sizeof spec, "ghp:%d", g);
-        add_generated(l, wl, plat, net, p, batch, spec);
+        add_generated(l, wl, kc, plat, net, p, batch, spec);
     }
 }
 
@@ -195,7 +198,7 @@ int sg_price_all(const sg_question *q, sg_list *l, char *err)
     if (status == HS_OK)
         status = an_net_open(q->plat, q->p, gpus, &net, err);
     if (status == HS_OK) {
-        add_known(l, q->wl, q->plat, net, q->p, q->batch);
+        add_known(l, q->wl, q->kc, q->plat, net, q->p, q->batch);
         status = sg__search(q, net, l, err);
         an_net_close(net);
     }
@@ -246,7 +249,7 @@ static int simulate_one(const sg_question *q, sg_list *l, sg_candidate *c, int k
         double start = sg__now_s();
         fprintf(stderr, "%s: simulating %d of %d: %s (model %.6f s)\n", q->who, k, of, c->name,
                 c->analytic.iteration.total_s);
-        int status = q->simulate(q->wl, q->plat, &c->st, q->batch, &c->sim, err);
+        int status = q->simulate(q->wl, q->kc, q->plat, &c->st, q->batch, &c->sim, err);
         if (status != HS_OK)
             return status;
         double took_s = sg__now_s() - start;

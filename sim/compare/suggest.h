@@ -63,13 +63,14 @@ typedef struct {
 } sg_list;
 
 /* One strategy simulated (cli_sim's simulate). */
-typedef int (*sg_simulate_fn)(const wl_workload *wl, plat_platform *plat,
-                              const st_strategy *st, int64_t batch, hs_estimate *est,
-                              char *err);
+typedef int (*sg_simulate_fn)(const wl_workload *wl, const kt_compute *kc, plat_platform *plat,
+                              const st_strategy *st, int64_t batch, hs_estimate *est, char *err);
 
 /* One question: the job, and how much to simulate. */
 typedef struct {
-    const wl_workload *wl;    /* its kernel times set (job_compute_for_pricing) */
+    const wl_workload *wl; /* the workload (a runtime's bytes set: job_compute_for_pricing) */
+    const kt_compute *kc;  /* its kernel-time model (job_compute_for_pricing; NULL: the
+                               * measured times) */
     plat_platform *plat;
     int p;
     int64_t batch;

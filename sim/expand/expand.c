@@ -107,9 +107,9 @@ static bool ex_split(const ex_shape *sh, const wl_layer *layer)
 
 /* Kernel durations of one layer on one rank. Measured: the group's samples, cut p2 ways if
  * split, at the per-sample times (the backward half input gradient, half weight gradient).
- * --compute model (wl->compute): each kernel at the rank's real shape (compute.h). */
-static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, int l, ex_layer_plan *lp,
-                           char *err)
+ * --compute model (kc): each kernel at the rank's real shape (compute.h). */
+static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc, int l,
+                           ex_layer_plan *lp, char *err)
 {
     const wl_layer *layer = &wl->layers[l];
     bool split = ex_split(sh, layer);
@@ -119,18 +119,18 @@ static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, int l, ex_
      * Spatial parallelism replicates them: every rank updates all. */
     bool owns_share = split && !ex_is_spatial(sh->kind);
     lp->wu_s = layer->wu_s / (owns_share ? sh->p2 : 1);
-    if (!wl->compute) {
+    if (!kc) {
         lp->fw_s = layer->fw_s * samples;
         lp->bx_s = layer->bw_s * samples * (lp->has_weights ? 0.5 : 1.0);
         lp->bw_s = lp->has_weights ? layer->bw_s * samples * 0.5 : 0.0;
         return HS_OK;
     }
     double dw_s = 0;
-    int rc = st_builtin_kernels_s(wl, sh->kind, sh->p2, sh->filter_rs, sh->samples, l,
+    int rc = st_builtin_kernels_s(wl, kc, sh->kind, sh->p2, sh->filter_rs, sh->samples, l,
                                   &lp->fw_s, &lp->bx_s, &dw_s, err);
     lp->bw_s = lp->has_weights ? dw_s : 0.0;
     lp->bx_s += lp->has_weights ? 0.0 : dw_s;
-    lp->wu_s = kt_compute_update_s(wl->compute, wl, l, owns_share ? sh->p2 : 1);
+    lp->wu_s = kt_compute_update_s(kc, wl, l, owns_share ? sh->p2 : 1);
     return rc;
 }
 
@@ -139,14 +139,14 @@ static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, int l, ex_
  * gradient of that output is combined backward, just before the layer's own backward. Filter:
  * allgather of the output slices, allreduce of the partial gradients (reduce-scatter with
  * --filter-backward reduce-scatter: a GPU needs only its slice); channel: the reverse. */
-static void ex_plan_activations(const ex_shape *sh, const wl_workload *wl, int l,
-                                ex_layer_plan *lp)
+static void ex_plan_activations(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,
+                                int l, ex_layer_plan *lp)
 {
     bool filter = ex_is_filter(sh->kind);
     if (!(filter || sh->kind == ST_CHANNEL) || !ex_split(sh, &wl->layers[l]) ||
         l == wl->n_layers - 1)
         return;
-    double full = sh->samples * (double)wl->layers[l].y_elems * ex__msg_elem_bytes(wl);
+    double full = sh->samples * (double)wl->layers[l].y_elems * ex__msg_elem_bytes(kc);
     lp->y_op = filter ? TG_ALLGATHER : TG_ALLREDUCE;
     lp->y_bytes = filter ? full / sh->p2 : full;
     lp->dy_op = filter ? (sh->filter_rs ? TG_REDUCE_SCATTER : TG_ALLREDUCE) : TG_ALLGATHER;
@@ -159,8 +159,8 @@ static void ex_plan_activations(const ex_shape *sh, const wl_workload *wl, int l
  * boundary sums; the model sizes it like x). A 2-wide window swaps no column but still pays
  * the messages, as the model charges them. At the split point (the last split layer) the
  * output is allgathered forward and its gradient scattered back to the slices. */
-static void ex_plan_spatial(const ex_shape *sh, const wl_workload *wl, int l, int split_point,
-                            ex_layer_plan *lp)
+static void ex_plan_spatial(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc, int l,
+                            int split_point, ex_layer_plan *lp)
 {
     const wl_layer *layer = &wl->layers[l];
     if (!ex_is_spatial(sh->kind) || !ex_split(sh, layer))
@@ -171,10 +171,10 @@ static void ex_plan_spatial(const ex_shape *sh, const wl_workload *wl, int l, in
         for (int d = 1; d < layer->x.n_spatial && d < WL_MAX_SPATIAL; d++)
             face *= (double)layer->x.spatial[d];
         lp->halo = true;
-        lp->halo_bytes = sh->samples * face * ex__msg_elem_bytes(wl);
+        lp->halo_bytes = sh->samples * face * ex__msg_elem_bytes(kc);
     }
     if (l == split_point) {
-        double full = sh->samples * (double)layer->y_elems * ex__msg_elem_bytes(wl);
+        double full = sh->samples * (double)layer->y_elems * ex__msg_elem_bytes(kc);
         lp->act_flags = TG_FLAG_STAGED; /* an MPI allgatherv without GPUDirect, as the halos */
         lp->y_op = TG_ALLGATHER;
         lp->y_bytes = full / sh->p2;
@@ -187,7 +187,8 @@ static void ex_plan_spatial(const ex_shape *sh, const wl_workload *wl, int l, in
  * data+filter the weights a rank holds (its share of the split layers, all of the replicated
  * ones); spatial and data+spatial, whose weights are replicated, reduce all of them inside the
  * group, then across the groups. */
-static void ex_plan_gradient(const ex_shape *sh, const wl_workload *wl, ex_plan *plan)
+static void ex_plan_gradient(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,
+                             ex_plan *plan)
 {
     double held = 0.0;
     for (int l = 0; l < wl->n_layers; l++)
@@ -195,18 +196,19 @@ static void ex_plan_gradient(const ex_shape *sh, const wl_workload *wl, ex_plan 
     for (int l = 0; l < wl->n_layers; l++) {
         const wl_layer *ly = &wl->layers[l];
         bool own_share = ex_split(sh, ly) && !ex_is_spatial(sh->kind);
-        plan->layers[l].grad_bytes = (double)ly->w_elems / (own_share ? sh->p2 : 1) *
-                                     ex__grad_elem_bytes(wl);
+        plan->layers[l].grad_bytes =
+            (double)ly->w_elems / (own_share ? sh->p2 : 1) * ex__grad_elem_bytes(wl, kc);
     }
-    double w_bytes = (double)wl->w_total * ex__grad_elem_bytes(wl);
+    double w_bytes = (double)wl->w_total * ex__grad_elem_bytes(wl, kc);
     plan->grad_model_bytes = ex_is_spatial(sh->kind) && sh->p2 > 1 ? w_bytes : 0.0;
     plan->grad_across_bytes = 0.0;
     if (sh->p1 > 1)
         plan->grad_across_bytes =
-            ex_is_spatial(sh->kind) ? w_bytes : held * ex__grad_elem_bytes(wl);
+            ex_is_spatial(sh->kind) ? w_bytes : held * ex__grad_elem_bytes(wl, kc);
 }
 
-static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, ex_plan *plan, char *err)
+static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,
+                         ex_plan *plan, char *err)
 {
     plan->n_layers = wl->n_layers;
     plan->layers = calloc((size_t)wl->n_layers, sizeof *plan->layers);
@@ -219,16 +221,16 @@ static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, ex_plan *pla
     for (int l = 0; l < wl->n_layers; l++) {
         ex_layer_plan *lp = &plan->layers[l];
         lp->y_op = lp->dy_op = EX_NO_OP;
-        int rc = ex_plan_compute(sh, wl, l, lp, err);
+        int rc = ex_plan_compute(sh, wl, kc, l, lp, err);
         if (rc != HS_OK)
             return rc;
-        ex_plan_activations(sh, wl, l, lp);
-        ex_plan_spatial(sh, wl, l, split_point, lp);
+        ex_plan_activations(sh, wl, kc, l, lp);
+        ex_plan_spatial(sh, wl, kc, l, split_point, lp);
     }
     for (int l = 1; l < wl->n_layers; l++)
         plan->layers[l].dy_below = plan->layers[l - 1].dy_below ||
                                    plan->layers[l - 1].dy_op != EX_NO_OP;
-    ex_plan_gradient(sh, wl, plan);
+    ex_plan_gradient(sh, wl, kc, plan);
     return HS_OK;
 }
 
@@ -427,14 +429,14 @@ static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_
             ex_exec(c, TG_UPDATE, l, plan->layers[l].wu_s, grad);
 }
 
-static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl,
+static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,
                                const ex_options *opt, tg_graph *g, char *err)
 {
     ex_plan plan = {0};
     bool overlap = opt && opt->overlap;
     ex_rank_groups *groups = calloc((size_t)sh->p, sizeof *groups);
     int *deferred = calloc(2 * (size_t)wl->n_layers + 1, sizeof *deferred);
-    int rc = groups && deferred ? ex_plan_build(sh, wl, &plan, err)
+    int rc = groups && deferred ? ex_plan_build(sh, wl, kc, &plan, err)
                                 : hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", sh->p);
     plan.bucket_bytes = opt && opt->bucket_bytes > 0 ? opt->bucket_bytes : CO_BUCKET_BYTES;
     if (rc == HS_OK)
@@ -456,8 +458,8 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl,
 /* ---------------------------------------------------------------- pipeline */
 
 /* The built-in pipeline: the partition that balances the stages, stage s on rank s. */
-static int ex_expand_pipeline(const ex_shape *sh, const wl_workload *wl, bool overlap,
-                              tg_graph *g, char *err)
+static int ex_expand_pipeline(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,
+                              bool overlap, tg_graph *g, char *err)
 {
     int *first = malloc((size_t)(sh->p + 1) * sizeof *first);
     if (!first)
@@ -466,7 +468,7 @@ static int ex_expand_pipeline(const ex_shape *sh, const wl_workload *wl, bool ov
     ex_pipe pp = {.first = first, .n_stages = sh->p, .segments = sh->segments,
                   .batch = sh->batch};
     if (rc == HS_OK)
-        rc = ex__pipeline(wl, &pp, overlap, g, err);
+        rc = ex__pipeline(wl, kc, &pp, overlap, g, err);
     free(first);
     return rc;
 }
@@ -553,7 +555,7 @@ static void ex_gradient_algorithm(tg_graph *g, co_algo algo)
         }
 }
 
-int ex_expand_opt(const wl_workload *wl, const st_strategy *st, int64_t batch,
+int ex_expand_opt(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
                   const ex_options *opt, tg_graph *g, char *err)
 {
     memset(g, 0, sizeof *g);
@@ -563,11 +565,11 @@ int ex_expand_opt(const wl_workload *wl, const st_strategy *st, int64_t batch,
     if (rc == HS_OK)
         rc = tg_init(g, sh.p, err);
     if (rc == HS_OK && sh.kind == ST_LAYERWISE)
-        rc = st->plan ? ex__expand_plan(wl, st->plan, batch, overlap, g, err)
+        rc = st->plan ? ex__expand_plan(wl, kc, st->plan, batch, overlap, g, err)
                       : hs_fail(err, HS_EINTERNAL, "expand: a layer-wise strategy without a plan");
     else if (rc == HS_OK)
-        rc = sh.kind == ST_PIPELINE ? ex_expand_pipeline(&sh, wl, overlap, g, err)
-                                    : ex_expand_layerwise(&sh, wl, opt, g, err);
+        rc = sh.kind == ST_PIPELINE ? ex_expand_pipeline(&sh, wl, kc, overlap, g, err)
+                                    : ex_expand_layerwise(&sh, wl, kc, opt, g, err);
     if (rc != HS_OK) {
         tg_free(g);
         return rc;
@@ -577,8 +579,8 @@ int ex_expand_opt(const wl_workload *wl, const st_strategy *st, int64_t batch,
     return HS_OK;
 }
 
-int ex_expand(const wl_workload *wl, const st_strategy *st, int64_t batch, tg_graph *g,
-              char *err)
+int ex_expand(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
+              tg_graph *g, char *err)
 {
-    return ex_expand_opt(wl, st, batch, NULL, g, err);
+    return ex_expand_opt(wl, kc, st, batch, NULL, g, err);
 }

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compute.h"
 #include "hs_error.h"
 #include "strategy.h"
 #include "taskgraph.h"
@@ -45,11 +46,11 @@ typedef struct {
 /* Build the graph (g is initialised by the call; free with tg_free) in the blocking order.
  * HS_EINPUT for a strategy the expansion cannot honour (p1 * p2 != p, a pipeline with more
  * stages than layers, a batch < 1, ...); on any failure g is left empty. */
-int ex_expand(const wl_workload *wl, const st_strategy *st, int64_t batch, tg_graph *g,
-              char *err);
+int ex_expand(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
+              tg_graph *g, char *err);
 
 /* The same with options (opt == NULL: the defaults). */
-int ex_expand_opt(const wl_workload *wl, const st_strategy *st, int64_t batch,
+int ex_expand_opt(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
                   const ex_options *opt, tg_graph *g, char *err);
 
 #endif

@@ -20,15 +20,15 @@
 /* Bytes per element of a model-parallel message (activations, their gradients, halos) and of
  * a weight-gradient message, in the job's precision (--precision: the compute model's,
  * kt_precision; fp32 without it). */
-static inline double ex__msg_elem_bytes(const wl_workload *wl)
+static inline double ex__msg_elem_bytes(const kt_compute *kc)
 {
-    return pr_message_bytes(kt_precision(wl->compute));
+    return pr_message_bytes(kt_precision(kc));
 }
-static inline double ex__grad_elem_bytes(const wl_workload *wl)
+static inline double ex__grad_elem_bytes(const wl_workload *wl, const kt_compute *kc)
 {
     if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
         return wl->gradient_bytes;
-    return pr_gradient_message_bytes(kt_precision(wl->compute));
+    return pr_gradient_message_bytes(kt_precision(kc));
 }
 
 /* ---- cursor.c ---- */
@@ -73,8 +73,8 @@ typedef struct {
     double batch;       /* B */
 } ex_pipe;
 
-int ex__pipeline(const wl_workload *wl, const ex_pipe *pp, bool overlap, tg_graph *g,
-                 char *err);
+int ex__pipeline(const wl_workload *wl, const kt_compute *kc, const ex_pipe *pp, bool overlap,
+                 tg_graph *g, char *err);
 
 /* ---- layout.c: slices, messages, collectives ---- */
 
@@ -105,8 +105,8 @@ typedef struct {
 /* The messages that bring u's output (configuration cu) to where v (cv) needs it, forward:
  * every rank of v's group receives from one holder of each block its need overlaps the part
  * it does not hold. out is reused (n reset); -1 when out of memory. */
-int ex__messages(const wl_workload *wl, int u, const st_layer_config *cu, int v,
-                 const st_layer_config *cv, int64_t batch, ex_msgs *out);
+int ex__messages(const wl_workload *wl, const kt_compute *kc, int u, const st_layer_config *cu,
+                 int v, const st_layer_config *cv, int64_t batch, ex_msgs *out);
 
 /* Communicator groups registered once each, found again by their ranks. */
 typedef struct {
@@ -156,7 +156,7 @@ void ex__round(const ex_moves *mv, int r, int k, bool reverse, int *to, double *
 /* ---- expand_plan.c ---- */
 
 /* The task lists of a per-layer plan (st->kind == ST_LAYERWISE) into g (initialised). */
-int ex__expand_plan(const wl_workload *wl, const st_plan *plan, int64_t batch, bool overlap,
-                    tg_graph *g, char *err);
+int ex__expand_plan(const wl_workload *wl, const kt_compute *kc, const st_plan *plan, int64_t batch,
+                    bool overlap, tg_graph *g, char *err);
 
 #endif

@@ -40,6 +40,7 @@ typedef struct {
 
 typedef struct {
     const wl_workload *wl;
+    const kt_compute *kc; /* the job's kernel-time model (NULL: measured times) */
     const st_plan *plan;
     int64_t batch;
     int p;
@@ -109,7 +110,7 @@ static void halo(planner *pl, int l, int r, tg_phase phase)
             if (e != a) /* this rank's slab of the other axes */
                 face *= (double)(ly->x.spatial[e] * (at[e] + 1) / split[e] -
                                  ly->x.spatial[e] * at[e] / split[e]);
-        double bytes = samples(pl, c) * face * ex__msg_elem_bytes(pl->wl);
+        double bytes = samples(pl, c) * face * ex__msg_elem_bytes(pl->kc);
         int lo = at[a] > 0 ? r - stride[a] : -1, hi = at[a] < split[a] - 1 ? r + stride[a] : -1;
         pl->ready[r] = ex_halo_chain(&pl->cur[r], phase, l, lo, hi, bytes, pl->ready[r]);
     }
@@ -139,8 +140,8 @@ static int plan_kernels(planner *pl, char *err)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d layers' kernels", n);
     int rc = HS_OK;
     for (int l = 0; l < n && rc == HS_OK; l++)
-        rc = st_layer_kernels_s(pl->wl, l, cfg(pl, l), (double)pl->batch, &pl->kernel_s[l][0],
-                                &pl->kernel_s[l][1], &pl->kernel_s[l][2], err);
+        rc = st_layer_kernels_s(pl->wl, pl->kc, l, cfg(pl, l), (double)pl->batch,
+                                &pl->kernel_s[l][0], &pl->kernel_s[l][1], &pl->kernel_s[l][2], err);
     return rc;
 }
 
@@ -151,12 +152,12 @@ static int plan_kernels(planner *pl, char *err)
 static void layout_copy(planner *pl, int r, tg_phase kind, int l, const st_layer_config *c,
                         double bytes, int scatter_p)
 {
-    double copy_s = 0, elems = bytes / ex__msg_elem_bytes(pl->wl);
+    double copy_s = 0, elems = bytes / ex__msg_elem_bytes(pl->kc);
     if (pl->status == HS_OK)
-        pl->status = scatter_p > 0 ? st_scatter_copies_s(pl->wl, elems, scatter_p,
+        pl->status = scatter_p > 0 ? st_scatter_copies_s(pl->wl, pl->kc, elems, scatter_p,
                                                          samples(pl, c), &copy_s, pl->err)
-                                   : st_layout_copy_s(pl->wl, elems, samples(pl, c), &copy_s,
-                                                      pl->err);
+                                   : st_layout_copy_s(pl->wl, pl->kc, elems, samples(pl, c),
+                                                      &copy_s, pl->err);
     if (copy_s > 0)
         pl->ready[r] = ex_exec(&pl->cur[r], kind, l, copy_s, pl->ready[r]);
 }
@@ -174,7 +175,7 @@ static double held_bytes(const planner *pl, int l, int r)
 {
     ex_box b;
     ex__held(&pl->wl->layers[l], cfg(pl, l), pl->batch, r - cfg(pl, l)->base, &b);
-    return ex__box_elems(&b) * ex__msg_elem_bytes(pl->wl);
+    return ex__box_elems(&b) * ex__msg_elem_bytes(pl->kc);
 }
 
 /* A conv or fc split on input channels holds partial sums of its output: allreduced over the
@@ -286,7 +287,7 @@ static ex_edge *new_edge(planner *pl, int u, int v)
     }
     ex_edge *e = &pl->edges[pl->n_edges++];
     *e = (ex_edge){.u = u, .v = v};
-    if (ex__messages(pl->wl, u, cfg(pl, u), v, cfg(pl, v), pl->batch, &pl->scratch) ||
+    if (ex__messages(pl->wl, pl->kc, u, cfg(pl, u), v, cfg(pl, v), pl->batch, &pl->scratch) ||
         ex__moves_of(&pl->scratch, pl->p, &pl->groups, pl->g, &e->mv))
         return pl->oom = true, NULL;
     classify(pl, e);
@@ -342,7 +343,7 @@ static void aligned_backward(planner *pl, const ex_edge *e, int r)
     ex_box n, h;
     ex__needed(lu, lv, cv, pl->batch, r - cv->base, &n);
     ex__held(lu, cfg(pl, e->u), pl->batch, r - cfg(pl, e->u)->base, &h);
-    double bytes = ex__box_elems(&n) * ex__msg_elem_bytes(pl->wl);
+    double bytes = ex__box_elems(&n) * ex__msg_elem_bytes(pl->kc);
     bool covered = pl->covered[e->u];
     if (st_has_filters(lv) && cv->filter > 1 && !cv->whole && !covered)
         put_comm(pl, r, TG_ALLREDUCE, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, EX_L_F),
@@ -476,7 +477,7 @@ static void gradients(planner *pl)
         if (ly->w_elems == 0)
             continue;
         double bytes = (double)ly->w_elems / (c->whole ? 1 : c->filter * c->channel) *
-                       ex__grad_elem_bytes(pl->wl);
+                       ex__grad_elem_bytes(pl->wl, pl->kc);
         for (int r = c->base; r < c->base + st_group_size(c); r++)
             add_fused(pl, r, line_group(pl, c, r, inner_vary), line_group(pl, c, r, EX_L_B),
                       bytes);
@@ -495,8 +496,8 @@ static void gradients(planner *pl)
         for (int l = 0; l < pl->wl->n_layers; l++) {
             const st_layer_config *c = cfg(pl, l);
             int ways = c->whole ? 1 : c->filter * c->channel;
-            double wu = pl->wl->compute ? kt_compute_update_s(pl->wl->compute, pl->wl, l, ways)
-                                        : pl->wl->layers[l].wu_s / ways;
+            double wu = pl->kc ? kt_compute_update_s(pl->kc, pl->wl, l, ways)
+                               : pl->wl->layers[l].wu_s / ways;
             if (member(c, r) && wu > 0)
                 ex_exec(&pl->cur[r], TG_UPDATE, l, wu, grad);
         }
@@ -505,8 +506,8 @@ static void gradients(planner *pl)
 
 /* ------------------------------------------------------------------ entry */
 
-static int plan_pipeline(const wl_workload *wl, const st_plan *plan, int64_t batch,
-                         bool overlap, tg_graph *g, char *err)
+static int plan_pipeline(const wl_workload *wl, const kt_compute *kc, const st_plan *plan,
+                         int64_t batch, bool overlap, tg_graph *g, char *err)
 {
     int *first = malloc((size_t)(wl->n_layers + 1) * sizeof *first);
     int *rank = malloc((size_t)(wl->n_layers + 1) * sizeof *rank);
@@ -518,7 +519,7 @@ static int plan_pipeline(const wl_workload *wl, const st_plan *plan, int64_t bat
         st_plan_stages(plan, first, rank, &n);
         ex_pipe pp = {.first = first, .rank = rank, .n_stages = n,
                       .segments = plan->micro_batches, .batch = (double)batch};
-        rc = ex__pipeline(wl, &pp, overlap, g, err);
+        rc = ex__pipeline(wl, kc, &pp, overlap, g, err);
     }
     free(first);
     free(rank);
@@ -537,16 +538,16 @@ static void planner_free(planner *pl)
     ex__groups_free(&pl->groups);
 }
 
-int ex__expand_plan(const wl_workload *wl, const st_plan *plan, int64_t batch, bool overlap,
-                    tg_graph *g, char *err)
+int ex__expand_plan(const wl_workload *wl, const kt_compute *kc, const st_plan *plan, int64_t batch,
+                    bool overlap, tg_graph *g, char *err)
 {
     if (plan->n_layers != wl->n_layers || plan->gpus != g->n_ranks)
         return hs_fail(err, HS_EINPUT, "expand: a plan of %d layers on %d GPUs for %d layers on "
                        "%d ranks", plan->n_layers, plan->gpus, wl->n_layers, g->n_ranks);
     if (plan->micro_batches > 0)
-        return plan_pipeline(wl, plan, batch, overlap, g, err);
+        return plan_pipeline(wl, kc, plan, batch, overlap, g, err);
     int p = plan->gpus;
-    planner pl = {.wl = wl, .plan = plan, .batch = batch, .p = p, .g = g, .err = err};
+    planner pl = {.wl = wl, .kc = kc, .plan = plan, .batch = batch, .p = p, .g = g, .err = err};
     pl.cur = calloc((size_t)p, sizeof *pl.cur);
     pl.ready = malloc((size_t)p * sizeof *pl.ready);
     pl.last_kernel = malloc((size_t)p * sizeof *pl.last_kernel);

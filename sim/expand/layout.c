@@ -181,12 +181,12 @@ static int fetch_for(const producer *p, int j, const ex_box *n, ex_msgs *out)
     }
 }
 
-int ex__messages(const wl_workload *wl, int u, const st_layer_config *cu, int v,
-                 const st_layer_config *cv, int64_t batch, ex_msgs *out)
+int ex__messages(const wl_workload *wl, const kt_compute *kc, int u, const st_layer_config *cu,
+                 int v, const st_layer_config *cv, int64_t batch, ex_msgs *out)
 {
     const wl_layer *lu = &wl->layers[u], *lv = &wl->layers[v];
     producer p = producer_of(lu, cu, batch);
-    p.elem_bytes = ex__msg_elem_bytes(wl);
+    p.elem_bytes = ex__msg_elem_bytes(kc);
     int qu = st_group_size(cu), qv = st_group_size(cv);
     out->n = 0;
     for (int t = 0; t < qv; t++) {

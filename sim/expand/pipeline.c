@@ -113,16 +113,16 @@ static void ex_write_stage(ex_cursor *c, const wl_workload *wl, const ex_pipe *p
 /* The rank that runs stage s. */
 static int rank_of(const ex_pipe *pp, int s) { return pp->rank ? pp->rank[s] : s; }
 
-static int ex_stage_of(const ex_pipe *pp, const wl_workload *wl, int s, bool overlap,
-                       tg_graph *g, ex_stage *st)
+static int ex_stage_of(const ex_pipe *pp, const wl_workload *wl, const kt_compute *kc, int s,
+                       bool overlap, tg_graph *g, ex_stage *st)
 {
     int lo = pp->first[s], hi = pp->first[s + 1];
     double micro = pp->batch / pp->segments;
     *st = (ex_stage){.prev = s > 0 ? rank_of(pp, s - 1) : -1,
                      .next = s < pp->n_stages - 1 ? rank_of(pp, s + 1) : -1,
                      .fwd_shift = -1, .bwd_shift = -1};
-    st->in_bytes = s > 0 ? micro * (double)wl->layers[lo - 1].y_elems * ex__msg_elem_bytes(wl) : 0;
-    st->out_bytes = micro * (double)wl->layers[hi - 1].y_elems * ex__msg_elem_bytes(wl);
+    st->in_bytes = s > 0 ? micro * (double)wl->layers[lo - 1].y_elems * ex__msg_elem_bytes(kc) : 0;
+    st->out_bytes = micro * (double)wl->layers[hi - 1].y_elems * ex__msg_elem_bytes(kc);
     if (overlap || st->prev < 0 || st->next < 0)
         return 0;
     int fwd[2] = {st->next, st->prev}, bwd[2] = {st->prev, st->next};
@@ -131,13 +131,13 @@ static int ex_stage_of(const ex_pipe *pp, const wl_workload *wl, int s, bool ove
     return st->fwd_shift < 0 || st->bwd_shift < 0 ? -1 : 0;
 }
 
-int ex__pipeline(const wl_workload *wl, const ex_pipe *pp, bool overlap, tg_graph *g,
-                 char *err)
+int ex__pipeline(const wl_workload *wl, const kt_compute *kc, const ex_pipe *pp, bool overlap,
+                 tg_graph *g, char *err)
 {
     for (int s = 0; s < pp->n_stages; s++) {
         ex_cursor c = {.g = g, .rank = rank_of(pp, s), .overlap = overlap, .last = -1};
         ex_stage st;
-        if (ex_stage_of(pp, wl, s, overlap, g, &st) != 0)
+        if (ex_stage_of(pp, wl, kc, s, overlap, g, &st) != 0)
             return hs_fail(err, HS_EINTERNAL, "out of memory for the groups of stage %d", s);
         ex_write_stage(&c, wl, pp, &st, pp->first[s], pp->first[s + 1]);
         if (c.oom)

@@ -115,10 +115,10 @@ int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
     if (status == HS_OK)
         status = job_load_strategy(&j->spec, plat, &j->job, inner);
     if (status == HS_OK)
-        status = fp_fill(&j->job.wl, &j->job.st, j->spec.batch, plat->gpu_memory_bytes,
-                         &j->shared, inner);
+        status = fp_fill(&j->job.wl, kt_precision(j->job.kc), &j->job.st, j->spec.batch,
+                         plat->gpu_memory_bytes, &j->shared, inner);
     if (status == HS_OK) {
-        status = ex_expand(&j->job.wl, &j->job.st, j->spec.batch, &j->graph, inner);
+        status = ex_expand(&j->job.wl, j->job.kc, &j->job.st, j->spec.batch, &j->graph, inner);
         j->graph_made = status == HS_OK;
     }
     /* prefix the module's message (which names -w, -s, ...) with the --job it is about */

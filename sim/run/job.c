@@ -116,7 +116,7 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
         opt.runtime = rt->kernels;
     status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
-        j->wl.compute = &j->compute;
+        j->kc = &j->compute;
     return status;
 }
 
@@ -265,7 +265,7 @@ void job_free(job *j)
 }
 
 int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js_settings *job,
-                            kt_compute *kc, char *err)
+                            kt_compute *kc, const kt_compute **model, char *err)
 {
     rt_runtime rt;
     int rc = job->runtime ? rt_load(job->runtime, &rt, err) : HS_OK;
@@ -276,7 +276,7 @@ int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js
     if (job->runtime && rt_optimizer_states(&rt) >= 0)
         wl->optimizer_states = rt_optimizer_states(&rt);
     const char *gpu = plat_device(plat);
-    wl->compute = NULL;
+    *model = NULL;
     if (job->compute == JS_COMPUTE_MEASURED ||
         (job->compute == JS_COMPUTE_DEFAULT && !job_model_applies(wl, gpu))) {
         if (job->precision != PR_FP32)
@@ -292,6 +292,6 @@ int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js
         opt.runtime = rt.kernels;
     int status = kt_compute_init_with(kc, wl, gpu, &opt, err);
     if (status == HS_OK)
-        wl->compute = kc;
+        *model = kc;
     return status;
 }

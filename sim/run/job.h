@@ -25,7 +25,9 @@ typedef struct {
     st_plan plan;          /* -s FILE.xml: the per-layer plan st points to */
     bool plan_loaded;      /* plan must be freed */
     int64_t batch;         /* B */
-    kt_compute compute;    /* --compute model: what wl.compute points to */
+    kt_compute compute;    /* --compute model: the model's state, what kc points to */
+    const kt_compute *kc;  /* the kernel-time model the derivations take: &compute under
+                            * --compute model, NULL for the measured times */
     js_settings settings;  /* the settings it runs with: the command line's, and a strategy
                             * file's <setting>s for the keys the command line left unsaid */
 } job;
@@ -43,7 +45,7 @@ int job_load_workload(const js_settings *spec, job *j, char *err);
  * <setting>s (allreduce, overlap, precision, ...) apply where the command line does not give
  * the key (a flag wins over the file), each read by the table's parser with the file's line in
  * messages; --micro-batches replaces its schedule's count. j->settings gets the result.
- * Kernel times: --compute (js_compute); model sets j->wl.compute. */
+ * Kernel times: --compute (js_compute); model sets j->kc. */
 int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j, char *err);
 
 /* The plan's <setting>s from s: every key s was given but the job's own (js_key.job_own), as
@@ -58,12 +60,12 @@ int job_check_device(const wl_workload *wl, const plat_platform *plat, js_comput
 
 /* Kernel times for a command that prices many strategies of wl (suggest, strategy --search):
  * the compute model where asked or by default where it applies (both GPUs in the device
- * table), wl->compute then pointing to kc (which must outlive its use); else the measured
- * times, with job_check_device's rule. A runtime (job->runtime) gives its kernel terms and
- * sets its gradient bytes in wl. HS_EINPUT as job_check_device and kt_compute_init, and naming
- * --runtime for a runtime that does not load. */
+ * table), *model then pointing to kc (which must outlive its use); else the measured times
+ * (*model NULL), with job_check_device's rule. A runtime (job->runtime) gives its kernel terms
+ * and sets its gradient bytes and optimizer states in wl. HS_EINPUT as job_check_device and
+ * kt_compute_init, and naming --runtime for a runtime that does not load. */
 int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js_settings *job,
-                            kt_compute *kc, char *err);
+                            kt_compute *kc, const kt_compute **model, char *err);
 
 void job_free(job *j);
 

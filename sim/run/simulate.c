@@ -98,14 +98,14 @@ static int trace_write(tr_writer *trace, const wl_workload *wl, const plat_platf
     return tr_close(trace, err);
 }
 
-int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-           int64_t batch, const sm_options *opt, hs_estimate *est, cr_details *details,
-           char *err)
+int sm_run(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+           const st_strategy *st, int64_t batch, const sm_options *opt, hs_estimate *est,
+           cr_details *details, char *err)
 {
     tg_graph graph;
     /* a runtime or a strategy file's setting sets the overlap (and its buckets) (job.c) */
     ex_options xo = {.overlap = opt->overlap || st->overlap, .bucket_bytes = st->bucket_bytes};
-    int status = ex_expand_opt(wl, st, batch, &xo, &graph, err);
+    int status = ex_expand_opt(wl, kc, st, batch, &xo, &graph, err);
     if (status != HS_OK)
         return status;
 
@@ -129,7 +129,7 @@ int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *
     if (status == HS_OK) {
         est->iteration = cr_times(&res, 0, res.n_ranks);
         hs_estimate_scale_epoch(est, wl->samples, batch);
-        status = fp_fill(wl, st, batch, plat->gpu_memory_bytes, est, err);
+        status = fp_fill(wl, kt_precision(kc), st, batch, plat->gpu_memory_bytes, est, err);
         if (status == HS_OK && details)
             status = cr_details_fill(wl, &graph, &res, cr_rank(&res, 0, res.n_ranks), st->p2,
                                      details, err);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compute.h"
 #include "critical.h"
 #include "engine.h"
 #include "estimate.h"
@@ -37,9 +38,9 @@ typedef struct {
  * critical rank did (free with cr_details_free); with opt->trace_path, also the trace file
  * (trace.h): HS_EINPUT before anything runs if --trace-gpus names a GPU the run does not use
  * or the file cannot be made. */
-int sm_run(const wl_workload *wl, const plat_platform *plat, const st_strategy *st,
-           int64_t batch, const sm_options *opt, hs_estimate *est, cr_details *details,
-           char *err);
+int sm_run(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,
+           const st_strategy *st, int64_t batch, const sm_options *opt, hs_estimate *est,
+           cr_details *details, char *err);
 
 /* The engine's options for a run at this fidelity. Kernel durations are the workload's
  * measured seconds on its calibration device, whatever the platform's GPU, as in the analytic

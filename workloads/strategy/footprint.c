@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "compute.h"
 #include "precision.h"
 
 
@@ -27,14 +26,14 @@ static int64_t ceil_div(int64_t a, int64_t b)
 /* Each tensor and its gradient: weights and gradients delta x w each, activations with their
  * gradients 2 x delta x act; the optimizer keeps k values per weight; in mixed precision delta
  * is 2 bytes and the optimizer updates an FP32 master copy (precision.h). */
-static void parts_of(double act_elems, double w_elems, const wl_workload *wl, hs_memory *m)
+static void parts_of(double act_elems, double w_elems, pr_precision pr, int optimizer_states,
+                     hs_memory *m)
 {
-    pr_precision pr = kt_precision(wl->compute);
     m->weights_bytes = pr_weight_bytes(pr) * w_elems;
     m->gradients_bytes = pr_weight_gradient_bytes(pr) * w_elems;
     m->activations_bytes = 2 * pr_activation_bytes(pr) * act_elems;
     m->master_bytes = pr_master_bytes(pr) * w_elems;
-    m->optimizer_state_bytes = wl->optimizer_states * pr_state_bytes(pr) * w_elems;
+    m->optimizer_state_bytes = optimizer_states * pr_state_bytes(pr) * w_elems;
 }
 
 double fp_total(const hs_memory *m)
@@ -70,8 +69,8 @@ static void layerwise(const wl_workload *wl, unsigned bit, int parts, bool cut_w
 
 /* The pipeline's stage that needs the most memory (the first among equals): every stage keeps
  * the activations of all B samples until their backward pass. */
-static int pipeline(const wl_workload *wl, const st_strategy *st, double batch, hs_memory *mem,
-                    char *err)
+static int pipeline(const wl_workload *wl, pr_precision pr, const st_strategy *st, double batch,
+                    hs_memory *mem, char *err)
 {
     int p = st->p;
     int *first = malloc((size_t)(p + 1) * sizeof *first);
@@ -88,7 +87,7 @@ static int pipeline(const wl_workload *wl, const st_strategy *st, double batch, 
             w += (double)l->w_elems;
         }
         hs_memory stage;
-        parts_of(act, w, wl, &stage);
+        parts_of(act, w, pr, wl->optimizer_states, &stage);
         if (g == 0 || fp_total(&stage) > max_bytes) {
             max_bytes = fp_total(&stage);
             *mem = stage;
@@ -115,8 +114,7 @@ double fp_layer_bytes(const wl_layer *l, const st_layer_config *c, double batch,
     double a, w;
     hs_memory m;
     fp_layer_elems(l, c, batch, &a, &w);
-    wl_workload fp32 = {.optimizer_states = optimizer_states}; /* plans train in fp32 */
-    parts_of(a, w, &fp32, &m);
+    parts_of(a, w, PR_FP32, optimizer_states, &m); /* plans train in fp32 */
     return fp_total(&m);
 }
 
@@ -124,8 +122,8 @@ double fp_layer_bytes(const wl_layer *l, const st_layer_config *c, double batch,
  * the layer's activations (cut by the layer's spatial split, rounded up per tensor, as the
  * spatial strategy does) and its share of the weights (cut by filter and channel splits, as
  * filter and channel parallelism do); the busiest GPU (the first among equals) is reported. */
-static int plan_memory(const wl_workload *wl, const st_plan *plan, double batch, hs_memory *mem,
-                       char *err)
+static int plan_memory(const wl_workload *wl, pr_precision pr, const st_plan *plan, double batch,
+                       hs_memory *mem, char *err)
 {
     int p = plan->gpus;
     double *act = calloc((size_t)p, sizeof *act), *w = calloc((size_t)p, sizeof *w);
@@ -144,7 +142,7 @@ static int plan_memory(const wl_workload *wl, const st_plan *plan, double batch,
     }
     for (int r = 0; r < p; r++) {
         hs_memory m;
-        parts_of(act[r], w[r], wl, &m);
+        parts_of(act[r], w[r], pr, wl->optimizer_states, &m);
         if (r == 0 || fp_total(&m) > fp_total(mem))
             *mem = m;
     }
@@ -153,37 +151,37 @@ static int plan_memory(const wl_workload *wl, const st_plan *plan, double batch,
     return HS_OK;
 }
 
-int fp_memory(const wl_workload *wl, const st_strategy *st, int64_t batch, hs_memory *mem,
-              char *err)
+int fp_memory(const wl_workload *wl, pr_precision pr, const st_strategy *st, int64_t batch,
+              hs_memory *mem, char *err)
 {
     double b = (double)batch / st->p1, w, act;
     switch (st->kind) {
     case ST_LAYERWISE:
-        return plan_memory(wl, st->plan, (double)batch, mem, err);
+        return plan_memory(wl, pr, st->plan, (double)batch, mem, err);
     case ST_PIPELINE:
-        return pipeline(wl, st, (double)batch, mem, err);
+        return pipeline(wl, pr, st, (double)batch, mem, err);
     case ST_SPATIAL:
     case ST_DATA_SPATIAL:
         layerwise(wl, st_split_bit(st->kind), st->p2, false, true, &w, &act);
-        parts_of(b * act, w, wl, mem);
+        parts_of(b * act, w, pr, wl->optimizer_states, mem);
         return HS_OK;
     case ST_FILTER:
     case ST_CHANNEL:
     case ST_DATA_FILTER:
         layerwise(wl, st_split_bit(st->kind), st->p2, true, false, &w, &act);
-        parts_of(b * (double)(wl->x_total + wl->y_total), w, wl, mem);
+        parts_of(b * (double)(wl->x_total + wl->y_total), w, pr, wl->optimizer_states, mem);
         return HS_OK;
     default: /* serial, data: every GPU holds all weights and its B/p samples' activations */
         layerwise(wl, 0, 1, false, false, &w, &act);
-        parts_of(b * (double)(wl->x_total + wl->y_total), w, wl, mem);
+        parts_of(b * (double)(wl->x_total + wl->y_total), w, pr, wl->optimizer_states, mem);
         return HS_OK;
     }
 }
 
-int fp_fill(const wl_workload *wl, const st_strategy *st, int64_t batch,
+int fp_fill(const wl_workload *wl, pr_precision pr, const st_strategy *st, int64_t batch,
             double gpu_memory_bytes, hs_estimate *est, char *err)
 {
-    int status = fp_memory(wl, st, batch, &est->memory, err);
+    int status = fp_memory(wl, pr, st, batch, &est->memory, err);
     if (status != HS_OK)
         return status;
     est->memory_per_gpu_bytes = fp_total(&est->memory);

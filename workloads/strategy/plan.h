@@ -28,6 +28,8 @@
 #include "hs_error.h"
 #include "workload.h"
 
+struct kt_compute; /* the job's kernel-time model (workloads/compute/compute.h) */
+
 #define ST_PLAN_NAME_LEN 64
 #define ST_MAX_SETTINGS 32   /* <setting>s in one strategy file */
 #define ST_SETTING_LEN 64    /* a setting's key or value, with its NUL */
@@ -105,10 +107,11 @@ int st_model_ways(const st_layer_config *c);
 
 /* The kernels one rank runs for layer l under c at global batch `batch`, in seconds: forward,
  * input gradient, weight gradient (0 without weights). Measured per-sample times scaled
- * linearly by the rank's samples and split, or with --compute model (wl->compute) each at the
+ * linearly by the rank's samples and split (kc NULL), or with --compute model (kc) each at the
  * rank's real shape (plan_kernels.c). Errors are the compute model's (compute.h). */
-int st_layer_kernels_s(const wl_workload *wl, int l, const st_layer_config *c, double batch,
-                       double *fw_s, double *bx_s, double *bw_s, char *err);
+int st_layer_kernels_s(const wl_workload *wl, const struct kt_compute *kc, int l,
+                       const st_layer_config *c, double batch, double *fw_s, double *bx_s,
+                       double *bw_s, char *err);
 
 /* A deep copy of from into to (free with st_plan_free). */
 int st_plan_copy(const st_plan *from, st_plan *to, char *err);

@@ -1,6 +1,6 @@
 /* plan_kernels.c: the kernels one rank runs for a layer under a per-layer configuration
  * (plan.h, st_layer_kernels_s): the measured per-sample times scaled linearly by the rank's
- * samples and cut, or, with --compute model (wl->compute), each kernel at the rank's real
+ * samples and cut, or, with --compute model (kc), each kernel at the rank's real
  * shape (workloads/compute/compute.h); and under a built-in strategy with --compute model
  * (strategy.h, st_builtin_kernels_s). The analytic model and the expansion both take their
  * kernel times from here, so compute is the same number on both sides. */
@@ -29,25 +29,25 @@ static lw_split cut_of(const wl_layer *ly, const st_layer_config *c, double samp
 }
 
 /* The model's forward, input-gradient and weight-gradient kernels of layer l at `cut`. */
-static int passes_s(const wl_workload *wl, int l, const lw_split *cut, double *fw_s,
-                    double *dx_s, double *dw_s, char *err)
+static int passes_s(const wl_workload *wl, const kt_compute *kc, int l, const lw_split *cut,
+                    double *fw_s, double *dx_s, double *dw_s, char *err)
 {
     *fw_s = *dx_s = *dw_s = 0;
-    int rc = kt_compute_pass_s(wl->compute, wl, l, cut, LW_FORWARD, fw_s, err);
+    int rc = kt_compute_pass_s(kc, wl, l, cut, LW_FORWARD, fw_s, err);
     if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, cut, LW_INPUT_GRAD, dx_s, err);
+        rc = kt_compute_pass_s(kc, wl, l, cut, LW_INPUT_GRAD, dx_s, err);
     if (rc == HS_OK)
-        rc = kt_compute_pass_s(wl->compute, wl, l, cut, LW_WEIGHT_GRAD, dw_s, err);
+        rc = kt_compute_pass_s(kc, wl, l, cut, LW_WEIGHT_GRAD, dw_s, err);
     return rc;
 }
 
-int st_layer_kernels_s(const wl_workload *wl, int l, const st_layer_config *c, double batch,
-                       double *fw_s, double *bx_s, double *bw_s, char *err)
+int st_layer_kernels_s(const wl_workload *wl, const kt_compute *kc, int l, const st_layer_config *c,
+                       double batch, double *fw_s, double *bx_s, double *bw_s, char *err)
 {
     const wl_layer *ly = &wl->layers[l];
     double samples = batch / c->batch;
     bool weights = ly->w_elems > 0;
-    if (!wl->compute) {
+    if (!kc) {
         double ways = st_model_ways(c), b_s = ly->bw_s * samples / ways;
         *fw_s = ly->fw_s * samples / ways;
         *bx_s = weights ? b_s * 0.5 : b_s; /* half input gradient, half weight gradient */
@@ -56,7 +56,7 @@ int st_layer_kernels_s(const wl_workload *wl, int l, const st_layer_config *c, d
     }
     lw_split cut = cut_of(ly, c, samples);
     double dw_s = 0;
-    int rc = passes_s(wl, l, &cut, fw_s, bx_s, &dw_s, err);
+    int rc = passes_s(wl, kc, l, &cut, fw_s, bx_s, &dw_s, err);
     *bw_s = weights ? dw_s : 0.0;
     *bx_s += weights ? 0.0 : dw_s;
     return rc;
@@ -92,25 +92,25 @@ static lw_split builtin_cut(const wl_workload *wl, st_kind kind, int p2, double 
     return cut;
 }
 
-int st_layout_copy_s(const wl_workload *wl, double elems, double samples, double *seconds,
-                     char *err)
+int st_layout_copy_s(const wl_workload *wl, const kt_compute *kc, double elems, double samples,
+                     double *seconds, char *err)
 {
     int64_t n = (int64_t)llround(samples);
     *seconds = 0;
-    if (!wl->compute || n <= 1) /* measured kernels; or one sample: its channels in one piece */
+    if (!kc || n <= 1) /* measured kernels; or one sample: its channels in one piece */
         return HS_OK;
-    return kt_compute_copy_s(wl->compute, wl, elems, n, seconds, err);
+    return kt_compute_copy_s(kc, wl, elems, n, seconds, err);
 }
 
-int st_scatter_copies_s(const wl_workload *wl, double elems, int p, double samples,
-                        double *seconds, char *err)
+int st_scatter_copies_s(const wl_workload *wl, const kt_compute *kc, double elems, int p,
+                        double samples, double *seconds, char *err)
 {
     double pack_s = 0, stack_s = 0, sum_s = 0;
-    int rc = st_layout_copy_s(wl, elems, samples, &pack_s, err);
+    int rc = st_layout_copy_s(wl, kc, elems, samples, &pack_s, err);
     if (rc == HS_OK)
-        rc = st_layout_copy_s(wl, elems, samples, &stack_s, err);
+        rc = st_layout_copy_s(wl, kc, elems, samples, &stack_s, err);
     if (rc == HS_OK) /* a copy streams 2 x elems; the sum elems + elems / p */
-        rc = st_layout_copy_s(wl, elems * (1.0 + 1.0 / p) / 2.0, samples, &sum_s, err);
+        rc = st_layout_copy_s(wl, kc, elems * (1.0 + 1.0 / p) / 2.0, samples, &sum_s, err);
     *seconds = pack_s + stack_s + sum_s;
     return rc;
 }
@@ -118,8 +118,9 @@ int st_scatter_copies_s(const wl_workload *wl, double elems, int p, double sampl
 /* The layout copies around layer l's activation collectives (strategy.h): after an allgather
  * of channel slices (filter forward, channel backward), one copy of the group's whole output;
  * around a reduce-scatter of them (filter backward with filter_rs), st_scatter_copies_s. */
-static int layout_copies_s(const wl_workload *wl, st_kind kind, int p2, bool filter_rs,
-                           double samples, int l, double *fw_s, double *dx_s, char *err)
+static int layout_copies_s(const wl_workload *wl, const kt_compute *kc, st_kind kind, int p2,
+                           bool filter_rs, double samples, int l, double *fw_s, double *dx_s,
+                           char *err)
 {
     const wl_layer *ly = &wl->layers[l];
     bool filter = st_split_bit(kind) == WL_SPLIT_FILTER;
@@ -127,21 +128,21 @@ static int layout_copies_s(const wl_workload *wl, st_kind kind, int p2, bool fil
         !(ly->split_mask & st_split_bit(kind)))
         return HS_OK;
     double whole = llround(samples) * (double)ly->y_elems, copy_s = 0, scatter_s = 0;
-    int rc = st_layout_copy_s(wl, whole, samples, &copy_s, err);
+    int rc = st_layout_copy_s(wl, kc, whole, samples, &copy_s, err);
     if (rc == HS_OK && filter && filter_rs)
-        rc = st_scatter_copies_s(wl, whole, p2, samples, &scatter_s, err);
+        rc = st_scatter_copies_s(wl, kc, whole, p2, samples, &scatter_s, err);
     *fw_s += filter ? copy_s : 0.0;
     *dx_s += filter ? scatter_s : copy_s;
     return rc;
 }
 
-int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, bool filter_rs,
-                         double samples, int l, double *fw_s, double *dx_s, double *dw_s,
-                         char *err)
+int st_builtin_kernels_s(const wl_workload *wl, const kt_compute *kc, st_kind kind, int p2,
+                         bool filter_rs, double samples, int l, double *fw_s, double *dx_s,
+                         double *dw_s, char *err)
 {
     lw_split cut = builtin_cut(wl, kind, p2, samples, l);
-    int rc = passes_s(wl, l, &cut, fw_s, dx_s, dw_s, err);
+    int rc = passes_s(wl, kc, l, &cut, fw_s, dx_s, dw_s, err);
     if (rc == HS_OK)
-        rc = layout_copies_s(wl, kind, p2, filter_rs, samples, l, fw_s, dx_s, err);
+        rc = layout_copies_s(wl, kc, kind, p2, filter_rs, samples, l, fw_s, dx_s, err);
     return rc;
 }

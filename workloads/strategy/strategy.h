@@ -96,8 +96,8 @@ unsigned st_split_bit(st_kind kind);
 const char *st_kind_name(st_kind kind); /* "data+filter" */
 
 /* The kernels one rank of a built-in layer-wise strategy of `kind` runs for layer l under
- * --compute model (wl->compute), in seconds: forward, input gradient, weight gradient (0
- * without weights), at its group's `samples` and the strategy's dimension cut p2 ways where
+ * --compute model (kc, the job's kernel-time model: compute.h), in seconds: forward, input
+ * gradient, weight gradient (0 without weights), at its group's `samples` and the strategy's dimension cut p2 ways where
  * the strategy splits the layer (filter: output channels; channel: input channels; spatial:
  * the width). Spatial parallelism also cuts the unmarked layers between its first and last
  * split layer (batch normalisation, ReLU, adds, pooling): their input stays in slabs, so
@@ -111,16 +111,16 @@ const char *st_kind_name(st_kind kind); /* "data+filter" */
  * sums what arrives (st_scatter_copies_s). The simulator and the
  * analytic model both time kernels here (plan_kernels.c). Errors are the compute model's
  * (compute.h). */
-int st_builtin_kernels_s(const wl_workload *wl, st_kind kind, int p2, bool filter_rs,
-                         double samples, int l, double *fw_s, double *dx_s, double *dw_s,
-                         char *err);
+int st_builtin_kernels_s(const wl_workload *wl, const struct kt_compute *kc, st_kind kind, int p2,
+                         bool filter_rs, double samples, int l, double *fw_s, double *dx_s,
+                         double *dw_s, char *err);
 
 /* Seconds of one such layout copy of `elems` elements on a rank whose block holds `samples`
  * samples: 0 when it holds one (its channels are in one piece) or the kernels are measured
- * (wl->compute NULL); else the compute model's copy (compute.h, kt_compute_copy_s). Strategy
+ * (kc NULL); else the compute model's copy (compute.h, kt_compute_copy_s). Strategy
  * files charge theirs at their gathers with it. Errors are the compute model's. */
-int st_layout_copy_s(const wl_workload *wl, double elems, double samples, double *seconds,
-                     char *err);
+int st_layout_copy_s(const wl_workload *wl, const struct kt_compute *kc, double elems,
+                     double samples, double *seconds, char *err);
 
 /* The element-wise kernels around a reduce-scatter of channel slices over p ranks, `elems`
  * elements the whole tensor, as ChainerMN runs it (the backward of its allgather: an alltoall,
@@ -128,8 +128,8 @@ int st_layout_copy_s(const wl_workload *wl, double elems, double samples, double
  * the p slices that arrive stacked after (another) and summed (a read of the whole and a write
  * of 1/p of it); each as st_layout_copy_s, so 0 under measured kernels or one sample. Built-in
  * strategies and strategy files charge it wherever they reduce-scatter gathered slices. */
-int st_scatter_copies_s(const wl_workload *wl, double elems, int p, double samples,
-                        double *seconds, char *err);
+int st_scatter_copies_s(const wl_workload *wl, const struct kt_compute *kc, double elems, int p,
+                        double samples, double *seconds, char *err);
 
 /* The pipeline's stages: contiguous layer groups, stage i (on GPU i) running layers
  * first[i] .. first[i+1]-1, so first[] has stages+1 entries and first[stages] = n_layers.

@@ -8,12 +8,10 @@
  * 8 racks, not 128. --links-all lists every link of the machine, so it builds all of it. */
 #include "cli_int.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "hs_child.h"
 #include "placement.h"
 #include "sim.h"
 
@@ -121,60 +119,47 @@ static int sim_load(plat_platform *plat, char *err)
     return plat_engine_load(plat, NULL, 0, err);
 }
 
-/* What a simulating child sends back. */
+/* What a simulating child is given, and what it sends back. */
+typedef struct {
+    const wl_workload *wl;
+    const kt_compute *kc;
+    const plat_platform *plat;
+    const st_strategy *st;
+    int64_t batch;
+} sim_child_in;
+
 typedef struct {
     int status;
     char err[HS_ERR_LEN];
     hs_estimate est;
 } sim_child_out;
 
-/* Read the child's answer whole (a pipe may deliver it in pieces). */
-static size_t read_whole(int fd, void *buf, size_t len)
+static void sim_child(void *arg, void *answer)
 {
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = read(fd, (char *)buf + got, len - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    return got;
+    const sim_child_in *in = arg;
+    sim_child_out *out = answer;
+    sm_options opt = {.fidelity = ENG_FLOW, .placement = PL_PACKED};
+    out->status = sm_run(in->wl, in->kc, in->plat, in->st, in->batch, &opt, &out->est, NULL,
+                         out->err);
 }
 
-/* One simulation in a child: SimGrid runs one simulation per process, and the machine loaded
- * before the fork serves every child. Packed placement, flow collectives, blocking order. */
+/* One simulation in a child (hs_child.h): SimGrid runs one simulation per process, and the
+ * machine loaded before the fork serves every child. Packed placement, flow collectives,
+ * blocking order. */
 static int sim_simulate(const wl_workload *wl, const kt_compute *kc, plat_platform *plat,
                         const st_strategy *st, int64_t batch, hs_estimate *est, char *err)
 {
     int status = plat->in_engine ? HS_OK : plat_engine_load(plat, NULL, 0, err);
-    int fd[2];
     if (status != HS_OK)
         return status;
-    if (pipe(fd) != 0)
-        return hs_fail(err, HS_EINTERNAL, "cannot create a pipe: %s", strerror(errno));
-    fflush(NULL); /* the child must not repeat buffered output */
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]), close(fd[1]);
-        return hs_fail(err, HS_EINTERNAL, "cannot fork a simulation: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        static sim_child_out out;
-        sm_options opt = {.fidelity = ENG_FLOW, .placement = PL_PACKED};
-        close(fd[0]);
-        out.status = sm_run(wl, kc, plat, st, batch, &opt, &out.est, NULL, out.err);
-        ssize_t w = write(fd[1], &out, sizeof out);
-        _exit(w == (ssize_t)sizeof out ? 0 : 3);
-    }
-    close(fd[1]);
-    sim_child_out out;
-    size_t got = read_whole(fd[0], &out, sizeof out);
-    close(fd[0]);
-    int wstatus = 0;
-    waitpid(pid, &wstatus, 0);
-    if (got != sizeof out || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
+    sim_child_in in = {.wl = wl, .kc = kc, .plat = plat, .st = st, .batch = batch};
+    static sim_child_out out; /* the child's copy is its answer */
+    memset(&out, 0, sizeof out);
+    hs_child child;
+    status = hs_child_start(&child, sim_child, &in, &out, sizeof out, "a simulation", err);
+    if (status != HS_OK)
+        return status;
+    if (hs_child_finish(&child, &out, sizeof out) != HS_OK)
         return hs_fail(err, HS_EINTERNAL, "the simulation of %s failed (child process)",
                        st_name(st));
     if (out.status != HS_OK)

@@ -9,17 +9,12 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static void free_jobs(fb_job *jobs, int n_jobs)
 {
     for (int k = 0; jobs && k < n_jobs; k++) {
         fb_job *j = &jobs[k];
-        if (j->child) { /* an error before its result was read: do not leave it behind */
-            close(j->child_fd);
-            waitpid(j->child, NULL, 0);
-        }
+        hs_child_abandon(&j->child); /* an error before its result was read */
         if (j->graph_made)
             tg_free(&j->graph);
         job_free(&j->job);
@@ -73,7 +68,7 @@ int fb_run(const fb_request *req, FILE *out, char *err)
         status = fb_run_shared(req, &plat, jobs, req->n_jobs, bgs, req->n_backgrounds,
                             req->links_path ? &links : NULL, err);
     for (int k = 0; k < req->n_jobs && req->baseline; k++)
-        if (jobs[k].child) {
+        if (jobs[k].child.pid) {
             int st = fb_finish_baseline(&jobs[k], status == HS_OK ? err : NULL);
             if (status == HS_OK)
                 status = st;

@@ -10,9 +10,10 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <sys/types.h>
+
 
 #include "fabric.h"
+#include "hs_child.h"
 #include "placement.h"
 #include "run.h"
 
@@ -38,8 +39,7 @@ typedef struct {
     bool graph_made;
     hs_estimate shared;       /* the job in the shared run, with its memory */
     hs_times alone;           /* --baseline: the job alone */
-    pid_t child;              /* --baseline child, 0 if none */
-    int child_fd;             /* its pipe's read end */
+    hs_child child;           /* --baseline child (child.pid 0: none) */
 } fb_job;
 
 /* One --background: flows from[i] -> to[i]. */

@@ -6,12 +6,9 @@
  * is the job's iteration time. Jobs start together at t = 0. */
 #include "fabric_int.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -128,62 +125,45 @@ int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
 
 /* ---- each job alone ----------------------------------------------------------------------- */
 
-/* What a --baseline child sends back. */
+/* What a --baseline child is given, and what it sends back. */
+typedef struct {
+    const fb_request *req;
+    const plat_platform *plat;
+    const fb_job *j;
+} fb_child_in;
+
 typedef struct {
     int status;
     char err[HS_ERR_LEN];
     hs_times times;
 } fb_child_out;
 
+static void baseline_child(void *arg, void *answer)
+{
+    const fb_child_in *in = arg;
+    fb_child_out *out = answer;
+    eng_options eo = sm_engine_options(in->req->fidelity, false);
+    eng_result res;
+    out->status = sm_engine_run(&in->j->graph, in->plat, in->j->gpu_of_rank, &eo, NULL, &res,
+                                out->err);
+    if (out->status == HS_OK) {
+        out->times = cr_times(&res, 0, res.n_ranks);
+        eng_result_free(&res);
+    }
+}
+
 int fb_start_baseline(const fb_request *req, const plat_platform *plat, fb_job *j, char *err)
 {
-    int fd[2];
-    if (pipe(fd) != 0)
-        return hs_fail(err, HS_EINTERNAL, "--baseline: cannot create a pipe: %s", strerror(errno));
-    fflush(NULL); /* the child must not repeat buffered output */
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return hs_fail(err, HS_EINTERNAL, "--baseline: cannot fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        close(fd[0]);
-        static fb_child_out out;
-        memset(&out, 0, sizeof out);
-        eng_options eo = sm_engine_options(req->fidelity, false);
-        eng_result res;
-        out.status = sm_engine_run(&j->graph, plat, j->gpu_of_rank, &eo, NULL, &res, out.err);
-        if (out.status == HS_OK) {
-            out.times = cr_times(&res, 0, res.n_ranks);
-            eng_result_free(&res);
-        }
-        ssize_t w = write(fd[1], &out, sizeof out);
-        _exit(w == (ssize_t)sizeof out ? 0 : 3);
-    }
-    close(fd[1]);
-    j->child = pid;
-    j->child_fd = fd[0];
-    return HS_OK;
+    fb_child_in in = {.req = req, .plat = plat, .j = j};
+    static fb_child_out out; /* the child's copy is its answer */
+    memset(&out, 0, sizeof out);
+    return hs_child_start(&j->child, baseline_child, &in, &out, sizeof out, "--baseline", err);
 }
 
 int fb_finish_baseline(fb_job *j, char *err)
 {
     fb_child_out out;
-    size_t got = 0;
-    while (got < sizeof out) {
-        ssize_t n = read(j->child_fd, (char *)&out + got, sizeof out - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(j->child_fd);
-    int wstatus = 0;
-    waitpid(j->child, &wstatus, 0);
-    j->child = 0;
-    if (got != sizeof out || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
+    if (hs_child_finish(&j->child, &out, sizeof out) != HS_OK)
         return hs_fail(err, HS_EINTERNAL, "--baseline: the run of --job %d alone failed", j->index);
     if (out.status != HS_OK)
         return hs_fail(err, out.status, "--baseline, --job %d alone: %s", j->index, out.err);

@@ -9,20 +9,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hs_grow.h"
 #include "units.h"
 
 /* ---------------------------------------------------------------- zones */
 
 static int new_zone_id(ck_state *s, int parent)
 {
-    if (s->n_zones == s->zone_cap) {
-        int cap = s->zone_cap ? s->zone_cap * 2 : 256;
-        int *p = realloc(s->zone_parent, cap * sizeof *p);
-        if (!p)
-            return -1;
-        s->zone_parent = p;
-        s->zone_cap = cap;
-    }
+    if (!hs_grow((void **)&s->zone_parent, &s->zone_cap, s->n_zones + 1, sizeof *s->zone_parent))
+        return -1;
     s->zone_parent[s->n_zones] = parent;
     return s->n_zones++;
 }

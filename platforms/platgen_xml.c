@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_grow.h"
 #include "hs_out.h"
 #include "platdigest.h"
 
@@ -201,15 +202,9 @@ static void on_star_route(void *ctx, const char *child, const char *gateway, con
 {
     xw_state *x = ctx;
     int z = x->depth - 1;
-    if (x->n_stars[z] == x->cap_stars[z]) {
-        int cap = x->cap_stars[z] ? 2 * x->cap_stars[z] : 32;
-        xw_star *more = realloc(x->stars[z], (size_t)cap * sizeof *more);
-        if (!more) {
-            x->failed = true;
-            return;
-        }
-        x->stars[z] = more;
-        x->cap_stars[z] = cap;
+    if (!hs_grow((void **)&x->stars[z], &x->cap_stars[z], x->n_stars[z] + 1, sizeof *x->stars[z])) {
+        x->failed = true;
+        return;
     }
     xw_star *st = &x->stars[z][x->n_stars[z]++];
     *st = (xw_star){dup_name(x, child), dup_name(x, gateway), calloc((size_t)n, sizeof(pg_hop)),

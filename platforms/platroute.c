@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_grow.h"
 #include "units.h"
 
 /* ---------------------------------------------------------------- tables */
@@ -18,15 +19,7 @@
 /* Grow an array of `size`-byte items to hold n + 1; false when out of memory. */
 static bool room(void **array, int n, int *cap, size_t size)
 {
-    if (n < *cap)
-        return true;
-    int c = *cap ? 2 * *cap : 256;
-    void *more = realloc(*array, (size_t)c * size);
-    if (!more)
-        return false;
-    *array = more;
-    *cap = c;
-    return true;
+    return hs_grow(array, cap, n + 1, size);
 }
 
 /* FNV-1a, then spread: names differ in their last digits, and the table takes the low bits. */

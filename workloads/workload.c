@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_grow.h"
 #include "hs_names.h"
 
 /* ------------------------------------------------------------------ small shared helpers */
@@ -114,14 +115,8 @@ const char *wl__shape_str(const wl_shape *shape, char *buf, size_t len)
 
 wl_layer *wl__add_layer(wl_workload *wl, int *capacity)
 {
-    if (wl->n_layers == *capacity) {
-        int grown = *capacity ? 2 * *capacity : 64;
-        wl_layer *more = realloc(wl->layers, grown * sizeof *more);
-        if (!more)
-            return NULL;
-        wl->layers = more;
-        *capacity = grown;
-    }
+    if (!hs_grow((void **)&wl->layers, capacity, wl->n_layers + 1, sizeof *wl->layers))
+        return NULL;
     wl_layer *l = &wl->layers[wl->n_layers++];
     memset(l, 0, sizeof *l);
     l->stride = 1;

@@ -9,6 +9,8 @@
  * strategies are reproduced with candidates in this ascending order. */
 #include "search.h"
 
+#include "hs_grow.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -121,14 +123,8 @@ static int keep(enumeration *en, const sr_config *c)
     sr_vertex *v = en->v;
     if ((v->op == SR_RAVEL || v->op == SR_UNRAVEL) && !contiguous(en->d, en->n_dims, c))
         return HS_OK;
-    if (v->n_configs == en->cap) {
-        int cap = en->cap ? en->cap * 2 : 16;
-        sr_config *p = realloc(v->configs, (size_t)cap * sizeof *p);
-        if (!p)
-            return hs_fail(en->err, HS_EINTERNAL, "search: out of memory for configurations");
-        v->configs = p;
-        en->cap = cap;
-    }
+    if (!hs_grow((void **)&v->configs, &en->cap, v->n_configs + 1, sizeof *v->configs))
+        return hs_fail(en->err, HS_EINTERNAL, "search: out of memory for configurations");
     v->configs[v->n_configs++] = *c;
     return HS_OK;
 }

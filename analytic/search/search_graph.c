@@ -9,6 +9,8 @@
  * by an image gets PaSE's Reshape in front: a ravel and an unravel vertex. */
 #include "search.h"
 
+#include "hs_grow.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,17 +87,8 @@ static sr_config tensor_dom(const tensor *t)
 
 static int grow(void **p, int *cap, int need, size_t size, char *err)
 {
-    if (need <= *cap)
-        return HS_OK;
-    int n = *cap ? *cap * 2 : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, (size_t)n * size);
-    if (!q)
-        return hs_fail(err, HS_EINTERNAL, "search graph: out of memory");
-    *p = q;
-    *cap = n;
-    return HS_OK;
+    return hs_grow(p, cap, need, size) ? HS_OK
+                                       : hs_fail(err, HS_EINTERNAL, "search graph: out of memory");
 }
 
 /* A new vertex for layer `layer` producing `out`; returns its id or -1. */

@@ -18,6 +18,7 @@
 #include "expand_int.h"
 
 #include "compute.h"
+#include "hs_grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -278,13 +279,8 @@ static void classify(planner *pl, ex_edge *e)
 
 static ex_edge *new_edge(planner *pl, int u, int v)
 {
-    if (pl->n_edges == pl->cap_edges) {
-        int cap = pl->cap_edges ? 2 * pl->cap_edges : 64;
-        ex_edge *grown = realloc(pl->edges, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return pl->oom = true, NULL;
-        pl->edges = grown, pl->cap_edges = cap;
-    }
+    if (!hs_grow((void **)&pl->edges, &pl->cap_edges, pl->n_edges + 1, sizeof *pl->edges))
+        return pl->oom = true, NULL;
     ex_edge *e = &pl->edges[pl->n_edges++];
     *e = (ex_edge){.u = u, .v = v};
     if (ex__messages(pl->wl, pl->kc, u, cfg(pl, u), v, cfg(pl, v), pl->batch, &pl->scratch) ||

@@ -17,6 +17,8 @@
  *            implementations do, which cannot deadlock. */
 #include "expand_int.h"
 
+#include "hs_grow.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,13 +87,8 @@ double ex__box_elems(const ex_box *b)
 
 static int push(ex_msgs *m, int src, int dst, double bytes)
 {
-    if (m->n == m->cap) {
-        int cap = m->cap ? 2 * m->cap : 64;
-        ex_msg *grown = realloc(m->m, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        m->m = grown, m->cap = cap;
-    }
+    if (m->n == m->cap && !hs_grow((void **)&m->m, &m->cap, m->n + 1, sizeof *m->m))
+        return -1;
     m->m[m->n++] = (ex_msg){src, dst, bytes};
     return 0;
 }

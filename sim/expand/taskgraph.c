@@ -1,6 +1,8 @@
 /* taskgraph.c: storage for per-rank task lists and communicator groups (taskgraph.h). */
 #include "taskgraph.h"
 
+#include "hs_grow.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,28 +30,17 @@ void tg_free(tg_graph *g)
 int tg_add(tg_graph *g, int rank, tg_task task)
 {
     tg_rank *r = &g->ranks[rank];
-    if (r->n_tasks == r->cap_tasks) {
-        int cap = r->cap_tasks ? 2 * r->cap_tasks : 64;
-        tg_task *grown = realloc(r->tasks, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        r->tasks = grown;
-        r->cap_tasks = cap;
-    }
+    if (r->n_tasks == r->cap_tasks &&
+        !hs_grow((void **)&r->tasks, &r->cap_tasks, r->n_tasks + 1, sizeof *r->tasks))
+        return -1;
     r->tasks[r->n_tasks] = task;
     return r->n_tasks++;
 }
 
 int tg_add_group(tg_graph *g, const int *ranks, int n)
 {
-    if (g->n_groups == g->cap_groups) {
-        int cap = g->cap_groups ? 2 * g->cap_groups : 16;
-        tg_group *grown = realloc(g->groups, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        g->groups = grown;
-        g->cap_groups = cap;
-    }
+    if (!hs_grow((void **)&g->groups, &g->cap_groups, g->n_groups + 1, sizeof *g->groups))
+        return -1;
     int *copy = malloc((size_t)n * sizeof *copy);
     if (!copy)
         return -1;

@@ -42,6 +42,7 @@
 #include <xbt/dynar.h>
 #include <xbt/sysdep.h>
 
+#include "hs_grow.h"
 #include "links_sg.h"
 
 /* ---- names -------------------------------------------------------------------------------- */
@@ -177,14 +178,8 @@ static int pair_index(lk_collector *c, int src, int dst)
         j = (j + 1) & (c->pair_cap - 1);
     if (c->pair_keys[j])
         return c->pair_slot[j];
-    if (c->n_pairs == c->cap_pairs) {
-        int cap = c->cap_pairs ? 2 * c->cap_pairs : 256;
-        lk_pair *p = realloc(c->pairs, (size_t)cap * sizeof *p);
-        if (!p)
-            return -1;
-        c->pairs = p;
-        c->cap_pairs = cap;
-    }
+    if (!hs_grow((void **)&c->pairs, &c->cap_pairs, c->n_pairs + 1, sizeof *c->pairs))
+        return -1;
     c->pairs[c->n_pairs] = (lk_pair){.src = src, .dst = dst};
     c->pair_keys[j] = key;
     c->pair_slot[j] = c->n_pairs;

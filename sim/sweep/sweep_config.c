@@ -164,7 +164,7 @@ static int add_values(sw_spec *spec, const sw_keydef *def, const char *text, con
         char *v = sw_trim(value);
         if (*v == '\0')
             return hs_fail(err, HS_EINPUT, "%s: empty value in '%s'", where, text);
-        if (!sw_grow((void **)&list->items, &list->cap, list->n, sizeof *list->items))
+        if (!hs_grow((void **)&list->items, &list->cap, list->n + 1, sizeof *list->items))
             return hs_fail(err, HS_EINTERNAL, "out of memory");
         const char *stored = def->suffix ? sw_arena_printf(a, "%s%s", v, def->suffix) : v;
         if (!stored)

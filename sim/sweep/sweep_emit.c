@@ -192,7 +192,7 @@ static int list_job_files(const char *dir, long **indices, int *n, char *err)
         size_t digits = strspn(e->d_name, "0123456789");
         if (digits == 0 || strcmp(e->d_name + digits, ".csv") != 0)
             continue;
-        if (!sw_grow((void **)indices, &cap, *n, sizeof **indices)) {
+        if (!hs_grow((void **)indices, &cap, *n + 1, sizeof **indices)) {
             closedir(d);
             return hs_fail(err, HS_EINTERNAL, "out of memory");
         }
@@ -238,7 +238,7 @@ static int merge_file(const char *path, const char *header, const char ***lines,
     for (int k = 0; status == HS_OK && k < t.n; k++) {
         if (t.rows[k].superseded)
             continue;
-        if (!sw_grow((void **)lines, cap, *n_lines, sizeof **lines))
+        if (!hs_grow((void **)lines, cap, *n_lines + 1, sizeof **lines))
             status = hs_fail(err, HS_EINTERNAL, "out of memory");
         else
             (*lines)[(*n_lines)++] = t.rows[k].line;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hs_grow.h"
 #include "job_keys.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -37,8 +38,6 @@ char *sw_arena_strndup(sw_arena *a, const char *s, size_t n);
 char *sw_arena_strdup(sw_arena *a, const char *s);
 char *sw_arena_printf(sw_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Make room for one more item in a growing array; false when out of memory. */
-bool sw_grow(void **items, int *cap, int n, size_t size);
 
 /* A growing text buffer whose first allocation failure sticks (checked once, at the end). */
 typedef struct {

@@ -77,19 +77,6 @@ char *sw_arena_printf(sw_arena *a, const char *fmt, ...)
     return s;
 }
 
-bool sw_grow(void **items, int *cap, int n, size_t size)
-{
-    if (n < *cap)
-        return true;
-    int new_cap = *cap ? *cap * 2 : 16;
-    void *grown = realloc(*items, (size_t)new_cap * size);
-    if (!grown)
-        return false;
-    *items = grown;
-    *cap = new_cap;
-    return true;
-}
-
 void sw_buf_add(sw_buf *b, const char *s, size_t n)
 {
     if (b->oom)

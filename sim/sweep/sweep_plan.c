@@ -63,7 +63,7 @@ static int parse_gpus(const sw_item *it, int **gpus, int *n, int *cap, char *err
         hi = lo;
     }
     for (int64_t g = lo; g <= hi; g *= 2) {
-        if (!sw_grow((void **)gpus, cap, *n, sizeof **gpus))
+        if (!hs_grow((void **)gpus, cap, *n + 1, sizeof **gpus))
             return hs_fail(err, HS_EINTERNAL, "out of memory");
         (*gpus)[(*n)++] = (int)g;
     }
@@ -450,7 +450,7 @@ static int add_config(sw_plan *plan, int *cap, const sw_config *c, sw_arena *a, 
     if (plan->n_configs >= SW_MAX_CONFIGS)
         return hs_fail(err, HS_EINPUT, "the sweep has more than %d configurations",
                        SW_MAX_CONFIGS);
-    if (!sw_grow((void **)&plan->configs, cap, plan->n_configs, sizeof *plan->configs))
+    if (!hs_grow((void **)&plan->configs, cap, plan->n_configs + 1, sizeof *plan->configs))
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     sw_config *k = &plan->configs[plan->n_configs++];
     *k = *c;

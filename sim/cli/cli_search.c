@@ -1,6 +1,6 @@
 /* cli_search.c: `hybridsim strategy --search` with hybridsim's own cost model (cli_int.h).
  *
- * The question is the oracle's (sim/compare/suggest.h, sg_answer), the same `suggest` asks:
+ * The question is the oracle's (sim/compare/suggest.h, su_answer), the same `suggest` asks:
  * every built-in strategy with every gradient-allreduce algorithm, the published per-layer
  * schemes and the per-layer search's plan, priced by the analytic model, the fastest few
  * simulated. This file prints the answer with what the search did, and writes the answer as a
@@ -17,11 +17,11 @@
 /* What the command found, for printing. */
 typedef struct {
     const cli_search_options *o;
-    const sg_question *q;
-    const sg_list *l;
+    const su_question *q;
+    const su_list *l;
     const st_plan *plan;     /* the answer as written */
     const char *path;        /* the strategy file written */
-    const hs_estimate *file; /* a built-in answer's file simulated (sg_simulate_plan), or NULL */
+    const hs_estimate *file; /* a built-in answer's file simulated (su_simulate_plan), or NULL */
     int answer, builtin, searched; /* indices into l->c (-1: none) */
 } search_found;
 
@@ -39,7 +39,7 @@ static void print_layers(const search_found *f)
     }
 }
 
-static void print_row(const char *what, const sg_candidate *c)
+static void print_row(const char *what, const su_candidate *c)
 {
     const hs_times *an = &c->analytic.iteration;
     printf("  %-40s %10.6f %10.6f %10.6f", what, an->compute_s, an->comm_s, an->total_s);
@@ -50,7 +50,7 @@ static void print_row(const char *what, const sg_candidate *c)
     printf(" %9.3f\n", c->analytic.memory_per_gpu_bytes / 1e9);
 }
 
-static void print_search(const sg_search *s)
+static void print_search(const su_search *s)
 {
     if (!s->ran) {
         printf("  search: found no per-layer plan (%s)\n", s->why);
@@ -71,8 +71,8 @@ static void print_search(const sg_search *s)
 
 static void print_found(const search_found *f)
 {
-    const sg_list *l = f->l;
-    const sg_candidate *a = &l->c[f->answer];
+    const su_list *l = f->l;
+    const su_candidate *a = &l->c[f->answer];
     printf("hybridsim strategy --search: %s on %s, %d GPUs, batch %lld, cost model hybridsim",
            f->q->wl->name, f->q->plat->name, f->q->p, (long long)f->q->batch);
     if (f->o->job.runtime)
@@ -83,7 +83,7 @@ static void print_found(const search_found *f)
     print_search(&l->search);
     printf("\n  %-40s %10s %10s %10s %10s %9s\n", "per iteration (s)", "compute", "comm",
            "analytic", "simulated", "GB a GPU");
-    char name[SG_NAME_LEN + 24];
+    char name[SU_NAME_LEN + 24];
     snprintf(name, sizeof name, "answer: %s", a->name);
     print_row(name, a);
     if (f->searched >= 0 && f->searched != f->answer)
@@ -104,7 +104,7 @@ static void print_found(const search_found *f)
 }
 
 /* {"strategy": ..., "analytic_s": ..., "memory_bytes": ...[, "simulated_s": ...]} */
-static void print_candidate_json(const sg_candidate *c)
+static void print_candidate_json(const su_candidate *c)
 {
     printf("{\"strategy\": ");
     hs_json_string(stdout, c->name);
@@ -117,8 +117,8 @@ static void print_candidate_json(const sg_candidate *c)
 
 static void print_json(const search_found *f)
 {
-    const sg_list *l = f->l;
-    const sg_search *s = &l->search;
+    const su_list *l = f->l;
+    const su_search *s = &l->search;
     printf("{\"mode\": \"search\", \"cost_model\": \"hybridsim\", \"workload\": ");
     hs_json_string(stdout, f->q->wl->name);
     printf(", \"platform\": ");
@@ -156,7 +156,7 @@ static void print_json(const search_found *f)
 static int write_plan(const search_found *f, char *err)
 {
     char description[2048];
-    sg_describe(f->q, f->l, f->answer, f->file, description, sizeof description);
+    su_describe(f->q, f->l, f->answer, f->file, description, sizeof description);
     hs_out out;
     int status = hs_out_open(&out, "-o", f->path, err);
     if (status != HS_OK)
@@ -170,12 +170,12 @@ static int write_plan(const search_found *f, char *err)
 }
 
 /* The answer: the first of the ranking, which must fit. */
-static int answer(const cli_search_options *o, const sg_question *q, const sg_list *l,
+static int answer(const cli_search_options *o, const su_question *q, const su_list *l,
                   const char *path, char *err)
 {
     search_found f = {.o = o, .q = q, .l = l, .path = path, .answer = l->order[0],
-                      .builtin = sg_best_builtin(l), .searched = -1};
-    const sg_candidate *a = &l->c[f.answer];
+                      .builtin = su_best_builtin(l), .searched = -1};
+    const su_candidate *a = &l->c[f.answer];
     if (!a->analytic.fits_in_memory)
         return hs_fail(err, HS_EINPUT, "%s on %d GPUs at batch %lld: no per-layer strategy fits "
                        "in %.1f GB a GPU (the fastest by the model, %s, needs %.1f GB)",
@@ -185,13 +185,13 @@ static int answer(const cli_search_options *o, const sg_question *q, const sg_li
         if (strcmp(l->c[i].name, "searched") == 0)
             f.searched = i;
     st_plan plan;
-    int status = sg_answer_plan(l, f.answer, q->wl, &o->job, &plan, err);
+    int status = su_answer_plan(l, f.answer, q->wl, &o->job, &plan, err);
     if (status != HS_OK)
         return status;
     f.plan = &plan;
     hs_estimate file;
     if (!a->plan && a->simulated) /* the file runs the built-in as a plan */
-        status = sg_simulate_plan(q, &plan, &file, err);
+        status = su_simulate_plan(q, &plan, &file, err);
     f.file = !a->plan && a->simulated && status == HS_OK ? &file : NULL;
     if (status == HS_OK && (status = write_plan(&f, err)) == HS_OK)
         (o->json ? print_json : print_found)(&f);
@@ -226,7 +226,7 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
             snprintf(path, sizeof path, "searched-%s-g%d-b%lld.xml", wl.name, o->job.gpus,
                      (long long)o->job.batch);
         rt_runtime rt; /* --runtime: what every candidate runs under */
-        sg_question q = {.wl = &wl,
+        su_question q = {.wl = &wl,
                          .kc = model,
                          .plat = &plat,
                          .p = o->job.gpus,
@@ -236,12 +236,12 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
                          .max_table = o->max_table,
                          .runtime = o->job.runtime ? &rt : NULL,
                          .who = "strategy --search"};
-        sg_list l;
+        su_list l;
         if (o->job.runtime)
             status = rt_load(o->job.runtime, &rt, err);
-        if (status == HS_OK && (status = sg_answer(&q, &l, err)) == HS_OK) {
+        if (status == HS_OK && (status = su_answer(&q, &l, err)) == HS_OK) {
             status = answer(o, &q, &l, path, err);
-            sg_list_free(&l);
+            su_list_free(&l);
         }
     }
     plat_free(&plat);

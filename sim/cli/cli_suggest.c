@@ -74,7 +74,7 @@ static int suggest_option(int c, const char *arg, void *ctx, char *err)
         status = hs_parse_int64("--batch-per-gpu", arg, 1, INT_MAX, &o->batch_per_gpu, err);
         break;
     case OPT_TOP:
-        status = hs_parse_int64("--top", arg, 0, SG_MAX, &v, err);
+        status = hs_parse_int64("--top", arg, 0, SU_MAX, &v, err);
         o->top = (int)v;
         break;
     case 'j': o->json = true; break;
@@ -122,7 +122,7 @@ int cli_parse_suggest(int argc, char **argv, suggest_options *o, char *err)
 /* ---------------------------------------------------------------- printing */
 
 static void print_table(const suggest_options *o, const wl_workload *wl, const kt_compute *kc,
-                        const plat_platform *plat, sg_list *l)
+                        const plat_platform *plat, su_list *l)
 {
     printf("hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d fit, "
            "%d simulated", wl->name, plat->name, o->job.gpus, (long long)o->job.batch, l->n,
@@ -138,7 +138,7 @@ static void print_table(const suggest_options *o, const wl_workload *wl, const k
     printf("  %4s  %-*s %10s %10s %10s %10s %9s  %s\n", "rank", width, "strategy", "compute",
            "comm", "analytic", "simulated", "GB a GPU", "why not first");
     for (int i = 0; i < l->n; i++) {
-        const sg_candidate *c = &l->c[l->order[i]];
+        const su_candidate *c = &l->c[l->order[i]];
         printf("  %4d  %-*s %10.6f %10.6f %10.6f ", i + 1, width, c->name,
                c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
                c->analytic.iteration.total_s);
@@ -153,7 +153,7 @@ static void print_table(const suggest_options *o, const wl_workload *wl, const k
 }
 
 static void print_json(const suggest_options *o, const wl_workload *wl, const kt_compute *kc,
-                       const plat_platform *plat, sg_list *l)
+                       const plat_platform *plat, su_list *l)
 {
     printf("{\"mode\": \"suggest\", \"workload\": ");
     hs_json_string(stdout, wl->name);
@@ -167,7 +167,7 @@ static void print_json(const suggest_options *o, const wl_workload *wl, const kt
     cli_json_kernels(stdout, wl, kc);
     printf(", \"ranking\": [");
     for (int i = 0; i < l->n; i++) {
-        const sg_candidate *c = &l->c[l->order[i]];
+        const su_candidate *c = &l->c[l->order[i]];
         printf("%s\n  {\"rank\": %d, \"strategy\": ", i ? "," : "", i + 1);
         hs_json_string(stdout, c->name);
         printf(", \"analytic_s\": %.17g, \"compute_s\": %.17g, \"comm_s\": %.17g, "
@@ -192,14 +192,14 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
 /* The oracle's answer at p GPUs, under the runtime said (--runtime: its allreduce, overlap,
  * halos and filter backward on each candidate; job_compute_for_pricing gave its kernels). */
 static int ask(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-               const kt_compute *kc, plat_platform *plat, int p, int64_t batch, int top, sg_list *l,
+               const kt_compute *kc, plat_platform *plat, int p, int64_t batch, int top, su_list *l,
                char *err)
 {
     rt_runtime rt;
     int status = o->job.runtime ? rt_load(o->job.runtime, &rt, err) : HS_OK;
     if (status != HS_OK)
         return status;
-    sg_question q = {.wl = wl,
+    su_question q = {.wl = wl,
                      .kc = kc,
                      .plat = plat,
                      .p = p,
@@ -208,7 +208,7 @@ static int ask(const suggest_options *o, const cli_sim *sim, const wl_workload *
                      .simulate = sim->simulate,
                      .runtime = o->job.runtime ? &rt : NULL,
                      .who = "suggest"};
-    status = sg_answer(&q, l, err);
+    status = su_answer(&q, l, err);
     if (status == HS_OK)
         l->runtime = NULL; /* rt ends here */
     return status;
@@ -224,7 +224,7 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
     if (status != HS_OK)
         return status;
     if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK) {
-        sg_list l;
+        su_list l;
         status = job_compute_for_pricing(&wl, &plat, &o->job, &kc, &model, err);
         if (status != HS_OK)
             ;
@@ -236,7 +236,7 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
         else if ((status = ask(o, sim, &wl, model, &plat, o->job.gpus, o->job.batch, o->top, &l,
                                err)) == HS_OK) {
             (o->json ? print_json : print_table)(o, &wl, model, &plat, &l);
-            sg_list_free(&l);
+            su_list_free(&l);
         }
         plat_free(&plat);
     }
@@ -246,7 +246,7 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
 
 /* One GPU count of a budget: its candidates ranked; *first (NULL if none fits) its winner. */
 static int one_count(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-                     const kt_compute *kc, plat_platform *plat, int p, sg_list *l, char *err)
+                     const kt_compute *kc, plat_platform *plat, int p, su_list *l, char *err)
 {
     int64_t batch = o->batch_per_gpu ? o->batch_per_gpu * p : o->job.batch;
     return ask(o, sim, wl, kc, plat, p, batch, o->top ? o->top : 1, l, err);
@@ -259,7 +259,7 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
 {
     int limit = o->max_gpus ? o->max_gpus : plat->n_gpus, best_p = 0;
     double best_s = INFINITY;
-    char best_name[SG_NAME_LEN] = "", why[HS_ERR_LEN];
+    char best_name[SU_NAME_LEN] = "", why[HS_ERR_LEN];
     printf("hybridsim suggest: %s on %s, %s", wl->name, plat->name,
            o->max_gpus ? "the fastest epoch within the GPU budget" : "the fewest GPUs reaching "
            "the target epoch");
@@ -268,12 +268,12 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
            "epoch, model s");
     for (int p = 1; p <= limit && p <= plat->n_gpus;
          p = p < limit && 2 * p > limit ? limit : 2 * p) {
-        sg_list l;
+        su_list l;
         if (one_count(o, sim, wl, kc, plat, p, &l, why) != HS_OK) {
             printf("  %6d  %s\n", p, "(no strategy runs: the batch does not divide, ...)");
             continue;
         }
-        const sg_candidate *c = &l.c[l.order[0]];
+        const su_candidate *c = &l.c[l.order[0]];
         if (!c->simulated)
             printf("  %6d  (nothing fits; the fastest by the model, %s, needs %.1f GB)\n", p,
                    c->name, c->analytic.memory_per_gpu_bytes / 1e9);
@@ -286,7 +286,7 @@ static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_
                 best_p = p, best_s = c->sim.epoch.total_s,
                 snprintf(best_name, sizeof best_name, "%s", c->name);
         }
-        sg_list_free(&l);
+        su_list_free(&l);
         if (o->target_epoch_s > 0 && best_p)
             break;
         if (p == limit)

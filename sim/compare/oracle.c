@@ -18,7 +18,7 @@
 #include "generate.h"
 #include "job.h"
 
-double sg__now_s(void)
+double su__now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -26,7 +26,7 @@ double sg__now_s(void)
 }
 
 /* The search's plan polished against the best whole-model strategy (an_search_polish). */
-static int polish(const sg_question *q, an_search_model *m, st_plan *plan, sg_search *s,
+static int polish(const su_question *q, an_search_model *m, st_plan *plan, su_search *s,
                   char *err)
 {
     an_uniform uniform;
@@ -45,9 +45,9 @@ static int polish(const sg_question *q, an_search_model *m, st_plan *plan, sg_se
     return status;
 }
 
-int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err)
+int su__search(const su_question *q, an_net *net, su_list *l, char *err)
 {
-    sg_search *s = &l->search;
+    su_search *s = &l->search;
     sr_options opt = an_search_options(q->p);
     an_search_model m = {.net = net,
                          .wl = q->wl,
@@ -66,9 +66,9 @@ int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err)
     }
     fprintf(stderr, "%s: searching per-layer plans (PaSE's dynamic programme, %d vertices)\n",
             q->who, g.n_vertices);
-    double start = sg__now_s();
+    double start = su__now_s();
     int status = an_search_fitted(&g, &m, q->max_table, &res, plan, s->why);
-    s->seconds = sg__now_s() - start;
+    s->seconds = su__now_s() - start;
     if (s->seconds > 2.0)
         fprintf(stderr, "%s: searched in %.0f s\n", q->who, s->seconds);
     s->vertices = g.n_vertices, s->edges = g.n_edges;
@@ -83,7 +83,7 @@ int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err)
     status = polish(q, &m, plan, s, err);
     if (status == HS_OK && s->ran && !s->polish.reference_kept) {
         snprintf(plan->name, sizeof plan->name, "searched");
-        sg__add_plan(l, q->wl, q->kc, q->plat, net, q->batch, plan, "searched");
+        su__add_plan(l, q->wl, q->kc, q->plat, net, q->batch, plan, "searched");
         return HS_OK;
     }
     st_plan_free(plan);
@@ -91,28 +91,28 @@ int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err)
     return status;
 }
 
-int sg_answer(const sg_question *q, sg_list *l, char *err)
+int su_answer(const su_question *q, su_list *l, char *err)
 {
-    double start = sg__now_s();
+    double start = su__now_s();
     fprintf(stderr, "%s: pricing every strategy for %s on %d GPUs by the model\n", q->who,
             q->wl->name, q->p);
-    int status = sg_price_all(q, l, err);
+    int status = su_price_all(q, l, err);
     if (status != HS_OK)
         return status;
     fprintf(stderr, "%s: %d strategies priced, %d fit (%.1f s)\n", q->who, l->n, l->fitting,
-            sg__now_s() - start);
-    if (q->simulate && (status = sg_simulate_top(q, l, err)) != HS_OK) {
-        sg_list_free(l);
+            su__now_s() - start);
+    if (q->simulate && (status = su_simulate_top(q, l, err)) != HS_OK) {
+        su_list_free(l);
         return status;
     }
-    sg_rank(l, q->plat->gpu_memory_bytes);
+    su_rank(l, q->plat->gpu_memory_bytes);
     return HS_OK;
 }
 
-int sg_answer_plan(const sg_list *l, int i, const wl_workload *wl, const js_settings *job,
+int su_answer_plan(const su_list *l, int i, const wl_workload *wl, const js_settings *job,
                    st_plan *plan, char *err)
 {
-    const sg_candidate *c = &l->c[i];
+    const su_candidate *c = &l->c[i];
     int status = c->plan ? st_plan_copy(c->plan, plan, err) : st_plan_of(wl, &c->st, plan, err);
     if (status != HS_OK)
         return status;
@@ -128,7 +128,7 @@ int sg_answer_plan(const sg_list *l, int i, const wl_workload *wl, const js_sett
     return status;
 }
 
-int sg_simulate_plan(const sg_question *q, const st_plan *plan, hs_estimate *est, char *err)
+int su_simulate_plan(const su_question *q, const st_plan *plan, hs_estimate *est, char *err)
 {
     st_strategy st;
     st_from_plan(plan, &st);
@@ -139,10 +139,10 @@ int sg_simulate_plan(const sg_question *q, const st_plan *plan, hs_estimate *est
     return q->simulate(q->wl, q->kc, q->plat, &st, q->batch, est, err);
 }
 
-void sg_describe(const sg_question *q, const sg_list *l, int i, const hs_estimate *file,
+void su_describe(const su_question *q, const su_list *l, int i, const hs_estimate *file,
                  char *buf, size_t len)
 {
-    const sg_candidate *c = &l->c[i];
+    const su_candidate *c = &l->c[i];
     char what[160], how[240];
     if (!c->plan)
         snprintf(what, sizeof what, "the built-in strategy %s written as a per-layer plan",

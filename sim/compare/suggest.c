@@ -10,22 +10,22 @@
 #include "generate.h"
 
 /* Room for the next candidate, or NULL when the list is full. */
-static sg_candidate *next(sg_list *l)
+static su_candidate *next(su_list *l)
 {
-    if (l->n >= SG_MAX)
+    if (l->n >= SU_MAX)
         return NULL;
-    sg_candidate *c = &l->c[l->n];
+    su_candidate *c = &l->c[l->n];
     memset(c, 0, sizeof *c);
     return c;
 }
 
 /* A built-in strategy: parsed and priced, kept when it runs. */
-static void add_builtin(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+static void add_builtin(su_list *l, const wl_workload *wl, const kt_compute *kc,
                         const plat_platform *plat, int p, int64_t batch, const char *text,
                         int segments, const char *name)
 {
     char why[HS_ERR_LEN];
-    sg_candidate *c = next(l);
+    su_candidate *c = next(l);
     if (!c || st_parse(text, p, plat->gpus_per_node, segments, &c->st, why) != HS_OK)
         return;
     if (l->runtime)
@@ -40,11 +40,11 @@ static void add_builtin(sg_list *l, const wl_workload *wl, const kt_compute *kc,
 
 /* Candidate c, a variant of candidate b by gradient allreduce `algo`, priced: kept when it runs
  * and the model prices it faster than b's ring, named as the command line runs it. */
-static void keep_variant(sg_list *l, sg_candidate *c, const sg_candidate *b, co_algo algo)
+static void keep_variant(su_list *l, su_candidate *c, const su_candidate *b, co_algo algo)
 {
     if (c->analytic.iteration.total_s >= b->analytic.iteration.total_s * (1 - 1e-9))
         return;
-    snprintf(c->name, sizeof c->name, "%.*s --allreduce %s", SG_NAME_LEN - 20, b->name,
+    snprintf(c->name, sizeof c->name, "%.*s --allreduce %s", SU_NAME_LEN - 20, b->name,
              co_algo_name(algo)); /* a candidate's name is far shorter */
     snprintf(c->base, sizeof c->base, "%s", b->base);
     c->same_as = -1;
@@ -53,7 +53,7 @@ static void keep_variant(sg_list *l, sg_candidate *c, const sg_candidate *b, co_
 
 /* How plan candidate c runs: its plan, under the runtime (its overlap and buckets), with the
  * plan's gradient allreduce. */
-static void plan_strategy(const sg_list *l, sg_candidate *c)
+static void plan_strategy(const su_list *l, su_candidate *c)
 {
     st_from_plan(c->plan, &c->st);
     if (l->runtime)
@@ -62,9 +62,9 @@ static void plan_strategy(const sg_list *l, sg_candidate *c)
 }
 
 /* c's same_as: the first earlier plan that runs the same (owt is splitbrain:p). */
-static void mark_same(sg_list *l, sg_candidate *c)
+static void mark_same(su_list *l, su_candidate *c)
 {
-    for (sg_candidate *e = l->c; e < c; e++)
+    for (su_candidate *e = l->c; e < c; e++)
         if (e->plan && e->same_as < 0 && st_plan_same(e->plan, c->plan)) {
             c->same_as = (int)(e - l->c);
             return;
@@ -77,15 +77,15 @@ static const co_algo other_algos[] = {CO_HIER, CO_TREE, CO_RINGS};
 /* The gradient allreduce's other algorithms (collective.h) for the candidate at index base: a
  * built-in priced by an_estimate_on, a plan by an_plan_model on net (a copy of its plan with
  * the algorithm set). */
-static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+static void add_allreduce_variants(su_list *l, const wl_workload *wl, const kt_compute *kc,
                                    const plat_platform *plat, an_net *net, int64_t batch, int base)
 {
     for (int i = 0; i < N_OTHER_ALGOS; i++) {
         char why[HS_ERR_LEN];
-        sg_candidate *c = next(l);
+        su_candidate *c = next(l);
         if (!c)
             return;
-        const sg_candidate *b = &l->c[base];
+        const su_candidate *b = &l->c[base];
         if (other_algos[i] == b->st.allreduce) /* a runtime's own */
             continue;
         if (!b->plan) {
@@ -119,12 +119,12 @@ static void add_allreduce_variants(sg_list *l, const wl_workload *wl, const kt_c
 
 /* A per-layer plan (a generator's or the search's): priced on net, kept when it is valid, with
  * its allreduce variants. */
-void sg__add_plan(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
                   const plat_platform *plat, an_net *net, int64_t batch, st_plan *plan,
                   const char *name)
 {
     char why[HS_ERR_LEN];
-    sg_candidate *c = next(l);
+    su_candidate *c = next(l);
     if (l->runtime) /* its gradient allreduce, as the built-ins' */
         plan->allreduce = l->runtime->allreduce;
     if (!c || an_plan_model(wl, kc, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
@@ -143,23 +143,23 @@ void sg__add_plan(sg_list *l, const wl_workload *wl, const kt_compute *kc,
     add_allreduce_variants(l, wl, kc, plat, net, batch, at);
 }
 
-static void add_generated(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+static void add_generated(su_list *l, const wl_workload *wl, const kt_compute *kc,
                           const plat_platform *plat, an_net *net, int p, int64_t batch,
                           const char *spec)
 {
     char why[HS_ERR_LEN];
     st_plan *plan = calloc(1, sizeof *plan);
     if (plan && st_generate(spec, wl, p, batch, plat->gpus_per_node, 0, plan, why) == HS_OK)
-        sg__add_plan(l, wl, kc, plat, net, batch, plan, spec);
+        su__add_plan(l, wl, kc, plat, net, batch, plan, spec);
     else
         free(plan);
 }
 
 /* The whole-model strategies, pipelines at 2p and 4p micro-batches, the published schemes. */
-static void add_known(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+static void add_known(su_list *l, const wl_workload *wl, const kt_compute *kc,
                       const plat_platform *plat, an_net *net, int p, int64_t batch)
 {
-    char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], spec[SG_NAME_LEN];
+    char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], spec[SU_NAME_LEN];
     int n = an_uniform_names(wl, kc, p, names, AN_UNIFORM_MAX);
     bool pipelines = false; /* an_uniform_names gives it where its measured times hold */
     for (int i = 0; i < n; i++) {
@@ -184,12 +184,12 @@ static void add_known(sg_list *l, const wl_workload *wl, const kt_compute *kc,
     }
 }
 
-int sg_price_all(const sg_question *q, sg_list *l, char *err)
+int su_price_all(const su_question *q, su_list *l, char *err)
 {
     memset(l, 0, sizeof *l);
     l->runtime = q->runtime;
-    l->c = calloc(SG_MAX, sizeof *l->c);
-    l->order = calloc(SG_MAX, sizeof *l->order);
+    l->c = calloc(SU_MAX, sizeof *l->c);
+    l->order = calloc(SU_MAX, sizeof *l->order);
     int *gpus = malloc((size_t)q->p * sizeof *gpus);
     an_net *net = NULL;
     int status = l->c && l->order && gpus ? pl_place(q->plat, PL_PACKED, q->p, gpus, err)
@@ -199,7 +199,7 @@ int sg_price_all(const sg_question *q, sg_list *l, char *err)
         status = an_net_open(q->plat, q->p, gpus, &net, err);
     if (status == HS_OK) {
         add_known(l, q->wl, q->kc, q->plat, net, q->p, q->batch);
-        status = sg__search(q, net, l, err);
+        status = su__search(q, net, l, err);
         an_net_close(net);
     }
     free(gpus);
@@ -209,18 +209,18 @@ int sg_price_all(const sg_question *q, sg_list *l, char *err)
     for (int i = 0; i < l->n; i++)
         l->fitting += l->c[i].analytic.fits_in_memory;
     if (status != HS_OK)
-        sg_list_free(l);
+        su_list_free(l);
     return status;
 }
 
 /* ---------------------------------------------------------------- simulation and ranking */
 
-static const sg_list *sort_list; /* qsort has no context argument */
+static const su_list *sort_list; /* qsort has no context argument */
 
 /* Fitting before not fitting; then simulated ones by simulated time; then by analytic time. */
 static int by_rank(const void *a, const void *b)
 {
-    const sg_candidate *x = &sort_list->c[*(const int *)a], *y = &sort_list->c[*(const int *)b];
+    const su_candidate *x = &sort_list->c[*(const int *)a], *y = &sort_list->c[*(const int *)b];
     if (x->analytic.fits_in_memory != y->analytic.fits_in_memory)
         return x->analytic.fits_in_memory ? -1 : 1;
     if (x->simulated != y->simulated)
@@ -230,7 +230,7 @@ static int by_rank(const void *a, const void *b)
     return tx < ty ? -1 : tx > ty ? 1 : (*(const int *)a - *(const int *)b);
 }
 
-static void sort(sg_list *l)
+static void sort(su_list *l)
 {
     for (int i = 0; i < l->n; i++)
         l->order[i] = i;
@@ -240,19 +240,19 @@ static void sort(sg_list *l)
 }
 
 /* Simulate candidate c (or copy the result of the one it repeats). */
-static int simulate_one(const sg_question *q, sg_list *l, sg_candidate *c, int k, int of,
+static int simulate_one(const su_question *q, su_list *l, su_candidate *c, int k, int of,
                         char *err)
 {
     if (c->same_as >= 0 && l->c[c->same_as].simulated) {
         c->sim = l->c[c->same_as].sim;
     } else {
-        double start = sg__now_s();
+        double start = su__now_s();
         fprintf(stderr, "%s: simulating %d of %d: %s (model %.6f s)\n", q->who, k, of, c->name,
                 c->analytic.iteration.total_s);
         int status = q->simulate(q->wl, q->kc, q->plat, &c->st, q->batch, &c->sim, err);
         if (status != HS_OK)
             return status;
-        double took_s = sg__now_s() - start;
+        double took_s = su__now_s() - start;
         if (took_s > 2.0)
             fprintf(stderr, "%s: simulated %s: %.6f s an iteration (%.0f s)\n", q->who, c->name,
                     c->sim.iteration.total_s, took_s);
@@ -263,7 +263,7 @@ static int simulate_one(const sg_question *q, sg_list *l, sg_candidate *c, int k
 }
 
 /* Whether a candidate of the same strategy (another gradient allreduce) is among chosen[n]. */
-static bool base_chosen(const sg_list *l, const int *chosen, int n, const sg_candidate *c)
+static bool base_chosen(const su_list *l, const int *chosen, int n, const su_candidate *c)
 {
     for (int k = 0; k < n; k++)
         if (strcmp(l->c[chosen[k]].base, c->base) == 0)
@@ -276,12 +276,12 @@ static bool base_chosen(const sg_list *l, const int *chosen, int n, const sg_can
  * ranks one strategy's algorithms as the simulation does, and what the simulation must check
  * is contention between different strategies. That halves the simulations of large jobs,
  * whose per-layer plans take seconds each to simulate. */
-int sg_simulate_top(const sg_question *q, sg_list *l, char *err)
+int su_simulate_top(const su_question *q, su_list *l, char *err)
 {
     sort(l); /* none simulated yet: fitting ones by analytic time */
-    int chosen[SG_MAX], n = 0, builtin = -1;
+    int chosen[SU_MAX], n = 0, builtin = -1;
     for (int i = 0; i < l->n && n < q->top; i++) {
-        const sg_candidate *c = &l->c[l->order[i]];
+        const su_candidate *c = &l->c[l->order[i]];
         if (!c->analytic.fits_in_memory)
             break;
         if (base_chosen(l, chosen, n, c))
@@ -300,7 +300,7 @@ int sg_simulate_top(const sg_question *q, sg_list *l, char *err)
     return HS_OK;
 }
 
-int sg_best_builtin(const sg_list *l)
+int su_best_builtin(const su_list *l)
 {
     for (int i = 0; i < l->n; i++)
         if (!l->c[l->order[i]].plan)
@@ -310,7 +310,7 @@ int sg_best_builtin(const sg_list *l)
 
 /* Why candidate c is behind the first one, f, in words (sibling: another gradient allreduce of
  * its strategy was simulated instead). */
-static void reason(sg_candidate *c, const sg_candidate *f, bool sibling, double gpu_memory_bytes)
+static void reason(su_candidate *c, const su_candidate *f, bool sibling, double gpu_memory_bytes)
 {
     const hs_times *ct = c->simulated ? &c->sim.iteration : &c->analytic.iteration;
     const hs_times *ft = f->simulated ? &f->sim.iteration : &f->analytic.iteration;
@@ -338,7 +338,7 @@ static void reason(sg_candidate *c, const sg_candidate *f, bool sibling, double 
 }
 
 /* Whether another gradient allreduce of c's strategy was simulated. */
-static bool sibling_simulated(const sg_list *l, const sg_candidate *c)
+static bool sibling_simulated(const su_list *l, const su_candidate *c)
 {
     for (int i = 0; i < l->n; i++)
         if (l->c[i].simulated && &l->c[i] != c && strcmp(l->c[i].base, c->base) == 0)
@@ -346,20 +346,20 @@ static bool sibling_simulated(const sg_list *l, const sg_candidate *c)
     return false;
 }
 
-void sg_rank(sg_list *l, double gpu_memory_bytes)
+void su_rank(su_list *l, double gpu_memory_bytes)
 {
     sort(l);
     if (l->n == 0)
         return;
-    const sg_candidate *first = &l->c[l->order[0]];
-    snprintf(l->c[l->order[0]].why, SG_WHY_LEN, "%s",
+    const su_candidate *first = &l->c[l->order[0]];
+    snprintf(l->c[l->order[0]].why, SU_WHY_LEN, "%s",
              first->simulated ? "fastest simulated" : "fastest by the model (none simulated)");
     for (int i = 1; i < l->n; i++)
         reason(&l->c[l->order[i]], first, sibling_simulated(l, &l->c[l->order[i]]),
                gpu_memory_bytes);
 }
 
-void sg_list_free(sg_list *l)
+void su_list_free(su_list *l)
 {
     for (int i = 0; l->c && i < l->n; i++)
         if (l->c[i].plan) {

@@ -7,16 +7,16 @@
 
 /* A per-layer plan (malloc'd, owned by the list from here on, freed if it does not run) priced
  * on net and added as a candidate named `name`, with its gradient-allreduce variants. */
-void sg__add_plan(sg_list *l, const wl_workload *wl, const kt_compute *kc,
+void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
                   const plat_platform *plat, an_net *net, int64_t batch, st_plan *plan,
                   const char *name);
 
 /* The per-layer search on net (oracle.c): its plan added as "searched" unless the best
  * whole-model strategy polished it away; l->search says what it did. Errors only when out of
  * memory: a search that finds nothing says why in l->search.why. */
-int sg__search(const sg_question *q, an_net *net, sg_list *l, char *err);
+int su__search(const su_question *q, an_net *net, su_list *l, char *err);
 
 /* A monotonic clock, seconds. */
-double sg__now_s(void);
+double su__now_s(void);
 
 #endif

@@ -1,12 +1,12 @@
 /* analytic.c: ParaDL's closed-form model (PARADL-MODEL.md), one function per family of
- * strategies, on links already read from the platform (links.c).
+ * strategies, on links already read from the platform (routes.c).
  *
  * Everything here is per training iteration; hs_estimate_scale_epoch turns it into an epoch.
  * Units: seconds, bytes, elements (delta = 4 bytes per element). Where the ParaDL oracle's
  * code and logs made a choice the paper's table leaves open, the comment says so; README's
  * "Analytic model" section lists the choices and the oracle rows they reproduce. */
 #include "analytic.h"
-#include "links_int.h"
+#include "analytic_int.h"
 
 #include <stdlib.h>
 #include <string.h>

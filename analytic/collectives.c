@@ -1,5 +1,5 @@
 /* collectives.c: the closed forms of the allreduce algorithms beyond ParaDL's ring
- * (collective.h), on a group laid out by node (an_layout, read by links.c).
+ * (collective.h), on a group laid out by node (an_layout, read by routes.c).
  *
  * Each is the time the simulator's version takes on a free network (sim/engine/engine_comm.c
  * for hier, engine_tree.c for the tree, engine_rings.c for NCCL's rings), NIC sharing
@@ -17,8 +17,8 @@
  *         plus the binary trees' depth, at the slowest edge;
  *   rings 2(n-1) max over the rings' edges of (alpha + m/(r n) beta), r rings each carrying
  *         m/r (engine_rings.c); inside a node beta times the rings crossing that pair, between
- *         nodes times the rings' messages through one NIC (links.c, rings_add). */
-#include "links_int.h"
+ *         nodes times the rings' messages through one NIC (routes.c, rings_add). */
+#include "analytic_int.h"
 
 #include "collective.h"
 

@@ -4,7 +4,7 @@
  * Every layer at the shape one rank of a built-in layer-wise strategy computes, as
  * st_builtin_kernels_s cuts it (workloads/strategy/strategy.h), the function the simulator's
  * expansion calls too, so both derivations time the same kernels. */
-#include "links_int.h"
+#include "analytic_int.h"
 
 #include "compute.h"
 

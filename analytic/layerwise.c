@@ -6,7 +6,7 @@
  * messages staged through host memory with the node's GPUs sharing PCIe both ways), and its
  * weight-gradient allreduce. The gradients of a plan are fused per set of ranks (plan_model.c);
  * an_layer_price prices a layer's alone, so that a search can add layers up. */
-#include "links_int.h"
+#include "analytic_int.h"
 
 #include "compute.h"
 

@@ -5,7 +5,7 @@
  * asking SimGrid for routes inside those loops would make pricing slow. So every family of
  * lines is priced once, on first use, and kept in a small hash table keyed by what defines it
  * (base, group size, stride, length): after that, pricing a configuration is arithmetic. */
-#include "links_int.h"
+#include "analytic_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  *   f_k = max(f_{k-1}, r_k) + c_k,
  * r_k the bucket's ready time in the backward, c_k its allreduce (the chosen algorithm's closed
  * form); the communication left when the backward ends, f_K - r_end, is exposed. */
-#include "links_int.h"
+#include "analytic_int.h"
 
 #include "collective.h"
 

@@ -8,7 +8,7 @@
  * stages run GPipe's closed form, as ParaDL writes it: (p+S-1) steps of the slowest stage and
  * 2(p+S-2) of the costliest boundary. Equal configurations give the built-in strategies'
  * numbers: tests/test_layerwise.c checks every one of them. */
-#include "links_int.h"
+#include "analytic_int.h"
 
 #include <stdlib.h>
 #include <string.h>

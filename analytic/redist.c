@@ -18,7 +18,7 @@
  *                  inside the G ranks forward, reduce-scatter of the partial gradients back;
  *   otherwise      every rank fetches what it lacks: messages from each holder, the volume
  *                  by per-axis overlap; point to point between different groups. */
-#include "links_int.h"
+#include "analytic_int.h"
 
 #include <string.h>
 

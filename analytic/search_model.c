@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "footprint.h"
-#include "links_int.h"
+#include "analytic_int.h"
 
 sr_options an_search_options(int gpus)
 {

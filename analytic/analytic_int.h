@@ -1,16 +1,16 @@
-/* links_int.h: what analytic/'s files share (analytic.h is the folder's public face).
+/* analytic_int.h: what analytic/'s files share (analytic.h is the folder's public face).
  *   analytic.c     ParaDL's closed forms per built-in strategy; the ring cost formulas
  *   collectives.c  the closed forms of the hier, tree and rings allreduces (--allreduce)
  *   overlap.c      data parallelism's gradient buckets hidden behind the backward (--overlap)
  *   compute.c      a rank's kernels from the compute model (--compute model)
- *   links.c        the built-in strategies' links, read from the platform's routes
+ *   routes.c       the built-in strategies' links, read from the platform's routes
  *   net.c          the links of any group of ranks, read once and kept (an_net)
  *   layerwise.c    one layer's configuration priced: compute, halos, its weight gradients
  *   redist.c       the redistribution of a tensor between two layers' configurations
  *   plan_model.c   a whole per-layer plan: layers, edges, fused gradients, pipelines
  * Nothing here is for use outside analytic/. */
-#ifndef LINKS_INT_H
-#define LINKS_INT_H
+#ifndef ANALYTIC_INT_H
+#define ANALYTIC_INT_H
 
 #include "analytic.h"
 #include "compute.h"
@@ -30,7 +30,7 @@ static inline double an__grad_elem_bytes(const wl_workload *wl, const kt_compute
     return pr_gradient_message_bytes(kt_precision(kc));
 }
 
-/* ---- links.c: routes between GPUs as alpha and beta ---- */
+/* ---- routes.c: routes between GPUs as alpha and beta ---- */
 
 /* The ring gpu[0] -> gpu[1] -> ... -> gpu[n-1] -> gpu[0]: its slowest edge. */
 an_link an__ring_link(const plat_platform *plat, const int *gpu, int n);
@@ -56,7 +56,7 @@ an_link an__shared(an_link l, double flows);
 
 /* An allreduce of `bytes` over n members by `algo` (collective.h): the ring on `ring` (as
  * an__allreduce_s), or hier / tree / rings / NCCL's choice on the group's layout. A layout
- * uneven over its nodes falls back on the ring (links.c refuses the others there but auto). */
+ * uneven over its nodes falls back on the ring (routes.c refuses the others there but auto). */
 double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
                             const an_layout *lay);
 

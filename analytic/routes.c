@@ -1,11 +1,11 @@
-/* links.c: the only place the analytic model reads the machine (analytic.h's an_links).
+/* routes.c: the only place the analytic model reads the machine (analytic.h's an_links).
  *
  * The closed forms need an alpha and a beta per collective; they come from the platform's own
  * routes between the GPUs that take part, never from constants, so a what-if change to the
  * platform file reaches the analytic model and the simulator alike. Rank r runs on GPU r, or
  * where a placement puts it. */
 #include "analytic.h"
-#include "links_int.h"
+#include "analytic_int.h"
 
 #include "collective.h"
 

@@ -5,90 +5,60 @@
 set -uo pipefail
 HS="$1"
 SRC="$2"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-checks=0
-
-# expect_bad "what" "expected text in the message" args...
-expect_bad() {
-    local what="$1" needle="$2"
-    shift 2
-    checks=$((checks + 1))
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    if [ "$rc" -ne 2 ]; then
-        echo "FAIL [$what]: exit $rc, expected 2 ($*)"; cat "$TMP/err"; failures=$((failures + 1)); return
-    fi
-    if ! grep -qF -- "$needle" "$TMP/err"; then
-        echo "FAIL [$what]: message lacks '$needle':"; cat "$TMP/err"; failures=$((failures + 1)); return
-    fi
-    if [ -s "$TMP/out" ]; then
-        echo "FAIL [$what]: wrote to stdout on error"; failures=$((failures + 1)); return
-    fi
-}
-
-expect_ok() {
-    local what="$1"
-    shift
-    checks=$((checks + 1))
-    if ! "$HS" "$@" >"$TMP/out" 2>"$TMP/err"; then
-        echo "FAIL [$what]: exit $? ($*)"; cat "$TMP/err"; failures=$((failures + 1)); return 1
-    fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 base=(-w resnet50 -p abci)
-expect_bad "no command" "usage"
-expect_bad "unknown command" "unknown command 'simulat'" simulat "${base[@]}" -s data -g 4 -b 64
-expect_bad "unknown flag" "--frobnicate" analytic "${base[@]}" -s data -g 4 -b 64 --frobnicate
-expect_bad "missing -g" "-g GPUS is required" analytic "${base[@]}" -s data -b 64
-expect_bad "missing -w" "-w WORKLOAD is required" analytic -p abci -s data -g 4 -b 64
-expect_bad "non-numeric -g" "-g: 'four'" analytic "${base[@]}" -s data -g four -b 64
-expect_bad "trailing junk -b" "-b: '64x'" analytic "${base[@]}" -s data -g 4 -b 64x
-expect_bad "zero gpus" "-g: 0 is out of range" analytic "${base[@]}" -s data -g 0 -b 64
+expect_bad_hs "no command" "usage"
+expect_bad_hs "unknown command" "unknown command 'simulat'" simulat "${base[@]}" -s data -g 4 -b 64
+expect_bad_hs "unknown flag" "--frobnicate" analytic "${base[@]}" -s data -g 4 -b 64 --frobnicate
+expect_bad_hs "missing -g" "-g GPUS is required" analytic "${base[@]}" -s data -b 64
+expect_bad_hs "missing -w" "-w WORKLOAD is required" analytic -p abci -s data -g 4 -b 64
+expect_bad_hs "non-numeric -g" "-g: 'four'" analytic "${base[@]}" -s data -g four -b 64
+expect_bad_hs "trailing junk -b" "-b: '64x'" analytic "${base[@]}" -s data -g 4 -b 64x
+expect_bad_hs "zero gpus" "-g: 0 is out of range" analytic "${base[@]}" -s data -g 0 -b 64
 # a job key given twice (issue 29 point 7), in every command that reads the table of job keys
-expect_bad "-g twice" "-g is given twice" analytic "${base[@]}" -s data -g 4 -g 8 -b 64
-expect_bad "--gpus after -g" "-g is given twice" simulate "${base[@]}" -s data -g 4 -b 64 --gpus 8
-expect_bad "--precision twice" "--precision is given twice" analytic "${base[@]}" -s data -g 4 \
+expect_bad_hs "-g twice" "-g is given twice" analytic "${base[@]}" -s data -g 4 -g 8 -b 64
+expect_bad_hs "--gpus after -g" "-g is given twice" simulate "${base[@]}" -s data -g 4 -b 64 --gpus 8
+expect_bad_hs "--precision twice" "--precision is given twice" analytic "${base[@]}" -s data -g 4 \
     -b 64 --precision mixed --precision fp32
-expect_bad "suggest -b twice" "-b is given twice" suggest -w resnet50 -g 4 -b 64 -b 128
-expect_bad "search -g twice" "-g is given twice" strategy --search -w resnet50 -g 4 -g 8 -b 64
-expect_bad "sweep -g twice" "-g is given twice" sweep "${base[@]}" -s data -g 4 -g 8 -b 64 -o x.csv
-expect_bad "--job g= twice" "--job 1: g is given twice" simulate -p abci \
+expect_bad_hs "suggest -b twice" "-b is given twice" suggest -w resnet50 -g 4 -b 64 -b 128
+expect_bad_hs "search -g twice" "-g is given twice" strategy --search -w resnet50 -g 4 -g 8 -b 64
+expect_bad_hs "sweep -g twice" "-g is given twice" sweep "${base[@]}" -s data -g 4 -g 8 -b 64 -o x.csv
+expect_bad_hs "--job g= twice" "--job 1: g is given twice" simulate -p abci \
     --job "w=resnet50,s=data,g=4,b=64,g=8"
-expect_bad "generate -g twice" "-g is given twice" strategy --generate owt -w alexnet -g 4 \
+expect_bad_hs "generate -g twice" "-g is given twice" strategy --generate owt -w alexnet -g 4 \
     --gpus=8 -b 64 -o x.xml
-expect_bad "generator key twice" "nodes= is given twice" analytic \
+expect_bad_hs "generator key twice" "nodes= is given twice" analytic \
     "${base[@]/abci/gen:abci:nodes=4,nodes=8}" -s data -g 8 -b 64
-expect_bad "platform flag twice" "--nodes is given twice" platform --nodes 4 --nodes=8 -o x.xml
-expect_bad "too large" "-g: 2147483648 is too large (at most 2147483647)" analytic "${base[@]}" \
+expect_bad_hs "platform flag twice" "--nodes is given twice" platform --nodes 4 --nodes=8 -o x.xml
+expect_bad_hs "too large" "-g: 2147483648 is too large (at most 2147483647)" analytic "${base[@]}" \
     -s data -g 2147483648 -b 64
-expect_bad "--job too large" "--job 1: b: 9999999999999999999 is too large" simulate -p abci \
+expect_bad_hs "--job too large" "--job 1: b: 9999999999999999999 is too large" simulate -p abci \
     --job "w=resnet50,s=data,g=4,b=9999999999999999999"
-expect_bad "missing workload file" "nosuch.xml" analytic -w "$TMP/nosuch.xml" -p abci -s data -g 4 -b 64
-expect_bad "unknown workload name" "resnet51" analytic -w resnet51 -p abci -s data -g 4 -b 64
-expect_bad "missing platform file" "nosuch-platform.xml" analytic -w resnet50 -p "$TMP/nosuch-platform.xml" -s data -g 4 -b 64
+expect_bad_hs "missing workload file" "nosuch.xml" analytic -w "$TMP/nosuch.xml" -p abci -s data -g 4 -b 64
+expect_bad_hs "unknown workload name" "resnet51" analytic -w resnet51 -p abci -s data -g 4 -b 64
+expect_bad_hs "missing platform file" "nosuch-platform.xml" analytic -w resnet50 -p "$TMP/nosuch-platform.xml" -s data -g 4 -b 64
 printf '<?xml version="1.0"?>\n<platform version="4.1">\n<zone id="x" routing="Full">\n</platform>\n' >"$TMP/bad-platform.xml"
-expect_bad "malformed platform" "bad-platform.xml:4" analytic -w resnet50 -p "$TMP/bad-platform.xml" -s data -g 4 -b 64
+expect_bad_hs "malformed platform" "bad-platform.xml:4" analytic -w resnet50 -p "$TMP/bad-platform.xml" -s data -g 4 -b 64
 printf '<?xml version="1.0"?>\n<workload>\n<dataset name="x"\n</workload>\n' >"$TMP/bad-workload.xml"
-expect_bad "malformed workload" "bad-workload.xml:" analytic -w "$TMP/bad-workload.xml" -p abci -s data -g 4 -b 64
-expect_bad "missing layer file" "nosuch.lc" analytic "${base[@]}" -s filter -g 4 -b 64 --layers "$TMP/nosuch.lc"
-expect_bad "unknown strategy" "hybrid" analytic "${base[@]}" -s hybrid -g 4 -b 64
-expect_bad "hybrid shape" "8x4" analytic "${base[@]}" -s data+filter:8x4 -g 16 -b 64
-expect_bad "more GPUs than the platform" "4352" analytic "${base[@]}" -s data -g 5000 -b 5000
-expect_bad "batch does not divide" "-b" analytic "${base[@]}" -s data -g 64 -b 100
-expect_bad "data beyond p <= B" "-g" analytic "${base[@]}" -s data -g 128 -b 64
-expect_bad "filter beyond min F" "-g" analytic "${base[@]}" -s filter -g 128 -b 64
-expect_bad "unknown fidelity" "--collectives" simulate "${base[@]}" -s data -g 4 -b 64 --collectives exact
-expect_bad "unknown placement" "--placement" simulate "${base[@]}" -s data -g 4 -b 64 --placement random
+expect_bad_hs "malformed workload" "bad-workload.xml:" analytic -w "$TMP/bad-workload.xml" -p abci -s data -g 4 -b 64
+expect_bad_hs "missing layer file" "nosuch.lc" analytic "${base[@]}" -s filter -g 4 -b 64 --layers "$TMP/nosuch.lc"
+expect_bad_hs "unknown strategy" "hybrid" analytic "${base[@]}" -s hybrid -g 4 -b 64
+expect_bad_hs "hybrid shape" "8x4" analytic "${base[@]}" -s data+filter:8x4 -g 16 -b 64
+expect_bad_hs "more GPUs than the platform" "4352" analytic "${base[@]}" -s data -g 5000 -b 5000
+expect_bad_hs "batch does not divide" "-b" analytic "${base[@]}" -s data -g 64 -b 100
+expect_bad_hs "data beyond p <= B" "-g" analytic "${base[@]}" -s data -g 128 -b 64
+expect_bad_hs "filter beyond min F" "-g" analytic "${base[@]}" -s filter -g 128 -b 64
+expect_bad_hs "unknown fidelity" "--collectives" simulate "${base[@]}" -s data -g 4 -b 64 --collectives exact
+expect_bad_hs "unknown placement" "--placement" simulate "${base[@]}" -s data -g 4 -b 64 --placement random
 
-expect_ok "help" --help && grep -q "hybridsim analytic" "$TMP/out" || { echo "FAIL [help text]"; failures=$((failures + 1)); }
+expect_ok "help" --help && grep -q "hybridsim analytic" "$TMP/out" || fail "help text"
 if expect_ok "analytic table" analytic "${base[@]}" -s data -g 64 -b 4096; then
-    grep -q "per epoch" "$TMP/out" || { echo "FAIL [table has no epoch row]"; failures=$((failures + 1)); }
+    grep -q "per epoch" "$TMP/out" || fail "table has no epoch row"
 fi
 if expect_ok "analytic json" analytic "${base[@]}" -s data -g 1024 -b 65536 --json; then
     if command -v python3 >/dev/null; then
-        python3 - "$TMP/out" <<'PY' || failures=$((failures + 1))
+        python3 - "$TMP/out" <<'PY' || fail "analytic json: the numbers"
 import json, sys
 d = json.load(open(sys.argv[1]))
 for k in ("mode", "workload", "platform", "strategy", "gpus", "p1", "p2", "batch",
@@ -105,15 +75,13 @@ fi
 # at least the contexts ones are named.
 cfg_names="$("$HS" --help | awk '/--cfg NAME:VALUE/ { on = 1 } on && /\(hybridsim sets/ { on = 0 }
     on { print }' | sed 's/.*passes on://' | tr ',' '\n' | grep -o '[a-z-]*/[a-z-]*')"
-[ "$(wc -l <<<"$cfg_names")" -ge 4 ] || { echo "FAIL [cfg help]: lists '$cfg_names'"; failures=$((failures + 1)); }
+[ "$(wc -l <<<"$cfg_names")" -ge 4 ] || fail "cfg help: lists '$cfg_names'"
 for name in $cfg_names; do
-    checks=$((checks + 1))
     "$HS" simulate -w resnet50 -p abci -s data -g 4 -b 64 --cfg "$name:no-such-value" \
         >/dev/null 2>"$TMP/err"
     if grep -q "not a setting hybridsim passes on" "$TMP/err"; then
-        echo "FAIL [cfg help]: --help names $name, which --cfg refuses"; failures=$((failures + 1))
+        fail "cfg help: --help names $name, which --cfg refuses"
     fi
 done
 
-echo "e2e_cli: $((checks - failures)) passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish e2e_cli

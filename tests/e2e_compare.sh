@@ -31,11 +31,7 @@
 set -uo pipefail
 HS="$1"
 SRC="$2"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 run() { # run NAME args...: compare's JSON to $TMP/NAME.json
     local name="$1"
@@ -220,8 +216,4 @@ fi
 run spatial2 "${rn[@]}" -s data+spatial:4x4 -g 16 -b 1024 --halo sendrecv &&
     { cmp -s "$TMP/spatial.json" "$TMP/spatial2.json" || fail "two identical runs differ"; }
 
-if [ "$failures" -ne 0 ]; then
-    echo "e2e_compare: $failures failure(s)"
-    exit 1
-fi
-echo "e2e_compare: ok"
+finish e2e_compare

@@ -12,10 +12,7 @@
 set -uo pipefail
 HS="$1"
 SRC="$2"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-checks=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 "$HS" platform --preset abci --gpus-per-pcie-switch 4 -o "$TMP/abci-1nic.xml" || {
     echo "FAIL: could not generate abci-1nic"; exit 1; }
@@ -35,10 +32,8 @@ check() {
     an="$(iter_total analytic "${args[@]}")"
     step="$(iter_total simulate "${args[@]}" --collectives step)"
     flow="$(iter_total simulate "${args[@]}" --collectives flow)"
-    checks=$((checks + 1))
     if [ -z "$an" ] || [ -z "$step" ] || [ -z "$flow" ]; then
-        echo "FAIL $strategy g=$gpus: a run failed: $(cat "$TMP/err")"
-        failures=$((failures + 1))
+        fail "$strategy g=$gpus: a run failed: $(cat "$TMP/err")"
         return
     fi
     if awk -v a="$an" -v s="$step" -v f="$flow" -v b="$bound" -v fb="$flow_bound" 'BEGIN {
@@ -49,8 +44,7 @@ check() {
             exit !(ds <= b && df <= fb) }' S="$strategy" G="$gpus"; then
         :
     else
-        echo "FAIL $strategy g=$gpus on $plat: beyond the bounds (analytic $bound, flow $flow_bound)"
-        failures=$((failures + 1))
+        fail "$strategy g=$gpus on $plat: beyond the bounds (analytic $bound, flow $flow_bound)"
     fi
 }
 
@@ -83,5 +77,4 @@ S=data+spatial G=4 check abci "data+spatial:1x4" 4 256 0.30 0.01
 S=data+spatial G=16 check abci "data+spatial:4x4" 16 1024 0.30 0.01
 S=data+spatial G=64 check abci "data+spatial:16x4" 64 4096 0.30 0.01
 
-echo "e2e_crosscheck: $((checks - failures)) passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish e2e_crosscheck

@@ -4,10 +4,7 @@
 # Usage (from ctest): e2e_determinism.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-checks=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 runs=(
     "serial 1 64" "data 64 4096" "spatial 4 64" "filter 16 64" "channel 16 64"
     "pipeline 4 256" "data+filter:16x4 64 1024" "data+spatial:4x4 16 1024"
@@ -15,16 +12,13 @@ runs=(
 for run in "${runs[@]}"; do
     read -r strategy gpus batch <<<"$run"
     for fidelity in flow step; do
-        checks=$((checks + 1))
         args=(simulate -w resnet50 -p abci -s "$strategy" -g "$gpus" -b "$batch" --collectives "$fidelity" --json)
         "$HS" "${args[@]}" >"$TMP/a.json" 2>"$TMP/err" && "$HS" "${args[@]}" >"$TMP/b.json" 2>>"$TMP/err"
         if [ $? -ne 0 ] || [ ! -s "$TMP/a.json" ]; then
-            echo "FAIL $strategy $fidelity: run failed: $(cat "$TMP/err")"; failures=$((failures + 1))
+            fail "$strategy $fidelity: run failed: $(cat "$TMP/err")"
         elif ! cmp -s "$TMP/a.json" "$TMP/b.json"; then
-            echo "FAIL $strategy $fidelity: two runs differ"; diff "$TMP/a.json" "$TMP/b.json" | head -5
-            failures=$((failures + 1))
+            fail "$strategy $fidelity: two runs differ"; diff "$TMP/a.json" "$TMP/b.json" | head -5
         fi
     done
 done
-echo "e2e_determinism: $((checks - failures)) passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish e2e_determinism

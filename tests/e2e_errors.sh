@@ -9,10 +9,11 @@ set -uo pipefail
 HS="$(realpath "$1")"
 SRC="$(realpath "$2")"
 command -v python3 >/dev/null || { echo "e2e_errors needs python3 to read the table"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 cd "$SRC" || exit 1
 before="$(git status --porcelain --untracked-files=all tests/errors 2>/dev/null)"
 
-python3 - "$HS" sim/README.md <<'PY'
+python3 - "$HS" sim/README.md <<'PY' || fail "the catalogue's rows"
 import re, shlex, subprocess, sys
 
 hs, readme = sys.argv[1], sys.argv[2]
@@ -53,11 +54,8 @@ if len(rows) < 30:
 print("e2e_errors: %d rows, %d failed" % (len(rows), failures))
 sys.exit(1 if failures else 0)
 PY
-status=$?
 after="$(git status --porcelain --untracked-files=all tests/errors 2>/dev/null)"
-if [ "$before" != "$after" ]; then
-    echo "FAIL: the catalogue's runs changed tests/errors:"; echo "$after"; status=1
-fi
+[ "$before" = "$after" ] || fail "the catalogue's runs changed tests/errors: $after"
 leftovers="$(find tests/errors -name '*.tmp' 2>/dev/null)"
-[ -z "$leftovers" ] || { echo "FAIL: temp files left: $leftovers"; status=1; }
-exit "$status"
+[ -z "$leftovers" ] || fail "temp files left: $leftovers"
+finish e2e_errors

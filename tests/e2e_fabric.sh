@@ -11,11 +11,7 @@
 # Usage (from ctest): e2e_fabric.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 J="w=resnet50,s=data,g=128,b=4096"
 
@@ -82,7 +78,7 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 for name in crossing disjoint background explicit; do
-    [ -s "$TMP/$name.json" ] && { python3 "$TMP/check.py" "$name" "$TMP/$name.json" || failures=$((failures + 1)); }
+    [ -s "$TMP/$name.json" ] && { python3 "$TMP/check.py" "$name" "$TMP/$name.json" || fail "$name: the checks above"; }
 done
 
 # the shared run's CSV holds both jobs' traffic; identical runs, identical output
@@ -102,38 +98,30 @@ done
     fail "table: not one report per job"
 
 # bad input: exit 2, a message naming the flag, nothing on stdout
-expect_bad() {
-    local what="$1" needle="$2"
+bad_fabric() { # bad_fabric NAME NEEDLE ARGS...: expect_bad of "$HS" ${CMD:-simulate} -p abci ARGS
+    local name="$1" needle="$2"
     shift 2
-    "$HS" "${CMD:-simulate}" -p abci "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || { fail "$what: exit $rc, expected 2"; return; }
-    grep -qF -- "$needle" "$TMP/err" || fail "$what: message lacks '$needle': $(cat "$TMP/err")"
-    [ -s "$TMP/out" ] && fail "$what: wrote to stdout"
+    expect_bad "$name" "$needle" "$HS" "${CMD:-simulate}" -p abci "$@"
 }
-expect_bad "overlapping GPU sets" "--job 2 (job2): gpus=: GPU 100 is also used by --job 1" \
+bad_fabric "overlapping GPU sets" "--job 2 (job2): gpus=: GPU 100 is also used by --job 1" \
     --job "$J,gpus=0-127" --job "$J,gpus=100-227"
-expect_bad "GPU listed twice" "gpus= lists GPU 3 twice" --job "w=resnet50,s=data,b=64,gpus=0-3+3"
-expect_bad "missing key" "--job 1: b=BATCH is required" --job "w=resnet50,s=data,g=4"
-expect_bad "unknown key" "unknown key 'gpu'" --job "$J,gpu=3"
-expect_bad "not key=value" "'resnet50' is not KEY=VALUE" --job "resnet50"
-expect_bad "bad range" "racks='1-0'" --job "$J,racks=1-0"
-expect_bad "rack out of range" "not within 0-31" --job "$J,racks=32"
-expect_bad "too many GPUs for the racks" "--job 1 (job1): needs 64 whole free nodes" \
+bad_fabric "GPU listed twice" "gpus= lists GPU 3 twice" --job "w=resnet50,s=data,b=64,gpus=0-3+3"
+bad_fabric "missing key" "--job 1: b=BATCH is required" --job "w=resnet50,s=data,g=4"
+bad_fabric "unknown key" "unknown key 'gpu'" --job "$J,gpu=3"
+bad_fabric "not key=value" "'resnet50' is not KEY=VALUE" --job "resnet50"
+bad_fabric "bad range" "racks='1-0'" --job "$J,racks=1-0"
+bad_fabric "rack out of range" "not within 0-31" --job "$J,racks=32"
+bad_fabric "too many GPUs for the racks" "--job 1 (job1): needs 64 whole free nodes" \
     --job "w=resnet50,s=data,g=256,b=4096,racks=0"
-expect_bad "bad strategy inside a job" "--job 2 (job2):" --job "$J" --job "w=resnet50,s=data+filter:3x3,g=128,b=4096"
-expect_bad "bad workload inside a job" "nosuch" --job "w=nosuch,s=data,g=4,b=64"
-expect_bad "-w with --job" "-w cannot be combined with --job" -w resnet50 --job "$J"
-CMD=compare expect_bad "--job with compare" "--job is for simulate" --job "$J"
-expect_bad "background without a job" "--background needs at least one --job" --background "from=0,to=1,rate=1GBps"
-expect_bad "background to itself" "--background 1: flow 1 goes from node 3 to itself" \
+bad_fabric "bad strategy inside a job" "--job 2 (job2):" --job "$J" --job "w=resnet50,s=data+filter:3x3,g=128,b=4096"
+bad_fabric "bad workload inside a job" "nosuch" --job "w=nosuch,s=data,g=4,b=64"
+bad_fabric "-w with --job" "-w cannot be combined with --job" -w resnet50 --job "$J"
+CMD=compare bad_fabric "--job with compare" "--job is for simulate" --job "$J"
+bad_fabric "background without a job" "--background needs at least one --job" --background "from=0,to=1,rate=1GBps"
+bad_fabric "background to itself" "--background 1: flow 1 goes from node 3 to itself" \
     --job "$J" --background "from=3,to=3,rate=1GBps"
-expect_bad "background rate" "--background 1: rate='fast'" --job "$J" --background "from=0,to=1,rate=fast"
-expect_bad "background node range" "--background 1: from='0-5000'" --job "$J" --background "from=0-5000,to=1,rate=1GBps"
-expect_bad "unwritable links" "no-such-dir" --job "$J" --links "$TMP/no-such-dir/x.csv"
+bad_fabric "background rate" "--background 1: rate='fast'" --job "$J" --background "from=0,to=1,rate=fast"
+bad_fabric "background node range" "--background 1: from='0-5000'" --job "$J" --background "from=0-5000,to=1,rate=1GBps"
+bad_fabric "unwritable links" "no-such-dir" --job "$J" --links "$TMP/no-such-dir/x.csv"
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures failure(s)"
-    exit 1
-fi
-echo "e2e_fabric: all checks passed"
+finish e2e_fabric

@@ -11,17 +11,8 @@ HS="$1"
 SRC="$2"
 PY=/usr/bin/python3 # Debian's, with python3-torch (a pyenv python3 on the PATH lacks it)
 IMPORT="$SRC/experiments/import/import.py"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-if ! "$PY" -c 'import torch, torchvision, onnx' 2>"$TMP/err"; then # skipped, as in lib_e2e.sh
-    echo "SKIP: $PY lacks python3-torch, python3-torchvision or python3-onnx (experiments/setup.sh"
-    echo "installs them):"; cat "$TMP/err"
-    exit 77
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+need_python torch torchvision onnx
 
 # The five models: resnet18 by the command line with a measured time, beside the other four
 # in one process calling import.py's main() (torch's import, seconds, paid once), without.
@@ -158,21 +149,16 @@ else
 fi
 
 # Errors: exit 2, a message naming the cause, nothing on stdout, no file.
-expect_bad() { # NEEDLE ARGS...
+bad_import() { # bad_import NEEDLE ARGS...: expect_bad of import.py ARGS -o bad.xml, no file
     local needle=$1
     shift
-    "$PY" "$IMPORT" "$@" -o "$TMP/bad.xml" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    [ $rc = 2 ] || fail "import $*: exit $rc, not 2"
-    [ -s "$TMP/out" ] && fail "import $*: printed on stdout"
+    expect_bad "import $*" "$needle" "$PY" "$IMPORT" "$@" -o "$TMP/bad.xml"
     [ -e "$TMP/bad.xml" ] || [ -e "$TMP/bad.xml.tmp" ] && fail "import $*: wrote a file"
-    grep -qF -- "$needle" "$TMP/err" || fail "import $*: message lacks '$needle': $(cat "$TMP/err")"
 }
-expect_bad "node 'gate' (Sigmoid)" "$TMP/gated.onnx"
-expect_bad "no such file" "$TMP/missing.onnx"
-expect_bad "--device" "$TMP/tiny.onnx" --sample-time-s 0.1
-expect_bad "--sample-time-s" "$TMP/tiny.onnx" --sample-time-s 0 --device V100-16GB
-expect_bad "--input" "$TMP/tiny.onnx" --input 3x16
+bad_import "node 'gate' (Sigmoid)" "$TMP/gated.onnx"
+bad_import "no such file" "$TMP/missing.onnx"
+bad_import "--device" "$TMP/tiny.onnx" --sample-time-s 0.1
+bad_import "--sample-time-s" "$TMP/tiny.onnx" --sample-time-s 0 --device V100-16GB
+bad_import "--input" "$TMP/tiny.onnx" --input 3x16
 
-[ $failures = 0 ] && echo "e2e_import: all passed"
-exit $((failures > 0))
+finish e2e_import

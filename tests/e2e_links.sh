@@ -12,11 +12,7 @@
 # Usage (from ctest): e2e_links.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 run() { # run NAME args...: JSON to $TMP/NAME.json, CSV to $TMP/NAME.csv
     local name="$1"
@@ -80,7 +76,7 @@ for b in bad:
 sys.exit(1 if bad else 0)
 PY
 for what in spread packed; do
-    [ -s "$TMP/$what.json" ] && { python3 "$TMP/check.py" "$TMP/$what.json" "$TMP/$what.csv" "$what" || failures=$((failures + 1)); }
+    [ -s "$TMP/$what.json" ] && { python3 "$TMP/check.py" "$TMP/$what.json" "$TMP/$what.csv" "$what" || fail "$what: the checks above"; }
 done
 compgen -G "$TMP/spread.csv*.tmp" >/dev/null && fail "the temporary CSV was left behind"
 head -1 "$TMP/spread.csv" | grep -qx 'link,kind,direction,bandwidth_Bps,messages,bytes,background_bytes,busy_s,mean_utilisation,peak_utilisation' ||
@@ -92,7 +88,7 @@ tree=(-w resnet50 -s data --allreduce tree -g 1024 -b 32768)
 run oversub "${tree[@]}" -p gen:abci:nodes=272,rack-oversub=1:200
 run hashed "${tree[@]}" -p gen:abci:nodes=272,uplink-routing=hash
 for what in oversub hashed; do
-    python3 - "$TMP/$what.csv" "$what" <<'PY' || failures=$((failures + 1))
+    python3 - "$TMP/$what.csv" "$what" <<'PY' || fail "$what: utilisation above 1"
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if "switch" not in r["kind"] and r["kind"] != "spine"]
 worst = max(rows, key=lambda r: float(r["peak_utilisation"]))
@@ -138,24 +134,11 @@ sys.exit(0 if "links" in d["simulate"] and "links" not in d["analytic"] else 1)'
     fail "compare --json: links belong to the simulation only"
 
 # bad input: exit 2, a message naming the flag, nothing on stdout, no CSV
-expect_bad() {
-    local what="$1" needle="$2"
-    shift 2
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || { fail "$what: exit $rc, expected 2"; return; }
-    grep -qF -- "$needle" "$TMP/err" || fail "$what: message lacks '$needle': $(cat "$TMP/err")"
-    [ -s "$TMP/out" ] && fail "$what: wrote to stdout"
-}
-expect_bad "analytic --links" "--links is for simulate" analytic "${small[@]}" --links "$TMP/x.csv"
-expect_bad "--links-all alone" "--links-all needs" simulate "${small[@]}" --links-all
-expect_bad "unwritable --links" "no-such-dir" simulate "${small[@]}" --links "$TMP/no-such-dir/x.csv"
-expect_bad "--links without a value" "--links needs a value" simulate "${small[@]}" --links
-expect_bad "bad run with --links" "-b" simulate -w resnet50 -p abci -s data -g 64 -b 100 --links "$TMP/never.csv"
+expect_bad_hs "analytic --links" "--links is for simulate" analytic "${small[@]}" --links "$TMP/x.csv"
+expect_bad_hs "--links-all alone" "--links-all needs" simulate "${small[@]}" --links-all
+expect_bad_hs "unwritable --links" "no-such-dir" simulate "${small[@]}" --links "$TMP/no-such-dir/x.csv"
+expect_bad_hs "--links without a value" "--links needs a value" simulate "${small[@]}" --links
+expect_bad_hs "bad run with --links" "-b" simulate -w resnet50 -p abci -s data -g 64 -b 100 --links "$TMP/never.csv"
 [ -e "$TMP/never.csv" ] && fail "a failed run left a CSV"
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures failure(s)"
-    exit 1
-fi
-echo "e2e_links: all checks passed"
+finish e2e_links

@@ -10,19 +10,15 @@
 # Usage (from ctest): e2e_outputs.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$(realpath "$1")"
-D="$(mktemp -d)"
-trap 'rm -rf "$D"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+D="$TMP" # the folder the devices and files are made in
 cd "$D" || exit 1
-failures=0
-checks=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
 
 small=(-w resnet50 -p abci -s data -g 8 -b 256)
 # expect RC NEEDLE WHAT -- args: exit status RC and NEEDLE in the message ("" for none).
 expect() {
     local rc="$1" needle="$2" what="$3"
     shift 4
-    checks=$((checks + 1))
     timeout 120 "$HS" "$@" >"$D/out" 2>"$D/err"
     local got=$?
     [ "$got" -eq "$rc" ] || { fail "$what: exit $got, expected $rc"; cat "$D/err"; return; }
@@ -60,9 +56,8 @@ grep -q '</platform>' keep.xml || fail "the file behind the link was not written
 # ---- private devices ----
 if ! mknod full c 1 7 2>/dev/null || ! mknod null c 1 3 2>/dev/null || ! echo x >null 2>/dev/null; then
     echo "e2e_outputs: mknod is not allowed here: the device checks are skipped"
-    echo "e2e_outputs: $((checks - failures)) passed, $failures failed"
     [ "$failures" -eq 0 ] && exit 77
-    exit 1
+    finish e2e_outputs
 fi
 ln -s "$D/full" lfull
 full_kind="$(kind full)" null_kind="$(kind null)"
@@ -84,14 +79,12 @@ expect 1 "-o $D/full: write error" "sweep --merge -o full" -- sweep --merge "$D/
 
 # Standard output on a full device: a failed write, not a success.
 for cmd in "analytic" "analytic --json" "simulate --json" "compare --json" "compare"; do
-    checks=$((checks + 1))
     # shellcheck disable=SC2086
     timeout 120 "$HS" $cmd "${small[@]}" >full 2>err
     rc=$?
     [ "$rc" -eq 1 ] && grep -q "writing standard output: No space left on device" err ||
         { fail "$cmd > full: exit $rc"; cat err; }
 done
-checks=$((checks + 1))
 timeout 60 "$HS" platform --preset dgx1 >full 2>err
 [ $? -eq 1 ] || fail "platform > full: a success"
 
@@ -100,5 +93,4 @@ leftovers="$(find "$D" -name '*.tmp')"
 [ -z "$leftovers" ] || fail "temp files left: $leftovers"
 [ "$(kind full)" = "$full_kind" ] || fail "full was replaced"
 
-echo "e2e_outputs: $((checks - failures)) passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish e2e_outputs

@@ -11,10 +11,7 @@
 set -uo pipefail
 SRC="$2"
 command -v gnuplot >/dev/null || { echo "no gnuplot"; exit 77; }
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 plot="$SRC/experiments/plot.sh"
 csv="$SRC/experiments/results/topology/topology-strong.csv"
 
@@ -82,22 +79,18 @@ grep -q "batch 32/gpu, precision mixed (analytic)" "$TMP/one.svg" ||
     fail "one precision: the title does not name it"
 grep -q "<title>data, precision" "$TMP/one.svg" && fail "one precision: the lines name it again"
 
-expect_bad() { # expect_bad NAME NEEDLE ARGS...: exit 2, NEEDLE on stderr, no output file
+bad_plot() { # bad_plot NAME NEEDLE ARGS...: expect_bad of plot.sh ARGS, and no output file
+    rm -f "$TMP/bad.png"
     local name="$1" needle="$2"
     shift 2
-    rm -f "$TMP/bad.png"
-    "$plot" "$@" >/dev/null 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || fail "$name: exit $rc, not 2"
-    grep -qF -- "$needle" "$TMP/err" || fail "$name: message lacks '$needle': $(cat "$TMP/err")"
+    expect_bad "$name" "$needle" "$plot" "$@"
     [ ! -e "$TMP/bad.png" ] || fail "$name: wrote the plot"
 }
-expect_bad column "no column 'sim_bogus_s'" "$csv" --x platform --y sim_bogus_s -o "$TMP/bad.png"
-expect_bad mixed "the rows differ in workload" "$csv" --x platform --y sim_epoch_total_s \
+bad_plot column "no column 'sim_bogus_s'" "$csv" --x platform --y sim_bogus_s -o "$TMP/bad.png"
+bad_plot mixed "the rows differ in workload" "$csv" --x platform --y sim_epoch_total_s \
     --by strategy -o "$TMP/bad.png"
-expect_bad ext "a .png or .svg file" "$csv" --x platform --y sim_epoch_total_s -o "$TMP/bad.pdf"
-expect_bad missing "not a readable file" "$TMP/none.csv" --x gpus --y sim_epoch_total_s \
+bad_plot ext "a .png or .svg file" "$csv" --x platform --y sim_epoch_total_s -o "$TMP/bad.pdf"
+bad_plot missing "not a readable file" "$TMP/none.csv" --x gpus --y sim_epoch_total_s \
     -o "$TMP/bad.png"
 
-[ "$failures" -eq 0 ] && echo "e2e_plot: all checks passed"
-exit $((failures > 0))
+finish e2e_plot

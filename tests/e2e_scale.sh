@@ -9,33 +9,20 @@
 # Timings are the benchmark's business (experiments/bench/scale.sh), not this test's.
 # Usage (from ctest): e2e_scale.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
-HS="$1" TMP="$(mktemp -d)" failures=0 checks=0
-trap 'rm -rf "$TMP"' EXIT
+HS="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
-fail() { echo "FAIL [$1]: $2"; failures=$((failures + 1)); }
-
-# expect_bad "what" "expected text in the message" args...: exit status 2, that message, nothing
-# on stdout, nothing of SimGrid's
-expect_bad() {
-    local what="$1" needle="$2" rc
-    shift 2
-    checks=$((checks + 1))
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-    if [ "$rc" -ne 2 ]; then fail "$what" "exit $rc, expected 2"
-    elif ! grep -qF -- "$needle" "$TMP/err"; then fail "$what" "message lacks '$needle'"
-    elif [ -s "$TMP/out" ]; then fail "$what" "wrote to stdout on error"
-    elif grep -qiE "backtrace|xbt_|Aborted|simgrid::" "$TMP/err"; then fail "$what" "SimGrid's text"
-    else return 0
-    fi
-    cat "$TMP/err"
+# expect_bad_scale "what" "expected text in the message" args...: expect_bad_hs, and nothing
+# of SimGrid's on stderr
+expect_bad_scale() {
+    expect_bad_hs "$@"
+    no_simgrid_text "$1"
 }
 
 # run "what" FILE args... : the JSON printed into FILE, with the platform's name taken out
 run() {
     local what="$1" file="$2"
     shift 2
-    checks=$((checks + 1))
     if ! "$HS" "$@" --json >"$TMP/out" 2>"$TMP/err"; then
         fail "$what" "exit $? ($*)"; cat "$TMP/err"; : >"$file"; return 1
     fi
@@ -48,7 +35,6 @@ same() {
 }
 
 # ---- hybridsim does not load SimGrid; hybridsim-sim does
-checks=$((checks + 1))
 if command -v readelf >/dev/null; then
     readelf -d "$HS" | grep -q simgrid && fail "lean" "$HS depends on SimGrid's library"
     readelf -d "$(dirname "$HS")/hybridsim-sim" | grep -q simgrid ||
@@ -76,45 +62,43 @@ run "unedited" "$TMP/d" analytic -w resnet50 -p "$TMP/m.xml" -s data+spatial:32x
 # (the iteration total is field 10 of --row; the spine's bandwidth, never binding, differs)
 small=$("$HS" simulate -w resnet50 -p gen:abci:nodes=136 -s data -g 512 -b 32768 --row | awk '{print $10}')
 large=$("$HS" simulate -w resnet50 -p gen:abci:nodes=4352 -s data -g 512 -b 32768 --row | awk '{print $10}')
-checks=$((checks + 1))
 [ -n "$small" ] && [ "$small" = "$large" ] || fail "partial" "512 GPUs: $small on 136 nodes, $large on 4352"
 
 # ---- --cfg
 run "cfg ok" "$TMP/e" simulate -w resnet50 -p abci -s data -g 16 -b 512 \
     --cfg contexts/guard-size:0 --cfg contexts/stack-size:128
-expect_bad "cfg model" "not a setting hybridsim passes on" simulate -w resnet50 -p abci -s data \
+expect_bad_scale "cfg model" "not a setting hybridsim passes on" simulate -w resnet50 -p abci -s data \
     -g 4 -b 64 --cfg network/model:LV08
-expect_bad "cfg tracing" "not a setting hybridsim passes on" simulate -w resnet50 -p abci -s data \
+expect_bad_scale "cfg tracing" "not a setting hybridsim passes on" simulate -w resnet50 -p abci -s data \
     -g 4 -b 64 --cfg tracing:yes
-expect_bad "cfg form" "expected NAME:VALUE" simulate -w resnet50 -p abci -s data -g 4 -b 64 \
+expect_bad_scale "cfg form" "expected NAME:VALUE" simulate -w resnet50 -p abci -s data -g 4 -b 64 \
     --cfg contexts/guard-size
-expect_bad "cfg factory" "raw, ucontext, boost or thread" simulate -w resnet50 -p abci -s data \
+expect_bad_scale "cfg factory" "raw, ucontext, boost or thread" simulate -w resnet50 -p abci -s data \
     -g 4 -b 64 --cfg contexts/factory:fast
-expect_bad "cfg stack" "32 to 1048576" simulate -w resnet50 -p abci -s data -g 4 -b 64 \
+expect_bad_scale "cfg stack" "32 to 1048576" simulate -w resnet50 -p abci -s data -g 4 -b 64 \
     --cfg contexts/stack-size:8
-expect_bad "cfg threads" "one at a time" simulate -w resnet50 -p abci -s data -g 4 -b 64 \
+expect_bad_scale "cfg threads" "one at a time" simulate -w resnet50 -p abci -s data -g 4 -b 64 \
     --cfg contexts/nthreads:2
-expect_bad "cfg value" "--cfg contexts/guard-size: 'many'" simulate -w resnet50 -p abci -s data \
+expect_bad_scale "cfg value" "--cfg contexts/guard-size: 'many'" simulate -w resnet50 -p abci -s data \
     -g 4 -b 64 --cfg contexts/guard-size:many
 
 # ---- a job the machine cannot hold is refused before anything is built
-expect_bad "memory" "GB of memory" simulate -w resnet50 \
+expect_bad_scale "memory" "GB of memory" simulate -w resnet50 \
     -p gen:abci:nodes=100000,gpus-per-node=64,nodes-per-leaf=20 -s data -g 6400000 -b 6400000
 
 # ---- guard pages the system's mappings cannot hold: refused at once, with the sysctl (only where
 # the limit is the usual 65,530: elsewhere the run would go ahead)
 if [ "$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)" -le 80000 ]; then
-    expect_bad "mappings" "vm.max_map_count" simulate -w resnet50 \
+    expect_bad_scale "mappings" "vm.max_map_count" simulate -w resnet50 \
         -p gen:abci:nodes=10000,nodes-per-leaf=20 -s data -g 40000 -b 40000 \
         --cfg contexts/guard-size:1
 fi
 
 # ---- gen: specs refused like the generator's flags
-expect_bad "gen preset" "unknown preset" analytic -w resnet50 -p gen:summit -s data -g 4 -b 64
-expect_bad "gen flag" "unknown flag 'nodez'" simulate -w resnet50 -p gen:abci:nodez=8 -s data \
+expect_bad_scale "gen preset" "unknown preset" analytic -w resnet50 -p gen:summit -s data -g 4 -b 64
+expect_bad_scale "gen flag" "unknown flag 'nodez'" simulate -w resnet50 -p gen:abci:nodez=8 -s data \
     -g 4 -b 64
-expect_bad "gen value" "--nodes-per-leaf" analytic -w resnet50 -p gen:abci:nodes-per-leaf=0 -s data \
+expect_bad_scale "gen value" "--nodes-per-leaf" analytic -w resnet50 -p gen:abci:nodes-per-leaf=0 -s data \
     -g 4 -b 64
 
-echo "e2e_scale: $((checks - failures)) of $checks checks passed"
-[ "$failures" -eq 0 ]
+finish e2e_scale

@@ -5,21 +5,8 @@
 # Usage (from ctest): e2e_search.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
-
-expect_bad() { # what needle args...
-    local what="$1" needle="$2"
-    shift 2
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || { fail "$what: exit $rc, expected 2"; cat "$TMP/err"; return; }
-    grep -qF -- "$needle" "$TMP/err" || { fail "$what: message lacks '$needle'"; cat "$TMP/err"; }
-    [ -s "$TMP/out" ] && fail "$what: wrote to stdout on error"
-}
 
 search=(strategy --search -w pase-alexnet -b 128 --cost-model pase)
 "$HS" "${search[@]}" -g 8 >"$TMP/p8" 2>"$TMP/err" || fail "p = 8: exit $?"
@@ -41,16 +28,15 @@ assert abs(sum(v["cost"] for v in j["vertices"]) + sum(e["cost"] for e in j["edg
 assert [l["vertex"] for l in j["layers"]][:3] == [0, 0, 1]  # RELU1 follows CONV1
 PY
 
-expect_bad "no action" "--search" strategy -w pase-alexnet -g 8 -b 128
-expect_bad "missing -b" "-b BATCH" strategy --search -w pase-alexnet -g 8 --cost-model pase
-expect_bad "-o with pase" "-o is for --cost-model hybridsim" "${search[@]}" -g 8 -o "$TMP/x.xml"
-expect_bad "unknown cost model" "'flops'" "${search[@]}" -g 8 --cost-model flops
-expect_bad "bad -g" "-g: 0 is out of range" "${search[@]}" -g 0
-expect_bad "unknown flag" "--frobnicate" "${search[@]}" -g 8 --frobnicate
-expect_bad "missing workload" "nosuch.xml" strategy --search -w "$TMP/nosuch.xml" -g 8 -b 128 --cost-model pase
-expect_bad "3-D workload" "2-D images only" strategy --search -w cosmoflow-256 -g 8 -b 16 --cost-model pase
-expect_bad "table bound" "would exceed 10 entries" "${search[@]}" -g 8 --max-table 10
+expect_bad_hs "no action" "--search" strategy -w pase-alexnet -g 8 -b 128
+expect_bad_hs "missing -b" "-b BATCH" strategy --search -w pase-alexnet -g 8 --cost-model pase
+expect_bad_hs "-o with pase" "-o is for --cost-model hybridsim" "${search[@]}" -g 8 -o "$TMP/x.xml"
+expect_bad_hs "unknown cost model" "'flops'" "${search[@]}" -g 8 --cost-model flops
+expect_bad_hs "bad -g" "-g: 0 is out of range" "${search[@]}" -g 0
+expect_bad_hs "unknown flag" "--frobnicate" "${search[@]}" -g 8 --frobnicate
+expect_bad_hs "missing workload" "nosuch.xml" strategy --search -w "$TMP/nosuch.xml" -g 8 -b 128 --cost-model pase
+expect_bad_hs "3-D workload" "2-D images only" strategy --search -w cosmoflow-256 -g 8 -b 16 --cost-model pase
+expect_bad_hs "table bound" "would exceed 10 entries" "${search[@]}" -g 8 --max-table 10
 "$HS" strategy --help >"$TMP/help" 2>&1 && grep -q -- "--cost-model" "$TMP/help" || fail "--help"
 
-[ "$failures" -eq 0 ] && echo "e2e_search: all checks passed"
-exit $((failures > 0))
+finish e2e_search

@@ -14,10 +14,7 @@
 # Usage (from ctest): e2e_search_hybridsim.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 gpus="16 64 256"
 [ "${HS_TEST_SMALL:-0}" = 1 ] && gpus="16 64"
@@ -60,5 +57,4 @@ grep -q "no per-layer strategy fits in 16.0 GB" "$TMP/err" || fail "no-fit messa
 [ -s "$TMP/out" ] && fail "no fit: wrote to stdout"
 [ -e "$TMP/no.xml" ] && fail "no fit: wrote the strategy file"
 
-[ "$failures" -eq 0 ] && echo "e2e_search_hybridsim: all checks passed"
-exit $((failures > 0))
+finish e2e_search_hybridsim

@@ -11,13 +11,11 @@
 set -uo pipefail
 HS="$(realpath "$1")"
 N="${E2E_SIGNALS_N:-50}"
-D="$(mktemp -d)"
-trap 'rm -rf "$D"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+D="$TMP" # the runs' folder, their temp files' too
 cd "$D" || exit 1
 export TMPDIR="$D/tmp" E2E_SIGNALS_MARK="$D"
 mkdir -p "$TMPDIR"
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
 
 # A pause of up to $1 seconds, uniform.
 pause() { awk -v s="$RANDOM$RANDOM" -v t="$1" 'BEGIN { srand(s); printf "%.3f", rand() * t }'; }
@@ -107,5 +105,4 @@ echo "sweep: $interrupted of $N interrupted (a sweep takes $T s)"
 diff <(cut -d, -f1-37,39- reference.csv) <(cut -d, -f1-37,39- s.csv) >/dev/null ||
     fail "the resumed CSV differs from the uninterrupted one"
 
-echo "e2e_signals: $failures failures"
-[ "$failures" -eq 0 ]
+finish e2e_signals

@@ -11,20 +11,14 @@ set -uo pipefail
 HS="$(realpath "$1")"
 SRC="$(realpath "$2")"
 SHARED="$3"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-checks=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
-check() { checks=$((checks + 1)); }
 csv() { awk -f "$SRC/experiments/lib/csv.awk" -v cols="$2" ${3:+-v where="$3"} "$1" | tail -n +2; }
 rows() { csv "$1" key "${2:-}" | wc -l; }
 
 # study NAME: runs it quick into $TMP/NAME; its output in $TMP/NAME.log
 study() {
     local name="$1"; shift
-    check
     if ! bash "$SRC/experiments/$name/run.sh" --quick -o "$TMP/$name" --exe "$HS" -j 2 "$@" \
         >"$TMP/$name.log" 2>&1; then
         fail "$name: run.sh --quick exited non-zero"; tail -20 "$TMP/$name.log"
@@ -33,7 +27,6 @@ study() {
 
 # expect_rows CSV N: N rows, none failed
 expect_rows() {
-    check
     [ -s "$1" ] || { fail "$1 missing"; return; }
     local n failed
     n="$(rows "$1")"; failed="$(rows "$1" status=failed)"
@@ -43,7 +36,6 @@ expect_rows() {
 
 # expect_errors CSV COLS EXPECTED: the error rows' COLS (one line each, sorted) are EXPECTED
 expect_errors() {
-    check
     local got want
     got="$(csv "$1" "$2" status=error | tr '\t' ' ' | sort)"
     want="$(printf '%s\n' "$3" | sed '/^$/d' | sort)"
@@ -54,10 +46,8 @@ expect_errors() {
 expect_plots() {
     local dir="$1" p t; shift
     for p in "$@"; do for t in png svg; do
-        check
         [ -s "$dir/$p.$t" ] || fail "$dir/$p.$t missing or empty"
     done; done
-    check
     [ -z "$(find "$dir" -name '*.tmp*')" ] || fail "$dir: temp files left: $(find "$dir" -name '*.tmp*')"
 }
 
@@ -72,9 +62,7 @@ expect_rows "$d/paradl.csv" 56
 expect_errors "$d/paradl.csv" workload,strategy,gpus "cosmoflow-256 filter 32
 cosmoflow-256 channel 32"
 expect_plots "$d" figure1
-check
 [ "$(csv "$d/paradl.csv" key workload=resnet50 | wc -l)" -eq 28 ] || fail "paradl: ResNet-50 rows"
-check
 if [ -r "$SHARED/reference/measured/abci-resnet50-tableVIII.tsv" ]; then
     # the 12 measured configurations, each matched by a run (quick covers ResNet-50's range)
     [ "$(tail -n +2 "$d/accuracy.csv" | wc -l)" -eq 12 ] || fail "accuracy.csv: not 12 rows"
@@ -87,13 +75,11 @@ if [ -r "$SHARED/reference/measured/abci-resnet50-tableVIII.tsv" ]; then
 else
     echo "SKIP [accuracy]: no measured table in $SHARED/reference"
 fi
-check
 grep -q 'Accuracy against the measured' "$d/summary.txt" && [ -s "$d/MANIFEST" ] ||
     fail "paradl: summary.txt or MANIFEST missing"
 
 # a rerun skips every finished row (the sweep rewrites the CSV in configuration order: unchanged),
 # and without the measured table the figure is still drawn, saying what is missing
-check
 cp "$d/paradl.csv" "$TMP/paradl-before.csv"
 rm -f "$d/figure1.png"
 if bash "$SRC/experiments/paradl/run.sh" --quick -o "$d" --exe "$HS" --reference "$TMP/nothing" \
@@ -115,25 +101,19 @@ d="$TMP/congestion"
 expect_rows "$d/congestion.csv" 64
 expect_errors "$d/congestion.csv" workload,strategy,gpus ""
 expect_plots "$d" congestion sharing routing machine
-check
 [ "$(ls "$d"/links/*.csv 2>/dev/null | wc -l)" -eq 2 ] || fail "congestion: not 2 links CSVs for the machine picture"
 # the machine picture's hottest links, as experiments/README.md quotes them (the quick run
 # draws the same two runs as the full one)
-check
 grep -qF "  1 n0000-nic0 down (nic and 511 more): 0.543, 1.000" "$d/summary.txt" &&
     grep -qF "  4 r00-uplink down (rack-up and 7 more): 0.096, 0.176" "$d/summary.txt" &&
     grep -qF "  1 r00-uplink down (rack-up and 31 more): 0.627, 1.000" "$d/summary.txt" &&
     grep -qF "  2 n0000-nic0 down (nic and 511 more): 0.444, 0.708" "$d/summary.txt" ||
     fail "congestion: the machine's hottest links differ from experiments/README.md's"
-check
 [ "$(tail -n +2 "$d/fabric.csv" | wc -l)" -eq 16 ] || fail "fabric.csv: not 16 rows (8 runs x 2 jobs)"
-check
 [ "$(awk -F, 'NR > 1 && $11 != "ok"' "$d/fabric.csv" | wc -l)" -eq 0 ] || fail "fabric.csv: a run failed"
-check
 for r in 1 2 3 6; do
     [ -s "$d/platforms/abci-r$r.xml" ] || fail "congestion: platform abci-r$r.xml missing"
 done
-check
 # an identical second job can only slow a job down (slowdown >= 1), and on a 1:1 fabric the rack
 # uplinks carry the two data-parallel jobs' rings without a bottleneck: exactly 1
 awk -F, 'NR > 1 && ($10 < 0.999999 || ($6 == 1 && $3 == "data" && $10 + 0 != 1)) { bad = 1 } END { exit bad }' \
@@ -142,7 +122,6 @@ awk -F, 'NR > 1 && ($10 < 0.999999 || ($6 == 1 && $3 == "data" && $10 + 0 != 1))
 # 1024 GPUs = 24; a cable a flow can only slow a job (its cables hold the fat link's capacity,
 # and an uncongested route times as the fat one), and hashing slows spread data parallelism
 expect_rows "$d/routing.csv" 24
-check
 awk -f "$SRC/experiments/lib/csv.awk" -v cols=strategy,placement,platform,sim_iter_total_s \
     "$d/routing.csv" | awk -F '\t' 'NR > 1 { r = $3; sub(/.*=/, "", r); t[$1 "|" $2, r] = $4; k[$1 "|" $2] }
     END { for (x in k) { if (t[x, "dmodk"] < t[x, "fat"] * (1 - 1e-9) || t[x, "hash"] < t[x, "fat"] * (1 - 1e-9)) bad = 1 }
@@ -165,9 +144,7 @@ want="${want}gpn-8 data+spatial"$'\n'"dgx1 data+spatial"$'\n'"nvswitch-ndr data+
 want="$want"$'\n'"nvswitch-h100 data+spatial"
 expect_errors "$d/topology-strong.csv" platform,strategy "$(echo "$want" | sed 's|^\([^ ]*\) |platforms/\1.xml |')"
 expect_plots "$d" topology
-check
 [ "$(tail -n +2 "$d/best.csv" | wc -l)" -eq 10 ] || fail "best.csv: not one row per variant"
-check
 # the best is the lowest simulated time among the runs that fit: recompute it from the CSV
 awk -f "$SRC/experiments/lib/csv.awk" -v cols=platform,strategy,sim_epoch_total_s,fits_in_memory \
     -v where=status=ok "$d/topology-strong.csv" |
@@ -182,15 +159,11 @@ cmp -s "$TMP/best-want" "$TMP/best-got" || fail "best.csv: not the lowest simula
 # none failed or refused; the searched plan never slower simulated than the best uniform one.
 study layerwise
 d="$TMP/layerwise"
-check
 [ "$(tail -n +2 "$d/layerwise.csv" | wc -l)" -eq 30 ] || fail "layerwise.csv: not 30 rows"
-check
 grep -Eq ',(failed|refused)$' "$d/layerwise.csv" && fail "layerwise.csv: a failed or refused row"
-check
 awk -F, 'NR > 1 { k = $1 FS $2 FS $3; if ($5 ~ /^best uniform/) u[k] = $7; if ($5 == "searched") s[k] = $7 }
          END { for (k in s) if (!(k in u) || s[k] + 0 > u[k] + 0) exit 1 }' "$d/layerwise.csv" ||
     fail "layerwise: a searched plan slower than the best uniform strategy"
-check
 [ "$(tail -n +2 "$d/memory.csv" | wc -l)" -eq 6 ] || fail "memory.csv: not 6 rows"
 expect_plots "$d" layerwise
 
@@ -201,23 +174,18 @@ study allreduce
 d="$TMP/allreduce"
 expect_rows "$d/allreduce.csv" 20
 expect_errors "$d/allreduce.csv" strategy,gpus ""
-check
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
          { a = $c["an_iter_comm_s"]; s = $c["sim_iter_comm_s"]
            if (a <= 0 || s / a > 1.01 || s / a < 0.99) exit 1 }' "$d/allreduce.csv" ||
     fail "allreduce: simulated and closed form more than 1% apart on abci"
-check
 grep -Eq '^abci-resnet50 +(8|16|32|64) .* (ring|hier|tree|rings)$' "$d/summary.txt" ||
     fail "allreduce: summary.txt lacks the rows with auto's pick"
 expect_plots "$d" allreduce
 
 # ---- bad input ----
-check
 bash "$SRC/experiments/paradl/run.sh" --bogus >/dev/null 2>"$TMP/bad.err"
 [ $? -eq 2 ] && grep -q "unknown argument '--bogus'" "$TMP/bad.err" || fail "--bogus: not exit 2 with the flag named"
-check
 bash "$SRC/experiments/topology/run.sh" -j 0 --exe "$HS" >/dev/null 2>"$TMP/bad.err"
 [ $? -eq 2 ] && grep -q -- "-j needs a positive integer" "$TMP/bad.err" || fail "-j 0: not exit 2"
 
-echo "e2e_studies: $checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish e2e_studies

@@ -10,11 +10,7 @@
 # Usage (from ctest): e2e_suggest.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
-
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 "$HS" suggest -w vgg16 -p abci -g 64 --batch-per-gpu 32 --top 4 --json >"$TMP/s.json" \
     2>"$TMP/err" || fail "suggest: exit $? $(cat "$TMP/err")"
 grep -Eq "suggest: simulating [45] of [45]" "$TMP/err" || fail "progress on stderr"
@@ -84,25 +80,15 @@ grep -Eq "^  answer: .* on 16 GPUs, 2[0-9][0-9]\.[0-9]+ s an epoch" "$TMP/t" ||
 grep -q "^      32  (nothing fits" "$TMP/m" && grep -q "^  answer: .* on 64 GPUs" "$TMP/m" ||
     { fail "--max-gpus 64 at batch 2048: 64 GPUs, 32 do not fit"; cat "$TMP/m"; }
 
-expect_bad() { # what needle args...
-    local what="$1" needle="$2"
-    shift 2
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    [ "$rc" -eq 2 ] || { fail "$what: exit $rc, expected 2"; cat "$TMP/err"; return; }
-    grep -qF -- "$needle" "$TMP/err" || { fail "$what: message lacks '$needle'"; cat "$TMP/err"; }
-    [ -s "$TMP/out" ] && fail "$what: wrote to stdout on error"
-}
-expect_bad "no batch" "-b BATCH or --batch-per-gpu" suggest -w vgg16 -g 8
-expect_bad "both batches" "give one" suggest -w vgg16 -g 8 -b 64 --batch-per-gpu 8
-expect_bad "too many GPUs" "has 4352 GPUs" suggest -w vgg16 -g 8192 --batch-per-gpu 8
-expect_bad "unknown flag" "--frobnicate" suggest -w vgg16 -g 8 -b 64 --frobnicate
-expect_bad "bad --top" "--top" suggest -w vgg16 -g 8 -b 64 --top -1
-expect_bad "unknown workload" "unknown workload" suggest -w nosuch -g 8 -b 64
-expect_bad "-g and a budget" "give one" suggest -w vgg16 -g 8 -b 64 --max-gpus 8
-expect_bad "two budgets" "give one" suggest -w vgg16 -b 64 --max-gpus 8 --target-epoch-s 60
-expect_bad "bad target" "--target-epoch-s" suggest -w vgg16 -b 64 --target-epoch-s soon
+expect_bad_hs "no batch" "-b BATCH or --batch-per-gpu" suggest -w vgg16 -g 8
+expect_bad_hs "both batches" "give one" suggest -w vgg16 -g 8 -b 64 --batch-per-gpu 8
+expect_bad_hs "too many GPUs" "has 4352 GPUs" suggest -w vgg16 -g 8192 --batch-per-gpu 8
+expect_bad_hs "unknown flag" "--frobnicate" suggest -w vgg16 -g 8 -b 64 --frobnicate
+expect_bad_hs "bad --top" "--top" suggest -w vgg16 -g 8 -b 64 --top -1
+expect_bad_hs "unknown workload" "unknown workload" suggest -w nosuch -g 8 -b 64
+expect_bad_hs "-g and a budget" "give one" suggest -w vgg16 -g 8 -b 64 --max-gpus 8
+expect_bad_hs "two budgets" "give one" suggest -w vgg16 -b 64 --max-gpus 8 --target-epoch-s 60
+expect_bad_hs "bad target" "--target-epoch-s" suggest -w vgg16 -b 64 --target-epoch-s soon
 "$HS" suggest --help | grep -q -- "--batch-per-gpu" || fail "--help"
 
-[ "$failures" -eq 0 ] && echo "e2e_suggest: all checks passed"
-exit $((failures > 0))
+finish e2e_suggest

@@ -7,14 +7,8 @@
 set -uo pipefail
 HS="$(realpath "$1")"
 SRC="$(realpath "$2")"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 cd "$TMP" || exit 1
-failures=0
-checks=0
-
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
-check() { checks=$((checks + 1)); }
 
 # The CSV without its wall_s column (found by name in the header, which has no quotes): equal
 # for two runs of the same configurations. Messages may hold quoted commas; cut splits them the
@@ -31,14 +25,12 @@ sweep_args=(-m analytic -w resnet50 -p abci -s data,filter,data+filter:2x4 -g 8,
 n=12 # configurations
 
 # ---- the direct sweep: the reference ----
-check
 "$HS" sweep "${sweep_args[@]}" -o direct.csv -j 2 2>direct.err || { fail "direct sweep"; cat direct.err; }
 [ "$(rows direct.csv)" -eq $n ] || fail "direct sweep: $(rows direct.csv) rows, expected $n"
 grep -q ',error,-g 128: filter' direct.csv || fail "direct sweep: no error row for filter at 128 GPUs"
 grep -q "^sweep: $n configurations" direct.err || fail "direct sweep: no progress lines on stderr"
 
 # ---- GNU parallel: emit, run for real, merge ----
-check
 if ! command -v parallel >/dev/null; then
     echo "SKIP [GNU parallel]: 'parallel' is not installed (tests/run.sh installs it)"
 else
@@ -63,7 +55,6 @@ else
 fi
 
 # ---- Slurm: the array script, each task run as Slurm would ----
-check
 "$HS" sweep "${sweep_args[@]}" --emit slurm array.sh --emit-dir slurm.d 2>/dev/null || fail "emit slurm"
 bash -n array.sh || fail "slurm script is not valid bash"
 grep -q "^#SBATCH --array=0-$((n - 1))\$" array.sh || fail "slurm script: --array=0-$((n - 1))"
@@ -75,7 +66,6 @@ SLURM_ARRAY_TASK_ID=$n bash array.sh 2>/dev/null && fail "slurm task $n should n
 diff <(strip_wall direct.csv) <(strip_wall slurm.csv) >/dev/null || fail "merge of Slurm tasks != direct sweep"
 
 # ---- SIGKILL mid-sweep, then resume ----
-check
 kill_args=(-m compare -w resnet50 -p abci -s data,filter -g 4,8 --batch-per-gpu 16 -j 1)
 k=4 # configurations
 E2E_SWEEP_MARK="$TMP" "$HS" sweep "${kill_args[@]}" -o killed.csv --log killed.log 2>/dev/null &
@@ -109,7 +99,6 @@ diff <(strip_wall reference.csv) <(strip_wall killed.csv) >/dev/null || fail "re
 
 # ---- SIGINT: a clean stop with exit 130 (128 + SIGINT) and a message, then resume ----
 # (job control on: a script's background job would otherwise start with SIGINT ignored)
-check
 set -m
 "$HS" sweep "${kill_args[@]}" -o int.csv 2>int.err &
 pid=$!
@@ -131,35 +120,28 @@ fi
 diff <(strip_wall reference.csv) <(strip_wall int.csv) >/dev/null || fail "CSV after SIGINT + resume != uninterrupted"
 
 # ---- bad input: exit 2, the file:line or flag named, nothing on stdout ----
-expect_bad() {
-    local what="$1" needle="$2"
+bad_sweep() { # bad_sweep NAME NEEDLE ARGS...: expect_bad of "$HS" sweep ARGS
+    local name="$1" needle="$2"
     shift 2
-    check
-    "$HS" sweep "$@" >bad.out 2>bad.err
-    local rc=$?
-    [ "$rc" -eq 2 ] || { fail "$what: exit $rc, expected 2"; return; }
-    grep -qF -- "$needle" bad.err || { fail "$what: message lacks '$needle'"; cat bad.err; }
-    [ ! -s bad.out ] || fail "$what: wrote to stdout"
+    expect_bad "$name" "$needle" "$HS" sweep "$@"
 }
 printf 'workloads = resnet50\nplatforms = abci\n# comment\nstrategy = data\ngpu = 4\n' >bad.sweep
-expect_bad "unknown key" "bad.sweep:5: unknown key 'gpu'" bad.sweep -o x.csv
+bad_sweep "unknown key" "bad.sweep:5: unknown key 'gpu'" bad.sweep -o x.csv
 printf 'workloads = resnet50\nplatforms = abci\nstrategies = data\ngpus = 4\nbatch = 64/rack\n' >bad2.sweep
-expect_bad "bad batch rule" "bad2.sweep:5: batch: '64/rack'" bad2.sweep -o x.csv
-expect_bad "missing sweep file" "nosuch.sweep: cannot read" nosuch.sweep -o x.csv
-expect_bad "unknown flag" "--frobnicate" -w resnet50 --frobnicate
-expect_bad "bad gpus flag" "-g: 'x4' is not a whole number" -w resnet50 -p abci -s data -g x4 -b 64 -o x.csv
-expect_bad "unknown placement" "-P: unknown value 'random'" -w resnet50 -p abci -s data -g 4 -b 64 -P random -o x.csv
-expect_bad "missing merge dir" "--merge nosuch.d" --merge nosuch.d -o x.csv
-expect_bad "unwritable output" "-o /nonexistent/x.csv" -w resnet50 -p abci -s data -g 4 -b 64 -o /nonexistent/x.csv
+bad_sweep "bad batch rule" "bad2.sweep:5: batch: '64/rack'" bad2.sweep -o x.csv
+bad_sweep "missing sweep file" "nosuch.sweep: cannot read" nosuch.sweep -o x.csv
+bad_sweep "unknown flag" "--frobnicate" -w resnet50 --frobnicate
+bad_sweep "bad gpus flag" "-g: 'x4' is not a whole number" -w resnet50 -p abci -s data -g x4 -b 64 -o x.csv
+bad_sweep "unknown placement" "-P: unknown value 'random'" -w resnet50 -p abci -s data -g 4 -b 64 -P random -o x.csv
+bad_sweep "missing merge dir" "--merge nosuch.d" --merge nosuch.d -o x.csv
+bad_sweep "unwritable output" "-o /nonexistent/x.csv" -w resnet50 -p abci -s data -g 4 -b 64 -o /nonexistent/x.csv
 [ ! -e x.csv ] || fail "bad input left an output file"
-check
 # (into a file: grep -q closing a pipe early fails hybridsim's checked write under pipefail)
 "$HS" sweep --help >help.txt && grep -q "batch-per-gpu" help.txt || fail "sweep --help"
 
 # ---- the gradient allreduce as a dimension: the strategy column names a non-ring one as the
 # command line runs it, the run gets the flag (NCCL's rings halve data parallelism's bandwidth
 # term on 32 GPUs; a data+filter group's ring has one GPU a node, so its rings are the ring) ----
-check
 "$HS" sweep -w resnet50 -p abci -s data,data+filter:8x4 -g 32 --batch-per-gpu 32 -m analytic \
     --allreduce ring,rings -o allreduce.csv --quiet || fail "sweep --allreduce: exit $?"
 python3 - allreduce.csv <<'PY' || fail "sweep --allreduce rows"
@@ -172,13 +154,12 @@ assert rows["data+filter:8x4 --allreduce rings"] == rows["data+filter:8x4"], row
 PY
 "$HS" sweep -w resnet50 -p abci -s data -g 8 -b 64 --allreduce tree --emit parallel ar.jobs \
     --quiet && grep -q -- "-s data .* --allreduce tree " ar.jobs || fail "--emit passes --allreduce"
-expect_bad "unknown allreduce" "--allreduce: unknown algorithm 'nccl'" -w resnet50 -p abci -s data \
+bad_sweep "unknown allreduce" "--allreduce: unknown algorithm 'nccl'" -w resnet50 -p abci -s data \
     -g 4 -b 64 --allreduce nccl -o x.csv
 
 # ---- generated machines with flags in a list: a gen: spec keeps its FLAG=VALUE items, so
 # routed uplinks (one cable a flow) sweep beside the fat ones; the channel trees' flows collide
 # on rack cables under hashing (platforms/README.md "Routed uplinks") ----
-check
 "$HS" sweep -w resnet50 -p "gen:abci:nodes=272,uplink-routing=hash, gen:abci:nodes=272" -s data \
     --allreduce tree -g 1024 --batch-per-gpu 32 -m simulate -o routed.csv --quiet ||
     fail "sweep of gen: specs: exit $?"
@@ -188,12 +169,11 @@ rows = {r["platform"]: float(r["sim_iter_total_s"]) for r in csv.DictReader(open
 assert sorted(rows) == ["gen:abci:nodes=272", "gen:abci:nodes=272,uplink-routing=hash"], rows
 assert rows["gen:abci:nodes=272,uplink-routing=hash"] > rows["gen:abci:nodes=272"] + 5e-3, rows
 PY
-expect_bad "bad flag in a gen: spec" "hybridsim: -p gen:abci:uplink-routing=ecmp: --uplink-routing: unknown value" \
+bad_sweep "bad flag in a gen: spec" "hybridsim: -p gen:abci:uplink-routing=ecmp: --uplink-routing: unknown value" \
     -w resnet50 -p "gen:abci:uplink-routing=ecmp, abci" -s data -g 64 -b 2048 -o x.csv
 
 # ---- the shipped sweeps parse and emit (running them is the experiments' business) ----
 for f in "$SRC"/experiments/sweeps/*.sweep; do
-    check
     (cd "$SRC" && "$HS" sweep "$f" --emit parallel "$TMP/shipped.jobs" --quiet) ||
         fail "$f does not parse"
 done
@@ -201,5 +181,4 @@ done
 (cd "$SRC" && "$HS" sweep experiments/sweeps/example.sweep --emit parallel "$TMP/example.jobs" --quiet)
 [ "$(wc -l <"$TMP/example.jobs")" -eq 8 ] || fail "example.sweep: $(wc -l <"$TMP/example.jobs") jobs, expected 8"
 
-echo "e2e_sweep: $checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish e2e_sweep

@@ -10,38 +10,10 @@
 set -uo pipefail
 HS="$1"
 SRC="$2"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP"' EXIT
-failures=0
-checks=0
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
-
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 if ! command -v python3 >/dev/null; then
     echo "e2e_trace needs python3 to read the JSON it checks"; exit 1
 fi
-
-expect_bad() {
-    local what="$1" needle="$2"
-    shift 2
-    checks=$((checks + 1))
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err"
-    local rc=$?
-    if [ "$rc" -ne 2 ]; then echo "FAIL [$what]: exit $rc, expected 2 ($*)"; cat "$TMP/err"
-        failures=$((failures + 1)); return; fi
-    grep -qF -- "$needle" "$TMP/err" || { echo "FAIL [$what]: message lacks '$needle':"
-        cat "$TMP/err"; failures=$((failures + 1)); return; }
-    [ -s "$TMP/out" ] && fail "$what: wrote to stdout on error"
-    return 0
-}
-
-# run "what" args...: run hybridsim, stdout in $TMP/out
-run() {
-    local what="$1"
-    shift
-    checks=$((checks + 1))
-    "$HS" "$@" >"$TMP/out" 2>"$TMP/err" || { echo "FAIL [$what]: exit $? ($*)"; cat "$TMP/err"
-        failures=$((failures + 1)); return 1; }
-}
 
 # check_run JSON TRACE GPUS_PER_NODE [KEPT]: the trace against the run's JSON (the "simulate"
 # object of compare). KEPT: the GPU list the trace must hold exactly (default: every rank's).
@@ -132,7 +104,7 @@ trace_case() {
     local what="$1" per_node="$2" kept="$3"
     shift 3
     rm -f "$TMP/t.json"
-    run "$what" "$@" --json --trace "$TMP/t.json" || return
+    expect_ok "$what" "$@" --json --trace "$TMP/t.json" || return
     compgen -G "$TMP/t.json*.tmp" >/dev/null && fail "$what: a temp file left behind"
     python3 -m json.tool "$TMP/t.json" >/dev/null || { fail "$what: json.tool"; return; }
     cp "$TMP/out" "$TMP/run.json"
@@ -154,7 +126,7 @@ trace_case "--trace-gpus" 4 "1,4-5" simulate "${rn[@]}" -s data -g 8 -b 256 --tr
 trace_case "--trace-gpus, one" 4 "7" compare "${rn[@]}" -s data -g 8 -b 256 --trace-gpus 7
 
 # The trace's GPUs under spread placement are the GPUs the ranks run on, not 0..p-1.
-run "spread json" simulate "${rn[@]}" -s data -g 8 -b 256 --placement spread --json --trace "$TMP/s.json" &&
+expect_ok "spread json" simulate "${rn[@]}" -s data -g 8 -b 256 --placement spread --json --trace "$TMP/s.json" &&
 python3 - "$TMP/s.json" <<'PY' || fail "spread: GPUs"
 import json, sys
 names = [e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvents"]
@@ -164,7 +136,7 @@ assert len(gpus) == 8 and gpus[-1] >= 8, gpus
 PY
 
 # With --links, the busiest links (the JSON's "top") become counter tracks of a network process.
-run "links counters" simulate "${rn[@]}" -s data -g 16 -b 512 --json --links "$TMP/l.csv" --trace "$TMP/l.json" &&
+expect_ok "links counters" simulate "${rn[@]}" -s data -g 16 -b 512 --json --links "$TMP/l.csv" --trace "$TMP/l.json" &&
 python3 - "$TMP/out" "$TMP/l.json" <<'PY' || fail "links counters"
 import json, sys
 run, trace = (json.load(open(p)) for p in sys.argv[1:])
@@ -186,24 +158,24 @@ for t in top:
 PY
 
 # Tables: top 10 by default, all with --per-layer, none with --layers-top 0.
-if run "table" simulate "${rn[@]}" -s data -g 8 -b 256; then
+if expect_ok "table" simulate "${rn[@]}" -s data -g 8 -b 256; then
     grep -q "top 10 of 166 layers" "$TMP/out" || fail "table: top 10"
     grep -q "weights .* + gradients .* + activations .* + optimizer state" "$TMP/out" || fail "table: memory parts"
 fi
-if run "per-layer" simulate "${rn[@]}" -s data -g 8 -b 256 --per-layer; then
+if expect_ok "per-layer" simulate "${rn[@]}" -s data -g 8 -b 256 --per-layer; then
     grep -q "all 166 layers" "$TMP/out" || fail "--per-layer"
     [ "$(grep -c ' conv ' "$TMP/out")" -eq "$(grep -c 'type="conv"' "$SRC/workloads/resnet50.xml")" ] ||
         fail "--per-layer: a row per conv layer"
 fi
-if run "layers-top 0" simulate "${rn[@]}" -s data -g 8 -b 256 --layers-top 0; then
+if expect_ok "layers-top 0" simulate "${rn[@]}" -s data -g 8 -b 256 --layers-top 0; then
     grep -q "per layer" "$TMP/out" && fail "--layers-top 0 still prints layers"
 fi
-if run "layers-top 3" compare "${rn[@]}" -s data -g 8 -b 256 --layers-top 3; then
+if expect_ok "layers-top 3" compare "${rn[@]}" -s data -g 8 -b 256 --layers-top 3; then
     grep -q "top 3 of 166" "$TMP/out" || fail "--layers-top 3"
 fi
 
 # Memory: a configuration that does not fit still reports its times, and says so.
-if run "does not fit" simulate "${rn[@]}" -s data -g 2 -b 256 --json; then
+if expect_ok "does not fit" simulate "${rn[@]}" -s data -g 2 -b 256 --json; then
     python3 - "$TMP/out" <<'PY' || fail "does not fit: json"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -213,15 +185,15 @@ m = d["memory_breakdown"]
 assert sum(m.values()) == d["memory_per_gpu_bytes"] > 16e9, m
 PY
 fi
-run "does not fit table" analytic "${rn[@]}" -s data -g 2 -b 256 && {
+expect_ok "does not fit table" analytic "${rn[@]}" -s data -g 2 -b 256 && {
     grep -q "DOES NOT FIT" "$TMP/out" || fail "verdict"
     grep -q "does not fit: .* GB more than the GPU has" "$TMP/out" || fail "verdict: by how much"; }
 
 # Optimizer state: Adam adds two values per weight held, and nothing else changes.
 sed 's|<calibration |<calibration optimizer="adam" |' "$SRC/workloads/resnet50.xml" >"$TMP/adam.xml"
 grep -q 'optimizer="adam"' "$TMP/adam.xml" || fail "could not make the Adam workload"
-run "sgd" analytic "${rn[@]}" -s data+filter:2x4 -g 8 -b 64 --json && cp "$TMP/out" "$TMP/sgd.json"
-run "adam" analytic -w "$TMP/adam.xml" -p abci -s data+filter:2x4 -g 8 -b 64 --json &&
+expect_ok "sgd" analytic "${rn[@]}" -s data+filter:2x4 -g 8 -b 64 --json && cp "$TMP/out" "$TMP/sgd.json"
+expect_ok "adam" analytic -w "$TMP/adam.xml" -p abci -s data+filter:2x4 -g 8 -b 64 --json &&
 python3 - "$TMP/sgd.json" "$TMP/out" <<'PY' || fail "adam"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
@@ -232,23 +204,22 @@ assert b["memory_per_gpu_bytes"] == a["memory_per_gpu_bytes"] + mb["optimizer_st
 assert a["iteration"] == b["iteration"]
 PY
 sed 's|<calibration |<calibration optimizer="lion" |' "$SRC/workloads/resnet50.xml" >"$TMP/lion.xml"
-expect_bad "unknown optimizer" "lion.xml:" analytic -w "$TMP/lion.xml" -p abci -s data -g 4 -b 64
+expect_bad_hs "unknown optimizer" "lion.xml:" analytic -w "$TMP/lion.xml" -p abci -s data -g 4 -b 64
 
 # Wrong flags: exit 2, the flag named, no trace file or temporary left.
 b8=(simulate "${rn[@]}" -s data -g 8 -b 256)
-expect_bad "reversed range" "--trace-gpus: '7-3'" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 7-3
-expect_bad "not a list" "--trace-gpus: 'gpu0'" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus gpu0
-expect_bad "empty list" "--trace-gpus" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus ""
-expect_bad "empty item" "--trace-gpus" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 1,,2
-expect_bad "GPU not in the run" "--trace-gpus: GPU 8 runs no rank" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 0-8
-expect_bad "GPU beyond the platform" "--trace-gpus: GPU 99999 does not exist" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 99999
-expect_bad "--trace-gpus alone" "--trace-gpus needs --trace" "${b8[@]}" --trace-gpus 1
-expect_bad "--trace on analytic" "--trace is for simulate and compare" analytic "${rn[@]}" -s data -g 8 -b 256 --trace "$TMP/x.json"
-expect_bad "unwritable trace" "--trace $TMP/no/such/dir/x.json: cannot create a file there" "${b8[@]}" --trace "$TMP/no/such/dir/x.json"
-expect_bad "--trace without a value" "--trace needs a value" "${b8[@]}" --trace
-expect_bad "--layers-top negative" "--layers-top: -1 is out of range" "${b8[@]}" --layers-top -1
-expect_bad "--layers-top word" "--layers-top: 'ten'" "${b8[@]}" --layers-top ten
+expect_bad_hs "reversed range" "--trace-gpus: '7-3'" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 7-3
+expect_bad_hs "not a list" "--trace-gpus: 'gpu0'" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus gpu0
+expect_bad_hs "empty list" "--trace-gpus" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus ""
+expect_bad_hs "empty item" "--trace-gpus" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 1,,2
+expect_bad_hs "GPU not in the run" "--trace-gpus: GPU 8 runs no rank" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 0-8
+expect_bad_hs "GPU beyond the platform" "--trace-gpus: GPU 99999 does not exist" "${b8[@]}" --trace "$TMP/x.json" --trace-gpus 99999
+expect_bad_hs "--trace-gpus alone" "--trace-gpus needs --trace" "${b8[@]}" --trace-gpus 1
+expect_bad_hs "--trace on analytic" "--trace is for simulate and compare" analytic "${rn[@]}" -s data -g 8 -b 256 --trace "$TMP/x.json"
+expect_bad_hs "unwritable trace" "--trace $TMP/no/such/dir/x.json: cannot create a file there" "${b8[@]}" --trace "$TMP/no/such/dir/x.json"
+expect_bad_hs "--trace without a value" "--trace needs a value" "${b8[@]}" --trace
+expect_bad_hs "--layers-top negative" "--layers-top: -1 is out of range" "${b8[@]}" --layers-top -1
+expect_bad_hs "--layers-top word" "--layers-top: 'ten'" "${b8[@]}" --layers-top ten
 ls "$TMP"/x.json* >/dev/null 2>&1 && fail "a failed run left a trace file"
 
-echo "e2e_trace: $checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+finish e2e_trace

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # lib_e2e.sh: what the end-to-end tests share, sourced by tests/e2e_*.sh after `set -uo
 # pipefail`: a temporary folder TMP removed at exit, a failure counter with fail, the check of a
-# bad input (expect_bad) and the closing line and exit status (finish).
+# bad input (expect_bad, expect_bad_hs), of a good run (expect_ok), that no SimGrid text reached
+# the user (no_simgrid_text), and the closing line and exit status (finish).
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 failures=0
 
-fail() { echo "FAIL [$1]"; failures=$((failures + 1)); }
+fail() { echo "FAIL [$*]"; failures=$((failures + 1)); }
 
 # expect_bad NAME NEEDLE COMMAND ARGS...: the command exits 2, NEEDLE is in its stderr and it
 # printed nothing on stdout.
@@ -19,6 +20,29 @@ expect_bad() {
     [ "$rc" -eq 2 ] || fail "$name: exit $rc, not 2"
     grep -qF -- "$needle" "$TMP/err" || fail "$name: message lacks '$needle': $(cat "$TMP/err")"
     [ ! -s "$TMP/out" ] || fail "$name: wrote to stdout"
+}
+
+# expect_bad_hs NAME NEEDLE ARGS...: expect_bad of the hybridsim under test, "$HS" ARGS.
+expect_bad_hs() {
+    local name="$1" needle="$2"
+    shift 2
+    expect_bad "$name" "$needle" "$HS" "$@"
+}
+
+# expect_ok NAME ARGS...: "$HS" ARGS exits 0 (its stdout in $TMP/out, stderr in $TMP/err);
+# returns 1 when it did not, so that what reads its output can be skipped.
+expect_ok() {
+    local name="$1"
+    shift
+    "$HS" "$@" >"$TMP/out" 2>"$TMP/err" && return 0
+    fail "$name: exit $? ($*): $(cat "$TMP/err")"
+    return 1
+}
+
+# no_simgrid_text NAME [FILE]: nothing of SimGrid's internals (a backtrace, xbt_, simgrid::, an
+# abort) in FILE (default: the last command's stderr, $TMP/err).
+no_simgrid_text() {
+    ! grep -qiE "backtrace|xbt_|Aborted|simgrid::" "${2:-$TMP/err}" || fail "$1: SimGrid's text"
 }
 
 # need_file PATH WHAT: a test that reads PATH (../shared's reference files) is skipped, exit 77,

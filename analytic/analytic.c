@@ -51,35 +51,6 @@ static void sum_layers(const wl_workload *wl, unsigned bit, layer_sums *s)
     }
 }
 
-/* ------------------------------------------------------------------ collectives */
-
-double an__allreduce_s(int n, double bytes, an_link l)
-{
-    return n > 1 ? 2.0 * (n - 1) * (l.alpha_s + bytes / n * l.beta_s_per_byte) : 0.0;
-}
-
-double an__allgather_s(int n, double bytes, an_link l)
-{
-    return n > 1 ? (double)(n - 1) * (l.alpha_s + bytes * l.beta_s_per_byte) : 0.0;
-}
-
-an_link an__shared(an_link l, double flows)
-{
-    l.beta_s_per_byte *= flows;
-    return l;
-}
-
-/* ------------------------------------------------------------------ terms */
-
-/* The model's comm_s is this very sum, so the terms add up to it to the last bit. */
-double an_terms_comm_s(const an_terms *terms)
-{
-    double sum_s = 0.0;
-    for (int k = 0; k < HS_TERM_COUNT; k++)
-        sum_s += terms->comm_s[k];
-    return sum_s;
-}
-
 /* ------------------------------------------------------------------ the strategies */
 
 /* Serial (p = 1) and data parallelism: each GPU runs B/p samples through the whole model,

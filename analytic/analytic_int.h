@@ -1,6 +1,6 @@
 /* analytic_int.h: what analytic/'s files share (analytic.h is the folder's public face).
- *   analytic.c     ParaDL's closed forms per built-in strategy; the ring cost formulas
- *   collectives.c  the closed forms of the hier, tree and rings allreduces (--allreduce)
+ *   analytic.c     ParaDL's closed forms per built-in strategy; the entry points
+ *   collectives.c  the collectives' closed forms: ParaDL's ring, hier, tree, rings (--allreduce)
  *   overlap.c      data parallelism's gradient buckets hidden behind the backward (--overlap)
  *   compute.c      a rank's kernels from the compute model (--compute model)
  *   routes.c       the built-in strategies' links, read from the platform's routes
@@ -43,7 +43,7 @@ an_link an__pair_link(const plat_platform *plat, int a, int b);
  * includes the PCIe links. */
 an_link an__staged_link(const plat_platform *plat, int a, int b);
 
-/* ---- analytic.c: the alpha-beta cost of ring collectives ---- */
+/* ---- collectives.c: the alpha-beta cost of collectives ---- */
 
 /* Ring allreduce of `bytes` over n members: 2(n-1) steps of bytes/n. */
 double an__allreduce_s(int n, double bytes, an_link l);
@@ -51,8 +51,6 @@ double an__allreduce_s(int n, double bytes, an_link l);
 double an__allgather_s(int n, double bytes, an_link l);
 /* The link as seen by one of `flows` transfers sharing its bandwidth. */
 an_link an__shared(an_link l, double flows);
-
-/* ---- collectives.c: the other allreduce algorithms ---- */
 
 /* An allreduce of `bytes` over n members by `algo` (collective.h): the ring on `ring` (as
  * an__allreduce_s), or hier / tree / rings / NCCL's choice on the group's layout. A layout

@@ -1,5 +1,7 @@
-/* collectives.c: the closed forms of the allreduce algorithms beyond ParaDL's ring
- * (collective.h), on a group laid out by node (an_layout, read by routes.c).
+/* collectives.c: the closed forms of the collectives: ParaDL's ring allreduce and allgather,
+ * the allreduce algorithms beyond it (collective.h) on a group laid out by node (an_layout,
+ * read by routes.c), and the sum of an iteration's communication terms (an_terms_comm_s). The
+ * strategies' models (analytic.c, layerwise.c, redist.c, plan_model.c) price with these.
  *
  * Each is the time the simulator's version takes on a free network (sim/engine/engine_comm.c
  * for hier, engine_tree.c for the tree, engine_rings.c for NCCL's rings), NIC sharing
@@ -21,6 +23,37 @@
 #include "analytic_int.h"
 
 #include "collective.h"
+
+/* ------------------------------------------------------------------ ParaDL's ring */
+
+double an__allreduce_s(int n, double bytes, an_link l)
+{
+    return n > 1 ? 2.0 * (n - 1) * (l.alpha_s + bytes / n * l.beta_s_per_byte) : 0.0;
+}
+
+double an__allgather_s(int n, double bytes, an_link l)
+{
+    return n > 1 ? (double)(n - 1) * (l.alpha_s + bytes * l.beta_s_per_byte) : 0.0;
+}
+
+an_link an__shared(an_link l, double flows)
+{
+    l.beta_s_per_byte *= flows;
+    return l;
+}
+
+/* ------------------------------------------------------------------ terms */
+
+/* The model's comm_s is this very sum, so the terms add up to it to the last bit. */
+double an_terms_comm_s(const an_terms *terms)
+{
+    double sum_s = 0.0;
+    for (int k = 0; k < HS_TERM_COUNT; k++)
+        sum_s += terms->comm_s[k];
+    return sum_s;
+}
+
+/* ------------------------------------------------------------------ the other allreduces */
 
 /* The slowest of n edge kinds for a step of `chunk` bytes, beta times `share`. */
 static double step_s(const an_link *kinds, int n, double chunk, double share)

@@ -13,6 +13,9 @@
  *                  signals that interrupt a run
  *   hs_mem.h       the memory limits in force (ulimit -v/-d, the cgroup, MemAvailable) and
  *                  whether a run fits them
+ *   hs_grow.h      the growable array (capacity doubled as it fills)
+ *   hs_child.h     a computation in a forked child, its answer back through a pipe (one
+ *                  simulation per process: SimGrid's rule)
  *   collective.h   the allreduce algorithms (ring, hier, tree, rings, NCCL's choice) and their
  *                  shapes, shared by the closed form and the simulator (co_)
  *   device.h       the GPUs' spec sheets: SMs, peak FLOP rates, memory, bandwidth (dv_)
@@ -25,7 +28,9 @@
 #include "collective.h"
 #include "device.h"
 #include "estimate.h"
+#include "hs_child.h"
 #include "hs_error.h"
+#include "hs_grow.h"
 #include "hs_json.h"
 #include "hs_mem.h"
 #include "hs_xml.h"

@@ -64,7 +64,7 @@ static void model_data(const wl_workload *wl, const kt_compute *kc, const st_str
     double w = s.w_split + s.w_rep;
     it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
     terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
-        st->allreduce, st->p, w * an__grad_elem_bytes(wl, kc), ln->ring, &ln->grad_across);
+        st->allreduce, st->p, w * kt_gradient_bytes(wl, kc), ln->ring, &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
     it->exposed_comm_s = it->comm_s;
     if (st->overlap && st->p > 1) {
@@ -91,7 +91,7 @@ static void model_filter(const wl_workload *wl, const kt_compute *kc, const st_s
     double b = batch / p1;
     double w_gpu = s.w_split / p2 + s.w_rep;
     it->compute_s = b * (s.t_split_s / p2 + s.t_rep_s) + s.wu_split_s / p2 + s.wu_rep_s;
-    double y_bytes = b * s.y_exchange * an__msg_elem_bytes(kc);
+    double y_bytes = b * s.y_exchange * kt_message_bytes(kc);
     /* The per-layer costs add up: n_exchange start-ups, the summed volume. */
     an_link per_layer = ln->group;
     per_layer.alpha_s *= s.n_exchange;
@@ -102,7 +102,7 @@ static void model_filter(const wl_workload *wl, const kt_compute *kc, const st_s
                           : an__allreduce_s(p2, y_bytes, per_layer);
     }
     terms->comm_s[HS_TERM_GRAD_ACROSS] =
-        an__allreduce_algo_s(st->allreduce, p1, w_gpu * an__grad_elem_bytes(wl, kc),
+        an__allreduce_algo_s(st->allreduce, p1, w_gpu * kt_gradient_bytes(wl, kc),
                              an__shared(ln->across, ln->node_sharing), &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
@@ -123,7 +123,7 @@ static double halo_s(const wl_workload *wl, const kt_compute *kc, unsigned bit, 
         double face = (double)ly->x.channels * (double)((k - 1) / 2);
         for (int d = 1; d < ly->x.n_spatial; d++)
             face *= (double)ly->x.spatial[d];
-        sum_s += 4 * (l.alpha_s + b * face * an__msg_elem_bytes(kc) * l.beta_s_per_byte);
+        sum_s += 4 * (l.alpha_s + b * face * kt_message_bytes(kc) * l.beta_s_per_byte);
     }
     return sum_s;
 }
@@ -152,12 +152,12 @@ static void model_spatial(const wl_workload *wl, const kt_compute *kc, const st_
     if (p2 > 1)
         c[HS_TERM_HALO] = st->halo_chain ? (p2 - 1) * halo_s(wl, kc, bit, b, ln->staged)
                                          : halo_s(wl, kc, bit, b, an__shared(ln->staged, sharing));
-    c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2, b * y_split * an__msg_elem_bytes(kc) / p2,
+    c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2, b * y_split * kt_message_bytes(kc) / p2,
                                                   an__shared(ln->staged, 2.0));
-    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * an__grad_elem_bytes(wl, kc),
+    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * kt_gradient_bytes(wl, kc),
                                                  ln->group, &ln->grad_group);
     c[HS_TERM_GRAD_ACROSS] =
-        an__allreduce_algo_s(st->allreduce, p1, w * an__grad_elem_bytes(wl, kc),
+        an__allreduce_algo_s(st->allreduce, p1, w * kt_gradient_bytes(wl, kc),
                              an__shared(ln->across, sharing), &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
@@ -198,7 +198,7 @@ static int model_pipeline(const wl_workload *wl, const kt_compute *kc, const st_
         if (g < p - 1) {
             an_link l = ln->stage[g];
             double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-            double send = l.alpha_s + micro * y * an__msg_elem_bytes(kc) * l.beta_s_per_byte;
+            double send = l.alpha_s + micro * y * kt_message_bytes(kc) * l.beta_s_per_byte;
             max_send = send > max_send ? send : max_send;
         }
     }

@@ -16,20 +16,6 @@
 #include "compute.h"
 #include "precision.h"
 
-/* Bytes per element in the job's precision (--precision: the compute model's, kt_precision) of
- * a model-parallel message
- * (activations, their gradients, halos, pipeline sends) and of a gradient message. */
-static inline double an__msg_elem_bytes(const kt_compute *kc)
-{
-    return pr_message_bytes(kt_precision(kc));
-}
-static inline double an__grad_elem_bytes(const wl_workload *wl, const kt_compute *kc)
-{
-    if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
-        return wl->gradient_bytes;
-    return pr_gradient_message_bytes(kt_precision(kc));
-}
-
 /* ---- routes.c: routes between GPUs as alpha and beta ---- */
 
 /* The ring gpu[0] -> gpu[1] -> ... -> gpu[n-1] -> gpu[0]: its slowest edge. */

@@ -58,7 +58,7 @@ double an__halo_s(an_net *net, const wl_workload *wl, const kt_compute *kc, int 
         an_lines line = {.base = c->base, .q = st_group_size(c), .stride = stride[axis],
                          .n = split[axis]};
         an_link staged = an__lines_staged(net, line);
-        double bytes = batch / c->batch * halo_elems(l, c, axis) * an__msg_elem_bytes(kc);
+        double bytes = batch / c->batch * halo_elems(l, c, axis) * kt_message_bytes(kc);
         /* x forward, dL/dx backward, each to both neighbours one after the other, in a chain
          * along the axis' split - 1 links, each alone on its links (the built-ins' default) */
         sum_s += (split[axis] - 1) * 4 * (staged.alpha_s + bytes * staged.beta_s_per_byte);
@@ -86,7 +86,7 @@ double an__grad_bytes(const wl_workload *wl, const kt_compute *kc, int i, const 
 {
     const wl_layer *l = &wl->layers[i];
     int ways = c->whole ? 1 : c->filter * c->channel;
-    return (double)l->w_elems / ways * an__grad_elem_bytes(wl, kc);
+    return (double)l->w_elems / ways * kt_gradient_bytes(wl, kc);
 }
 
 /* One family's allreduce: the ring on `ring`, or another algorithm on the family's layout

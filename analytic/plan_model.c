@@ -182,7 +182,7 @@ static int pipeline_model(an_net *net, const wl_workload *wl, const kt_compute *
         if (g + 1 < n) {
             an_link l = an__rank_pair(net, rank[g], rank[g + 1]);
             double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-            double send = l.alpha_s + micro * y * an__msg_elem_bytes(kc) * l.beta_s_per_byte;
+            double send = l.alpha_s + micro * y * kt_message_bytes(kc) * l.beta_s_per_byte;
             max_send = send > max_send ? send : max_send;
         }
     }

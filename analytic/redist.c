@@ -124,7 +124,7 @@ typedef struct {
 static double held_bytes(const edge *e)
 {
     double ways = (double)e->h.ways[D_BATCH] * e->h.ways[D_CHAN] * slabs(&e->h);
-    return e->batch * (double)e->u->y_elems / ways * an__msg_elem_bytes(e->kc);
+    return e->batch * (double)e->u->y_elems / ways * kt_message_bytes(e->kc);
 }
 
 /* Gathered channel slices put in place, `bytes` of them, on a rank whose block holds `samples`
@@ -132,7 +132,7 @@ static double held_bytes(const edge *e)
  * kernels around their reduce-scatter over that many ranks instead (st_scatter_copies_s). */
 static void layout_copy(edge *e, double bytes, double samples, int scatter_p)
 {
-    double copy_s = 0, elems = bytes / an__msg_elem_bytes(e->kc);
+    double copy_s = 0, elems = bytes / kt_message_bytes(e->kc);
     if (e->status == HS_OK)
         e->status = scatter_p > 0 ? st_scatter_copies_s(e->wl, e->kc, elems, scatter_p, samples,
                                                         &copy_s, e->err)
@@ -172,7 +172,7 @@ static void model_gather(edge *e)
 static void aligned_backward(edge *e, bool covered)
 {
     st_coords s = st_strides(e->cv);
-    double x = e->batch * (double)e->u->y_elems / e->n.ways[D_BATCH] * an__msg_elem_bytes(e->kc);
+    double x = e->batch * (double)e->u->y_elems / e->n.ways[D_BATCH] * kt_message_bytes(e->kc);
     if (st_has_filters(e->v) && e->cv->filter > 1 && !e->cv->whole && !covered) {
         an_link l = an__lines_ring(e->net, line_of(e->cv, s.f, e->cv->filter));
         e->comm_s[HS_TERM_ACT_ALLREDUCE] +=
@@ -222,7 +222,7 @@ static void fetch(edge *e, bool same)
             msgs *= a / b;
     }
     double bytes =
-        e->batch * (double)e->u->y_elems * an__msg_elem_bytes(e->kc) * (same ? need - local : need);
+        e->batch * (double)e->u->y_elems * kt_message_bytes(e->kc) * (same ? need - local : need);
     if (bytes <= 0)
         return;
     double n = same ? (msgs > 1 ? msgs - 1 : 1) : msgs;
@@ -267,18 +267,9 @@ int an_edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int 
         return hs_fail(err, HS_EINPUT, "an_edge_price: no edge from layer %d to layer %d", u, v);
     if (an__is_projection(wl, v, u))
         return HS_OK;
-    edge e = {.net = net,
-              .wl = wl,
-              .kc = kc,
-              .u = &wl->layers[u],
-              .v = &wl->layers[v],
-              .cu = cu,
-              .cv = cv,
-              .h = held_by(&wl->layers[u], cu),
-              .n = needed_by(&wl->layers[v], cv),
-              .batch = (double)batch,
-              .compute_s = &out->compute_s,
-              .comm_s = out->comm_s,
+    edge e = {.net = net, .wl = wl, .kc = kc, .u = &wl->layers[u], .v = &wl->layers[v], .cu = cu,
+              .cv = cv, .h = held_by(&wl->layers[u], cu), .n = needed_by(&wl->layers[v], cv),
+              .batch = (double)batch, .compute_s = &out->compute_s, .comm_s = out->comm_s,
               .err = err};
     classify(&e, covered);
     return e.status;
@@ -293,19 +284,9 @@ int an_output_price(an_net *net, const wl_workload *wl, const kt_compute *kc, in
     const wl_layer *l = &wl->layers[u];
     if (!partial(l, cu))
         return HS_OK;
-    edge e = {.net = net,
-              .wl = wl,
-              .kc = kc,
-              .u = l,
-              .v = l,
-              .cu = cu,
-              .cv = cu,
-              .h = held_by(l, cu),
-              .n = held_by(l, cu),
-              .batch = (double)batch,
-              .compute_s = &out->compute_s,
-              .comm_s = out->comm_s,
-              .err = err};
+    edge e = {.net = net, .wl = wl, .kc = kc, .u = l, .v = l, .cu = cu, .cv = cu,
+              .h = held_by(l, cu), .n = held_by(l, cu), .batch = (double)batch,
+              .compute_s = &out->compute_s, .comm_s = out->comm_s, .err = err};
     model_gather(&e);
     return e.status;
 }

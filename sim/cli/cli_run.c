@@ -77,8 +77,8 @@ static int run_analytic(const cli_options *o, cli_inputs *in, const cli_sim *sim
     if (!plat_routes_known(&in->plat))
         status = sim ? sim->load(&in->plat, err) : cli_exec_full(err);
     if (status == HS_OK)
-        status = an_estimate_on(&j->wl, j->kc, &in->plat, &j->st, j->batch, o->sim.placement, &est,
-                                NULL, err);
+        status = an_estimate_on(&j->wl, j->kc, &in->plat, &j->st, j->batch, o->sim.placement,
+                                &est, NULL, err);
     if (status == HS_OK)
         status = hs_estimate_check(&est, "the analytic model", err);
     if (status == HS_OK)
@@ -104,10 +104,10 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err)
                       .links_job = -1,
                       .compute = in.job.kc ? kt_compute_name(in.job.kc) : "measured",
                       .precision = kt_precision(in.job.kc) != PR_FP32
-                                       ? pr_name(kt_precision(in.job.kc))
-                                       : NULL,
+                                       ? pr_name(kt_precision(in.job.kc)) : NULL,
                       .runtime = o->job.runtime,
-                      .device = in.job.kc ? in.job.compute.device.device->name : in.job.wl.device};
+                      .device = in.job.kc ? in.job.compute.device.device->name
+                                          : in.job.wl.device};
         if (o->command == CMD_ANALYTIC)
             status = run_analytic(o, &in, sim, &run, err);
         else

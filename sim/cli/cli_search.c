@@ -226,15 +226,10 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
             snprintf(path, sizeof path, "searched-%s-g%d-b%lld.xml", wl.name, o->job.gpus,
                      (long long)o->job.batch);
         rt_runtime rt; /* --runtime: what every candidate runs under */
-        su_question q = {.wl = &wl,
-                         .kc = model,
-                         .plat = &plat,
-                         .p = o->job.gpus,
-                         .batch = o->job.batch,
-                         .top = o->top,
+        su_question q = {.wl = &wl, .kc = model, .plat = &plat, .p = o->job.gpus,
+                         .batch = o->job.batch, .top = o->top,
                          .simulate = o->analytic_only ? NULL : sim->simulate,
-                         .max_table = o->max_table,
-                         .runtime = o->job.runtime ? &rt : NULL,
+                         .max_table = o->max_table, .runtime = o->job.runtime ? &rt : NULL,
                          .who = "strategy --search"};
         su_list l;
         if (o->job.runtime)

@@ -199,14 +199,8 @@ static int ask(const suggest_options *o, const cli_sim *sim, const wl_workload *
     int status = o->job.runtime ? rt_load(o->job.runtime, &rt, err) : HS_OK;
     if (status != HS_OK)
         return status;
-    su_question q = {.wl = wl,
-                     .kc = kc,
-                     .plat = plat,
-                     .p = p,
-                     .batch = batch,
-                     .top = top,
-                     .simulate = sim->simulate,
-                     .runtime = o->job.runtime ? &rt : NULL,
+    su_question q = {.wl = wl, .kc = kc, .plat = plat, .p = p, .batch = batch, .top = top,
+                     .simulate = sim->simulate, .runtime = o->job.runtime ? &rt : NULL,
                      .who = "suggest"};
     status = su_answer(&q, l, err);
     if (status == HS_OK)

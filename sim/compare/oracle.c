@@ -49,11 +49,7 @@ int su__search(const su_question *q, an_net *net, su_list *l, char *err)
 {
     su_search *s = &l->search;
     sr_options opt = an_search_options(q->p);
-    an_search_model m = {.net = net,
-                         .wl = q->wl,
-                         .kc = q->kc,
-                         .batch = q->batch,
-                         .gpus = q->p,
+    an_search_model m = {.net = net, .wl = q->wl, .kc = q->kc, .batch = q->batch, .gpus = q->p,
                          .gpu_memory_bytes = q->plat->gpu_memory_bytes};
     sr_graph g;
     sr_result res;

@@ -146,7 +146,7 @@ static void ex_plan_activations(const ex_shape *sh, const wl_workload *wl, const
     if (!(filter || sh->kind == ST_CHANNEL) || !ex_split(sh, &wl->layers[l]) ||
         l == wl->n_layers - 1)
         return;
-    double full = sh->samples * (double)wl->layers[l].y_elems * ex__msg_elem_bytes(kc);
+    double full = sh->samples * (double)wl->layers[l].y_elems * kt_message_bytes(kc);
     lp->y_op = filter ? TG_ALLGATHER : TG_ALLREDUCE;
     lp->y_bytes = filter ? full / sh->p2 : full;
     lp->dy_op = filter ? (sh->filter_rs ? TG_REDUCE_SCATTER : TG_ALLREDUCE) : TG_ALLGATHER;
@@ -171,10 +171,10 @@ static void ex_plan_spatial(const ex_shape *sh, const wl_workload *wl, const kt_
         for (int d = 1; d < layer->x.n_spatial && d < WL_MAX_SPATIAL; d++)
             face *= (double)layer->x.spatial[d];
         lp->halo = true;
-        lp->halo_bytes = sh->samples * face * ex__msg_elem_bytes(kc);
+        lp->halo_bytes = sh->samples * face * kt_message_bytes(kc);
     }
     if (l == split_point) {
-        double full = sh->samples * (double)layer->y_elems * ex__msg_elem_bytes(kc);
+        double full = sh->samples * (double)layer->y_elems * kt_message_bytes(kc);
         lp->act_flags = TG_FLAG_STAGED; /* an MPI allgatherv without GPUDirect, as the halos */
         lp->y_op = TG_ALLGATHER;
         lp->y_bytes = full / sh->p2;
@@ -197,14 +197,14 @@ static void ex_plan_gradient(const ex_shape *sh, const wl_workload *wl, const kt
         const wl_layer *ly = &wl->layers[l];
         bool own_share = ex_split(sh, ly) && !ex_is_spatial(sh->kind);
         plan->layers[l].grad_bytes =
-            (double)ly->w_elems / (own_share ? sh->p2 : 1) * ex__grad_elem_bytes(wl, kc);
+            (double)ly->w_elems / (own_share ? sh->p2 : 1) * kt_gradient_bytes(wl, kc);
     }
-    double w_bytes = (double)wl->w_total * ex__grad_elem_bytes(wl, kc);
+    double w_bytes = (double)wl->w_total * kt_gradient_bytes(wl, kc);
     plan->grad_model_bytes = ex_is_spatial(sh->kind) && sh->p2 > 1 ? w_bytes : 0.0;
     plan->grad_across_bytes = 0.0;
     if (sh->p1 > 1)
         plan->grad_across_bytes =
-            ex_is_spatial(sh->kind) ? w_bytes : held * ex__grad_elem_bytes(wl, kc);
+            ex_is_spatial(sh->kind) ? w_bytes : held * kt_gradient_bytes(wl, kc);
 }
 
 static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,

@@ -17,20 +17,6 @@
 #include "expand.h"
 #include "precision.h"
 
-/* Bytes per element of a model-parallel message (activations, their gradients, halos) and of
- * a weight-gradient message, in the job's precision (--precision: the compute model's,
- * kt_precision; fp32 without it). */
-static inline double ex__msg_elem_bytes(const kt_compute *kc)
-{
-    return pr_message_bytes(kt_precision(kc));
-}
-static inline double ex__grad_elem_bytes(const wl_workload *wl, const kt_compute *kc)
-{
-    if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
-        return wl->gradient_bytes;
-    return pr_gradient_message_bytes(kt_precision(kc));
-}
-
 /* ---- cursor.c ---- */
 
 /* Where one rank's list stands while it is written. */

@@ -111,7 +111,7 @@ static void halo(planner *pl, int l, int r, tg_phase phase)
             if (e != a) /* this rank's slab of the other axes */
                 face *= (double)(ly->x.spatial[e] * (at[e] + 1) / split[e] -
                                  ly->x.spatial[e] * at[e] / split[e]);
-        double bytes = samples(pl, c) * face * ex__msg_elem_bytes(pl->kc);
+        double bytes = samples(pl, c) * face * kt_message_bytes(pl->kc);
         int lo = at[a] > 0 ? r - stride[a] : -1, hi = at[a] < split[a] - 1 ? r + stride[a] : -1;
         pl->ready[r] = ex_halo_chain(&pl->cur[r], phase, l, lo, hi, bytes, pl->ready[r]);
     }
@@ -153,7 +153,7 @@ static int plan_kernels(planner *pl, char *err)
 static void layout_copy(planner *pl, int r, tg_phase kind, int l, const st_layer_config *c,
                         double bytes, int scatter_p)
 {
-    double copy_s = 0, elems = bytes / ex__msg_elem_bytes(pl->kc);
+    double copy_s = 0, elems = bytes / kt_message_bytes(pl->kc);
     if (pl->status == HS_OK)
         pl->status = scatter_p > 0 ? st_scatter_copies_s(pl->wl, pl->kc, elems, scatter_p,
                                                          samples(pl, c), &copy_s, pl->err)
@@ -176,7 +176,7 @@ static double held_bytes(const planner *pl, int l, int r)
 {
     ex_box b;
     ex__held(&pl->wl->layers[l], cfg(pl, l), pl->batch, r - cfg(pl, l)->base, &b);
-    return ex__box_elems(&b) * ex__msg_elem_bytes(pl->kc);
+    return ex__box_elems(&b) * kt_message_bytes(pl->kc);
 }
 
 /* A conv or fc split on input channels holds partial sums of its output: allreduced over the
@@ -339,7 +339,7 @@ static void aligned_backward(planner *pl, const ex_edge *e, int r)
     ex_box n, h;
     ex__needed(lu, lv, cv, pl->batch, r - cv->base, &n);
     ex__held(lu, cfg(pl, e->u), pl->batch, r - cfg(pl, e->u)->base, &h);
-    double bytes = ex__box_elems(&n) * ex__msg_elem_bytes(pl->kc);
+    double bytes = ex__box_elems(&n) * kt_message_bytes(pl->kc);
     bool covered = pl->covered[e->u];
     if (st_has_filters(lv) && cv->filter > 1 && !cv->whole && !covered)
         put_comm(pl, r, TG_ALLREDUCE, TG_BACKWARD_INPUT, e->u, line_group(pl, cv, r, EX_L_F),
@@ -473,7 +473,7 @@ static void gradients(planner *pl)
         if (ly->w_elems == 0)
             continue;
         double bytes = (double)ly->w_elems / (c->whole ? 1 : c->filter * c->channel) *
-                       ex__grad_elem_bytes(pl->wl, pl->kc);
+                       kt_gradient_bytes(pl->wl, pl->kc);
         for (int r = c->base; r < c->base + st_group_size(c); r++)
             add_fused(pl, r, line_group(pl, c, r, inner_vary), line_group(pl, c, r, EX_L_B),
                       bytes);

@@ -183,7 +183,7 @@ int ex__messages(const wl_workload *wl, const kt_compute *kc, int u, const st_la
 {
     const wl_layer *lu = &wl->layers[u], *lv = &wl->layers[v];
     producer p = producer_of(lu, cu, batch);
-    p.elem_bytes = ex__msg_elem_bytes(kc);
+    p.elem_bytes = kt_message_bytes(kc);
     int qu = st_group_size(cu), qv = st_group_size(cv);
     out->n = 0;
     for (int t = 0; t < qv; t++) {

@@ -121,8 +121,8 @@ static int ex_stage_of(const ex_pipe *pp, const wl_workload *wl, const kt_comput
     *st = (ex_stage){.prev = s > 0 ? rank_of(pp, s - 1) : -1,
                      .next = s < pp->n_stages - 1 ? rank_of(pp, s + 1) : -1,
                      .fwd_shift = -1, .bwd_shift = -1};
-    st->in_bytes = s > 0 ? micro * (double)wl->layers[lo - 1].y_elems * ex__msg_elem_bytes(kc) : 0;
-    st->out_bytes = micro * (double)wl->layers[hi - 1].y_elems * ex__msg_elem_bytes(kc);
+    st->in_bytes = s > 0 ? micro * (double)wl->layers[lo - 1].y_elems * kt_message_bytes(kc) : 0;
+    st->out_bytes = micro * (double)wl->layers[hi - 1].y_elems * kt_message_bytes(kc);
     if (overlap || st->prev < 0 || st->next < 0)
         return 0;
     int fwd[2] = {st->next, st->prev}, bwd[2] = {st->prev, st->next};

@@ -38,6 +38,18 @@ pr_precision kt_precision(const kt_compute *c)
     return c ? c->device.precision : PR_FP32;
 }
 
+double kt_message_bytes(const kt_compute *c)
+{
+    return pr_message_bytes(kt_precision(c));
+}
+
+double kt_gradient_bytes(const wl_workload *wl, const kt_compute *c)
+{
+    if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
+        return wl->gradient_bytes;
+    return pr_gradient_message_bytes(kt_precision(c));
+}
+
 kt_options kt_options_default(void)
 {
     kt_options o = {.anchor = 1, .runtime = kt_runtime_neutral()};

@@ -234,6 +234,13 @@ int kt_same_compute(const char *a, const char *b);
  * are fp32's; a job in another precision needs the compute model, sim/run/job.c). */
 pr_precision kt_precision(const kt_compute *c);
 
+/* Bytes per element of a model-parallel message (activations, their gradients, halos, pipeline
+ * sends) and of a weight-gradient message in the job's precision (kt_precision); a runtime's
+ * gradient bytes (wl->gradient_bytes, --runtime) win for the gradients. Both derivations count
+ * message bytes with these. */
+double kt_message_bytes(const kt_compute *c);
+double kt_gradient_bytes(const wl_workload *wl, const kt_compute *c);
+
 /* Whether wl's measured times hold under c (NULL: the measured times run): c's GPU computes
  * like the one they were measured on, or wl does not say, in fp32 (the precision they were
  * measured in; c's model in another precision: never). What a strategy that keeps the

@@ -95,22 +95,21 @@ unsigned st_split_bit(st_kind kind);
 
 const char *st_kind_name(st_kind kind); /* "data+filter" */
 
-/* The kernels one rank of a built-in layer-wise strategy of `kind` runs for layer l under
- * --compute model (kc, the job's kernel-time model: compute.h), in seconds: forward, input
- * gradient, weight gradient (0 without weights), at its group's `samples` and the strategy's dimension cut p2 ways where
- * the strategy splits the layer (filter: output channels; channel: input channels; spatial:
- * the width). Spatial parallelism also cuts the unmarked layers between its first and last
- * split layer (batch normalisation, ReLU, adds, pooling): their input stays in slabs, so
- * each GPU computes its slab (ParaDL's accounting charges them whole; with measured times
- * hybridsim keeps it). Filter and channel parallelism also copy activations in GPU memory:
- * a collective joins or splits rank-sized blocks, but a tensor of several samples keeps each
- * sample's channels together, so gathered channel slices are put in place after an allgather
- * (filter forward, channel backward) and packed before a reduce-scatter (filter backward with
- * filter_rs; an allreduce needs none): one copy of the group's output each, in the forward or
- * input-gradient kernel of the layer (compute.h, kt_compute_copy_s); the reduce-scatter also
- * sums what arrives (st_scatter_copies_s). The simulator and the
- * analytic model both time kernels here (plan_kernels.c). Errors are the compute model's
- * (compute.h). */
+/* The kernels one rank of a built-in layer-wise strategy of `kind` runs for layer l under --compute
+ * model (kc, the job's kernel-time model: compute.h), in seconds: forward, input gradient, weight
+ * gradient (0 without weights), at its group's `samples` and the strategy's dimension cut p2 ways
+ * where the strategy splits the layer (filter: output channels; channel: input channels; spatial:
+ * the width). Spatial parallelism also cuts the unmarked layers between its first and last split
+ * layer (batch normalisation, ReLU, adds, pooling): their input stays in slabs, so each GPU
+ * computes its slab (ParaDL's accounting charges them whole; with measured times hybridsim keeps
+ * it). Filter and channel parallelism also copy activations in GPU memory: a collective joins or
+ * splits rank-sized blocks, but a tensor of several samples keeps each sample's channels together,
+ * so gathered channel slices are put in place after an allgather (filter forward, channel backward)
+ * and packed before a reduce-scatter (filter backward with filter_rs; an allreduce needs none): one
+ * copy of the group's output each, in the forward or input-gradient kernel of the layer (compute.h,
+ * kt_compute_copy_s); the reduce-scatter also sums what arrives (st_scatter_copies_s). The
+ * simulator and the analytic model both time kernels here (plan_kernels.c). Errors are the compute
+ * model's (compute.h). */
 int st_builtin_kernels_s(const wl_workload *wl, const struct kt_compute *kc, st_kind kind, int p2,
                          bool filter_rs, double samples, int l, double *fw_s, double *dx_s,
                          double *dw_s, char *err);

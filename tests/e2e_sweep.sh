@@ -10,14 +10,6 @@ SRC="$(realpath "$2")"
 source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 cd "$TMP" || exit 1
 
-# The CSV without its wall_s column (found by name in the header, which has no quotes): equal
-# for two runs of the same configurations. Messages may hold quoted commas; cut splits them the
-# same way in both files.
-strip_wall() {
-    local w
-    w="$(head -1 "$1" | tr ',' '\n' | grep -nx wall_s | cut -d: -f1)"
-    cut -d, -f"1-$((w - 1)),$((w + 1))-" "$1"
-}
 rows() { tail -n +2 "$1" | wc -l; }
 
 sweep_args=(-m analytic -w resnet50 -p abci -s data,filter,data+filter:2x4 -g 8,128

@@ -2,7 +2,8 @@
 # lib_e2e.sh: what the end-to-end tests share, sourced by tests/e2e_*.sh after `set -uo
 # pipefail`: a temporary folder TMP removed at exit, a failure counter with fail, the check of a
 # bad input (expect_bad, expect_bad_hs), of a good run (expect_ok), that no SimGrid text reached
-# the user (no_simgrid_text), and the closing line and exit status (finish).
+# the user (no_simgrid_text), a sweep CSV without its wall times (strip_wall), and the closing
+# line and exit status (finish).
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
@@ -58,6 +59,15 @@ need_python() {
     mods="$(IFS=,; echo "$*")"
     /usr/bin/python3 -c "import $mods" 2>/dev/null ||
         { echo "SKIP: /usr/bin/python3 lacks $* (experiments/setup.sh installs them)"; exit 77; }
+}
+
+# strip_wall CSV: a sweep CSV without its wall_s column (found by name in the header): equal for
+# two runs of the same configurations. Messages may hold quoted commas; cut splits them the same
+# way in both files.
+strip_wall() {
+    local w
+    w="$(head -1 "$1" | tr ',' '\n' | grep -nx wall_s | cut -d: -f1)"
+    cut -d, -f"1-$((w - 1)),$((w + 1))-" "$1"
 }
 
 # finish TEST: the verdict line, and exit 1 if a check failed.

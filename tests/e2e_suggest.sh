@@ -89,6 +89,7 @@ expect_bad_hs "unknown workload" "unknown workload" suggest -w nosuch -g 8 -b 64
 expect_bad_hs "-g and a budget" "give one" suggest -w vgg16 -g 8 -b 64 --max-gpus 8
 expect_bad_hs "two budgets" "give one" suggest -w vgg16 -b 64 --max-gpus 8 --target-epoch-s 60
 expect_bad_hs "bad target" "--target-epoch-s" suggest -w vgg16 -b 64 --target-epoch-s soon
-"$HS" suggest --help | grep -q -- "--batch-per-gpu" || fail "--help"
+"$HS" suggest --help >"$TMP/help" || fail "--help: exit status"
+grep -q -- "--batch-per-gpu" "$TMP/help" || fail "--help"
 
 finish e2e_suggest

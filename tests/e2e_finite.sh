@@ -2,8 +2,7 @@
 # e2e_finite.sh: no number but a finite one reaches a user. A generated platform's bandwidths,
 # speeds, memories, latencies and oversubscriptions outside their physical range (units.h) are
 # refused by key (exit 2), in analytic, simulate, compare and a sweep; so is a platform file's
-# link or host outside it, by file:line. (Before: `analytic -p gen:abci:nic-bw=1e-300Bps
-# --json` printed "comm_s": inf and "total_s": -nan, exit 0; simulate failed with exit 1.)
+# link or host outside it, by file:line; no JSON or CSV carries inf or NaN.
 # Usage (from ctest): e2e_finite.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$(realpath "$1")"

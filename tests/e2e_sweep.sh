@@ -173,4 +173,14 @@ done
 (cd "$SRC" && "$HS" sweep experiments/sweeps/example.sweep --emit parallel "$TMP/example.jobs" --quiet)
 [ "$(wc -l <"$TMP/example.jobs")" -eq 8 ] || fail "example.sweep: $(wc -l <"$TMP/example.jobs") jobs, expected 8"
 
+# -P scatter, which the run commands take, is a sweep placement too: its row is simulate's run.
+"$HS" sweep -m simulate -w resnet50 -p abci -s data -g 8 -b 256 -P scatter -o "$TMP/scatter.csv" \
+    --quiet || fail "sweep -P scatter"
+col="$(head -1 "$TMP/scatter.csv" | tr ',' '\n' | grep -nx sim_iter_total_s | cut -d: -f1)"
+row_s="$(tail -1 "$TMP/scatter.csv" | cut -d, -f"$col")"
+run_s="$("$HS" simulate -w resnet50 -p abci -s data -g 8 -b 256 -P scatter --json |
+    python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["iteration"]["total_s"]))')"
+python3 -c "import sys; sys.exit(float('$row_s') != float('$run_s'))" ||
+    fail "sweep -P scatter: row $row_s s, simulate $run_s s"
+
 finish e2e_sweep

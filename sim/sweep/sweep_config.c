@@ -341,7 +341,7 @@ void sw_print_usage(FILE *out)
             "      --batch-per-gpu LIST   the same as -b N/gpu,...; also --batch-per-node,\n"
             "                           --batch-per-group\n"
             "  -S, --micro-batches LIST pipeline micro-batches (other strategies run once)\n"
-            "  -P, --placement LIST     packed (default), spread\n"
+            "  -P, --placement LIST     packed (default), spread, scatter\n"
             "  -c, --collectives LIST   flow (default), step\n"
             "      --allreduce LIST     the gradient allreduce: ring (default), hier, tree,\n"
             "                           rings, auto (hybridsim simulate --help); the strategy\n"

@@ -20,6 +20,7 @@
 
 #include "hs_error.h"
 #include "hs_parse.h"
+#include "placement.h"
 #include "platform.h"
 #include "strategy.h"
 #include "workload.h"
@@ -391,7 +392,9 @@ static int parse_numbers(const sw_spec *s, sw_dims *d, sw_arena *a, char *err)
 
 static int check_dims(const sw_spec *s, bool analytic, sw_dims *d, sw_arena *a, char *err)
 {
-    static const char *placements[] = {"packed", "spread"};
+    const char *placements[PL_KIND_COUNT]; /* the run commands' -P words, scatter too */
+    for (int k = 0; k < PL_KIND_COUNT; k++)
+        placements[k] = pl_kind_name((pl_kind)k);
     static const char *fidelities[] = {"flow", "step"};
     int status;
     if ((status = require_lists(s, err)))
@@ -404,7 +407,7 @@ static int check_dims(const sw_spec *s, bool analytic, sw_dims *d, sw_arena *a, 
     if (!d->rules || !d->micro || !d->gpus_per_node || !d->kinds)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     if ((status = check_names(d, a, err)) || (status = parse_numbers(s, d, a, err)) ||
-        (status = check_words(&s->key[SW_K_PLACEMENT], placements, 2, err)) ||
+        (status = check_words(&s->key[SW_K_PLACEMENT], placements, PL_KIND_COUNT, err)) ||
         (status = check_words(&s->key[SW_K_COLLECTIVES], fidelities, 2, err)))
         return status;
     const sw_list *allreduces = &s->key[SW_K_ALLREDUCE];

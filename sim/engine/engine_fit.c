@@ -27,30 +27,13 @@
 
 /* Resident memory per actor, all in: its stack's touched pages, SimGrid's actor and context,
  * the rank's task graph and engine state. Measured with /usr/bin/time on ResNet-50 data
- * parallelism, 4,096 to 16,384 GPUs (about 20 KiB a rank; README "Speed"), with room to spare. */
+ * parallelism, 4,096 to 16,384 GPUs (about 20 KiB a rank, measured by experiments/bench/), with room to spare. */
 #define ENG_ACTOR_BYTES (32.0 * 1024)
 /* Resident memory per GPU of the platform built in SimGrid (its host, its node's share of
  * the CPU host, links, zones and routes): 8 to 8.5 KiB measured on 17,408 and 65,536 GPUs. */
 #define ENG_PLATFORM_GPU_BYTES (10.0 * 1024)
 /* Mappings kept free for everything else the process maps while it runs. */
 #define ENG_MAP_SPARE 4096
-
-/* The first number in a /proc file after `key` (whole file when key is NULL); -1 if none. */
-static long proc_number(const char *path, const char *key)
-{
-    FILE *f = fopen(path, "r");
-    char line[256];
-    long v = -1;
-    if (!f)
-        return -1;
-    while (v < 0 && fgets(line, sizeof line, f)) {
-        const char *at = key ? strstr(line, key) : line;
-        if (at)
-            v = strtol(at + (key ? strlen(key) : 0), NULL, 10);
-    }
-    fclose(f);
-    return v;
-}
 
 static long mappings_now(void)
 {
@@ -70,7 +53,7 @@ static long mappings_now(void)
  * pages are hybridsim's to choose, or HS_EINPUT with what is needed. */
 static int guard_pages_fit(long n_actors, char *err)
 {
-    long max_maps = proc_number("/proc/sys/vm/max_map_count", NULL);
+    long max_maps = (long)hs_mem_file_number("/proc/sys/vm/max_map_count", NULL);
     long need_maps = mappings_now() + 2 * n_actors + ENG_MAP_SPARE;
     const char *given = plat_engine_cfg("contexts/guard-size");
     if (max_maps < 0 || need_maps <= max_maps)

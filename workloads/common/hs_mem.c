@@ -19,9 +19,7 @@
 #define TIB 1099511627776.0
 #define HS_MEM_NONE 4e18 /* a cgroup limit this large (v1 writes 2^63 - 4096) is no limit */
 
-/* The first number after `key` on a line of a small text file (whole file when key is NULL;
- * then the first number); -1 if none. */
-static double file_number(const char *path, const char *key)
+double hs_mem_file_number(const char *path, const char *key)
 {
     FILE *f = fopen(path, "r");
     char line[512];
@@ -83,16 +81,16 @@ static void cgroup_dir(const char *dir, int v2, double *limit, double *in_use, c
     for (int i = 0; i < (v2 ? 2 : 1); i++) {
         const char *name = v2 ? v2_files[i] : "memory.limit_in_bytes";
         snprintf(path, sizeof path, "%.4000s/%s", dir, name);
-        double v = file_number(path, NULL); /* "max" reads as no number */
+        double v = hs_mem_file_number(path, NULL); /* "max" reads as no number */
         if (v <= 0 || v >= HS_MEM_NONE || (*limit > 0 && v >= *limit))
             continue;
         *limit = v;
         snprintf(which, which_len, "%s", path);
         snprintf(path, sizeof path, "%.4000s/%s", dir,
                  v2 ? "memory.current" : "memory.usage_in_bytes");
-        double used = file_number(path, NULL);
+        double used = hs_mem_file_number(path, NULL);
         snprintf(path, sizeof path, "%.4000s/memory.stat", dir);
-        double cache = file_number(path, v2 ? "inactive_file" : "total_inactive_file");
+        double cache = hs_mem_file_number(path, v2 ? "inactive_file" : "total_inactive_file");
         *in_use = (used > 0 ? used : 0) - (cache > 0 ? cache : 0);
         if (*in_use < 0)
             *in_use = 0;
@@ -189,15 +187,15 @@ typedef struct {
 
 static void read_limits(mem_limits *m)
 {
-    m->size_bytes = file_number("/proc/self/status", "VmSize") * 1024;
-    m->data_bytes = file_number("/proc/self/status", "VmData") * 1024;
+    m->size_bytes = hs_mem_file_number("/proc/self/status", "VmSize") * 1024;
+    m->data_bytes = hs_mem_file_number("/proc/self/status", "VmData") * 1024;
     m->as_limit = rlimit_bytes(RLIMIT_AS);
     m->data_limit = rlimit_bytes(RLIMIT_DATA);
     m->machine_bytes = machine_address_bytes();
     if (hs_mem_cgroup("/proc/self/cgroup", "/proc/self/mountinfo", &m->cg_limit, &m->cg_in_use,
                       m->cg_file, sizeof m->cg_file) != 0)
         m->cg_limit = -1;
-    double kib = file_number("/proc/meminfo", "MemAvailable");
+    double kib = hs_mem_file_number("/proc/meminfo", "MemAvailable");
     m->available_bytes = kib > 0 ? kib * 1024 : -1;
 }
 

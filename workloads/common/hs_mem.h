@@ -26,6 +26,10 @@ int hs_mem_check(const hs_mem_need *need, const char *what, const char *advice, 
  * ..."), or "" when none is set but the machine's memory. */
 void hs_mem_describe(char *buf, size_t len);
 
+/* The first number after `key` (at a line's start, then ' ' or ':') in a small text file such
+ * as /proc/self/status (the file's first number when key is NULL); -1 if none or unreadable. */
+double hs_mem_file_number(const char *path, const char *key);
+
 /* The memory cgroup's room: the smallest limit (memory.max, memory.high, v1
  * memory.limit_in_bytes) of the process's cgroup and its ancestors, as read from `cgroup_file`
  * (/proc/self/cgroup) and `mountinfo` (/proc/self/mountinfo); in use: what the limited cgroup

@@ -86,8 +86,10 @@ static void hand_run_build(hand_run *h)
     add(h, 0, task(TG_EXEC, TG_UPDATE, 3, -1, -1, 1), 5, 6);
     add(h, 1, task(TG_EXEC, TG_FORWARD, 0, -1, -1, 2), 0, 2);
     add(h, 1, task(TG_RECV, TG_BACKWARD_INPUT, 2, 0, -1, 64), 2, 2.5);
-    h->res.ranks[0] = (eng_rank_stats){7.5, 4, 4.5, 3.5};
-    h->res.ranks[1] = (eng_rank_stats){2.5, 2, 0.5, 0.5};
+    h->res.ranks[0] = (eng_rank_stats){.end_s = 7.5, .compute_busy_s = 4, .comm_busy_s = 4.5,
+                                       .exposed_comm_s = 3.5};
+    h->res.ranks[1] = (eng_rank_stats){.end_s = 2.5, .compute_busy_s = 2, .comm_busy_s = 0.5,
+                                       .exposed_comm_s = 0.5};
     h->res.makespan_s = 7.5;
     h->gpu_of_rank[0] = 0;
     h->gpu_of_rank[1] = 5;

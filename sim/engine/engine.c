@@ -458,6 +458,14 @@ static void fill_result(const eng_sim *s, double t0, eng_result *res)
     res->bytes_received = s->bytes_received;
     res->rings_stepped = s->rings_stepped;
     res->rings_over_budget = s->rings_over_budget;
+    for (int gi = 0; gi < s->g->n_groups; gi++) {
+        const tg_group *grp = &s->g->groups[gi];
+        if (grp->n == 0)
+            continue;
+        eng_rank_stats *lead = &res->ranks[grp->ranks[0]];
+        lead->rings_stepped += s->ring_exposed && s->ring_exposed[gi];
+        lead->rings_over_budget += s->ring_over && s->ring_over[gi];
+    }
 }
 
 int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,

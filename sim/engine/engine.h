@@ -67,6 +67,9 @@ typedef struct {
     double exposed_comm_s;   /* time its compute stream waited for a communication task,
                               * plus communication still running after its last kernel
                               * (so end_s = compute_busy_s + exposed_comm_s) */
+    int rings_stepped;       /* flow mode: of eng_result.rings_stepped, the groups whose first
+                              * member is this rank (a job's share: the sum over its ranks) */
+    int rings_over_budget;   /* the same for eng_result.rings_over_budget */
 } eng_rank_stats;
 
 typedef struct {

@@ -188,8 +188,11 @@ static int apply_step_budget(eng_sim *s, char *err)
 {
     int n = 0, n_groups = s->g->n_groups;
     group_cost *c = malloc(((size_t)n_groups + 1) * sizeof *c);
-    if (!c)
+    s->ring_over = calloc((size_t)n_groups + 1, 1);
+    if (!c || !s->ring_over) {
+        free(c);
         return hs_fail(err, HS_EINTERNAL, "out of memory budgeting the exposed rings");
+    }
     for (int gi = 0; gi < n_groups; gi++)
         if (s->ring_exposed[gi])
             c[n++] = (group_cost){group_step_messages(s, gi), gi};
@@ -201,6 +204,7 @@ static int apply_step_budget(eng_sim *s, char *err)
             s->rings_stepped++;
         } else {
             s->ring_exposed[c[i].group] = 0;
+            s->ring_over[c[i].group] = 1;
             s->rings_over_budget++;
         }
     }

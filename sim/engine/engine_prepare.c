@@ -335,6 +335,8 @@ void eng_comm_release(eng_sim *s)
     free(s->ring_bar);
     free(s->ring_exposed);
     s->ring_exposed = NULL;
+    free(s->ring_over);
+    s->ring_over = NULL;
     free(s->host_mem);
     s->host_mem = NULL;
     free(s->member_start);

@@ -38,6 +38,8 @@ typedef struct {
     tg_graph graph;           /* its own graph (also what a --baseline child runs) */
     bool graph_made;
     hs_estimate shared;       /* the job in the shared run, with its memory */
+    int rings_stepped;        /* flow mode: its groups whose rings ran step by step there */
+    int rings_over_budget;    /* and its exposed groups kept as flows, over the step budget */
     hs_times alone;           /* --baseline: the job alone */
     hs_child child;           /* --baseline child (child.pid 0: none) */
 } fb_job;

@@ -51,7 +51,8 @@ static rp_run job_run(const plat_platform *plat, const fb_job *j, const lk_stats
     return (rp_run){.mode = "simulate", .workload = j->job.wl.name, .platform = plat->name,
                     .strategy = j->job.st, .batch = j->spec.batch,
                     .gpu_memory_bytes = plat->gpu_memory_bytes, .links = links, .links_job = k,
-                    .runtime = j->spec.runtime};
+                    .runtime = j->spec.runtime, .rings_stepped = j->rings_stepped,
+                    .rings_over_budget = j->rings_over_budget};
 }
 
 void fb_print_tables(FILE *out, const fb_request *req, const plat_platform *plat,

@@ -290,6 +290,10 @@ int fb_run_shared(const fb_request *req, const plat_platform *plat, fb_job *jobs
     for (int k = 0; status == HS_OK && k < n_jobs; k++) {
         fb_job *j = &jobs[k];
         j->shared.iteration = cr_times(&res, j->rank_offset, j->spec.gpus);
+        for (int r = j->rank_offset; r < j->rank_offset + j->spec.gpus; r++) {
+            j->rings_stepped += res.ranks[r].rings_stepped;
+            j->rings_over_budget += res.ranks[r].rings_over_budget;
+        }
         hs_estimate_scale_epoch(&j->shared, j->job.wl.samples, j->spec.batch);
     }
     eng_result_free(&res);

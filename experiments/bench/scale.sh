@@ -11,13 +11,17 @@
 #   - writing that 17408-GPU file (`hybridsim platform --preset abci --nodes 4352`);
 #   - ResNet-50 data parallelism on abci, 64 to 4096 GPUs, flow and step collectives, and
 #     data+filter in groups of 4 at 1024, 2048 and 4096 GPUs;
-#   - 1024, 4096 and 16,384 GPUs on the 17408-GPU file (the job's racks only are built), and
-#     65,536 GPUs on a generated machine of 16,384 nodes (`-p gen:...`);
+#   - 1024, 4096 and 16,384 GPUs on the 17408-GPU file (the job's racks only are built),
+#     65,536 GPUs on a generated machine of 16,384 nodes (`-p gen:...`) and, with BIG=1 (about
+#     5 GB of memory), 131,072 GPUs on one of 34,816 nodes;
+#   - link statistics: VGG16 data, step collectives, `--links` at 512 and 2048 GPUs (8.4 million
+#     messages at 2048), beside the same run without them;
 #   - SimGrid's own cost per message: the 1024-rank step allreduce of eng_bench (170 kernels,
 #     100 MB) with every message sent through SimGrid, against the same with messages on private
 #     links computed (engine_private.c).
 # Ends with a table of the cases (READMEs quote no timing: the CSV is the record).
-# Usage: experiments/bench/scale.sh [BUILD_DIR]     (QUICK=1: the cases under ~5 s only)
+# Usage: experiments/bench/scale.sh [BUILD_DIR]     (QUICK=1: the cases under ~5 s only;
+#                                                   BIG=1: also 131,072 GPUs)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -71,6 +75,13 @@ sim() { # NAME GPUS ARGS...
     measure "$name" "$gpus" "$hs" simulate -w resnet50 "$@" -g "$gpus" --row
 }
 
+links() { # GPUS: VGG16 data, step, with and without --links
+    measure "vgg16 data step abci" "$1" "$hs" simulate -w vgg16 -p abci -s data -g "$1" \
+        -b $((32 * $1)) -c step --row
+    measure "vgg16 data step abci --links" "$1" "$hs" simulate -w vgg16 -p abci -s data \
+        -g "$1" -b $((32 * $1)) -c step --links "$tmp/links.csv" --row
+}
+
 echo "scale.sh: $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 big=$tmp/abci-4352.xml
 measure "platform: write the 17408-GPU machine" 17408 \
@@ -90,12 +101,17 @@ done
 sim "data+filter step abci" 1024 -p abci -s data+filter:256x4 -b 16384 -c step
 sim "data flow 17408-GPU file" 1024 -p "$big" -s data -b 65536
 sim "data flow 17408-GPU file" 4096 -p "$big" -s data -b 262144
+links 512
 if [ -z "${QUICK:-}" ]; then
     sim "data flow 17408-GPU file" 16384 -p "$big" -s data -b 1048576
     sim "data flow gen:abci 16384 nodes" 65536 \
         -p gen:abci:nodes=16384,nodes-per-leaf=16,leaves-per-rack=2 -s data -b 4194304
+    links 2048
     measure "eng_bench step: every message sent" 1024 "$build/eng_bench" 1024 step abci sent
     measure "eng_bench step: private messages computed" 1024 "$build/eng_bench" 1024 step abci
+fi
+if [ -n "${BIG:-}" ]; then
+    sim "data flow gen:abci 34816 nodes" 131072 -p gen:abci:nodes=34816 -s data -b 8388608
 fi
 echo "scale.sh: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 mv "$tmp/csv" "$out"

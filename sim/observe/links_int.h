@@ -1,6 +1,7 @@
 /* links_int.h: what the link statistics' files share (links.h is the module's public face).
  *   links.c        link names and kinds; the collector that records every transfer during a run
- *   links_stats.c  after the run: routes resolved, bytes charged, busy periods, bottlenecks
+ *   links_stats.c  after the run: routes resolved, bytes charged, bottlenecks
+ *   links_busy.c   after the run: each link's busy periods, busy time and peak utilisation
  *   links_print.c  the CSV and the summaries
  *   links_sg.cpp   the SimGrid signals the collector listens to (links_sg.h)
  * Nothing here is for use outside sim/observe. */
@@ -66,6 +67,31 @@ struct lk_collector {
     size_t pair_cap;        /* slots, a power of two */
     bool failed;            /* out of memory or an unknown host while collecting */
 };
+
+/* One busy period of one link (a maximal interval with a message on it). */
+typedef struct {
+    int link;           /* index into lk_stats.links */
+    double from_s;      /* its start */
+    double util;        /* its bytes / (bandwidth x length), 0 if it lasted no time */
+} lk_period;
+
+/* The busy periods of a run, kept for charging waiting to bottlenecks. */
+typedef struct {
+    lk_period *v;       /* grouped by link, each link's in time order */
+    size_t n, cap;
+    size_t *first;      /* n_links + 1: link l's periods are v[first[l] .. first[l+1]) */
+    bool oom;           /* while collecting */
+} lk_periods;
+
+/* The message indices 0 .. n-1 in order of start_s, equal starts in index order (a radix
+ * sort, linear in n); NULL when out of memory (links_busy.c). Free with free(). */
+uint32_t *lk__order_by_start(const lk_msg *msgs, size_t n);
+
+/* Busy time and peak utilisation of every link of st (links in name order, bandwidths set)
+ * from c's messages routed over route_links (lk_pair.first/n), and, if periods is not NULL,
+ * every busy period grouped by link (free periods->v and ->first). links_busy.c. */
+int lk__sweep_busy(const lk_collector *c, const int *route_links, lk_stats *st,
+                   lk_periods *periods, char *err);
 
 /* Fill name, kind, direction and bandwidth of l from SimGrid's link name (links.c); shared:
  * the link is a FATPIPE (one link both ways). */

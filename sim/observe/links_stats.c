@@ -1,6 +1,6 @@
 /* links_stats.c: a run's link statistics, computed once the run is over (links_int.h): each
  * distinct endpoint pair's route resolved once, every transfer charged to every link of its
- * route, busy periods swept in time order, waiting charged to the bottleneck's kind. */
+ * route, waiting charged to the bottleneck's kind (busy periods: links_busy.c). */
 #include "links_int.h"
 
 #include <math.h>
@@ -166,114 +166,7 @@ static void charge(const lk_collector *c, const int *route_links, lk_stats *st)
         finish_traffic(&st->jobs[j]);
 }
 
-/* A message's start (+1) or end (-1), for the busy-time sweep. */
-typedef struct {
-    double t_s;
-    int delta;
-    int msg;
-} lk_event;
-
-static int cmp_event(const void *a, const void *b)
-{
-    const lk_event *x = a, *y = b;
-    if (x->t_s != y->t_s)
-        return x->t_s < y->t_s ? -1 : 1;
-    if (x->delta != y->delta) /* starts first: touching intervals stay one busy period */
-        return x->delta > y->delta ? -1 : 1;
-    return x->msg - y->msg;
-}
-
-/* One busy period of one link (a maximal interval with a message on it). */
-typedef struct {
-    int link;           /* index into lk_stats.links */
-    double from_s;      /* its start */
-    double util;        /* its bytes / (bandwidth x length), 0 if it lasted no time */
-} lk_period;
-
-/* The busy periods of a run, kept for charging waiting to bottlenecks. */
-typedef struct {
-    lk_period *v;
-    size_t n, cap;
-    bool oom;
-} lk_periods;
-
-static void period_add(lk_periods *p, lk_period period)
-{
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 1024;
-        lk_period *v = realloc(p->v, cap * sizeof *v);
-        if (!v) {
-            p->oom = true;
-            return;
-        }
-        p->v = v, p->cap = cap;
-    }
-    p->v[p->n++] = period;
-}
-
-/* Busy time and busy periods per link: sweep the events, counting messages on each link. */
-static int sweep_busy(const lk_collector *c, const int *route_links, lk_stats *st,
-                      lk_periods *periods, char *err)
-{
-    size_t n_ev = 2 * c->n_msgs;
-    lk_event *ev = malloc((n_ev ? n_ev : 1) * sizeof *ev);
-    int *on = calloc((size_t)st->n_links + 1, sizeof *on);
-    double *since = calloc((size_t)st->n_links + 1, sizeof *since);
-    double *period_bytes = calloc((size_t)st->n_links + 1, sizeof *period_bytes);
-    if (!ev || !on || !since || !period_bytes) {
-        free(ev);
-        free(on);
-        free(since);
-        free(period_bytes);
-        return hs_fail(err, HS_EINTERNAL, "out of memory for %zu message events", n_ev);
-    }
-    for (size_t i = 0; i < c->n_msgs; i++) {
-        ev[2 * i] = (lk_event){c->msgs[i].start_s, +1, (int)i};
-        ev[2 * i + 1] = (lk_event){c->msgs[i].end_s, -1, (int)i};
-    }
-    qsort(ev, n_ev, sizeof *ev, cmp_event);
-    for (size_t e = 0; e < n_ev; e++) {
-        const lk_msg *m = &c->msgs[ev[e].msg];
-        const lk_pair *pr = &c->pairs[m->pair];
-        double t = ev[e].t_s;
-        for (int k = 0; k < pr->n; k++) {
-            int l = route_links[pr->first + k];
-            lk_link *link = &st->links[l];
-            if (ev[e].delta > 0) {
-                if (on[l]++ == 0) {
-                    since[l] = t;
-                    period_bytes[l] = 0;
-                }
-                period_bytes[l] += m->bytes;
-            } else if (--on[l] == 0) {
-                double length_s = t - since[l];
-                double u = 0;
-                link->busy_s += length_s;
-                if (length_s > 0 && link->bandwidth_Bps > 0) {
-                    u = period_bytes[l] / (link->bandwidth_Bps * length_s);
-                    if (u > link->peak_util)
-                        link->peak_util = u;
-                }
-                period_add(periods, (lk_period){l, since[l], u});
-            }
-        }
-    }
-    free(ev);
-    free(on);
-    free(since);
-    free(period_bytes);
-    return periods->oom ? hs_fail(err, HS_EINTERNAL, "out of memory for busy periods") : HS_OK;
-}
-
 /* ---- waiting per bottleneck kind --------------------------------------------------------- */
-
-static int cmp_period(const void *a, const void *b)
-{
-    const lk_period *x = a, *y = b;
-    if (x->link != y->link)
-        return x->link - y->link;
-    return (x->from_s > y->from_s) - (x->from_s < y->from_s);
-}
 
 /* The utilisation of link l's busy period that holds a message starting at start_s: the last
  * period of l (periods[first[l] .. first[l+1])) opened no later. */
@@ -326,31 +219,28 @@ static int bottleneck_of(const lk_msg *m, const lk_pair *pr, const int *route_li
     return best;
 }
 
-/* Charge every job message's waiting to its bottleneck's kind (after sweep_busy, whose
- * periods are sorted here). */
-static int wait_by_kind(const lk_collector *c, const int *route_links, lk_stats *st,
-                        const sg_link_t *sg_links, lk_periods *periods, char *err)
+/* Whether some job message waited (waiting_s_of not 0): else no busy period is kept. */
+static bool any_waiting(const lk_collector *c)
 {
-    size_t *first = calloc((size_t)st->n_links + 2, sizeof *first);
-    if (!first)
-        return hs_fail(err, HS_EINTERNAL, "out of memory for %d links", st->n_links);
-    if (periods->n)
-        qsort(periods->v, periods->n, sizeof *periods->v, cmp_period);
-    for (size_t i = 0; i < periods->n; i++)
-        first[periods->v[i].link + 1]++;
-    for (int l = 0; l < st->n_links; l++)
-        first[l + 1] += first[l];
+    for (size_t i = 0; i < c->n_msgs; i++)
+        if (c->msgs[i].job >= 0 && waiting_s_of(&c->msgs[i], &c->pairs[c->msgs[i].pair]) != 0)
+            return true;
+    return false;
+}
+
+/* Charge every job message's waiting to its bottleneck's kind (periods from lk__sweep_busy). */
+static void wait_by_kind(const lk_collector *c, const int *route_links, lk_stats *st,
+                         const sg_link_t *sg_links, const lk_periods *periods)
+{
     for (size_t i = 0; i < c->n_msgs; i++) {
         const lk_msg *m = &c->msgs[i];
         const lk_pair *pr = &c->pairs[m->pair];
         double waiting_s = m->job >= 0 ? waiting_s_of(m, pr) : 0;
         if (waiting_s == 0)
             continue;
-        int l = bottleneck_of(m, pr, route_links, st, sg_links, periods->v, first);
+        int l = bottleneck_of(m, pr, route_links, st, sg_links, periods->v, periods->first);
         st->waiting_by_kind_s[l < 0 ? LK_OTHER : st->links[l].kind] += waiting_s;
     }
-    free(first);
-    return HS_OK;
 }
 
 /* Mean utilisation per link, the per-kind summary and the top links. */
@@ -416,18 +306,20 @@ int lk_end(lk_collector *c, double makespan_s, lk_stats *st, char *err)
         status = list_links(st, &links, &ix, err);
     if (status == HS_OK)
         status = resolve_routes(c, ix, st->n_links, &route_links, err);
+    bool waited = status == HS_OK && any_waiting(c);
     if (status == HS_OK) {
         charge(c, route_links, st);
-        status = sweep_busy(c, route_links, st, &periods, err);
+        status = lk__sweep_busy(c, route_links, st, waited ? &periods : NULL, err);
     }
-    if (status == HS_OK)
-        status = wait_by_kind(c, route_links, st, links, &periods, err);
+    if (status == HS_OK && waited)
+        wait_by_kind(c, route_links, st, links, &periods);
     if (status == HS_OK)
         summarise(st);
     xbt_free(links);
     free(ix);
     free(route_links);
     free(periods.v);
+    free(periods.first);
     lk__collector_free(c);
     if (status != HS_OK)
         lk_stats_free(st);

@@ -429,6 +429,13 @@ static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_
             ex_exec(c, TG_UPDATE, l, plan->layers[l].wu_s, grad);
 }
 
+/* A rank's list depends on the plan and its groups only: equal groups, equal lists. */
+static bool ex_same_groups(const ex_rank_groups *a, const ex_rank_groups *b)
+{
+    return a->model == b->model && a->across == b->across && a->lo == b->lo && a->hi == b->hi &&
+           a->shift_up == b->shift_up && a->shift_down == b->shift_down && a->chain == b->chain;
+}
+
 static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,
                                const ex_options *opt, tg_graph *g, char *err)
 {
@@ -442,12 +449,16 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
     if (rc == HS_OK)
         rc = ex_groups_layerwise(sh, g, groups, err);
     for (int r = 0; rc == HS_OK && r < sh->p; r++) {
+        if (r > 0 && ex_same_groups(&groups[r], &groups[r - 1]) && tg_borrow(g, r))
+            continue; /* the list rank r - 1 has (all of data parallelism's ranks) */
         ex_cursor c = {.g = g, .rank = r, .overlap = overlap, .last = -1};
         ex_backward b = {.c = &c, .plan = &plan, .grp = &groups[r], .deferred = deferred,
                          .deferred_after = deferred + wl->n_layers, .grad = -1};
         ex_write_layerwise(&c, &plan, &groups[r], overlap ? &b : NULL);
         if (c.oom)
             rc = hs_fail(err, HS_EINTERNAL, "out of memory writing the tasks of rank %d", r);
+        else
+            tg_share(g, r); /* data parallelism: every rank the same list, one copy */
     }
     free(plan.layers);
     free(groups);
@@ -525,19 +536,6 @@ static int ex_shape_of(const wl_workload *wl, const st_strategy *st, int64_t bat
     return HS_OK;
 }
 
-/* Give back what doubling left unused: at thousands of ranks it is most of the memory. */
-static void ex_shrink(tg_graph *g)
-{
-    for (int r = 0; r < g->n_ranks; r++) {
-        tg_rank *rk = &g->ranks[r];
-        if (rk->n_tasks > 0 && rk->n_tasks < rk->cap_tasks) {
-            tg_task *t = realloc(rk->tasks, (size_t)rk->n_tasks * sizeof *t);
-            if (t)
-                rk->tasks = t, rk->cap_tasks = rk->n_tasks;
-        }
-    }
-}
-
 /* The gradient allreduces run the strategy's algorithm (--allreduce); every other collective
  * stays a ring (ChainerMN runs the model-parallel layers' collectives over MPI). */
 static void ex_gradient_algorithm(tg_graph *g, co_algo algo)
@@ -548,7 +546,7 @@ static void ex_gradient_algorithm(tg_graph *g, co_algo algo)
     if (algo == CO_RING || algo >= CO_ALGO_COUNT)
         return;
     for (int r = 0; r < g->n_ranks; r++)
-        for (int i = 0; i < g->ranks[r].n_tasks; i++) {
+        for (int i = 0; g->ranks[r].owner == r && i < g->ranks[r].n_tasks; i++) {
             tg_task *t = &g->ranks[r].tasks[i];
             if (t->op == TG_ALLREDUCE && t->phase == TG_GRADIENT)
                 t->algo = tg_of[algo];
@@ -574,7 +572,7 @@ int ex_expand_opt(const wl_workload *wl, const kt_compute *kc, const st_strategy
         tg_free(g);
         return rc;
     }
-    ex_shrink(g);
+    tg_shrink(g); /* what doubling left unused: at thousands of ranks most of the memory */
     ex_gradient_algorithm(g, st->allreduce);
     return HS_OK;
 }

@@ -13,13 +13,16 @@ int tg_init(tg_graph *g, int n_ranks, char *err)
     if (!g->ranks)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", n_ranks);
     g->n_ranks = n_ranks;
+    for (int r = 0; r < n_ranks; r++)
+        g->ranks[r].owner = r;
     return HS_OK;
 }
 
 void tg_free(tg_graph *g)
 {
     for (int r = 0; r < g->n_ranks; r++)
-        free(g->ranks[r].tasks);
+        if (g->ranks[r].owner == r)
+            free(g->ranks[r].tasks);
     free(g->ranks);
     for (int i = 0; i < g->n_groups; i++)
         free(g->groups[i].ranks);
@@ -27,14 +30,89 @@ void tg_free(tg_graph *g)
     memset(g, 0, sizeof *g);
 }
 
+/* A shared list becomes the rank's own copy (before it changes). */
+static int unshare(tg_graph *g, int rank)
+{
+    tg_rank *r = &g->ranks[rank];
+    size_t n = (size_t)(r->n_tasks ? r->n_tasks : 1);
+    tg_task *copy = malloc(n * sizeof *copy);
+    if (!copy)
+        return -1;
+    memcpy(copy, r->tasks, (size_t)r->n_tasks * sizeof *copy);
+    r->tasks = copy;
+    r->cap_tasks = (int)n;
+    r->owner = rank;
+    return 0;
+}
+
 int tg_add(tg_graph *g, int rank, tg_task task)
 {
     tg_rank *r = &g->ranks[rank];
+    if (r->lent || (r->owner != rank && unshare(g, rank) != 0))
+        return -1;
     if (r->n_tasks == r->cap_tasks &&
         !hs_grow((void **)&r->tasks, &r->cap_tasks, r->n_tasks + 1, sizeof *r->tasks))
         return -1;
     r->tasks[r->n_tasks] = task;
     return r->n_tasks++;
+}
+
+/* Rank `rank` takes rank-1's array (its own freed). */
+static void borrow(tg_graph *g, int rank)
+{
+    tg_rank *r = &g->ranks[rank];
+    const tg_rank *prev = &g->ranks[rank - 1];
+    free(r->tasks);
+    r->tasks = prev->tasks;
+    r->n_tasks = prev->n_tasks;
+    r->cap_tasks = 0;
+    r->owner = prev->owner;
+    g->ranks[r->owner].lent = true;
+}
+
+int tg_share(tg_graph *g, int rank)
+{
+    if (rank < 1 || rank >= g->n_ranks)
+        return 0;
+    const tg_rank *r = &g->ranks[rank], *prev = &g->ranks[rank - 1];
+    if (r->owner != rank || r->lent || r->n_tasks != prev->n_tasks || r->n_tasks == 0 ||
+        memcmp(r->tasks, prev->tasks, (size_t)r->n_tasks * sizeof *r->tasks) != 0)
+        return 0;
+    borrow(g, rank);
+    return 1;
+}
+
+int tg_borrow(tg_graph *g, int rank)
+{
+    if (rank < 1 || rank >= g->n_ranks || g->ranks[rank].n_tasks != 0 ||
+        g->ranks[rank].owner != rank || g->ranks[rank - 1].n_tasks == 0)
+        return 0;
+    borrow(g, rank);
+    return 1;
+}
+
+void tg_shrink(tg_graph *g)
+{
+    for (int r = 0; r < g->n_ranks; r++) {
+        tg_rank *rk = &g->ranks[r];
+        if (rk->owner != r) { /* its owner, earlier, is shrunk already */
+            rk->tasks = g->ranks[rk->owner].tasks;
+            continue;
+        }
+        if (rk->n_tasks > 0 && rk->n_tasks < rk->cap_tasks) {
+            tg_task *t = realloc(rk->tasks, (size_t)rk->n_tasks * sizeof *t);
+            if (t)
+                rk->tasks = t, rk->cap_tasks = rk->n_tasks;
+        }
+    }
+}
+
+int tg_lists(const tg_graph *g)
+{
+    int n = 0;
+    for (int r = 0; r < g->n_ranks; r++)
+        n += g->ranks[r].owner == r;
+    return n;
 }
 
 int tg_add_group(tg_graph *g, const int *ranks, int n)
@@ -78,7 +156,7 @@ int tg_append(tg_graph *all, const tg_graph *g, int rank_offset, char *err)
         if (added < 0)
             return hs_fail(err, HS_EINTERNAL, "out of memory merging groups");
     }
-    for (int r = 0; r < g->n_ranks; r++)
+    for (int r = 0; r < g->n_ranks; r++) {
         for (int i = 0; i < g->ranks[r].n_tasks; i++) {
             tg_task t = g->ranks[r].tasks[i];
             if (t.op == TG_SEND || t.op == TG_RECV)
@@ -88,5 +166,8 @@ int tg_append(tg_graph *all, const tg_graph *g, int rank_offset, char *err)
             if (tg_add(all, rank_offset + r, t) < 0)
                 return hs_fail(err, HS_EINTERNAL, "out of memory merging tasks");
         }
+        if (r > 0) /* equal lists stay shared in all */
+            tg_share(all, rank_offset + r);
+    }
     return HS_OK;
 }

@@ -10,6 +10,7 @@
 #ifndef TASKGRAPH_H
 #define TASKGRAPH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hs_error.h"
@@ -79,10 +80,16 @@ typedef struct {
     int *ranks;        /* in ring order (for TG_EXCHANGE: the peers of one rank) */
 } tg_group;
 
+/* A rank's list. Ranks whose lists are equal task for task may share one array (tg_share):
+ * data parallelism's ranks all run one list, so 131,072 ranks keep one copy, not 131,072.
+ * A shared list is read-only: tg_add gives a rank that borrows one a copy of its own first,
+ * and refuses to grow a list lent to later ranks. */
 typedef struct {
     tg_task *tasks;    /* this rank's list */
     int n_tasks;
-    int cap_tasks;     /* allocated */
+    int cap_tasks;     /* allocated (0 while borrowed) */
+    int owner;         /* the rank whose array `tasks` is: this rank, or an earlier one */
+    bool lent;         /* owner: later ranks borrow its array */
 } tg_rank;
 
 typedef struct {
@@ -96,8 +103,27 @@ typedef struct {
 int tg_init(tg_graph *g, int n_ranks, char *err);
 void tg_free(tg_graph *g);
 
-/* Append a task to a rank's list; returns its index, or -1 on allocation failure. */
+/* Append a task to a rank's list; returns its index, or -1 on allocation failure (or if the
+ * list is lent to later ranks, tg_share). */
 int tg_add(tg_graph *g, int rank, tg_task task);
+
+/* Let rank `rank` borrow the list of rank rank-1 if the two are equal task for task (bit for
+ * bit), freeing its own. Call once both lists are complete: the lent one can no longer grow.
+ * Returns whether it now borrows. */
+int tg_share(tg_graph *g, int rank);
+
+/* Let rank `rank`, whose list is empty, borrow the complete list of rank rank-1 (which can
+ * then no longer grow): for a rank known to run the same tasks. Returns 0 (and does nothing)
+ * if rank's list is not empty or rank-1's is. */
+int tg_borrow(tg_graph *g, int rank);
+
+/* Give back what doubling left unused in every list (a rank sharing a list points to the
+ * owner's array again, wherever realloc moved it). */
+void tg_shrink(tg_graph *g);
+
+/* Ranks that own their list (the others share an earlier rank's): the number of distinct
+ * arrays. */
+int tg_lists(const tg_graph *g);
 
 /* Register a group (the ranks are copied); returns its index, or -1 on allocation failure. */
 int tg_add_group(tg_graph *g, const int *ranks, int n);

@@ -23,6 +23,7 @@
  * zone of platrouted_sg.cpp's class instead. */
 #include "platbuild_sg.h"
 
+#include "platnames_sg.hpp"
 #include "platrouted_sg.hpp"
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
@@ -35,7 +36,6 @@
 #include <cstdio>
 #include <exception>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -53,9 +53,9 @@ struct builder {
     NetZone *world = nullptr;
     NetZone *machine = nullptr;                       /* the walk's root zone */
     std::vector<NetZone *> open;                      /* the zones being built */
-    std::unordered_map<std::string, NetPoint *> points; /* hosts, routers, zones */
-    std::unordered_map<std::string, Link *> links;
-    std::unordered_map<std::string, simgrid::s4u::Host *> hosts;
+    psg_names<NetPoint> points;                       /* hosts, routers, zones */
+    psg_names<Link> links;
+    psg_names<simgrid::s4u::Host> hosts;
     std::string error;                                /* the first failure */
 };
 
@@ -87,7 +87,7 @@ void zone_open(void *ctx, const char *name, pg_routing routing)
     } else {
         z->set_parent(b->open.back());
     }
-    b->points[name] = z->get_netpoint();
+    b->points.put(z->get_netpoint()->get_cname(), z->get_netpoint());
     b->open.push_back(z);
 }
 
@@ -125,21 +125,22 @@ void link(void *ctx, const char *name, const char *bw, const char *lat, pg_polic
                   : z->create_link(name, std::string(bw))
                         ->set_sharing_policy(Link::SharingPolicy::FATPIPE);
     l->set_latency(std::string(lat))->seal();
-    b->links[name] = l;
+    b->links.put(l->get_cname(), l);
 }
 
 void host(void *ctx, const char *name, const char *speed)
 {
     auto *b = static_cast<builder *>(ctx);
     auto *h = b->open.back()->create_host(name, std::string(speed))->seal();
-    b->hosts[name] = h;
-    b->points[name] = h->get_netpoint();
+    b->hosts.put(h->get_cname(), h);
+    b->points.put(h->get_netpoint()->get_cname(), h->get_netpoint());
 }
 
 void router(void *ctx, const char *name)
 {
     auto *b = static_cast<builder *>(ctx);
-    b->points[name] = b->open.back()->create_router(name);
+    NetPoint *r = b->open.back()->create_router(name);
+    b->points.put(r->get_cname(), r);
 }
 
 std::vector<LinkInRoute> in_route(const builder *b, const pg_hop *hops, int n)
@@ -180,15 +181,13 @@ void take_hosts(const pg_params *p, const builder &b, psg_routed *routed, sg_hos
     int n_gpus = p->nodes * p->gpus_per_node;
     for (int g = 0; g < n_gpus; g++) {
         pg_gpu_host(p, g, name);
-        auto it = b.hosts.find(name);
-        if (it == b.hosts.end())
+        gpus[g] = b.hosts.get(name);
+        if (!gpus[g])
             continue;
-        gpus[g] = it->second;
         if (routed)
             psg_routed_host(routed, gpus[g], g, name);
         pg_memory_host(p, g, name);
-        auto mem = b.hosts.find(name);
-        host_mem[g] = mem == b.hosts.end() ? nullptr : mem->second;
+        host_mem[g] = b.hosts.get(name);
         if (routed && host_mem[g])
             psg_routed_host(routed, host_mem[g], g, name);
     }

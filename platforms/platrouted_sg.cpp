@@ -196,7 +196,7 @@ void flat_host(void *ctx, const char *name, const char *speed)
 {
     auto *f = static_cast<psg_routed *>(ctx);
     auto *h = f->zone->create_host(name, std::string(speed))->seal();
-    (*f->hosts)[name] = h;
+    f->hosts->put(h->get_cname(), h);
 }
 
 void flat_no_route(void *, const char *, const char *, const pg_hop *, int) {}

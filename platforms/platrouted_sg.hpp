@@ -11,8 +11,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
-#include <string>
-#include <unordered_map>
+#include "platnames_sg.hpp"
 
 extern "C" {
 #include "platgen.h"
@@ -24,7 +23,7 @@ class RoutedMachine;
 struct psg_routed {
     simgrid::s4u::NetZone *world;                  /* the engine's root, where it is attached */
     const pg_params *p;
-    std::unordered_map<std::string, simgrid::s4u::Host *> *hosts; /* every host, by name */
+    psg_names<simgrid::s4u::Host> *hosts;          /* every host, by name */
     RoutedMachine *machine = nullptr;              /* made at the walk's first zone */
     simgrid::s4u::NetZone *zone = nullptr;         /* its s4u face */
     int depth = 0;                                 /* of the walk's zones, all folded into it */

@@ -270,7 +270,7 @@ static int check_tasks(const tg_graph *g, char *err)
 {
     for (int r = 0; r < g->n_ranks; r++) {
         const tg_rank *list = &g->ranks[r];
-        for (int i = 0; i < list->n_tasks; i++) {
+        for (int i = 0; list->owner == r && i < list->n_tasks; i++) { /* shared: checked once */
             const tg_task *t = &list->tasks[i];
             if (t->op >= TG_OP_COUNT)
                 return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d: unknown op %d", r,
@@ -308,6 +308,13 @@ static int prepare_streams(eng_sim *s, char *err)
         eng_rank_state *st = &s->rs[r];
         st->waiting_for[0] = st->waiting_for[1] = -1;
         st->current[0] = st->current[1] = -1;
+        if (list->owner != r) { /* a list shared with an earlier rank: its marks too */
+            s->awaited[r] = s->awaited[list->owner];
+            s->one_actor[r] = s->one_actor[list->owner];
+            st->wake[0] = s->rs[list->owner].wake[0] ? sg_sem_init(0) : NULL;
+            st->wake[1] = s->rs[list->owner].wake[1] ? sg_sem_init(0) : NULL;
+            continue;
+        }
         s->awaited[r] = calloc((size_t)list->n_tasks + 1, 1);
         if (!s->awaited[r])
             return hs_fail(err, HS_EINTERNAL, "out of memory for rank %d's tasks", r);
@@ -523,7 +530,8 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
             if (s.rs[r].wake[stream])
                 sg_sem_destroy(s.rs[r].wake[stream]);
     for (int r = 0; s.awaited && r < g->n_ranks; r++)
-        free(s.awaited[r]);
+        if (g->ranks[r].owner == r)
+            free(s.awaited[r]);
     free(s.awaited);
     free(s.one_actor);
     free(s.rs);

@@ -181,7 +181,7 @@ static void test_mul_errors(void **state)
     expect_bad("two.xml", HEAD UNTIMED LAYERS(
         "    <layer id=\"r\" type=\"relu\" x=\"8x16x16\" y=\"8x16x16\"/>\n"
         "    <layer id=\"g\" type=\"gelu\" x=\"8x16x16\" y=\"8x16x16\" inputs=\"r r\"/>\n"),
-        "only add, mul and concat layers take several inputs", NULL);
+        "only add, mul, matmul and concat layers take several inputs", NULL);
 }
 
 int main(void)

@@ -154,7 +154,11 @@ static double layer_flops(const wl_layer *l)
     case WL_MUL:
         return (double)l->y_elems;
     case WL_BNORM:
+    case WL_LAYERNORM: /* statistics and a normalisation, as batch normalisation */
         return 4.0 * (double)l->x_elems;
+    case WL_MATMUL:
+        return 2.0 * (double)l->mm_products * (double)l->mm_m * (double)l->mm_n *
+               (double)l->mm_k;
     case WL_FC:
         return (double)l->w_elems;
     default:
@@ -170,10 +174,11 @@ static double layer_weight(const wl_layer *l)
 }
 
 /* The oracle keeps the output of ReLU and batch normalisation in place (they overwrite their
- * input), so its |x| and |y| totals, which size the activation memory, leave them out. */
+ * input), so its |x| and |y| totals, which size the activation memory, leave them out; a
+ * reshape is a view of its input, no memory of its own. */
 static int counts_activations(wl_type type)
 {
-    return type != WL_RELU && type != WL_BNORM;
+    return type != WL_RELU && type != WL_BNORM && type != WL_RESHAPE;
 }
 
 int wl__finish(wl_workload *wl, const double *layer_time_s, char *err)
@@ -297,7 +302,8 @@ const char *wl_type_name(wl_type type)
         [WL_DROPOUT] = "dropout", [WL_SOFTMAX] = "softmax", [WL_LRN] = "lrn",
         [WL_CONCAT] = "concat",   [WL_SIGMOID] = "sigmoid", [WL_SILU] = "silu",
         [WL_HARDSWISH] = "hardswish", [WL_HARDSIGMOID] = "hardsigmoid", [WL_GELU] = "gelu",
-        [WL_MUL] = "mul",
+        [WL_MUL] = "mul",         [WL_LAYERNORM] = "layernorm", [WL_MATMUL] = "matmul",
+        [WL_RESHAPE] = "reshape", [WL_MOVE] = "move",
     };
     return (unsigned)type < WL_TYPE_COUNT ? names[type] : "?";
 }
@@ -325,4 +331,9 @@ bool wl_is_activation(wl_type type)
 {
     return type == WL_RELU || type == WL_SIGMOID || type == WL_SILU || type == WL_HARDSWISH ||
            type == WL_HARDSIGMOID || type == WL_GELU;
+}
+
+bool wl_reshapes(wl_type type)
+{
+    return type == WL_MATMUL || type == WL_RESHAPE || type == WL_MOVE;
 }

@@ -44,6 +44,13 @@ typedef enum {
     WL_GELU,        /* x Phi(x) */
     WL_MUL,         /* element-wise product of two inputs; the second may be one value a
                      * channel, broadcast over the extents (squeeze-and-excitation's scale) */
+    WL_LAYERNORM,   /* normalisation over the channels at each position of each sample (layer
+                     * norm): element-wise cost as bnorm, no statistics across samples */
+    WL_MATMUL,      /* products of two activations, per sample mm_products of (m x k) by
+                     * (k x n): attention's Q K^T and A V; no weights */
+    WL_RESHAPE,     /* the same elements in another shape, a view: no work */
+    WL_MOVE,        /* data movement without arithmetic (permute, transpose, roll, a slice, a
+                     * chunk): a copy of its |y| elements */
     WL_TYPE_COUNT
 } wl_type;
 
@@ -85,6 +92,8 @@ typedef struct {
     int inputs[WL_MAX_INPUTS];  /* indices of earlier layers feeding this one */
     int broadcast;              /* mul: 1 when the second input is one value a channel */
     int n_inputs;               /* 0 means: the previous layer (or the data for layer 0) */
+    int64_t mm_products;        /* matmul: independent products per sample (heads; else 0) */
+    int64_t mm_m, mm_n, mm_k;   /* matmul: each product is (m x k) by (k x n) */
     double flops;               /* forward FLOP estimate per sample (ParaDL's formula) */
     double fw_s;                /* forward seconds per sample on the calibration device */
     double bw_s;                /* backward seconds per sample (input + weight gradient) */
@@ -146,6 +155,11 @@ const char *wl_type_name(wl_type type);
 /* Whether a layer of `type` applies a function to each element of one input (relu, sigmoid,
  * silu, hardswish, hardsigmoid, gelu). */
 bool wl_is_activation(wl_type type);
+
+/* Whether a layer of `type` may give its output another shape than its input's without a
+ * window (matmul, reshape, move): no strategy cuts its channels or extents, since the cut of
+ * its output says nothing of the slice of its input it needs. */
+bool wl_reshapes(wl_type type);
 
 /* Whether input `producer` reaches layer `consumer` resized, not as consumer's x: the shortcut
  * of an add whose projection the table omits, or the per-channel scale a mul broadcasts. Such

@@ -1,8 +1,8 @@
 /* workload_xml_layer.c: one <layer> of hybridsim's workload format, step 3 of reading it
  * (workload_xml.c has the rest): its id, name and type, the shapes x and y, the weights and
  * their grouping, the window (kernel, stride, padding) whose output extents must be y's, the
- * inputs (earlier layers whose outputs make x), the split marks and the measured times. Every
- * failure names the file, the layer's line and what is wrong. */
+ * inputs (earlier layers whose outputs make x), a matmul's product extents, the split marks and
+ * the measured times. Every failure names the file, the layer's line and what is wrong. */
 #include "workload_xml.h"
 
 #include <stdio.h>
@@ -157,6 +157,47 @@ static int read_weights(xr_reader *rd, xmlNode *node, wl_layer *l)
     return HS_OK;
 }
 
+/* One of a matmul's extents, a positive integer (products defaults to 1). */
+static int read_extent(xr_reader *rd, xmlNode *node, const wl_layer *l, const char *name,
+                       int64_t *out)
+{
+    char v[XR_ATTR_LEN];
+    long long n = 1;
+    int got = xr_attr(rd, node, name, v);
+    if (got < 0)
+        return HS_EINPUT;
+    if (!got && strcmp(name, "products") != 0)
+        return xr_fail(rd, node, "layer %s: a matmul layer needs m, n and k (each product is "
+                       "m x k by k x n)", l->name);
+    if (got && xr_parse_int(v, 1, 1LL << 40, &n))
+        return xr_fail(rd, node, "layer %s: %s '%s' is not a positive integer", l->name, name,
+                       v);
+    *out = n;
+    return HS_OK;
+}
+
+/* m, n, k and products of a matmul: x is its first factor (products of m x k), y the result
+ * (products of m x n); the second factor, k x n, is checked with the inputs. */
+static int read_matmul(xr_reader *rd, xmlNode *node, wl_layer *l)
+{
+    int rc;
+    if ((rc = read_extent(rd, node, l, "m", &l->mm_m)) ||
+        (rc = read_extent(rd, node, l, "n", &l->mm_n)) ||
+        (rc = read_extent(rd, node, l, "k", &l->mm_k)) ||
+        (rc = read_extent(rd, node, l, "products", &l->mm_products)))
+        return rc;
+    double p = (double)l->mm_products;
+    if ((double)wl__shape_elems(&l->x) != p * (double)l->mm_m * (double)l->mm_k)
+        return xr_fail(rd, node, "layer %s: x has %lld elements, not products x m x k = %.0f",
+                       l->name, (long long)wl__shape_elems(&l->x),
+                       p * (double)l->mm_m * (double)l->mm_k);
+    if ((double)wl__shape_elems(&l->y) != p * (double)l->mm_m * (double)l->mm_n)
+        return xr_fail(rd, node, "layer %s: y has %lld elements, not products x m x n = %.0f",
+                       l->name, (long long)wl__shape_elems(&l->y),
+                       p * (double)l->mm_m * (double)l->mm_n);
+    return HS_OK;
+}
+
 /* Shape rules per type, beyond the window arithmetic. */
 static int check_type_shapes(xr_reader *rd, xmlNode *node, wl_layer *l)
 {
@@ -173,6 +214,16 @@ static int check_type_shapes(xr_reader *rd, xmlNode *node, wl_layer *l)
             if (l->w_kernel[i] != l->x.spatial[i] || l->y.spatial[i] != 1)
                 return xr_fail(rd, node, "layer %s: a fully connected layer's kernel covers x "
                                "and its output extents are 1", l->name);
+        break;
+    case WL_MATMUL:
+        return read_matmul(rd, node, l);
+    case WL_RESHAPE:
+        if (wl__shape_elems(&l->x) != wl__shape_elems(&l->y))
+            return xr_fail(rd, node, "layer %s: a reshape keeps its elements, but x has %lld "
+                           "and y %lld", l->name, (long long)wl__shape_elems(&l->x),
+                           (long long)wl__shape_elems(&l->y));
+        break;
+    case WL_MOVE: /* any shape: a permute, a roll, a slice or a chunk of x */
         break;
     default:
         if (!wl__shape_equal(&l->x, &l->y))
@@ -198,6 +249,11 @@ static int check_misplaced(xr_reader *rd, xmlNode *node, const wl_layer *l)
         return xr_fail(rd, node, "layer %s: shortcut applies to add layers only", l->name);
     if (l->type != WL_CONV && xmlHasProp(node, (const xmlChar *)"groups"))
         return xr_fail(rd, node, "layer %s: groups applies to conv layers only", l->name);
+    static const char *const matmul_attrs[] = {"m", "n", "k", "products"};
+    for (int i = 0; i < 4; i++)
+        if (l->type != WL_MATMUL && xmlHasProp(node, (const xmlChar *)matmul_attrs[i]))
+            return xr_fail(rd, node, "layer %s: %s applies to matmul layers only", l->name,
+                           matmul_attrs[i]);
     return HS_OK;
 }
 
@@ -252,6 +308,27 @@ static int check_mul(xr_reader *rd, xmlNode *node, wl_layer *l)
     return HS_OK;
 }
 
+/* A matmul's two factors: the first produces x (products of m x k), the second products of
+ * k x n in any shape. */
+static int check_matmul(xr_reader *rd, xmlNode *node, const wl_layer *l)
+{
+    char want[64], have[64];
+    if (l->n_inputs != 2)
+        return xr_fail(rd, node, "layer %s: a matmul layer multiplies two inputs, not %d",
+                       l->name, l->n_inputs);
+    const wl_shape *a = output_of(rd, l->inputs[0]), *b = output_of(rd, l->inputs[1]);
+    if (!wl__shape_equal(a, &l->x))
+        return xr_fail(rd, node, "layer %s: x is %s but input %s produces %s", l->name,
+                       wl__shape_str(&l->x, have, sizeof have), rd->ids[l->inputs[0]],
+                       wl__shape_str(a, want, sizeof want));
+    double kn = (double)l->mm_products * (double)l->mm_k * (double)l->mm_n;
+    if ((double)wl__shape_elems(b) != kn)
+        return xr_fail(rd, node, "layer %s: its second input %s produces %s, %lld elements, "
+                       "not products x k x n = %.0f", l->name, rd->ids[l->inputs[1]],
+                       wl__shape_str(b, want, sizeof want), (long long)wl__shape_elems(b), kn);
+    return HS_OK;
+}
+
 static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
 {
     char v[XR_ATTR_LEN];
@@ -276,6 +353,8 @@ static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
     int projection = xr_attr(rd, node, "shortcut", v) > 0 && strcmp(v, "projection") == 0;
     if (l->type == WL_MUL)
         return check_mul(rd, node, l);
+    if (l->type == WL_MATMUL)
+        return check_matmul(rd, node, l);
     if (l->n_inputs == 0) {
         const wl_shape *prev = output_of(rd, index == 0 ? WL_INPUT_DATA : index - 1);
         if (!wl__shape_equal(prev, &l->x))
@@ -287,8 +366,8 @@ static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
         return check_concat(rd, node, l);
     } else {
         if (l->n_inputs > 1 && l->type != WL_ADD)
-            return xr_fail(rd, node, "layer %s: only add, mul and concat layers take several "
-                           "inputs", l->name);
+            return xr_fail(rd, node, "layer %s: only add, mul, matmul and concat layers take "
+                           "several inputs", l->name);
         /* A projection shortcut is resized by a convolution the table does not list, so
          * only the first (main-path) input must already have x's shape. */
         int checked = projection ? 1 : l->n_inputs;

@@ -57,6 +57,10 @@ static stream_cost stream_cost_of(const wl_layer *l)
                       * and b, written both; a broadcast b is one value a channel (its bytes
                       * negligible, db a reduction written small) */
         return l->broadcast ? (stream_cost){1, 2, 2, 3, 0, 0} : (stream_cost){1, 2, 3, 5, 0, 0};
+    case WL_LAYERNORM: /* as bnorm, the statistics per position over the channels */
+        return (stream_cost){8, 12, 3, 5, 0, 0};
+    case WL_MOVE:    /* a copy of |y| elements; backward the gradient copied back */
+        return (stream_cost){0, 0, 2, 2, 0, 0};
     default:
         return (stream_cost){0, 0, 0, 0, 0, 0};
     }
@@ -136,6 +140,28 @@ static void fc_kernel(const lw_shape *s, lw_pass pass, double e, lw_kernel *kn)
     kn->out_channels = s->out_channels;
 }
 
+/* A matmul's products (cuBLAS's strided batched GEMM), one per sample and product: forward
+ * Y = A B, (m x k)(k x n); backward dA = dY B^T (m x n)(n x k) and dB = A^T dY, the same
+ * FLOPs, counted as one batched product of twice the groups at dA's shape. A cut of the
+ * output (out_parts, spatial parts) cuts the rows m (rounded up), k whole. */
+static void matmul_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
+                          lw_kernel *kn)
+{
+    double y_whole = (double)l->y_elems, y_part = (double)s->out_channels * s->y_spatial;
+    double m = ceil((double)l->mm_m * (y_whole > 0 ? y_part / y_whole : 1) - 1e-9);
+    double n = (double)l->mm_n, k = (double)l->mm_k;
+    double g = (double)s->samples * (double)l->mm_products;
+    double flops = 2.0 * g * m * n * k, bytes = e * g * (m * k + k * n + m * n);
+    if (pass == LW_FORWARD) {
+        gemm(kn, flops, bytes, m, n, (int64_t)g);
+    } else { /* reads dY, A and B; writes dA and dB */
+        gemm(kn, 2 * flops, 2 * bytes, m, k, (int64_t)(2 * g));
+    }
+    kn->lib = LW_LIB_BLAS;
+    kn->in_channels = (int64_t)k;
+    kn->out_channels = (int64_t)n;
+}
+
 /* Pooling, counted as max pooling: backward reads x, y and dy to find each window's maximum
  * and writes dx (average pooling moves half of that backward; pools are a few percent). */
 static void pool_kernel(const lw_shape *s, lw_pass pass, double e, lw_kernel *kn)
@@ -164,6 +190,8 @@ static void stream_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, do
 static int pass_exists(const wl_workload *wl, int index, lw_pass pass)
 {
     const wl_layer *l = &wl->layers[index];
+    if (l->type == WL_RESHAPE) /* a view: no kernel at all */
+        return 0;
     if (pass == LW_WEIGHT_GRAD)
         return l->type == WL_CONV || l->type == WL_FC;
     if (pass == LW_INPUT_GRAD)
@@ -192,6 +220,9 @@ int lw_kernel_of(const wl_workload *wl, int index, const lw_split *split, lw_pas
         break;
     case WL_POOL:
         pool_kernel(&s, pass, elem_bytes, kernel);
+        break;
+    case WL_MATMUL:
+        matmul_kernel(l, &s, pass, elem_bytes, kernel);
         break;
     default:
         stream_kernel(l, &s, pass, elem_bytes, kernel);

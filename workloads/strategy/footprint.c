@@ -12,10 +12,11 @@
 
 
 /* The oracle keeps the outputs of ReLU and batch normalisation in place, so they hold no
- * activation memory of their own (the same rule as the workload's x_total / y_total). */
+ * activation memory of their own, nor does a reshape, a view of its input (the same rule as
+ * the workload's x_total / y_total). */
 static int holds_activations(wl_type type)
 {
-    return type != WL_RELU && type != WL_BNORM;
+    return type != WL_RELU && type != WL_BNORM && type != WL_RESHAPE;
 }
 
 static int64_t ceil_div(int64_t a, int64_t b)

@@ -36,20 +36,21 @@ static void plan_model(const wl_workload *wl, const st_strategy *st, st_plan *pl
     }
 }
 
-/* The last layer of a spatial region: the last marked layer, then on through the weightless
+/* The last layer of a spatial region: the last marked layer before the first layer that
+ * reshapes (whose cut plan.c refuses), then on through the weightless
  * layers that keep its output (ResNet's last batch norm, residual add and ReLU), so that the
  * slabs are gathered once, at the first layer that changes the tensor, sized like the split
  * point's output as ParaDL sizes it. */
 static int region_end(const wl_workload *wl, unsigned bit)
 {
     int end = -1;
-    for (int i = 0; i < wl->n_layers; i++)
+    for (int i = 0; i < wl->n_layers && !wl_reshapes(wl->layers[i].type); i++)
         if (marked(&wl->layers[i], bit))
             end = i;
     while (end >= 0 && end + 1 < wl->n_layers) {
         const wl_layer *next = &wl->layers[end + 1], *sp = &wl->layers[end];
         bool same = next->y.channels == sp->y.channels && next->y_elems == sp->y_elems;
-        if (next->w_elems > 0 || !same || st_has_filters(next))
+        if (next->w_elems > 0 || !same || st_has_filters(next) || wl_reshapes(next->type))
             break;
         end++;
     }

@@ -140,7 +140,8 @@ static int fail_layer(const st_plan *plan, const wl_layer *l, const st_layer_con
 }
 
 /* The dimensions the layer's type has: filter for conv and fc, spatial extents for layers
- * with an image output, depth for volumes, channel splits of a concat's joined axis never. */
+ * with an image output, depth for volumes, channel splits of a concat's joined axis never, of
+ * a layernorm's normalised axis never, and no cut but batch of a layer that reshapes. */
 static int check_dims(const st_plan *plan, const wl_layer *l, const st_layer_config *c,
                       char *err)
 {
@@ -160,6 +161,14 @@ static int check_dims(const st_plan *plan, const wl_layer *l, const st_layer_con
     if (c->channel > 1 && l->type == WL_CONCAT)
         return fail_layer(plan, l, c, err, "channel=%d: a concat joins its inputs' channels and "
                           "cannot split them", c->channel);
+    if (wl_reshapes(l->type) && c->channel * c->height * c->width * c->depth > 1)
+        return fail_layer(plan, l, c, err, "a %s layer gives its output another shape than its "
+                          "input's, so a cut of its channels or extents is not modelled "
+                          "(channel, height, width and depth must be 1; replicas= runs it "
+                          "whole)", wl_type_name(l->type));
+    if (l->type == WL_LAYERNORM && c->channel > 1)
+        return fail_layer(plan, l, c, err, "channel=%d: a layernorm's statistics span the "
+                          "channels and are not split (its extents may be)", c->channel);
     bool flat = l->type == WL_FC || l->type == WL_SOFTMAX;
     if (flat && c->height * c->width * c->depth > 1)
         return fail_layer(plan, l, c, err, "a %s layer has no output extent to split (height, "

@@ -168,8 +168,8 @@ static void test_mul_errors(void **state)
     (void)state;
     expect_bad("mul1.xml", HEAD UNTIMED LAYERS(
         "    <layer id=\"r\" type=\"relu\" x=\"8x16x16\" y=\"8x16x16\"/>\n"
-        "    <layer id=\"m\" type=\"mul\" x=\"8x16x16\" y=\"8x16x16\"/>\n"),
-        "layer m: a mul layer multiplies two inputs, not 0", NULL);
+        "    <layer id=\"m\" type=\"mul\" x=\"8x16x16\" y=\"8x16x16\" inputs=\"r r r\"/>\n"),
+        "layer m: a mul layer multiplies one or two inputs, not 3", NULL);
     expect_bad("mul2.xml", HEAD UNTIMED LAYERS(
         "    <layer id=\"r\" type=\"relu\" x=\"8x16x16\" y=\"8x16x16\"/>\n"
         "    <layer id=\"p\" type=\"pool\" x=\"8x16x16\" kernel=\"2x2\" y=\"8x15x15\"/>\n"

@@ -2,7 +2,8 @@
  * reshape, move): how the format reads them and refuses them, the work each kernel does
  * (hand counts), the memory a view does not take, and how the strategies split them (a
  * layer that reshapes is never cut, a layernorm's channels never, a spatial region ends
- * before the first reshape). */
+ * before the first reshape), and what attention adds besides: an add or a mul by a parameter
+ * or a constant (one input), tanh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,7 +37,10 @@
     "    <layer id=\"sm\" type=\"softmax\" x=\"4x4x1\" y=\"4x4x1\"/>\n"                           \
     "    <layer id=\"av\" type=\"matmul\" x=\"4x4x1\" y=\"16x4x1\" inputs=\"sm tok\" m=\"4\""        \
     " n=\"16\" k=\"4\"/>\n"                                                                    \
-    "    <layer id=\"ln\" type=\"layernorm\" x=\"16x4x1\" y=\"16x4x1\"/>\n"
+    "    <layer id=\"ln\" type=\"layernorm\" x=\"16x4x1\" y=\"16x4x1\"/>\n"                   \
+    "    <layer id=\"scale\" type=\"mul\" x=\"16x4x1\" y=\"16x4x1\"/>\n"                       \
+    "    <layer id=\"bias\" type=\"add\" x=\"16x4x1\" y=\"16x4x1\"/>\n"                        \
+    "    <layer id=\"th\" type=\"tanh\" x=\"16x4x1\" y=\"16x4x1\" inputs=\"scale\"/>\n"
 
 static void test_read(void **state)
 {
@@ -44,7 +48,11 @@ static void test_read(void **state)
     char path[1024];
     wl_workload wl;
     load_ok(tmp_file(path, sizeof path, "tok.xml", HEAD LAYERS(BLOCK)), &wl);
-    assert_int_equal(wl.n_layers, 8);
+    assert_int_equal(wl.n_layers, 11);
+    assert_true(wl.layers[8].type == WL_MUL && wl.layers[8].broadcast);
+    assert_true(wl.layers[9].type == WL_ADD && wl.layers[9].n_inputs == 0);
+    assert_true(wl.layers[10].type == WL_TANH && wl_is_activation(WL_TANH));
+    assert_string_equal(wl_type_name(WL_TANH), "tanh");
     const wl_layer *qk = &wl.layers[4], *av = &wl.layers[6];
     assert_int_equal(wl.layers[1].type, WL_RESHAPE);
     assert_int_equal(wl.layers[3].type, WL_MOVE);
@@ -125,6 +133,9 @@ static void test_errors(void **state)
     expect_bad("ln.xml", HEAD LAYERS(CONV
         "    <layer id=\"l\" type=\"layernorm\" x=\"16x2x2\" y=\"16x4x1\"/>\n"),
         "a layernorm layer's output has its input's shape", NULL);
+    expect_bad("mul_shape.xml", HEAD LAYERS(CONV
+        "    <layer id=\"s\" type=\"mul\" x=\"16x4x1\" y=\"16x4x1\"/>\n"),
+        "layer s: x is 16x4x1 but its input produces 16x2x2", NULL);
     expect_bad("move2.xml", HEAD LAYERS(CONV
         "    <layer id=\"v\" type=\"move\" x=\"16x2x2\" y=\"16x2x2\" inputs=\"c c\"/>\n"),
         "only add, mul, matmul and concat layers take several inputs", NULL);
@@ -175,6 +186,11 @@ static void test_work(void **state)
     assert_true(mv.kind == LW_STREAM && mv.flops == 0 && mv.bytes == 4 * 2 * 128.0);
     for (int p = 0; p < LW_PASS_COUNT; p++)
         assert_int_equal(kernel_ok(&wl, 1, &s, (lw_pass)p).kind, LW_NONE);
+    /* a mul by a parameter streams x and y (2 tensors), an add of one as an add of two (3) */
+    assert_true(kernel_ok(&wl, 8, &s, LW_FORWARD).bytes == 4 * 2 * 128.0);
+    assert_true(kernel_ok(&wl, 9, &s, LW_FORWARD).bytes == 4 * 3 * 128.0);
+    lw_kernel th = kernel_ok(&wl, 10, &s, LW_FORWARD);
+    assert_true(th.flops == 4 * 128.0 && th.bytes == 4 * 2 * 128.0);
     wl_free(&wl);
 }
 

@@ -150,6 +150,7 @@ static double layer_flops(const wl_layer *l)
     case WL_SILU:
     case WL_HARDSWISH:
     case WL_HARDSIGMOID:
+    case WL_TANH:
     case WL_GELU:
     case WL_MUL:
         return (double)l->y_elems;
@@ -303,7 +304,7 @@ const char *wl_type_name(wl_type type)
         [WL_CONCAT] = "concat",   [WL_SIGMOID] = "sigmoid", [WL_SILU] = "silu",
         [WL_HARDSWISH] = "hardswish", [WL_HARDSIGMOID] = "hardsigmoid", [WL_GELU] = "gelu",
         [WL_MUL] = "mul",         [WL_LAYERNORM] = "layernorm", [WL_MATMUL] = "matmul",
-        [WL_RESHAPE] = "reshape", [WL_MOVE] = "move",
+        [WL_RESHAPE] = "reshape", [WL_MOVE] = "move",         [WL_TANH] = "tanh",
     };
     return (unsigned)type < WL_TYPE_COUNT ? names[type] : "?";
 }
@@ -330,7 +331,7 @@ bool wl_input_resized(const wl_layer *consumer, const wl_layer *producer)
 bool wl_is_activation(wl_type type)
 {
     return type == WL_RELU || type == WL_SIGMOID || type == WL_SILU || type == WL_HARDSWISH ||
-           type == WL_HARDSIGMOID || type == WL_GELU;
+           type == WL_HARDSIGMOID || type == WL_GELU || type == WL_TANH;
 }
 
 bool wl_reshapes(wl_type type)

@@ -43,7 +43,8 @@ typedef enum {
     WL_HARDSIGMOID, /* relu6(x + 3) / 6 */
     WL_GELU,        /* x Phi(x) */
     WL_MUL,         /* element-wise product of two inputs; the second may be one value a
-                     * channel, broadcast over the extents (squeeze-and-excitation's scale) */
+                     * channel, broadcast over the extents (squeeze-and-excitation's scale);
+                     * with one input, a product by a parameter or a constant */
     WL_LAYERNORM,   /* normalisation over the channels at each position of each sample (layer
                      * norm): element-wise cost as bnorm, no statistics across samples */
     WL_MATMUL,      /* products of two activations, per sample mm_products of (m x k) by
@@ -51,6 +52,7 @@ typedef enum {
     WL_RESHAPE,     /* the same elements in another shape, a view: no work */
     WL_MOVE,        /* data movement without arithmetic (permute, transpose, roll, a slice, a
                      * chunk): a copy of its |y| elements */
+    WL_TANH,        /* element-wise (e^x - e^-x) / (e^x + e^-x) */
     WL_TYPE_COUNT
 } wl_type;
 
@@ -90,7 +92,8 @@ typedef struct {
     int64_t groups;             /* conv: groups, each output channel seeing C/groups input
                                  * channels (C = F = groups: depthwise); 0 or 1: dense */
     int inputs[WL_MAX_INPUTS];  /* indices of earlier layers feeding this one */
-    int broadcast;              /* mul: 1 when the second input is one value a channel */
+    int broadcast;              /* mul: 1 when the second factor is small: one value a channel,
+                                 * or (one input) a parameter or a constant */
     int n_inputs;               /* 0 means: the previous layer (or the data for layer 0) */
     int64_t mm_products;        /* matmul: independent products per sample (heads; else 0) */
     int64_t mm_m, mm_n, mm_k;   /* matmul: each product is (m x k) by (k x n) */
@@ -153,7 +156,7 @@ void wl_free(wl_workload *wl);
 const char *wl_type_name(wl_type type);
 
 /* Whether a layer of `type` applies a function to each element of one input (relu, sigmoid,
- * silu, hardswish, hardsigmoid, gelu). */
+ * silu, hardswish, hardsigmoid, gelu, tanh). */
 bool wl_is_activation(wl_type type);
 
 /* Whether a layer of `type` may give its output another shape than its input's without a

@@ -282,13 +282,23 @@ static int check_concat(xr_reader *rd, xmlNode *node, const wl_layer *l)
 }
 
 /* A mul's two inputs: the first has x's shape, the second too or one value a channel (its
- * extents all 1), broadcast. */
-static int check_mul(xr_reader *rd, xmlNode *node, wl_layer *l)
+ * extents all 1), broadcast. With one input (the previous layer, or one listed), a product by
+ * a parameter or a constant, as small as a broadcast scale. */
+static int check_mul(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
 {
     char want[64], have[64];
+    if (l->n_inputs <= 1) {
+        int in = l->n_inputs ? l->inputs[0] : index == 0 ? WL_INPUT_DATA : index - 1;
+        if (!wl__shape_equal(output_of(rd, in), &l->x))
+            return xr_fail(rd, node, "layer %s: x is %s but its input produces %s", l->name,
+                           wl__shape_str(&l->x, have, sizeof have),
+                           wl__shape_str(output_of(rd, in), want, sizeof want));
+        l->broadcast = 1;
+        return HS_OK;
+    }
     if (l->n_inputs != 2)
-        return xr_fail(rd, node, "layer %s: a mul layer multiplies two inputs, not %d", l->name,
-                       l->n_inputs);
+        return xr_fail(rd, node, "layer %s: a mul layer multiplies one or two inputs, not %d",
+                       l->name, l->n_inputs);
     const wl_shape *a = output_of(rd, l->inputs[0]), *b = output_of(rd, l->inputs[1]);
     if (!wl__shape_equal(a, &l->x))
         return xr_fail(rd, node, "layer %s: x is %s but input %s produces %s", l->name,
@@ -352,7 +362,7 @@ static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
     char want[64], have[64];
     int projection = xr_attr(rd, node, "shortcut", v) > 0 && strcmp(v, "projection") == 0;
     if (l->type == WL_MUL)
-        return check_mul(rd, node, l);
+        return check_mul(rd, node, l, index);
     if (l->type == WL_MATMUL)
         return check_matmul(rd, node, l);
     if (l->n_inputs == 0) {

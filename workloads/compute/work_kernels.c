@@ -44,6 +44,7 @@ static stream_cost stream_cost_of(const wl_layer *l)
     case WL_LRN:     /* across 5 channels: sums of squares, a scale tensor kept */
         return (stream_cost){14, 16, 3, 5, 0, 0};
     case WL_SIGMOID: /* an exponential, an add, a divide; dx = dy y (1 - y) from y */
+    case WL_TANH:    /* the same through e^2x; dx = dy (1 - y^2) from y */
         return (stream_cost){4, 3, 2, 3, 0, 0};
     case WL_SILU:    /* x sigmoid(x); dx from x and dy (the sigmoid computed again) */
         return (stream_cost){5, 8, 2, 3, 0, 0};
@@ -54,8 +55,8 @@ static stream_cost stream_cost_of(const wl_layer *l)
     case WL_GELU:    /* x Phi(x) through erf; dx from x and dy */
         return (stream_cost){10, 14, 2, 3, 0, 0};
     case WL_MUL:     /* y = a b: reads both, writes y; backward da = dy b, db = dy a from dy, a
-                      * and b, written both; a broadcast b is one value a channel (its bytes
-                      * negligible, db a reduction written small) */
+                      * and b, written both; a broadcast b is one value a channel, a parameter
+                      * or a constant (its bytes negligible, db a reduction written small) */
         return l->broadcast ? (stream_cost){1, 2, 2, 3, 0, 0} : (stream_cost){1, 2, 3, 5, 0, 0};
     case WL_LAYERNORM: /* as bnorm, the statistics per position over the channels */
         return (stream_cost){8, 12, 3, 5, 0, 0};

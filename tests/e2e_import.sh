@@ -2,7 +2,10 @@
 # e2e_import.sh: experiments/import/import.py end to end: five torchvision models (resnet18,
 # resnet101, vgg11, inception_v3 with its branches and concatenations, mobilenet_v2 with its
 # depthwise convolutions) become workloads that `analytic` and `simulate` run (data and filter
-# parallelism); a workload without a time is refused by name; small ONNX graphs built here go
+# parallelism); two with the token layer types (shufflenet_v2_x0_5: a channel split and shuffle,
+# copies; swin_t: windowed attention, layer norm, permutes, products of activations) import with
+# hand-checked products and run under data, filter and spatial parallelism; a workload without
+# a time is refused by name; --help describes every option; small ONNX graphs built here go
 # through the ONNX reader (a folded Pad, Concat, Gemm) or are refused naming the node and its
 # operator; bad arguments exit 2 with nothing written.
 # Usage (from ctest): e2e_import.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
@@ -22,7 +25,7 @@ cli=$!
 "$PY" - "$IMPORT" "$TMP" <<'EOF' 2>"$TMP/batch.err" || fail "importing in one process: $(cat "$TMP/batch.err")"
 import contextlib, runpy, sys
 main = runpy.run_path(sys.argv[1])["main"]  # not as __main__: defines, does not run
-for m in ["resnet101", "vgg11", "inception_v3", "mobilenet_v2"]:
+for m in ["resnet101", "vgg11", "inception_v3", "mobilenet_v2", "shufflenet_v2_x0_5", "swin_t"]:
     base = "%s/%s" % (sys.argv[2], m)
     with open(base + ".out", "w") as out, open(base + ".err", "w") as err:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -51,6 +54,19 @@ expect_import inception_v3 "94 conv" "15 concat" "23799136 weights"
 expect_import mobilenet_v2 "52 conv" "10 add" "3469760 weights"
 [ "$(grep -c 'groups="' "$TMP/mobilenet_v2.xml")" = 17 ] || fail "mobilenet_v2: not 17 depthwise convolutions"
 grep -q 'inputs="' "$TMP/inception_v3.xml" || fail "inception_v3: no branch inputs"
+# ShuffleNet v2: each unit's chunk copies two halves and its shuffle one tensor (moves); the
+# halves meet again in a concat.
+expect_import shufflenet_v2_x0_5 "56 conv" "16 concat" "42 move" "1357840 weights"
+# Swin-T: 12 blocks of windowed attention, each Q K^T and A V a product of two activations;
+# the first stage's windows: (56/7)^2 = 64 windows x 3 heads = 192 products of 49x32 by 32x49.
+expect_import swin_t "24 matmul" "29 layernorm" "12 softmax" "28199424 weights"
+grep -q 'type="matmul" x="32x49x192" y="49x49x192" inputs="[^"]*" m="49" n="49" k="32" products="192"' \
+    "$TMP/swin_t.xml" || fail "swin_t: no Q K^T of 192 products 49x32 by 32x49"
+grep -q 'type="matmul" x="49x49x192" y="32x49x192" inputs="[^"]*" m="49" n="32" k="49" products="192"' \
+    "$TMP/swin_t.xml" || fail "swin_t: no A V of 192 products 49x49 by 49x32"
+# Only the patch embedding is marked spatial: the region ends at the first layer that reshapes.
+[ "$(grep -c 'split="filter channel spatial"' "$TMP/swin_t.xml")" = 1 ] ||
+    fail "swin_t: spatial marks after the first reshape"
 grep -q 'padding="1x0"\|padding="0x1"' "$TMP/inception_v3.xml" || fail "inception_v3: no padding per extent"
 
 # Without a time, the measured times cannot time it: --compute measured is refused, saying why
@@ -68,8 +84,9 @@ grep -q 'time it with --compute model' "$TMP/err" || fail "untimed: no word of -
 "$HS" platform --nodes 1 --nodes-per-leaf 1 --leaves-per-rack 1 -o "$TMP/node.xml" ||
     fail "generating a one-node platform"
 # The compute model times it: every model, data and filter, analytic and simulated alike.
-for w in vgg11 resnet101 inception_v3 mobilenet_v2; do
-    for s in data filter; do
+for w in vgg11 resnet101 inception_v3 mobilenet_v2 shufflenet_v2_x0_5 swin_t; do
+    for s in data filter spatial; do
+        [ $s = spatial ] && [ "${w#s}" = "$w" ] && continue # spatial: the two token networks
         a=$("$HS" analytic -w "$TMP/$w.xml" -p "$TMP/node.xml" -s $s -g 4 -b 128 --compute model \
             --json 2>"$TMP/err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["iteration"]["total_s"])') ||
             { fail "analytic --compute model $w $s: $(cat "$TMP/err")"; continue; }
@@ -147,6 +164,25 @@ if "$PY" "$IMPORT" "$TMP/tiny.onnx" -o "$TMP/tiny.xml" --sample-time-s 1e-4 --de
 else
     fail "import tiny.onnx: $(cat "$TMP/err")"
 fi
+
+# --help describes every option: each argument of the parser has a help text.
+"$PY" - "$IMPORT" <<'PYEOF' >"$TMP/help" 2>&1 || fail "import.py --help: $(cat "$TMP/help")"
+import argparse, runpy, sys
+parsers = []
+def catch(self, *args, **kwargs):  # the parser, caught before it parses
+    parsers.append(self)
+    raise SystemExit(0)
+argparse.ArgumentParser.parse_args = catch
+try:
+    runpy.run_path(sys.argv[1])["arguments"](["--help"])
+except SystemExit:
+    pass
+bare = [a.dest for a in parsers[0]._actions if not (a.help or "").strip()]
+sys.exit("options without a description: %s" % bare if bare else 0)
+PYEOF
+COLUMNS=100 "$PY" "$IMPORT" --help >"$TMP/help" 2>&1 || fail "import.py --help: exit $?"
+grep -q -- "--sample-time-s T *a measured forward+backward seconds" "$TMP/help" ||
+    fail "import.py --help: $(cat "$TMP/help")"
 
 # Errors: exit 2, a message naming the cause, nothing on stdout, no file.
 bad_import() { # bad_import NEEDLE ARGS...: expect_bad of import.py ARGS -o bad.xml, no file

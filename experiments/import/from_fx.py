@@ -2,10 +2,13 @@
 
 The model is built with weights=None (nothing is downloaded) and without initialising its
 weights (only their shapes matter here, and initialising VGG's 133 million takes seconds), then
-traced symbolically (torch.fx.symbolic_trace: every operation with its inputs, including the
-residual adds and concatenations that forward hooks cannot see) and run once on a zero sample by
-ShapeProp to learn every value's shape. Each graph node becomes a layer, an alias (flatten,
-identity: no work of its own), or an Unsupported error naming it. torchvision's StochasticDepth
+traced by torch.fx (every operation with its inputs, including the residual adds and
+concatenations that forward hooks cannot see) with values: each operation also runs on a zero
+sample while it is recorded, so that Python code reading shapes (`n, c, h, w = x.shape`) or
+unpacking a chunk traces, and ShapeProp then records every value's shape. Each graph node
+becomes a layer, a view of another layer's output (flatten, identity, permute, reshape: no
+work of its own; fx_tokens.py has the token operations), a constant (computed from parameters
+alone), or an Unsupported error naming it. torchvision's StochasticDepth
 (EfficientNet's randomly dropped residual branches) is kept whole, as a leaf: in training it
 multiplies its branch by a random mask, which the format counts as a dropout.
 """
@@ -13,6 +16,7 @@ multiplies its branch by a random mask, which the format counts as a dropout.
 import contextlib
 import operator
 
+from fx_tokens import Chunks, Const, TokenOps
 from layers import Tensor, Unsupported
 
 
@@ -57,7 +61,7 @@ def per_extent(value, n):
     return list(value) if isinstance(value, (list, tuple)) else [value] * n
 
 
-class Walker:
+class Walker(TokenOps):
     def __init__(self, torch, gm, network):
         self.torch, self.gm, self.net = torch, gm, network
         self.values = {}
@@ -73,7 +77,8 @@ class Walker:
                         nn.MaxPool2d: self.pool_module, nn.MaxPool3d: self.pool_module,
                         nn.AvgPool2d: self.pool_module, nn.AvgPool3d: self.pool_module,
                         nn.AdaptiveAvgPool2d: self.adaptive, nn.AdaptiveAvgPool3d: self.adaptive,
-                        nn.Linear: self.linear, nn.Flatten: self.alias, nn.Identity: self.alias}
+                        nn.Linear: self.linear, nn.Flatten: self.view,
+                        nn.Identity: lambda node, module: self.values[node.args[0]]}
         for leaf in leaf_modules(torch):
             self.modules[leaf] = self.kind("dropout")
         self.functions = {F.relu: self.kind("relu"), torch.relu: self.kind("relu"),
@@ -83,7 +88,7 @@ class Walker:
                           F.avg_pool2d: self.avg_pool, F.avg_pool3d: self.avg_pool,
                           F.adaptive_avg_pool2d: self.adaptive,
                           F.adaptive_avg_pool3d: self.adaptive,
-                          torch.flatten: self.alias, torch.cat: self.cat,
+                          torch.flatten: self.view, torch.cat: self.cat,
                           operator.add: self.add, operator.iadd: self.add, torch.add: self.add,
                           F.silu: self.kind("silu"), torch.sigmoid: self.kind("sigmoid"),
                           F.sigmoid: self.kind("sigmoid"), F.hardswish: self.kind("hardswish"),
@@ -100,10 +105,23 @@ class Walker:
                                     operator.iadd: "+=", torch.sigmoid: "torch.sigmoid",
                                     torch.mul: "torch.mul", operator.mul: "*",
                                     operator.imul: "*="})
-        self.methods = {"flatten": self.alias, "view": self.alias, "reshape": self.alias,
-                        "contiguous": self.alias, "relu": self.kind("relu"), "add": self.add,
+        self.methods = {"relu": self.kind("relu"), "add": self.add,
                         "add_": self.add, "sigmoid": self.kind("sigmoid"), "mul": self.mul,
                         "mul_": self.mul, "mean": self.mean}
+        modules, functions, methods = self.token_tables(torch)
+        self.modules.update(modules)
+        self.functions.update(functions)
+        self.methods.update(methods)
+        for m in (nn.Dropout, nn.Dropout2d):  # p = 0 does nothing (ViT's)
+            self.modules[m] = self.dropout_module
+        self.functions[F.dropout] = self.dropout_function
+        self.functions[F.softmax] = self.functions[torch.softmax] = self.softmax
+        self.modules[nn.Softmax] = self.softmax
+        self.methods["flatten"] = self.view
+        self.function_names.update({torch.permute: "torch.permute", operator.getitem: "[]",
+                                    torch.matmul: "torch.matmul", operator.matmul: "@",
+                                    torch.einsum: "torch.einsum", torch.roll: "torch.roll",
+                                    torch.chunk: "torch.chunk", torch.transpose: "transpose"})
 
     # ------------------------------------------------------------ values
 
@@ -113,12 +131,17 @@ class Walker:
             raise Unsupported(node.name, self.op(node), "its output is not one tensor")
         return tuple(meta.shape)[1:]
 
-    def input(self, node, index=0):
+    def input(self, node, index=0, contiguous=False):
+        """The value of argument `index` as a layer output of its own shape (a permuted view
+        copied first when the kernel needs contiguous memory)."""
         arg = node.args[index]
-        if arg not in self.values:
+        if arg not in self.values or not isinstance(self.values[arg], Tensor):
             raise Unsupported(node.name, self.op(node), "an input that is not a tensor of the "
                               "network")
         return self.values[arg]
+
+    def settled_input(self, node, contiguous):
+        return self.settled(node, self.input(node), contiguous)
 
     def op(self, node):
         if node.op == "call_module":
@@ -132,22 +155,20 @@ class Walker:
     # ------------------------------------------------------------ handlers
 
     def kind(self, kind):
-        return lambda node, module=None: self.net.same_shape(node.name, self.op(node), kind,
-                                                             self.input(node))
+        return lambda node, module=None: self.net.same_shape(
+            node.name, self.op(node), kind, self.settled_input(node, False))
 
-    def alias(self, node, module=None):
-        """No work: the value is its input. A flatten keeps the unflattened shape, which the
-        fully connected layer that follows covers (the format's fc flattens its input)."""
-        x = self.input(node)
-        shape = self.out_shape(node)
-        if shape == (x.channels,) + x.spatial:
-            return x
-        if len(shape) == 1 and shape[0] == x.channels * _prod(x.spatial):
-            return x
-        raise Unsupported(node.name, self.op(node), "a reshape other than flattening a sample")
+    def dropout_module(self, node, module):
+        return self.input(node) if module.p == 0 else self.kind("dropout")(node)
+
+    def dropout_function(self, node, module=None):
+        a = bind(node, ["input", "p", "training"], {"p": 0.5, "training": True})
+        if a["p"] == 0 or not a["training"]:
+            return self.input(node)
+        return self.kind("dropout")(node)
 
     def conv(self, node, module):
-        x, shape = self.input(node), self.out_shape(node)
+        x, shape = self.settled_input(node, True), self.out_shape(node)
         n = len(x.spatial)
         padding = module.padding
         if isinstance(padding, str):  # "same" or "valid"
@@ -158,7 +179,7 @@ class Walker:
                              module.groups, per_extent(module.dilation, n))
 
     def pool(self, node, kernel, stride, padding, dilation):
-        x, shape = self.input(node), self.out_shape(node)
+        x, shape = self.settled_input(node, True), self.out_shape(node)
         n = len(x.spatial)
         if any(d != 1 for d in per_extent(dilation, n)):
             raise Unsupported(node.name, self.op(node), "dilated pooling is not supported")
@@ -182,8 +203,10 @@ class Walker:
         return self.pool(node, a["kernel_size"], a["stride"], a["padding"], 1)
 
     def adaptive(self, node, module=None):
-        return self.net.adaptive_pool(node.name, self.op(node), self.input(node),
-                                      self.out_shape(node)[1:])
+        x = self.settled_input(node, True)
+        if x.cdim != 1:
+            raise Unsupported(node.name, self.op(node), "pooling a channels-last tensor")
+        return self.net.adaptive_pool(node.name, self.op(node), x, self.out_shape(node)[1:])
 
     def mean(self, node, module=None):
         """x.mean(dims) over every spatial extent (MNASNet's classifier head): a global
@@ -198,36 +221,57 @@ class Walker:
         return self.net.adaptive_pool(node.name, self.op(node), x, [1] * len(x.spatial))
 
     def linear(self, node, module):
-        x = self.input(node)
-        if module.in_features != x.channels * _prod(x.spatial):
-            raise Unsupported(node.name, "Linear", "applied to the last extent of an unflattened "
-                              "tensor")
-        return self.net.fc(node.name, "Linear", x, module.out_features)
+        return self.linear_over(node, self.input(node), module.in_features,
+                                module.out_features)
+
+    def operands(self, node, kind):
+        """The settled network tensors of a binary add or mul; one when the other factor is
+        a parameter or a constant (then the layer has one input)."""
+        args = self.tensor_args(node)
+        if len(args) == 1:
+            return [self.net.settle(node.name, self.op(node), self.values[args[0]], False)]
+        ts = [self.values[a] for a in args]
+        if len(ts) == 2 and ts[0].dims == ts[1].dims and ts[0].cdim != ts[1].cdim:
+            ts[1] = ts[1].view(ts[1].dims, ts[0].cdim, ts[1].strided)
+        return [self.net.settle(node.name + ("_%d" % i if i else ""), self.op(node), t, False)
+                for i, t in enumerate(ts)]
 
     def add(self, node, module=None):
-        args = [a for a in node.args[:2]]
-        if any(a not in self.values for a in args):
-            raise Unsupported(node.name, self.op(node), "adds a constant or a parameter (only "
-                              "tensors of the network: residual connections)")
-        return self.net.add(node.name, self.op(node), [self.values[a] for a in args])
+        ts = self.operands(node, "add")
+        if len(ts) == 1:
+            return self.net.by_constant(node.name, self.op(node), "add", ts[0])
+        return self.net.add(node.name, self.op(node), ts)
 
     def mul(self, node, module=None):
-        args = [a for a in node.args[:2]]
-        if any(a not in self.values for a in args):
-            raise Unsupported(node.name, self.op(node), "multiplies by a constant or a parameter "
-                              "(only tensors of the network: a squeeze-and-excitation scale)")
-        return self.net.mul(node.name, self.op(node), self.values[args[0]],
-                            self.values[args[1]])
+        ts = self.operands(node, "mul")
+        if len(ts) == 1:
+            return self.net.by_constant(node.name, self.op(node), "mul", ts[0])
+        return self.net.mul(node.name, self.op(node), ts[0], ts[1])
 
     def cat(self, node, module=None):
+        """Along the channels: a concat; of one network tensor and parameters (ViT's class
+        token): a copy into the larger tensor."""
         a = bind(node, ["tensors", "dim"], {"dim": 0})
         rank = len(self.out_shape(node)) + 1  # with the batch
-        if a["dim"] not in (1, 1 - rank):
+        ins = [t for t in a["tensors"] if t in self.values and
+               not isinstance(self.values[t], Const)]
+        if len(ins) == 1 and len(a["tensors"]) > 1:
+            return self.copy_of(node, self.values[ins[0]])
+        if len(ins) != len(a["tensors"]):
+            raise Unsupported(node.name, "cat", "an input that is not a tensor of the network")
+        ts = [self.values[t] for t in ins]
+        if any(t.cdim != a["dim"] % rank for t in ts):
             raise Unsupported(node.name, "cat", "concatenates along dimension %s, not the "
                               "channels" % a["dim"])
-        if any(t not in self.values for t in a["tensors"]):
-            raise Unsupported(node.name, "cat", "an input that is not a tensor of the network")
-        return self.net.concat(node.name, "cat", [self.values[t] for t in a["tensors"]])
+        ts = [self.net.settle("%s_%d" % (node.name, i), "cat", t, False)
+              for i, t in enumerate(ts)]
+        y = self.net.concat(node.name, "cat", ts)
+        return y.view(self.dims(node), ts[0].cdim)
+
+    def copy_of(self, node, t):
+        dims = self.dims(node)
+        cdim = t.cdim if len(dims) == len(t.dims) else len(dims) - 1
+        return self.net.move(node.name, self.op(node), t, dims, cdim)
 
     # ------------------------------------------------------------ the graph
 
@@ -237,6 +281,11 @@ class Walker:
                 self.values[node] = self.net.sample
             elif node.op == "output":
                 continue
+            elif node.op == "get_attr" or not self.tensor_args(node) and not (
+                    node.op == "call_function" and node.target is operator.getitem and
+                    node.args[0] in self.values and
+                    isinstance(self.values[node.args[0]], (tuple, list, Chunks))):
+                self.values[node] = Const()  # parameters and what is computed from them
             elif node.op == "call_module":
                 module = self.gm.get_submodule(node.target)
                 handler = self.modules.get(type(module))
@@ -268,16 +317,99 @@ def leaf_modules(torch):
     return [leaf] if leaf else []
 
 
-def trace(torch, model):
-    """torch.fx's graph of model, with leaf_modules() kept whole."""
+@contextlib.contextmanager
+def traced_through(fx):
+    """Let the tracer enter the functions torchvision's models wrap whole for torch.fx
+    (Swin's shifted_window_attention and _patch_merging_pad): their operations are what the
+    workload needs."""
+    table = fx._symbolic_trace._wrapped_fns_to_patch
+    saved = list(table)
+    table[:] = [(g, n) for g, n in table
+                if not str(g.get("__name__", "")).startswith("torchvision.models.")]
+    try:
+        yield
+    finally:
+        table[:] = saved
+
+
+def trace(torch, model, sample):
+    """torch.fx's graph of model, with leaf_modules() kept whole, traced with values: every
+    proxy also carries what the operation gives on `sample`, so that shapes are numbers
+    (`n, c, h, w = x.shape`, `x.size()`, unpacking a chunk: what symbolic tracing cannot
+    follow) and the graph is the one for this input shape."""
     import torch.fx
     leaves = tuple(leaf_modules(torch))
 
+    def value(v):
+        return v.value if isinstance(v, torch.fx.Proxy) else v
+
+    class ValueProxy(torch.fx.Proxy):
+        def __getattr__(self, k):
+            if k in ("shape", "ndim") and "value" in self.__dict__:
+                return getattr(self.value, k)
+            return super().__getattr__(k)
+
+        def size(self, dim=None):
+            return self.value.size() if dim is None else self.value.size(dim)
+
+        def dim(self):
+            return self.value.dim()
+
+        def __len__(self):
+            return len(self.value)
+
+        def __iter__(self):
+            return iter([self[i] for i in range(len(self.value))])
+
+        def __setitem__(self, key, item):  # Swin's shift mask, built in place
+            self.tracer.create_proxy("call_function", operator.setitem, (self, key, item), {})
+
     class Tracer(torch.fx.Tracer):
+        computing = False  # inside a value's computation: modules' attributes are plain
+
         def is_leaf_module(self, m, qualified_name):
             return isinstance(m, leaves) or super().is_leaf_module(m, qualified_name)
 
-    graph = Tracer().trace(model)
+        def getattr(self, attr, attr_val, cache):
+            return attr_val if self.computing else super().getattr(attr, attr_val, cache)
+
+        def proxy(self, node):
+            return ValueProxy(node, self)
+
+        def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None,
+                         proxy_factory_fn=None):
+            rv = super().create_proxy(kind, target, args, kwargs, name, type_expr,
+                                      proxy_factory_fn)
+            self.computing = True
+            try:
+                rv.value = self.compute(kind, target, torch.fx.node.map_aggregate(args, value),
+                                        torch.fx.node.map_aggregate(kwargs, value))
+            finally:
+                self.computing = False
+            return rv
+
+        def compute(self, kind, target, args, kwargs):
+            if kind == "placeholder":
+                return sample
+            if kind == "get_attr":
+                obj = self.root
+                for atom in target.split("."):
+                    obj = getattr(obj, atom)
+                return obj
+            if kind == "call_function":
+                return target(*args, **kwargs)
+            if kind == "call_method":
+                return getattr(args[0], target)(*args[1:], **kwargs)
+            module = self.root.get_submodule(target)
+            training = module.training
+            module.eval()  # one sample: batch norm's statistics need no batch
+            try:
+                return module.forward(*args, **kwargs)
+            finally:
+                module.train(training)
+
+    with torch.no_grad(), traced_through(torch.fx):
+        graph = Tracer().trace(model)
     return torch.fx.GraphModule(model, graph)
 
 
@@ -287,7 +419,7 @@ def load_module(model, input_shape, network_class, how):
     from torch.fx.passes.shape_prop import ShapeProp
 
     try:
-        gm = trace(torch, model)
+        gm = trace(torch, model, torch.zeros((1,) + tuple(input_shape)))
     except Exception as e:  # data-dependent control flow cannot be traced
         raise ValueError("torch.fx cannot trace %s: %s" % (how, e))
     gm.eval()

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""import.py: a CNN from torchvision, the importer's own networks or an ONNX file -> a
-hybridsim workload XML.
+"""import.py: a network from torchvision (CNNs and vision transformers), the importer's own
+networks or an ONNX file -> a hybridsim workload XML.
 
 Usage: /usr/bin/python3 experiments/import/import.py SOURCE -o FILE.xml [options]
   SOURCE                  torchvision:NAME (built with weights=None: nothing is downloaded),
@@ -63,8 +63,8 @@ def positive(kind, what):
 
 def arguments(argv):
     p = argparse.ArgumentParser(
-        prog="import.py", description="A CNN from torchvision, the importer's own networks "
-        "or ONNX -> a hybridsim workload XML (experiments/import/import.py; README.md there "
+        prog="import.py", description="A torchvision classification model (any of them: CNNs "
+        "and vision transformers), the importer's own networks or ONNX -> a hybridsim workload XML (experiments/import/import.py; README.md there "
         "lists every torchvision classification model and whether it imports).",
         epilog="Exit status 0, or 2 with a message naming what is wrong (for an unsupported "
         "operator: the node and its op) and nothing written.")
@@ -150,8 +150,10 @@ def main(argv):
         name = args.name or name
         text = network.xml(name, "Imported from %s by experiments/import/import.py; one "
                            "sample %s. Split marks: every dense convolution (filter, channel, "
-                           "spatial)." % (provenance, "x".join(map(str, (
-                               network.sample.channels,) + network.sample.spatial))),
+                           "spatial%s)." % (provenance, "x".join(map(str, (
+                               network.sample.channels,) + network.sample.spatial)),
+                               "; spatial only before the first layer that reshapes"
+                               if network.reshaped else ""),
                            args.dataset, args.samples, calibration(args))
         hs_out.write("-o", args.output, text)
     except (InputError, ValueError, Unsupported, hs_out.Refused) as e:

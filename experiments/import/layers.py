@@ -10,11 +10,13 @@ An operator or shape the format cannot say raises Unsupported naming the graph n
 
 import math
 import xml.sax.saxutils as saxutils
+import zlib
 
 MAX_INPUTS = 64  # WL_MAX_INPUTS in workloads/workload.h
+MAX_ID = 63  # WL_NAME_LEN - 1
 # The order attributes are written in, as the shipped workloads write them.
 ATTRIBUTE_ORDER = ["id", "type", "x", "w", "kernel", "y", "stride", "padding", "round", "groups",
-                   "inputs", "split"]
+                   "inputs", "m", "n", "k", "products", "split"]
 
 
 class Unsupported(Exception):
@@ -35,13 +37,25 @@ def shape_text(channels, spatial):
 
 
 class Tensor:
-    """A value of the graph: the layer that produced it (None: the data sample) and its
-    per-sample shape (channels, spatial in PyTorch order)."""
+    """A value of the graph: the layer that produced it (None: the data sample), that layer's
+    output shape in the format (channels, spatial in PyTorch order), and the value's own shape
+    in PyTorch for one sample: dims (the batch of 1 included: a reshape may merge it with
+    another dimension, as Swin's windows), cdim the one that holds the channels (features: the
+    last, for tokens and channels-last tensors), strided when it is a permuted view of the
+    layer's output that a kernel needing contiguous memory must copy first (Network.settle)."""
 
-    def __init__(self, layer, channels, spatial):
+    def __init__(self, layer, channels, spatial, dims=None, cdim=1, strided=False):
         self.layer = layer
         self.channels = int(channels)
         self.spatial = tuple(int(d) for d in spatial)
+        self.dims = tuple(int(d) for d in dims) if dims is not None else \
+            (1, self.channels) + self.spatial
+        self.cdim = cdim
+        self.strided = strided
+
+    def view(self, dims, cdim, strided=False):
+        """The same layer output seen with another PyTorch shape (no layer yet)."""
+        return Tensor(self.layer, self.channels, self.spatial, dims, cdim, strided)
 
 
 def window_fits(x, k, s, p, y, ceil):
@@ -61,6 +75,7 @@ class Network:
         self.layers = []
         self.ids = set()
         self.weights = 0
+        self.reshaped = False  # a layer that reshapes was written: spatial marks end
 
     # ------------------------------------------------------------ shared checks
 
@@ -68,6 +83,8 @@ class Network:
         ident = "".join(c if c.isalnum() or c in "_-." else "_" for c in name)
         if not ident or not (ident[0].isalpha() or ident[0] == "_"):
             ident = "L_" + ident
+        if len(ident) > MAX_ID - 4:  # its start and a checksum of the whole: still unique
+            ident = "%s_%08x" % (ident[:MAX_ID - 13], zlib.crc32(ident.encode()))
         base, n = ident, 1
         while ident in self.ids:
             n += 1
@@ -98,7 +115,9 @@ class Network:
             attrs["inputs"] = ins
         layer = {k: attrs[k] for k in ATTRIBUTE_ORDER if k in attrs}
         self.layers.append(layer)
-        return Tensor(layer["id"], y.channels, y.spatial)
+        if kind in ("matmul", "reshape", "move"):
+            self.reshaped = True
+        return Tensor(layer["id"], y.channels, y.spatial, y.dims, y.cdim)
 
     @staticmethod
     def _uniform(node, op, what, values):
@@ -134,8 +153,8 @@ class Network:
         extra.update(self._window(node, op, x, y, kernel, stride, padding))
         if groups != 1:
             extra["groups"] = str(groups)
-        else:
-            extra["split"] = "filter channel spatial"
+        else:  # hybridsim's spatial region ends at the first layer that reshapes
+            extra["split"] = "filter channel" if self.reshaped else "filter channel spatial"
         self.weights += y.channels * (x.channels // groups) * math.prod(kernel)
         return self._add(node, op, "conv", x, y, extra, [x])
 
@@ -204,6 +223,66 @@ class Network:
                 raise Unsupported(node, op, "concatenates tensors of different extents")
         y = Tensor(None, sum(t.channels for t in tensors), tensors[0].spatial)
         return self._add(node, op, "concat", y, y, {}, tensors)
+
+    # ------------------------------------------------------------ tokens and attention
+
+    def fmt(self, dims, cdim):
+        """The format's (channels, spatial) of a PyTorch shape: channels dims[cdim], the other
+        dims as the extents (leading ones merged, or 1s added, to the network's count)."""
+        n = len(self.sample.spatial)
+        rest = [d for i, d in enumerate(dims) if i != cdim]
+        if len(rest) > n:
+            rest = [math.prod(rest[:len(rest) - n + 1])] + rest[len(rest) - n + 1:]
+        rest += [1] * (n - len(rest))
+        return int(dims[cdim]) if dims else 1, tuple(rest)
+
+    def shaped(self, dims, cdim):
+        channels, spatial = self.fmt(dims, cdim)
+        return Tensor(None, channels, spatial, dims, cdim)
+
+    def settle(self, node, op, t, contiguous):
+        """t as a layer output of its own shape: a move (a copy) when a kernel needing
+        contiguous memory reads a permuted view, a reshape (a view, free) when only the
+        format's shape differs; t itself otherwise."""
+        if t.layer is None and not self.layers:
+            return t
+        if t.strided and contiguous:
+            return self.move(node + "_copy", op, t, t.dims, t.cdim)
+        if self.fmt(t.dims, t.cdim) != (t.channels, t.spatial):
+            y = self.shaped(t.dims, t.cdim)
+            return self._add(node + "_view", op, "reshape", t, y, {}, [t])
+        return t
+
+    def move(self, node, op, x, dims, cdim):
+        """A copy of x into a tensor of PyTorch shape dims (a permute made contiguous, a
+        slice, a roll, a pad)."""
+        return self._add(node, op, "move", x, self.shaped(dims, cdim), {}, [x])
+
+    def token_linear(self, node, op, x, out_features):
+        """A linear layer over x's channels (the last dimension) at every position: a 1x1
+        convolution, the same product."""
+        n = len(x.spatial)
+        y = self.shaped(x.dims[:x.cdim] + (out_features,) + x.dims[x.cdim + 1:], x.cdim)
+        t = self.conv(node, op, x, Tensor(None, y.channels, y.spatial), [1] * n, [1] * n,
+                      [0] * n, 1, [1] * n)
+        return t.view(y.dims, y.cdim)
+
+    def matmul(self, node, op, a, b, products, m, n, k, dims):
+        """products (m x k) by (k x n) products of two activations a sample; the result has
+        PyTorch shape dims (its last dimension the features)."""
+        if a.channels * math.prod(a.spatial) != products * m * k or \
+                b.channels * math.prod(b.spatial) != products * k * n:
+            raise Unsupported(node, op, "a product whose factors broadcast (%s by %s)"
+                              % (a.dims, b.dims))
+        extra = {"m": str(m), "n": str(n), "k": str(k)}
+        if products != 1:
+            extra["products"] = str(products)
+        return self._add(node, op, "matmul", a, self.shaped(dims, len(dims) - 1), extra,
+                         [a, b])
+
+    def by_constant(self, node, op, kind, x):
+        """An add or a mul of x by a parameter or a constant: one input."""
+        return self._add(node, op, kind, x, x, {}, [x])
 
     # ------------------------------------------------------------ XML
 

@@ -5,7 +5,8 @@ the table of experiments/import/README.md ("Every torchvision classification mod
 Usage: /usr/bin/python3 experiments/import/models.py [--hybridsim PATH] [--write | --check]
                                                      [--only NAME,NAME..]
   (no flag)      print the table
-  --write        rewrite the table in README.md (between its two marker lines)
+  --write        rewrite the table in README.md (between its two marker lines; with --only,
+                 those models' rows)
   --check        build the rows again and fail (status 1) when one differs from README.md's
   --only LIST    only these models (with --check: the rows README.md has for them)
 
@@ -50,7 +51,9 @@ def import_one(main, name, path):
     last = text[-1] if text else ""
     if rc != 0:  # its first sentence (torch.fx adds a paragraph of advice)
         return "no", "", "", last.replace("import: ", "", 1).split(". ")[0].replace("|", "/")
-    # "import: SRC -> FILE: N layers (...), W weights, ..."
+    # "import: SRC -> FILE: N layers (...), W weights, ..." on stdout (warnings go to stderr)
+    summary = [line for line in out.getvalue().splitlines() if line.startswith("import: ")]
+    last = summary[-1] if summary else last
     summary = last.split(": ", 2)[-1]
     layers = summary.split(" layers", 1)[0]
     weights = summary.split("), ", 1)[1].split(" weights", 1)[0] if "), " in summary else ""
@@ -112,7 +115,8 @@ def main(argv):
     p.add_argument("--hybridsim", default=os.path.join(ROOT, "build", "hybridsim"),
                    help="the hybridsim to simulate with (default build/hybridsim)")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help="rewrite README.md's table")
+    mode.add_argument("--write", action="store_true", help="rewrite README.md's table (with "
+                      "--only: those rows)")
     mode.add_argument("--check", action="store_true", help="compare with README.md's table")
     p.add_argument("--only", help="comma-separated model names")
     args = p.parse_args(argv)
@@ -134,6 +138,10 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         rows = [row(args.hybridsim, importer, n, tmp) for n in names]
     if args.write:
+        if args.only:  # the other rows as README.md has them
+            kept = readme_rows()
+            kept.update({r[0]: r for r in rows})
+            rows = [kept[n] for n in sorted(kept)]
         write_readme(rows)
         return 0
     if args.check:

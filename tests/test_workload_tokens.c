@@ -25,21 +25,21 @@
 
 /* A patch embedding (a 4x4 stride-4 convolution to 16 channels over 2x2 patches), its patches
  * as 4 tokens, one attention head of 16 features: Q K^T (4x16 by 16x4), a softmax over each
- * row, then A V (4x4 by 4x16), a layer norm, a permuted copy. */
-#define BLOCK                                                                                 \
-    "    <layer id=\"patch\" type=\"conv\" x=\"3x8x8\" w=\"3x16x4x4\" y=\"16x2x2\" stride=\"4\""   \
-    " split=\"filter channel spatial\"/>\n"                                                    \
-    "    <layer id=\"tok\" type=\"reshape\" x=\"16x2x2\" y=\"16x4x1\"/>\n"                        \
-    "    <layer id=\"q\" type=\"conv\" x=\"16x4x1\" w=\"16x16x1x1\" y=\"16x4x1\"/>\n"              \
-    "    <layer id=\"kt\" type=\"move\" x=\"16x4x1\" y=\"4x16x1\" inputs=\"tok\"/>\n"              \
-    "    <layer id=\"qk\" type=\"matmul\" x=\"16x4x1\" y=\"4x4x1\" inputs=\"q kt\" m=\"4\""          \
-    " n=\"4\" k=\"16\"/>\n"                                                                    \
-    "    <layer id=\"sm\" type=\"softmax\" x=\"4x4x1\" y=\"4x4x1\"/>\n"                           \
-    "    <layer id=\"av\" type=\"matmul\" x=\"4x4x1\" y=\"16x4x1\" inputs=\"sm tok\" m=\"4\""        \
-    " n=\"16\" k=\"4\"/>\n"                                                                    \
-    "    <layer id=\"ln\" type=\"layernorm\" x=\"16x4x1\" y=\"16x4x1\"/>\n"                   \
-    "    <layer id=\"scale\" type=\"mul\" x=\"16x4x1\" y=\"16x4x1\"/>\n"                       \
-    "    <layer id=\"bias\" type=\"add\" x=\"16x4x1\" y=\"16x4x1\"/>\n"                        \
+ * row, then A V (4x4 by 4x16), a layer norm, a scale and a bias (one input each), tanh. */
+#define BLOCK \
+    "    <layer id=\"patch\" type=\"conv\" x=\"3x8x8\" w=\"3x16x4x4\" y=\"16x2x2\"" \
+    " stride=\"4\" split=\"filter channel spatial\"/>\n" \
+    "    <layer id=\"tok\" type=\"reshape\" x=\"16x2x2\" y=\"16x4x1\"/>\n" \
+    "    <layer id=\"q\" type=\"conv\" x=\"16x4x1\" w=\"16x16x1x1\" y=\"16x4x1\"/>\n" \
+    "    <layer id=\"kt\" type=\"move\" x=\"16x4x1\" y=\"4x16x1\" inputs=\"tok\"/>\n" \
+    "    <layer id=\"qk\" type=\"matmul\" x=\"16x4x1\" y=\"4x4x1\" inputs=\"q kt\"" \
+    " m=\"4\" n=\"4\" k=\"16\"/>\n" \
+    "    <layer id=\"sm\" type=\"softmax\" x=\"4x4x1\" y=\"4x4x1\"/>\n" \
+    "    <layer id=\"av\" type=\"matmul\" x=\"4x4x1\" y=\"16x4x1\" inputs=\"sm tok\"" \
+    " m=\"4\" n=\"16\" k=\"4\"/>\n" \
+    "    <layer id=\"ln\" type=\"layernorm\" x=\"16x4x1\" y=\"16x4x1\"/>\n" \
+    "    <layer id=\"scale\" type=\"mul\" x=\"16x4x1\" y=\"16x4x1\"/>\n" \
+    "    <layer id=\"bias\" type=\"add\" x=\"16x4x1\" y=\"16x4x1\"/>\n" \
     "    <layer id=\"th\" type=\"tanh\" x=\"16x4x1\" y=\"16x4x1\" inputs=\"scale\"/>\n"
 
 static void test_read(void **state)
@@ -100,7 +100,8 @@ static void test_products(void **state)
 static void test_errors(void **state)
 {
     (void)state;
-#define CONV "    <layer id=\"c\" type=\"conv\" x=\"3x8x8\" w=\"3x16x4x4\" y=\"16x2x2\" stride=\"4\"/>\n"
+#define CONV \
+    "    <layer id=\"c\" type=\"conv\" x=\"3x8x8\" w=\"3x16x4x4\" y=\"16x2x2\" stride=\"4\"/>\n"
     expect_bad("mm_none.xml", HEAD LAYERS(CONV
         "    <layer id=\"m\" type=\"matmul\" x=\"16x2x2\" y=\"16x2x2\" inputs=\"c c\"/>\n"),
         "wl_mm_none.xml:7:", "a matmul layer needs m, n and k");

@@ -64,8 +64,9 @@ def positive(kind, what):
 def arguments(argv):
     p = argparse.ArgumentParser(
         prog="import.py", description="A torchvision classification model (any of them: CNNs "
-        "and vision transformers), the importer's own networks or ONNX -> a hybridsim workload XML (experiments/import/import.py; README.md there "
-        "lists every torchvision classification model and whether it imports).",
+        "and vision transformers), the importer's own networks or ONNX -> a hybridsim "
+        "workload XML (experiments/import/import.py; README.md there lists every torchvision "
+        "classification model and whether it imports).",
         epilog="Exit status 0, or 2 with a message naming what is wrong (for an unsupported "
         "operator: the node and its op) and nothing written.")
     p.add_argument("source", metavar="SOURCE",

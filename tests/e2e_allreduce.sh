@@ -84,7 +84,5 @@ a, b = (json.load(open(p))["iteration"]["total_s"] for p in sys.argv[1:3])
 assert abs(a / b - 1) < 1e-9, (a, b)
 PY
 done
-expect_bad fabric "--allreduce is for single runs, not --job" \
-    "$HS" simulate -p abci --job w=resnet50,s=data,g=8,b=64 --allreduce tree
 
 finish e2e_allreduce

@@ -138,4 +138,31 @@ d = json.load(sys.stdin)
 sys.exit(not (d[0]["run"]["flow_rings"]["stepped_groups"] == 20 and "flow_rings" not in d[1]["run"]))
 ' || fail "rings per job in the JSON"
 
+# How each job trains is its own: a job with allreduce=, overlap=, precision= runs as a single
+# run with those flags (alone on its rack: the same times), beside a job that says none; a
+# flag outside --job holds for every job that does not say its own (overlap=off wins).
+small="w=resnet50,s=data,g=8,b=256"
+"$HS" simulate -w resnet50 -p abci -s data -g 8 -b 256 --allreduce tree --overlap \
+    --precision mixed --json >"$TMP/single.json" || fail "single run: exit status"
+"$HS" simulate -w resnet50 -p abci -s data -g 8 -b 256 --json >"$TMP/plain.json" ||
+    fail "plain run: exit status"
+"$HS" simulate -p abci --json --job "$small,racks=0,allreduce=tree,overlap=on,precision=mixed" \
+    --job "$small,racks=1" >"$TMP/own.json" || fail "per-job settings: exit status"
+"$HS" simulate -p abci --json --allreduce tree --overlap --precision mixed --job "$small,racks=0" \
+    --job "$small,racks=1,allreduce=ring,overlap=off,precision=fp32" >"$TMP/wide.json" ||
+    fail "run-wide settings: exit status"
+python3 - "$TMP" <<'PY' || fail "per-job allreduce/overlap/precision"
+import json, sys
+d = sys.argv[1]
+total = lambda r: r["iteration"]["total_s"]
+single, plain = (json.load(open(f"{d}/{n}.json")) for n in ("single", "plain"))
+assert total(single) < total(plain), (total(single), total(plain))
+for name in ("own", "wide"):
+    jobs = json.load(open(f"{d}/{name}.json"))
+    got = [total(j["run"]) for j in jobs]
+    assert got == [total(single), total(plain)], (name, got, total(single), total(plain))
+PY
+bad_fabric "overlap neither on nor off" "--job 1: overlap: 'yes' is not on or off" \
+    --job "$small,overlap=yes"
+
 finish e2e_fabric

@@ -183,4 +183,22 @@ run_s="$("$HS" simulate -w resnet50 -p abci -s data -g 8 -b 256 -P scatter --jso
 python3 -c "import sys; sys.exit(float('$row_s') != float('$run_s'))" ||
     fail "sweep -P scatter: row $row_s s, simulate $run_s s"
 
+# A switch key for every run: --overlap on reaches each run (its row is analytic --overlap's and
+# its key ends "|overlap=on"), and an emitted job carries the one-value keys as the direct run.
+"$HS" sweep -m analytic -w resnet50 -p abci -s data -g 8 -b 256 --overlap on --precision mixed \
+    -o "$TMP/overlap.csv" --quiet || fail "sweep --overlap on"
+col="$(head -1 "$TMP/overlap.csv" | tr ',' '\n' | grep -nx an_iter_total_s | cut -d: -f1)"
+row_s="$(tail -1 "$TMP/overlap.csv" | cut -d, -f"$col")"
+run_s="$("$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --overlap --precision mixed --json |
+    python3 -c 'import json,sys; print(repr(json.load(sys.stdin)["iteration"]["total_s"]))')"
+python3 -c "import sys; sys.exit(float('$row_s') != float('$run_s'))" ||
+    fail "sweep --overlap on: row $row_s s, analytic --overlap $run_s s"
+grep -q '|overlap=on|precision=mixed,' "$TMP/overlap.csv" || fail "sweep --overlap on: not in the row's key"
+"$HS" sweep -m analytic -w resnet50 -p abci -s data -g 8 -b 256 --overlap on --precision mixed \
+    --emit parallel "$TMP/overlap.jobs" --quiet || fail "emit with job keys"
+grep -q -- '--overlap on --precision mixed' "$TMP/overlap.jobs" ||
+    fail "an emitted job lost the one-value keys: $(cat "$TMP/overlap.jobs")"
+bad_sweep "overlap neither on nor off" "--overlap: 'yes' is not on or off" \
+    -m analytic -w resnet50 -p abci -s data -g 8 -b 256 --overlap yes -o x.csv
+
 finish e2e_sweep

@@ -126,6 +126,7 @@ static void test_repeated_key_refused(void **state)
         js_settings s = {0};
         const char *v = js_keys[k].type == JS_TEXT     ? "x"
                         : js_keys[k].type == JS_CHOICE ? js_keys[k].values
+                        : js_keys[k].type == JS_SWITCH ? "on"
                                                        : "4";
         char first[64];
         snprintf(first, sizeof first, "%.*s", (int)strcspn(v, ","), v);
@@ -133,6 +134,27 @@ static void test_repeated_key_refused(void **state)
         assert_int_equal(js_set(&s, k, first, "--k", err), HS_EINPUT);
         assert_string_equal(err, "--k is given twice");
     }
+}
+
+/* A switch: alone or "on" sets it, "off" clears it (said: a runtime's overlap does not win),
+ * anything else is refused naming the value. */
+static void test_switch_on_off(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN], buf[24];
+    int k = js_find("overlap");
+    js_settings a = {0}, b = {0}, c = {0}, d = {0};
+    assert_int_equal(js_set(&a, k, NULL, "--overlap", err), HS_OK);
+    assert_true(a.overlap);
+    assert_int_equal(js_set(&b, k, "on", "--overlap", err), HS_OK);
+    assert_true(b.overlap);
+    assert_int_equal(js_set(&c, k, "off", "--overlap", err), HS_OK);
+    assert_false(c.overlap);
+    assert_true(js_given(&c, "overlap"));
+    assert_string_equal(js_value_text(&c, k, buf), "off");
+    assert_string_equal(js_value_text(&a, k, buf), "");
+    assert_int_equal(js_set(&d, k, "yes", "--job 1: overlap", err), HS_EINPUT);
+    assert_string_equal(err, "--job 1: overlap: 'yes' is not on or off");
 }
 
 static void test_help_lists_every_key(void **state)
@@ -249,6 +271,7 @@ int main(void)
         cmocka_unit_test(test_every_key_takes_its_values),
         cmocka_unit_test(test_bad_values_named),
         cmocka_unit_test(test_repeated_key_refused),
+        cmocka_unit_test(test_switch_on_off),
         cmocka_unit_test(test_help_lists_every_key),
         cmocka_unit_test(test_getopt_entries),
         cmocka_unit_test(test_take),

@@ -140,19 +140,20 @@ static int first_broken(const cli_rule *rules, size_t n, char *err)
     return HS_OK;
 }
 
-/* The first flag given that belongs inside each --job (a job key the fabric takes that is
- * not a method, and --placement), or NULL. */
+/* The first flag given that belongs inside each --job (the job's own keys: what runs, where,
+ * how much; and --placement), or NULL. */
 static const char *per_job_flag(const cli_options *o, char *flag)
 {
     for (int k = 0; k < js_n_keys; k++)
         if ((o->job.given & (1u << k)) && (js_keys[k].scope & JS_IN_FABRIC) &&
-            js_keys[k].type != JS_CHOICE)
+            js_keys[k].job_own)
             return js_flag_name(k, flag);
     return o->placement_given ? "--placement" : NULL;
 }
 
 /* The first job key given that a shared fabric does not take, or NULL: the methods it takes
- * (--compute, --halo, ...) hold for every --job they apply to. */
+ * (--compute, --precision, --allreduce, --overlap, --runtime, ...) hold for every --job they
+ * apply to that does not say its own. */
 static const char *single_run_flag(const cli_options *o, char *flag)
 {
     for (int k = 0; k < js_n_keys; k++)

@@ -115,7 +115,10 @@ int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
         status = fp_fill(&j->job.wl, kt_precision(j->job.kc), &j->job.st, j->spec.batch,
                          plat->gpu_memory_bytes, &j->shared, inner);
     if (status == HS_OK) {
-        status = ex_expand(&j->job.wl, j->job.kc, &j->job.st, j->spec.batch, &j->graph, inner);
+        /* the job's overlap (overlap=, --overlap, its runtime's), as sm_run's for one job */
+        ex_options xo = {.overlap = j->job.st.overlap, .bucket_bytes = j->job.st.bucket_bytes};
+        status = ex_expand_opt(&j->job.wl, j->job.kc, &j->job.st, j->spec.batch, &xo,
+                               &j->graph, inner);
         j->graph_made = status == HS_OK;
     }
     /* prefix the module's message (which names -w, -s, ...) with the --job it is about */

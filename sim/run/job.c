@@ -127,7 +127,8 @@ static void job_apply_runtime(const js_settings *spec, const rt_runtime *rt, job
     rt_apply_strategy(rt, &j->st);
     if (js_given(spec, "allreduce"))
         j->st.allreduce = said;
-    j->st.overlap = spec->overlap || rt->overlap;
+    if (js_given(spec, "overlap")) /* --overlap=off holds against the runtime's too */
+        j->st.overlap = spec->overlap;
     j->wl.gradient_bytes = rt->gradient_bytes;
     if (rt_optimizer_states(rt) >= 0) /* its optimizer's state in memory */
         j->wl.optimizer_states = rt_optimizer_states(rt);
@@ -159,10 +160,7 @@ static int job_file_settings(const st_plan *plan, js_settings *s, char *err)
         if (k < 0 || js_keys[k].job_own)
             return hs_fail(err, HS_EINPUT, "%s: not a setting a strategy file carries (it "
                            "carries: %s)", where, file_keys(keys, sizeof keys));
-        if (js_keys[k].type == JS_SWITCH && set->value[0])
-            return hs_fail(err, HS_EINPUT, "%s: a switch, without a value (value=\"%s\")",
-                           where, set->value);
-        if (js_keys[k].type != JS_SWITCH && !set->value[0])
+        if (js_keys[k].type != JS_SWITCH && !set->value[0]) /* a switch: "", on or off */
             return hs_fail(err, HS_EINPUT, "%s: needs a value", where);
         int status = js_set(&file, k, set->value, where, err);
         if (status != HS_OK)

@@ -37,14 +37,15 @@ const js_key js_keys[] = {
     {.name = "micro-batches", .short_flag = 'S', .type = JS_COUNT, .offset = F(micro_batches),
      .arg = "S", .job_own = true, .scope = JS_IN_FABRIC | JS_IN_SWEEP,
      .help = "pipeline: micro-batches per mini-batch (default: p)"},
-    {.name = "overlap", .type = JS_SWITCH, .offset = F(overlap),
+    {.name = "overlap", .type = JS_SWITCH, .offset = F(overlap), .scope = JS_IN_FABRIC | JS_IN_SWEEP,
      .help = "order tasks by data dependency: communication overlaps compute where the "
              "schedule allows, gradients reduced in 25 MiB buckets during the backward "
              "(default: blocking, each task after the previous one, as ParaDL's model); "
-             "analytic: data parallelism's bucket bound"},
+             "analytic: data parallelism's bucket bound; --overlap=off against a runtime's "
+             "overlap, overlap=on|off in --job and a sweep"},
     {.name = "allreduce", .type = JS_CHOICE, .offset = F(allreduce),
      .values = "ring, hier, tree, rings, auto", .first = CO_RING, .noun = "algorithm",
-     .arg = "A", .scope = JS_IN_SWEEP,
+     .arg = "A", .scope = JS_IN_FABRIC | JS_IN_SWEEP,
      .help = "the gradient allreduce: ring (default, ParaDL's), hier (rings inside nodes, "
              "then across), tree (NCCL's double binary tree), rings (NCCL's rings, one "
              "entering each node by another NIC) or auto (NCCL 2.4's choice of rings or tree "
@@ -59,7 +60,7 @@ const js_key js_keys[] = {
              "linearly, ParaDL's)"},
     {.name = "precision", .type = JS_CHOICE, .offset = F(precision),
      .values = "fp32, mixed, bf16, tf32", .first = PR_FP32, .noun = "precision", .arg = "P",
-     .scope = JS_IN_PRICING | JS_IN_SWEEP,
+     .scope = EVERYWHERE,
      .help = "fp32 (default), mixed (FP16 tensors and messages, FP32 master weights), bf16 "
              "or tf32 (FP32 tensors, products on TF32 tensor cores); needs the compute model"},
     {.name = "halo", .type = JS_CHOICE, .offset = F(halo_chain), .values = "chain, sendrecv",
@@ -195,9 +196,11 @@ static int parse_value(int k, const char *value, void *field, const char *where,
         if (field)
             *(int *)field = key->first + i;
         break;
-    case JS_SWITCH:
+    case JS_SWITCH: /* the flag alone, or on/off (--overlap=off, --job overlap=on) */
+        if (value && value[0] && strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
+            return hs_fail(err, HS_EINPUT, "%s: '%s' is not on or off", where, value);
         if (field)
-            *(bool *)field = true;
+            *(bool *)field = !value || strcmp(value, "off") != 0;
         break;
     }
     return status;
@@ -238,7 +241,7 @@ const char *js_value_text(const js_settings *s, int k, char *buf)
     case JS_TEXT: return *(const char *const *)field;
     case JS_COUNT: snprintf(buf, 24, "%d", *(const int *)field); return buf;
     case JS_BATCH: snprintf(buf, 24, "%lld", (long long)*(const int64_t *)field); return buf;
-    case JS_SWITCH: return "";
+    case JS_SWITCH: return *(const bool *)field ? "" : "off";
     case JS_CHOICE: break;
     }
     const char *w = key->values;
@@ -260,8 +263,8 @@ int js_getopt_entries(struct option *opts, unsigned scope, int base, char *short
         if (scope && !(key->scope & scope))
             continue;
         bool has_arg = key->type != JS_SWITCH;
-        opts[n++] = (struct option){key->name, has_arg ? required_argument : no_argument, NULL,
-                                    base + k};
+        opts[n++] = (struct option){key->name, has_arg ? required_argument : optional_argument,
+                                    NULL, base + k};
         size_t len = strlen(shortopts);
         if (key->short_flag && len + 3 < shortopts_size)
             snprintf(shortopts + len, shortopts_size - len, "%c%s", key->short_flag,

@@ -56,7 +56,8 @@ typedef enum {
     JS_COUNT,  /* a whole number in [1, INT_MAX] (int) */
     JS_BATCH,  /* a whole number in [1, INT64_MAX / 4] (int64_t) */
     JS_CHOICE, /* one word of `values` (int: `first` + its index) */
-    JS_SWITCH  /* a flag without a value (bool) */
+    JS_SWITCH  /* a flag alone (true), or with on or off: --overlap=off, --job overlap=on, a
+                * sweep's and a strategy file's value (bool) */
 } js_type;
 
 /* Where a key is taken besides the run commands (analytic, simulate, compare), which take
@@ -108,7 +109,7 @@ int js_find_job_key(const char *name);
  * "--micro-batches", whose -S is only a shorthand (written into buf of at least 40 bytes). */
 const char *js_flag_name(int k, char *buf);
 
-/* Key k's value (NULL for a switch) into s: HS_EINPUT when k was given before ("WHERE is
+/* Key k's value (NULL: a switch alone, on) into s: HS_EINPUT when k was given before ("WHERE is
  * given twice") or the value is malformed ("WHERE: 'x' is not a whole number", "WHERE:
  * unknown algorithm 'x' (known: ...)", "WHERE: 2147483648 is too large (at most ...)");
  * `where` names it as the user wrote it ("-g", "--job 2: g", "FILE:3: gpus"). */
@@ -126,8 +127,9 @@ int js_check(int k, const char *value, const char *where, char *err);
 const char *js_value_text(const js_settings *s, int k, char *buf);
 
 /* getopt_long entries for the keys whose scope includes `scope` (0: every key) into opts
- * (room for js_n_keys), key k's entry returning code base + k; and their short flags (each
- * followed by ':' unless a switch) appended to shortopts. Returns the entries written. */
+ * (room for js_n_keys), key k's entry returning code base + k (a switch's value optional:
+ * --overlap, --overlap=off); and their short flags (each followed by ':' unless a switch)
+ * appended to shortopts. Returns the entries written. */
 int js_getopt_entries(struct option *opts, unsigned scope, int base, char *shortopts,
                       size_t shortopts_size);
 

@@ -362,12 +362,14 @@ void sw_print_usage(FILE *out)
             "      --stop-after N       testing: start only N runs, then stop as if interrupted\n"
             "\n"
             "Job keys with one value, for every run they apply to (as in hybridsim --help;\n"
-            "each has its CSV column, the value said, empty for the default):\n",
+            "each has its CSV column, the value said, empty for the default; overlap is in\n"
+            "the row's key):\n",
             sw_default_jobs());
     for (int k = 0; k < js_n_keys; k++)
         if (job_option(k)) {
             char flag[64];
-            snprintf(flag, sizeof flag, "      --%s %s", js_keys[k].name, js_keys[k].arg);
+            snprintf(flag, sizeof flag, "      --%s %s", js_keys[k].name,
+                     js_keys[k].type == JS_SWITCH ? "on|off" : js_keys[k].arg);
             js_print_key_help(out, k, flag);
         }
     fputs("\nStatus column: ok; error (the run refused its input, exit 2: kept on resume);\n"

@@ -101,10 +101,13 @@ static char *csv_record(const char *const *fields, int n, sw_arena *a)
 
 /* The job keys with a column of their own: every key a sweep can set that is not the job's own
  * (workload, strategy, gpus, ... have theirs above), so that rows of different settings are
- * told apart by a column, not only by their key; a key added to js_keys comes along. */
+ * told apart by a column, not only by their key; a key added to js_keys comes along. A switch
+ * (overlap) has none: its value is in the row's key ("|overlap=on"), and the columns stay
+ * those of the sweeps written before it was a key. */
 static bool job_column(int k)
 {
-    return (js_keys[k].scope & JS_IN_SWEEP) && !js_keys[k].job_own;
+    return (js_keys[k].scope & JS_IN_SWEEP) && !js_keys[k].job_own &&
+           js_keys[k].type != JS_SWITCH;
 }
 
 /* A row's fields are indexed by C_* and, for job key k, C_JOB + k; N_FIELDS in all. */

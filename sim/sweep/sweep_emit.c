@@ -46,6 +46,11 @@ static char *job_command(const sw_plan *plan, const sw_config *c, int index, con
         sw_buf_puts(&b, pairs[i][0]);
         sw_shell_word(&b, pairs[i][1]);
     }
+    for (int k = 0; k < js_n_keys; k++) /* the one-value job keys: --precision mixed, ... */
+        if (plan->job_key[k]) {
+            sw_buf_printf(&b, " --%s ", js_keys[k].name);
+            sw_shell_word(&b, plan->job_key[k]);
+        }
     sw_buf_printf(&b, " -g %d", c->gpus);
     if (c->micro_batches)
         sw_buf_printf(&b, " -S %d", c->micro_batches);

@@ -95,7 +95,11 @@ static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe,
      * them: --halo for the spatial runs, js_key.only) */
     for (int k = 0; k < js_n_keys; k++) {
         const char *only = js_keys[k].only;
-        if (plan->job_key[k] && (!only || st_text_is(c->strategy, only))) {
+        if (plan->job_key[k] && (!only || st_text_is(c->strategy, only)) &&
+            js_keys[k].type == JS_SWITCH) { /* its value in the flag: --overlap=off */
+            snprintf(flags[k], sizeof flags[k], "--%s=%s", js_keys[k].name, plan->job_key[k]);
+            argv[n++] = flags[k];
+        } else if (plan->job_key[k] && (!only || st_text_is(c->strategy, only))) {
             snprintf(flags[k], sizeof flags[k], "--%s", js_keys[k].name);
             argv[n++] = flags[k], argv[n++] = (char *)plan->job_key[k];
         }

@@ -27,6 +27,8 @@ typedef struct {
     an_net *net;                 /* routes of the placed job (an_net_open) */
     const wl_workload *wl;
     const kt_compute *kc;        /* the job's kernel-time model (NULL: measured times) */
+    st_training train;           /* its runtime's gradient bytes and optimizer (zeroed: the
+                                  * precision's and the workload's own), every plan's */
     int64_t batch;               /* global mini-batch */
     int gpus;                    /* p */
     double gpu_memory_bytes;     /* a configuration whose layer alone exceeds it is refused */
@@ -90,8 +92,9 @@ int an_uniform_names(const wl_workload *wl, const kt_compute *kc, int p,
                      char names[][AN_UNIFORM_NAME_LEN], int max);
 
 /* The fastest uniform strategy for wl on p GPUs of plat at this batch, by the analytic model,
- * among those that run and fit; HS_EINPUT when none does. */
-int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat, int p,
-                    int64_t batch, an_uniform *best, char *err);
+ * among those that run and fit, each trained as `train` says (a runtime's gradient bytes and
+ * optimizer; zeroed: none); HS_EINPUT when none does. */
+int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const st_training *train,
+                    const plat_platform *plat, int p, int64_t batch, an_uniform *best, char *err);
 
 #endif

@@ -64,7 +64,7 @@ static void model_data(const wl_workload *wl, const kt_compute *kc, const st_str
     double w = s.w_split + s.w_rep;
     it->compute_s = b * (s.t_split_s + s.t_rep_s) + s.wu_split_s + s.wu_rep_s;
     terms->comm_s[HS_TERM_GRAD_ACROSS] = an__allreduce_algo_s(
-        st->allreduce, st->p, w * kt_gradient_bytes(wl, kc), ln->ring, &ln->grad_across);
+        st->allreduce, st->p, w * st_gradient_bytes(&st->train, kc), ln->ring, &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
     it->exposed_comm_s = it->comm_s;
     if (st->overlap && st->p > 1) {
@@ -102,7 +102,7 @@ static void model_filter(const wl_workload *wl, const kt_compute *kc, const st_s
                           : an__allreduce_s(p2, y_bytes, per_layer);
     }
     terms->comm_s[HS_TERM_GRAD_ACROSS] =
-        an__allreduce_algo_s(st->allreduce, p1, w_gpu * kt_gradient_bytes(wl, kc),
+        an__allreduce_algo_s(st->allreduce, p1, w_gpu * st_gradient_bytes(&st->train, kc),
                              an__shared(ln->across, ln->node_sharing), &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
@@ -154,10 +154,10 @@ static void model_spatial(const wl_workload *wl, const kt_compute *kc, const st_
                                          : halo_s(wl, kc, bit, b, an__shared(ln->staged, sharing));
     c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2, b * y_split * kt_message_bytes(kc) / p2,
                                                   an__shared(ln->staged, 2.0));
-    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * kt_gradient_bytes(wl, kc),
+    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * st_gradient_bytes(&st->train, kc),
                                                  ln->group, &ln->grad_group);
     c[HS_TERM_GRAD_ACROSS] =
-        an__allreduce_algo_s(st->allreduce, p1, w * kt_gradient_bytes(wl, kc),
+        an__allreduce_algo_s(st->allreduce, p1, w * st_gradient_bytes(&st->train, kc),
                              an__shared(ln->across, sharing), &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }

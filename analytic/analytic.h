@@ -167,11 +167,12 @@ double an_price_s(const an_price *pr);
 /* Layer `layer` of wl under configuration c at global batch `batch`: kernels (its batch share
  * of the per-sample time, cut by its model splits), halo exchanges of a spatial split with a
  * window wider than 1 (staged, as ParaDL), and its weight gradients allreduced alone over the
- * ranks that saw different data (with the replicas too when reduce_replicas). No checks beyond
- * the layer index: check the configuration first (st_plan_check). */
-int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int layer,
-                   const st_layer_config *c, int64_t batch, bool reduce_replicas, an_price *out,
-                   char *err);
+ * ranks that saw different data (with the replicas too when reduce_replicas), in the bytes the
+ * job's runtime sends them in (train; zeroed: the precision's). No checks beyond the layer
+ * index: check the configuration first (st_plan_check). */
+int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc,
+                   const st_training *train, int layer, const st_layer_config *c, int64_t batch,
+                   bool reduce_replicas, an_price *out, char *err);
 
 /* The output of layer u (configuration cu) redistributed to layer v (cv), v > u, forward and
  * backward. covered: u's output gradient is reduced at an upstream gather (a replicated layer

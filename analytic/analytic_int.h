@@ -103,8 +103,9 @@ typedef struct {
 } an_grad_sets;
 
 an_grad_sets an__grad_sets(const st_layer_config *c, bool reduce_replicas);
-/* Bytes of the weight gradients one rank of the layer holds. */
-double an__grad_bytes(const wl_workload *wl, const kt_compute *kc, int i, const st_layer_config *c);
+/* Bytes of the weight gradients one rank of the layer holds, elem_bytes an element
+ * (st_gradient_bytes). */
+double an__grad_bytes(const wl_workload *wl, double elem_bytes, int i, const st_layer_config *c);
 /* The allreduces of `bytes` over the sets by `algo` (collective.h; CO_RING ParaDL's ring) into
  * comm_s (GRAD_GROUP, GRAD_ACROSS). */
 void an__grad_price(an_net *net, an_grad_sets g, double bytes, co_algo algo, double *comm_s);

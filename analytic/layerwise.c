@@ -82,11 +82,11 @@ an_grad_sets an__grad_sets(const st_layer_config *c, bool reduce_replicas)
     return g;
 }
 
-double an__grad_bytes(const wl_workload *wl, const kt_compute *kc, int i, const st_layer_config *c)
+double an__grad_bytes(const wl_workload *wl, double elem_bytes, int i, const st_layer_config *c)
 {
     const wl_layer *l = &wl->layers[i];
     int ways = c->whole ? 1 : c->filter * c->channel;
-    return (double)l->w_elems / ways * kt_gradient_bytes(wl, kc);
+    return (double)l->w_elems / ways * elem_bytes;
 }
 
 /* One family's allreduce: the ring on `ring`, or another algorithm on the family's layout
@@ -127,9 +127,9 @@ double an_price_s(const an_price *pr)
     return sum_s;
 }
 
-int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int layer,
-                   const st_layer_config *c, int64_t batch, bool reduce_replicas, an_price *out,
-                   char *err)
+int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc,
+                   const st_training *train, int layer, const st_layer_config *c, int64_t batch,
+                   bool reduce_replicas, an_price *out, char *err)
 {
     memset(out, 0, sizeof *out);
     if (layer < 0 || layer >= wl->n_layers || st_group_size(c) < 1)
@@ -141,7 +141,7 @@ int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int
         return rc;
     out->comm_s[HS_TERM_HALO] = an__halo_s(net, wl, kc, layer, c, (double)batch);
     if (l->w_elems > 0)
-        an__grad_price(net, an__grad_sets(c, reduce_replicas), an__grad_bytes(wl, kc, layer, c),
+        an__grad_price(net, an__grad_sets(c, reduce_replicas), an__grad_bytes(wl, st_gradient_bytes(train, kc), layer, c),
                        CO_RING, out->comm_s);
     return HS_OK;
 }

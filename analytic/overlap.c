@@ -28,7 +28,7 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
         t_s += bw_s;
         if (ly->w_elems <= 0)
             continue;
-        bucket += (double)ly->w_elems * kt_gradient_bytes(wl, kc);
+        bucket += (double)ly->w_elems * st_gradient_bytes(&st->train, kc);
         if (bucket < (st->bucket_bytes > 0 ? st->bucket_bytes : CO_BUCKET_BYTES) && l > 0)
             continue;
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,

@@ -119,7 +119,7 @@ static int price_gradients(an_net *net, const wl_workload *wl, const kt_compute 
             k++;
         if (k == n)
             sets[n] = g, bytes[n++] = 0.0;
-        bytes[k] += an__grad_bytes(wl, kc, i, &plan->layers[i]);
+        bytes[k] += an__grad_bytes(wl, st_gradient_bytes(&plan->train, kc), i, &plan->layers[i]);
     }
     for (int k = 0; k < n; k++)
         an__grad_price(net, sets[k], bytes[k], plan->allreduce, comm_s);

@@ -72,7 +72,8 @@ static int layer_cost(const an_search_model *m, int l, const st_layer_config *s,
                       char *err)
 {
     an_price pr;
-    int status = an_layer_price(m->net, m->wl, m->kc, l, s, m->batch, false, &pr, err);
+    int status = an_layer_price(m->net, m->wl, m->kc, &m->train, l, s, m->batch, false, &pr,
+                                err);
     if (status != HS_OK)
         return status;
     const wl_layer *layer = &m->wl->layers[l];
@@ -116,7 +117,8 @@ static int vertex_cost(void *ctx, const sr_graph *g, int v, const sr_config *c, 
         }
         if (m->memory_s_per_byte > 0)
             *cost += m->memory_s_per_byte *
-                     fp_layer_bytes(layer, &s, (double)m->batch, m->wl->optimizer_states);
+                     fp_layer_bytes(layer, &s, (double)m->batch,
+                                    st_optimizer_states(&m->train, m->wl));
     }
     return HS_OK;
 }
@@ -134,7 +136,7 @@ static int fits(void *ctx, const sr_graph *g, int v, const sr_config *c, bool *o
     for (int l = vx->layer; l < followers_end(g, v); l++) {
         st_layer_config s = layer_config(vx, c, &m->wl->layers[l], m->gpus);
         bytes += fp_layer_bytes(&m->wl->layers[l], &s, (double)m->batch,
-                                m->wl->optimizer_states);
+                                st_optimizer_states(&m->train, m->wl));
     }
     *ok = m->gpu_memory_bytes <= 0 || bytes <= m->gpu_memory_bytes;
     (void)err;
@@ -219,6 +221,7 @@ static int solve_once(const sr_graph *g, an_search_model *m, int64_t max_table, 
     st_strategy st;
     hs_memory mem;
     if (status == HS_OK) {
+        plan->train = m->train;
         st_from_plan(plan, &st);
         status = fp_memory(m->wl, kt_precision(m->kc), &st, m->batch, &mem, err);
         if (status != HS_OK)

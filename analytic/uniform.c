@@ -30,8 +30,8 @@ int an_uniform_names(const wl_workload *wl, const kt_compute *kc, int p,
     return n;
 }
 
-int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat, int p,
-                    int64_t batch, an_uniform *best, char *err)
+int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const st_training *train,
+                    const plat_platform *plat, int p, int64_t batch, an_uniform *best, char *err)
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], why[HS_ERR_LEN];
     int n = an_uniform_names(wl, kc, p, names, AN_UNIFORM_MAX);
@@ -40,8 +40,10 @@ int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const plat_plat
     for (int i = 0; i < n; i++) {
         st_strategy st;
         hs_estimate est;
-        if (st_parse(names[i], p, plat->gpus_per_node, 0, &st, why) != HS_OK ||
-            an_estimate_on(wl, kc, plat, &st, batch, PL_PACKED, &est, NULL, why) != HS_OK)
+        if (st_parse(names[i], p, plat->gpus_per_node, 0, &st, why) != HS_OK)
+            continue;
+        st.train = *train;
+        if (an_estimate_on(wl, kc, plat, &st, batch, PL_PACKED, &est, NULL, why) != HS_OK)
             continue; /* not possible at this p and batch (the batch does not divide, ...) */
         if (!est.fits_in_memory) {
             best->too_big++;

@@ -10,6 +10,9 @@
 
 #include <cmocka.h>
 
+#include "compute.h"
+#include "footprint.h"
+#include "generate.h"
 #include "runtime.h"
 
 static rt_runtime load_ok(const char *name)
@@ -124,6 +127,39 @@ static void test_apply_strategy(void **state)
     rt_apply_strategy(&ddp, &file);
     assert_int_equal(file.allreduce, CO_AUTO);
     assert_true(file.halo_chain && file.filter_rs && file.overlap);
+}
+
+/* How a runtime trains beyond the split rides on the strategy, not on the workload: MLPerf's
+ * MXNet sends FP16 gradients and keeps momentum (1 value a weight) whatever the workload's own
+ * optimizer (Adam here, 2); ParaDL names none, so the workload's stands; a plan written from
+ * the strategy trains the same. */
+static void test_training(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN] = "";
+    rt_runtime mlperf = load_ok("horovod-mxnet-mlperf"), paradl = load_ok("paradl");
+    wl_layer layer = {.name = "fc", .type = WL_FC, .w_elems = 1000, .x_elems = 10,
+                      .y_elems = 100, .fw_s = 1e-3, .bw_s = 2e-3};
+    wl_workload wl = {.name = "tiny", .samples = 64, .layers = &layer, .n_layers = 1,
+                      .optimizer_states = 2, .x_total = 10, .y_total = 100, .w_total = 1000};
+    st_strategy st;
+    hs_memory mem;
+    assert_int_equal(st_parse("data", 4, 4, 0, &st, err), HS_OK);
+    assert_true(st_gradient_bytes(&st.train, NULL) == 4); /* fp32, none said */
+    assert_int_equal(st_optimizer_states(&st.train, &wl), 2);
+    rt_apply_strategy(&mlperf, &st);
+    assert_true(st_gradient_bytes(&st.train, NULL) == 2);
+    assert_int_equal(st_optimizer_states(&st.train, &wl), 1);
+    assert_int_equal(fp_memory(&wl, PR_FP32, &st, 64, &mem, err), HS_OK);
+    assert_true(mem.optimizer_state_bytes == 1 * 4 * 1000.0);
+    assert_int_equal(wl.optimizer_states, 2); /* the input as it was read */
+    st_plan plan;
+    assert_int_equal(st_plan_of(&wl, &st, &plan, err), HS_OK);
+    assert_true(plan.train.gradient_bytes == 2 && plan.train.optimizer_states == 1);
+    st_plan_free(&plan);
+    rt_apply_strategy(&paradl, &st);
+    assert_int_equal(st_optimizer_states(&st.train, &wl), 2);
+    assert_true(st_gradient_bytes(&st.train, NULL) == 4);
 }
 
 /* A minimal valid file, with `extra` appended (each line under its own source comment). */
@@ -250,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_nccl_runtimes), cmocka_unit_test(test_library_choice),
         cmocka_unit_test(test_bad_files),     cmocka_unit_test(test_unknown_name),
         cmocka_unit_test(test_list),          cmocka_unit_test(test_apply_strategy),
+        cmocka_unit_test(test_training),
         cmocka_unit_test(test_not_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

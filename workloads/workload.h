@@ -129,15 +129,15 @@ typedef struct {
     char device[WL_NAME_LEN];   /* device the calibration was measured on, e.g. "V100-16GB"
                                  * ("unspecified" for ParaDL files, which do not say; "" with
                                  * WL_CAL_NONE) */
-    int optimizer_states;       /* values the optimizer keeps per weight: 0 plain SGD (the
-                                 * default, and ParaDL's model), 1 momentum SGD, 2 Adam */
+    int optimizer_states;       /* values the optimizer the file names keeps per weight: 0
+                                 * plain SGD (the default, and ParaDL's model), 1 momentum SGD,
+                                 * 2 Adam; a runtime's optimizer replaces it for a job
+                                 * (strategy.h, st_optimizer_states) */
     int64_t x_total;            /* sum of |x| over layers, leaving out ReLU and BNORM, which
                                  * work in place (as the ParaDL oracle counts) */
     int64_t y_total;            /* sum of |y| over the same layers */
     int64_t w_total;            /* W = sum of |w| over layers */
     char path[1024];            /* the file it was loaded from */
-    double gradient_bytes;      /* bytes a weight gradient travels in, as the job's runtime
-                                 * says (--runtime); 0: the precision's (kt_precision) */
 } wl_workload;
 
 /* Load a workload. `spec` is a path (.xml, .net, .net_sc) or a short name looked up as

@@ -156,14 +156,13 @@ static bool ghp_better(const ghp_option *a, const ghp_option *b)
  * the choice on the simulated time: the closed form charges the gradient rings across groups
  * with ParaDL's divisor, which a node with several NICs does not share as much (compare -s
  * shows it), so the model alone picks too small a G. Without it, the analytic time. */
-static int choose_ghp(const gen_options *o, const wl_workload *measured, plat_platform *plat,
+static int choose_ghp(const gen_options *o, const wl_workload *wl, plat_platform *plat,
                       const cli_sim *sim, st_plan *best, char *why, size_t why_len, char *err)
 {
-    wl_workload priced = *measured; /* the same layers; a runtime would set its bytes here */
     kt_compute state;               /* the compute model's, when kc points to it */
     const kt_compute *kc = NULL;    /* the kernel times' source (NULL: the measured times) */
     js_settings defaults = {0};
-    int status = job_compute_for_pricing(&priced, plat, &defaults, &state, &kc, err);
+    int status = job_compute_for_pricing(wl, plat, &defaults, &state, &kc, err);
     if (status != HS_OK)
         return status;
     ghp_option opt[64];
@@ -173,13 +172,13 @@ static int choose_ghp(const gen_options *o, const wl_workload *measured, plat_pl
         ghp_option *x = &opt[n];
         memset(x, 0, sizeof *x);
         x->g = g;
-        if (o->gpus % g || price_ghp(o, &priced, kc, plat, g, &x->plan, &x->est, skip) != HS_OK)
+        if (o->gpus % g || price_ghp(o, wl, kc, plat, g, &x->plan, &x->est, skip) != HS_OK)
             continue;
         if (sim && x->est.fits_in_memory) {
             st_strategy st;
             st_from_plan(&x->plan, &st);
             fprintf(stderr, "strategy --generate ghp: simulating G=%d\n", g);
-            status = sim->simulate(&priced, kc, plat, &st, o->batch, &x->sim, err);
+            status = sim->simulate(wl, kc, plat, &st, o->batch, &x->sim, err);
             x->simulated = status == HS_OK;
         }
         pick = pick < 0 || ghp_better(x, &opt[pick]) ? n : pick;
@@ -206,7 +205,7 @@ static int choose_ghp(const gen_options *o, const wl_workload *measured, plat_pl
         return status;
     if (pick < 0)
         return hs_fail(err, HS_EINPUT, "--generate ghp: no group size G dividing -g %d gives a "
-                       "plan for %s at -b %lld", o->gpus, priced.name, (long long)o->batch);
+                       "plan for %s at -b %lld", o->gpus, wl->name, (long long)o->batch);
     *best = opt[pick].plan;
     return HS_OK;
 }

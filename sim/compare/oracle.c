@@ -32,7 +32,8 @@ static int polish(const su_question *q, an_search_model *m, st_plan *plan, su_se
     an_uniform uniform;
     st_plan ref;
     hs_estimate est;
-    if (an_best_uniform(q->wl, q->kc, q->plat, q->p, q->batch, &uniform, s->why) != HS_OK)
+    if (an_best_uniform(q->wl, q->kc, &m->train, q->plat, q->p, q->batch, &uniform, s->why) !=
+        HS_OK)
         return HS_OK; /* nothing whole-model fits: the plan as found */
     snprintf(s->reference, sizeof s->reference, "%s", uniform.name);
     int status = st_plan_of(q->wl, &uniform.st, &ref, err);
@@ -51,6 +52,8 @@ int su__search(const su_question *q, an_net *net, su_list *l, char *err)
     sr_options opt = an_search_options(q->p);
     an_search_model m = {.net = net, .wl = q->wl, .kc = q->kc, .batch = q->batch, .gpus = q->p,
                          .gpu_memory_bytes = q->plat->gpu_memory_bytes};
+    if (q->runtime) /* its gradients' bytes and optimizer, as every candidate's */
+        m.train = rt_training(q->runtime);
     sr_graph g;
     sr_result res;
     st_plan *plan = calloc(1, sizeof *plan);

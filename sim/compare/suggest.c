@@ -125,8 +125,8 @@ void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
 {
     char why[HS_ERR_LEN];
     su_candidate *c = next(l);
-    if (l->runtime) /* its gradient allreduce, as the built-ins' */
-        plan->allreduce = l->runtime->allreduce;
+    if (l->runtime) /* its gradient allreduce, bytes and optimizer, as the built-ins' */
+        plan->allreduce = l->runtime->allreduce, plan->train = rt_training(l->runtime);
     if (!c || an_plan_model(wl, kc, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
                             why) != HS_OK) {
         st_plan_free(plan);

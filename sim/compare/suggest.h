@@ -68,7 +68,7 @@ typedef int (*su_simulate_fn)(const wl_workload *wl, const kt_compute *kc, plat_
 
 /* One question: the job, and how much to simulate. */
 typedef struct {
-    const wl_workload *wl; /* the workload (a runtime's bytes set: job_compute_for_pricing) */
+    const wl_workload *wl; /* the workload, as loaded */
     const kt_compute *kc;  /* its kernel-time model (job_compute_for_pricing; NULL: the
                                * measured times) */
     plat_platform *plat;
@@ -79,10 +79,10 @@ typedef struct {
     su_simulate_fn simulate;  /* NULL: the model's ranking only (--analytic-only) */
     int64_t max_table;        /* the search's bound on a table (0: its default) */
     const rt_runtime *runtime; /* what every candidate runs under (rt_apply_strategy: its
-                               * allreduce, overlap, halos and filter backward; its kernel
-                               * terms and gradient bytes are wl's, job_compute_for_pricing),
-                               * the allreduce variants those faster than the runtime's; NULL:
-                               * hybridsim's defaults */
+                               * allreduce, overlap, gradient bytes, optimizer, halos and
+                               * filter backward; a plan's, rt_training; its kernel terms are
+                               * kc's, job_compute_for_pricing), the allreduce variants those
+                               * faster than the runtime's; NULL: hybridsim's defaults */
     const char *who;          /* the command, for the progress lines on stderr */
 } su_question;
 

@@ -51,6 +51,7 @@ typedef struct {
     unsigned split_bit; /* WL_SPLIT_* the model-parallel part honours, 0 for none */
     bool filter_rs;     /* st_strategy.filter_rs */
     bool halo_chain;    /* st_strategy.halo_chain */
+    st_training train;  /* st_strategy.train: the runtime's gradient bytes */
 } ex_shape;
 
 /* What one rank does for one layer of a layer-wise strategy (identical on every rank). */
@@ -190,21 +191,21 @@ static void ex_plan_spatial(const ex_shape *sh, const wl_workload *wl, const kt_
 static void ex_plan_gradient(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,
                              ex_plan *plan)
 {
-    double held = 0.0;
+    double held = 0.0, elem_bytes = st_gradient_bytes(&sh->train, kc);
     for (int l = 0; l < wl->n_layers; l++)
         held += (double)wl->layers[l].w_elems / (ex_split(sh, &wl->layers[l]) ? sh->p2 : 1);
     for (int l = 0; l < wl->n_layers; l++) {
         const wl_layer *ly = &wl->layers[l];
         bool own_share = ex_split(sh, ly) && !ex_is_spatial(sh->kind);
         plan->layers[l].grad_bytes =
-            (double)ly->w_elems / (own_share ? sh->p2 : 1) * kt_gradient_bytes(wl, kc);
+            (double)ly->w_elems / (own_share ? sh->p2 : 1) * elem_bytes;
     }
-    double w_bytes = (double)wl->w_total * kt_gradient_bytes(wl, kc);
+    double w_bytes = (double)wl->w_total * elem_bytes;
     plan->grad_model_bytes = ex_is_spatial(sh->kind) && sh->p2 > 1 ? w_bytes : 0.0;
     plan->grad_across_bytes = 0.0;
     if (sh->p1 > 1)
         plan->grad_across_bytes =
-            ex_is_spatial(sh->kind) ? w_bytes : held * kt_gradient_bytes(wl, kc);
+            ex_is_spatial(sh->kind) ? w_bytes : held * elem_bytes;
 }
 
 static int ex_plan_build(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,
@@ -504,7 +505,8 @@ static int ex_shape_of(const wl_workload *wl, const st_strategy *st, int64_t bat
                        st_kind_name(st->kind), st->p);
     *sh = (ex_shape){.kind = st->kind, .p = st->p, .p1 = 1, .p2 = st->p, .segments = 1,
                      .batch = (double)batch, .split_bit = st_split_bit(st->kind),
-                     .filter_rs = st->filter_rs, .halo_chain = st->halo_chain};
+                     .filter_rs = st->filter_rs, .halo_chain = st->halo_chain,
+                     .train = st->train};
     switch (st->kind) {
     case ST_SERIAL:
         if (st->p != 1)

@@ -473,7 +473,7 @@ static void gradients(planner *pl)
         if (ly->w_elems == 0)
             continue;
         double bytes = (double)ly->w_elems / (c->whole ? 1 : c->filter * c->channel) *
-                       kt_gradient_bytes(pl->wl, pl->kc);
+                       st_gradient_bytes(&pl->plan->train, pl->kc);
         for (int r = c->base; r < c->base + st_group_size(c); r++)
             add_fused(pl, r, line_group(pl, c, r, inner_vary), line_group(pl, c, r, EX_L_B),
                       bytes);

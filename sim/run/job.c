@@ -129,9 +129,6 @@ static void job_apply_runtime(const js_settings *spec, const rt_runtime *rt, job
         j->st.allreduce = said;
     if (js_given(spec, "overlap")) /* --overlap=off holds against the runtime's too */
         j->st.overlap = spec->overlap;
-    j->wl.gradient_bytes = rt->gradient_bytes;
-    if (rt_optimizer_states(rt) >= 0) /* its optimizer's state in memory */
-        j->wl.optimizer_states = rt_optimizer_states(rt);
 }
 
 /* The keys a strategy file may set, ", " between, into buf. */
@@ -236,7 +233,7 @@ int job_load_strategy(const js_settings *given, const plat_platform *plat, job *
     if (rt)
         job_apply_runtime(spec, rt, j);
     if (j->plan_loaded) /* the closed form reads the plan's (an_plan_model) */
-        j->plan.allreduce = j->st.allreduce;
+        j->plan.allreduce = j->st.allreduce, j->plan.train = j->st.train;
     if (spec->halo_chain && bit != WL_SPLIT_SPATIAL)
         return hs_fail(err, HS_EINPUT, "--halo: for spatial and data+spatial, not %s (a "
                        "strategy file's halos are always a chain)", st_name(&j->st));
@@ -262,17 +259,13 @@ void job_free(job *j)
     j->wl_loaded = false;
 }
 
-int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js_settings *job,
+int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat, const js_settings *job,
                             kt_compute *kc, const kt_compute **model, char *err)
 {
     rt_runtime rt;
     int rc = job->runtime ? rt_load(job->runtime, &rt, err) : HS_OK;
     if (rc != HS_OK)
         return rc;
-    if (job->runtime)
-        wl->gradient_bytes = rt.gradient_bytes;
-    if (job->runtime && rt_optimizer_states(&rt) >= 0)
-        wl->optimizer_states = rt_optimizer_states(&rt);
     const char *gpu = plat_device(plat);
     *model = NULL;
     if (job->compute == JS_COMPUTE_MEASURED ||

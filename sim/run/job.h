@@ -62,10 +62,12 @@ int job_check_device(const wl_workload *wl, const plat_platform *plat, js_comput
  * the compute model where asked or by default where it applies (both GPUs in the device
  * table), *model then pointing to kc (which must outlive its use); else the measured times
  * (*model NULL), with job_check_device's rule. A runtime (job->runtime) gives its kernel terms
- * and sets its gradient bytes and optimizer states in wl. HS_EINPUT as job_check_device and
- * kt_compute_init, and naming --runtime for a runtime that does not load. */
-int job_compute_for_pricing(wl_workload *wl, const plat_platform *plat, const js_settings *job,
-                            kt_compute *kc, const kt_compute **model, char *err);
+ * (its gradient bytes and optimizer go with each strategy priced: rt_apply_strategy). HS_EINPUT
+ * as job_check_device and kt_compute_init, and naming --runtime for a runtime that does not
+ * load. */
+int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat,
+                            const js_settings *job, kt_compute *kc, const kt_compute **model,
+                            char *err);
 
 void job_free(job *j);
 

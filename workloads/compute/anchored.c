@@ -43,10 +43,8 @@ double kt_message_bytes(const kt_compute *c)
     return pr_message_bytes(kt_precision(c));
 }
 
-double kt_gradient_bytes(const wl_workload *wl, const kt_compute *c)
+double kt_gradient_bytes(const kt_compute *c)
 {
-    if (wl->gradient_bytes > 0) /* a runtime's gradient precision */
-        return wl->gradient_bytes;
     return pr_gradient_message_bytes(kt_precision(c));
 }
 

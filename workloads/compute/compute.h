@@ -236,10 +236,10 @@ pr_precision kt_precision(const kt_compute *c);
 
 /* Bytes per element of a model-parallel message (activations, their gradients, halos, pipeline
  * sends) and of a weight-gradient message in the job's precision (kt_precision); a runtime's
- * gradient bytes (wl->gradient_bytes, --runtime) win for the gradients. Both derivations count
- * message bytes with these. */
+ * gradient bytes win for the gradients (strategy.h, st_gradient_bytes). Both derivations
+ * count message bytes with these. */
 double kt_message_bytes(const kt_compute *c);
-double kt_gradient_bytes(const wl_workload *wl, const kt_compute *c);
+double kt_gradient_bytes(const kt_compute *c);
 
 /* Whether wl's measured times hold under c (NULL: the measured times run): c's GPU computes
  * like the one they were measured on, or wl does not say, in fp32 (the precision they were

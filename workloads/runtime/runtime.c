@@ -322,6 +322,13 @@ int rt_optimizer_states(const rt_runtime *rt)
     return states[rt->optimizer];
 }
 
+st_training rt_training(const rt_runtime *rt)
+{
+    int states = rt_optimizer_states(rt); /* -1, none: the workload's own stands */
+    return (st_training){.gradient_bytes = rt->gradient_bytes, .optimizer_given = states >= 0,
+                         .optimizer_states = states >= 0 ? states : 0};
+}
+
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
 {
     bool file = st->kind == ST_LAYERWISE; /* its chained halos and scattered gathers */
@@ -329,6 +336,7 @@ void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
     st->allreduce = rt->allreduce; /* a file's fused gradient allreduces too */
     st->overlap = rt->overlap;
     st->bucket_bytes = rt->bucket_bytes;
+    st->train = rt_training(rt);
     if (!file && bit == WL_SPLIT_SPATIAL)
         st->halo_chain = rt->halo_chain;
     if (!file && bit == WL_SPLIT_FILTER)

@@ -76,9 +76,14 @@ co_algo rt_library_choice(rt_library library, int nccl_version);
  * the workload's own optimizer attribute stands): what a GPU's memory holds for it. */
 int rt_optimizer_states(const rt_runtime *rt);
 
+/* How rt trains beyond the split: its gradients' bytes and its optimizer (strategy's
+ * st_training), for a strategy or a plan. */
+st_training rt_training(const rt_runtime *rt);
+
 /* What rt says of a strategy st parsed with the defaults (st_parse, st_from_plan): the
  * gradient allreduce (a strategy file's fused ones too), the overlap and its
- * bucket size, the halo (spatial splits) and the filter backward (filter splits). A caller
+ * bucket size, the gradients' bytes and the optimizer (the memory its state takes), the halo
+ * (spatial splits) and the filter backward (filter splits). A caller
  * applies its flags after, so that they override. */
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st);
 

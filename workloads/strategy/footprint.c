@@ -88,7 +88,7 @@ static int pipeline(const wl_workload *wl, pr_precision pr, const st_strategy *s
             w += (double)l->w_elems;
         }
         hs_memory stage;
-        parts_of(act, w, pr, wl->optimizer_states, &stage);
+        parts_of(act, w, pr, st_optimizer_states(&st->train, wl), &stage);
         if (g == 0 || fp_total(&stage) > max_bytes) {
             max_bytes = fp_total(&stage);
             *mem = stage;
@@ -123,9 +123,10 @@ double fp_layer_bytes(const wl_layer *l, const st_layer_config *c, double batch,
  * the layer's activations (cut by the layer's spatial split, rounded up per tensor, as the
  * spatial strategy does) and its share of the weights (cut by filter and channel splits, as
  * filter and channel parallelism do); the busiest GPU (the first among equals) is reported. */
-static int plan_memory(const wl_workload *wl, pr_precision pr, const st_plan *plan, double batch,
-                       hs_memory *mem, char *err)
+static int plan_memory(const wl_workload *wl, pr_precision pr, const st_strategy *st,
+                       double batch, hs_memory *mem, char *err)
 {
+    const st_plan *plan = st->plan;
     int p = plan->gpus;
     double *act = calloc((size_t)p, sizeof *act), *w = calloc((size_t)p, sizeof *w);
     if (!act || !w) {
@@ -143,7 +144,7 @@ static int plan_memory(const wl_workload *wl, pr_precision pr, const st_plan *pl
     }
     for (int r = 0; r < p; r++) {
         hs_memory m;
-        parts_of(act[r], w[r], pr, wl->optimizer_states, &m);
+        parts_of(act[r], w[r], pr, st_optimizer_states(&st->train, wl), &m);
         if (r == 0 || fp_total(&m) > fp_total(mem))
             *mem = m;
     }
@@ -156,25 +157,26 @@ int fp_memory(const wl_workload *wl, pr_precision pr, const st_strategy *st, int
               hs_memory *mem, char *err)
 {
     double b = (double)batch / st->p1, w, act;
+    int states = st_optimizer_states(&st->train, wl);
     switch (st->kind) {
     case ST_LAYERWISE:
-        return plan_memory(wl, pr, st->plan, (double)batch, mem, err);
+        return plan_memory(wl, pr, st, (double)batch, mem, err);
     case ST_PIPELINE:
         return pipeline(wl, pr, st, (double)batch, mem, err);
     case ST_SPATIAL:
     case ST_DATA_SPATIAL:
         layerwise(wl, st_split_bit(st->kind), st->p2, false, true, &w, &act);
-        parts_of(b * act, w, pr, wl->optimizer_states, mem);
+        parts_of(b * act, w, pr, states, mem);
         return HS_OK;
     case ST_FILTER:
     case ST_CHANNEL:
     case ST_DATA_FILTER:
         layerwise(wl, st_split_bit(st->kind), st->p2, true, false, &w, &act);
-        parts_of(b * (double)(wl->x_total + wl->y_total), w, pr, wl->optimizer_states, mem);
+        parts_of(b * (double)(wl->x_total + wl->y_total), w, pr, states, mem);
         return HS_OK;
     default: /* serial, data: every GPU holds all weights and its B/p samples' activations */
         layerwise(wl, 0, 1, false, false, &w, &act);
-        parts_of(b * (double)(wl->x_total + wl->y_total), w, pr, wl->optimizer_states, mem);
+        parts_of(b * (double)(wl->x_total + wl->y_total), w, pr, states, mem);
         return HS_OK;
     }
 }

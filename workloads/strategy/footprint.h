@@ -1,8 +1,9 @@
 /* footprint.h: what one GPU's memory holds under a strategy, and whether it fits.
  *
  * ParaDL's footprint (PARADL-MODEL.md's memory column): 2 x delta x (activations + weights),
- * each tensor beside its gradient, delta = 4 bytes per element; plus the optimizer state the
- * workload declares (momentum 1, Adam 2 values per weight held). Both derivations report this
+ * each tensor beside its gradient, delta = 4 bytes per element; plus the optimizer state
+ * (momentum 1, Adam 2 values per weight held) of the job's runtime or, without one, of the
+ * workload's optimizer attribute (st_optimizer_states). Both derivations report this
  * one footprint: memory is arithmetic on the strategy and the shapes, not a matter of timing,
  * so the analytic model and the simulator must never disagree on it. */
 #ifndef FOOTPRINT_H

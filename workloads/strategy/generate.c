@@ -99,6 +99,7 @@ int st_plan_of(const wl_workload *wl, const st_strategy *st, st_plan *plan, char
     if (status != HS_OK)
         return status;
     snprintf(plan->workload, sizeof plan->workload, "%s", wl->name);
+    plan->train = st->train; /* it trains as the strategy did */
     switch (st->kind) {
     case ST_SERIAL:
     case ST_DATA:

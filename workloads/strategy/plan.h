@@ -64,9 +64,20 @@ typedef struct {
  * job is put together (sim/run/job.c), so that every key of the table can be written. */
 typedef struct {
     char key[ST_SETTING_LEN];        /* the key's long name ("allreduce"), as written */
-    char value[ST_SETTING_LEN];      /* as written; "" for a switch (overlap) */
+    char value[ST_SETTING_LEN];      /* as written; "", on or off for a switch (overlap) */
     int line;                        /* the file's line (0: not from a file) */
 } st_setting;
+
+/* How a job trains beyond its split, as its runtime says (workloads/runtime, rt_apply_strategy);
+ * zeroed: the job's precision's gradients and the workload's own optimizer. Read through
+ * st_gradient_bytes and st_optimizer_states (strategy.h). */
+typedef struct {
+    double gradient_bytes;  /* bytes a weight-gradient element travels in (the runtime's
+                             * gradient precision); 0: the job's precision's */
+    bool optimizer_given;   /* the runtime names its optimizer: optimizer_states holds, not the
+                             * workload's own (wl_workload.optimizer_states) */
+    int optimizer_states;   /* values that optimizer keeps per weight (0 SGD, 1 momentum, 2 Adam) */
+} st_training;
 
 typedef struct {
     char name[ST_PLAN_NAME_LEN];     /* what it is called in reports ("owt", "data+filter:8x4") */
@@ -86,6 +97,8 @@ typedef struct {
     int n_settings;                  /* how many of settings[] are used */
     co_algo allreduce;               /* the weight gradients' allreduces (CO_RING: ParaDL's),
                                       * from the job's settings (job.c) or the oracle's choice */
+    st_training train;               /* the job's runtime's gradients and optimizer, set with
+                                      * allreduce (st_from_plan carries both to the strategy) */
 } st_plan;
 
 /* A configuration with every factor 1 on rank 0. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute.h"
 #include "hs_parse.h"
 
 /* ------------------------------------------------------------------ names */
@@ -66,6 +67,16 @@ const char *st_name(const st_strategy *st)
     return st->kind == ST_LAYERWISE && st->plan ? st->plan->name : st_kind_name(st->kind);
 }
 
+double st_gradient_bytes(const st_training *t, const struct kt_compute *kc)
+{
+    return t->gradient_bytes > 0 ? t->gradient_bytes : kt_gradient_bytes(kc);
+}
+
+int st_optimizer_states(const st_training *t, const wl_workload *wl)
+{
+    return t->optimizer_given ? t->optimizer_states : wl->optimizer_states;
+}
+
 void st_from_plan(const st_plan *plan, st_strategy *st)
 {
     memset(st, 0, sizeof *st);
@@ -76,6 +87,7 @@ void st_from_plan(const st_plan *plan, st_strategy *st)
     st->plan = plan;
     st->filter_rs = st->halo_chain = true; /* what a plan's gathers and halos always do */
     st->allreduce = plan->allreduce;
+    st->train = plan->train;
 }
 
 /* The known names, comma separated, for "unknown strategy" messages (the built-in kinds: a

@@ -58,7 +58,18 @@ typedef struct {
                           * backward, an alltoall and a sum; st_parse's default for filter and
                           * data+filter); false (--filter-backward allreduce): allreduced,
                           * ParaDL's model */
+    st_training train;   /* the runtime's gradient bytes and optimizer (rt_apply_strategy; a
+                          * plan's, st_from_plan); zeroed: the precision's and the workload's */
 } st_strategy;
+
+/* Bytes a weight-gradient element travels in for a job timed by kc: its runtime's
+ * (t->gradient_bytes), else its precision's (compute.h, kt_gradient_bytes). Both derivations
+ * count gradient messages with it. */
+double st_gradient_bytes(const st_training *t, const struct kt_compute *kc);
+
+/* Values the job's optimizer keeps per weight: its runtime's (t->optimizer_given), else the
+ * workload's own (its optimizer attribute; 0, plain SGD, when it has none). */
+int st_optimizer_states(const st_training *t, const wl_workload *wl);
 
 /* Whether "-s" text names `kind`'s strategy or its hybrid with data ("filter": filter and
  * data+filter:8x4; a strategy file is neither): the runs --filter-backward or --halo reach

@@ -154,11 +154,12 @@ static void model_spatial(const wl_workload *wl, const kt_compute *kc, const st_
                                          : halo_s(wl, kc, bit, b, an__shared(ln->staged, sharing));
     c[HS_TERM_SPLIT_GATHER] = 2 * an__allgather_s(p2, b * y_split * kt_message_bytes(kc) / p2,
                                                   an__shared(ln->staged, 2.0));
-    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * st_gradient_bytes(&st->train, kc),
-                                                 ln->group, &ln->grad_group);
+    double grad_bytes = st_gradient_bytes(&st->train, kc);
+    c[HS_TERM_GRAD_GROUP] = an__allreduce_algo_s(st->allreduce, p2, w * grad_bytes, ln->group,
+                                                 &ln->grad_group);
     c[HS_TERM_GRAD_ACROSS] =
-        an__allreduce_algo_s(st->allreduce, p1, w * st_gradient_bytes(&st->train, kc),
-                             an__shared(ln->across, sharing), &ln->grad_across);
+        an__allreduce_algo_s(st->allreduce, p1, w * grad_bytes, an__shared(ln->across, sharing),
+                             &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
 }
 

@@ -141,7 +141,8 @@ int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc,
         return rc;
     out->comm_s[HS_TERM_HALO] = an__halo_s(net, wl, kc, layer, c, (double)batch);
     if (l->w_elems > 0)
-        an__grad_price(net, an__grad_sets(c, reduce_replicas), an__grad_bytes(wl, st_gradient_bytes(train, kc), layer, c),
-                       CO_RING, out->comm_s);
+        an__grad_price(net, an__grad_sets(c, reduce_replicas),
+                       an__grad_bytes(wl, st_gradient_bytes(train, kc), layer, c), CO_RING,
+                       out->comm_s);
     return HS_OK;
 }

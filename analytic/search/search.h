@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hs_error.h"
 #include "workload.h"
@@ -185,5 +186,27 @@ void sr_result_free(sr_result *res);
  * vertices in id order then edges in order, into *total. */
 int sr_price(const sr_graph *g, const sr_costs *costs, const int *choice, double *vertex_cost,
              double *edge_cost, double *total, char *err);
+
+/* A searched strategy with what each part costs, for printing (search_report.c). */
+typedef struct {
+    const wl_workload *wl;
+    const sr_graph *g;
+    const sr_result *res;
+    const char *cost_model;  /* its name, as the report says it ("pase") */
+    double r;                /* FLOP-equivalents per word sent (PaSE's model) */
+    double seconds;          /* the search's wall time */
+    double *vertex_cost;     /* per vertex (sr_report_price) */
+    double *edge_cost;       /* per edge */
+    double *in_cost;         /* per vertex: the edges into it */
+} sr_report;
+
+/* rp's costs by sr_price under costs (free with sr_report_free; freed on failure). */
+int sr_report_price(sr_report *rp, const sr_costs *costs, char *err);
+void sr_report_free(sr_report *rp);
+
+/* rp as a table (each vertex's configuration, cost and redistribution in, the total, what the
+ * search did) or as one JSON object. */
+void sr_print_table(FILE *out, const sr_report *rp);
+void sr_print_json(FILE *out, const sr_report *rp);
 
 #endif

@@ -2,10 +2,9 @@
  * (cli_int.h): a published scheme or a built-in strategy written as a per-layer strategy file.
  *
  * The generators are plain tables (workloads/strategy/generate.h); what needs the machine is
- * here: a hybrid's default group (a node's GPUs) and GHP's group size, which, when not given,
- * is the divisor of p whose plan simulates fastest among those that fit in memory (each priced
- * by the analytic model too; packed placement, the platform's real routes). The file is written
- * as every output is (hs_out.h): whole or not at all, a device or FIFO in place, anything else
+ * the platform's: a hybrid's default group (a node's GPUs) and GHP's group size, which, when
+ * not given, sim/compare chooses (suggest.h, su_choose_ghp). The file is written as every
+ * output is (hs_out.h): whole or not at all, a device or FIFO in place, anything else
  * refused. */
 #include "cli_int.h"
 
@@ -19,6 +18,7 @@
 #include "hs_out.h"
 #include "hs_parse.h"
 #include "sim.h"
+#include "suggest.h"
 
 typedef struct {
     const char *spec;      /* --generate */
@@ -112,104 +112,6 @@ static int parse_gen(int argc, char **argv, gen_options *o, char *err)
     return HS_OK;
 }
 
-/* ------------------------------------------------------------------ GHP's group size */
-
-/* The analytic iteration of ghp:G, or HS_EINPUT when G cannot be used. */
-static int price_ghp(const gen_options *o, const wl_workload *wl, const kt_compute *kc,
-                     const plat_platform *plat, int g, st_plan *plan, hs_estimate *est, char *err)
-{
-    char spec[32];
-    snprintf(spec, sizeof spec, "ghp:%d", g);
-    int status = st_generate(spec, wl, o->gpus, o->batch, plat->gpus_per_node, 0, plan, err);
-    if (status != HS_OK)
-        return status;
-    an_net *net = NULL;
-    status = an_net_open(plat, o->gpus, NULL, &net, err);
-    if (status == HS_OK)
-        status = an_plan_model(wl, kc, plan, o->batch, net, plat->gpu_memory_bytes, est, NULL, err);
-    an_net_close(net);
-    if (status != HS_OK)
-        st_plan_free(plan);
-    return status;
-}
-
-/* One group size's plan and times, for the choice. */
-typedef struct {
-    int g;
-    st_plan plan;
-    hs_estimate est, sim;
-    bool simulated;
-} ghp_option;
-
-/* Whether a is the better choice than b: one that fits first, then the simulated time where
- * both were simulated, else the analytic one. */
-static bool ghp_better(const ghp_option *a, const ghp_option *b)
-{
-    if (a->est.fits_in_memory != b->est.fits_in_memory)
-        return a->est.fits_in_memory;
-    if (a->simulated && b->simulated)
-        return a->sim.iteration.total_s < b->sim.iteration.total_s;
-    return a->est.iteration.total_s < b->est.iteration.total_s;
-}
-
-/* Every divisor of p priced; with the simulator, every one that fits simulated (flow, packed),
- * the choice on the simulated time: the closed form charges the gradient rings across groups
- * with ParaDL's divisor, which a node with several NICs does not share as much (compare -s
- * shows it), so the model alone picks too small a G. Without it, the analytic time. */
-static int choose_ghp(const gen_options *o, const wl_workload *wl, plat_platform *plat,
-                      const cli_sim *sim, st_plan *best, char *why, size_t why_len, char *err)
-{
-    kt_compute state;               /* the compute model's, when kc points to it */
-    const kt_compute *kc = NULL;    /* the kernel times' source (NULL: the measured times) */
-    js_settings defaults = {0};
-    int status = job_compute_for_pricing(wl, plat, &defaults, &state, &kc, err);
-    if (status != HS_OK)
-        return status;
-    ghp_option opt[64];
-    int n = 0, pick = -1;
-    for (int g = 1; g <= o->gpus && n < 64 && status == HS_OK; g++) {
-        char skip[HS_ERR_LEN];
-        ghp_option *x = &opt[n];
-        memset(x, 0, sizeof *x);
-        x->g = g;
-        if (o->gpus % g || price_ghp(o, wl, kc, plat, g, &x->plan, &x->est, skip) != HS_OK)
-            continue;
-        if (sim && x->est.fits_in_memory) {
-            st_strategy st;
-            st_from_plan(&x->plan, &st);
-            fprintf(stderr, "strategy --generate ghp: simulating G=%d\n", g);
-            status = sim->simulate(wl, kc, plat, &st, o->batch, &x->sim, err);
-            x->simulated = status == HS_OK;
-        }
-        pick = pick < 0 || ghp_better(x, &opt[pick]) ? n : pick;
-        n++;
-    }
-    size_t used = (size_t)snprintf(why, why_len,
-                                   "G chosen by the %s on %s, %s (iteration "
-                                   "seconds, analytic%s):",
-                                   sim ? "simulation" : "analytic model", plat->name,
-                                   kc ? "kernels from the compute model" : "measured kernels",
-                                   sim ? " / simulated" : "");
-    for (int i = 0; i < n; i++) {
-        if (used < why_len)
-            used += (size_t)snprintf(why + used, why_len - used, " G=%d %.6g%s", opt[i].g,
-                                     opt[i].est.iteration.total_s, opt[i].est.fits_in_memory
-                                     ? "" : " (does not fit)");
-        if (opt[i].simulated && used < why_len)
-            used += (size_t)snprintf(why + used, why_len - used, " / %.6g",
-                                     opt[i].sim.iteration.total_s);
-        if (i != pick || status != HS_OK)
-            st_plan_free(&opt[i].plan);
-    }
-    if (status != HS_OK)
-        return status;
-    if (pick < 0)
-        return hs_fail(err, HS_EINPUT, "--generate ghp: no group size G dividing -g %d gives a "
-                       "plan for %s at -b %lld", o->gpus, wl->name, (long long)o->batch);
-    *best = opt[pick].plan;
-    return HS_OK;
-}
-
 /* ------------------------------------------------------------------ writing */
 
 static int write_plan(const char *path, const st_plan *plan, const wl_workload *wl,
@@ -254,7 +156,8 @@ static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *
         status = cli_exec_full(err); /* the choice simulates: hybridsim-sim */
     } else if (!strcmp(o->spec, "ghp")) {
         char why[2048];
-        status = choose_ghp(o, wl, &plat, sim, plan, why, sizeof why, err);
+        status = su_choose_ghp(wl, &plat, o->gpus, o->batch, sim->simulate, plan, why,
+                               sizeof why, err);
         size_t n = strlen(description);
         snprintf(description + n, sizeof description - n, " %s.", why);
         if (status == HS_OK)

@@ -3,11 +3,14 @@
  *                  to hybridsim-sim
  *   cli_options.c  the run commands' flags -> cli_options, checked
  *   cli_run.c      a run command: load the job, call the derivation(s), print
- *   cli_strategy.c `strategy`: per-layer strategies (--search), --generate's dispatch
- *   cli_generate.c `strategy --generate`: a scheme written as a per-layer strategy file
- *   cli_search.c   `strategy --search` with hybridsim's cost model: the strategy file, and the
- *                  comparison with the best whole-model strategy
- *   cli_suggest.c  `suggest`: every strategy ranked, the best simulated (sim/compare/suggest.h)
+ *   cli_strategy.c `strategy`: --search's flags, PaSE's cost model run and printed
+ *                  (analytic/search), --generate's dispatch
+ *   cli_generate.c `strategy --generate`: a scheme written as a per-layer strategy file (GHP's
+ *                  group size chosen by sim/compare, su_choose_ghp)
+ *   cli_search.c   `strategy --search` with hybridsim's cost model: the oracle asked, its answer
+ *                  written as a strategy file and printed (sim/compare/suggest.h)
+ *   cli_suggest.c  `suggest`: the oracle asked at -g GPUs or over a budget, its answer printed
+ *                  (sim/compare/suggest.h)
  *   cli_sim.c      what needs SimGrid: simulate, compare, shared fabrics (only hybridsim-sim)
  * Nothing here is for use outside sim/cli. */
 #ifndef CLI_INT_H
@@ -116,11 +119,6 @@ typedef int (*cli_flag_fn)(int c, const char *arg, void *ctx, char *err);
  * HS_EINPUT. Returns HS_OK, HS_EINPUT, or -1 after --help. */
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *command, cli_flag_fn one, void *ctx, char *err);
-
-/* Where a command's kernel times came from, as a report's first line says it (", kernels
- * from the model on v100-sxm2-16gb"), and as JSON members (", \"compute\": ..., \"device\": ..."). */
-void cli_print_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc);
-void cli_json_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc);
 
 /* getopt_long's code of job key k (js_keys[k]) in every command's table. */
 #define CLI_OPT_KEY 3000

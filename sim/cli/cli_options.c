@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <string.h>
 
-#include "hs_json.h"
 #include "hs_parse.h"
 #include "placement.h"
 #include "precision.h"
@@ -286,23 +285,4 @@ void cli_pricing_keys(struct option *opts, int n, char *shortopts, size_t size)
 {
     n += js_getopt_entries(opts + n, JS_IN_PRICING, CLI_OPT_KEY, shortopts, size);
     opts[n] = (struct option){NULL, 0, NULL, 0};
-}
-
-void cli_print_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc)
-{
-    if (kc)
-        fprintf(out, ", kernels from the %s on %s", kc->kernels_only ? "model alone" : "model",
-                kc->device.device->name);
-    else
-        fprintf(out, ", kernels measured on %s", wl->device);
-    if (kt_precision(kc) != PR_FP32)
-        fprintf(out, ", in %s precision", pr_name(kt_precision(kc)));
-}
-
-void cli_json_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc)
-{
-    fprintf(out, ", \"compute\": \"%s\", \"device\": ", kc ? kt_compute_name(kc) : "measured");
-    hs_json_string(out, kc ? kc->device.device->name : wl->device);
-    if (kt_precision(kc) != PR_FP32)
-        fprintf(out, ", \"precision\": \"%s\"", pr_name(kt_precision(kc)));
 }

@@ -3,9 +3,9 @@
  *   hybridsim strategy --search -w W [-p P] -g N -b B [--cost-model hybridsim|pase] [-o FILE.xml]
  *                     [--analytic-only] [--json] [--max-table N]
  *
- * --search runs PaSE's dynamic programme (analytic/search) and prints each vertex's
- * configuration, its cost, the redistribution into it, and the total. With PaSE's own cost model
- * that is all (here); with hybridsim's (the default) cli_search.c also writes the strategy file
+ * --search runs PaSE's dynamic programme (analytic/search) and prints (its search_report.c)
+ * each vertex's configuration, its cost, the redistribution into it, and the total. With PaSE's
+ * own cost model that is all (here); with hybridsim's (the default) cli_search.c also writes the strategy file
  * and compares it with the best whole-model strategy, analytic and simulated. Each action has
  * its own flag parser: --generate's is cli_generate.c. */
 #include "cli_int.h"
@@ -16,26 +16,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "hs_json.h"
 #include "hs_parse.h"
 #include "pase_cost.h"
 #include "search.h"
 #include "workload.h"
 
 typedef cli_search_options search_options;
-
-/* A searched strategy with what it costs, ready to print. */
-typedef struct {
-    const search_options *o;
-    const wl_workload *wl;
-    const sr_graph *g;
-    const sr_result *res;
-    double r;                /* pase: FLOP-equivalents per word */
-    double *vertex_cost;     /* per vertex */
-    double *edge_cost;       /* per edge */
-    double *in_cost;         /* per vertex: the edges into it */
-    double seconds;          /* the search's wall time */
-} search_report;
 
 static void search_usage(FILE *out)
 {
@@ -131,96 +117,6 @@ int cli_parse_search(int argc, char **argv, search_options *o, char *err)
     return HS_OK;
 }
 
-/* Whether any chosen configuration splits a filter window (a rare PaSE candidate). */
-static bool window_split(const search_report *rp)
-{
-    for (int v = 0; v < rp->g->n_vertices; v++) {
-        const sr_config *c = &rp->g->v[v].configs[rp->res->choice[v]];
-        if (c->kh > 1 || c->kw > 1)
-            return true;
-    }
-    return false;
-}
-
-static void print_table(const search_report *rp)
-{
-    const sr_graph *g = rp->g;
-    const sr_result *res = rp->res;
-    bool depth = g->n_spatial == 3, window = window_split(rp);
-    double layers = 0.0, moves = 0.0;
-    printf("hybridsim strategy --search: %s, %d devices, batch %lld, cost model %s\n",
-           rp->wl->name, g->devices, (long long)g->batch, rp->o->cost_model);
-    printf("  costs in FLOP-equivalents per iteration and device (a word sent counts %g)\n",
-           rp->r);
-    printf("  vertex  %-22s %-8s %5s %5s %5s %5s %5s%s%s  devices %18s %18s\n", "layer", "op",
-           "b", "f", "c", "h", "w", depth ? "     d" : "", window ? "    kh    kw" : "",
-           "layer cost", "redistribution in");
-    for (int v = 0; v < g->n_vertices; v++) {
-        const sr_config *c = &g->v[v].configs[res->choice[v]];
-        printf("  %6d  %-22s %-8s %5lld %5lld %5lld %5lld %5lld", v, g->v[v].name,
-               sr_op_name(g->v[v].op), (long long)c->b, (long long)c->f, (long long)c->c,
-               (long long)c->h, (long long)c->w);
-        if (depth)
-            printf(" %5lld", (long long)c->d);
-        if (window)
-            printf(" %5lld %5lld", (long long)c->kh, (long long)c->kw);
-        printf("  %7lld %18.2f %18.2f\n", (long long)sr_devices(c), rp->vertex_cost[v],
-               rp->in_cost[v]);
-        layers += rp->vertex_cost[v];
-        moves += rp->in_cost[v];
-    }
-    printf("  total %.2f = layers %.2f + redistribution %.2f\n", res->total, layers, moves);
-    printf("  search: %d vertices, %d edges, largest dependent set %d, largest table %lld "
-           "entries, %lld rows, %.1f MB of tables, %.3f s\n", g->n_vertices, g->n_edges,
-           res->largest_dependent_set, (long long)res->largest_table, (long long)res->rows,
-           (double)res->peak_bytes / 1e6, rp->seconds);
-}
-
-static void print_split_json(const sr_config *c)
-{
-    printf("{\"b\": %lld, \"f\": %lld, \"c\": %lld, \"h\": %lld, \"w\": %lld, \"d\": %lld, "
-           "\"kh\": %lld, \"kw\": %lld}", (long long)c->b, (long long)c->f, (long long)c->c,
-           (long long)c->h, (long long)c->w, (long long)c->d, (long long)c->kh,
-           (long long)c->kw);
-}
-
-static void print_json(const search_report *rp)
-{
-    const sr_graph *g = rp->g;
-    const sr_result *res = rp->res;
-    printf("{\"mode\": \"search\", \"workload\": ");
-    hs_json_string(stdout, rp->wl->name);
-    printf(", \"cost_model\": \"%s\", \"devices\": %d, \"batch\": %lld, \"words_to_flops\": "
-           "%.17g, \"total\": %.17g,\n \"vertices\": [", rp->o->cost_model, g->devices,
-           (long long)g->batch, rp->r, res->total);
-    for (int v = 0; v < g->n_vertices; v++) {
-        const sr_config *c = &g->v[v].configs[res->choice[v]];
-        printf("%s\n  {\"vertex\": %d, \"name\": ", v ? "," : "", v);
-        hs_json_string(stdout, g->v[v].name);
-        printf(", \"op\": \"%s\", \"layer\": %d, \"candidates\": %d, \"split\": ",
-               sr_op_name(g->v[v].op), g->v[v].layer, g->v[v].n_configs);
-        print_split_json(c);
-        printf(", \"devices\": %lld, \"cost\": %.17g, \"redistribution_in\": %.17g}",
-               (long long)sr_devices(c), rp->vertex_cost[v], rp->in_cost[v]);
-    }
-    printf("],\n \"edges\": [");
-    for (int i = 0; i < g->n_edges; i++)
-        printf("%s{\"from\": %d, \"to\": %d, \"cost\": %.17g}", i ? ", " : "", g->e[i].u,
-               g->e[i].v, rp->edge_cost[i]);
-    printf("],\n \"layers\": [");
-    for (int l = 0; l < g->n_layers; l++) {
-        printf("%s{\"name\": ", l ? ", " : "");
-        hs_json_string(stdout, rp->wl->layers[l].name);
-        printf(", \"vertex\": %d}", g->vertex_of_layer[l]);
-    }
-    printf("],\n \"search\": {\"order\": [");
-    for (int i = 0; i < g->n_vertices; i++)
-        printf("%s%d", i ? ", " : "", res->order[i]);
-    printf("], \"largest_dependent_set\": %d, \"largest_table_entries\": %lld, \"rows\": %lld, "
-           "\"peak_table_bytes\": %lld}}\n", res->largest_dependent_set,
-           (long long)res->largest_table, (long long)res->rows, (long long)res->peak_bytes);
-}
-
 static double now_s(void)
 {
     struct timespec t;
@@ -228,26 +124,13 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Price the found strategy term by term and print it. */
-static int report(search_report *rp, const sr_costs *costs, char *err)
+/* Price the found strategy term by term and print it (analytic/search/search_report.c). */
+static int report(sr_report *rp, const search_options *o, const sr_costs *costs, char *err)
 {
-    const sr_graph *g = rp->g;
-    double total = 0.0;
-    rp->vertex_cost = calloc((size_t)g->n_vertices + 1, sizeof(double));
-    rp->in_cost = calloc((size_t)g->n_vertices + 1, sizeof(double));
-    rp->edge_cost = calloc((size_t)g->n_edges + 1, sizeof(double));
-    int status = rp->vertex_cost && rp->in_cost && rp->edge_cost
-                     ? sr_price(g, costs, rp->res->choice, rp->vertex_cost, rp->edge_cost,
-                                &total, err)
-                     : hs_fail(err, HS_EINTERNAL, "strategy: out of memory");
-    if (status == HS_OK) {
-        for (int i = 0; i < g->n_edges; i++)
-            rp->in_cost[g->e[i].v] += rp->edge_cost[i];
-        (rp->o->json ? print_json : print_table)(rp);
-    }
-    free(rp->vertex_cost);
-    free(rp->in_cost);
-    free(rp->edge_cost);
+    int status = sr_report_price(rp, costs, err);
+    if (status == HS_OK)
+        (o->json ? sr_print_json : sr_print_table)(stdout, rp);
+    sr_report_free(rp);
     return status;
 }
 
@@ -266,9 +149,9 @@ static int run_search(const search_options *o, char *err)
         double start = now_s();
         if ((status = pase_check(&g, err)) == HS_OK &&
             (status = sr_solve(&g, &costs, o->max_table, &res, err)) == HS_OK) {
-            search_report rp = {.o = o, .wl = &wl, .g = &g, .res = &res, .r = model.r,
-                                .seconds = now_s() - start};
-            status = report(&rp, &costs, err);
+            sr_report rp = {.wl = &wl, .g = &g, .res = &res, .cost_model = o->cost_model,
+                            .r = model.r, .seconds = now_s() - start};
+            status = report(&rp, o, &costs, err);
             sr_result_free(&res);
         }
         sr_graph_free(&g);

@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "an_search.h"
-#include "generate.h"
-#include "hs_json.h"
 #include "hs_parse.h"
 #include "units.h"
 #include "suggest.h"
@@ -119,93 +116,52 @@ int cli_parse_suggest(int argc, char **argv, suggest_options *o, char *err)
     return HS_OK;
 }
 
-/* ---------------------------------------------------------------- printing */
-
-static void print_table(const suggest_options *o, const wl_workload *wl, const kt_compute *kc,
-                        const plat_platform *plat, su_list *l)
-{
-    printf("hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d fit, "
-           "%d simulated", wl->name, plat->name, o->job.gpus, (long long)o->job.batch, l->n,
-           l->fitting, l->simulated);
-    if (o->job.runtime)
-        printf(", runtime %s", o->job.runtime);
-    cli_print_kernels(stdout, wl, kc);
-    putchar('\n');
-    int width = 26; /* the strategy column: its longest name */
-    for (int i = 0; i < l->n; i++)
-        if ((int)strlen(l->c[i].name) > width)
-            width = (int)strlen(l->c[i].name);
-    printf("  %4s  %-*s %10s %10s %10s %10s %9s  %s\n", "rank", width, "strategy", "compute",
-           "comm", "analytic", "simulated", "GB a GPU", "why not first");
-    for (int i = 0; i < l->n; i++) {
-        const su_candidate *c = &l->c[l->order[i]];
-        printf("  %4d  %-*s %10.6f %10.6f %10.6f ", i + 1, width, c->name,
-               c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
-               c->analytic.iteration.total_s);
-        if (c->simulated)
-            printf("%10.6f", c->sim.iteration.total_s);
-        else
-            printf("%10s", "-");
-        printf(" %9.3f  %s\n", c->analytic.memory_per_gpu_bytes / 1e9, c->why);
-    }
-    printf("  times are seconds per iteration; epoch = %lld iterations\n",
-           (long long)l->c[l->order[0]].analytic.iterations_per_epoch);
-}
-
-static void print_json(const suggest_options *o, const wl_workload *wl, const kt_compute *kc,
-                       const plat_platform *plat, su_list *l)
-{
-    printf("{\"mode\": \"suggest\", \"workload\": ");
-    hs_json_string(stdout, wl->name);
-    printf(", \"platform\": ");
-    hs_json_string(stdout, plat->name);
-    printf(", \"gpus\": %d, \"batch\": %lld", o->job.gpus, (long long)o->job.batch);
-    if (o->job.runtime) {
-        printf(", \"runtime\": ");
-        hs_json_string(stdout, o->job.runtime);
-    }
-    cli_json_kernels(stdout, wl, kc);
-    printf(", \"ranking\": [");
-    for (int i = 0; i < l->n; i++) {
-        const su_candidate *c = &l->c[l->order[i]];
-        printf("%s\n  {\"rank\": %d, \"strategy\": ", i ? "," : "", i + 1);
-        hs_json_string(stdout, c->name);
-        printf(", \"analytic_s\": %.17g, \"compute_s\": %.17g, \"comm_s\": %.17g, "
-               "\"memory_bytes\": %.17g, \"fits\": %s", c->analytic.iteration.total_s,
-               c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
-               c->analytic.memory_per_gpu_bytes, c->analytic.fits_in_memory ? "true" : "false");
-        if (c->simulated)
-            printf(", \"simulated_s\": %.17g, \"simulated_comm_s\": %.17g",
-                   c->sim.iteration.total_s, c->sim.iteration.comm_s);
-        printf(", \"why\": ");
-        hs_json_string(stdout, c->why);
-        printf("}");
-    }
-    printf("]}\n");
-}
-
 /* ---------------------------------------------------------------- the command */
 
-static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-                         const kt_compute *kc, plat_platform *plat, char *err);
+/* A budget's count, printed as it is answered. */
+static void print_count(void *ctx, const su_count *c)
+{
+    (void)ctx;
+    su_print_budget_count(stdout, c);
+}
 
-/* The oracle's answer at p GPUs, under the runtime said (--runtime: its allreduce, overlap,
- * halos and filter backward on each candidate; job_compute_for_pricing gave its kernels). */
+/* --max-gpus and --target-epoch-s: the best of each GPU count, one line each, then the
+ * answer (sim/compare/budget.c chooses). */
+static int suggest_budget(const suggest_options *o, const su_question *q, char *err)
+{
+    su_budget b = {.max_gpus = o->max_gpus, .target_epoch_s = o->target_epoch_s,
+                   .batch = o->job.batch, .batch_per_gpu = o->batch_per_gpu,
+                   .each = print_count};
+    su_count best;
+    su_print_budget_head(stdout, q, &b);
+    int status = su_answer_budget(q, &b, &best, err);
+    if (status == HS_OK)
+        su_print_budget_answer(stdout, q, &b, &best);
+    return status;
+}
+
+/* The oracle's answer at -g GPUs, or over the budget, under the runtime said (--runtime: its
+ * allreduce, overlap, gradient bytes, optimizer, halos and filter backward on each candidate;
+ * job_compute_for_pricing gave its kernels). */
 static int ask(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-               const kt_compute *kc, plat_platform *plat, int p, int64_t batch, int top, su_list *l,
-               char *err)
+               const kt_compute *kc, plat_platform *plat, char *err)
 {
     rt_runtime rt;
     int status = o->job.runtime ? rt_load(o->job.runtime, &rt, err) : HS_OK;
     if (status != HS_OK)
         return status;
-    su_question q = {.wl = wl, .kc = kc, .plat = plat, .p = p, .batch = batch, .top = top,
+    su_question q = {.wl = wl, .kc = kc, .plat = plat, .p = o->job.gpus, .batch = o->job.batch,
+                     .top = o->job.gpus ? o->top : o->top ? o->top : 1,
                      .simulate = sim->simulate, .runtime = o->job.runtime ? &rt : NULL,
-                     .who = "suggest"};
-    status = su_answer(&q, l, err);
-    if (status == HS_OK)
-        l->runtime = NULL; /* rt ends here */
-    return status;
+                     .runtime_said = o->job.runtime, .who = "suggest"};
+    if (!o->job.gpus)
+        return suggest_budget(o, &q, err);
+    su_list l;
+    if ((status = su_answer(&q, &l, err)) != HS_OK)
+        return status;
+    (o->json ? su_print_ranking_json : su_print_ranking)(stdout, &q, &l);
+    su_list_free(&l);
+    return HS_OK;
 }
 
 static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
@@ -218,82 +174,16 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
     if (status != HS_OK)
         return status;
     if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK) {
-        su_list l;
         status = job_compute_for_pricing(&wl, &plat, &o->job, &kc, &model, err);
-        if (status != HS_OK)
-            ;
-        else if (!o->job.gpus)
-            status = suggest_range(o, sim, &wl, model, &plat, err);
-        else if (o->job.gpus > plat.n_gpus)
+        if (status == HS_OK && o->job.gpus > plat.n_gpus)
             status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->job.gpus,
                              plat.name, plat.n_gpus);
-        else if ((status = ask(o, sim, &wl, model, &plat, o->job.gpus, o->job.batch, o->top, &l,
-                               err)) == HS_OK) {
-            (o->json ? print_json : print_table)(o, &wl, model, &plat, &l);
-            su_list_free(&l);
-        }
+        if (status == HS_OK)
+            status = ask(o, sim, &wl, model, &plat, err);
         plat_free(&plat);
     }
     wl_free(&wl);
     return status;
-}
-
-/* One GPU count of a budget: its candidates ranked; *first (NULL if none fits) its winner. */
-static int one_count(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-                     const kt_compute *kc, plat_platform *plat, int p, su_list *l, char *err)
-{
-    int64_t batch = o->batch_per_gpu ? o->batch_per_gpu * p : o->job.batch;
-    return ask(o, sim, wl, kc, plat, p, batch, o->top ? o->top : 1, l, err);
-}
-
-/* --max-gpus and --target-epoch-s: the GPU counts 1, 2, 4, ... (and N), the best of each
- * simulated, one line each; the answer below. */
-static int suggest_range(const suggest_options *o, const cli_sim *sim, const wl_workload *wl,
-                         const kt_compute *kc, plat_platform *plat, char *err)
-{
-    int limit = o->max_gpus ? o->max_gpus : plat->n_gpus, best_p = 0;
-    double best_s = INFINITY;
-    char best_name[SU_NAME_LEN] = "", why[HS_ERR_LEN];
-    printf("hybridsim suggest: %s on %s, %s", wl->name, plat->name,
-           o->max_gpus ? "the fastest epoch within the GPU budget" : "the fewest GPUs reaching "
-           "the target epoch");
-    cli_print_kernels(stdout, wl, kc);
-    printf("\n  %6s  %-36s %14s %14s\n", "GPUs", "best strategy", "epoch, sim s",
-           "epoch, model s");
-    for (int p = 1; p <= limit && p <= plat->n_gpus;
-         p = p < limit && 2 * p > limit ? limit : 2 * p) {
-        su_list l;
-        if (one_count(o, sim, wl, kc, plat, p, &l, why) != HS_OK) {
-            printf("  %6d  %s\n", p, "(no strategy runs: the batch does not divide, ...)");
-            continue;
-        }
-        const su_candidate *c = &l.c[l.order[0]];
-        if (!c->simulated)
-            printf("  %6d  (nothing fits; the fastest by the model, %s, needs %.1f GB)\n", p,
-                   c->name, c->analytic.memory_per_gpu_bytes / 1e9);
-        else {
-            printf("  %6d  %-36s %14.3f %14.3f\n", p, c->name, c->sim.epoch.total_s,
-                   c->analytic.epoch.total_s);
-            bool better = o->max_gpus ? c->sim.epoch.total_s < best_s
-                                      : !best_p && c->sim.epoch.total_s <= o->target_epoch_s;
-            if (better)
-                best_p = p, best_s = c->sim.epoch.total_s,
-                snprintf(best_name, sizeof best_name, "%s", c->name);
-        }
-        su_list_free(&l);
-        if (o->target_epoch_s > 0 && best_p)
-            break;
-        if (p == limit)
-            break;
-    }
-    if (!best_p && o->target_epoch_s > 0)
-        printf("  no GPU count up to %d reaches an epoch of %g s\n", limit, o->target_epoch_s);
-    else if (best_p)
-        printf("  answer: %s on %d GPUs, %.3f s an epoch (simulated)\n", best_name, best_p,
-               best_s);
-    else
-        return hs_fail(err, HS_EINPUT, "no strategy runs %s on up to %d GPUs", wl->name, limit);
-    return HS_OK;
 }
 
 int cli_suggest_main(int argc, char **argv, const cli_sim *sim, char *err)

@@ -5,11 +5,15 @@
  * sim/compare (both derivations side by side); the simulation is a callback, so that the front
  * end decides where it runs (hybridsim-sim forks a child per run).
  *   suggest.c  the candidates priced, simulated and ranked
- *   oracle.c   the question asked whole (the search among the candidates), the answer's plan */
+ *   oracle.c   the question asked whole (the search among the candidates), the answer's plan
+ *   budget.c   the question over a GPU budget (suggest --max-gpus, --target-epoch-s)
+ *   ghp.c      GHP's group size chosen on the machine (strategy --generate ghp)
+ *   suggest_print.c  the answers as suggest and strategy --search print them */
 #ifndef SUGGEST_H
 #define SUGGEST_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "an_search.h"
 #include "analytic.h"
@@ -83,6 +87,7 @@ typedef struct {
                                * filter backward; a plan's, rt_training; its kernel terms are
                                * kc's, job_compute_for_pricing), the allreduce variants those
                                * faster than the runtime's; NULL: hybridsim's defaults */
+    const char *runtime_said; /* --runtime as the user gave it, for the reports (NULL: none) */
     const char *who;          /* the command, for the progress lines on stderr */
 } su_question;
 
@@ -123,5 +128,65 @@ int su_simulate_top(const su_question *q, su_list *l, char *err);
 void su_rank(su_list *l, double gpu_memory_bytes);
 
 void su_list_free(su_list *l);
+
+/* One GPU count of a budget, as su_answer_budget answered it. */
+typedef struct {
+    int p;                    /* GPUs */
+    bool runs;                /* some strategy runs at p (else the batch does not divide, ...) */
+    bool simulated;           /* its winner fits and was simulated */
+    char name[SU_NAME_LEN];   /* the winner (the fastest by the model when nothing fits) */
+    double sim_epoch_s;       /* its simulated epoch */
+    double model_epoch_s;     /* its analytic epoch */
+    double memory_bytes;      /* its memory per GPU, by the model */
+} su_count;
+
+/* A GPU budget: the fastest epoch within max_gpus, or the fewest GPUs reaching a target. */
+typedef struct {
+    int max_gpus;             /* --max-gpus N; 0: target_epoch_s */
+    double target_epoch_s;    /* --target-epoch-s T */
+    int64_t batch;            /* the global batch at every count, or 0: */
+    int64_t batch_per_gpu;    /* B = this x GPUs */
+    void (*each)(void *ctx, const su_count *c); /* each count as it is answered, or NULL */
+    void *ctx;                /* each's */
+} su_budget;
+
+/* budget.c: the counts 1, 2, 4, ... up to the budget (max_gpus, else the platform's GPUs:
+ * su_budget_limit), each asked as q (its p and batch replaced; q->top the count's simulated),
+ * handed to b->each; *best the answer: the fastest simulated epoch (max_gpus) or the first
+ * count whose simulated epoch is at most the target (then the counts stop); best->p 0 when no
+ * count reaches the target. HS_EINPUT naming the workload when nothing runs within max_gpus. */
+int su_answer_budget(const su_question *q, const su_budget *b, su_count *best, char *err);
+int su_budget_limit(const su_budget *b, const plat_platform *plat);
+
+/* strategy --search's answer, for printing: the first of the ranking and what it is beside. */
+typedef struct {
+    const su_question *q;
+    const su_list *l;
+    const st_plan *plan;      /* the answer as written (su_answer_plan) */
+    const char *path;         /* the strategy file written */
+    const hs_estimate *file;  /* a built-in answer's file simulated (su_simulate_plan), or NULL */
+    int answer, builtin, searched; /* indices into l->c (-1: none) */
+} su_found;
+
+/* suggest_print.c: suggest's ranking as a table or as JSON; a budget's first lines, each
+ * count's line (su_budget.each may call it) and the answer's line; strategy --search's answer
+ * with its layers and what the search did, as a table or as JSON. */
+void su_print_ranking(FILE *out, const su_question *q, const su_list *l);
+void su_print_ranking_json(FILE *out, const su_question *q, const su_list *l);
+void su_print_budget_head(FILE *out, const su_question *q, const su_budget *b);
+void su_print_budget_count(FILE *out, const su_count *c);
+void su_print_budget_answer(FILE *out, const su_question *q, const su_budget *b,
+                            const su_count *best);
+void su_print_found(FILE *out, const su_found *f);
+void su_print_found_json(FILE *out, const su_found *f);
+
+/* ghp.c: GHP's group size for `strategy --generate ghp` on gpus GPUs of plat: every divisor G
+ * written as ghp:G and priced by the analytic model, each that fits simulated (simulate; NULL:
+ * the model alone), the fastest that fits into *best (free with st_plan_free); why (why_len
+ * bytes) says what was priced and simulated ("G chosen by the simulation on abci, ..."). Kernel
+ * times as job_compute_for_pricing's defaults; progress on stderr. HS_EINPUT when no G gives a
+ * plan, else the simulation's errors. */
+int su_choose_ghp(const wl_workload *wl, plat_platform *plat, int gpus, int64_t batch,
+                  su_simulate_fn simulate, st_plan *best, char *why, size_t why_len, char *err);
 
 #endif

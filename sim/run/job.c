@@ -259,8 +259,9 @@ void job_free(job *j)
     j->wl_loaded = false;
 }
 
-int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat, const js_settings *job,
-                            kt_compute *kc, const kt_compute **model, char *err)
+int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat,
+                            const js_settings *job, kt_compute *kc, const kt_compute **model,
+                            char *err)
 {
     rt_runtime rt;
     int rc = job->runtime ? rt_load(job->runtime, &rt, err) : HS_OK;

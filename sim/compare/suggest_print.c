@@ -1,0 +1,273 @@
+/* suggest_print.c: the oracle's answers as `suggest` and `strategy --search` print them
+ * (suggest.h): the ranking as a table or JSON, a GPU budget's counts and answer, and the
+ * search's answer with what the search did. Printing only: the answers are suggest.c's,
+ * oracle.c's and budget.c's. */
+#include "suggest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hs_json.h"
+
+/* Where the kernel times came from, as a report's first line says it (", kernels from the
+ * model on v100-sxm2-16gb"), and as JSON members (", \"compute\": ..., \"device\": ..."). */
+static void print_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc)
+{
+    if (kc)
+        fprintf(out, ", kernels from the %s on %s", kc->kernels_only ? "model alone" : "model",
+                kc->device.device->name);
+    else
+        fprintf(out, ", kernels measured on %s", wl->device);
+    if (kt_precision(kc) != PR_FP32)
+        fprintf(out, ", in %s precision", pr_name(kt_precision(kc)));
+}
+
+static void json_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc)
+{
+    fprintf(out, ", \"compute\": \"%s\", \"device\": ", kc ? kt_compute_name(kc) : "measured");
+    hs_json_string(out, kc ? kc->device.device->name : wl->device);
+    if (kt_precision(kc) != PR_FP32)
+        fprintf(out, ", \"precision\": \"%s\"", pr_name(kt_precision(kc)));
+}
+
+/* ", runtime R" / ", \"runtime\": R" when the question names one. */
+static void print_runtime(FILE *out, const su_question *q)
+{
+    if (q->runtime_said)
+        fprintf(out, ", runtime %s", q->runtime_said);
+}
+
+static void json_runtime(FILE *out, const su_question *q)
+{
+    if (q->runtime_said) {
+        fprintf(out, ", \"runtime\": ");
+        hs_json_string(out, q->runtime_said);
+    }
+}
+
+/* ---------------------------------------------------------------- suggest's ranking */
+
+void su_print_ranking(FILE *out, const su_question *q, const su_list *l)
+{
+    fprintf(out, "hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d "
+            "fit, %d simulated", q->wl->name, q->plat->name, q->p, (long long)q->batch, l->n,
+            l->fitting, l->simulated);
+    print_runtime(out, q);
+    print_kernels(out, q->wl, q->kc);
+    fputc('\n', out);
+    int width = 26; /* the strategy column: its longest name */
+    for (int i = 0; i < l->n; i++)
+        if ((int)strlen(l->c[i].name) > width)
+            width = (int)strlen(l->c[i].name);
+    fprintf(out, "  %4s  %-*s %10s %10s %10s %10s %9s  %s\n", "rank", width, "strategy",
+            "compute", "comm", "analytic", "simulated", "GB a GPU", "why not first");
+    for (int i = 0; i < l->n; i++) {
+        const su_candidate *c = &l->c[l->order[i]];
+        fprintf(out, "  %4d  %-*s %10.6f %10.6f %10.6f ", i + 1, width, c->name,
+                c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
+                c->analytic.iteration.total_s);
+        if (c->simulated)
+            fprintf(out, "%10.6f", c->sim.iteration.total_s);
+        else
+            fprintf(out, "%10s", "-");
+        fprintf(out, " %9.3f  %s\n", c->analytic.memory_per_gpu_bytes / 1e9, c->why);
+    }
+    fprintf(out, "  times are seconds per iteration; epoch = %lld iterations\n",
+            (long long)l->c[l->order[0]].analytic.iterations_per_epoch);
+}
+
+void su_print_ranking_json(FILE *out, const su_question *q, const su_list *l)
+{
+    fprintf(out, "{\"mode\": \"suggest\", \"workload\": ");
+    hs_json_string(out, q->wl->name);
+    fprintf(out, ", \"platform\": ");
+    hs_json_string(out, q->plat->name);
+    fprintf(out, ", \"gpus\": %d, \"batch\": %lld", q->p, (long long)q->batch);
+    json_runtime(out, q);
+    json_kernels(out, q->wl, q->kc);
+    fprintf(out, ", \"ranking\": [");
+    for (int i = 0; i < l->n; i++) {
+        const su_candidate *c = &l->c[l->order[i]];
+        fprintf(out, "%s\n  {\"rank\": %d, \"strategy\": ", i ? "," : "", i + 1);
+        hs_json_string(out, c->name);
+        fprintf(out, ", \"analytic_s\": %.17g, \"compute_s\": %.17g, \"comm_s\": %.17g, "
+                "\"memory_bytes\": %.17g, \"fits\": %s", c->analytic.iteration.total_s,
+                c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
+                c->analytic.memory_per_gpu_bytes, c->analytic.fits_in_memory ? "true" : "false");
+        if (c->simulated)
+            fprintf(out, ", \"simulated_s\": %.17g, \"simulated_comm_s\": %.17g",
+                    c->sim.iteration.total_s, c->sim.iteration.comm_s);
+        fprintf(out, ", \"why\": ");
+        hs_json_string(out, c->why);
+        fprintf(out, "}");
+    }
+    fprintf(out, "]}\n");
+}
+
+/* ---------------------------------------------------------------- a GPU budget */
+
+void su_print_budget_head(FILE *out, const su_question *q, const su_budget *b)
+{
+    fprintf(out, "hybridsim suggest: %s on %s, %s", q->wl->name, q->plat->name,
+            b->max_gpus ? "the fastest epoch within the GPU budget"
+                        : "the fewest GPUs reaching the target epoch");
+    print_kernels(out, q->wl, q->kc);
+    fprintf(out, "\n  %6s  %-36s %14s %14s\n", "GPUs", "best strategy", "epoch, sim s",
+            "epoch, model s");
+}
+
+void su_print_budget_count(FILE *out, const su_count *c)
+{
+    if (!c->runs)
+        fprintf(out, "  %6d  %s\n", c->p, "(no strategy runs: the batch does not divide, ...)");
+    else if (!c->simulated)
+        fprintf(out, "  %6d  (nothing fits; the fastest by the model, %s, needs %.1f GB)\n",
+                c->p, c->name, c->memory_bytes / 1e9);
+    else
+        fprintf(out, "  %6d  %-36s %14.3f %14.3f\n", c->p, c->name, c->sim_epoch_s,
+                c->model_epoch_s);
+}
+
+void su_print_budget_answer(FILE *out, const su_question *q, const su_budget *b,
+                            const su_count *best)
+{
+    if (best->p)
+        fprintf(out, "  answer: %s on %d GPUs, %.3f s an epoch (simulated)\n", best->name,
+                best->p, best->sim_epoch_s);
+    else
+        fprintf(out, "  no GPU count up to %d reaches an epoch of %g s\n",
+                su_budget_limit(b, q->plat), b->target_epoch_s);
+}
+
+/* ---------------------------------------------------------------- strategy --search */
+
+/* The answer's configuration per layer. */
+static void print_layers(FILE *out, const su_found *f)
+{
+    const wl_workload *wl = f->q->wl;
+    fprintf(out, "  %5s  %-24s %-8s %5s %5s %5s %5s %5s  replicas\n", "layer", "name", "type",
+            "b", "f", "c", "h", "w");
+    for (int i = 0; i < wl->n_layers; i++) {
+        const st_layer_config *c = &f->plan->layers[i];
+        fprintf(out, "  %5d  %-24s %-8s %5d %5d %5d %5d %5d  %8d\n", i, wl->layers[i].name,
+                wl_type_name(wl->layers[i].type), c->batch, c->filter, c->channel, c->height,
+                c->width, c->replicas);
+    }
+}
+
+static void print_row(FILE *out, const char *what, const su_candidate *c)
+{
+    const hs_times *an = &c->analytic.iteration;
+    fprintf(out, "  %-40s %10.6f %10.6f %10.6f", what, an->compute_s, an->comm_s, an->total_s);
+    if (c->simulated)
+        fprintf(out, " %10.6f", c->sim.iteration.total_s);
+    else
+        fprintf(out, " %10s", "-");
+    fprintf(out, " %9.3f\n", c->analytic.memory_per_gpu_bytes / 1e9);
+}
+
+static void print_search(FILE *out, const su_search *s)
+{
+    if (!s->ran) {
+        fprintf(out, "  search: found no per-layer plan (%s)\n", s->why);
+        return;
+    }
+    fprintf(out, "  search: %d vertices, %d edges, largest table %lld entries, %.3f s; its sum "
+            "%.6f s (gradients unfused, without latency)\n", s->vertices, s->edges,
+            (long long)s->largest_table, s->seconds, s->total_s);
+    if (s->polish.reference_kept)
+        fprintf(out, "  exact model: the search's plan %.6f s, polished %.6f s; the best "
+                "whole-model strategy (%s) is cheaper and stands for it\n",
+                s->polish.searched_s, s->polish.polished_s, s->reference);
+    else if (s->reference[0])
+        fprintf(out, "  exact model: the search's plan %.6f s; %d layers given %s's "
+                "configuration -> %.6f s\n", s->polish.searched_s, s->polish.layers_reverted,
+                s->reference, s->polish.polished_s);
+}
+
+/* The answer against the search's plan and the best whole-model strategy. */
+static void print_rows(FILE *out, const su_found *f)
+{
+    const su_list *l = f->l;
+    const su_candidate *a = &l->c[f->answer];
+    fprintf(out, "\n  %-40s %10s %10s %10s %10s %9s\n", "per iteration (s)", "compute", "comm",
+            "analytic", "simulated", "GB a GPU");
+    char name[SU_NAME_LEN + 24];
+    snprintf(name, sizeof name, "answer: %s", a->name);
+    print_row(out, name, a);
+    if (f->searched >= 0 && f->searched != f->answer)
+        print_row(out, "the search's plan: searched", &l->c[f->searched]);
+    if (f->builtin >= 0 && f->builtin != f->answer) {
+        snprintf(name, sizeof name, "best whole-model: %s", l->c[f->builtin].name);
+        print_row(out, name, &l->c[f->builtin]);
+    }
+}
+
+void su_print_found(FILE *out, const su_found *f)
+{
+    const su_list *l = f->l;
+    const su_candidate *a = &l->c[f->answer];
+    fprintf(out, "hybridsim strategy --search: %s on %s, %d GPUs, batch %lld, cost model "
+            "hybridsim", f->q->wl->name, f->q->plat->name, f->q->p, (long long)f->q->batch);
+    print_runtime(out, f->q);
+    print_kernels(out, f->q->wl, f->q->kc);
+    fputc('\n', out);
+    print_layers(out, f);
+    print_search(out, &l->search);
+    print_rows(out, f);
+    if (f->file && f->file->iteration.total_s != a->sim.iteration.total_s)
+        fprintf(out, "  as the file written (the built-in as a per-layer plan): %.6f s "
+                "simulated\n", f->file->iteration.total_s);
+    fprintf(out, "  the oracle's answer over %d candidates (%d fit, the %d fastest by the model "
+            "simulated; as suggest ranks them); wrote %s\n", l->n, l->fitting, l->simulated,
+            f->path);
+    if (f->builtin >= 0 && a->simulated && l->c[f->builtin].simulated)
+        fprintf(out, "  answer / best whole-model (simulated): %.3f\n",
+                a->sim.iteration.total_s / l->c[f->builtin].sim.iteration.total_s);
+}
+
+/* {"strategy": ..., "analytic_s": ..., "memory_bytes": ...[, "simulated_s": ...]} */
+static void candidate_json(FILE *out, const su_candidate *c)
+{
+    fprintf(out, "{\"strategy\": ");
+    hs_json_string(out, c->name);
+    fprintf(out, ", \"analytic_s\": %.17g, \"memory_bytes\": %.17g",
+            c->analytic.iteration.total_s, c->analytic.memory_per_gpu_bytes);
+    if (c->simulated)
+        fprintf(out, ", \"simulated_s\": %.17g", c->sim.iteration.total_s);
+    fprintf(out, "}");
+}
+
+void su_print_found_json(FILE *out, const su_found *f)
+{
+    const su_list *l = f->l;
+    const su_search *s = &l->search;
+    fprintf(out, "{\"mode\": \"search\", \"cost_model\": \"hybridsim\", \"workload\": ");
+    hs_json_string(out, f->q->wl->name);
+    fprintf(out, ", \"platform\": ");
+    hs_json_string(out, f->q->plat->name);
+    fprintf(out, ", \"gpus\": %d, \"batch\": %lld", f->q->p, (long long)f->q->batch);
+    json_runtime(out, f->q);
+    json_kernels(out, f->q->wl, f->q->kc);
+    fprintf(out, ", \"strategy_file\": ");
+    hs_json_string(out, f->path);
+    fprintf(out, ", \"search_s\": %.6f, \"candidates\": %d, \"simulated\": %d,\n \"searched\": ",
+            s->seconds, l->n, l->simulated);
+    candidate_json(out, &l->c[f->answer]); /* the command's answer */
+    if (f->file)
+        fprintf(out, ",\n \"file_simulated_s\": %.17g", f->file->iteration.total_s);
+    fprintf(out, ",\n \"search\": {\"found\": %s, \"vertices\": %d, \"edges\": %d, "
+            "\"layers_reverted\": %d, \"uniform_kept_by_model\": %s", s->ran ? "true" : "false",
+            s->vertices, s->edges, s->polish.layers_reverted,
+            s->polish.reference_kept ? "true" : "false");
+    if (f->searched >= 0) {
+        fprintf(out, ", \"plan\": ");
+        candidate_json(out, &l->c[f->searched]);
+    }
+    fprintf(out, "}");
+    if (f->builtin >= 0) {
+        fprintf(out, ",\n \"best_uniform\": ");
+        candidate_json(out, &l->c[f->builtin]);
+    }
+    fprintf(out, "}\n");
+}

@@ -49,7 +49,8 @@ int hs_child_finish(hs_child *c, void *answer, size_t answer_bytes)
     }
     close(c->fd);
     int wstatus = 0;
-    waitpid(c->pid, &wstatus, 0);
+    while (waitpid(c->pid, &wstatus, 0) < 0 && errno == EINTR) /* a signal is no answer */
+        continue;
     c->pid = 0;
     bool whole = got == answer_bytes && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
     return whole ? HS_OK : HS_EINTERNAL;
@@ -60,6 +61,7 @@ void hs_child_abandon(hs_child *c)
     if (!c->pid)
         return;
     close(c->fd);
-    waitpid(c->pid, NULL, 0);
+    while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+        continue;
     c->pid = 0;
 }

@@ -4,8 +4,13 @@
  * job of a fabric alone (--baseline) forks one child per simulation; the machine loaded before
  * the fork serves every child. The parent may start several and collect them later.
  *
- * Folder: workloads/common/ (prefix hs_child_). A sweep's runs are other executables, with a
- * pool, timeouts and signals of its own (sim/sweep/sweep_run.c); they do not come here. */
+ * Folder: workloads/common/ (prefix hs_child_). Two other children are other mechanisms and do
+ * not come here: hybridsim handing a command to hybridsim-sim (sim/cli/cli_child.c) execs
+ * another executable, relays its stderr line by line (holding what SimGrid prints when it
+ * dies), forwards signals and ends this process as the child ended; a sweep's runs
+ * (sim/sweep/sweep_run.c) are executables too, with a pool, timeouts and signals of its own.
+ * What they would share with this (a pipe, a fork, a wait) is a few system calls, each used
+ * differently. */
 #ifndef HS_CHILD_H
 #define HS_CHILD_H
 

@@ -78,48 +78,122 @@ void sr_print_table(FILE *out, const sr_report *rp)
             (double)res->peak_bytes / 1e6, rp->seconds);
 }
 
-static void print_split_json(FILE *out, const sr_config *c)
+/* A member whose value is a whole number, a number, a word. */
+static void json_int(hs_json *j, const char *key, long long v)
 {
-    fprintf(out, "{\"b\": %lld, \"f\": %lld, \"c\": %lld, \"h\": %lld, \"w\": %lld, \"d\": %lld, "
-            "\"kh\": %lld, \"kw\": %lld}", (long long)c->b, (long long)c->f, (long long)c->c,
-            (long long)c->h, (long long)c->w, (long long)c->d, (long long)c->kh,
-            (long long)c->kw);
+    hs_json_key(j, key);
+    hs_json_int(j, v);
+}
+
+static void json_number(hs_json *j, const char *key, double v)
+{
+    hs_json_key(j, key);
+    hs_json_number(j, v);
+}
+
+static void json_word(hs_json *j, const char *key, const char *word)
+{
+    hs_json_key(j, key);
+    hs_json_str(j, word);
+}
+
+/* {"b", "f", "c", "h", "w", "d", "kh", "kw"}: the ways each dimension is split. */
+static void split_json(hs_json *j, const sr_config *c)
+{
+    hs_json_object(j);
+    json_int(j, "b", c->b);
+    json_int(j, "f", c->f);
+    json_int(j, "c", c->c);
+    json_int(j, "h", c->h);
+    json_int(j, "w", c->w);
+    json_int(j, "d", c->d);
+    json_int(j, "kh", c->kh);
+    json_int(j, "kw", c->kw);
+    hs_json_end(j);
+}
+
+/* "vertices": each vertex's chosen configuration and costs, a line each. */
+static void vertices_json(hs_json *j, const sr_report *rp)
+{
+    const sr_graph *g = rp->g;
+    hs_json_key(j, "vertices");
+    hs_json_array(j);
+    for (int v = 0; v < g->n_vertices; v++) {
+        const sr_config *c = &g->v[v].configs[rp->res->choice[v]];
+        hs_json_break(j, "\n  ");
+        hs_json_object(j);
+        json_int(j, "vertex", v);
+        json_word(j, "name", g->v[v].name);
+        json_word(j, "op", sr_op_name(g->v[v].op));
+        json_int(j, "layer", g->v[v].layer);
+        json_int(j, "candidates", g->v[v].n_configs);
+        hs_json_key(j, "split");
+        split_json(j, c);
+        json_int(j, "devices", sr_devices(c));
+        json_number(j, "cost", rp->vertex_cost[v]);
+        json_number(j, "redistribution_in", rp->in_cost[v]);
+        hs_json_end(j);
+    }
+    hs_json_end(j);
+}
+
+/* "edges" and "layers": each edge's cost, each layer's vertex. */
+static void edges_layers_json(hs_json *j, const sr_report *rp)
+{
+    const sr_graph *g = rp->g;
+    hs_json_break(j, "\n ");
+    hs_json_key(j, "edges");
+    hs_json_array(j);
+    for (int i = 0; i < g->n_edges; i++) {
+        hs_json_object(j);
+        json_int(j, "from", g->e[i].u);
+        json_int(j, "to", g->e[i].v);
+        json_number(j, "cost", rp->edge_cost[i]);
+        hs_json_end(j);
+    }
+    hs_json_end(j);
+    hs_json_break(j, "\n ");
+    hs_json_key(j, "layers");
+    hs_json_array(j);
+    for (int l = 0; l < g->n_layers; l++) {
+        hs_json_object(j);
+        json_word(j, "name", rp->wl->layers[l].name);
+        json_int(j, "vertex", g->vertex_of_layer[l]);
+        hs_json_end(j);
+    }
+    hs_json_end(j);
 }
 
 void sr_print_json(FILE *out, const sr_report *rp)
 {
     const sr_graph *g = rp->g;
     const sr_result *res = rp->res;
-    fprintf(out, "{\"mode\": \"search\", \"workload\": ");
-    hs_json_string(out, rp->wl->name);
-    fprintf(out, ", \"cost_model\": \"%s\", \"devices\": %d, \"batch\": %lld, \"words_to_flops\": "
-            "%.17g, \"total\": %.17g,\n \"vertices\": [", rp->cost_model, g->devices,
-            (long long)g->batch, rp->r, res->total);
-    for (int v = 0; v < g->n_vertices; v++) {
-        const sr_config *c = &g->v[v].configs[res->choice[v]];
-        fprintf(out, "%s\n  {\"vertex\": %d, \"name\": ", v ? "," : "", v);
-        hs_json_string(out, g->v[v].name);
-        fprintf(out, ", \"op\": \"%s\", \"layer\": %d, \"candidates\": %d, \"split\": ",
-                sr_op_name(g->v[v].op), g->v[v].layer, g->v[v].n_configs);
-        print_split_json(out, c);
-        fprintf(out, ", \"devices\": %lld, \"cost\": %.17g, \"redistribution_in\": %.17g}",
-                (long long)sr_devices(c), rp->vertex_cost[v], rp->in_cost[v]);
-    }
-    fprintf(out, "],\n \"edges\": [");
-    for (int i = 0; i < g->n_edges; i++)
-        fprintf(out, "%s{\"from\": %d, \"to\": %d, \"cost\": %.17g}", i ? ", " : "", g->e[i].u,
-                g->e[i].v, rp->edge_cost[i]);
-    fprintf(out, "],\n \"layers\": [");
-    for (int l = 0; l < g->n_layers; l++) {
-        fprintf(out, "%s{\"name\": ", l ? ", " : "");
-        hs_json_string(out, rp->wl->layers[l].name);
-        fprintf(out, ", \"vertex\": %d}", g->vertex_of_layer[l]);
-    }
-    fprintf(out, "],\n \"search\": {\"order\": [");
+    hs_json j;
+    hs_json_init(&j, out);
+    hs_json_object(&j);
+    json_word(&j, "mode", "search");
+    json_word(&j, "workload", rp->wl->name);
+    json_word(&j, "cost_model", rp->cost_model);
+    json_int(&j, "devices", g->devices);
+    json_int(&j, "batch", (long long)g->batch);
+    json_number(&j, "words_to_flops", rp->r);
+    json_number(&j, "total", res->total);
+    hs_json_break(&j, "\n ");
+    vertices_json(&j, rp);
+    edges_layers_json(&j, rp);
+    hs_json_break(&j, "\n ");
+    hs_json_key(&j, "search");
+    hs_json_object(&j);
+    hs_json_key(&j, "order");
+    hs_json_array(&j);
     for (int i = 0; i < g->n_vertices; i++)
-        fprintf(out, "%s%d", i ? ", " : "", res->order[i]);
-    fprintf(out, "], \"largest_dependent_set\": %d, \"largest_table_entries\": %lld, "
-            "\"rows\": %lld, \"peak_table_bytes\": %lld}}\n", res->largest_dependent_set,
-            (long long)res->largest_table, (long long)res->rows, (long long)res->peak_bytes);
+        hs_json_int(&j, res->order[i]);
+    hs_json_end(&j);
+    json_int(&j, "largest_dependent_set", res->largest_dependent_set);
+    json_int(&j, "largest_table_entries", (long long)res->largest_table);
+    json_int(&j, "rows", (long long)res->rows);
+    json_int(&j, "peak_table_bytes", (long long)res->peak_bytes);
+    hs_json_end(&j);
+    hs_json_end(&j);
+    fputc('\n', out);
 }
-

@@ -10,7 +10,7 @@
 #include "hs_json.h"
 
 /* Where the kernel times came from, as a report's first line says it (", kernels from the
- * model on v100-sxm2-16gb"), and as JSON members (", \"compute\": ..., \"device\": ..."). */
+ * model on v100-sxm2-16gb"), and as JSON members ("compute", "device", "precision"). */
 static void print_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc)
 {
     if (kc)
@@ -22,27 +22,50 @@ static void print_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc
         fprintf(out, ", in %s precision", pr_name(kt_precision(kc)));
 }
 
-static void json_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc)
+/* A member whose value is a word. */
+static void json_word(hs_json *j, const char *key, const char *word)
 {
-    fprintf(out, ", \"compute\": \"%s\", \"device\": ", kc ? kt_compute_name(kc) : "measured");
-    hs_json_string(out, kc ? kc->device.device->name : wl->device);
-    if (kt_precision(kc) != PR_FP32)
-        fprintf(out, ", \"precision\": \"%s\"", pr_name(kt_precision(kc)));
+    hs_json_key(j, key);
+    hs_json_str(j, word);
 }
 
-/* ", runtime R" / ", \"runtime\": R" when the question names one. */
+static void json_number(hs_json *j, const char *key, double v)
+{
+    hs_json_key(j, key);
+    hs_json_number(j, v);
+}
+
+static void json_int(hs_json *j, const char *key, long long v)
+{
+    hs_json_key(j, key);
+    hs_json_int(j, v);
+}
+
+static void json_kernels(hs_json *j, const wl_workload *wl, const kt_compute *kc)
+{
+    json_word(j, "compute", kc ? kt_compute_name(kc) : "measured");
+    json_word(j, "device", kc ? kc->device.device->name : wl->device);
+    if (kt_precision(kc) != PR_FP32)
+        json_word(j, "precision", pr_name(kt_precision(kc)));
+}
+
+/* ", runtime R" when the question names one. */
 static void print_runtime(FILE *out, const su_question *q)
 {
     if (q->runtime_said)
         fprintf(out, ", runtime %s", q->runtime_said);
 }
 
-static void json_runtime(FILE *out, const su_question *q)
+/* The question's members: the job and where its kernel times came from. */
+static void json_question(hs_json *j, const su_question *q)
 {
-    if (q->runtime_said) {
-        fprintf(out, ", \"runtime\": ");
-        hs_json_string(out, q->runtime_said);
-    }
+    json_word(j, "workload", q->wl->name);
+    json_word(j, "platform", q->plat->name);
+    json_int(j, "gpus", q->p);
+    json_int(j, "batch", (long long)q->batch);
+    if (q->runtime_said)
+        json_word(j, "runtime", q->runtime_said);
+    json_kernels(j, q->wl, q->kc);
 }
 
 /* ---------------------------------------------------------------- suggest's ranking */
@@ -78,30 +101,35 @@ void su_print_ranking(FILE *out, const su_question *q, const su_list *l)
 
 void su_print_ranking_json(FILE *out, const su_question *q, const su_list *l)
 {
-    fprintf(out, "{\"mode\": \"suggest\", \"workload\": ");
-    hs_json_string(out, q->wl->name);
-    fprintf(out, ", \"platform\": ");
-    hs_json_string(out, q->plat->name);
-    fprintf(out, ", \"gpus\": %d, \"batch\": %lld", q->p, (long long)q->batch);
-    json_runtime(out, q);
-    json_kernels(out, q->wl, q->kc);
-    fprintf(out, ", \"ranking\": [");
+    hs_json j;
+    hs_json_init(&j, out);
+    hs_json_object(&j);
+    json_word(&j, "mode", "suggest");
+    json_question(&j, q);
+    hs_json_key(&j, "ranking");
+    hs_json_array(&j);
     for (int i = 0; i < l->n; i++) {
         const su_candidate *c = &l->c[l->order[i]];
-        fprintf(out, "%s\n  {\"rank\": %d, \"strategy\": ", i ? "," : "", i + 1);
-        hs_json_string(out, c->name);
-        fprintf(out, ", \"analytic_s\": %.17g, \"compute_s\": %.17g, \"comm_s\": %.17g, "
-                "\"memory_bytes\": %.17g, \"fits\": %s", c->analytic.iteration.total_s,
-                c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
-                c->analytic.memory_per_gpu_bytes, c->analytic.fits_in_memory ? "true" : "false");
-        if (c->simulated)
-            fprintf(out, ", \"simulated_s\": %.17g, \"simulated_comm_s\": %.17g",
-                    c->sim.iteration.total_s, c->sim.iteration.comm_s);
-        fprintf(out, ", \"why\": ");
-        hs_json_string(out, c->why);
-        fprintf(out, "}");
+        hs_json_break(&j, "\n  ");
+        hs_json_object(&j);
+        json_int(&j, "rank", i + 1);
+        json_word(&j, "strategy", c->name);
+        json_number(&j, "analytic_s", c->analytic.iteration.total_s);
+        json_number(&j, "compute_s", c->analytic.iteration.compute_s);
+        json_number(&j, "comm_s", c->analytic.iteration.comm_s);
+        json_number(&j, "memory_bytes", c->analytic.memory_per_gpu_bytes);
+        hs_json_key(&j, "fits");
+        hs_json_bool(&j, c->analytic.fits_in_memory);
+        if (c->simulated) {
+            json_number(&j, "simulated_s", c->sim.iteration.total_s);
+            json_number(&j, "simulated_comm_s", c->sim.iteration.comm_s);
+        }
+        json_word(&j, "why", c->why);
+        hs_json_end(&j);
     }
-    fprintf(out, "]}\n");
+    hs_json_end(&j);
+    hs_json_end(&j);
+    fputc('\n', out);
 }
 
 /* ---------------------------------------------------------------- a GPU budget */
@@ -227,47 +255,65 @@ void su_print_found(FILE *out, const su_found *f)
 }
 
 /* {"strategy": ..., "analytic_s": ..., "memory_bytes": ...[, "simulated_s": ...]} */
-static void candidate_json(FILE *out, const su_candidate *c)
+static void candidate_json(hs_json *j, const su_candidate *c)
 {
-    fprintf(out, "{\"strategy\": ");
-    hs_json_string(out, c->name);
-    fprintf(out, ", \"analytic_s\": %.17g, \"memory_bytes\": %.17g",
-            c->analytic.iteration.total_s, c->analytic.memory_per_gpu_bytes);
+    hs_json_object(j);
+    json_word(j, "strategy", c->name);
+    json_number(j, "analytic_s", c->analytic.iteration.total_s);
+    json_number(j, "memory_bytes", c->analytic.memory_per_gpu_bytes);
     if (c->simulated)
-        fprintf(out, ", \"simulated_s\": %.17g", c->sim.iteration.total_s);
-    fprintf(out, "}");
+        json_number(j, "simulated_s", c->sim.iteration.total_s);
+    hs_json_end(j);
+}
+
+/* "search": what the search did, and its plan. */
+static void search_json(hs_json *j, const su_found *f)
+{
+    const su_search *s = &f->l->search;
+    hs_json_key(j, "search");
+    hs_json_object(j);
+    hs_json_key(j, "found");
+    hs_json_bool(j, s->ran);
+    json_int(j, "vertices", s->vertices);
+    json_int(j, "edges", s->edges);
+    json_int(j, "layers_reverted", s->polish.layers_reverted);
+    hs_json_key(j, "uniform_kept_by_model");
+    hs_json_bool(j, s->polish.reference_kept);
+    if (f->searched >= 0) {
+        hs_json_key(j, "plan");
+        candidate_json(j, &f->l->c[f->searched]);
+    }
+    hs_json_end(j);
 }
 
 void su_print_found_json(FILE *out, const su_found *f)
 {
     const su_list *l = f->l;
-    const su_search *s = &l->search;
-    fprintf(out, "{\"mode\": \"search\", \"cost_model\": \"hybridsim\", \"workload\": ");
-    hs_json_string(out, f->q->wl->name);
-    fprintf(out, ", \"platform\": ");
-    hs_json_string(out, f->q->plat->name);
-    fprintf(out, ", \"gpus\": %d, \"batch\": %lld", f->q->p, (long long)f->q->batch);
-    json_runtime(out, f->q);
-    json_kernels(out, f->q->wl, f->q->kc);
-    fprintf(out, ", \"strategy_file\": ");
-    hs_json_string(out, f->path);
-    fprintf(out, ", \"search_s\": %.6f, \"candidates\": %d, \"simulated\": %d,\n \"searched\": ",
-            s->seconds, l->n, l->simulated);
-    candidate_json(out, &l->c[f->answer]); /* the command's answer */
-    if (f->file)
-        fprintf(out, ",\n \"file_simulated_s\": %.17g", f->file->iteration.total_s);
-    fprintf(out, ",\n \"search\": {\"found\": %s, \"vertices\": %d, \"edges\": %d, "
-            "\"layers_reverted\": %d, \"uniform_kept_by_model\": %s", s->ran ? "true" : "false",
-            s->vertices, s->edges, s->polish.layers_reverted,
-            s->polish.reference_kept ? "true" : "false");
-    if (f->searched >= 0) {
-        fprintf(out, ", \"plan\": ");
-        candidate_json(out, &l->c[f->searched]);
+    hs_json j;
+    hs_json_init(&j, out);
+    hs_json_object(&j);
+    json_word(&j, "mode", "search");
+    json_word(&j, "cost_model", "hybridsim");
+    json_question(&j, f->q);
+    json_word(&j, "strategy_file", f->path);
+    hs_json_key(&j, "search_s");
+    hs_json_printf(&j, "%.6f", l->search.seconds);
+    json_int(&j, "candidates", l->n);
+    json_int(&j, "simulated", l->simulated);
+    hs_json_break(&j, "\n ");
+    hs_json_key(&j, "searched");
+    candidate_json(&j, &l->c[f->answer]); /* the command's answer */
+    if (f->file) {
+        hs_json_break(&j, "\n ");
+        json_number(&j, "file_simulated_s", f->file->iteration.total_s);
     }
-    fprintf(out, "}");
+    hs_json_break(&j, "\n ");
+    search_json(&j, f);
     if (f->builtin >= 0) {
-        fprintf(out, ",\n \"best_uniform\": ");
-        candidate_json(out, &l->c[f->builtin]);
+        hs_json_break(&j, "\n ");
+        hs_json_key(&j, "best_uniform");
+        candidate_json(&j, &l->c[f->builtin]);
     }
-    fprintf(out, "}\n");
+    hs_json_end(&j);
+    fputc('\n', out);
 }

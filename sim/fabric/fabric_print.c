@@ -91,32 +91,49 @@ void fb_print_tables(FILE *out, const fb_request *req, const plat_platform *plat
     }
 }
 
-static void print_json_times(FILE *out, const hs_times *t)
+/* {"compute_s", "comm_s", "exposed_comm_s", "total_s"} */
+static void json_times(hs_json *j, const hs_times *t)
 {
-    fprintf(out, "{\"compute_s\": %.17g, \"comm_s\": %.17g, \"exposed_comm_s\": %.17g, "
-            "\"total_s\": %.17g}", t->compute_s, t->comm_s, t->exposed_comm_s, t->total_s);
+    hs_json_object(j);
+    hs_json_key(j, "compute_s");
+    hs_json_number(j, t->compute_s);
+    hs_json_key(j, "comm_s");
+    hs_json_number(j, t->comm_s);
+    hs_json_key(j, "exposed_comm_s");
+    hs_json_number(j, t->exposed_comm_s);
+    hs_json_key(j, "total_s");
+    hs_json_number(j, t->total_s);
+    hs_json_end(j);
 }
 
 void fb_print_json(FILE *out, const fb_request *req, const plat_platform *plat,
                        const fb_job *jobs, int n_jobs, const lk_stats *links)
 {
     char gpus[4096];
-    fputc('[', out);
+    hs_json j;
+    hs_json_init(&j, out);
+    hs_json_array(&j);
     for (int k = 0; k < n_jobs; k++) {
-        const fb_job *j = &jobs[k];
-        format_gpus(j, gpus, sizeof gpus);
-        fprintf(out, "%s{\"job\": \"%s\", \"gpu_set\": \"%s\", \"run\": ", k ? ", " : "", j->name,
-                gpus);
-        rp_run run = job_run(plat, j, links, k);
-        rp_print_json(out, &run, &j->shared);
+        const fb_job *job = &jobs[k];
+        format_gpus(job, gpus, sizeof gpus);
+        hs_json_object(&j);
+        hs_json_key(&j, "job");
+        hs_json_str(&j, job->name);
+        hs_json_key(&j, "gpu_set");
+        hs_json_str(&j, gpus);
+        hs_json_key(&j, "run");
+        rp_run run = job_run(plat, job, links, k);
+        rp_json_run(&j, &run, &job->shared);
         if (req->baseline) {
-            fprintf(out, ", \"alone\": ");
-            print_json_times(out, &j->alone);
-            fprintf(out, ", \"slowdown\": %.17g",
-                    j->alone.total_s > 0 ? j->shared.iteration.total_s / j->alone.total_s : 0);
+            hs_json_key(&j, "alone");
+            json_times(&j, &job->alone);
+            hs_json_key(&j, "slowdown");
+            hs_json_number(&j, job->alone.total_s > 0
+                                   ? job->shared.iteration.total_s / job->alone.total_s : 0);
         }
-        fputc('}', out);
+        hs_json_end(&j);
     }
-    fprintf(out, "]\n");
+    hs_json_end(&j);
+    fputc('\n', out);
 }
 

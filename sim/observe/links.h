@@ -22,6 +22,7 @@
 #include <simgrid/forward.h>
 
 #include "hs_error.h"
+#include "hs_json.h"
 #include "platform.h"
 
 /* What a link is, from the generator's naming (platforms/README.md). */
@@ -143,9 +144,9 @@ int lk_write_csv(const lk_stats *st, const char *path, bool all_links, char *err
 int lk_csv_check(const char *path, char *err);
 
 /* The summary of a run as the reports print it: per kind, the top links, the congestion share
- * of job `job` (-1: all jobs). The table form is indented lines; the JSON form is the value of
- * the "links" key: {"by_kind": {...}, "top": [...], "congestion_share": x}. */
+ * of job `job` (-1: all jobs). The table form is indented lines; the JSON form is the next value
+ * of writer j (the "links" key's): {"by_kind": {...}, "top": [...], "congestion_share": x}. */
 void lk_print_summary_table(FILE *out, const lk_stats *st, int job);
-void lk_print_summary_json(FILE *out, const lk_stats *st, int job);
+void lk_json_summary(hs_json *j, const lk_stats *st, int job);
 
 #endif

@@ -100,34 +100,58 @@ void lk_print_summary_table(FILE *out, const lk_stats *st, int job)
             t->congestion_share, t->waiting_s, t->actual_s, t->messages);
 }
 
-void lk_print_summary_json(FILE *out, const lk_stats *st, int job)
+/* A member whose value is a number. */
+static void json_number(hs_json *j, const char *key, double v)
+{
+    hs_json_key(j, key);
+    hs_json_number(j, v);
+}
+
+void lk_json_summary(hs_json *j, const lk_stats *st, int job)
 {
     const lk_traffic *t = traffic_of(st, job);
-    fprintf(out, "{\"by_kind\": {");
-    const char *sep = "";
+    hs_json_object(j);
+    hs_json_key(j, "by_kind");
+    hs_json_object(j);
     for (int k = 0; k < LK_KIND_COUNT; k++) {
         const lk_kind_stats *ks = &st->by_kind[k];
         if (!ks->links_used)
             continue;
-        fprintf(out, "%s\"%s\": {\"links\": %d, \"bytes\": %.17g, \"mean_utilisation\": %.17g, "
-                "\"max_mean_utilisation\": %.17g, \"peak_utilisation\": %.17g}",
-                sep, lk_kind_name((lk_kind)k), ks->links_used, ks->bytes, ks->mean_util, ks->max_mean_util,
-                ks->peak_util);
-        sep = ", ";
+        hs_json_key(j, lk_kind_name((lk_kind)k));
+        hs_json_object(j);
+        hs_json_key(j, "links");
+        hs_json_int(j, ks->links_used);
+        json_number(j, "bytes", ks->bytes);
+        json_number(j, "mean_utilisation", ks->mean_util);
+        json_number(j, "max_mean_utilisation", ks->max_mean_util);
+        json_number(j, "peak_utilisation", ks->peak_util);
+        hs_json_end(j);
     }
-    fprintf(out, "}, \"top\": [");
+    hs_json_end(j);
+    hs_json_key(j, "top");
+    hs_json_array(j);
     for (int i = 0; i < LK_TOP && st->top[i] >= 0; i++) {
         const lk_link *l = &st->links[st->top[i]];
-        fprintf(out, "%s{\"link\": ", i ? ", " : "");
-        hs_json_string(out, l->name);
-        fprintf(out, ", \"direction\": \"%s\", \"kind\": \"%s\", "
-                "\"bytes\": %.17g, \"busy_s\": %.17g, \"mean_utilisation\": %.17g, "
-                "\"peak_utilisation\": %.17g}",
-                lk_direction_name(l->direction), lk_kind_name(l->kind),
-                l->bytes + l->background_bytes, l->busy_s, l->mean_util, l->peak_util);
+        hs_json_object(j);
+        hs_json_key(j, "link");
+        hs_json_str(j, l->name);
+        hs_json_key(j, "direction");
+        hs_json_str(j, lk_direction_name(l->direction));
+        hs_json_key(j, "kind");
+        hs_json_str(j, lk_kind_name(l->kind));
+        json_number(j, "bytes", l->bytes + l->background_bytes);
+        json_number(j, "busy_s", l->busy_s);
+        json_number(j, "mean_utilisation", l->mean_util);
+        json_number(j, "peak_utilisation", l->peak_util);
+        hs_json_end(j);
     }
-    fprintf(out, "], \"congestion_share\": %.17g, \"messages\": %ld, \"bytes\": %.17g, "
-            "\"route_bytes\": %.17g, \"message_time_s\": %.17g, \"waiting_time_s\": %.17g}",
-            t->congestion_share, t->messages, t->bytes, t->route_bytes, t->actual_s,
-            t->waiting_s);
+    hs_json_end(j);
+    json_number(j, "congestion_share", t->congestion_share);
+    hs_json_key(j, "messages");
+    hs_json_int(j, t->messages);
+    json_number(j, "bytes", t->bytes);
+    json_number(j, "route_bytes", t->route_bytes);
+    json_number(j, "message_time_s", t->actual_s);
+    json_number(j, "waiting_time_s", t->waiting_s);
+    hs_json_end(j);
 }

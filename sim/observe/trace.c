@@ -26,7 +26,7 @@ struct tr_writer {
     char *buffer;       /* stdio buffer of out */
     int network_pid;    /* the counter tracks' process */
     bool network_named; /* its process_name was written */
-    long events;        /* written so far (to place the commas) */
+    hs_json json;       /* the writer on out, inside "traceEvents": [...] */
 };
 
 /* ---------------------------------------------------------------- GPU lists */
@@ -105,10 +105,25 @@ int tr_gpus_check(const tr_gpu_set *set, const int *gpu_of_rank, int n_ranks, in
 static int node_pid(int node) { return node + 1; }
 static int stream_tid(int gpu, int stream) { return 2 * gpu + 1 + stream; }
 
-/* Start one event: the separator from the previous one. */
-static void begin_event(tr_writer *w)
+/* Start one event, on a line of its own. */
+static hs_json *begin_event(tr_writer *w)
 {
-    fputs(w->events++ ? ",\n" : "\n", w->out);
+    hs_json_break(&w->json, "\n");
+    hs_json_object(&w->json);
+    return &w->json;
+}
+
+/* A member whose value is a fixed word, or a whole number. */
+static void json_word(hs_json *j, const char *key, const char *word)
+{
+    hs_json_key(j, key);
+    hs_json_str(j, word);
+}
+
+static void json_int(hs_json *j, const char *key, long long v)
+{
+    hs_json_key(j, key);
+    hs_json_int(j, v);
 }
 
 int tr_open(const char *path, int n_nodes, tr_writer **wp, char *err)
@@ -129,31 +144,49 @@ int tr_open(const char *path, int n_nodes, tr_writer **wp, char *err)
     w->out = w->file.f;
     setvbuf(w->out, w->buffer, _IOFBF, TR_BUFFER_BYTES);
     w->network_pid = node_pid(n_nodes);
-    fputs("{\"displayTimeUnit\": \"ms\", \"otherData\": {\"generator\": \"hybridsim\"}, "
-          "\"traceEvents\": [",
-          w->out);
+    hs_json *j = &w->json;
+    hs_json_init(j, w->out);
+    hs_json_object(j);
+    json_word(j, "displayTimeUnit", "ms");
+    hs_json_key(j, "otherData");
+    hs_json_object(j);
+    json_word(j, "generator", "hybridsim");
+    hs_json_end(j);
+    hs_json_key(j, "traceEvents");
+    hs_json_array(j);
     *wp = w;
     return HS_OK;
 }
 
+/* A metadata event's head: "name" (what it sets), "ph", "pid" and "tid" (-1: none); then
+ * "args" is open. */
+static hs_json *begin_metadata(tr_writer *w, const char *what, int pid, int tid)
+{
+    hs_json *j = begin_event(w);
+    json_word(j, "name", what);
+    json_word(j, "ph", "M");
+    json_int(j, "pid", pid);
+    if (tid >= 0)
+        json_int(j, "tid", tid);
+    hs_json_key(j, "args");
+    hs_json_object(j);
+    return j;
+}
+
 static void put_metadata(tr_writer *w, const char *what, int pid, int tid, const char *name)
 {
-    begin_event(w);
-    fprintf(w->out, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d", what, pid);
-    if (tid >= 0)
-        fprintf(w->out, ", \"tid\": %d", tid);
-    fputs(", \"args\": {\"name\": ", w->out);
-    hs_json_string(w->out, name);
-    fputs("}}", w->out);
+    hs_json *j = begin_metadata(w, what, pid, tid);
+    json_word(j, "name", name);
+    hs_json_end(j);
+    hs_json_end(j);
 }
 
 static void put_sort_index(tr_writer *w, const char *what, int pid, int tid, long index)
 {
-    begin_event(w);
-    fprintf(w->out, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d", what, pid);
-    if (tid >= 0)
-        fprintf(w->out, ", \"tid\": %d", tid);
-    fprintf(w->out, ", \"args\": {\"sort_index\": %ld}}", index);
+    hs_json *j = begin_metadata(w, what, pid, tid);
+    json_int(j, "sort_index", index);
+    hs_json_end(j);
+    hs_json_end(j);
 }
 
 /* The node's process (once) and the GPU's two threads. */
@@ -176,7 +209,7 @@ static void put_tracks(tr_writer *w, int node, bool name_node, int gpu, int rank
 
 /* The slice's name: a kernel is "LAYER phase", a communication task "op LAYER" (or "op phase"
  * when it serves no single layer, as the fused gradient allreduce). */
-static void put_task_name(FILE *out, const tg_task *t, const wl_workload *wl)
+static void put_task_name(hs_json *j, const tg_task *t, const wl_workload *wl)
 {
     char name[WL_NAME_LEN + 64];
     const char *layer = t->layer >= 0 && t->layer < wl->n_layers ? wl->layers[t->layer].name
@@ -186,7 +219,8 @@ static void put_task_name(FILE *out, const tg_task *t, const wl_workload *wl)
         snprintf(name, sizeof name, "%s %s", layer ? layer : "(no layer)", phase);
     else
         snprintf(name, sizeof name, "%s %s", tg_op_name((tg_op)t->op), layer ? layer : phase);
-    hs_json_string(out, name);
+    hs_json_key(j, "name");
+    hs_json_str(j, name);
 }
 
 /* Times in whole nanoseconds, rounded once: a slice's duration is the difference of its
@@ -197,10 +231,38 @@ static long long trace_ns(double t_s)
     return llround(t_s * 1e9);
 }
 
-/* Nanoseconds as microseconds with three decimals, exactly. */
-static void put_us(FILE *out, long long ns)
+/* A member: nanoseconds as microseconds with three decimals, exactly. */
+static void put_us(hs_json *j, const char *key, long long ns)
 {
-    fprintf(out, "%s%lld.%03lld", ns < 0 ? "-" : "", llabs(ns) / 1000, llabs(ns) % 1000);
+    hs_json_key(j, key);
+    hs_json_printf(j, "%s%lld.%03lld", ns < 0 ? "-" : "", llabs(ns) / 1000, llabs(ns) % 1000);
+}
+
+/* A communication task's members: its op, bytes, peers or group, staging, algorithm. */
+static void put_comm_args(hs_json *j, const tr_run *run, const tg_task *t)
+{
+    static const char *const algo[TG_ALGO_COUNT] = {"ring", "hierarchical", "tree", "rings",
+                                                     "auto"};
+    json_word(j, "op", tg_op_name((tg_op)t->op));
+    hs_json_key(j, "bytes");
+    hs_json_number(j, t->amount);
+    const tg_group *grp = t->peer >= 0 && t->peer < run->g->n_groups
+                              ? &run->g->groups[t->peer] : NULL;
+    if (t->op == TG_SEND || t->op == TG_RECV) {
+        json_int(j, "peer_rank", (int)t->peer);
+    } else if (t->op == TG_SHIFT && grp && grp->n == 2) { /* {send peer, receive peer} */
+        json_int(j, "send_to_rank", grp->ranks[0]);
+        json_int(j, "recv_from_rank", grp->ranks[1]);
+    } else if (grp) {
+        json_int(j, "group_size", grp->n);
+    }
+    if (t->flags & TG_FLAG_STAGED) {
+        hs_json_key(j, "staged");
+        hs_json_bool(j, true);
+    }
+    if ((t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER) &&
+        t->algo < TG_ALGO_COUNT)
+        json_word(j, "algorithm", algo[t->algo]);
 }
 
 static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gpu, int i)
@@ -208,38 +270,25 @@ static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gp
     const tg_task *t = &run->g->ranks[rank].tasks[i];
     double start_s = run->res->task_start_s[rank][i], end_s = run->res->task_end_s[rank][i];
     bool kernel = tg_stream(t) == 0;
-    FILE *out = w->out;
-    begin_event(w);
-    fputs("{\"name\": ", out);
-    put_task_name(out, t, run->wl);
+    hs_json *j = begin_event(w);
+    put_task_name(j, t, run->wl);
     long long start_ns = trace_ns(start_s), end_ns = trace_ns(end_s);
-    fprintf(out, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": ",
-            kernel ? "compute" : "comm", node_pid(node), stream_tid(gpu, !kernel));
-    put_us(out, start_ns);
-    fputs(", \"dur\": ", out);
-    put_us(out, end_ns - start_ns);
-    fprintf(out, ", \"args\": {\"layer\": %d, \"phase\": \"%s\", \"seconds\": %.9g",
-            (int)t->layer, tg_phase_name((tg_phase)t->phase), end_s - start_s);
-    if (!kernel) {
-        fprintf(out, ", \"op\": \"%s\", \"bytes\": %.17g", tg_op_name((tg_op)t->op), t->amount);
-        const tg_group *grp = t->peer >= 0 && t->peer < run->g->n_groups
-                                  ? &run->g->groups[t->peer] : NULL;
-        if (t->op == TG_SEND || t->op == TG_RECV)
-            fprintf(out, ", \"peer_rank\": %d", (int)t->peer);
-        else if (t->op == TG_SHIFT && grp && grp->n == 2) /* {send peer, receive peer} */
-            fprintf(out, ", \"send_to_rank\": %d, \"recv_from_rank\": %d", grp->ranks[0],
-                    grp->ranks[1]);
-        else if (grp)
-            fprintf(out, ", \"group_size\": %d", grp->n);
-        if (t->flags & TG_FLAG_STAGED)
-            fputs(", \"staged\": true", out);
-        static const char *const algo[TG_ALGO_COUNT] = {"ring", "hierarchical", "tree", "rings",
-                                                         "auto"};
-        if ((t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER) &&
-            t->algo < TG_ALGO_COUNT)
-            fprintf(out, ", \"algorithm\": \"%s\"", algo[t->algo]);
-    }
-    fputs("}}", out);
+    json_word(j, "cat", kernel ? "compute" : "comm");
+    json_word(j, "ph", "X");
+    json_int(j, "pid", node_pid(node));
+    json_int(j, "tid", stream_tid(gpu, !kernel));
+    put_us(j, "ts", start_ns);
+    put_us(j, "dur", end_ns - start_ns);
+    hs_json_key(j, "args");
+    hs_json_object(j);
+    json_int(j, "layer", (int)t->layer);
+    json_word(j, "phase", tg_phase_name((tg_phase)t->phase));
+    hs_json_key(j, "seconds");
+    hs_json_printf(j, "%.9g", end_s - start_s);
+    if (!kernel)
+        put_comm_args(j, run, t);
+    hs_json_end(j);
+    hs_json_end(j);
 }
 
 int tr_write_run(tr_writer *w, const tr_run *run, char *err)
@@ -274,16 +323,26 @@ void tr_write_counter(tr_writer *w, const char *name, double t_s, double value)
         put_sort_index(w, "process_sort_index", w->network_pid, -1, w->network_pid);
         w->network_named = true;
     }
-    begin_event(w);
-    fputs("{\"name\": ", w->out);
-    hs_json_string(w->out, name);
-    fprintf(w->out, ", \"ph\": \"C\", \"pid\": %d, \"ts\": %.3f, \"args\": {\"utilisation\": "
-            "%.9g}}", w->network_pid, t_s * 1e6, value);
+    hs_json *j = begin_event(w);
+    json_word(j, "name", name);
+    json_word(j, "ph", "C");
+    json_int(j, "pid", w->network_pid);
+    hs_json_key(j, "ts");
+    hs_json_printf(j, "%.3f", t_s * 1e6);
+    hs_json_key(j, "args");
+    hs_json_object(j);
+    hs_json_key(j, "utilisation");
+    hs_json_printf(j, "%.9g", value);
+    hs_json_end(j);
+    hs_json_end(j);
 }
 
 int tr_close(tr_writer *w, char *err)
 {
-    fputs("\n]}\n", w->out);
+    hs_json_break(&w->json, "\n"); /* the array's end on a line of its own */
+    hs_json_end(&w->json);
+    hs_json_end(&w->json);
+    fputc('\n', w->out);
     int status = hs_out_commit(&w->file, err);
     free(w->buffer);
     free(w);

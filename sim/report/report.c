@@ -162,31 +162,49 @@ static void print_layers_table(FILE *out, const rp_run *run)
     free(order);
 }
 
-static void print_json_cells(FILE *out, const bd_cell *row)
+/* Members "forward", "backward_input", ...: a phase's compute, comm and exposed comm. */
+static void json_cells(hs_json *j, const bd_cell *row)
 {
-    for (int p = 0; p < TG_PHASE_COUNT; p++)
-        fprintf(out, "%s\"%s\": {\"compute_s\": %.17g, \"comm_s\": %.17g, "
-                "\"exposed_comm_s\": %.17g}", p ? ", " : "", phase_keys[p], row[p].compute_s,
-                row[p].comm_s, row[p].exposed_comm_s);
+    for (int p = 0; p < TG_PHASE_COUNT; p++) {
+        hs_json_key(j, phase_keys[p]);
+        hs_json_object(j);
+        hs_json_key(j, "compute_s");
+        hs_json_number(j, row[p].compute_s);
+        hs_json_key(j, "comm_s");
+        hs_json_number(j, row[p].comm_s);
+        hs_json_key(j, "exposed_comm_s");
+        hs_json_number(j, row[p].exposed_comm_s);
+        hs_json_end(j);
+    }
 }
 
-
 /* "layers_rank", "layers" (every layer, in order) and "whole_model" (no single layer's). */
-static void print_json_layers(FILE *out, const bd_breakdown *bd)
+static void json_layers(hs_json *j, const bd_breakdown *bd)
 {
-    fprintf(out, ", \"layers_rank\": %d, \"layers\": [", bd->rank);
+    hs_json_key(j, "layers_rank");
+    hs_json_int(j, bd->rank);
+    hs_json_key(j, "layers");
+    hs_json_array(j);
     for (int l = 0; l < bd->n_layers; l++) {
-        fprintf(out, "%s{\"index\": %d, \"name\": ", l ? ", " : "", l);
-        hs_json_string(out, bd->layer_info[l].name);
-        fprintf(out, ", \"type\": ");
-        hs_json_string(out, wl_type_name(bd->layer_info[l].type));
-        fprintf(out, ", \"time_s\": %.17g, ", bd_layer_time_s(bd, l));
-        print_json_cells(out, bd->layers[l]);
-        fputc('}', out);
+        hs_json_object(j);
+        hs_json_key(j, "index");
+        hs_json_int(j, l);
+        hs_json_key(j, "name");
+        hs_json_str(j, bd->layer_info[l].name);
+        hs_json_key(j, "type");
+        hs_json_str(j, wl_type_name(bd->layer_info[l].type));
+        hs_json_key(j, "time_s");
+        hs_json_number(j, bd_layer_time_s(bd, l));
+        json_cells(j, bd->layers[l]);
+        hs_json_end(j);
     }
-    fprintf(out, "], \"whole_model\": {\"time_s\": %.17g, ", bd_layer_time_s(bd, -1));
-    print_json_cells(out, bd->shared);
-    fputc('}', out);
+    hs_json_end(j);
+    hs_json_key(j, "whole_model");
+    hs_json_object(j);
+    hs_json_key(j, "time_s");
+    hs_json_number(j, bd_layer_time_s(bd, -1));
+    json_cells(j, bd->shared);
+    hs_json_end(j);
 }
 
 /* Flow mode's rings that ran step by step, or could not, in a table line. */
@@ -240,73 +258,127 @@ void rp_print_row(FILE *out, const rp_run *run, const hs_estimate *est)
             est->memory_per_gpu_bytes / 1e9, est->fits_in_memory ? "yes" : "no");
 }
 
-static void print_json_times(FILE *out, const hs_times *t, int with_exposed)
+/* {"compute_s", "comm_s"[, "exposed_comm_s"], "total_s"} */
+static void json_times(hs_json *j, const hs_times *t, bool with_exposed)
 {
-    fprintf(out, "{\"compute_s\": %.17g, \"comm_s\": %.17g, ", t->compute_s, t->comm_s);
-    if (with_exposed)
-        fprintf(out, "\"exposed_comm_s\": %.17g, ", t->exposed_comm_s);
-    fprintf(out, "\"total_s\": %.17g}", t->total_s);
+    hs_json_object(j);
+    hs_json_key(j, "compute_s");
+    hs_json_number(j, t->compute_s);
+    hs_json_key(j, "comm_s");
+    hs_json_number(j, t->comm_s);
+    if (with_exposed) {
+        hs_json_key(j, "exposed_comm_s");
+        hs_json_number(j, t->exposed_comm_s);
+    }
+    hs_json_key(j, "total_s");
+    hs_json_number(j, t->total_s);
+    hs_json_end(j);
+}
+
+/* A member whose value is a fixed word. */
+static void json_word(hs_json *j, const char *key, const char *word)
+{
+    hs_json_key(j, key);
+    hs_json_str(j, word);
+}
+
+/* What ran: the job's shape and the settings that are not the defaults. */
+static void json_job(hs_json *j, const rp_run *run)
+{
+    const st_strategy *st = &run->strategy;
+    json_word(j, "mode", run->mode);
+    json_word(j, "workload", run->workload);
+    json_word(j, "platform", run->platform);
+    json_word(j, "strategy", st_name(st));
+    hs_json_key(j, "gpus");
+    hs_json_int(j, st->p);
+    hs_json_key(j, "p1");
+    hs_json_int(j, st->p1);
+    hs_json_key(j, "p2");
+    hs_json_int(j, st->p2);
+    hs_json_key(j, "batch");
+    hs_json_int(j, (long long)run->batch);
+    if (st_is_pipelined(st)) {
+        hs_json_key(j, "micro_batches");
+        hs_json_int(j, st->segments);
+    }
+    if (st->allreduce != CO_RING)
+        json_word(j, "allreduce", co_algo_name(st->allreduce));
+    if (has_filter_backward(st))
+        json_word(j, "filter_backward", st->filter_rs ? "reduce-scatter" : "allreduce");
+    if (has_halos(st))
+        json_word(j, "halo", st->halo_chain ? "chain" : "sendrecv");
+    if (run->precision)
+        json_word(j, "precision", run->precision);
+    if (run->runtime)
+        json_word(j, "runtime", run->runtime);
+    if (run->compute) {
+        json_word(j, "compute", run->compute);
+        json_word(j, "device", run->device ? run->device : "");
+    }
+}
+
+/* The memory per GPU, whether it fits, and its parts. */
+static void json_memory(hs_json *j, const rp_run *run, const hs_estimate *est)
+{
+    const hs_memory *m = &est->memory;
+    hs_json_key(j, "memory_per_gpu_bytes");
+    hs_json_number(j, est->memory_per_gpu_bytes);
+    hs_json_key(j, "fits_in_memory");
+    hs_json_bool(j, est->fits_in_memory);
+    hs_json_key(j, "gpu_memory_bytes");
+    hs_json_number(j, run->gpu_memory_bytes);
+    hs_json_key(j, "memory_breakdown");
+    hs_json_object(j);
+    hs_json_key(j, "weights_bytes");
+    hs_json_number(j, m->weights_bytes);
+    hs_json_key(j, "gradients_bytes");
+    hs_json_number(j, m->gradients_bytes);
+    hs_json_key(j, "activations_bytes");
+    hs_json_number(j, m->activations_bytes);
+    if (m->master_bytes > 0) {
+        hs_json_key(j, "master_bytes");
+        hs_json_number(j, m->master_bytes);
+    }
+    hs_json_key(j, "optimizer_state_bytes");
+    hs_json_number(j, m->optimizer_state_bytes);
+    hs_json_end(j);
+}
+
+void rp_json_run(hs_json *j, const rp_run *run, const hs_estimate *est)
+{
+    hs_json_object(j);
+    json_job(j, run);
+    hs_json_key(j, "iterations_per_epoch");
+    hs_json_int(j, (long long)est->iterations_per_epoch);
+    hs_json_key(j, "iteration");
+    json_times(j, &est->iteration, true);
+    hs_json_key(j, "epoch");
+    json_times(j, &est->epoch, false);
+    json_memory(j, run, est);
+    if (run->layers)
+        json_layers(j, run->layers);
+    if (run->links) {
+        hs_json_key(j, "links");
+        lk_json_summary(j, run->links, run->links_job);
+    }
+    if (run->rings_stepped > 0 || run->rings_over_budget > 0) {
+        hs_json_key(j, "flow_rings");
+        hs_json_object(j);
+        hs_json_key(j, "stepped_groups");
+        hs_json_int(j, run->rings_stepped);
+        hs_json_key(j, "over_budget_groups");
+        hs_json_int(j, run->rings_over_budget);
+        hs_json_end(j);
+    }
+    hs_json_end(j);
 }
 
 void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est)
 {
-    const st_strategy *st = &run->strategy;
-    fprintf(out, "{\"mode\": ");
-    hs_json_string(out, run->mode);
-    fprintf(out, ", \"workload\": ");
-    hs_json_string(out, run->workload);
-    fprintf(out, ", \"platform\": ");
-    hs_json_string(out, run->platform);
-    fprintf(out, ", \"strategy\": ");
-    hs_json_string(out, st_name(st));
-    fprintf(out, ", \"gpus\": %d, \"p1\": %d, \"p2\": %d, \"batch\": %lld", st->p, st->p1, st->p2,
-            (long long)run->batch);
-    if (st_is_pipelined(st))
-        fprintf(out, ", \"micro_batches\": %d", st->segments);
-    if (st->allreduce != CO_RING)
-        fprintf(out, ", \"allreduce\": \"%s\"", co_algo_name(st->allreduce));
-    if (has_filter_backward(st))
-        fprintf(out, ", \"filter_backward\": \"%s\"",
-                st->filter_rs ? "reduce-scatter" : "allreduce");
-    if (has_halos(st))
-        fprintf(out, ", \"halo\": \"%s\"", st->halo_chain ? "chain" : "sendrecv");
-    if (run->precision)
-        fprintf(out, ", \"precision\": \"%s\"", run->precision);
-    if (run->runtime) {
-        fprintf(out, ", \"runtime\": ");
-        hs_json_string(out, run->runtime);
-    }
-    if (run->compute) {
-        fprintf(out, ", \"compute\": ");
-        hs_json_string(out, run->compute);
-        fprintf(out, ", \"device\": ");
-        hs_json_string(out, run->device ? run->device : "");
-    }
-    fprintf(out, ", \"iterations_per_epoch\": %lld, \"iteration\": ",
-            (long long)est->iterations_per_epoch);
-    print_json_times(out, &est->iteration, 1);
-    fprintf(out, ", \"epoch\": ");
-    print_json_times(out, &est->epoch, 0);
-    fprintf(out, ", \"memory_per_gpu_bytes\": %.17g, \"fits_in_memory\": %s",
-            est->memory_per_gpu_bytes, est->fits_in_memory ? "true" : "false");
-    const hs_memory *m = &est->memory;
-    fprintf(out, ", \"gpu_memory_bytes\": %.17g", run->gpu_memory_bytes);
-    fprintf(out, ", \"memory_breakdown\": {\"weights_bytes\": %.17g, \"gradients_bytes\": %.17g, "
-            "\"activations_bytes\": %.17g, ", m->weights_bytes, m->gradients_bytes,
-            m->activations_bytes);
-    if (m->master_bytes > 0)
-        fprintf(out, "\"master_bytes\": %.17g, ", m->master_bytes);
-    fprintf(out, "\"optimizer_state_bytes\": %.17g}", m->optimizer_state_bytes);
-    if (run->layers)
-        print_json_layers(out, run->layers);
-    if (run->links) {
-        fprintf(out, ", \"links\": ");
-        lk_print_summary_json(out, run->links, run->links_job);
-    }
-    if (run->rings_stepped > 0 || run->rings_over_budget > 0)
-        fprintf(out, ", \"flow_rings\": {\"stepped_groups\": %d, \"over_budget_groups\": %d}",
-                run->rings_stepped, run->rings_over_budget);
-    fputc('}', out);
+    hs_json j;
+    hs_json_init(&j, out);
+    rp_json_run(&j, run, est);
 }
 
 double rp_agreement(const hs_estimate *analytic, const hs_estimate *simulated)
@@ -341,33 +413,44 @@ static void print_terms_table(FILE *out, const rp_difference *diff)
     }
 }
 
-static void print_json_terms(FILE *out, const rp_difference *diff)
+/* "difference_terms": each part's analytic and simulated seconds. */
+static void json_terms(hs_json *j, const rp_difference *diff)
 {
-    fprintf(out, ", \"difference_terms\": {");
+    hs_json_key(j, "difference_terms");
+    hs_json_object(j);
     for (int i = 0; i < diff->n_terms; i++) {
         const rp_term *t = &diff->terms[i];
-        fprintf(out, "%s", i ? ", " : "");
-        hs_json_string(out, t->key);
-        fprintf(out, ": {\"analytic_s\": %.17g, \"simulated_s\": %.17g", t->analytic_s,
-                t->simulated_s);
-        if (t->is_comm)
-            fprintf(out, ", \"simulated_comm_s\": %.17g, \"simulated_exposed_s\": %.17g, "
-                    "\"simulated_waiting_s\": %.17g", t->simulated_comm_s,
-                    t->simulated_exposed_s, t->simulated_waiting_s);
-        fprintf(out, "}");
+        hs_json_key(j, t->key);
+        hs_json_object(j);
+        hs_json_key(j, "analytic_s");
+        hs_json_number(j, t->analytic_s);
+        hs_json_key(j, "simulated_s");
+        hs_json_number(j, t->simulated_s);
+        if (t->is_comm) {
+            hs_json_key(j, "simulated_comm_s");
+            hs_json_number(j, t->simulated_comm_s);
+            hs_json_key(j, "simulated_exposed_s");
+            hs_json_number(j, t->simulated_exposed_s);
+            hs_json_key(j, "simulated_waiting_s");
+            hs_json_number(j, t->simulated_waiting_s);
+        }
+        hs_json_end(j);
     }
-    fprintf(out, "}");
+    hs_json_end(j);
 }
 
-static void print_json_link_waiting(FILE *out, const lk_stats *links)
+/* "link_waiting_by_kind" and "link_waiting_share". */
+static void json_link_waiting(hs_json *j, const lk_stats *links)
 {
-    fprintf(out, ", \"link_waiting_by_kind\": {");
+    hs_json_key(j, "link_waiting_by_kind");
+    hs_json_object(j);
     for (int k = 0; k < LK_KIND_COUNT; k++) {
-        fprintf(out, "%s", k ? ", " : "");
-        hs_json_string(out, lk_kind_name((lk_kind)k));
-        fprintf(out, ": %.17g", links->waiting_by_kind_s[k]);
+        hs_json_key(j, lk_kind_name((lk_kind)k));
+        hs_json_number(j, links->waiting_by_kind_s[k]);
     }
-    fprintf(out, "}, \"link_waiting_share\": %.17g", links->all.congestion_share);
+    hs_json_end(j);
+    hs_json_key(j, "link_waiting_share");
+    hs_json_number(j, links->all.congestion_share);
 }
 
 void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *analytic,
@@ -404,18 +487,22 @@ void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *anal
     an.layers = NULL; /* the breakdown is the simulation's */
     an.links = NULL;  /* and so are the link statistics */
     an.rings_stepped = an.rings_over_budget = 0; /* and how flow mode ran its rings */
-    fprintf(out, "{\"analytic\": ");
-    rp_print_json(out, &an, analytic);
-    fprintf(out, ", \"simulate\": ");
-    rp_print_json(out, &sim, simulated);
-    fprintf(out, ", \"agreement\": %.17g", rp_agreement(analytic, simulated));
+    hs_json j;
+    hs_json_init(&j, out);
+    hs_json_object(&j);
+    hs_json_key(&j, "analytic");
+    rp_json_run(&j, &an, analytic);
+    hs_json_key(&j, "simulate");
+    rp_json_run(&j, &sim, simulated);
+    hs_json_key(&j, "agreement");
+    hs_json_number(&j, rp_agreement(analytic, simulated));
     if (diff && diff->text && *diff->text) {
-        fprintf(out, ", \"difference\": ");
-        hs_json_string(out, diff->text);
+        hs_json_key(&j, "difference");
+        hs_json_str(&j, diff->text);
     }
     if (diff)
-        print_json_terms(out, diff);
+        json_terms(&j, diff);
     if (diff && diff->links)
-        print_json_link_waiting(out, diff->links);
-    fprintf(out, "}");
+        json_link_waiting(&j, diff->links);
+    hs_json_end(&j);
 }

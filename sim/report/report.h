@@ -12,6 +12,7 @@
 
 #include "breakdown.h"
 #include "estimate.h"
+#include "hs_json.h"
 #include "links.h"
 #include "strategy.h"
 
@@ -46,8 +47,10 @@ void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est);
 void rp_print_row_header(FILE *out);
 void rp_print_row(FILE *out, const rp_run *run, const hs_estimate *est);
 
-/* The JSON object of one run (no trailing newline, so it can be nested). */
+/* The JSON object of one run (no trailing newline); rp_json_run writes it as the next value
+ * of a writer, so that it can be nested (a fabric's jobs, compare's two sides). */
 void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est);
+void rp_json_run(hs_json *j, const rp_run *run, const hs_estimate *est);
 
 /* One part of the iteration as both answers see it; the parts of a compare add up to each
  * answer's iteration total. */

@@ -6,7 +6,7 @@
  *   units.h        quantities with units, "12.5GBps", "9us" (un_)
  *   estimate.h     the answer either derivation gives (hs_estimate) and what communication is
  *                  for (hs_term)
- *   hs_json.h      JSON strings, escaped alike by every writer
+ *   hs_json.h      the one JSON writer: commas, nesting, escaped strings, %.17g numbers
  *   hs_xml.h       XML text, escaped alike by every writer
  *   hs_names.h     the short names a folder offers, for messages
  *   hs_out.h       every file written (never a device replaced, never half a file) and the

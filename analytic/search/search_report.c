@@ -78,37 +78,18 @@ void sr_print_table(FILE *out, const sr_report *rp)
             (double)res->peak_bytes / 1e6, rp->seconds);
 }
 
-/* A member whose value is a whole number, a number, a word. */
-static void json_int(hs_json *j, const char *key, long long v)
-{
-    hs_json_key(j, key);
-    hs_json_int(j, v);
-}
-
-static void json_number(hs_json *j, const char *key, double v)
-{
-    hs_json_key(j, key);
-    hs_json_number(j, v);
-}
-
-static void json_word(hs_json *j, const char *key, const char *word)
-{
-    hs_json_key(j, key);
-    hs_json_str(j, word);
-}
-
 /* {"b", "f", "c", "h", "w", "d", "kh", "kw"}: the ways each dimension is split. */
 static void split_json(hs_json *j, const sr_config *c)
 {
     hs_json_object(j);
-    json_int(j, "b", c->b);
-    json_int(j, "f", c->f);
-    json_int(j, "c", c->c);
-    json_int(j, "h", c->h);
-    json_int(j, "w", c->w);
-    json_int(j, "d", c->d);
-    json_int(j, "kh", c->kh);
-    json_int(j, "kw", c->kw);
+    hs_json_kv_int(j, "b", c->b);
+    hs_json_kv_int(j, "f", c->f);
+    hs_json_kv_int(j, "c", c->c);
+    hs_json_kv_int(j, "h", c->h);
+    hs_json_kv_int(j, "w", c->w);
+    hs_json_kv_int(j, "d", c->d);
+    hs_json_kv_int(j, "kh", c->kh);
+    hs_json_kv_int(j, "kw", c->kw);
     hs_json_end(j);
 }
 
@@ -122,16 +103,16 @@ static void vertices_json(hs_json *j, const sr_report *rp)
         const sr_config *c = &g->v[v].configs[rp->res->choice[v]];
         hs_json_break(j, "\n  ");
         hs_json_object(j);
-        json_int(j, "vertex", v);
-        json_word(j, "name", g->v[v].name);
-        json_word(j, "op", sr_op_name(g->v[v].op));
-        json_int(j, "layer", g->v[v].layer);
-        json_int(j, "candidates", g->v[v].n_configs);
+        hs_json_kv_int(j, "vertex", v);
+        hs_json_kv_str(j, "name", g->v[v].name);
+        hs_json_kv_str(j, "op", sr_op_name(g->v[v].op));
+        hs_json_kv_int(j, "layer", g->v[v].layer);
+        hs_json_kv_int(j, "candidates", g->v[v].n_configs);
         hs_json_key(j, "split");
         split_json(j, c);
-        json_int(j, "devices", sr_devices(c));
-        json_number(j, "cost", rp->vertex_cost[v]);
-        json_number(j, "redistribution_in", rp->in_cost[v]);
+        hs_json_kv_int(j, "devices", sr_devices(c));
+        hs_json_kv_number(j, "cost", rp->vertex_cost[v]);
+        hs_json_kv_number(j, "redistribution_in", rp->in_cost[v]);
         hs_json_end(j);
     }
     hs_json_end(j);
@@ -146,9 +127,9 @@ static void edges_layers_json(hs_json *j, const sr_report *rp)
     hs_json_array(j);
     for (int i = 0; i < g->n_edges; i++) {
         hs_json_object(j);
-        json_int(j, "from", g->e[i].u);
-        json_int(j, "to", g->e[i].v);
-        json_number(j, "cost", rp->edge_cost[i]);
+        hs_json_kv_int(j, "from", g->e[i].u);
+        hs_json_kv_int(j, "to", g->e[i].v);
+        hs_json_kv_number(j, "cost", rp->edge_cost[i]);
         hs_json_end(j);
     }
     hs_json_end(j);
@@ -157,8 +138,8 @@ static void edges_layers_json(hs_json *j, const sr_report *rp)
     hs_json_array(j);
     for (int l = 0; l < g->n_layers; l++) {
         hs_json_object(j);
-        json_word(j, "name", rp->wl->layers[l].name);
-        json_int(j, "vertex", g->vertex_of_layer[l]);
+        hs_json_kv_str(j, "name", rp->wl->layers[l].name);
+        hs_json_kv_int(j, "vertex", g->vertex_of_layer[l]);
         hs_json_end(j);
     }
     hs_json_end(j);
@@ -171,13 +152,13 @@ void sr_print_json(FILE *out, const sr_report *rp)
     hs_json j;
     hs_json_init(&j, out);
     hs_json_object(&j);
-    json_word(&j, "mode", "search");
-    json_word(&j, "workload", rp->wl->name);
-    json_word(&j, "cost_model", rp->cost_model);
-    json_int(&j, "devices", g->devices);
-    json_int(&j, "batch", (long long)g->batch);
-    json_number(&j, "words_to_flops", rp->r);
-    json_number(&j, "total", res->total);
+    hs_json_kv_str(&j, "mode", "search");
+    hs_json_kv_str(&j, "workload", rp->wl->name);
+    hs_json_kv_str(&j, "cost_model", rp->cost_model);
+    hs_json_kv_int(&j, "devices", g->devices);
+    hs_json_kv_int(&j, "batch", (long long)g->batch);
+    hs_json_kv_number(&j, "words_to_flops", rp->r);
+    hs_json_kv_number(&j, "total", res->total);
     hs_json_break(&j, "\n ");
     vertices_json(&j, rp);
     edges_layers_json(&j, rp);
@@ -189,10 +170,10 @@ void sr_print_json(FILE *out, const sr_report *rp)
     for (int i = 0; i < g->n_vertices; i++)
         hs_json_int(&j, res->order[i]);
     hs_json_end(&j);
-    json_int(&j, "largest_dependent_set", res->largest_dependent_set);
-    json_int(&j, "largest_table_entries", (long long)res->largest_table);
-    json_int(&j, "rows", (long long)res->rows);
-    json_int(&j, "peak_table_bytes", (long long)res->peak_bytes);
+    hs_json_kv_int(&j, "largest_dependent_set", res->largest_dependent_set);
+    hs_json_kv_int(&j, "largest_table_entries", (long long)res->largest_table);
+    hs_json_kv_int(&j, "rows", (long long)res->rows);
+    hs_json_kv_int(&j, "peak_table_bytes", (long long)res->peak_bytes);
     hs_json_end(&j);
     hs_json_end(&j);
     fputc('\n', out);

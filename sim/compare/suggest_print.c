@@ -22,31 +22,12 @@ static void print_kernels(FILE *out, const wl_workload *wl, const kt_compute *kc
         fprintf(out, ", in %s precision", pr_name(kt_precision(kc)));
 }
 
-/* A member whose value is a word. */
-static void json_word(hs_json *j, const char *key, const char *word)
-{
-    hs_json_key(j, key);
-    hs_json_str(j, word);
-}
-
-static void json_number(hs_json *j, const char *key, double v)
-{
-    hs_json_key(j, key);
-    hs_json_number(j, v);
-}
-
-static void json_int(hs_json *j, const char *key, long long v)
-{
-    hs_json_key(j, key);
-    hs_json_int(j, v);
-}
-
 static void json_kernels(hs_json *j, const wl_workload *wl, const kt_compute *kc)
 {
-    json_word(j, "compute", kc ? kt_compute_name(kc) : "measured");
-    json_word(j, "device", kc ? kc->device.device->name : wl->device);
+    hs_json_kv_str(j, "compute", kc ? kt_compute_name(kc) : "measured");
+    hs_json_kv_str(j, "device", kc ? kc->device.device->name : wl->device);
     if (kt_precision(kc) != PR_FP32)
-        json_word(j, "precision", pr_name(kt_precision(kc)));
+        hs_json_kv_str(j, "precision", pr_name(kt_precision(kc)));
 }
 
 /* ", runtime R" when the question names one. */
@@ -59,12 +40,12 @@ static void print_runtime(FILE *out, const su_question *q)
 /* The question's members: the job and where its kernel times came from. */
 static void json_question(hs_json *j, const su_question *q)
 {
-    json_word(j, "workload", q->wl->name);
-    json_word(j, "platform", q->plat->name);
-    json_int(j, "gpus", q->p);
-    json_int(j, "batch", (long long)q->batch);
+    hs_json_kv_str(j, "workload", q->wl->name);
+    hs_json_kv_str(j, "platform", q->plat->name);
+    hs_json_kv_int(j, "gpus", q->p);
+    hs_json_kv_int(j, "batch", (long long)q->batch);
     if (q->runtime_said)
-        json_word(j, "runtime", q->runtime_said);
+        hs_json_kv_str(j, "runtime", q->runtime_said);
     json_kernels(j, q->wl, q->kc);
 }
 
@@ -104,7 +85,7 @@ void su_print_ranking_json(FILE *out, const su_question *q, const su_list *l)
     hs_json j;
     hs_json_init(&j, out);
     hs_json_object(&j);
-    json_word(&j, "mode", "suggest");
+    hs_json_kv_str(&j, "mode", "suggest");
     json_question(&j, q);
     hs_json_key(&j, "ranking");
     hs_json_array(&j);
@@ -112,19 +93,18 @@ void su_print_ranking_json(FILE *out, const su_question *q, const su_list *l)
         const su_candidate *c = &l->c[l->order[i]];
         hs_json_break(&j, "\n  ");
         hs_json_object(&j);
-        json_int(&j, "rank", i + 1);
-        json_word(&j, "strategy", c->name);
-        json_number(&j, "analytic_s", c->analytic.iteration.total_s);
-        json_number(&j, "compute_s", c->analytic.iteration.compute_s);
-        json_number(&j, "comm_s", c->analytic.iteration.comm_s);
-        json_number(&j, "memory_bytes", c->analytic.memory_per_gpu_bytes);
-        hs_json_key(&j, "fits");
-        hs_json_bool(&j, c->analytic.fits_in_memory);
+        hs_json_kv_int(&j, "rank", i + 1);
+        hs_json_kv_str(&j, "strategy", c->name);
+        hs_json_kv_number(&j, "analytic_s", c->analytic.iteration.total_s);
+        hs_json_kv_number(&j, "compute_s", c->analytic.iteration.compute_s);
+        hs_json_kv_number(&j, "comm_s", c->analytic.iteration.comm_s);
+        hs_json_kv_number(&j, "memory_bytes", c->analytic.memory_per_gpu_bytes);
+        hs_json_kv_bool(&j, "fits", c->analytic.fits_in_memory);
         if (c->simulated) {
-            json_number(&j, "simulated_s", c->sim.iteration.total_s);
-            json_number(&j, "simulated_comm_s", c->sim.iteration.comm_s);
+            hs_json_kv_number(&j, "simulated_s", c->sim.iteration.total_s);
+            hs_json_kv_number(&j, "simulated_comm_s", c->sim.iteration.comm_s);
         }
-        json_word(&j, "why", c->why);
+        hs_json_kv_str(&j, "why", c->why);
         hs_json_end(&j);
     }
     hs_json_end(&j);
@@ -258,11 +238,11 @@ void su_print_found(FILE *out, const su_found *f)
 static void candidate_json(hs_json *j, const su_candidate *c)
 {
     hs_json_object(j);
-    json_word(j, "strategy", c->name);
-    json_number(j, "analytic_s", c->analytic.iteration.total_s);
-    json_number(j, "memory_bytes", c->analytic.memory_per_gpu_bytes);
+    hs_json_kv_str(j, "strategy", c->name);
+    hs_json_kv_number(j, "analytic_s", c->analytic.iteration.total_s);
+    hs_json_kv_number(j, "memory_bytes", c->analytic.memory_per_gpu_bytes);
     if (c->simulated)
-        json_number(j, "simulated_s", c->sim.iteration.total_s);
+        hs_json_kv_number(j, "simulated_s", c->sim.iteration.total_s);
     hs_json_end(j);
 }
 
@@ -272,13 +252,11 @@ static void search_json(hs_json *j, const su_found *f)
     const su_search *s = &f->l->search;
     hs_json_key(j, "search");
     hs_json_object(j);
-    hs_json_key(j, "found");
-    hs_json_bool(j, s->ran);
-    json_int(j, "vertices", s->vertices);
-    json_int(j, "edges", s->edges);
-    json_int(j, "layers_reverted", s->polish.layers_reverted);
-    hs_json_key(j, "uniform_kept_by_model");
-    hs_json_bool(j, s->polish.reference_kept);
+    hs_json_kv_bool(j, "found", s->ran);
+    hs_json_kv_int(j, "vertices", s->vertices);
+    hs_json_kv_int(j, "edges", s->edges);
+    hs_json_kv_int(j, "layers_reverted", s->polish.layers_reverted);
+    hs_json_kv_bool(j, "uniform_kept_by_model", s->polish.reference_kept);
     if (f->searched >= 0) {
         hs_json_key(j, "plan");
         candidate_json(j, &f->l->c[f->searched]);
@@ -292,20 +270,20 @@ void su_print_found_json(FILE *out, const su_found *f)
     hs_json j;
     hs_json_init(&j, out);
     hs_json_object(&j);
-    json_word(&j, "mode", "search");
-    json_word(&j, "cost_model", "hybridsim");
+    hs_json_kv_str(&j, "mode", "search");
+    hs_json_kv_str(&j, "cost_model", "hybridsim");
     json_question(&j, f->q);
-    json_word(&j, "strategy_file", f->path);
+    hs_json_kv_str(&j, "strategy_file", f->path);
     hs_json_key(&j, "search_s");
     hs_json_printf(&j, "%.6f", l->search.seconds);
-    json_int(&j, "candidates", l->n);
-    json_int(&j, "simulated", l->simulated);
+    hs_json_kv_int(&j, "candidates", l->n);
+    hs_json_kv_int(&j, "simulated", l->simulated);
     hs_json_break(&j, "\n ");
     hs_json_key(&j, "searched");
     candidate_json(&j, &l->c[f->answer]); /* the command's answer */
     if (f->file) {
         hs_json_break(&j, "\n ");
-        json_number(&j, "file_simulated_s", f->file->iteration.total_s);
+        hs_json_kv_number(&j, "file_simulated_s", f->file->iteration.total_s);
     }
     hs_json_break(&j, "\n ");
     search_json(&j, f);

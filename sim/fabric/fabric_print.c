@@ -91,21 +91,6 @@ void fb_print_tables(FILE *out, const fb_request *req, const plat_platform *plat
     }
 }
 
-/* {"compute_s", "comm_s", "exposed_comm_s", "total_s"} */
-static void json_times(hs_json *j, const hs_times *t)
-{
-    hs_json_object(j);
-    hs_json_key(j, "compute_s");
-    hs_json_number(j, t->compute_s);
-    hs_json_key(j, "comm_s");
-    hs_json_number(j, t->comm_s);
-    hs_json_key(j, "exposed_comm_s");
-    hs_json_number(j, t->exposed_comm_s);
-    hs_json_key(j, "total_s");
-    hs_json_number(j, t->total_s);
-    hs_json_end(j);
-}
-
 void fb_print_json(FILE *out, const fb_request *req, const plat_platform *plat,
                        const fb_job *jobs, int n_jobs, const lk_stats *links)
 {
@@ -117,18 +102,15 @@ void fb_print_json(FILE *out, const fb_request *req, const plat_platform *plat,
         const fb_job *job = &jobs[k];
         format_gpus(job, gpus, sizeof gpus);
         hs_json_object(&j);
-        hs_json_key(&j, "job");
-        hs_json_str(&j, job->name);
-        hs_json_key(&j, "gpu_set");
-        hs_json_str(&j, gpus);
+        hs_json_kv_str(&j, "job", job->name);
+        hs_json_kv_str(&j, "gpu_set", gpus);
         hs_json_key(&j, "run");
         rp_run run = job_run(plat, job, links, k);
         rp_json_run(&j, &run, &job->shared);
         if (req->baseline) {
             hs_json_key(&j, "alone");
-            json_times(&j, &job->alone);
-            hs_json_key(&j, "slowdown");
-            hs_json_number(&j, job->alone.total_s > 0
+            rp_json_times(&j, &job->alone, true);
+            hs_json_kv_number(&j, "slowdown", job->alone.total_s > 0
                                    ? job->shared.iteration.total_s / job->alone.total_s : 0);
         }
         hs_json_end(&j);

@@ -100,13 +100,6 @@ void lk_print_summary_table(FILE *out, const lk_stats *st, int job)
             t->congestion_share, t->waiting_s, t->actual_s, t->messages);
 }
 
-/* A member whose value is a number. */
-static void json_number(hs_json *j, const char *key, double v)
-{
-    hs_json_key(j, key);
-    hs_json_number(j, v);
-}
-
 void lk_json_summary(hs_json *j, const lk_stats *st, int job)
 {
     const lk_traffic *t = traffic_of(st, job);
@@ -119,12 +112,11 @@ void lk_json_summary(hs_json *j, const lk_stats *st, int job)
             continue;
         hs_json_key(j, lk_kind_name((lk_kind)k));
         hs_json_object(j);
-        hs_json_key(j, "links");
-        hs_json_int(j, ks->links_used);
-        json_number(j, "bytes", ks->bytes);
-        json_number(j, "mean_utilisation", ks->mean_util);
-        json_number(j, "max_mean_utilisation", ks->max_mean_util);
-        json_number(j, "peak_utilisation", ks->peak_util);
+        hs_json_kv_int(j, "links", ks->links_used);
+        hs_json_kv_number(j, "bytes", ks->bytes);
+        hs_json_kv_number(j, "mean_utilisation", ks->mean_util);
+        hs_json_kv_number(j, "max_mean_utilisation", ks->max_mean_util);
+        hs_json_kv_number(j, "peak_utilisation", ks->peak_util);
         hs_json_end(j);
     }
     hs_json_end(j);
@@ -133,25 +125,21 @@ void lk_json_summary(hs_json *j, const lk_stats *st, int job)
     for (int i = 0; i < LK_TOP && st->top[i] >= 0; i++) {
         const lk_link *l = &st->links[st->top[i]];
         hs_json_object(j);
-        hs_json_key(j, "link");
-        hs_json_str(j, l->name);
-        hs_json_key(j, "direction");
-        hs_json_str(j, lk_direction_name(l->direction));
-        hs_json_key(j, "kind");
-        hs_json_str(j, lk_kind_name(l->kind));
-        json_number(j, "bytes", l->bytes + l->background_bytes);
-        json_number(j, "busy_s", l->busy_s);
-        json_number(j, "mean_utilisation", l->mean_util);
-        json_number(j, "peak_utilisation", l->peak_util);
+        hs_json_kv_str(j, "link", l->name);
+        hs_json_kv_str(j, "direction", lk_direction_name(l->direction));
+        hs_json_kv_str(j, "kind", lk_kind_name(l->kind));
+        hs_json_kv_number(j, "bytes", l->bytes + l->background_bytes);
+        hs_json_kv_number(j, "busy_s", l->busy_s);
+        hs_json_kv_number(j, "mean_utilisation", l->mean_util);
+        hs_json_kv_number(j, "peak_utilisation", l->peak_util);
         hs_json_end(j);
     }
     hs_json_end(j);
-    json_number(j, "congestion_share", t->congestion_share);
-    hs_json_key(j, "messages");
-    hs_json_int(j, t->messages);
-    json_number(j, "bytes", t->bytes);
-    json_number(j, "route_bytes", t->route_bytes);
-    json_number(j, "message_time_s", t->actual_s);
-    json_number(j, "waiting_time_s", t->waiting_s);
+    hs_json_kv_number(j, "congestion_share", t->congestion_share);
+    hs_json_kv_int(j, "messages", t->messages);
+    hs_json_kv_number(j, "bytes", t->bytes);
+    hs_json_kv_number(j, "route_bytes", t->route_bytes);
+    hs_json_kv_number(j, "message_time_s", t->actual_s);
+    hs_json_kv_number(j, "waiting_time_s", t->waiting_s);
     hs_json_end(j);
 }

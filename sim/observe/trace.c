@@ -113,19 +113,6 @@ static hs_json *begin_event(tr_writer *w)
     return &w->json;
 }
 
-/* A member whose value is a fixed word, or a whole number. */
-static void json_word(hs_json *j, const char *key, const char *word)
-{
-    hs_json_key(j, key);
-    hs_json_str(j, word);
-}
-
-static void json_int(hs_json *j, const char *key, long long v)
-{
-    hs_json_key(j, key);
-    hs_json_int(j, v);
-}
-
 int tr_open(const char *path, int n_nodes, tr_writer **wp, char *err)
 {
     *wp = NULL;
@@ -147,10 +134,10 @@ int tr_open(const char *path, int n_nodes, tr_writer **wp, char *err)
     hs_json *j = &w->json;
     hs_json_init(j, w->out);
     hs_json_object(j);
-    json_word(j, "displayTimeUnit", "ms");
+    hs_json_kv_str(j, "displayTimeUnit", "ms");
     hs_json_key(j, "otherData");
     hs_json_object(j);
-    json_word(j, "generator", "hybridsim");
+    hs_json_kv_str(j, "generator", "hybridsim");
     hs_json_end(j);
     hs_json_key(j, "traceEvents");
     hs_json_array(j);
@@ -163,11 +150,11 @@ int tr_open(const char *path, int n_nodes, tr_writer **wp, char *err)
 static hs_json *begin_metadata(tr_writer *w, const char *what, int pid, int tid)
 {
     hs_json *j = begin_event(w);
-    json_word(j, "name", what);
-    json_word(j, "ph", "M");
-    json_int(j, "pid", pid);
+    hs_json_kv_str(j, "name", what);
+    hs_json_kv_str(j, "ph", "M");
+    hs_json_kv_int(j, "pid", pid);
     if (tid >= 0)
-        json_int(j, "tid", tid);
+        hs_json_kv_int(j, "tid", tid);
     hs_json_key(j, "args");
     hs_json_object(j);
     return j;
@@ -176,7 +163,7 @@ static hs_json *begin_metadata(tr_writer *w, const char *what, int pid, int tid)
 static void put_metadata(tr_writer *w, const char *what, int pid, int tid, const char *name)
 {
     hs_json *j = begin_metadata(w, what, pid, tid);
-    json_word(j, "name", name);
+    hs_json_kv_str(j, "name", name);
     hs_json_end(j);
     hs_json_end(j);
 }
@@ -184,7 +171,7 @@ static void put_metadata(tr_writer *w, const char *what, int pid, int tid, const
 static void put_sort_index(tr_writer *w, const char *what, int pid, int tid, long index)
 {
     hs_json *j = begin_metadata(w, what, pid, tid);
-    json_int(j, "sort_index", index);
+    hs_json_kv_int(j, "sort_index", index);
     hs_json_end(j);
     hs_json_end(j);
 }
@@ -219,8 +206,7 @@ static void put_task_name(hs_json *j, const tg_task *t, const wl_workload *wl)
         snprintf(name, sizeof name, "%s %s", layer ? layer : "(no layer)", phase);
     else
         snprintf(name, sizeof name, "%s %s", tg_op_name((tg_op)t->op), layer ? layer : phase);
-    hs_json_key(j, "name");
-    hs_json_str(j, name);
+    hs_json_kv_str(j, "name", name);
 }
 
 /* Times in whole nanoseconds, rounded once: a slice's duration is the difference of its
@@ -243,26 +229,23 @@ static void put_comm_args(hs_json *j, const tr_run *run, const tg_task *t)
 {
     static const char *const algo[TG_ALGO_COUNT] = {"ring", "hierarchical", "tree", "rings",
                                                      "auto"};
-    json_word(j, "op", tg_op_name((tg_op)t->op));
-    hs_json_key(j, "bytes");
-    hs_json_number(j, t->amount);
+    hs_json_kv_str(j, "op", tg_op_name((tg_op)t->op));
+    hs_json_kv_number(j, "bytes", t->amount);
     const tg_group *grp = t->peer >= 0 && t->peer < run->g->n_groups
                               ? &run->g->groups[t->peer] : NULL;
     if (t->op == TG_SEND || t->op == TG_RECV) {
-        json_int(j, "peer_rank", (int)t->peer);
+        hs_json_kv_int(j, "peer_rank", (int)t->peer);
     } else if (t->op == TG_SHIFT && grp && grp->n == 2) { /* {send peer, receive peer} */
-        json_int(j, "send_to_rank", grp->ranks[0]);
-        json_int(j, "recv_from_rank", grp->ranks[1]);
+        hs_json_kv_int(j, "send_to_rank", grp->ranks[0]);
+        hs_json_kv_int(j, "recv_from_rank", grp->ranks[1]);
     } else if (grp) {
-        json_int(j, "group_size", grp->n);
+        hs_json_kv_int(j, "group_size", grp->n);
     }
-    if (t->flags & TG_FLAG_STAGED) {
-        hs_json_key(j, "staged");
-        hs_json_bool(j, true);
-    }
+    if (t->flags & TG_FLAG_STAGED)
+        hs_json_kv_bool(j, "staged", true);
     if ((t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER) &&
         t->algo < TG_ALGO_COUNT)
-        json_word(j, "algorithm", algo[t->algo]);
+        hs_json_kv_str(j, "algorithm", algo[t->algo]);
 }
 
 static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gpu, int i)
@@ -273,16 +256,16 @@ static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gp
     hs_json *j = begin_event(w);
     put_task_name(j, t, run->wl);
     long long start_ns = trace_ns(start_s), end_ns = trace_ns(end_s);
-    json_word(j, "cat", kernel ? "compute" : "comm");
-    json_word(j, "ph", "X");
-    json_int(j, "pid", node_pid(node));
-    json_int(j, "tid", stream_tid(gpu, !kernel));
+    hs_json_kv_str(j, "cat", kernel ? "compute" : "comm");
+    hs_json_kv_str(j, "ph", "X");
+    hs_json_kv_int(j, "pid", node_pid(node));
+    hs_json_kv_int(j, "tid", stream_tid(gpu, !kernel));
     put_us(j, "ts", start_ns);
     put_us(j, "dur", end_ns - start_ns);
     hs_json_key(j, "args");
     hs_json_object(j);
-    json_int(j, "layer", (int)t->layer);
-    json_word(j, "phase", tg_phase_name((tg_phase)t->phase));
+    hs_json_kv_int(j, "layer", (int)t->layer);
+    hs_json_kv_str(j, "phase", tg_phase_name((tg_phase)t->phase));
     hs_json_key(j, "seconds");
     hs_json_printf(j, "%.9g", end_s - start_s);
     if (!kernel)
@@ -324,9 +307,9 @@ void tr_write_counter(tr_writer *w, const char *name, double t_s, double value)
         w->network_named = true;
     }
     hs_json *j = begin_event(w);
-    json_word(j, "name", name);
-    json_word(j, "ph", "C");
-    json_int(j, "pid", w->network_pid);
+    hs_json_kv_str(j, "name", name);
+    hs_json_kv_str(j, "ph", "C");
+    hs_json_kv_int(j, "pid", w->network_pid);
     hs_json_key(j, "ts");
     hs_json_printf(j, "%.3f", t_s * 1e6);
     hs_json_key(j, "args");

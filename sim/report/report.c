@@ -168,12 +168,9 @@ static void json_cells(hs_json *j, const bd_cell *row)
     for (int p = 0; p < TG_PHASE_COUNT; p++) {
         hs_json_key(j, phase_keys[p]);
         hs_json_object(j);
-        hs_json_key(j, "compute_s");
-        hs_json_number(j, row[p].compute_s);
-        hs_json_key(j, "comm_s");
-        hs_json_number(j, row[p].comm_s);
-        hs_json_key(j, "exposed_comm_s");
-        hs_json_number(j, row[p].exposed_comm_s);
+        hs_json_kv_number(j, "compute_s", row[p].compute_s);
+        hs_json_kv_number(j, "comm_s", row[p].comm_s);
+        hs_json_kv_number(j, "exposed_comm_s", row[p].exposed_comm_s);
         hs_json_end(j);
     }
 }
@@ -181,28 +178,22 @@ static void json_cells(hs_json *j, const bd_cell *row)
 /* "layers_rank", "layers" (every layer, in order) and "whole_model" (no single layer's). */
 static void json_layers(hs_json *j, const bd_breakdown *bd)
 {
-    hs_json_key(j, "layers_rank");
-    hs_json_int(j, bd->rank);
+    hs_json_kv_int(j, "layers_rank", bd->rank);
     hs_json_key(j, "layers");
     hs_json_array(j);
     for (int l = 0; l < bd->n_layers; l++) {
         hs_json_object(j);
-        hs_json_key(j, "index");
-        hs_json_int(j, l);
-        hs_json_key(j, "name");
-        hs_json_str(j, bd->layer_info[l].name);
-        hs_json_key(j, "type");
-        hs_json_str(j, wl_type_name(bd->layer_info[l].type));
-        hs_json_key(j, "time_s");
-        hs_json_number(j, bd_layer_time_s(bd, l));
+        hs_json_kv_int(j, "index", l);
+        hs_json_kv_str(j, "name", bd->layer_info[l].name);
+        hs_json_kv_str(j, "type", wl_type_name(bd->layer_info[l].type));
+        hs_json_kv_number(j, "time_s", bd_layer_time_s(bd, l));
         json_cells(j, bd->layers[l]);
         hs_json_end(j);
     }
     hs_json_end(j);
     hs_json_key(j, "whole_model");
     hs_json_object(j);
-    hs_json_key(j, "time_s");
-    hs_json_number(j, bd_layer_time_s(bd, -1));
+    hs_json_kv_number(j, "time_s", bd_layer_time_s(bd, -1));
     json_cells(j, bd->shared);
     hs_json_end(j);
 }
@@ -259,62 +250,44 @@ void rp_print_row(FILE *out, const rp_run *run, const hs_estimate *est)
 }
 
 /* {"compute_s", "comm_s"[, "exposed_comm_s"], "total_s"} */
-static void json_times(hs_json *j, const hs_times *t, bool with_exposed)
+void rp_json_times(hs_json *j, const hs_times *t, bool with_exposed)
 {
     hs_json_object(j);
-    hs_json_key(j, "compute_s");
-    hs_json_number(j, t->compute_s);
-    hs_json_key(j, "comm_s");
-    hs_json_number(j, t->comm_s);
-    if (with_exposed) {
-        hs_json_key(j, "exposed_comm_s");
-        hs_json_number(j, t->exposed_comm_s);
-    }
-    hs_json_key(j, "total_s");
-    hs_json_number(j, t->total_s);
+    hs_json_kv_number(j, "compute_s", t->compute_s);
+    hs_json_kv_number(j, "comm_s", t->comm_s);
+    if (with_exposed)
+        hs_json_kv_number(j, "exposed_comm_s", t->exposed_comm_s);
+    hs_json_kv_number(j, "total_s", t->total_s);
     hs_json_end(j);
-}
-
-/* A member whose value is a fixed word. */
-static void json_word(hs_json *j, const char *key, const char *word)
-{
-    hs_json_key(j, key);
-    hs_json_str(j, word);
 }
 
 /* What ran: the job's shape and the settings that are not the defaults. */
 static void json_job(hs_json *j, const rp_run *run)
 {
     const st_strategy *st = &run->strategy;
-    json_word(j, "mode", run->mode);
-    json_word(j, "workload", run->workload);
-    json_word(j, "platform", run->platform);
-    json_word(j, "strategy", st_name(st));
-    hs_json_key(j, "gpus");
-    hs_json_int(j, st->p);
-    hs_json_key(j, "p1");
-    hs_json_int(j, st->p1);
-    hs_json_key(j, "p2");
-    hs_json_int(j, st->p2);
-    hs_json_key(j, "batch");
-    hs_json_int(j, (long long)run->batch);
-    if (st_is_pipelined(st)) {
-        hs_json_key(j, "micro_batches");
-        hs_json_int(j, st->segments);
-    }
+    hs_json_kv_str(j, "mode", run->mode);
+    hs_json_kv_str(j, "workload", run->workload);
+    hs_json_kv_str(j, "platform", run->platform);
+    hs_json_kv_str(j, "strategy", st_name(st));
+    hs_json_kv_int(j, "gpus", st->p);
+    hs_json_kv_int(j, "p1", st->p1);
+    hs_json_kv_int(j, "p2", st->p2);
+    hs_json_kv_int(j, "batch", (long long)run->batch);
+    if (st_is_pipelined(st))
+        hs_json_kv_int(j, "micro_batches", st->segments);
     if (st->allreduce != CO_RING)
-        json_word(j, "allreduce", co_algo_name(st->allreduce));
+        hs_json_kv_str(j, "allreduce", co_algo_name(st->allreduce));
     if (has_filter_backward(st))
-        json_word(j, "filter_backward", st->filter_rs ? "reduce-scatter" : "allreduce");
+        hs_json_kv_str(j, "filter_backward", st->filter_rs ? "reduce-scatter" : "allreduce");
     if (has_halos(st))
-        json_word(j, "halo", st->halo_chain ? "chain" : "sendrecv");
+        hs_json_kv_str(j, "halo", st->halo_chain ? "chain" : "sendrecv");
     if (run->precision)
-        json_word(j, "precision", run->precision);
+        hs_json_kv_str(j, "precision", run->precision);
     if (run->runtime)
-        json_word(j, "runtime", run->runtime);
+        hs_json_kv_str(j, "runtime", run->runtime);
     if (run->compute) {
-        json_word(j, "compute", run->compute);
-        json_word(j, "device", run->device ? run->device : "");
+        hs_json_kv_str(j, "compute", run->compute);
+        hs_json_kv_str(j, "device", run->device ? run->device : "");
     }
 }
 
@@ -322,26 +295,17 @@ static void json_job(hs_json *j, const rp_run *run)
 static void json_memory(hs_json *j, const rp_run *run, const hs_estimate *est)
 {
     const hs_memory *m = &est->memory;
-    hs_json_key(j, "memory_per_gpu_bytes");
-    hs_json_number(j, est->memory_per_gpu_bytes);
-    hs_json_key(j, "fits_in_memory");
-    hs_json_bool(j, est->fits_in_memory);
-    hs_json_key(j, "gpu_memory_bytes");
-    hs_json_number(j, run->gpu_memory_bytes);
+    hs_json_kv_number(j, "memory_per_gpu_bytes", est->memory_per_gpu_bytes);
+    hs_json_kv_bool(j, "fits_in_memory", est->fits_in_memory);
+    hs_json_kv_number(j, "gpu_memory_bytes", run->gpu_memory_bytes);
     hs_json_key(j, "memory_breakdown");
     hs_json_object(j);
-    hs_json_key(j, "weights_bytes");
-    hs_json_number(j, m->weights_bytes);
-    hs_json_key(j, "gradients_bytes");
-    hs_json_number(j, m->gradients_bytes);
-    hs_json_key(j, "activations_bytes");
-    hs_json_number(j, m->activations_bytes);
-    if (m->master_bytes > 0) {
-        hs_json_key(j, "master_bytes");
-        hs_json_number(j, m->master_bytes);
-    }
-    hs_json_key(j, "optimizer_state_bytes");
-    hs_json_number(j, m->optimizer_state_bytes);
+    hs_json_kv_number(j, "weights_bytes", m->weights_bytes);
+    hs_json_kv_number(j, "gradients_bytes", m->gradients_bytes);
+    hs_json_kv_number(j, "activations_bytes", m->activations_bytes);
+    if (m->master_bytes > 0)
+        hs_json_kv_number(j, "master_bytes", m->master_bytes);
+    hs_json_kv_number(j, "optimizer_state_bytes", m->optimizer_state_bytes);
     hs_json_end(j);
 }
 
@@ -349,12 +313,11 @@ void rp_json_run(hs_json *j, const rp_run *run, const hs_estimate *est)
 {
     hs_json_object(j);
     json_job(j, run);
-    hs_json_key(j, "iterations_per_epoch");
-    hs_json_int(j, (long long)est->iterations_per_epoch);
+    hs_json_kv_int(j, "iterations_per_epoch", (long long)est->iterations_per_epoch);
     hs_json_key(j, "iteration");
-    json_times(j, &est->iteration, true);
+    rp_json_times(j, &est->iteration, true);
     hs_json_key(j, "epoch");
-    json_times(j, &est->epoch, false);
+    rp_json_times(j, &est->epoch, false);
     json_memory(j, run, est);
     if (run->layers)
         json_layers(j, run->layers);
@@ -365,10 +328,8 @@ void rp_json_run(hs_json *j, const rp_run *run, const hs_estimate *est)
     if (run->rings_stepped > 0 || run->rings_over_budget > 0) {
         hs_json_key(j, "flow_rings");
         hs_json_object(j);
-        hs_json_key(j, "stepped_groups");
-        hs_json_int(j, run->rings_stepped);
-        hs_json_key(j, "over_budget_groups");
-        hs_json_int(j, run->rings_over_budget);
+        hs_json_kv_int(j, "stepped_groups", run->rings_stepped);
+        hs_json_kv_int(j, "over_budget_groups", run->rings_over_budget);
         hs_json_end(j);
     }
     hs_json_end(j);
@@ -422,17 +383,12 @@ static void json_terms(hs_json *j, const rp_difference *diff)
         const rp_term *t = &diff->terms[i];
         hs_json_key(j, t->key);
         hs_json_object(j);
-        hs_json_key(j, "analytic_s");
-        hs_json_number(j, t->analytic_s);
-        hs_json_key(j, "simulated_s");
-        hs_json_number(j, t->simulated_s);
+        hs_json_kv_number(j, "analytic_s", t->analytic_s);
+        hs_json_kv_number(j, "simulated_s", t->simulated_s);
         if (t->is_comm) {
-            hs_json_key(j, "simulated_comm_s");
-            hs_json_number(j, t->simulated_comm_s);
-            hs_json_key(j, "simulated_exposed_s");
-            hs_json_number(j, t->simulated_exposed_s);
-            hs_json_key(j, "simulated_waiting_s");
-            hs_json_number(j, t->simulated_waiting_s);
+            hs_json_kv_number(j, "simulated_comm_s", t->simulated_comm_s);
+            hs_json_kv_number(j, "simulated_exposed_s", t->simulated_exposed_s);
+            hs_json_kv_number(j, "simulated_waiting_s", t->simulated_waiting_s);
         }
         hs_json_end(j);
     }
@@ -444,13 +400,10 @@ static void json_link_waiting(hs_json *j, const lk_stats *links)
 {
     hs_json_key(j, "link_waiting_by_kind");
     hs_json_object(j);
-    for (int k = 0; k < LK_KIND_COUNT; k++) {
-        hs_json_key(j, lk_kind_name((lk_kind)k));
-        hs_json_number(j, links->waiting_by_kind_s[k]);
-    }
+    for (int k = 0; k < LK_KIND_COUNT; k++)
+        hs_json_kv_number(j, lk_kind_name((lk_kind)k), links->waiting_by_kind_s[k]);
     hs_json_end(j);
-    hs_json_key(j, "link_waiting_share");
-    hs_json_number(j, links->all.congestion_share);
+    hs_json_kv_number(j, "link_waiting_share", links->all.congestion_share);
 }
 
 void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *analytic,
@@ -494,12 +447,9 @@ void rp_print_compare_json(FILE *out, const rp_run *run, const hs_estimate *anal
     rp_json_run(&j, &an, analytic);
     hs_json_key(&j, "simulate");
     rp_json_run(&j, &sim, simulated);
-    hs_json_key(&j, "agreement");
-    hs_json_number(&j, rp_agreement(analytic, simulated));
-    if (diff && diff->text && *diff->text) {
-        hs_json_key(&j, "difference");
-        hs_json_str(&j, diff->text);
-    }
+    hs_json_kv_number(&j, "agreement", rp_agreement(analytic, simulated));
+    if (diff && diff->text && *diff->text)
+        hs_json_kv_str(&j, "difference", diff->text);
     if (diff)
         json_terms(&j, diff);
     if (diff && diff->links)

@@ -52,6 +52,9 @@ void rp_print_row(FILE *out, const rp_run *run, const hs_estimate *est);
 void rp_print_json(FILE *out, const rp_run *run, const hs_estimate *est);
 void rp_json_run(hs_json *j, const rp_run *run, const hs_estimate *est);
 
+/* Times as the next value of j: {"compute_s", "comm_s"[, "exposed_comm_s"], "total_s"}. */
+void rp_json_times(hs_json *j, const hs_times *t, bool with_exposed);
+
 /* One part of the iteration as both answers see it; the parts of a compare add up to each
  * answer's iteration total. */
 typedef struct {

@@ -105,6 +105,30 @@ void hs_json_str(hs_json *j, const char *s)
     hs_json_string(j->out, s);
 }
 
+void hs_json_kv_number(hs_json *j, const char *key, double v)
+{
+    hs_json_key(j, key);
+    hs_json_number(j, v);
+}
+
+void hs_json_kv_int(hs_json *j, const char *key, long long v)
+{
+    hs_json_key(j, key);
+    hs_json_int(j, v);
+}
+
+void hs_json_kv_bool(hs_json *j, const char *key, bool v)
+{
+    hs_json_key(j, key);
+    hs_json_bool(j, v);
+}
+
+void hs_json_kv_str(hs_json *j, const char *key, const char *s)
+{
+    hs_json_key(j, key);
+    hs_json_str(j, s);
+}
+
 void hs_json_printf(hs_json *j, const char *fmt, ...)
 {
     before(j);

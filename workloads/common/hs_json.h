@@ -41,6 +41,12 @@ void hs_json_number(hs_json *j, double v); /* %.17g */
 void hs_json_int(hs_json *j, long long v);
 void hs_json_bool(hs_json *j, bool v);
 void hs_json_str(hs_json *j, const char *s);
+/* A member: its key and its value, in one call. */
+void hs_json_kv_number(hs_json *j, const char *key, double v);
+void hs_json_kv_int(hs_json *j, const char *key, long long v);
+void hs_json_kv_bool(hs_json *j, const char *key, bool v);
+void hs_json_kv_str(hs_json *j, const char *key, const char *s);
+
 /* A value printed by the caller's format (a number to fewer digits: "%.6f"), written as is. */
 void hs_json_printf(hs_json *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

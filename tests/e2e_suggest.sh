@@ -80,6 +80,27 @@ grep -Eq "^  answer: .* on 16 GPUs, 2[0-9][0-9]\.[0-9]+ s an epoch" "$TMP/t" ||
 grep -q "^      32  (nothing fits" "$TMP/m" && grep -q "^  answer: .* on 64 GPUs" "$TMP/m" ||
     { fail "--max-gpus 64 at batch 2048: 64 GPUs, 32 do not fit"; cat "$TMP/m"; }
 
+# --overlap reaches every candidate, as a single run's flag (the data candidate's model time is
+# analytic --overlap's); --overlap=off holds against a runtime's overlap (DDP's buckets).
+job=(-w resnet50 -p abci -g 8 -b 256)
+"$HS" suggest "${job[@]}" --top 0 --overlap --json >"$TMP/ov.json" 2>/dev/null || fail "--overlap: exit $?"
+"$HS" suggest "${job[@]}" --top 0 --runtime pytorch-ddp --overlap=off --json >"$TMP/off.json" \
+    2>/dev/null || fail "--overlap=off: exit $?"
+for f in "" --overlap; do
+    "$HS" analytic "${job[@]}" -s data $f --json >"$TMP/an$f.json" || fail "analytic $f: exit $?"
+done
+"$HS" analytic "${job[@]}" -s data --runtime pytorch-ddp --overlap=off --json >"$TMP/an-off.json" ||
+    fail "analytic --runtime pytorch-ddp --overlap=off: exit $?"
+python3 - "$TMP" <<'PY' || fail "suggest --overlap: the data candidate is not analytic --overlap's"
+import json, sys
+d = sys.argv[1]
+data = lambda f: next(c["analytic_s"] for c in json.load(open(f"{d}/{f}"))["ranking"]
+                      if c["strategy"] == "data --allreduce auto" or c["strategy"] == "data")
+total = lambda f: json.load(open(f"{d}/{f}"))["iteration"]["total_s"]
+assert data("ov.json") == total("an--overlap.json") < total("an.json"), (data("ov.json"),)
+assert data("off.json") == total("an-off.json"), (data("off.json"), total("an-off.json"))
+PY
+
 expect_bad_hs "no batch" "-b BATCH or --batch-per-gpu" suggest -w vgg16 -g 8
 expect_bad_hs "both batches" "give one" suggest -w vgg16 -g 8 -b 64 --batch-per-gpu 8
 expect_bad_hs "too many GPUs" "has 4352 GPUs" suggest -w vgg16 -g 8192 --batch-per-gpu 8

@@ -133,6 +133,10 @@ int cli_key_flag(int c, const char *arg, js_settings *job, char *err);
  * the end), their short flags appended to shortopts. */
 void cli_pricing_keys(struct option *opts, int n, char *shortopts, size_t size);
 
+/* --overlap as a command that prices many strategies passes it on (su_question.overlap):
+ * JS_ON, JS_OFF (--overlap=off), 0 when not said. */
+int cli_overlap_said(const js_settings *job);
+
 /* What `strategy --search`'s flags say. */
 typedef struct {
     js_settings job;         /* -w, -g (devices p), -b, --compute, --precision (JS_IN_PRICING) */

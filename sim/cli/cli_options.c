@@ -281,6 +281,11 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
     return status;
 }
 
+int cli_overlap_said(const js_settings *job)
+{
+    return !js_given(job, "overlap") ? 0 : job->overlap ? JS_ON : JS_OFF;
+}
+
 void cli_pricing_keys(struct option *opts, int n, char *shortopts, size_t size)
 {
     n += js_getopt_entries(opts + n, JS_IN_PRICING, CLI_OPT_KEY, shortopts, size);

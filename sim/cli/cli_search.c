@@ -92,7 +92,8 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
                          .batch = o->job.batch, .top = o->top,
                          .simulate = o->analytic_only ? NULL : sim->simulate,
                          .max_table = o->max_table, .runtime = o->job.runtime ? &rt : NULL,
-                         .runtime_said = o->job.runtime, .who = "strategy --search"};
+                         .runtime_said = o->job.runtime, .overlap = cli_overlap_said(&o->job),
+                         .who = "strategy --search"};
         su_list l;
         if (o->job.runtime)
             status = rt_load(o->job.runtime, &rt, err);

@@ -153,7 +153,8 @@ static int ask(const suggest_options *o, const cli_sim *sim, const wl_workload *
     su_question q = {.wl = wl, .kc = kc, .plat = plat, .p = o->job.gpus, .batch = o->job.batch,
                      .top = o->job.gpus ? o->top : o->top ? o->top : 1,
                      .simulate = sim->simulate, .runtime = o->job.runtime ? &rt : NULL,
-                     .runtime_said = o->job.runtime, .who = "suggest"};
+                     .runtime_said = o->job.runtime, .overlap = cli_overlap_said(&o->job),
+                     .who = "suggest"};
     if (!o->job.gpus)
         return suggest_budget(o, &q, err);
     su_list l;

@@ -131,8 +131,7 @@ int su_simulate_plan(const su_question *q, const st_plan *plan, hs_estimate *est
 {
     st_strategy st;
     st_from_plan(plan, &st);
-    if (q->runtime)
-        rt_apply_strategy(q->runtime, &st);
+    su__train(q->runtime, q->overlap, &st);
     st.allreduce = plan->allreduce;
     fprintf(stderr, "%s: simulating the answer as the file runs it\n", q->who);
     return q->simulate(q->wl, q->kc, q->plat, &st, q->batch, est, err);

@@ -19,6 +19,14 @@ static su_candidate *next(su_list *l)
     return c;
 }
 
+void su__train(const rt_runtime *runtime, int overlap, st_strategy *st)
+{
+    if (runtime)
+        rt_apply_strategy(runtime, st);
+    if (overlap) /* said, it holds against the runtime's, as a single run's flag */
+        st->overlap = overlap == JS_ON;
+}
+
 /* A built-in strategy: parsed and priced, kept when it runs. */
 static void add_builtin(su_list *l, const wl_workload *wl, const kt_compute *kc,
                         const plat_platform *plat, int p, int64_t batch, const char *text,
@@ -28,8 +36,7 @@ static void add_builtin(su_list *l, const wl_workload *wl, const kt_compute *kc,
     su_candidate *c = next(l);
     if (!c || st_parse(text, p, plat->gpus_per_node, segments, &c->st, why) != HS_OK)
         return;
-    if (l->runtime)
-        rt_apply_strategy(l->runtime, &c->st);
+    su__train(l->runtime, l->overlap, &c->st);
     if (an_estimate_on(wl, kc, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK)
         return;
     snprintf(c->name, sizeof c->name, "%s", name);
@@ -51,13 +58,12 @@ static void keep_variant(su_list *l, su_candidate *c, const su_candidate *b, co_
     l->n++;
 }
 
-/* How plan candidate c runs: its plan, under the runtime (its overlap and buckets), with the
+/* How plan candidate c runs: its plan, under the runtime and --overlap (su__train), with the
  * plan's gradient allreduce. */
 static void plan_strategy(const su_list *l, su_candidate *c)
 {
     st_from_plan(c->plan, &c->st);
-    if (l->runtime)
-        rt_apply_strategy(l->runtime, &c->st);
+    su__train(l->runtime, l->overlap, &c->st);
     c->st.allreduce = c->plan->allreduce;
 }
 
@@ -188,6 +194,7 @@ int su_price_all(const su_question *q, su_list *l, char *err)
 {
     memset(l, 0, sizeof *l);
     l->runtime = q->runtime;
+    l->overlap = q->overlap;
     l->c = calloc(SU_MAX, sizeof *l->c);
     l->order = calloc(SU_MAX, sizeof *l->order);
     int *gpus = malloc((size_t)q->p * sizeof *gpus);

@@ -63,6 +63,7 @@ typedef struct {
     int *order;               /* the ranking: indices into c */
     const rt_runtime *runtime; /* what every candidate runs under (rt_apply_strategy), or
                                 * NULL: hybridsim's defaults */
+    int overlap;              /* --overlap said: JS_ON or JS_OFF on every candidate; 0 not said */
     su_search search;         /* the per-layer search among the candidates */
 } su_list;
 
@@ -88,6 +89,7 @@ typedef struct {
                                * kc's, job_compute_for_pricing), the allreduce variants those
                                * faster than the runtime's; NULL: hybridsim's defaults */
     const char *runtime_said; /* --runtime as the user gave it, for the reports (NULL: none) */
+    int overlap;              /* --overlap said (JS_ON, JS_OFF; 0: not said, the runtime's) */
     const char *who;          /* the command, for the progress lines on stderr */
 } su_question;
 

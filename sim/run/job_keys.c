@@ -37,8 +37,7 @@ const js_key js_keys[] = {
     {.name = "micro-batches", .short_flag = 'S', .type = JS_COUNT, .offset = F(micro_batches),
      .arg = "S", .job_own = true, .scope = JS_IN_FABRIC | JS_IN_SWEEP,
      .help = "pipeline: micro-batches per mini-batch (default: p)"},
-    {.name = "overlap", .type = JS_SWITCH, .offset = F(overlap),
-     .scope = JS_IN_FABRIC | JS_IN_SWEEP,
+    {.name = "overlap", .type = JS_SWITCH, .offset = F(overlap), .scope = EVERYWHERE,
      .help = "order tasks by data dependency: communication overlaps compute where the "
              "schedule allows, gradients reduced in 25 MiB buckets during the backward "
              "(default: blocking, each task after the previous one, as ParaDL's model); "

@@ -110,6 +110,8 @@ expect_bad_hs "unknown workload" "unknown workload" suggest -w nosuch -g 8 -b 64
 expect_bad_hs "-g and a budget" "give one" suggest -w vgg16 -g 8 -b 64 --max-gpus 8
 expect_bad_hs "two budgets" "give one" suggest -w vgg16 -b 64 --max-gpus 8 --target-epoch-s 60
 expect_bad_hs "bad target" "--target-epoch-s" suggest -w vgg16 -b 64 --target-epoch-s soon
+expect_bad_hs "--halo" "--halo: suggest prices every spatial strategy with the default" \
+    suggest -w vgg16 -g 8 -b 64 --halo sendrecv
 "$HS" suggest --help >"$TMP/help" || fail "--help: exit status"
 grep -q -- "--batch-per-gpu" "$TMP/help" || fail "--help"
 

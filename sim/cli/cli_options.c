@@ -241,17 +241,27 @@ int cli_parse_run_options(int argc, char **argv, cli_options *o, char *err)
     return check_single(o, err);
 }
 
-/* Whether arg is a job key's flag ("--allreduce", "-s", "--halo=chain"): one a command that
- * chooses it (suggest, strategy --search) does not take. */
-static bool cli_job_key_named(const char *arg)
+/* The job key arg names ("--allreduce", "-s", "--halo=chain"), or -1: one a command that
+ * prices many strategies (suggest, strategy --search) does not take. */
+static int cli_job_key_named(const char *arg)
 {
     char name[40];
     if (arg[0] == '-' && arg[1] && arg[1] != '-' && !arg[2])
-        return js_find_short(arg[1]) >= 0;
+        return js_find_short(arg[1]);
     if (strncmp(arg, "--", 2) != 0)
-        return false;
+        return -1;
     snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
-    return js_find(name) >= 0;
+    return js_find(name);
+}
+
+/* Why a command that prices many strategies refuses job key k, given as arg. */
+static int refuse_key(int k, const char *arg, const char *command, char *err)
+{
+    if (js_keys[k].only) /* --halo, --filter-backward: a written plan cannot carry them */
+        return hs_fail(err, HS_EINPUT, "%s: %s prices every %s strategy with the default, which "
+                       "a per-layer plan always runs", arg, command, js_keys[k].only);
+    return hs_fail(err, HS_EINPUT, "%s: %s chooses it itself (it ranks every choice)", arg,
+                   command);
 }
 
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
@@ -264,9 +274,9 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
            (c = getopt_long(argc, argv, shortopts, longopts, &longindex)) != -1) {
         if (c == ':')
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
-        if (c == '?' && cli_job_key_named(argv[optind - 1]))
-            return hs_fail(err, HS_EINPUT, "%s: %s chooses it itself (it ranks every choice)",
-                           argv[optind - 1], command);
+        if (c == '?' && cli_job_key_named(argv[optind - 1]) >= 0)
+            return refuse_key(cli_job_key_named(argv[optind - 1]), argv[optind - 1], command,
+                              err);
         if (c == '?')
             return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim%s%s --help)",
                            argv[optind - 1], command ? " " : "", command ? command : "");

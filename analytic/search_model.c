@@ -98,6 +98,10 @@ static int vertex_cost(void *ctx, const sr_graph *g, int v, const sr_config *c, 
     *cost = 0.0;
     if (is_reshape(vx))
         return HS_OK;
+    if ((vx->op == SR_EMBED || vx->op == SR_LSTM) && sr_devices(c) != c->b) {
+        *cost = INFINITY; /* hybridsim splits a table lookup and a recurrence by batch only */
+        return HS_OK;
+    }
     for (int l = vx->layer; l < followers_end(g, v); l++) {
         const wl_layer *layer = &m->wl->layers[l];
         st_layer_config s = layer_config(vx, c, layer, m->gpus);

@@ -1,8 +1,9 @@
 /* test_search.c: the per-layer strategy search (analytic/search): PaSE's check values
  * (PASE-MODEL.md) reproduced exactly with --cost-model pase on workloads/pase-alexnet.xml, the
  * regression totals of the research notes on PaSE's ResNet-101 and Inception-v3
- * (the two XML files in tests/search/), and the elimination itself against brute force on a small branching
- * graph with arbitrary costs, with refusals and the table bound.
+ * (the two XML files in tests/search/), PaSE's RNNLM (workloads/pase-rnnlm.xml) at 4 to 64
+ * devices as PaSE's own runs found it, and the elimination itself against brute force on a
+ * small branching graph with arbitrary costs, with refusals and the table bound.
  *
  * PaSE prints totals with two decimals; "exactly" here means the same string. */
 #include <setjmp.h>
@@ -28,7 +29,7 @@ static void build(const char *spec, int p, wl_workload *wl, sr_graph *g)
     char err[HS_ERR_LEN];
     if (wl_load(spec, wl, err) != HS_OK)
         fail_msg("%s", err);
-    sr_options opt = pase_options(p);
+    sr_options opt = pase_options(wl, p);
     if (sr_graph_build(wl, 128, &opt, g, err) != HS_OK)
         fail_msg("%s", err);
     assert_int_equal(pase_check(g, err), HS_OK);
@@ -296,6 +297,68 @@ static void test_resnet101_inception3(void **state)
             check_net(nets[i].file, 4 << k, nets[i].vertices, nets[i].edges, nets[i].total[k]);
 }
 
+/* ------------------------------------------------------------------ PaSE's RNNLM */
+
+/* PaSE's own runs (scheduler.py -g rnnlm -b 64 -p P, baidu-research/PaSE at 32aa761, numpy
+ * 1.24, pandas 1.5.3, networkx 2.8.8): the total, each vertex's candidate count and its
+ * optimal configuration, PaSE's tuples rewritten as sr_config {b, f, c, h, w, d, kh, kw}:
+ * embed (b, s, d, v) = {b, d, v, 1, s}; lstm (l, s, b, n, k) = {b, n, k, 1, s, l}; the fc at
+ * every position (b, s, v, d) = {b, v, d, 1, s}; the softmax (b, s, v) = {b, 1, v, 1, s}. */
+static const struct {
+    int p;
+    const char *total;
+    int candidates[4];
+    sr_config best[4];
+} rnnlm[] = {
+    {4, "6866837733376.00", {15, 14, 15, 10},
+     {{1, 1, 4, 1, 1, 1, 1, 1}, {2, 1, 1, 1, 1, 2, 1, 1}, {1, 4, 1, 1, 1, 1, 1, 1},
+      {1, 1, 4, 1, 1, 1, 1, 1}}},
+    {8, "4024963186688.00", {36, 30, 36, 21},
+     {{1, 1, 8, 1, 1, 1, 1, 1}, {4, 1, 1, 1, 1, 2, 1, 1}, {2, 4, 1, 1, 1, 1, 1, 1},
+      {2, 1, 4, 1, 1, 1, 1, 1}}},
+    {16, "2476066881536.00", {75, 55, 75, 39},
+     {{1, 1, 8, 1, 2, 1, 1, 1}, {4, 2, 1, 1, 1, 2, 1, 1}, {2, 8, 1, 1, 1, 1, 1, 1},
+      {2, 1, 8, 1, 1, 1, 1, 1}}},
+    {32, "1491938058240.00", {142, 91, 142, 67},
+     {{1, 1, 16, 1, 2, 1, 1, 1}, {4, 2, 2, 1, 1, 2, 1, 1}, {4, 8, 1, 1, 1, 1, 1, 1},
+      {4, 1, 8, 1, 1, 1, 1, 1}}},
+    {64, "935818633216.00", {249, 140, 249, 107},
+     {{1, 1, 16, 1, 4, 1, 1, 1}, {8, 2, 2, 1, 1, 2, 1, 1}, {4, 16, 1, 1, 1, 1, 1, 1},
+      {4, 1, 16, 1, 1, 1, 1, 1}}},
+};
+
+static void test_rnnlm(void **state)
+{
+    (void)state;
+    static const sr_op ops[] = {SR_EMBED, SR_LSTM, SR_FC, SR_SOFTMAX};
+    for (size_t i = 0; i < sizeof rnnlm / sizeof rnnlm[0]; i++) {
+        wl_workload wl;
+        sr_graph g;
+        sr_result res;
+        char err[HS_ERR_LEN];
+        assert_int_equal(wl_load("pase-rnnlm", &wl, err), HS_OK);
+        sr_options opt = pase_options(&wl, rnnlm[i].p);
+        assert_int_equal(opt.cutoff, 1); /* PaSE's SetCutoff(1) for its sequence models */
+        assert_int_equal(sr_graph_build(&wl, 64, &opt, &g, err), HS_OK);
+        assert_int_equal(g.n_vertices, 4);
+        assert_int_equal(g.n_edges, 3);
+        solve(&g, &res);
+        expect_total(res.total, rnnlm[i].total);
+        for (int v = 0; v < 4; v++) {
+            const sr_config *got = &g.v[v].configs[res.choice[v]], *want = &rnnlm[i].best[v];
+            assert_int_equal(g.v[v].op, ops[v]);
+            assert_int_equal(g.v[v].n_configs, rnnlm[i].candidates[v]);
+            if (memcmp(got, want, sizeof *got) != 0)
+                fail_msg("p %d, %s: b %lld f %lld c %lld w %lld d %lld", rnnlm[i].p,
+                         g.v[v].name, (long long)got->b, (long long)got->f, (long long)got->c,
+                         (long long)got->w, (long long)got->d);
+        }
+        sr_result_free(&res);
+        sr_graph_free(&g);
+        wl_free(&wl);
+    }
+}
+
 /* ResNet-50 as ParaDL describes it: the first add of a stage has a projection the table omits,
  * so it reads one edge (its main path); the others two. */
 static void test_projection_shortcut(void **state)
@@ -337,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_alexnet_uniform),
         cmocka_unit_test(test_resnet101_inception3),
         cmocka_unit_test(test_projection_shortcut),
+        cmocka_unit_test(test_rnnlm),
     };
     return cmocka_run_group_tests_name("search (pase)", tests, NULL, NULL);
 }

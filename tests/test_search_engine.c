@@ -135,7 +135,7 @@ static void test_candidates(void **state)
     wl_workload wl;
     char err[HS_ERR_LEN];
     assert_int_equal(wl_load("pase-alexnet", &wl, err), HS_OK);
-    sr_options opt = pase_options(8);
+    sr_options opt = pase_options(&wl, 8);
     assert_int_equal(sr_graph_build(&wl, 128, &opt, &g, err), HS_OK);
     assert_true(candidate(&g.v[0], (sr_config){1, 3, 1, 1, 1, 1, 1, 1}));
     assert_true(candidate(&g.v[0], (sr_config){1, 6, 1, 1, 1, 1, 1, 1}));
@@ -300,7 +300,7 @@ static void test_unsupported(void **state)
     (void)state;
     char err[HS_ERR_LEN];
     sr_graph g;
-    sr_options opt = pase_options(4);
+    sr_options opt = pase_options(&branchy, 4);
     /* a softmax straight after an image tensor */
     wl_workload wl = branchy;
     wl_layer layers[BRANCHY_VERTICES + 2];

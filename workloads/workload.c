@@ -162,7 +162,9 @@ static double layer_flops(const wl_layer *l)
                (double)l->mm_k;
     case WL_FC:
         return (double)l->w_elems;
-    default:
+    case WL_LSTM: /* every weight is one multiply-add (2 FLOPs, as conv) a position */
+        return 2.0 * (double)l->w_elems * y_spatial;
+    default: /* an embedding gathers rows: no arithmetic */
         return 0.0;
     }
 }
@@ -305,6 +307,7 @@ const char *wl_type_name(wl_type type)
         [WL_HARDSWISH] = "hardswish", [WL_HARDSIGMOID] = "hardsigmoid", [WL_GELU] = "gelu",
         [WL_MUL] = "mul",         [WL_LAYERNORM] = "layernorm", [WL_MATMUL] = "matmul",
         [WL_RESHAPE] = "reshape", [WL_MOVE] = "move",         [WL_TANH] = "tanh",
+        [WL_EMBED] = "embed",     [WL_LSTM] = "lstm",
     };
     return (unsigned)type < WL_TYPE_COUNT ? names[type] : "?";
 }

@@ -53,6 +53,10 @@ typedef enum {
     WL_MOVE,        /* data movement without arithmetic (permute, transpose, roll, a slice, a
                      * chunk): a copy of its |y| elements */
     WL_TANH,        /* element-wise (e^x - e^-x) / (e^x + e^-x) */
+    WL_EMBED,       /* embedding lookup: x one token id a position, w a table of w_in (vocabulary)
+                     * rows of w_out values; y the rows gathered, no arithmetic */
+    WL_LSTM,        /* stacked LSTM over the positions (the W extent) of x: w_kernel[0] layers of
+                     * w_out units, the first reading w_in features; 4 gates per step */
     WL_TYPE_COUNT
 } wl_type;
 

@@ -107,6 +107,38 @@ static int read_groups(xr_reader *rd, xmlNode *node, wl_layer *l)
     return HS_OK;
 }
 
+/* Weights of a sequence layer: embed "VxD" (a table of V rows of D values), lstm "DxHxL" (L
+ * stacked layers of H units, the first reading D features; no biases, as PaSE). */
+static int read_sequence_weights(xr_reader *rd, xmlNode *node, wl_layer *l, const char *v)
+{
+    int64_t d[WL_MAX_DIMS] = {0};
+    int embed = l->type == WL_EMBED, n = embed ? 2 : 3;
+    if (wl__parse_dims(v, d, WL_MAX_DIMS) != n)
+        return xr_fail(rd, node, embed ? "layer %s: w '%s' is not VxD (vocabulary x width)"
+                                       : "layer %s: w '%s' is not DxHxL (inputs x units x "
+                                         "layers)", l->name, v);
+    for (int i = 0; i < n; i++)
+        if (d[i] <= 0 || d[i] > (INT64_C(1) << 30))
+            return xr_fail(rd, node, "layer %s: w '%s' has an extent out of 1..2^30", l->name, v);
+    l->w_in = d[0];
+    l->w_out = d[1];
+    if (embed) {
+        l->w_elems = d[0] * d[1];
+        if (l->x.channels != 1 || l->y.channels != d[1])
+            return xr_fail(rd, node, "layer %s: an embed reads one token id a position (x "
+                           "1xWxH) and writes w's %lld values (y %lldxWxH)", l->name,
+                           (long long)d[1], (long long)d[1]);
+        return HS_OK;
+    }
+    l->w_kernel[0] = d[2];
+    l->w_elems = 4 * d[1] * (d[0] + d[1]) + (d[2] - 1) * 4 * d[1] * (2 * d[1]);
+    if (l->x.channels != d[0] || l->y.channels != d[1])
+        return xr_fail(rd, node, "layer %s: w is %lldx%lld.. but x has %lld channels and y "
+                       "%lld", l->name, (long long)d[0], (long long)d[1],
+                       (long long)l->x.channels, (long long)l->y.channels);
+    return HS_OK;
+}
+
 /* Weights of conv and fc ("CxFxK.."), kernel of pool, ParaDL's convention for the rest. */
 static int read_weights(xr_reader *rd, xmlNode *node, wl_layer *l)
 {
@@ -116,6 +148,12 @@ static int read_weights(xr_reader *rd, xmlNode *node, wl_layer *l)
     int has_w = xr_attr(rd, node, "w", v);
     if (has_w < 0)
         return HS_EINPUT;
+    if (l->type == WL_EMBED || l->type == WL_LSTM) {
+        if (!has_w)
+            return xr_fail(rd, node, "layer %s: a %s layer needs w=\"%s\"", l->name,
+                           wl_type_name(l->type), l->type == WL_EMBED ? "VxD" : "DxHxL");
+        return read_sequence_weights(rd, node, l, v);
+    }
     int weighted = l->type == WL_CONV || l->type == WL_FC;
     if (has_w != weighted)
         return xr_fail(rd, node, weighted ? "layer %s: a %s layer needs w=\"CxFxK..\""
@@ -209,6 +247,13 @@ static int check_type_shapes(xr_reader *rd, xmlNode *node, wl_layer *l)
             return xr_fail(rd, node, "layer %s: pooling keeps the channels, but x has %lld and "
                            "y %lld", l->name, (long long)l->x.channels, (long long)l->y.channels);
         return read_window(rd, node, l, l->w_kernel);
+    case WL_EMBED:
+    case WL_LSTM: /* one output a position */
+        for (int i = 0; i < l->x.n_spatial; i++)
+            if (l->y.spatial[i] != l->x.spatial[i])
+                return xr_fail(rd, node, "layer %s: a %s layer keeps its input's extents (one "
+                               "output a position)", l->name, wl_type_name(l->type));
+        break;
     case WL_FC:
         for (int i = 0; i < l->x.n_spatial; i++)
             if (l->w_kernel[i] != l->x.spatial[i] || l->y.spatial[i] != 1)

@@ -12,10 +12,12 @@ double pase_ratio(double tflops, double gbytes_per_s)
     return tflops * 1000.0 / (gbytes_per_s / 8.0);
 }
 
-sr_options pase_options(int devices)
+sr_options pase_options(const wl_workload *wl, int devices)
 {
     sr_options o = {.devices = devices, .cutoff = PASE_CUTOFF, .conv_spatial = false,
                     .kernel_splits = true};
+    if (sr_is_sequence(wl))
+        o.cutoff = PASE_SEQUENCE_CUTOFF;
     return o;
 }
 
@@ -59,11 +61,30 @@ static double conv_cost(double r, const sr_vertex *v, const sr_config *c)
     return gemm(r, dom, cfg, v->pw);
 }
 
+/* An fc, also one at every position of a sequence (M = b s), and an embedding, which PaSE
+ * prices as the product of the one-hot tokens (b s x v) by the table (v x d). */
 static double fc_cost(double r, const sr_vertex *v, const sr_config *c)
 {
-    double dom[3] = {(double)v->dom.b, (double)v->dom.f, (double)v->dom.c};
-    double cfg[3] = {(double)c->b, (double)c->f, (double)c->c};
+    double dom[3] = {(double)(v->dom.b * v->dom.w), (double)v->dom.f, (double)v->dom.c};
+    double cfg[3] = {(double)(c->b * c->w), (double)c->f, (double)c->c};
     return gemm(r, dom, cfg, v->pw);
+}
+
+/* PaSE's LSTM: per stacked layer one GEMM of (s b) x (inputs + units) by 4 units (its four
+ * gates; 3 point-wise ops on them), then, each step of each layer, the output (b, units)
+ * brought to the layout the next step reads it in (b, inputs), once (nn_ops.LSTM). */
+static double lstm_cost(double r, const sr_vertex *v, const sr_config *c)
+{
+    const sr_config *x = &v->dom;
+    double dom[3] = {(double)(x->w * x->b), 4.0 * (double)x->f, (double)(x->c + x->f)};
+    double cfg[3] = {(double)(c->w * c->b), (double)c->f, (double)c->c};
+    double cost = ((double)x->d / (double)c->d) * gemm(r, dom, cfg, 3);
+    double b = (double)x->b / (double)c->b;
+    double out_n = (double)x->f / (double)c->f, in_k = (double)x->c / (double)c->c;
+    double need = b * in_k;
+    double held = c->b * c->c > c->b * c->f ? 0.0 : b * (out_n < in_k ? out_n : in_k);
+    double words = need - held > 0.0 ? need - held : 0.0;
+    return cost + (double)(x->d * x->w) * (r * words);
 }
 
 /* The per-device extents of a tensor-shaped op, (b, c, h, w, d) truncated to its axes. */
@@ -75,7 +96,7 @@ static int per_device(const sr_vertex *v, const sr_config *c, double *e)
     e[2] = (double)x->h / (double)c->h;
     e[3] = (double)x->w / (double)c->w;
     e[4] = (double)x->d / (double)c->d;
-    return v->op == SR_SOFTMAX ? 2 : v->n_axes;
+    return v->n_axes;
 }
 
 static double product(const double *e, int n)
@@ -114,13 +135,17 @@ static double bnorm_cost(double r, const sr_vertex *v, const sr_config *c)
     return cost;
 }
 
-/* Softmax with cross-entropy over (b, classes): exponent (3) and sum per element, two per
- * sample, and when the classes are split one word per sample each way. */
+/* Softmax with cross-entropy over (b, classes), or (b, classes, 1, positions) a prediction a
+ * position: exponent (3) and sum per element, two per prediction, and when the classes are
+ * split one word per prediction each way. */
 static double softmax_cost(double r, const sr_vertex *v, const sr_config *c)
 {
     double e[SR_MAX_AXES];
-    double elems = product(e, per_device(v, c, e));
+    int n = per_device(v, c, e);
+    double elems = product(e, n);
     double samples = e[0];
+    for (int i = 2; i < n; i++)
+        samples *= e[i];
     double cost = (3.0 + 1.0) * elems;
     cost += samples;
     cost += samples;
@@ -136,7 +161,9 @@ static int vertex_cost(void *ctx, const sr_graph *g, int vi, const sr_config *c,
     const sr_vertex *v = &g->v[vi];
     switch (v->op) {
     case SR_CONV: *cost = conv_cost(r, v, c); break;
-    case SR_FC: *cost = fc_cost(r, v, c); break;
+    case SR_FC:
+    case SR_EMBED: *cost = fc_cost(r, v, c); break;
+    case SR_LSTM: *cost = lstm_cost(r, v, c); break;
     case SR_POOL: *cost = pool_cost(r, v, c); break;
     case SR_BNORM: *cost = bnorm_cost(r, v, c); break;
     case SR_ADD: *cost = (1.0 + v->pw) * product(e, per_device(v, c, e)); break;

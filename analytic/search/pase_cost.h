@@ -17,6 +17,8 @@
 #define PASE_TFLOPS 10.0   /* PaSE's default --flops: peak TFLOPS of a device */
 #define PASE_GBPS 16.0     /* PaSE's default --bw: GB/s between devices */
 #define PASE_CUTOFF 4      /* PaSE's cutoff for CNNs: a split keeps >= 4 elements a device */
+#define PASE_SEQUENCE_CUTOFF 1 /* and for its RNNLM and Transformer (graph.py: SetCutoff(1), so
+                                * that an LSTM's 2 layers and a Transformer's heads may split) */
 
 typedef struct {
     double r; /* FLOP-equivalents a word communicated costs */
@@ -25,9 +27,10 @@ typedef struct {
 /* r = tflops x 1000 / (gbytes_per_s / 8), PaSE's WordsToFlops ratio (5000 by default). */
 double pase_ratio(double tflops, double gbytes_per_s);
 
-/* PaSE's candidates for p devices: cutoff 4, no spatial splits of convolutions (the code turns
- * them off), window splits where the cutoff allows them (an 8x8 kernel; none in these nets). */
-sr_options pase_options(int devices);
+/* PaSE's candidates for wl on p devices: cutoff 4 (1 for a sequence model, sr_is_sequence),
+ * no spatial splits of convolutions (the code turns them off), window splits where the cutoff
+ * allows them (an 8x8 kernel; none in these nets). */
+sr_options pase_options(const wl_workload *wl, int devices);
 
 /* HS_EINPUT unless PaSE's model can price g: 2-D images only (it has no 3-D ops). */
 int pase_check(const sr_graph *g, char *err);

@@ -45,6 +45,9 @@ typedef enum {
     SR_SOFTMAX,   /* softmax with its cross-entropy loss */
     SR_RAVEL,     /* image tensor -> one flat axis (inserted before an fc fed by an image) */
     SR_UNRAVEL,   /* flat axis -> (batch, features) */
+    SR_EMBED,     /* embedding lookup of a sequence's tokens (PaSE: an Einsum of the one-hot
+                   * tokens by the table) */
+    SR_LSTM,      /* stacked LSTM over a sequence, all steps and layers one vertex (PaSE's) */
     SR_OP_COUNT
 } sr_op;
 
@@ -57,7 +60,7 @@ typedef struct {
                      * layers without weights; the classes of a softmax */
     int64_t h;      /* output height */
     int64_t w;      /* output width */
-    int64_t d;      /* output depth (volumes) */
+    int64_t d;      /* output depth (volumes); an lstm's stacked layers */
     int64_t kh;     /* filter window height (PaSE's r); a split needs a kernel >= 2 x cutoff */
     int64_t kw;     /* filter window width (PaSE's s) */
 } sr_config;
@@ -69,8 +72,13 @@ typedef struct {
     sr_config dom;         /* iteration space: conv (b, f, c, h, w, d, kh, kw) with h, w, d
                             * the output extents; fc (b, f, c = inputs); pool (b, c, h, w, d)
                             * output; bnorm/add/mean/ravel the input tensor; concat the same
-                            * with c = 1 (never split); softmax (b, c); unravel (b, c) */
-    int n_axes;            /* axes of the tensors it reads: 4 or 5 (images, volumes), 2 (b, c) */
+                            * with c = 1 (never split); softmax (b, c); unravel (b, c).
+                            * Sequences (a tensor (b, c, 1, w): w positions of c values): fc
+                            * (b, w, f, c) at every position; softmax (b, c = classes, w);
+                            * embed (b, w, f = width, c = vocabulary); lstm (b, w, f = units,
+                            * c = inputs, d = layers), w never split (the steps are serial) */
+    int n_axes;            /* axes of the tensors it reads: 4 or 5 (images, volumes, and
+                            * sequences, h = 1), 2 (b, c) */
     int pw;                /* point-wise ops folded in: ReLUs right after a conv, fc or add */
     int64_t in_h, in_w, in_d; /* pool: input extents (PaSE prices halos on the input) */
     int64_t win_h, win_w;  /* pool: window */
@@ -95,6 +103,8 @@ typedef struct {
                             * relu, dropout or lrn follows its producer); -1: the input data */
     int n_layers;
     int n_spatial;         /* 2 (images) or 3 (volumes) */
+    bool sequence;         /* the workload reads token ids (its first layer is an embed): a
+                            * 1x1 convolution over positions is an fc at every position */
     int64_t batch;         /* B, the global mini-batch */
     int devices;           /* p: no configuration uses more */
 } sr_graph;
@@ -108,8 +118,11 @@ typedef struct {
     bool kernel_splits;   /* split a convolution's window (PaSE: yes, where the cutoff allows) */
 } sr_options;
 
+/* Whether wl is a sequence model: its first layer is an embed (reads token ids). */
+bool sr_is_sequence(const wl_workload *wl);
+
 /* Build the graph of wl at global batch `batch`: one vertex per conv, fc, pool, bnorm, add,
- * concat and softmax layer in file order (the id order PaSE's ordering breaks ties by), a ravel
+ * concat, softmax, embed and lstm layer in file order (the id order PaSE's ordering breaks ties by), a ravel
  * and an unravel before an fc fed by an image tensor; relu, dropout and lrn are not vertices (a
  * relu right after a conv, fc or add adds 1 to its pw). The inputs after the first of an add with
  * shortcut="projection" get no edge: the omitted projection takes any layout at no cost. Fails

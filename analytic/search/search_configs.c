@@ -56,11 +56,38 @@ static int op_dims(const sr_vertex *v, const sr_options *opt, dim *d)
         return n;
     }
     case SR_FC:
+        if (v->n_axes == 4) { /* at every position: (b, s, v, d) */
+            d[0] = (dim){FIELD(b), x->b, true};
+            d[1] = (dim){FIELD(w), x->w, true};
+            d[2] = (dim){FIELD(f), x->f, true};
+            d[3] = (dim){FIELD(c), x->c, true};
+            return 4;
+        }
         d[0] = (dim){FIELD(b), x->b, true};
         d[1] = (dim){FIELD(f), x->f, true};
         d[2] = (dim){FIELD(c), x->c, true};
         return 3;
+    case SR_EMBED: /* PaSE's Einsum 'bsv,vd->bsd': (b, s, d, v) */
+        d[0] = (dim){FIELD(b), x->b, true};
+        d[1] = (dim){FIELD(w), x->w, true};
+        d[2] = (dim){FIELD(f), x->f, true};
+        d[3] = (dim){FIELD(c), x->c, true};
+        return 4;
+    case SR_LSTM: /* PaSE's (layers, sequence, batch, units, inputs), the sequence unsplit */
+        d[0] = (dim){FIELD(d), x->d, true};
+        d[1] = (dim){FIELD(w), x->w, false};
+        d[2] = (dim){FIELD(b), x->b, true};
+        d[3] = (dim){FIELD(f), x->f, true};
+        d[4] = (dim){FIELD(c), x->c, true};
+        return 5;
     case SR_SOFTMAX:
+        if (v->n_axes == 4) { /* (b, s, classes) */
+            d[0] = (dim){FIELD(b), x->b, true};
+            d[1] = (dim){FIELD(w), x->w, true};
+            d[2] = (dim){FIELD(c), x->c, true};
+            return 3;
+        }
+        return tensor_dims(v, 2, d);
     case SR_UNRAVEL: return tensor_dims(v, 2, d);
     default: return tensor_dims(v, v->n_axes, d);
     }
@@ -184,7 +211,7 @@ void sr_in_split(const sr_vertex *v, int input, const sr_config *c, int64_t spli
     (void)input; /* every input of an add or concat is split alike (PaSE) */
     switch (v->op) {
     case SR_FC:
-    case SR_SOFTMAX: tensor_split(c, c->c, 2, split); break;
+    case SR_SOFTMAX: tensor_split(c, c->c, v->n_axes, split); break;
     case SR_UNRAVEL: tensor_split(c, 1, 0, split); split[0] = sr_devices(c); break;
     default: tensor_split(c, c->c, v->n_axes, split); break;
     }
@@ -193,10 +220,12 @@ void sr_in_split(const sr_vertex *v, int input, const sr_config *c, int64_t spli
 void sr_out_split(const sr_vertex *v, const sr_config *c, int64_t split[SR_MAX_AXES])
 {
     switch (v->op) {
-    case SR_CONV: tensor_split(c, c->f, v->n_axes, split); break;
-    case SR_FC: tensor_split(c, c->f, 2, split); break;
+    case SR_CONV:
+    case SR_FC:
+    case SR_EMBED:
+    case SR_LSTM: tensor_split(c, c->f, v->n_axes, split); break;
+    case SR_SOFTMAX: tensor_split(c, c->c, v->n_axes, split); break;
     case SR_MEAN:
-    case SR_SOFTMAX:
     case SR_UNRAVEL: tensor_split(c, c->c, 2, split); break;
     case SR_RAVEL: tensor_split(c, 1, 0, split); split[0] = sr_devices(c); break;
     default: tensor_split(c, c->c, v->n_axes, split); break;

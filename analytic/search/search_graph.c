@@ -16,7 +16,8 @@
 #include <string.h>
 
 static const char *const op_names[SR_OP_COUNT] = {
-    "conv", "fc", "pool", "bnorm", "add", "concat", "mean", "softmax", "ravel", "unravel"};
+    "conv", "fc", "pool", "bnorm", "add", "concat", "mean", "softmax", "ravel", "unravel",
+    "embed", "lstm"};
 
 const char *sr_op_name(sr_op op)
 {
@@ -163,9 +164,35 @@ static bool is_global_pool(const wl_layer *l)
     return true;
 }
 
+/* A layer that computes each position of a sequence alike (a 1x1 convolution, unpadded, stride
+ * 1, over a tensor of height 1): PaSE's FC on a (batch, sequence, width) tensor. */
+static bool per_position(const builder *b, const wl_layer *l, const tensor *in)
+{
+    return b->g->sequence && in->n_axes == 4 && in->shape[2] == 1 && l->stride == 1 &&
+           l->w_kernel[0] == 1 && l->w_kernel[1] == 1 && l->padding[0] == 0 &&
+           l->padding[1] == 0 && (l->groups <= 1);
+}
+
+/* A sequence layer's iteration space (sr_vertex.dom) and its output (b, f, 1, positions). */
+static int sequence_vertex(builder *b, int i, sr_op op, const tensor *in)
+{
+    const wl_layer *l = &b->wl->layers[i];
+    tensor out = image_tensor(b->g->batch, &l->y);
+    sr_config dom = ones();
+    dom.b = b->g->batch;
+    dom.w = in->shape[3];
+    dom.f = l->y.channels;
+    dom.c = op == SR_EMBED ? l->w_in : l->x.channels;
+    if (op == SR_LSTM)
+        dom.d = l->w_kernel[0];
+    return add_vertex(b, op, i, "", dom, 4, &out);
+}
+
 static int conv_vertex(builder *b, int i, const tensor *in)
 {
     const wl_layer *l = &b->wl->layers[i];
+    if (per_position(b, l, in))
+        return sequence_vertex(b, i, SR_FC, in);
     tensor out = image_tensor(b->g->batch, &l->y);
     sr_config dom = tensor_dom(&out);
     dom.f = l->y.channels;
@@ -244,9 +271,14 @@ static int layer_vertex(builder *b, int i, int *from, const tensor *in)
         return pool_vertex(b, i, in);
     case WL_FC: return fc_vertex(b, i, from, in);
     case WL_SOFTMAX:
-        if (in->n_axes != 2)
+        if (in->n_axes != 2 && !(b->g->sequence && in->n_axes == 4 && in->shape[2] == 1))
             break;
-        return add_vertex(b, SR_SOFTMAX, i, "", tensor_dom(in), 2, in);
+        return add_vertex(b, SR_SOFTMAX, i, "", tensor_dom(in), in->n_axes, in);
+    case WL_EMBED:
+    case WL_LSTM:
+        if (!b->g->sequence || in->n_axes != 4 || in->shape[2] != 1)
+            break;
+        return sequence_vertex(b, i, l->type == WL_EMBED ? SR_EMBED : SR_LSTM, in);
     case WL_BNORM: return add_vertex(b, SR_BNORM, i, "", tensor_dom(in), in->n_axes, in);
     case WL_ADD: return add_vertex(b, SR_ADD, i, "", tensor_dom(in), in->n_axes, in);
     case WL_CONCAT: {
@@ -260,7 +292,9 @@ static int layer_vertex(builder *b, int i, int *from, const tensor *in)
     }
     b->status = hs_fail(b->err, HS_EINPUT, "layer %s (%s): the search has no %s on a%s tensor",
                         l->name, wl_type_name(l->type), wl_type_name(l->type),
-                        in->n_axes == 2 ? " flattened (batch, features)" : "n image");
+                        in->n_axes == 2 ? " flattened (batch, features)"
+                        : b->g->sequence ? " sequence (an embed first: sequences of height 1)"
+                                         : "n image");
     return -1;
 }
 
@@ -320,6 +354,11 @@ void sr_graph_free(sr_graph *g)
     memset(g, 0, sizeof *g);
 }
 
+bool sr_is_sequence(const wl_workload *wl)
+{
+    return wl->n_layers > 0 && wl->layers[0].type == WL_EMBED;
+}
+
 int sr_graph_build(const wl_workload *wl, int64_t batch, const sr_options *opt, sr_graph *g,
                    char *err)
 {
@@ -329,6 +368,7 @@ int sr_graph_build(const wl_workload *wl, int64_t batch, const sr_options *opt, 
     g->batch = batch;
     g->devices = opt->devices;
     g->n_spatial = wl->sample.n_spatial;
+    g->sequence = sr_is_sequence(wl);
     g->n_layers = wl->n_layers;
     g->vertex_of_layer = calloc((size_t)(wl->n_layers ? wl->n_layers : 1), sizeof(int));
     if (!g->vertex_of_layer)

@@ -140,7 +140,7 @@ static int run_search(const search_options *o, char *err)
     int status = wl_load(o->job.workload, &wl, err);
     if (status != HS_OK)
         return status;
-    sr_options opt = pase_options(o->job.gpus);
+    sr_options opt = pase_options(&wl, o->job.gpus);
     pase_model model = {pase_ratio(PASE_TFLOPS, PASE_GBPS)};
     sr_costs costs = pase_costs(&model);
     sr_graph g;

@@ -120,6 +120,14 @@ int lw_shape_of(const wl_workload *wl, int index, const lw_split *split, lw_shap
         return hs_fail(err, HS_EINPUT, "layer %s: %lld samples per GPU: must be at least 1",
                        l->name, (long long)split->samples);
     shape->samples = split->samples;
+    if ((l->type == WL_EMBED || l->type == WL_LSTM) &&
+        (split->out_parts != 1 || split->in_parts != 1 || split->spatial_parts[0] != 1 ||
+         split->spatial_parts[1] != 1 || split->spatial_parts[2] != 1))
+        return hs_fail(err, HS_EINPUT, "layer %s: an %s layer is not split over its channels "
+                       "or positions (%s): split its batch only", l->name,
+                       wl_type_name(l->type),
+                       l->type == WL_EMBED ? "its table's rows are looked up whole"
+                                           : "each step needs the last one's whole state");
     int rc = cut_channels(l, split, shape, err);
     return rc ? rc : cut_spatial(l, split, shape, err);
 }

@@ -186,6 +186,45 @@ static void stream_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, do
               e * n * (fw ? c.fw_tensors : c.bw_tensors) + masks);
 }
 
+/* An embedding, as PyTorch's nn.Embedding (sparse=False) runs it: forward gathers one row
+ * of the table a position (reads and writes the n output elements); the weight gradient zeroes
+ * the dense table gradient and adds each position's dy into its row (reads dy, reads and writes
+ * the rows). No input gradient: token ids have none. */
+static void embed_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
+                         lw_kernel *kn)
+{
+    double n = (double)s->samples * (double)l->y.channels * (double)s->y_spatial;
+    if (pass == LW_FORWARD)
+        streaming(kn, 0.0, e * 2.0 * n);
+    else
+        streaming(kn, n, e * ((double)l->w_elems + 3.0 * n));
+}
+
+/* A stacked LSTM (cuDNN's): per layer and step one product of the b samples' [input, last
+ * state] by the four gates' weights; backward the same product for the input and state
+ * gradients, and the weight gradient over all steps of a layer at once. Its compulsory bytes
+ * are x, w, y and the gates kept for the backward pass. */
+static void lstm_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
+                        lw_kernel *kn)
+{
+    double b = (double)s->samples, steps = (double)s->y_spatial;
+    double layers = (double)l->w_kernel[0], h = (double)l->y.channels;
+    double k = (double)l->w_elems / (4.0 * h * layers); /* inputs + state, a layer on average */
+    double flops = 2.0 * b * steps * (double)l->w_elems;
+    double gates = b * steps * 4.0 * h * layers;
+    double bytes = e * (b * steps * ((double)l->x.channels + h) + (double)l->w_elems + gates);
+    int64_t products = (int64_t)(layers * steps);
+    if (pass == LW_FORWARD)
+        gemm(kn, flops, bytes, b, 4.0 * h, products);
+    else if (pass == LW_INPUT_GRAD)
+        gemm(kn, flops, bytes, b, k, products);
+    else
+        gemm(kn, flops, bytes, 4.0 * h, k, (int64_t)layers);
+    kn->lib = LW_LIB_BLAS;
+    kn->in_channels = (int64_t)k;
+    kn->out_channels = (int64_t)(4.0 * h);
+}
+
 /* Whether pass exists for layer `index`: no weight gradient without weights, no input
  * gradient for the layer the data sample feeds. */
 static int pass_exists(const wl_workload *wl, int index, lw_pass pass)
@@ -194,9 +233,10 @@ static int pass_exists(const wl_workload *wl, int index, lw_pass pass)
     if (l->type == WL_RESHAPE) /* a view: no kernel at all */
         return 0;
     if (pass == LW_WEIGHT_GRAD)
-        return l->type == WL_CONV || l->type == WL_FC;
+        return l->type == WL_CONV || l->type == WL_FC || l->type == WL_EMBED ||
+               l->type == WL_LSTM;
     if (pass == LW_INPUT_GRAD)
-        return index > 0;
+        return index > 0 && l->type != WL_EMBED;
     return 1;
 }
 
@@ -224,6 +264,12 @@ int lw_kernel_of(const wl_workload *wl, int index, const lw_split *split, lw_pas
         break;
     case WL_MATMUL:
         matmul_kernel(l, &s, pass, elem_bytes, kernel);
+        break;
+    case WL_EMBED:
+        embed_kernel(l, &s, pass, elem_bytes, kernel);
+        break;
+    case WL_LSTM:
+        lstm_kernel(l, &s, pass, elem_bytes, kernel);
         break;
     default:
         stream_kernel(l, &s, pass, elem_bytes, kernel);

@@ -32,6 +32,11 @@ static st_layer_config layer_config(const sr_vertex *v, const sr_config *c, cons
     st_layer_config s = st_layer_default();
     bool weights_vertex = v->op == SR_CONV || v->op == SR_FC;
     s.batch = (int)c->b;
+    if (v->n_slots > 0) { /* PaSE's attention ops: only their batch split is hybridsim's */
+        s.batch = (int)sr_slot(c, v->batch_slot);
+        s.replicas = gpus % s.batch == 0 ? gpus / s.batch : 1;
+        return s;
+    }
     if (st_has_filters(l)) {
         s.filter = (int)c->f;
         s.channel = (int)c->c;
@@ -98,8 +103,12 @@ static int vertex_cost(void *ctx, const sr_graph *g, int v, const sr_config *c, 
     *cost = 0.0;
     if (is_reshape(vx))
         return HS_OK;
-    if ((vx->op == SR_EMBED || vx->op == SR_LSTM) && sr_devices(c) != c->b) {
-        *cost = INFINITY; /* hybridsim splits a table lookup and a recurrence by batch only */
+    int64_t batch = vx->n_slots > 0 ? sr_slot(c, vx->batch_slot) : c->b;
+    bool batch_only = vx->op == SR_EMBED || vx->op == SR_LSTM || vx->n_slots > 0;
+    if (batch_only && sr_devices(c) != batch) {
+        /* hybridsim splits a table lookup, a recurrence and attention's products (whose
+         * output has another shape than their input) by batch only */
+        *cost = INFINITY;
         return HS_OK;
     }
     for (int l = vx->layer; l < followers_end(g, v); l++) {

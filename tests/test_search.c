@@ -1,14 +1,15 @@
 /* test_search.c: the per-layer strategy search (analytic/search): PaSE's check values
  * (PASE-MODEL.md) reproduced exactly with --cost-model pase on workloads/pase-alexnet.xml, the
  * regression totals of the research notes on PaSE's ResNet-101 and Inception-v3
- * (the two XML files in tests/search/), PaSE's RNNLM (workloads/pase-rnnlm.xml) at 4 to 64
- * devices as PaSE's own runs found it, and the elimination itself against brute force on a
+ * (the two XML files in tests/search/), PaSE's RNNLM and Transformer (workloads/pase-rnnlm.xml,
+ * pase-transformer.xml) as PaSE's own runs found them, and the elimination itself against brute force on a
  * small branching graph with arbitrary costs, with refusals and the table bound.
  *
  * PaSE prints totals with two decimals; "exactly" here means the same string. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -359,6 +360,82 @@ static void test_rnnlm(void **state)
     }
 }
 
+/* ------------------------------------------------------------------ PaSE's Transformer */
+
+/* Configuration c of vertex v as PaSE prints it: its op's tuple, in PaSE's order. */
+static int pase_tuple(const sr_vertex *v, const sr_config *c, int64_t *t)
+{
+    switch (v->op) {
+    case SR_EMBED:
+    case SR_FC: t[0] = c->b, t[1] = c->w, t[2] = c->f, t[3] = c->c; return 4;
+    case SR_ADD:
+    case SR_LNORM:
+    case SR_SOFTMAX: t[0] = c->b, t[1] = c->w, t[2] = c->c; return 3;
+    default:
+        for (int i = 0; i < v->n_slots; i++)
+            t[i] = sr_slot(c, i);
+        return v->n_slots;
+    }
+}
+
+/* One vertex's line of the optima file: PaSE's candidate count and configuration. */
+static void expect_line(const sr_graph *g, const sr_result *res, int p, const char *line)
+{
+    int64_t want[8], got[8];
+    int id, candidates, used, n = 0;
+    const char *s = line;
+    assert_int_equal(sscanf(s, "%d %d%n", &id, &candidates, &used), 2);
+    for (s += used; n < 8 && sscanf(s, "%" SCNd64 "%n", &want[n], &used) == 1; s += used)
+        n++;
+    assert_true(id >= 0 && id < g->n_vertices);
+    const sr_vertex *v = &g->v[id];
+    int m = pase_tuple(v, &v->configs[res->choice[id]], got);
+    if (v->n_configs != candidates || m != n || memcmp(got, want, sizeof *got * (size_t)n))
+        fail_msg("p %d, vertex %d %s (%s): %d candidates, PaSE's %d; configuration differs", p,
+                 id, v->name, sr_op_name(v->op), v->n_configs, candidates);
+}
+
+/* PaSE's own optima (tests/search/pase-transformer-optima.txt): the total, and every vertex's
+ * candidate count and configuration, at each p the file has. */
+static void test_transformer(void **state)
+{
+    (void)state;
+    FILE *f = fopen(FIXTURES "pase-transformer-optima.txt", "r");
+    assert_non_null(f);
+    char line[256], total[64];
+    int p = 0, checked = 0, vertices = 0;
+    wl_workload wl;
+    sr_graph g;
+    sr_result res;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        if (sscanf(line, "p %d total %63s", &p, total) == 2) {
+            if (checked)
+                assert_int_equal(vertices, g.n_vertices), sr_result_free(&res),
+                    sr_graph_free(&g), wl_free(&wl);
+            char err[HS_ERR_LEN];
+            assert_int_equal(wl_load("pase-transformer", &wl, err), HS_OK);
+            sr_options opt = pase_options(&wl, p);
+            assert_int_equal(sr_graph_build(&wl, 64, &opt, &g, err), HS_OK);
+            assert_int_equal(g.n_vertices, 204); /* PaSE's graph: 204 nodes, 256 edges */
+            assert_int_equal(g.n_edges, 256);
+            solve(&g, &res);
+            expect_total(res.total, total);
+            checked++, vertices = 0;
+            continue;
+        }
+        expect_line(&g, &res, p, line);
+        vertices++;
+    }
+    fclose(f);
+    assert_int_equal(checked, 3);
+    assert_int_equal(vertices, g.n_vertices);
+    sr_result_free(&res);
+    sr_graph_free(&g);
+    wl_free(&wl);
+}
+
 /* ResNet-50 as ParaDL describes it: the first add of a stage has a projection the table omits,
  * so it reads one edge (its main path); the others two. */
 static void test_projection_shortcut(void **state)
@@ -401,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_resnet101_inception3),
         cmocka_unit_test(test_projection_shortcut),
         cmocka_unit_test(test_rnnlm),
+        cmocka_unit_test(test_transformer),
     };
     return cmocka_run_group_tests_name("search (pase)", tests, NULL, NULL);
 }

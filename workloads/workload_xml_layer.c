@@ -410,6 +410,18 @@ static int read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
         return check_mul(rd, node, l, index);
     if (l->type == WL_MATMUL)
         return check_matmul(rd, node, l);
+    if (l->type == WL_EMBED) { /* token ids: the sample, wherever the layer is (a decoder's) */
+        if (l->n_inputs > 0)
+            return xr_fail(rd, node, "layer %s: an embed reads the dataset sample's token ids "
+                           "(no inputs)", l->name);
+        if (!wl__shape_equal(&rd->wl->sample, &l->x))
+            return xr_fail(rd, node, "layer %s: x is %s but the dataset sample is %s", l->name,
+                           wl__shape_str(&l->x, have, sizeof have),
+                           wl__shape_str(&rd->wl->sample, want, sizeof want));
+        if (index > 0)
+            l->inputs[l->n_inputs++] = WL_INPUT_DATA;
+        return HS_OK;
+    }
     if (l->n_inputs == 0) {
         const wl_shape *prev = output_of(rd, index == 0 ? WL_INPUT_DATA : index - 1);
         if (!wl__shape_equal(prev, &l->x))

@@ -154,6 +154,60 @@ static double softmax_cost(double r, const sr_vertex *v, const sr_config *c)
     return cost;
 }
 
+/* Layer normalisation over the channels c of (b, c, 1, w) (PaSE's Norm with axis -1): as batch
+ * normalisation with the roles of the axes swapped. */
+static double lnorm_cost(double r, const sr_vertex *v, const sr_config *c)
+{
+    double e[SR_MAX_AXES];
+    double elems = product(e, per_device(v, c, e));
+    double cost = 16.0 * elems;
+    cost += 4.0 * all_reduce(r, elems / e[1], (double)c->c);
+    cost += 4.0 * all_reduce(r, e[1], (double)(c->b * c->h * c->w * c->d));
+    return cost;
+}
+
+/* PaSE's Einsum: the batch dims' product times a GEMM over the products of the m, n and
+ * reduced dims (nn_ops.Einsum, ComputeGemmCosts). */
+static double einsum_cost(double r, const sr_vertex *v, const sr_config *c)
+{
+    double dom[3] = {1.0, 1.0, 1.0}, cfg[3] = {1.0, 1.0, 1.0}, batches = 1.0;
+    int64_t d[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+    const unsigned sets[3] = {v->m_dims, v->n_dims, v->k_dims};
+    for (int i = 0; i < v->n_slots; i++) {
+        int64_t x = sr_slot(&v->dom, i), s = sr_slot(c, i);
+        if (v->batch_dims & (1u << i))
+            batches *= (double)x / (double)s;
+        for (int j = 0; j < 3; j++)
+            if (sets[j] & (1u << i))
+                d[j] *= x, k[j] *= s;
+    }
+    for (int j = 0; j < 3; j++)
+        dom[j] = (double)d[j], cfg[j] = (double)k[j];
+    return batches * gemm(r, dom, cfg, v->pw);
+}
+
+/* PaSE's Softmax over one slot (attention's scores): an exponent and a sum an element, a
+ * product an element per element of the row backward, and three all-reduces when the row is
+ * split (nn_ops.Softmax). */
+static double attn_cost(double r, const sr_vertex *v, const sr_config *c)
+{
+    double elems = 1.0, rows = 1.0, row = (double)sr_slot(&v->dom, v->axis);
+    for (int i = 0; i < v->n_slots; i++) {
+        double e = (double)sr_slot(&v->dom, i) / (double)sr_slot(c, i);
+        elems *= e;
+        if (i != v->axis)
+            rows *= e;
+    }
+    double q = (double)sr_slot(c, v->axis);
+    double cost = 0.0;
+    cost += (3.0 + 1.0) * elems;
+    cost += elems * row;
+    cost += all_reduce(r, rows, q);
+    cost += all_reduce(r, rows * row, q);
+    cost += all_reduce(r, rows, q);
+    return cost;
+}
+
 static int vertex_cost(void *ctx, const sr_graph *g, int vi, const sr_config *c, double *cost,
                        char *err)
 {
@@ -164,6 +218,9 @@ static int vertex_cost(void *ctx, const sr_graph *g, int vi, const sr_config *c,
     case SR_FC:
     case SR_EMBED: *cost = fc_cost(r, v, c); break;
     case SR_LSTM: *cost = lstm_cost(r, v, c); break;
+    case SR_LNORM: *cost = lnorm_cost(r, v, c); break;
+    case SR_EINSUM: *cost = einsum_cost(r, v, c); break;
+    case SR_ATTN: *cost = attn_cost(r, v, c); break;
     case SR_POOL: *cost = pool_cost(r, v, c); break;
     case SR_BNORM: *cost = bnorm_cost(r, v, c); break;
     case SR_ADD: *cost = (1.0 + v->pw) * product(e, per_device(v, c, e)); break;
@@ -172,6 +229,8 @@ static int vertex_cost(void *ctx, const sr_graph *g, int vi, const sr_config *c,
         break;
     case SR_SOFTMAX: *cost = softmax_cost(r, v, c); break;
     case SR_CONCAT:
+    case SR_STACK:
+    case SR_UNSTACK:
     case SR_RAVEL:
     case SR_UNRAVEL: *cost = 0.0; break;
     default: return hs_fail(err, HS_EINTERNAL, "pase: no cost for vertex %s", v->name);

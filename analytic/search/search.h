@@ -48,6 +48,13 @@ typedef enum {
     SR_EMBED,     /* embedding lookup of a sequence's tokens (PaSE: an Einsum of the one-hot
                    * tokens by the table) */
     SR_LSTM,      /* stacked LSTM over a sequence, all steps and layers one vertex (PaSE's) */
+    SR_LNORM,     /* layer normalisation over the channels of a sequence (PaSE's Norm, axis -1) */
+    /* PaSE's attention ops, on the tensors of its Einsums (iteration space in slots): */
+    SR_EINSUM,    /* a product: batch, m, n and reduced dims (attention's projections, Q K^T,
+                   * A V; a 1x1 conv or a matmul of the workload) */
+    SR_UNSTACK,   /* (s, b, h, l, k) -> s tensors (b, h, l, k): the q, k, v moves */
+    SR_STACK,     /* s sequences -> (s, b, l, e): a concat feeding a grouped projection */
+    SR_ATTN,      /* softmax over the last dim of attention's scores (b, h, l, m) */
     SR_OP_COUNT
 } sr_op;
 
@@ -80,6 +87,16 @@ typedef struct {
     int n_axes;            /* axes of the tensors it reads: 4 or 5 (images, volumes, and
                             * sequences, h = 1), 2 (b, c) */
     int pw;                /* point-wise ops folded in: ReLUs right after a conv, fc or add */
+    bool sequence;         /* a sequence op (b, c, 1, w): PaSE's tuple is (b, w, c) */
+    int n_slots;           /* PaSE's attention ops (SR_EINSUM .. SR_ATTN): the iteration space
+                            * is dom's first n_slots fields in sr_config order (b, f, c, h, w, d,
+                            * kh, kw; sr_slot), PaSE's order; 0 for the other ops */
+    int8_t in_map[3][SR_MAX_AXES]; /* n_slots > 0: per axis of input i's tensor, the slot that
+                            * splits it (-1: none); inputs past the second use the second's */
+    int8_t out_map[SR_MAX_AXES];   /* n_slots > 0: the same for its output */
+    unsigned batch_dims, m_dims, n_dims, k_dims; /* einsum: slot bit sets of the GEMM */
+    int batch_slot;        /* n_slots > 0: the slot of the samples */
+    int axis;              /* attn: the slot normalised over */
     int64_t in_h, in_w, in_d; /* pool: input extents (PaSE prices halos on the input) */
     int64_t win_h, win_w;  /* pool: window */
     sr_config *configs;    /* candidates, in ascending order of PaSE's tuple for the op (its
@@ -142,6 +159,9 @@ int sr_configs(sr_vertex *v, const sr_options *opt, char *err);
 
 /* The product of a configuration's splits: how many devices it uses. */
 int64_t sr_devices(const sr_config *c);
+
+/* Slot i (0..7) of c: its fields in declaration order (b, f, c, h, w, d, kh, kw). */
+int64_t sr_slot(const sr_config *c, int i);
 
 /* How configuration c of vertex v splits the tensor of its input `input` (sr_in_split) or the
  * tensor it produces (sr_out_split), axis by axis on the edge's axes. */

@@ -28,8 +28,27 @@ static int64_t *field_of(sr_config *c, size_t field)
     return (int64_t *)((char *)c + field);
 }
 
+static const size_t slot_fields[8] = {FIELD(b), FIELD(f), FIELD(c), FIELD(h),
+                                      FIELD(w), FIELD(d), FIELD(kh), FIELD(kw)};
+
+int64_t sr_slot(const sr_config *c, int i)
+{
+    return *field_of((sr_config *)c, slot_fields[i]);
+}
+
 static int tensor_dims(const sr_vertex *v, int n_axes, dim *d)
 {
+    if (v->n_slots > 0) { /* PaSE's attention ops: their slots in order */
+        for (int i = 0; i < v->n_slots; i++)
+            d[i] = (dim){slot_fields[i], sr_slot(&v->dom, i), true};
+        return v->n_slots;
+    }
+    if (v->sequence) { /* (b, c, 1, w) in PaSE's order (b, w, c) */
+        d[0] = (dim){FIELD(b), v->dom.b, true};
+        d[1] = (dim){FIELD(w), v->dom.w, true};
+        d[2] = (dim){FIELD(c), v->dom.c, true};
+        return 3;
+    }
     static const size_t fields[SR_MAX_AXES] = {FIELD(b), FIELD(c), FIELD(h), FIELD(w), FIELD(d)};
     sr_config dom = v->dom;
     for (int i = 0; i < n_axes; i++)
@@ -80,14 +99,7 @@ static int op_dims(const sr_vertex *v, const sr_options *opt, dim *d)
         d[3] = (dim){FIELD(f), x->f, true};
         d[4] = (dim){FIELD(c), x->c, true};
         return 5;
-    case SR_SOFTMAX:
-        if (v->n_axes == 4) { /* (b, s, classes) */
-            d[0] = (dim){FIELD(b), x->b, true};
-            d[1] = (dim){FIELD(w), x->w, true};
-            d[2] = (dim){FIELD(c), x->c, true};
-            return 3;
-        }
-        return tensor_dims(v, 2, d);
+    case SR_SOFTMAX: return tensor_dims(v, v->sequence ? 4 : 2, d);
     case SR_UNRAVEL: return tensor_dims(v, 2, d);
     default: return tensor_dims(v, v->n_axes, d);
     }
@@ -206,9 +218,20 @@ static void tensor_split(const sr_config *c, int64_t channel, int n, int64_t *sp
         split[i] = i < n ? all[i] : 1;
 }
 
+/* A tensor's splits through a slot map. */
+static void mapped_split(const sr_config *c, const int8_t *map, int64_t *split)
+{
+    for (int i = 0; i < SR_MAX_AXES; i++)
+        split[i] = map[i] >= 0 ? sr_slot(c, map[i]) : 1;
+}
+
 void sr_in_split(const sr_vertex *v, int input, const sr_config *c, int64_t split[SR_MAX_AXES])
 {
-    (void)input; /* every input of an add or concat is split alike (PaSE) */
+    if (v->n_slots > 0) {
+        mapped_split(c, v->in_map[input < 2 ? input : 2], split);
+        return;
+    }
+    /* every input of an add or concat is split alike (PaSE) */
     switch (v->op) {
     case SR_FC:
     case SR_SOFTMAX: tensor_split(c, c->c, v->n_axes, split); break;
@@ -219,6 +242,10 @@ void sr_in_split(const sr_vertex *v, int input, const sr_config *c, int64_t spli
 
 void sr_out_split(const sr_vertex *v, const sr_config *c, int64_t split[SR_MAX_AXES])
 {
+    if (v->n_slots > 0) {
+        mapped_split(c, v->out_map, split);
+        return;
+    }
     switch (v->op) {
     case SR_CONV:
     case SR_FC:

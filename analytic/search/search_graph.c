@@ -17,7 +17,7 @@
 
 static const char *const op_names[SR_OP_COUNT] = {
     "conv", "fc", "pool", "bnorm", "add", "concat", "mean", "softmax", "ravel", "unravel",
-    "embed", "lstm"};
+    "embed", "lstm", "lnorm", "einsum", "unstack", "stack", "attn"};
 
 const char *sr_op_name(sr_op op)
 {
@@ -188,6 +188,193 @@ static int sequence_vertex(builder *b, int i, sr_op op, const tensor *in)
     return add_vertex(b, op, i, "", dom, 4, &out);
 }
 
+/* ---------------------------------------------------------------- PaSE's attention ops */
+
+/* The first layer after i that reads layer i's output, or -1. */
+static int consumer(const wl_workload *wl, int i)
+{
+    for (int j = i + 1; j < wl->n_layers; j++) {
+        const wl_layer *l = &wl->layers[j];
+        if (l->n_inputs == 0 && j == i + 1)
+            return j;
+        for (int k = 0; k < l->n_inputs; k++)
+            if (l->inputs[k] == i)
+                return j;
+    }
+    return -1;
+}
+
+/* A vertex of PaSE's attention ops: iteration space ext[n] in slots, the maps of its first
+ * input (the others alike unless set after) and its output, and its GEMM sets. */
+typedef struct {
+    sr_op op;
+    int n;
+    int64_t ext[8];
+    int8_t in0[SR_MAX_AXES], in1[SR_MAX_AXES], out[SR_MAX_AXES];
+    unsigned batch, m, n_set, k;
+    int batch_slot, axis;
+} slot_op;
+
+static int slot_vertex(builder *b, int i, const slot_op *s, const tensor *out)
+{
+    sr_config dom = ones();
+    int64_t *f[8] = {&dom.b, &dom.f, &dom.c, &dom.h, &dom.w, &dom.d, &dom.kh, &dom.kw};
+    for (int k = 0; k < s->n; k++)
+        *f[k] = s->ext[k];
+    int id = add_vertex(b, s->op, i, "", dom, out->n_axes, out);
+    if (id < 0)
+        return -1;
+    sr_vertex *v = &b->g->v[id];
+    v->n_slots = s->n;
+    memcpy(v->in_map[0], s->in0, SR_MAX_AXES);
+    memcpy(v->in_map[1], s->in1, SR_MAX_AXES);
+    memcpy(v->in_map[2], s->in1, SR_MAX_AXES);
+    memcpy(v->out_map, s->out, SR_MAX_AXES);
+    v->batch_dims = s->batch;
+    v->m_dims = s->m;
+    v->n_dims = s->n_set;
+    v->k_dims = s->k;
+    v->batch_slot = s->batch_slot;
+    v->axis = s->axis;
+    return id;
+}
+
+#define BIT(i) (1u << (i))
+
+/* The q, k, v projection of attention (PaSE's Einsum 'ble,shek->sbhlk', or 'sble,shek->sbhlk'
+ * after a stack): slots (s, b, h, l, k, e). Heads and their width come from the product of
+ * q and k that reads its moves. */
+static int qkv_vertex(builder *b, int i, const tensor *in, bool stacked)
+{
+    const wl_workload *wl = b->wl;
+    int move = consumer(wl, i), mm = move < 0 ? -1 : consumer(wl, move);
+    if (mm < 0 || wl->layers[mm].type != WL_MATMUL) {
+        b->status = hs_fail(b->err, HS_EINPUT, "layer %s: the search reads a projection into "
+                            "moves as attention's q, k, v, but no matmul reads the first move",
+                            wl->layers[i].name);
+        return -1;
+    }
+    int64_t h = wl->layers[mm].mm_products, dk = wl->layers[mm].mm_k;
+    int64_t e = stacked ? in->shape[3] : in->shape[1], len = stacked ? in->shape[2] : in->shape[3];
+    slot_op s = {SR_EINSUM, 6, {wl->layers[i].y.channels / (h * dk), b->g->batch, h, len, dk, e},
+                 {1, 5, -1, 3, -1}, {-1, -1, -1, -1, -1}, {0, 1, 2, 3, 4},
+                 0, BIT(1) | BIT(3), BIT(0) | BIT(2) | BIT(4), BIT(5), 1, 0};
+    if (stacked) {
+        const int8_t m[SR_MAX_AXES] = {0, 1, 3, 5, -1};
+        memcpy(s.in0, m, sizeof m);
+        s.batch = BIT(0);
+        s.n_set = BIT(2) | BIT(4);
+    }
+    tensor out = {5, {s.ext[0], s.ext[1], h, len, dk}};
+    return slot_vertex(b, i, &s, &out);
+}
+
+/* Attention's output projection 'bhlk,hek->ble' after A V: slots (b, l, e, h, k). */
+static int out_projection(builder *b, int i, int mm, const tensor *in)
+{
+    const wl_layer *l = &b->wl->layers[i], *p = &b->wl->layers[mm];
+    slot_op s = {SR_EINSUM, 5, {b->g->batch, in->shape[2], l->y.channels, p->mm_products,
+                                p->mm_n},
+                 {0, 3, 1, 4, -1}, {-1, -1, -1, -1, -1}, {0, 2, -1, 1, -1},
+                 0, BIT(0) | BIT(1), BIT(2), BIT(3) | BIT(4), 0, 0};
+    tensor out = {4, {b->g->batch, l->y.channels, 1, in->shape[2], 1}};
+    return slot_vertex(b, i, &s, &out);
+}
+
+/* The moves taking q, k and v out of a projection: one unstack, (1, b, h, l, k). */
+static int unstack_vertex(builder *b, int i, int from, const tensor *in)
+{
+    for (int e = 0; e < b->g->n_edges; e++)
+        if (b->g->e[e].u == from && b->g->v[b->g->e[e].v].op == SR_UNSTACK)
+            return b->g->e[e].v;
+    slot_op s = {SR_UNSTACK, 5, {1, in->shape[1], in->shape[2], in->shape[3], in->shape[4]},
+                 {0, 1, 2, 3, 4}, {-1, -1, -1, -1, -1}, {1, 2, 3, 4, -1}, 0, 0, 0, 0, 1, 0};
+    tensor out = {4, {in->shape[1], in->shape[2], in->shape[3], in->shape[4], 1}};
+    return slot_vertex(b, i, &s, &out);
+}
+
+/* A matmul of attention: Q K^T (its first input from the unstack) or A V (from the softmax);
+ * slots (b, h, m, n, k) as PaSE's 'bhlk,bhmk->bhlm' and 'bhlm,bhmk->bhlk'. */
+static int matmul_vertex(builder *b, int i, int from)
+{
+    const wl_layer *l = &b->wl->layers[i];
+    bool av = from >= 0 && b->g->v[from].op == SR_ATTN;
+    slot_op s = {SR_EINSUM, 5, {b->g->batch, l->mm_products, l->mm_m, l->mm_n, l->mm_k},
+                 {0, 1, 2, 4, -1}, {0, 1, 3, 4, -1}, {0, 1, 2, 3, -1},
+                 BIT(0) | BIT(1), BIT(2), BIT(3), BIT(4), 0, 0};
+    if (av) {
+        const int8_t m[SR_MAX_AXES] = {0, 1, 4, 3, -1};
+        memcpy(s.in1, m, sizeof m);
+    }
+    tensor out = {4, {b->g->batch, l->mm_products, l->mm_m, l->mm_n, 1}};
+    return slot_vertex(b, i, &s, &out);
+}
+
+/* The softmax over attention's scores (b, h, l, m), along m. */
+static int attn_vertex(builder *b, int i, const tensor *in)
+{
+    slot_op s = {SR_ATTN, 4, {in->shape[0], in->shape[1], in->shape[2], in->shape[3]},
+                 {0, 1, 2, 3, -1}, {-1, -1, -1, -1, -1}, {0, 1, 2, 3, -1}, 0, 0, 0, 0, 0, 3};
+    return slot_vertex(b, i, &s, in);
+}
+
+/* A concat of sequences a grouped projection reads: PaSE's Stack, (1, b, l, e). */
+static int stack_vertex(builder *b, int i, const tensor *in)
+{
+    const wl_layer *l = &b->wl->layers[i];
+    int n = l->n_inputs ? l->n_inputs : 1;
+    slot_op s = {SR_STACK, 4, {1, b->g->batch, in->shape[3], in->shape[1]},
+                 {1, 3, -1, 2, -1}, {1, 3, -1, 2, -1}, {0, 1, 2, 3, -1}, 0, 0, 0, 0, 1, 0};
+    tensor out = {4, {n, b->g->batch, in->shape[3], in->shape[1], 1}};
+    return slot_vertex(b, i, &s, &out);
+}
+
+/* The layer that produced the input of layer i (-1: the data). */
+static int input_layer(const wl_workload *wl, int i)
+{
+    const wl_layer *l = &wl->layers[i];
+    return l->n_inputs ? l->inputs[0] : i - 1;
+}
+
+/* A sequence layer that is one of PaSE's attention ops, or 0 when it is not one (*id set
+ * otherwise: the vertex or -1). */
+static bool attention_vertex(builder *b, int i, int from, const tensor *in, int *id)
+{
+    const wl_workload *wl = b->wl;
+    const wl_layer *l = &wl->layers[i];
+    sr_op producer = from >= 0 ? b->g->v[from].op : SR_OP_COUNT;
+    int next = consumer(wl, i), before = input_layer(wl, i);
+    switch (l->type) {
+    case WL_CONV:
+        if (producer == SR_STACK)
+            *id = qkv_vertex(b, i, in, true);
+        else if (before >= 0 && wl->layers[before].type == WL_MATMUL && producer == SR_EINSUM)
+            *id = out_projection(b, i, before, in);
+        else if (next >= 0 && wl->layers[next].type == WL_MOVE && in->shape[2] == 1)
+            *id = qkv_vertex(b, i, in, false);
+        else
+            return false;
+        return true;
+    case WL_MOVE:
+        if (producer != SR_EINSUM || in->n_axes != 5)
+            return false;
+        *id = unstack_vertex(b, i, from, in);
+        return true;
+    case WL_MATMUL: *id = matmul_vertex(b, i, from); return true;
+    case WL_SOFTMAX:
+        if (producer != SR_EINSUM)
+            return false;
+        *id = attn_vertex(b, i, in);
+        return true;
+    case WL_CONCAT:
+        if (next < 0 || wl->layers[next].type != WL_CONV || wl->layers[next].groups <= 1)
+            return false;
+        *id = stack_vertex(b, i, in);
+        return true;
+    default: return false;
+    }
+}
+
 static int conv_vertex(builder *b, int i, const tensor *in)
 {
     const wl_layer *l = &b->wl->layers[i];
@@ -257,9 +444,20 @@ static int fc_vertex(builder *b, int i, int *from, const tensor *in)
 }
 
 /* The vertex for layer i reading the tensor `in` of vertex *from; -1 on failure. */
+/* Mark vertex id (if any) as working on a sequence tensor (b, c, 1, w). */
+static int sequence_op(builder *b, int id)
+{
+    if (id >= 0 && b->g->sequence && b->g->v[id].n_axes == 4 && b->out[id].shape[2] == 1)
+        b->g->v[id].sequence = true;
+    return id;
+}
+
 static int layer_vertex(builder *b, int i, int *from, const tensor *in)
 {
     const wl_layer *l = &b->wl->layers[i];
+    int id;
+    if (b->g->sequence && attention_vertex(b, i, *from, in, &id))
+        return id;
     switch (l->type) {
     case WL_CONV:
         if (in->n_axes < 4)
@@ -273,14 +471,19 @@ static int layer_vertex(builder *b, int i, int *from, const tensor *in)
     case WL_SOFTMAX:
         if (in->n_axes != 2 && !(b->g->sequence && in->n_axes == 4 && in->shape[2] == 1))
             break;
-        return add_vertex(b, SR_SOFTMAX, i, "", tensor_dom(in), in->n_axes, in);
+        return sequence_op(b, add_vertex(b, SR_SOFTMAX, i, "", tensor_dom(in), in->n_axes, in));
     case WL_EMBED:
     case WL_LSTM:
         if (!b->g->sequence || in->n_axes != 4 || in->shape[2] != 1)
             break;
         return sequence_vertex(b, i, l->type == WL_EMBED ? SR_EMBED : SR_LSTM, in);
     case WL_BNORM: return add_vertex(b, SR_BNORM, i, "", tensor_dom(in), in->n_axes, in);
-    case WL_ADD: return add_vertex(b, SR_ADD, i, "", tensor_dom(in), in->n_axes, in);
+    case WL_ADD:
+        return sequence_op(b, add_vertex(b, SR_ADD, i, "", tensor_dom(in), in->n_axes, in));
+    case WL_LAYERNORM:
+        if (!b->g->sequence || in->n_axes != 4 || in->shape[2] != 1)
+            break;
+        return sequence_op(b, add_vertex(b, SR_LNORM, i, "", tensor_dom(in), 4, in));
     case WL_CONCAT: {
         tensor out = *in;
         out.shape[1] = l->y.channels;
@@ -302,7 +505,9 @@ static int layer_vertex(builder *b, int i, int *from, const tensor *in)
 static void pass_through(builder *b, int i, int from)
 {
     b->g->vertex_of_layer[i] = from;
-    if (b->wl->layers[i].type != WL_RELU || from < 0)
+    wl_type t = b->wl->layers[i].type;
+    bool pointwise = t == WL_RELU || (t == WL_DROPOUT && b->g->sequence); /* PaSE's FF: 2 */
+    if (!pointwise || from < 0)
         return;
     sr_vertex *u = &b->g->v[from];
     if (u->op == SR_CONV || u->op == SR_FC || u->op == SR_ADD)
@@ -335,7 +540,7 @@ static int add_layer(builder *b, int i)
             continue;
         if (k > 0 && l->type == WL_ADD && !same_tensor(&b->out[u], &in))
             continue; /* a resized shortcut: its omitted projection takes any layout, free */
-        if (k > 0 && b->out[u].n_axes != in.n_axes)
+        if (k > 0 && b->out[u].n_axes != in.n_axes && b->g->v[id].n_slots == 0)
             return hs_fail(b->err, HS_EINPUT, "layer %s: its inputs have different layouts "
                            "(an image and a flattened tensor)", l->name);
         if (add_edge(b, u, id, k))

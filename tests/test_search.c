@@ -362,22 +362,6 @@ static void test_rnnlm(void **state)
 
 /* ------------------------------------------------------------------ PaSE's Transformer */
 
-/* Configuration c of vertex v as PaSE prints it: its op's tuple, in PaSE's order. */
-static int pase_tuple(const sr_vertex *v, const sr_config *c, int64_t *t)
-{
-    switch (v->op) {
-    case SR_EMBED:
-    case SR_FC: t[0] = c->b, t[1] = c->w, t[2] = c->f, t[3] = c->c; return 4;
-    case SR_ADD:
-    case SR_LNORM:
-    case SR_SOFTMAX: t[0] = c->b, t[1] = c->w, t[2] = c->c; return 3;
-    default:
-        for (int i = 0; i < v->n_slots; i++)
-            t[i] = sr_slot(c, i);
-        return v->n_slots;
-    }
-}
-
 /* One vertex's line of the optima file: PaSE's candidate count and configuration. */
 static void expect_line(const sr_graph *g, const sr_result *res, int p, const char *line)
 {
@@ -389,7 +373,7 @@ static void expect_line(const sr_graph *g, const sr_result *res, int p, const ch
         n++;
     assert_true(id >= 0 && id < g->n_vertices);
     const sr_vertex *v = &g->v[id];
-    int m = pase_tuple(v, &v->configs[res->choice[id]], got);
+    int m = sr_tuple(v, &v->configs[res->choice[id]], got);
     if (v->n_configs != candidates || m != n || memcmp(got, want, sizeof *got * (size_t)n))
         fail_msg("p %d, vertex %d %s (%s): %d candidates, PaSE's %d; configuration differs", p,
                  id, v->name, sr_op_name(v->op), v->n_configs, candidates);

@@ -88,6 +88,8 @@ typedef struct {
                             * sequences, h = 1), 2 (b, c) */
     int pw;                /* point-wise ops folded in: ReLUs right after a conv, fc or add */
     bool sequence;         /* a sequence op (b, c, 1, w): PaSE's tuple is (b, w, c) */
+    char dims[9];          /* in a sequence graph: the letters of PaSE's tuple (sr_tuple), e.g.
+                            * "sbhlke" for attention's q, k, v projection; "" otherwise */
     int n_slots;           /* PaSE's attention ops (SR_EINSUM .. SR_ATTN): the iteration space
                             * is dom's first n_slots fields in sr_config order (b, f, c, h, w, d,
                             * kh, kw; sr_slot), PaSE's order; 0 for the other ops */
@@ -159,6 +161,12 @@ int sr_configs(sr_vertex *v, const sr_options *opt, char *err);
 
 /* The product of a configuration's splits: how many devices it uses. */
 int64_t sr_devices(const sr_config *c);
+
+/* Configuration c of v as PaSE writes it: the splits in its op's order (the order candidates
+ * are enumerated in: conv (b, c, h, w, kh, kw, f), fc (b, f, c), a sequence's fc (b, w, f, c),
+ * lstm (d, w, b, f, c), attention's ops their slots, the others their tensor's axes); returns
+ * how many. */
+int sr_tuple(const sr_vertex *v, const sr_config *c, int64_t t[8]);
 
 /* Slot i (0..7) of c: its fields in declaration order (b, f, c, h, w, d, kh, kw). */
 int64_t sr_slot(const sr_config *c, int i);

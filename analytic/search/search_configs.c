@@ -205,6 +205,16 @@ int sr_configs(sr_vertex *v, const sr_options *opt, char *err)
     return status;
 }
 
+int sr_tuple(const sr_vertex *v, const sr_config *c, int64_t t[8])
+{
+    dim d[8];
+    sr_options any = {.conv_spatial = true, .kernel_splits = true};
+    int n = op_dims(v, &any, d);
+    for (int i = 0; i < n; i++)
+        t[i] = *field_of((sr_config *)c, d[i].field);
+    return n;
+}
+
 int64_t sr_devices(const sr_config *c)
 {
     return c->b * c->f * c->c * c->h * c->w * c->d * c->kh * c->kw;

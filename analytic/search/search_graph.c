@@ -559,6 +559,35 @@ void sr_graph_free(sr_graph *g)
     memset(g, 0, sizeof *g);
 }
 
+/* PaSE's letters for the dims of each vertex of a sequence graph (its paper's Table II and its
+ * Einsum equations: b batch, s sequence, d/e width, v vocabulary, l layers (lstm) or
+ * positions (attention), n/k units and inputs (lstm), h heads, k/m head width and positions). */
+static void name_dims(sr_graph *g)
+{
+    for (int i = 0; i < g->n_vertices; i++) {
+        sr_vertex *v = &g->v[i];
+        const char *d = "";
+        switch (v->op) {
+        case SR_EMBED: d = "bsdv"; break;
+        case SR_LSTM: d = "lsbnk"; break;
+        case SR_FC: d = "bsvd"; break;
+        case SR_SOFTMAX: d = "bsv"; break;
+        case SR_ADD:
+        case SR_LNORM: d = "bse"; break;
+        case SR_UNSTACK: d = "sbhlk"; break;
+        case SR_STACK: d = "sble"; break;
+        case SR_ATTN: d = "bhlm"; break;
+        case SR_EINSUM:
+            d = v->n_slots == 6 ? "sbhlke" : v->k_dims == (1u << 4) ? "bhlmk" : "blehk";
+            if (v->n_slots == 5 && v->batch_dims && v->in_map[1][2] == 4)
+                d = "bhlkm"; /* A V: its second input is (b, h, m, k) */
+            break;
+        default: break;
+        }
+        snprintf(v->dims, sizeof v->dims, "%s", d);
+    }
+}
+
 bool sr_is_sequence(const wl_workload *wl)
 {
     return wl->n_layers > 0 && wl->layers[0].type == WL_EMBED;
@@ -582,6 +611,8 @@ int sr_graph_build(const wl_workload *wl, int64_t batch, const sr_options *opt, 
     int status = HS_OK;
     for (int i = 0; i < wl->n_layers && status == HS_OK; i++)
         status = add_layer(&b, i);
+    if (status == HS_OK && g->sequence)
+        name_dims(g);
     for (int i = 0; i < g->n_vertices && status == HS_OK; i++)
         status = sr_configs(&g->v[i], opt, err);
     free(b.out);

@@ -3,6 +3,7 @@
  * search did, as a table or as JSON. What `strategy --search --cost-model pase` prints. */
 #include "search.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "hs_json.h"
@@ -44,6 +45,27 @@ static bool window_split(const sr_report *rp)
     return false;
 }
 
+/* A sequence graph's rows: each vertex's split as PaSE writes it (its dims, then the splits),
+ * since its attention ops and its LSTM have other dims than a CNN's b f c h w. */
+static void sequence_rows(FILE *out, const sr_report *rp)
+{
+    const sr_graph *g = rp->g;
+    fprintf(out, "  vertex  %-22s %-8s %-22s  devices %18s %18s\n", "layer", "op",
+            "split (PaSE's dims)", "layer cost", "redistribution in");
+    for (int v = 0; v < g->n_vertices; v++) {
+        const sr_config *c = &g->v[v].configs[rp->res->choice[v]];
+        int64_t t[8];
+        char text[64];
+        int n = sr_tuple(&g->v[v], c, t), used = snprintf(text, sizeof text, "%s", g->v[v].dims);
+        for (int i = 0; i < n && used < (int)sizeof text; i++)
+            used += snprintf(text + used, sizeof text - (size_t)used, "%s%lld", i ? "," : " ",
+                             (long long)t[i]);
+        fprintf(out, "  %6d  %-22s %-8s %-22s  %7lld %18.2f %18.2f\n", v, g->v[v].name,
+                sr_op_name(g->v[v].op), text, (long long)sr_devices(c), rp->vertex_cost[v],
+                rp->in_cost[v]);
+    }
+}
+
 void sr_print_table(FILE *out, const sr_report *rp)
 {
     const sr_graph *g = rp->g;
@@ -54,11 +76,18 @@ void sr_print_table(FILE *out, const sr_report *rp)
             rp->wl->name, g->devices, (long long)g->batch, rp->cost_model);
     fprintf(out, "  costs in FLOP-equivalents per iteration and device (a word sent counts %g)\n",
             rp->r);
-    fprintf(out, "  vertex  %-22s %-8s %5s %5s %5s %5s %5s%s%s  devices %18s %18s\n", "layer", "op",
-            "b", "f", "c", "h", "w", depth ? "     d" : "", window ? "    kh    kw" : "",
-            "layer cost", "redistribution in");
+    if (g->sequence)
+        sequence_rows(out, rp);
+    else
+        fprintf(out, "  vertex  %-22s %-8s %5s %5s %5s %5s %5s%s%s  devices %18s %18s\n",
+                "layer", "op", "b", "f", "c", "h", "w", depth ? "     d" : "",
+                window ? "    kh    kw" : "", "layer cost", "redistribution in");
     for (int v = 0; v < g->n_vertices; v++) {
         const sr_config *c = &g->v[v].configs[res->choice[v]];
+        layers += rp->vertex_cost[v];
+        moves += rp->in_cost[v];
+        if (g->sequence)
+            continue;
         fprintf(out, "  %6d  %-22s %-8s %5lld %5lld %5lld %5lld %5lld", v, g->v[v].name,
                 sr_op_name(g->v[v].op), (long long)c->b, (long long)c->f, (long long)c->c,
                 (long long)c->h, (long long)c->w);
@@ -68,8 +97,6 @@ void sr_print_table(FILE *out, const sr_report *rp)
             fprintf(out, " %5lld %5lld", (long long)c->kh, (long long)c->kw);
         fprintf(out, "  %7lld %18.2f %18.2f\n", (long long)sr_devices(c), rp->vertex_cost[v],
                 rp->in_cost[v]);
-        layers += rp->vertex_cost[v];
-        moves += rp->in_cost[v];
     }
     fprintf(out, "  total %.2f = layers %.2f + redistribution %.2f\n", res->total, layers, moves);
     fprintf(out, "  search: %d vertices, %d edges, largest dependent set %d, largest table %lld "
@@ -110,6 +137,16 @@ static void vertices_json(hs_json *j, const sr_report *rp)
         hs_json_kv_int(j, "candidates", g->v[v].n_configs);
         hs_json_key(j, "split");
         split_json(j, c);
+        if (g->sequence) { /* PaSE's tuple: attention's ops have other dims than b f c h w */
+            int64_t t[8];
+            int n = sr_tuple(&g->v[v], c, t);
+            hs_json_kv_str(j, "pase_dims", g->v[v].dims);
+            hs_json_key(j, "pase_split");
+            hs_json_array(j);
+            for (int i = 0; i < n; i++)
+                hs_json_int(j, (long long)t[i]);
+            hs_json_end(j);
+        }
         hs_json_kv_int(j, "devices", sr_devices(c));
         hs_json_kv_number(j, "cost", rp->vertex_cost[v]);
         hs_json_kv_number(j, "redistribution_in", rp->in_cost[v]);

@@ -150,7 +150,7 @@ static int read_weights(xr_reader *rd, xmlNode *node, wl_layer *l)
         return HS_EINPUT;
     if (l->type == WL_EMBED || l->type == WL_LSTM) {
         if (!has_w)
-            return xr_fail(rd, node, "layer %s: a %s layer needs w=\"%s\"", l->name,
+            return xr_fail(rd, node, "layer %s: an %s layer needs w=\"%s\"", l->name,
                            wl_type_name(l->type), l->type == WL_EMBED ? "VxD" : "DxHxL");
         return read_sequence_weights(rd, node, l, v);
     }
@@ -251,7 +251,7 @@ static int check_type_shapes(xr_reader *rd, xmlNode *node, wl_layer *l)
     case WL_LSTM: /* one output a position */
         for (int i = 0; i < l->x.n_spatial; i++)
             if (l->y.spatial[i] != l->x.spatial[i])
-                return xr_fail(rd, node, "layer %s: a %s layer keeps its input's extents (one "
+                return xr_fail(rd, node, "layer %s: an %s layer keeps its input's extents (one "
                                "output a position)", l->name, wl_type_name(l->type));
         break;
     case WL_FC:

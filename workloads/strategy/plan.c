@@ -154,16 +154,16 @@ static int check_dims(const st_plan *plan, const wl_layer *l, const st_layer_con
             return fail_layer(plan, l, c, err, "%s=%d: a factor is at least 1", names[i], *f[i]);
     if (c->base < 0)
         return fail_layer(plan, l, c, err, "base=%d: ranks start at 0", c->base);
-    if (c->filter > 1 && !st_has_filters(l))
-        return fail_layer(plan, l, c, err, "filter=%d: only conv and fc layers have filters; a %s "
-                          "layer splits its channels with channel=", c->filter,
-                          wl_type_name(l->type));
     bool sequence = l->type == WL_EMBED || l->type == WL_LSTM;
     if (sequence && c->filter * c->channel * c->height * c->width * c->depth > 1)
         return fail_layer(plan, l, c, err, "an %s layer splits its batch only (%s)",
                           wl_type_name(l->type), l->type == WL_EMBED
                               ? "its table's rows are looked up whole"
                               : "each step needs the last one's whole state");
+    if (c->filter > 1 && !st_has_filters(l))
+        return fail_layer(plan, l, c, err, "filter=%d: only conv and fc layers have filters; a %s "
+                          "layer splits its channels with channel=", c->filter,
+                          wl_type_name(l->type));
     if (c->channel > 1 && l->type == WL_CONCAT)
         return fail_layer(plan, l, c, err, "channel=%d: a concat joins its inputs' channels and "
                           "cannot split them", c->channel);

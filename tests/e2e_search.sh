@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# e2e_search.sh: `hybridsim strategy --search`: PaSE's AlexNet check values through the command
-# (table and JSON), and its contract: bad input gives exit status 2, a message naming the flag
+# e2e_search.sh: `hybridsim strategy --search`: PaSE's AlexNet, RNNLM and Transformer check
+# values through the command (table and JSON), and its contract: bad input gives exit status 2, a message naming the flag
 # or file, and nothing on stdout.
 # Usage (from ctest): e2e_search.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
@@ -27,6 +27,25 @@ assert abs(sum(v["cost"] for v in j["vertices"]) + sum(e["cost"] for e in j["edg
            - j["total"]) < 1e-3
 assert [l["vertex"] for l in j["layers"]][:3] == [0, 0, 1]  # RELU1 follows CONV1
 PY
+
+# PaSE's sequence models: each split as PaSE writes it (its dims' letters, then the splits)
+"$HS" strategy --search -w pase-rnnlm -g 8 -b 64 --cost-model pase >"$TMP/rnn" ||
+    fail "rnnlm: exit $?"
+grep -q "total 4024963186688.00 = " "$TMP/rnn" || fail "rnnlm p = 8 total"
+grep -Eq "^ +1  LSTM +lstm +lsbnk 2,1,4,1,1 +8 +664277090304.00 +83886080000.00$" "$TMP/rnn" ||
+    fail "rnnlm p = 8: the LSTM's split (2 layers x 4 batch), its cost and the redistribution"
+"$HS" strategy --search -w pase-transformer -g 4 -b 64 --cost-model pase --json \
+    >"$TMP/tr.json" || fail "transformer --json: exit $?"
+python3 - "$TMP/tr.json" <<'PY' || fail "transformer p = 4 JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert "%.2f" % j["total"] == "2189181321216.00", j["total"]
+v = {x["name"]: (x["pase_dims"], x["pase_split"]) for x in j["vertices"]}
+assert len(v) == 204 and v["E0_QKV"] == ("sbhlke", [1, 4, 1, 1, 1, 1]), v["E0_QKV"]
+assert v["ENC_EMBED"] == ("bsdv", [1, 1, 1, 4]) and v["PROJ"] == ("bsvd", [2, 1, 2, 1]), v
+PY
+expect_bad_hs "sequence model, hybridsim cost, bad -g" "-g: 0 is out of range" \
+    strategy --search -w pase-rnnlm -g 0 -b 64
 
 expect_bad_hs "no action" "--search" strategy -w pase-alexnet -g 8 -b 128
 expect_bad_hs "missing -b" "-b BATCH" strategy --search -w pase-alexnet -g 8 --cost-model pase

@@ -74,7 +74,7 @@ static int grow(void **p, int *cap, int need, size_t size, char *err)
 
 /* A new vertex for layer `layer` producing `out`; returns its id or -1. */
 int sr__add_vertex(sr__builder *b, sr_op op, int layer, const char *suffix, sr_config dom,
-                      int n_axes, const sr__tensor *out)
+                   int n_axes, const sr__tensor *out)
 {
     sr_graph *g = b->g;
     if (grow((void **)&g->v, &b->cap_vertices, g->n_vertices + 1, sizeof *g->v, b->err) ||

@@ -2,8 +2,8 @@
  * (PASE-MODEL.md) reproduced exactly with --cost-model pase on workloads/pase-alexnet.xml, the
  * regression totals of the research notes on PaSE's ResNet-101 and Inception-v3
  * (the two XML files in tests/search/), PaSE's RNNLM and Transformer (workloads/pase-rnnlm.xml,
- * pase-transformer.xml) as PaSE's own runs found them, and the elimination itself against brute force on a
- * small branching graph with arbitrary costs, with refusals and the table bound.
+ * pase-transformer.xml) as PaSE's own runs found them, and the elimination itself against brute
+ * force on a small branching graph with arbitrary costs, with refusals and the table bound.
  *
  * PaSE prints totals with two decimals; "exactly" here means the same string. */
 #include <setjmp.h>

@@ -141,9 +141,11 @@ typedef struct {
 bool sr_is_sequence(const wl_workload *wl);
 
 /* Build the graph of wl at global batch `batch`: one vertex per conv, fc, pool, bnorm, add,
- * concat, softmax, embed and lstm layer in file order (the id order PaSE's ordering breaks ties by), a ravel
- * and an unravel before an fc fed by an image tensor; relu, dropout and lrn are not vertices (a
- * relu right after a conv, fc or add adds 1 to its pw). The inputs after the first of an add with
+ * concat, softmax, embed and lstm layer in file order (the id order PaSE's ordering breaks ties
+ * by), a ravel and an unravel before an fc fed by an image tensor; in a sequence model PaSE's
+ * attention ops (one unstack for the three moves of q, k and v); relu, dropout and lrn are not
+ * vertices (a relu right after a conv, fc or add adds 1 to its pw; in a sequence model a dropout
+ * after an fc too). The inputs after the first of an add with
  * shortcut="projection" get no edge: the omitted projection takes any layout at no cost. Fails
  * (HS_EINPUT, naming the layer) on what the search cannot represent; free with sr_graph_free. */
 int sr_graph_build(const wl_workload *wl, int64_t batch, const sr_options *opt, sr_graph *g,

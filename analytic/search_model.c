@@ -105,9 +105,10 @@ static int vertex_cost(void *ctx, const sr_graph *g, int v, const sr_config *c, 
         return HS_OK;
     int64_t batch = vx->n_slots > 0 ? sr_slot(c, vx->batch_slot) : c->b;
     bool batch_only = vx->op == SR_EMBED || vx->op == SR_LSTM || vx->n_slots > 0;
-    if (batch_only && sr_devices(c) != batch) {
+    if ((batch_only && sr_devices(c) != batch) || (vx->op == SR_LNORM && c->c > 1)) {
         /* hybridsim splits a table lookup, a recurrence and attention's products (whose
-         * output has another shape than their input) by batch only */
+         * output has another shape than their input) by batch only, and never a layernorm's
+         * channels (its statistics span them: st_plan_check refuses it) */
         *cost = INFINITY;
         return HS_OK;
     }

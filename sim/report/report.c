@@ -103,19 +103,37 @@ static int name_width(const bd_breakdown *bd, const int *order, int shown)
     return width;
 }
 
-static void print_layer_row(FILE *out, const char *index, const char *name, int width,
+/* The type column: 7 characters ("dropout", "softmax"), wider where a shown layer's type name
+ * is longer ("layernorm", "hardsigmoid"), so that no type is cut. */
+static int type_width(const bd_breakdown *bd, const int *order, int shown)
+{
+    int width = 7;
+    for (int i = 0; i < shown; i++) {
+        int n = (int)strlen(wl_type_name(bd->layer_info[order[i]].type));
+        width = n > width ? n : width;
+    }
+    return width;
+}
+
+/* The widths of a layer table's text columns, in characters. */
+typedef struct {
+    int name; /* the layer's name */
+    int type; /* its type */
+} rp_columns;
+
+static void print_layer_row(FILE *out, const char *index, const char *name, rp_columns cols,
                             const char *type, const bd_cell *row)
 {
     char shown[RP_NAME_MAX + 1];
-    shown_name(name, width, shown);
+    shown_name(name, cols.name, shown);
     bd_cell sum = {0, 0, 0};
     for (int p = 0; p < TG_PHASE_COUNT; p++) {
         sum.comm_s += row[p].comm_s;
         sum.exposed_comm_s += row[p].exposed_comm_s;
         sum.compute_s += row[p].compute_s;
     }
-    fprintf(out, "  %5s %-*s %-7.7s %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g\n",
-            index, width, shown, type, row[TG_FORWARD].compute_s, row[TG_BACKWARD_INPUT].compute_s,
+    fprintf(out, "  %5s %-*s %-*s %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g\n",
+            index, cols.name, shown, cols.type, type, row[TG_FORWARD].compute_s, row[TG_BACKWARD_INPUT].compute_s,
             row[TG_BACKWARD_WEIGHT].compute_s, row[TG_UPDATE].compute_s, sum.comm_s,
             sum.exposed_comm_s, sum.compute_s + sum.exposed_comm_s);
 }
@@ -138,18 +156,18 @@ static void print_layers_table(FILE *out, const rp_run *run)
         fprintf(out, "top %d of %d layers by time; --per-layer shows all", shown, bd->n_layers);
     else
         fprintf(out, "all %d layers, most time first", bd->n_layers);
-    int width = name_width(bd, order, shown);
-    fprintf(out, "), seconds:\n  %5s %-*s %-7s %10s %10s %10s %10s %10s %10s %10s\n", "#",
-            width, "layer", "type", "forward", "bwd input", "bwd weight", "update", "comm", "exposed",
+    rp_columns cols = {name_width(bd, order, shown), type_width(bd, order, shown)};
+    fprintf(out, "), seconds:\n  %5s %-*s %-*s %10s %10s %10s %10s %10s %10s %10s\n", "#",
+            cols.name, "layer", cols.type, "type", "forward", "bwd input", "bwd weight", "update", "comm", "exposed",
             "time");
     char index[16];
     for (int i = 0; i < shown; i++) {
         int l = order[i];
         snprintf(index, sizeof index, "%d", l);
-        print_layer_row(out, index, bd->layer_info[l].name, width,
+        print_layer_row(out, index, bd->layer_info[l].name, cols,
                         wl_type_name(bd->layer_info[l].type), bd->layers[l]);
     }
-    print_layer_row(out, "", "(no single layer)", width, "", bd->shared);
+    print_layer_row(out, "", "(no single layer)", cols, "", bd->shared);
     bd_cell total[TG_PHASE_COUNT];
     memcpy(total, bd->shared, sizeof total);
     for (int l = 0; l < bd->n_layers; l++)
@@ -158,7 +176,7 @@ static void print_layers_table(FILE *out, const rp_run *run)
             total[p].comm_s += bd->layers[l][p].comm_s;
             total[p].exposed_comm_s += bd->layers[l][p].exposed_comm_s;
         }
-    print_layer_row(out, "", "total", width, "", total);
+    print_layer_row(out, "", "total", cols, "", total);
     free(order);
 }
 

@@ -17,9 +17,10 @@ const js_key js_keys[] = {
     {.name = "workload", .short_flag = 'w', .type = JS_TEXT, .offset = F(workload), .arg = "W",
      .job_own = true, .scope = EVERYWHERE,
      .help = "workload: a path (.xml, ParaDL .net/.net_sc) or a short name in workloads/ "
-             "(resnet50, resnet152, vgg16, alexnet, cosmoflow-512, cosmoflow-256, "
-             "pase-alexnet; as NVIDIA trained them, timed by the model: resnet50-v1.5, "
-             "resnext101-32x4d, se-resnext101-32x4d, efficientnet-b0, efficientnet-b4)"},
+             "(resnet50, resnet152, vgg16, vgg16-cifar10, alexnet, cosmoflow-512, "
+             "cosmoflow-256, pase-alexnet; as NVIDIA trained them, timed by the model: "
+             "resnet50-v1.5, resnext101-32x4d, se-resnext101-32x4d, efficientnet-b0, "
+             "efficientnet-b4; PaSE's sequence benchmarks: pase-rnnlm, pase-transformer)"},
     {.name = "strategy", .short_flag = 's', .type = JS_TEXT, .offset = F(strategy), .arg = "S",
      .job_own = true, .scope = JS_IN_FABRIC | JS_IN_SWEEP,
      .help = "serial, data, spatial, filter, channel, pipeline, data+filter[:P1xP2], "

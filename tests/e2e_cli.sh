@@ -56,7 +56,9 @@ expect_ok "help" --help && grep -q "hybridsim analytic" "$TMP/out" || fail "help
 if expect_ok "analytic table" analytic "${base[@]}" -s data -g 64 -b 4096; then
     grep -q "per epoch" "$TMP/out" || fail "table has no epoch row"
 fi
-if expect_ok "analytic json" analytic "${base[@]}" -s data -g 1024 -b 65536 --json; then
+# ParaDL's headline figure in its own kernels (the measured per-sample times)
+if expect_ok "analytic json" analytic "${base[@]}" -s data -g 1024 -b 65536 --compute measured \
+    --json; then
     if command -v python3 >/dev/null; then
         python3 - "$TMP/out" <<'PY' || fail "analytic json: the numbers"
 import json, sys

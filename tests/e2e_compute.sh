@@ -5,11 +5,11 @@
 # column (within 0.6-1.4 of it, filter 64 aside; data+filter 0.75-0.9), data+spatial computes
 # its slabs (below linear), while data parallelism at the calibration batch keeps its measured
 # time; kernels alone (--compute kernels) leave the measurement aside; analytic and simulation
-# time the same kernels; the report and JSON say where the times came from. Without --compute the model
-# times every layer-wise strategy (also on an H100 platform, where it runs ResNet-50 faster);
-# a schedule (the pipeline) keeps the measured times, and refuses the model said. A bad
-# method is exit 2. suggest and the search price with the same default (the model on the
-# H100) or as --compute says, and say which.
+# time the same kernels; the report and JSON say where the times came from. Without --compute the
+# model's kernels alone (as --compute kernels) time every layer-wise strategy (also on an H100
+# platform, where it runs ResNet-50 faster); a schedule (the pipeline) keeps the measured times,
+# and refuses the model said. A bad method is exit 2. suggest and the search price with the same
+# default (the kernels on the H100) or as --compute says, and say which.
 # Usage (from ctest): e2e_compute.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"
@@ -46,9 +46,12 @@ run=(-w resnet50 -p abci -s data+filter:8x4 -g 32 -b 512)
     2>"$TMP/err" || fail "compare data --compute model: $(cat "$TMP/err")"
 "$HS" analytic -w resnet50 -p abci -s data -g 64 -b 4096 --compute measured --json \
     >"$TMP/dm.json" 2>"$TMP/err" || fail "analytic data: $(cat "$TMP/err")"
-# Without --compute, the model times every layer-wise strategy it can (here, and on the H100)
+# Without --compute, the model's kernels alone time every layer-wise strategy they can (here,
+# and on the H100)
 "$HS" analytic "${run[@]}" --json >"$TMP/default.json" 2>"$TMP/err" ||
     fail "analytic data+filter, default compute: $(cat "$TMP/err")"
+"$HS" analytic "${run[@]}" --compute kernels --json >"$TMP/dk.json" 2>"$TMP/err" ||
+    fail "analytic data+filter, --compute kernels: $(cat "$TMP/err")"
 "$HS" simulate -w resnet50 -p nvswitch-ndr -s data -g 8 -b 256 --json >"$TMP/hd.json" \
     2>"$TMP/err" || fail "simulate on the H100, default compute: $(cat "$TMP/err")"
 "$HS" simulate -w resnet50 -p abci -s pipeline -g 4 -b 256 --json >"$TMP/pd.json" \
@@ -83,8 +86,9 @@ assert dm["compute"] == "measured" and dm["device"] == "V100-16GB", dm
 model = json.load(open(f"{d}/d.json"))["analytic"]["iteration"]["compute_s"]
 assert abs(model / dm["iteration"]["compute_s"] - 1) < 1e-9  # the anchor: 64 a GPU, unsplit
 default = json.load(open(f"{d}/default.json"))
-assert default["compute"] == "model", default
-assert default["iteration"]["compute_s"] == c["analytic"]["iteration"]["compute_s"]
+assert default["compute"] == "kernels", default
+assert default["iteration"]["compute_s"] == json.load(open(f"{d}/dk.json"))["iteration"]["compute_s"]
+assert default["iteration"]["compute_s"] != c["analytic"]["iteration"]["compute_s"]
 assert json.load(open(f"{d}/hd.json"))["device"] == "h100-sxm5"
 assert json.load(open(f"{d}/pd.json"))["compute"] == "measured"  # a schedule keeps them
 h = json.load(open(f"{d}/h.json"))
@@ -95,11 +99,11 @@ assert k["compute"] == "kernels", k
 assert abs(k["iteration"]["compute_s"] / dm["iteration"]["compute_s"] - 1) > 0.05, k
 PY
 
-# suggest and the search price with the same default (the model on the H100), or as said
+# suggest and the search price with the same default (the kernels on the H100), or as said
 "$HS" suggest -w alexnet -p nvswitch-ndr -g 16 --batch-per-gpu 32 --top 1 --json \
     >"$TMP/sg.json" 2>"$TMP/err" || fail "suggest on the H100: $(cat "$TMP/err")"
-grep -qF '"compute": "model", "device": "h100-sxm5"' "$TMP/sg.json" ||
-    fail "suggest on the H100 does not say the model timed its kernels"
+grep -qF '"compute": "kernels", "device": "h100-sxm5"' "$TMP/sg.json" ||
+    fail "suggest on the H100 does not say the model's kernels timed it"
 # no pipeline there: it would run the V100's measured times beside the H100's model kernels
 grep -q '"strategy": "pipeline' "$TMP/sg.json" && fail "suggest on the H100 priced a pipeline"
 "$HS" suggest -w alexnet -p abci -g 16 --batch-per-gpu 32 --top 1 --json >"$TMP/sga.json" \

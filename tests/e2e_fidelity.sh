@@ -2,7 +2,8 @@
 # e2e_fidelity.sh: experiments/fidelity/run.sh predicts every measured ResNet-50 row of ABCI's
 # Table VIII: every predictor present for every row, ParaDL's own projections scored against
 # the table (mean accuracy 0.729, computed here from the table itself), the simulation's
-# defaults, ParaDL's linear kernels, ParaDL's collectives and both at their committed means,
+# defaults (the kernel model alone), the same kernels anchored on ResNet-50's measured total,
+# ParaDL's linear kernels, ParaDL's collectives and both at their committed means,
 # the measured order held at the committed GPU counts (ParaDL's halos at all four, the
 # defaults at none), step equal to flow on every row,
 # the code's own logged iterations predicted (data+spatial's at its committed mean), and the
@@ -21,17 +22,19 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 table = [l.split("\t") for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
 names = {r["predictor"] for r in rows}
-for n in ("paradl", "analytic", "default", "step", "allreduce=auto", "allreduce=tree", "overlap"):
+for n in ("paradl", "analytic", "default", "compute=model", "step", "allreduce=auto",
+          "allreduce=tree", "overlap"):
     assert sum(r["predictor"] == n for r in rows) == len(table), n
 paradl = [1 - abs(float(t[11]) - float(t[8])) / float(t[8]) for t in table]
 mean = lambda n: sum(float(r["accuracy"]) for r in rows if r["predictor"] == n) / len(table)
 assert abs(mean("paradl") - sum(paradl) / len(paradl)) < 1e-4, mean("paradl")
 assert abs(mean("paradl") - 0.729) < 5e-4
-# the defaults (kernels from the compute model, anchored on the network's measured total;
-# ChainerMN's halo chain and filter backward), ParaDL's linear kernels, ParaDL's collectives,
-# and both of ParaDL's (experiments/README.md)
-for n, committed in (("default", 0.798), ("analytic", 0.769), ("compute=measured", 0.686),
-                     ("paradl collectives", 0.705), ("paradl both", 0.636)):
+# the defaults (kernels from the compute model alone; ChainerMN's halo chain and filter
+# backward), anchored on the network's measured total, ParaDL's linear kernels, ParaDL's
+# collectives, and both of ParaDL's (experiments/README.md)
+for n, committed in (("default", 0.775), ("analytic", 0.753), ("compute=model", 0.798),
+                     ("compute=measured", 0.686), ("paradl collectives", 0.655),
+                     ("paradl both", 0.636)):
     assert abs(mean(n) - committed) < 5e-3, (n, mean(n))
 def held(n):  # the GPU counts whose strategies n orders as measured
     ranked = {r["row"]: float(r["predicted_epoch_s"]) for r in rows if r["predictor"] == n}
@@ -52,13 +55,13 @@ logs = list(csv.DictReader(open(sys.argv[3])))
 assert len({(r["log"], r["predictor"]) for r in logs}) == len(logs) == 33 * 2 + 20 * 3, len(logs)
 ds = lambda n: [float(r["accuracy"]) for r in logs if r["model"] == "resnet50" and
                 r["strategy"] == "data+spatial" and r["predictor"] == n]
-assert abs(sum(ds("default")) / 8 - 0.877) < 5e-3, ds("default")
-assert min(ds("default")[:-1]) > 0.93 and max(ds("halo=sendrecv")) < 0.6, ds("halo=sendrecv")
-# data+filter's logged runs (CUDA managed memory) take 12-13x the simulated iteration, where
-# the table's rows of the same configuration take 1.3-1.7x (experiments/README.md)
+assert abs(sum(ds("default")) / 8 - 0.888) < 5e-3, ds("default")
+assert min(ds("default")[:-1]) > 0.9 and max(ds("halo=sendrecv")) < 0.6, ds("halo=sendrecv")
+# data+filter's logged runs (CUDA managed memory) take 14-15x the simulated iteration, where
+# the table's rows of the same configuration take 1.6-2x (experiments/README.md)
 df = [r for r in logs if r["strategy"] == "data+filter" and r["predictor"] == "default"]
-assert len(df) == 8 and all(11 < float(r["measured_iter_s"]) / float(r["predicted_iter_s"]) < 13.5
-                            for r in df), df
+assert len(df) == 8 and all(13.5 < float(r["measured_iter_s"]) / float(r["predicted_iter_s"])
+                            < 15.5 for r in df), df
 step = {r["row"]: float(r["predicted_epoch_s"]) for r in rows if r["predictor"] == "step"}
 flow = {r["row"]: float(r["predicted_epoch_s"]) for r in rows if r["predictor"] == "default"}
 assert all(abs(step[k] / flow[k] - 1) < 1e-5 for k in flow), (step, flow)

@@ -17,14 +17,14 @@ done
 "$HS" --help >"$TMP/help" || fail "--help: exit $?"
 grep -q -- "--runtime R" "$TMP/help" || fail "--help does not name --runtime"
 
-# ParaDL's closed form: the runtime alone is the two flags
+# ParaDL's closed form: the runtime alone is the two flags and ParaDL's measured kernels
 for s in "data+filter:8x4" "data+spatial:8x4" "filter"; do
     b=512; [ "$s" = filter ] && b=64
     run=(-w resnet50 -p abci -s "$s" -g 32 -b "$b" --json)
     "$HS" analytic "${run[@]}" --runtime paradl >"$TMP/rt.json" 2>"$TMP/err" ||
         fail "analytic $s --runtime paradl: $(cat "$TMP/err")"
-    extra=(--filter-backward allreduce)
-    [ "$s" = "data+spatial:8x4" ] && extra=(--halo sendrecv)
+    extra=(--filter-backward allreduce --compute measured)
+    [ "$s" = "data+spatial:8x4" ] && extra=(--halo sendrecv --compute measured)
     "$HS" analytic "${run[@]}" "${extra[@]}" >"$TMP/flags.json" 2>"$TMP/err" ||
         fail "analytic $s ${extra[*]}: $(cat "$TMP/err")"
     grep -q '"runtime": "paradl"' "$TMP/rt.json" || fail "$s: the JSON does not name the runtime"
@@ -32,10 +32,10 @@ for s in "data+filter:8x4" "data+spatial:8x4" "filter"; do
     cmp -s "$TMP/rt.json" "$TMP/flags.json" || fail "$s: --runtime paradl is not ${extra[*]}"
 done
 
-# a flag overrides the runtime: paradl with --halo chain is the default run
+# a flag overrides the runtime: paradl with --halo chain --compute kernels is the default run
 run=(-w resnet50 -p abci -s data+spatial:8x4 -g 32 -b 2048 --json)
-"$HS" analytic "${run[@]}" --runtime paradl --halo chain >"$TMP/over.json" 2>"$TMP/err" ||
-    fail "--runtime paradl --halo chain: $(cat "$TMP/err")"
+"$HS" analytic "${run[@]}" --runtime paradl --halo chain --compute kernels >"$TMP/over.json" \
+    2>"$TMP/err" || fail "--runtime paradl --halo chain --compute kernels: $(cat "$TMP/err")"
 "$HS" analytic "${run[@]}" >"$TMP/default.json" 2>"$TMP/err" || fail "default: $(cat "$TMP/err")"
 sed -i 's/, "runtime": "paradl"//' "$TMP/over.json"
 cmp -s "$TMP/over.json" "$TMP/default.json" || fail "--halo chain does not override paradl's"

@@ -41,6 +41,7 @@ static void test_paradl(void **state)
     assert_true(rt.kernels.optimizer_kernels_per_tensor == 0);
     assert_true(rt.kernels.stream_rel == 1.0 && rt.kernels.library_rel == 1.0);
     assert_true(rt.kernels.depthwise_rel == 1.0 && rt.calibration[0] == 0);
+    assert_int_equal(rt.compute, RT_COMPUTE_MEASURED); /* the closed form's measured times */
 }
 
 /* ChainerMN on ABCI: NCCL 2.3.5 has no tree, so its own choice is rings; Adam's one kernel a
@@ -60,6 +61,7 @@ static void test_chainermn(void **state)
     assert_true(rt.kernels.optimizer_kernels_per_tensor == 1);
     assert_true(rt.kernels.optimizer_bytes_per_weight == 28);
     assert_true(rt.kernels.stream_rel == 0.52);
+    assert_int_equal(rt.compute, RT_COMPUTE_UNSAID); /* hybridsim's default kernels */
 }
 
 /* DDP: 25 MiB buckets behind the backward, FP32 gradients, NCCL >= 2.4 choosing by size;
@@ -213,6 +215,8 @@ static void test_bad_files(void **state)
     refused("# source: a\noptimizer_kernels_per_tensor = 2 kernels\n", "not a number");
     refused("just words\n", ":16: not 'key = value'");
     refused("# source: a\ncalibration =\n", "calibration has no value");
+    refused("# source: a\ncompute = fast\n",
+            ":17: compute: unknown value 'fast' (known: measured, model, kernels)");
     /* a value's word, a missing key, NCCL without its version */
     assert_int_equal(parse_text("description = t\n# source: a\nlibrary = gloo\n", err),
                      HS_EINPUT);

@@ -4,13 +4,14 @@
 # filter and channel at 32 to 256 GPUs, Chainer 7 + ChainerMN + NCCL 2.4) is predicted by
 # ParaDL's own projection (the table's), hybridsim's analytic model, and the simulation with
 # its default options and with each mechanism switched on or off alone (an ablation):
-#   default        kernels from the compute model at each GPU's real shape, anchored on the
-#                  measured total, with the layout copies around channel gathers; halos in a
-#                  synchronous chain and the filter backward reduce-scattered (as ChainerMN
-#                  runs them); ring gradient allreduce, blocking order, flow collectives
+#   default        kernels from the compute model alone at each GPU's real shape, with the
+#                  layout copies around channel gathers; halos in a synchronous chain and the
+#                  filter backward reduce-scattered (as ChainerMN runs them); ring gradient
+#                  allreduce, blocking order, flow collectives
+#   compute=model  the same kernels anchored on ResNet-50's measured total (Chainer's own
+#                  speed carried to every kernel; only when `hybridsim simulate --help` offers
+#                  --compute, as the next)
 #   compute=measured  ParaDL's kernels instead: the measured per-sample times split linearly
-#                  (the default before the compute model; only when `hybridsim simulate
-#                  --help` offers --compute)
 #   step           every step of every collective simulated (a check: should not move)
 #   allreduce=auto NCCL 2.4.8's own choice of its rings or tree for each gradient allreduce
 #   allreduce=hier rings inside the nodes and across (what ChainerMN's hierarchical did)
@@ -58,7 +59,8 @@ configs=("default|" "step|-c step" "allreduce=auto|--allreduce auto" "allreduce=
          "paradl collectives|--filter-backward allreduce --halo sendrecv")
 # (the help read whole: grep -q on a pipe may leave hybridsim a SIGPIPE, a failure to pipefail)
 if grep -q -- "--compute" <<<"$("$HS_EXE" simulate --help 2>/dev/null)"; then
-    configs=("${configs[0]}" "compute=measured|--compute measured" "${configs[@]:1}"
+    configs=("${configs[0]}" "compute=model|--compute model" "compute=measured|--compute measured"
+             "${configs[@]:1}"
              "paradl both|--compute measured --filter-backward allreduce --halo sendrecv")
 fi
 

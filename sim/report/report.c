@@ -46,7 +46,9 @@ static void print_shape(FILE *out, const rp_run *run)
         fprintf(out, ", runtime %s", run->runtime);
     if (run->compute)
         fprintf(out, ", kernels %s on %s",
-                strcmp(run->compute, "model") == 0 ? "from the model" : run->compute,
+                strcmp(run->compute, "model") == 0     ? "from the model"
+                : strcmp(run->compute, "kernels") == 0 ? "from the model alone"
+                                                       : run->compute,
                 run->device ? run->device : "?");
     fputc('\n', out);
 }

@@ -43,29 +43,43 @@ int job_check_device(const wl_workload *wl, const plat_platform *plat, js_comput
     return HS_OK;
 }
 
-/* Whether the compute model can time wl on the platform's GPU: both that GPU and the one the
- * workload was measured on (if it was) are in the device table. */
+/* Whether the kernel model can time wl on the platform's GPU by default: that GPU is in the
+ * device table (the default ignores a measurement, so the GPU it was made on does not
+ * matter; --compute model, anchoring on it, checks that GPU itself). */
 static bool job_model_applies(const wl_workload *wl, const char *gpu)
 {
-    return dv_find(gpu) && (wl->calibration == WL_CAL_NONE || dv_find(wl->device));
+    (void)wl;
+    return dv_find(gpu) != NULL;
 }
 
-/* Whether a run that does not say --compute gets the compute model: wherever the model can
- * time it (a layer-wise strategy without a schedule, job_model_applies), since it times the
- * kernels one GPU really runs (a split layer, a replicated one, a small batch); else the
- * measured times, scaled. */
+/* Whether a run that does not say --compute gets the kernel model (unanchored, as --compute
+ * kernels: issue 26, a measured per-sample time is an option, not the hidden default):
+ * wherever the model can time it (a layer-wise strategy without a schedule,
+ * job_model_applies), since it times the kernels one GPU really runs (a split layer, a
+ * replicated one, a small batch); else the measured times, scaled. */
 static bool job_model_by_default(const job *j, const char *gpu)
 {
     return !st_is_pipelined(&j->st) && job_model_applies(&j->wl, gpu);
 }
 
+/* The --compute a run takes: as said, else its runtime's `compute` (paradl: ParaDL's measured
+ * times), else the default. */
+static js_compute job_compute_of(js_compute said, const rt_runtime *rt)
+{
+    static const js_compute of_runtime[] = {
+        [RT_COMPUTE_UNSAID] = JS_COMPUTE_DEFAULT, [RT_COMPUTE_MEASURED] = JS_COMPUTE_MEASURED,
+        [RT_COMPUTE_MODEL] = JS_COMPUTE_MODEL, [RT_COMPUTE_KERNELS] = JS_COMPUTE_KERNELS};
+    return said == JS_COMPUTE_DEFAULT && rt ? of_runtime[rt->compute] : said;
+}
+
 /* --precision other than fp32 needs the compute model, for a built-in strategy. */
-static int job_check_precision(const js_settings *spec, const job *j, bool model, char *err)
+static int job_check_precision(const js_settings *spec, js_compute compute, const job *j,
+                               bool model, char *err)
 {
     const char *pr = pr_name(spec->precision), *name = st_name(&j->st);
     if (spec->precision == PR_FP32)
         return HS_OK;
-    if (!model && spec->compute == JS_COMPUTE_DEFAULT && st_is_pipelined(&j->st))
+    if (!model && compute == JS_COMPUTE_DEFAULT && st_is_pipelined(&j->st))
         return hs_fail(err, HS_EINPUT, "--precision %s: %s keeps %s's measured times, which "
                        "are fp32's (the compute model times other precisions, for the "
                        "layer-wise strategies without a schedule)", pr, name, j->wl.name);
@@ -83,9 +97,10 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
 {
     const wl_workload *wl = &j->wl;
     const char *gpu = plat_device(plat);
-    bool model = spec->compute == JS_COMPUTE_MODEL || spec->compute == JS_COMPUTE_KERNELS ||
-                 (spec->compute == JS_COMPUTE_DEFAULT && job_model_by_default(j, gpu));
-    int status = model ? HS_OK : job_check_device(wl, plat, spec->compute, err);
+    js_compute compute = job_compute_of(spec->compute, rt);
+    bool model = compute == JS_COMPUTE_MODEL || compute == JS_COMPUTE_KERNELS ||
+                 (compute == JS_COMPUTE_DEFAULT && job_model_by_default(j, gpu));
+    int status = model ? HS_OK : job_check_device(wl, plat, compute, err);
     if (status != HS_OK && st_is_pipelined(&j->st)) /* the model cannot time a schedule */
         return hs_fail(err, HS_EINPUT, "%s was measured on %s, and %s has %s; %s keeps the "
                        "measured times (the compute model does not time a schedule): say "
@@ -107,10 +122,10 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
                        spec->precision ? " and --precision" : "",
                        spec->precision ? "" : " and strategy files without a schedule",
                        st_name(&j->st));
-    if ((status = job_check_precision(spec, j, model, err)) != HS_OK || !model)
+    if ((status = job_check_precision(spec, compute, j, model, err)) != HS_OK || !model)
         return status;
     kt_options opt = kt_options_default();
-    opt.anchor = spec->compute != JS_COMPUTE_KERNELS;
+    opt.anchor = compute == JS_COMPUTE_MODEL;
     opt.precision = (pr_precision)spec->precision;
     if (rt)
         opt.runtime = rt->kernels;
@@ -268,17 +283,18 @@ int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat,
     if (rc != HS_OK)
         return rc;
     const char *gpu = plat_device(plat);
+    js_compute compute = job_compute_of(job->compute, job->runtime ? &rt : NULL);
     *model = NULL;
-    if (job->compute == JS_COMPUTE_MEASURED ||
-        (job->compute == JS_COMPUTE_DEFAULT && !job_model_applies(wl, gpu))) {
+    if (compute == JS_COMPUTE_MEASURED ||
+        (compute == JS_COMPUTE_DEFAULT && !job_model_applies(wl, gpu))) {
         if (job->precision != PR_FP32)
             return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: "
                            "time the kernels with --compute model", pr_name(job->precision),
                            wl->name);
-        return job_check_device(wl, plat, job->compute, err);
+        return job_check_device(wl, plat, compute, err);
     }
     kt_options opt = kt_options_default();
-    opt.anchor = job->compute != JS_COMPUTE_KERNELS;
+    opt.anchor = compute == JS_COMPUTE_MODEL;
     opt.precision = (pr_precision)job->precision;
     if (job->runtime)
         opt.runtime = rt.kernels;

@@ -54,11 +54,11 @@ const js_key js_keys[] = {
     {.name = "compute", .type = JS_CHOICE, .offset = F(compute),
      .values = "measured, model, kernels", .first = JS_COMPUTE_MEASURED, .noun = "method",
      .arg = "M", .scope = EVERYWHERE,
-     .help = "kernel times: model (every kernel at its real shape on the platform's GPU, "
-             "anchored on the measurement; the default where the device table knows both "
-             "GPUs and the strategy has no schedule), kernels (the same kernels alone, the "
-             "measurement ignored) or measured (the workload's per-sample times scaled "
-             "linearly, ParaDL's)"},
+     .help = "kernel times: kernels (every kernel at its real shape on the platform's GPU "
+             "from the kernel model, a measurement ignored; the default where the device "
+             "table knows the GPU and the strategy has no schedule), model (the same kernels "
+             "anchored on the workload's measurement) or measured (the workload's per-sample "
+             "times scaled linearly, ParaDL's)"},
     {.name = "precision", .type = JS_CHOICE, .offset = F(precision),
      .values = "fp32, mixed, bf16, tf32", .first = PR_FP32, .noun = "precision", .arg = "P",
      .scope = EVERYWHERE,

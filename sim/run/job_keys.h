@@ -18,7 +18,8 @@
 
 /* Where kernel times come from (--compute). */
 typedef enum {
-    JS_COMPUTE_DEFAULT = 0, /* the model wherever it can time the run (job.c), else the
+    JS_COMPUTE_DEFAULT = 0, /* the model's kernels alone, as JS_COMPUTE_KERNELS, wherever
+                             * the model can time the run (job.c), else the
                              * measured times where the workload was measured on the
                              * platform's GPU, else an input error naming --compute */
     JS_COMPUTE_MEASURED,    /* the measured per-sample times, whatever the GPU */

@@ -29,6 +29,12 @@ typedef enum { RT_MPI = 0, RT_NCCL } rt_library;
 /* The optimizer (its states per weight: 0, 0, 1, 2). */
 typedef enum { RT_OPT_NONE = 0, RT_OPT_SGD, RT_OPT_MOMENTUM, RT_OPT_ADAM } rt_optimizer;
 
+/* Where the runtime's kernel times come from when --compute is not said (the key `compute`):
+ * not said (hybridsim's default), or as --compute measured, model, kernels. */
+typedef enum {
+    RT_COMPUTE_UNSAID = 0, RT_COMPUTE_MEASURED, RT_COMPUTE_MODEL, RT_COMPUTE_KERNELS
+} rt_compute;
+
 /* A runtime file, read. */
 typedef struct {
     char name[64];             /* the file's name without .rt ("chainermn") */
@@ -48,6 +54,7 @@ typedef struct {
     kt_runtime kernels;        /* what the framework adds to the kernels (compute.h): host time
                                 * a call, element-wise and library efficiency, input pipeline,
                                 * the optimizer's kernels; neutral where the file says nothing */
+    rt_compute compute;        /* compute = measured | model | kernels (absent: unsaid) */
     char calibration[512];     /* calibration: the measured rows its efficiencies were
                                 * calibrated on (validation row ids, blank-separated; "" none),
                                 * left out of every accuracy figure */

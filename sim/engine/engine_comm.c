@@ -55,7 +55,12 @@ sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes)
  * other), both copies at once as pipelined staging does, so each half meets whatever else uses
  * its links. Otherwise
  * (other nodes: the route already crosses both PCIe links; or no host memory declared) it
- * takes its route. */
+ * takes its route.
+ *
+ * A relay that has delivered waits, idle, for its sender's next staged message (eng_relay):
+ * an actor costs its stack's mappings and guard page to make and to undo, several times what
+ * its two copies cost the simulator, and a rank stages one message after another (a halo
+ * chain: tens of thousands a run). Idle relays are daemons: SimGrid ends them with the run. */
 typedef struct {
     eng_sim *s;
     int src, dst;   /* the ranks */
@@ -65,6 +70,13 @@ typedef struct {
                      * out frees this */
     sg_sem_t delivered; /* a synchronous send's: released when the receiver has it, or NULL */
 } relay_arg;
+
+/* A relay actor, kept by its sender (eng_sim.relay_idle[src] while idle). */
+struct eng_relay {
+    sg_sem_t go;          /* released when it has a message to relay */
+    relay_arg *arg;       /* that message, NULL while idle */
+    struct eng_relay *next; /* the next idle relay of the same sender */
+};
 
 static void relay_unref(relay_arg *a)
 {
@@ -76,10 +88,15 @@ static void relay_unref(relay_arg *a)
     }
 }
 
+/* The relay ends (the run is over, or a deadlock ended it mid-copy): what it holds is freed. */
 static void relay_exit(int failed, void *arg)
 {
     (void)failed;
-    relay_unref(arg);
+    eng_relay *r = arg;
+    if (r->arg)
+        relay_unref(r->arg);
+    sg_sem_destroy(r->go);
+    free(r);
 }
 
 /* The relay's message to the receiver carries the relay_arg as its payload (every other
@@ -88,16 +105,47 @@ static void relay_exit(int failed, void *arg)
 static void relay_main(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    relay_arg *a = sg_actor_self_get_data();
-    sg_actor_on_exit(relay_exit, a); /* also when a deadlock ends the run with the relay stuck */
-    void *payload;
-    sg_comm_t c[2];
-    c[0] = sg_mailbox_get_async(eng_mbox_on(a->s, a->src, a->dst, 1), &payload);
-    c[1] = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
-    sg_comm_wait_all(c, 2);
-    sg_sem_release(a->copied);
-    if (a->delivered)
-        sg_sem_release(a->delivered);
+    eng_relay *r = sg_actor_self_get_data();
+    sg_actor_on_exit(relay_exit, r);
+    sg_actor_daemonize(sg_actor_self());
+    for (;;) {
+        sg_sem_acquire(r->go);
+        relay_arg *a = r->arg;
+        void *payload;
+        sg_comm_t c[2];
+        c[0] = sg_mailbox_get_async(eng_mbox_on(a->s, a->src, a->dst, 1), &payload);
+        c[1] = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
+        sg_comm_wait_all(c, 2);
+        sg_sem_release(a->copied);
+        if (a->delivered)
+            sg_sem_release(a->delivered);
+        eng_sim *s = a->s;
+        int src = a->src;
+        r->arg = NULL;
+        relay_unref(a);
+        r->next = s->relay_idle[src];
+        s->relay_idle[src] = r;
+    }
+}
+
+/* Hand message a to an idle relay of its sender, or to a new one; false when out of memory. */
+static bool relay_start(eng_sim *s, relay_arg *a)
+{
+    eng_relay *r = s->relay_idle[a->src];
+    if (r) {
+        s->relay_idle[a->src] = r->next;
+    } else {
+        if (!(r = calloc(1, sizeof *r)) || !(r->go = sg_sem_init(0))) {
+            free(r);
+            return false;
+        }
+        sg_actor_t relay = sg_actor_init("relay", s->host_mem[a->src]);
+        sg_actor_set_data(relay, r);
+        sg_actor_start(relay, relay_main, 0, NULL);
+    }
+    r->arg = a;
+    sg_sem_release(r->go);
+    return true;
 }
 
 /* A receive of `bytes` (as the receiver expects them) has completed with this payload: count
@@ -135,11 +183,12 @@ static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool sta
         return eng_post_send(s, src, dst, bytes);
     *a = (relay_arg){s, src, dst, bytes, sg_sem_init(0), sync ? 3 : 2,
                      sync ? sg_sem_init(0) : NULL};
+    if (!relay_start(s, a)) {
+        a->refs = 1, relay_unref(a);
+        return eng_post_send(s, src, dst, bytes);
+    }
     if (sync)
         *sync = a;
-    sg_actor_t relay = sg_actor_init("relay", s->host_mem[src]);
-    sg_actor_set_data(relay, a);
-    sg_actor_start(relay, relay_main, 0, NULL);
     s->messages++;
     s->bytes_sent += (double)bytes;
     return sg_mailbox_put_async(eng_mbox_on(s, src, dst, 1), s, bytes);

@@ -85,6 +85,9 @@ typedef struct {
     double latency_s, bandwidth_Bps; /* of the route */
 } eng_pedge;
 
+/* A relay of staged messages, reused (engine_comm.c). */
+typedef struct eng_relay eng_relay;
+
 /* A ring as a strided view of a rank array: member i is base[i * stride]. */
 typedef struct {
     const int *base;
@@ -155,6 +158,7 @@ typedef struct {
                              * is computed (engine_private.c), their pairs are not the group
                              * rings' */
     int nics_per_node;      /* the platform's (plat_nics_per_node), for NCCL's choice */
+    eng_relay **relay_idle; /* per rank, with host_mem: its idle relays (engine_comm.c) */
     sg_host_t *host_mem;    /* per rank: the host standing for the host memory it stages
                              * through (its node's or its CPU's: plat_host_memory), or NULL;
                              * the array is NULL when no task is staged */

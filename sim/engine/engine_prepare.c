@@ -190,7 +190,8 @@ static int build_host_mem(eng_sim *s, char *err)
     if (!staged)
         return HS_OK;
     s->host_mem = calloc((size_t)g->n_ranks, sizeof *s->host_mem);
-    if (!s->host_mem)
+    s->relay_idle = calloc((size_t)g->n_ranks, sizeof *s->relay_idle);
+    if (!s->host_mem || !s->relay_idle)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks' host memory", g->n_ranks);
     for (int r = 0; r < g->n_ranks; r++)
         s->host_mem[r] = plat_host_memory(s->plat, s->gpu_of_rank[r]);
@@ -339,6 +340,8 @@ void eng_comm_release(eng_sim *s)
     s->ring_over = NULL;
     free(s->host_mem);
     s->host_mem = NULL;
+    free(s->relay_idle); /* the relays free themselves when the run ends them */
+    s->relay_idle = NULL;
     free(s->member_start);
     free(s->member_group);
     free(s->member_pos);

@@ -45,7 +45,8 @@ import json, sys
 d = sys.argv[1]
 def total(p2, h, model):
     return json.load(open(f"{d}/cf-{p2}-{h}.json"))[model]["iteration"]["total_s"]
-assert total(2, "chain", "simulate") == total(2, "sendrecv", "simulate"), "2 GPUs"
+# (up to rounding: the two orders reach the ring's start through different sums)
+assert abs(total(2, "chain", "simulate") / total(2, "sendrecv", "simulate") - 1) < 1e-12, "2 GPUs"
 for model, tol in (("simulate", 0.01), ("analytic", 0.05)):
     ex = {p2: total(p2, "chain", model) - total(p2, "sendrecv", model) for p2 in (16, 32, 64)}
     a, b = (ex[32] - ex[16]) / 16, (ex[64] - ex[32]) / 32

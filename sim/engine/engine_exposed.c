@@ -17,6 +17,16 @@
  * every step its own messages (engine_comm.c): exact, at a step ring's cost. Traffic the task
  * graph does not hold (background flows) lasts the whole run and exposes nothing.
  *
+ * A rank runs its communication tasks one at a time (its communication stream), and a message
+ * moves only while the ranks it needs are in its task: a direct message both its ends (a
+ * rendezvous), a copy staged through host memory its sender (the copy up, which the sender
+ * waits for) or its receiver (the relay's copy down, which waits for the receiver's receive).
+ * So where every user of a link needs one same rank (a GPU's own PCIe link: what it sends or
+ * what it receives), the link carries one task of that rank at a time, and a ring edge from or
+ * to that rank meets nothing there: its ring stays flows (data+spatial's data-parallel rings
+ * beside the halos staged through the same PCIe links, the node's ring beside the halos on the
+ * same NVLink pair).
+ *
  * The decision is static and cautious (the other traffic may never be in flight while the ring
  * runs), and steps cost a message each: a 1024-member ring allreduce is 2.1 million. So the
  * exposed groups run in steps while their messages stay within ENG_STEP_BUDGET_MESSAGES an
@@ -34,10 +44,12 @@
  * signature (high bit set) or a pair of its own (its slot + 2). */
 #define MIXED UINT64_C(1)
 
-/* Links by identity, with the class of their users (cls[] by table slot). */
+/* Links by identity, with the class of their users (cls[] by table slot) and the ranks every
+ * one of those users needs in its task (hold[2 * slot], hold[2 * slot + 1]; -1: none). */
 typedef struct {
     eng_link_table t;
     uint64_t *cls;
+    int *hold;
 } link_classes;
 
 static uint64_t join(uint64_t have, uint64_t add)
@@ -107,36 +119,49 @@ static void classify_edge(const eng_sim *s, int src, int dst, void *arg)
         w->pair_cls[slot] = join(w->pair_cls[slot], w->sig);
 }
 
-/* The links a pair's messages cross (a staged pair's relay: both PCIe halves), in `route`. */
-static void pair_links(const eng_sim *s, int src, int dst, int channel, xbt_dynar_t route)
+/* A user of link slot j, of class cls, that moves only while ranks h0 and h1 (h1 may be -1) are
+ * in its task: the class joined, and the ranks every user needs narrowed to those it needs. */
+static void add_user(link_classes *lc, size_t j, uint64_t cls, int h0, int h1)
 {
-    sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
-    if (channel == 1 && s->host_mem) {
-        sg_host_get_route(a, s->host_mem[src], route);
-        sg_host_get_route(s->host_mem[src], b, route); /* the relay's copy */
+    int *hold = lc->hold + 2 * j;
+    if (lc->cls[j] == 0) {
+        hold[0] = h0, hold[1] = h1;
     } else {
-        sg_host_get_route(a, b, route);
+        for (int k = 0; k < 2; k++)
+            if (hold[k] != h0 && hold[k] != h1)
+                hold[k] = -1;
+    }
+    lc->cls[j] = join(lc->cls[j], cls);
+}
+
+/* Fold a route's links (switches aside: they never limit) into the classes of its users. */
+static void add_route(walk *w, sg_host_t a, sg_host_t b, uint64_t cls, int h0, int h1)
+{
+    xbt_dynar_reset(w->route);
+    sg_host_get_route(a, b, w->route);
+    for (unsigned k = 0; k < xbt_dynar_length(w->route); k++) {
+        sg_link_t l = xbt_dynar_get_as(w->route, k, sg_link_t);
+        if (sg_link_is_shared(l))
+            add_user(&w->links, eng_link_slot(&w->links.t, l), cls, h0, h1);
     }
 }
 
-/* Fold every pair's class into the classes of its links (switches aside: they never limit). */
+/* Fold every pair's class into the classes of its links: a pair's messages need both its ranks,
+ * a staged pair's relayed copies (channel 1) the sender up to host memory, the receiver down. */
 static void classify_links(const eng_sim *s, walk *w)
 {
-    xbt_dynar_t route = w->route;
     for (size_t i = 0; i < s->mbox.cap; i++) {
         int src, dst, ch;
         if (!s->mbox.keys[i])
             continue;
         eng_pair_of(s, s->mbox.keys[i], &src, &dst, &ch);
         uint64_t cls = ch == 0 && w->pair_cls[i] ? w->pair_cls[i] : (uint64_t)i + 2;
-        xbt_dynar_reset(route);
-        pair_links(s, src, dst, ch, route);
-        for (unsigned k = 0; k < xbt_dynar_length(route); k++) {
-            sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
-            if (!sg_link_is_shared(l))
-                continue;
-            size_t j = eng_link_slot(&w->links.t, l);
-            w->links.cls[j] = join(w->links.cls[j], cls);
+        sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
+        if (ch == 1 && s->host_mem) {
+            add_route(w, a, s->host_mem[src], cls, src, -1);
+            add_route(w, s->host_mem[src], b, cls, dst, -1); /* the relay's copy */
+        } else {
+            add_route(w, a, b, cls, src, dst);
         }
     }
 }
@@ -151,7 +176,13 @@ static void check_edge(const eng_sim *s, int src, int dst, void *arg)
                       w->route);
     for (unsigned k = 0; !w->exposed && k < xbt_dynar_length(w->route); k++) {
         sg_link_t l = xbt_dynar_get_as(w->route, k, sg_link_t);
-        w->exposed = sg_link_is_shared(l) && w->links.cls[eng_link_slot(&w->links.t, l)] == MIXED;
+        if (!sg_link_is_shared(l))
+            continue;
+        size_t j = eng_link_slot(&w->links.t, l);
+        const int *hold = w->links.hold + 2 * j;
+        bool held = (hold[0] >= 0 && (hold[0] == src || hold[0] == dst)) ||
+                    (hold[1] >= 0 && (hold[1] == src || hold[1] == dst));
+        w->exposed = w->links.cls[j] == MIXED && !held; /* else one task of src's or dst's */
     }
 }
 
@@ -222,9 +253,10 @@ int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err)
     uint8_t *p2p = calloc(s->mbox.cap, 1);
     int oom = eng_link_table_init(&w.links.t, s->mbox.used);
     w.links.cls = oom ? NULL : calloc(w.links.t.cap, sizeof *w.links.cls);
+    w.links.hold = oom ? NULL : malloc(2 * w.links.t.cap * sizeof *w.links.hold);
     s->ring_exposed = calloc((size_t)g->n_groups + 1, 1);
     int status = HS_OK;
-    if (!w.pair_cls || !p2p || !w.links.cls || !s->ring_exposed) {
+    if (!w.pair_cls || !p2p || !w.links.cls || !w.links.hold || !s->ring_exposed) {
         status = hs_fail(err, HS_EINTERNAL, "out of memory classifying links");
         goto done;
     }
@@ -250,6 +282,7 @@ done:
     free(p2p);
     free(w.links.t.keys);
     free(w.links.cls);
+    free(w.links.hold);
     xbt_dynar_free(&w.route);
     return status;
 }

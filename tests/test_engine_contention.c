@@ -1,7 +1,8 @@
 /* test_engine_contention.c: the engine under congestion, simulated values pinned. Step mode
  * (every ring step its own messages) is the reference; flow mode must give the same where the
- * contention moves during a collective (it then runs the ring step by step: engine_exposed.c)
- * and where it stays (sibling rings: one flow per edge). Jobs sharing a fabric and background
+ * contention moves during a collective (it then runs the ring step by step: engine_exposed.c;
+ * over the step budget, in blocks of steps that converge to it) and where it stays (sibling
+ * rings: one flow per edge). Jobs sharing a fabric and background
  * traffic are tests/e2e_flow_contention.sh's.
  *
  * Each case runs in a fork()ed child on ABCI (engine_helpers.h). A ring: four ranks on one GPU
@@ -85,6 +86,52 @@ static void test_moving_contention(void **state)
     assert_rel(f.v[16], s.v[16], 1e-12);
     assert_int_equal(s.messages, 4 * 6 + 2);
     assert_int_equal(f.messages, s.messages);
+}
+
+/* The moving case in flow mode with a step budget of `budget` messages (the ring's steps are
+ * 24): over it, the ring runs as flows in blocks of steps, as many as the budget pays for. */
+static void moving_budget_case(const plat_platform *plat, case_out *out, double budget)
+{
+    tg_graph g;
+    moving_graph(&g);
+    eng_options opt = {.fidelity = ENG_FLOW, .exec_speed_scale = 1,
+                       .step_budget_messages = budget};
+    eng_result res;
+    out->status = eng_run(&g, plat, MOVING_GPUS, &opt, &res, out->err);
+    if (out->status == HS_OK) {
+        out->messages = res.messages;
+        out->v[0] = res.rings_over_budget;
+        for (int r = 0; r < 4; r++) /* the collective ends when its last member does */
+            out->v[1] = fmax(out->v[1], res.ranks[r].end_s);
+        eng_result_free(&res);
+    }
+    tg_free(&g);
+}
+
+static void child_budget_4(const plat_platform *p, case_out *o) { moving_budget_case(p, o, 4); }
+static void child_budget_12(const plat_platform *p, case_out *o) { moving_budget_case(p, o, 12); }
+static void child_budget_23(const plat_platform *p, case_out *o) { moving_budget_case(p, o, 23); }
+
+/* Over the budget, the ring's 6 steps run as B rings of flows one after the other, B = the
+ * budget over the 4 members: each block meets the transfers as they are during it, so the
+ * moving contention is counted block by block, and more of it the shorter the blocks. Budget
+ * 4: one block, one flow per edge, 72.0 ms; 12: three blocks of two steps, 88.1 ms; 23: five
+ * blocks (of 2, 1, 1, 1, 1 steps), 96.0 ms, the steps' value here (test_moving_contention),
+ * which a budget of 24 runs. SimGrid's values, pinned. */
+static void test_moving_contention_blocks(void **state)
+{
+    (void)state;
+    case_out b4 = run_case(child_budget_4), b12 = run_case(child_budget_12),
+             b23 = run_case(child_budget_23);
+    if (b4.status || b12.status || b23.status)
+        fail_msg("%s%s%s", b4.err, b12.err, b23.err);
+    assert_int_equal(b4.v[0], 1);
+    assert_int_equal(b4.messages, 4 * 1 + 2);
+    assert_int_equal(b12.messages, 4 * 3 + 2);
+    assert_int_equal(b23.messages, 4 * 5 + 2);
+    assert_rel(b4.v[1], 0.07203031, 1e-9);
+    assert_rel(b12.v[1], 0.08809093, 1e-9);
+    assert_rel(b23.v[1], 0.096, 1e-9);
 }
 
 /* Two rings running the same allreduce side by side, on GPUs 0 and 1 of nodes 0-3: every edge
@@ -187,6 +234,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moving_contention),
+        cmocka_unit_test(test_moving_contention_blocks),
         cmocka_unit_test(test_sibling_rings_stay_flows),
         cmocka_unit_test(test_sharing_favours_short_routes),
     };

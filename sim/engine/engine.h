@@ -58,6 +58,9 @@ typedef struct {
     eng_message_fn computed; /* if not NULL, told of every message computed instead of sent
                               * (link statistics see them as SimGrid's deliveries) */
     void *computed_ctx;      /* its first argument */
+    double step_budget_messages; /* flow mode: the messages an iteration exposed rings may
+                              * spend on their steps (engine_exposed.c); 0 for the default,
+                              * ENG_STEP_BUDGET_MESSAGES */
 } eng_options;
 
 typedef struct {

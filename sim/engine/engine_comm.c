@@ -18,7 +18,8 @@
  * meet at a barrier: a real ring advances in lockstep, so nobody is done before the slowest edge.
  * On a free network both give steps * (latency + chunk / bandwidth) of the slowest edge. A ring
  * whose links other traffic may join or leave mid-way (engine_exposed.c) posts every step in
- * flow mode too. */
+ * flow mode too, or, over the step budget, runs its steps in blocks, each as one message per
+ * edge and a meeting (eng_ring.blocks). */
 #include "engine_int.h"
 
 #include <math.h>
@@ -248,37 +249,46 @@ static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool stage
      * as that neighbour is ready, not when this member is. The flow pays the staging of every
      * step and the route latency of all steps but its own. */
     double latency_s = edge_latency(s, me, right, staged);
-    c[0] = sg_mailbox_get_async(in, &payload);
-    double sleep_s = (steps - 1) * latency_s + steps * stage_s;
-    if (sleep_s > 0)
-        sg_actor_sleep_for(sleep_s);
-    c[1] = send_message(s, me, right, (long)steps * chunk, staged, NULL);
-    sg_comm_wait_all(c, 2);
-    eng_received(s, payload, (long)steps * chunk); /* the left member's flow: as many steps */
-    if (v.bar) /* eng_comm_prepare gives every flow-mode ring of two or more one */
-        sg_barrier_wait(v.bar);
+    int blocks = v.blocks > 1 ? (v.blocks < steps ? v.blocks : steps) : 1;
+    for (int b = 0; b < blocks; b++) {
+        int k = steps / blocks + (b < steps % blocks);
+        c[0] = sg_mailbox_get_async(in, &payload);
+        double sleep_s = (k - 1) * latency_s + k * stage_s;
+        if (sleep_s > 0)
+            sg_actor_sleep_for(sleep_s);
+        c[1] = send_message(s, me, right, (long)k * chunk, staged, NULL);
+        sg_comm_wait_all(c, 2);
+        eng_received(s, payload, (long)k * chunk); /* the left member's flow: as many steps */
+        if (v.bar) /* eng_comm_prepare gives every flow-mode ring of two or more one */
+            sg_barrier_wait(v.bar);
+    }
 }
 
 eng_ring eng_group_ring(const eng_sim *s, int group, int pos)
 {
     const tg_group *gr = &s->g->groups[group];
-    return (eng_ring){gr->ranks, gr->n, 1, pos, s->ring_bar ? s->ring_bar[group] : NULL,
-                      s->ring_priv ? s->ring_priv[group] : NULL,
-                      s->ring_exposed && s->ring_exposed[group]};
+    eng_ring v = {gr->ranks, gr->n, 1, pos, s->ring_bar ? s->ring_bar[group] : NULL,
+                  s->ring_priv ? s->ring_priv[group] : NULL,
+                  s->ring_exposed && s->ring_exposed[group], 1};
+    if (s->ring_over && s->ring_over[group])
+        v.blocks = s->ring_blocks;
+    return v;
 }
 
 eng_ring eng_intra_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int c = h->node_of[pos];
     return (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, h->local_of[pos],
-                      bars ? bars[c] : NULL, h->intra_priv ? h->intra_priv[c] : NULL, h->exposed};
+                      bars ? bars[c] : NULL, h->intra_priv ? h->intra_priv[c] : NULL, h->exposed,
+                      1};
 }
 
 eng_ring eng_inter_ring(const eng_hier *h, int pos, sg_bar_t *bars)
 {
     int j = h->local_of[pos];
     return (eng_ring){h->by_node + j, h->n_nodes, h->per_node, h->node_of[pos],
-                      bars ? bars[j] : NULL, h->inter_priv ? h->inter_priv[j] : NULL, h->exposed};
+                      bars ? bars[j] : NULL, h->inter_priv ? h->inter_priv[j] : NULL, h->exposed,
+                      1};
 }
 
 static void hier_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes, bool staged)

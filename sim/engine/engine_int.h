@@ -98,6 +98,9 @@ typedef struct {
     eng_pring *priv;        /* non-NULL when every edge is private */
     bool exposed;           /* flow mode: other traffic may come and go on its links, so it
                              * runs step by step (engine_exposed.c) */
+    int blocks;             /* flow mode: a collective's steps run as this many rings of
+                             * flows, one after the other (exposed over the budget:
+                             * engine_exposed.c); 1 for one flow per edge */
 } eng_ring;
 
 static inline int eng_ring_member(eng_ring v, int i)
@@ -151,6 +154,7 @@ typedef struct {
                              * over the budget (engine_exposed.c) */
     int rings_stepped;      /* flow mode: groups whose rings run step by step */
     int rings_over_budget;  /* and exposed groups left as flows, over the step budget */
+    int ring_blocks;        /* flow mode: the blocks (eng_ring.blocks) of those groups' rings */
     eng_pedge *edges;       /* step mode: the private edges */
     int n_private;          /* private edges (0: every message is sent) */
     sg_sem_t *wait_sem;     /* step mode, per rank with a private edge: where it waits */

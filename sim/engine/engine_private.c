@@ -308,7 +308,7 @@ static int find_rings(eng_sim *s, char *err)
         const tg_group *gr = &g->groups[gi];
         eng_hier *h = s->hier[gi];
         if (ring[gi])
-            s->ring_priv[gi] = private_ring(s, (eng_ring){gr->ranks, gr->n, 1, 0, NULL, NULL, false});
+            s->ring_priv[gi] = private_ring(s, (eng_ring){gr->ranks, gr->n, 1, 0, NULL, NULL, false, 1});
         if (!h)
             continue;
         h->intra_priv = calloc((size_t)h->n_nodes, sizeof *h->intra_priv);
@@ -319,10 +319,10 @@ static int find_rings(eng_sim *s, char *err)
         }
         for (int c = 0; c < h->n_nodes; c++)
             h->intra_priv[c] = private_ring(
-                s, (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, 0, NULL, NULL, false});
+                s, (eng_ring){h->by_node + (size_t)c * h->per_node, h->per_node, 1, 0, NULL, NULL, false, 1});
         for (int j = 0; j < h->per_node; j++)
             h->inter_priv[j] =
-                private_ring(s, (eng_ring){h->by_node + j, h->n_nodes, h->per_node, 0, NULL, NULL, false});
+                private_ring(s, (eng_ring){h->by_node + j, h->n_nodes, h->per_node, 0, NULL, NULL, false, 1});
     }
     free(ring);
     return status;

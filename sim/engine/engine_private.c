@@ -24,7 +24,13 @@
  *
  * Private means: every link (each direction of a split-duplex link on its own; in step mode,
  * switches aside) is on the route of this ordered rank pair only, among all pairs the run's
- * tasks use; the pair carries ring messages only; the route has a latency. Link statistics are
+ * tasks use; the pair carries ring messages only; the route has a latency. Step mode also sets
+ * aside, as it does switches, a shared link that can never be full: one whose bandwidth is at
+ * least the sum of the bandwidths of the routes that cross it (a pair has one message in
+ * flight at a time, and no flow goes faster than its route's narrowest link), so it never
+ * limits a flow under max-min sharing (a data-parallel job spread over racks: its ring's 16
+ * edges through a rack's uplink ask 200 of its 283 GB/s; the rings of two such jobs, 400, are
+ * sent). Link statistics are
  * told of every computed message (eng_options.computed: its ends, payload, start and end), so
  * they see the run SimGrid would have delivered. Nothing is private when something else loads
  * the network (background traffic: eng_options.exact_messages), or when messages are staged through host
@@ -85,10 +91,12 @@ void eng_sleep_until(double t)
 
 /* ---- which edges are private -------------------------------------------------------------- */
 
-/* Links by identity, with how many rank pairs' routes cross them (count[] by table slot). */
+/* Links by identity, with how many rank pairs' routes cross them (count[] by table slot) and
+ * the sum of those routes' bandwidths (demand_Bps[]: what they could ask of it at once). */
 typedef struct {
     eng_link_table t;
     int *count;
+    double *demand_Bps;
 } link_count;
 
 int eng_link_table_init(eng_link_table *t, size_t pairs)
@@ -131,7 +139,8 @@ static bool switches_count(const eng_sim *s)
 static int count_links(const eng_sim *s, link_count *c)
 {
     if (eng_link_table_init(&c->t, s->mbox.used) != 0 ||
-        !(c->count = calloc(c->t.cap, sizeof *c->count)))
+        !(c->count = calloc(c->t.cap, sizeof *c->count)) ||
+        !(c->demand_Bps = calloc(c->t.cap, sizeof *c->demand_Bps)))
         return -1;
     for (size_t i = 0; i < s->mbox.cap; i++) {
         int src, dst, ch;
@@ -139,11 +148,15 @@ static int count_links(const eng_sim *s, link_count *c)
             continue;
         eng_pair_of(s, s->mbox.keys[i], &src, &dst, &ch);
         xbt_dynar_t route = route_of(s, src, dst);
+        double bw = sg_host_get_route_bandwidth(s->plat->gpus[s->gpu_of_rank[src]],
+                                                s->plat->gpus[s->gpu_of_rank[dst]]);
         for (unsigned k = 0; k < xbt_dynar_length(route); k++) {
             sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
             if (!sg_link_is_shared(l) && !switches_count(s))
                 continue; /* a switch never limits a flow */
-            c->count[eng_link_slot(&c->t, l)]++;
+            size_t j = eng_link_slot(&c->t, l);
+            c->count[j]++;
+            c->demand_Bps[j] += bw;
         }
         xbt_dynar_free(&route);
     }
@@ -190,7 +203,9 @@ static bool private_pair(const eng_sim *s, link_count *c, size_t i, const uint8_
     bool alone = xbt_dynar_length(route) > 0;
     for (unsigned k = 0; alone && k < xbt_dynar_length(route); k++) {
         sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
-        alone = (!sg_link_is_shared(l) && !switches_count(s)) || c->count[eng_link_slot(&c->t, l)] == 1;
+        size_t j = eng_link_slot(&c->t, l);
+        alone = (!sg_link_is_shared(l) && !switches_count(s)) || c->count[j] == 1 ||
+                (!switches_count(s) && c->demand_Bps[j] <= sg_link_get_bandwidth(l));
     }
     xbt_dynar_free(&route);
     sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
@@ -226,6 +241,7 @@ done:
     free(not_ring);
     free(c.t.keys);
     free(c.count);
+    free(c.demand_Bps);
     return status;
 }
 

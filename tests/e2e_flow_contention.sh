@@ -58,11 +58,12 @@ check background 0.12677954127058833:0.12678241027764764
 
 # The step budget: AlexNet SplitBrain (groups of 8) on 1024 GPUs, whose model-parallel groups'
 # traffic shares links with the data-parallel rings. The 136 groups whose steps fit the budget
-# run in steps; the 1024-member gradient ring (2.1 million step messages) keeps its flows, and
-# the run says so (table and JSON). HS_TEST_SMALL=1 (the sanitized build, tests/CMakeLists.txt)
-# runs it once, for the table, which says both counts: the same engine (the exposed rings, the
-# budget, steps and flows side by side) and the table's lines; the JSON's flow_rings object is
-# one fprintf, run sanitized wherever flow mode steps a ring (data+spatial in e2e_compare).
+# run in steps; the 1024-member gradient ring (2.1 million step messages) runs as flows, in the
+# blocks of steps the rest of the budget pays for, and the run says so (table and JSON).
+# HS_TEST_SMALL=1 (the sanitized build, tests/CMakeLists.txt) runs it once, for the table, which
+# says both counts: the same engine (the exposed rings, the budget, steps and blocks side by
+# side) and the table's lines; the JSON's flow_rings object is one fprintf, run sanitized
+# wherever flow mode steps a ring (data+filter 8x8 beside a data job in e2e_fabric).
 "$HS" strategy -w alexnet -p abci -g 1024 -b 65536 --generate splitbrain:8 -o "$TMP/sb.xml" \
     >/dev/null 2>&1 || fail "generate splitbrain:8"
 if [ "${HS_TEST_SMALL:-0}" != 1 ]; then

@@ -252,6 +252,12 @@ static void ring_steps(eng_sim *s, eng_ring v, int steps, long chunk, bool stage
     int blocks = v.blocks > 1 ? (v.blocks < steps ? v.blocks : steps) : 1;
     for (int b = 0; b < blocks; b++) {
         int k = steps / blocks + (b < steps % blocks);
+        if (blocks > 1 && !staged && s->wait_sem) { /* some edges private: computed */
+            eng_private_block(s, v, k, chunk);
+            if (v.bar)
+                sg_barrier_wait(v.bar);
+            continue;
+        }
         c[0] = sg_mailbox_get_async(in, &payload);
         double sleep_s = (k - 1) * latency_s + k * stage_s;
         if (sleep_s > 0)

@@ -324,6 +324,11 @@ void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk);
 /* Step mode: one step of chunk bytes, private edges computed, others sent. */
 void eng_private_step(eng_sim *s, eng_ring v, long chunk);
 
+/* Flow mode, a block of k steps of a ring over the step budget (eng_ring.blocks): as
+ * ring_steps' flows (each edge one message of k chunks, posted after k - 1 of its latencies),
+ * private edges computed as eng_private_step's, others sent; k = 1 is eng_private_step. */
+void eng_private_block(eng_sim *s, eng_ring v, int k, long chunk);
+
 /* engine_segment.c */
 
 /* eng_private_flow for a group's ring, reached by a collective task of `rank`, that also

@@ -45,7 +45,9 @@
  * sleeps until its own last step ends. A ring with only some private edges is computed edge by
  * edge in step mode: each end notes when it posted the step, the first waits for the second,
  * both compute the arrival and sleep until the latest of their edges' arrivals, after their
- * sent messages, if any, have arrived too; in flow mode it is sent. */
+ * sent messages, if any, have arrived too; in flow mode it is sent, but in the blocks of a ring
+ * over the step budget (engine_exposed.c), which are computed the same way, a block of k steps
+ * as one step of k chunks whose sender posts after k - 1 latencies (eng_private_block). */
 #include "engine_int.h"
 
 #include <math.h>
@@ -351,8 +353,9 @@ int eng_private_prepare(eng_sim *s, char *err)
     int status = find_edges(s, err);
     if (status == HS_OK && s->n_private > 0)
         status = find_rings(s, err);
-    if (status != HS_OK || s->n_private == 0 || s->opt.fidelity == ENG_FLOW)
-        return status;
+    if (status != HS_OK || s->n_private == 0 ||
+        (s->opt.fidelity == ENG_FLOW && s->rings_over_budget == 0))
+        return status; /* flow mode computes edges one by one only in blocks */
     s->wait_sem = calloc((size_t)s->g->n_ranks, sizeof *s->wait_sem);
     if (!s->wait_sem)
         return hs_fail(err, HS_EINTERNAL, "out of memory for private edges");
@@ -480,7 +483,14 @@ void eng_private_steps(eng_sim *s, eng_ring v, int steps, long chunk)
     eng_sleep_until(r->post_s[v.pos]);
 }
 
-/* ---- private edges (step mode) ------------------------------------------------------------ */
+/* ---- private edges (step mode, and flow mode's blocks) ----------------------------------- */
+
+/* The latency of the route from rank a to rank b. */
+static double edge_latency_of(const eng_sim *s, int a, int b)
+{
+    return sg_host_get_route_latency(s->plat->gpus[s->gpu_of_rank[a]],
+                                     s->plat->gpus[s->gpu_of_rank[b]]);
+}
 
 /* This end of edge e posted a step at `now`: note it, and wake the other end if it waits. */
 static void post(eng_sim *s, eng_pedge *e, bool sender, double now)
@@ -512,11 +522,12 @@ static double arrival(eng_sim *s, eng_pedge *e, bool sender, int rank, int to, l
     return end;
 }
 
-void eng_private_step(eng_sim *s, eng_ring v, long chunk)
+void eng_private_block(eng_sim *s, eng_ring v, int k, long chunk)
 {
     int me = eng_ring_member(v, v.pos), left = eng_ring_member(v, v.pos - 1);
     int right = eng_ring_member(v, v.pos + 1);
     int in = eng_pair_edge(s, left, me), out = eng_pair_edge(s, me, right);
+    long bytes = (long)k * chunk;
     sg_comm_t c[2];
     void *payload;
     int n = 0;
@@ -525,26 +536,33 @@ void eng_private_step(eng_sim *s, eng_ring v, long chunk)
     if (in < 0)
         c[n++] = sg_mailbox_get_async(eng_mbox(s, left, me), &payload);
     if (out < 0) {
-        c[n++] = eng_post_send(s, me, right, chunk);
+        if (k > 1) /* a block: its steps' latencies but one first, as ring_steps' flows */
+            sg_actor_sleep_for((k - 1) * edge_latency_of(s, me, right));
+        c[n++] = eng_post_send(s, me, right, bytes);
     } else {
         s->messages++;
         s->computed++;
-        s->bytes_sent += (double)chunk;
-        post(s, &s->edges[out], true, now);
+        s->bytes_sent += (double)bytes;
+        post(s, &s->edges[out], true, now + (k - 1) * s->edges[out].latency_s);
     }
     if (in >= 0) {
         s->messages_received++;
-        s->bytes_received += (double)chunk;
+        s->bytes_received += (double)bytes;
         post(s, &s->edges[in], false, now);
     }
     if (out >= 0)
-        end = arrival(s, &s->edges[out], true, me, right, chunk);
+        end = arrival(s, &s->edges[out], true, me, right, bytes);
     if (in >= 0) {
-        double at = arrival(s, &s->edges[in], false, me, left, chunk);
+        double at = arrival(s, &s->edges[in], false, me, left, bytes);
         end = at > end ? at : end;
     }
     sg_comm_wait_all(c, (size_t)n);
     if (in < 0)
-        eng_received(s, payload, chunk);
+        eng_received(s, payload, bytes);
     eng_sleep_until(end);
+}
+
+void eng_private_step(eng_sim *s, eng_ring v, long chunk)
+{
+    eng_private_block(s, v, 1, chunk);
 }

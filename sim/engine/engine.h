@@ -92,8 +92,8 @@ typedef struct {
     double bytes_received;
     int rings_stepped;       /* flow mode: groups whose rings ran step by step, as traffic may
                               * come and go on their links (engine_exposed.c) */
-    int rings_over_budget;   /* and such groups kept as flows, their steps over the budget:
-                              * their contention may be under-counted (step mode is exact) */
+    int rings_over_budget;   /* and such groups over the step budget, run in blocks of
+                              * steps: their contention is approached (step mode is exact) */
 } eng_result;
 
 /* Run the graph with rank r on GPU gpu_of_rank[r] of the loaded platform (one rank per GPU).

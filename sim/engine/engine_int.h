@@ -150,10 +150,10 @@ typedef struct {
     eng_pring **ring_priv;  /* per group: its ring if all its edges are private */
     uint8_t *ring_exposed;  /* flow mode, per group: 1 if its rings run step by step, as other
                              * traffic may come and go on their links (engine_exposed.c) */
-    uint8_t *ring_over;     /* flow mode, per group: 1 if exposed but kept as flows, its steps
-                             * over the budget (engine_exposed.c) */
+    uint8_t *ring_over;     /* flow mode, per group: 1 if exposed but over the budget, run in
+                             * blocks of steps (engine_exposed.c) */
     int rings_stepped;      /* flow mode: groups whose rings run step by step */
-    int rings_over_budget;  /* and exposed groups left as flows, over the step budget */
+    int rings_over_budget;  /* and exposed groups run in blocks, over the step budget */
     int ring_blocks;        /* flow mode: the blocks (eng_ring.blocks) of those groups' rings */
     eng_pedge *edges;       /* step mode: the private edges */
     int n_private;          /* private edges (0: every message is sent) */

@@ -39,7 +39,7 @@ typedef struct {
     bool graph_made;
     hs_estimate shared;       /* the job in the shared run, with its memory */
     int rings_stepped;        /* flow mode: its groups whose rings ran step by step there */
-    int rings_over_budget;    /* and its exposed groups kept as flows, over the step budget */
+    int rings_over_budget;    /* and its exposed groups run in blocks, over the step budget */
     hs_times alone;           /* --baseline: the job alone */
     hs_child child;           /* --baseline child (child.pid 0: none) */
 } fb_job;

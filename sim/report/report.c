@@ -218,7 +218,7 @@ static void json_layers(hs_json *j, const bd_breakdown *bd)
     hs_json_end(j);
 }
 
-/* Flow mode's rings that ran step by step, or could not, in a table line. */
+/* Flow mode's rings that ran step by step, or in blocks of steps, in a table line. */
 static void print_flow_rings(FILE *out, const rp_run *run)
 {
     if (run->rings_stepped == 0 && run->rings_over_budget == 0)
@@ -226,8 +226,8 @@ static void print_flow_rings(FILE *out, const rp_run *run)
     fprintf(out, "  flow mode: the rings of %d group%s ran step by step (traffic may come and go "
             "on their links)", run->rings_stepped, run->rings_stepped == 1 ? "" : "s");
     if (run->rings_over_budget > 0)
-        fprintf(out, ";\n    %d more kept flows, over the step budget: their contention may be "
-                "under-counted (--collectives step is exact)", run->rings_over_budget);
+        fprintf(out, ";\n    %d more ran in blocks of steps, over the step budget: their "
+                "contention is approached (--collectives step is exact)", run->rings_over_budget);
     fputc('\n', out);
 }
 

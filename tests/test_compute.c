@@ -256,6 +256,16 @@ static void test_kernel_time(void **state)
     assert_true(rel_close(kt_terms_of(&m, &dw).compute_s, 4 * vec_s, 1e-12));
     assert_true(rel_close(kt_terms_of(&m, &dw).memory_s, mem_s, 1e-12));
     assert_true(rel_close(kt_terms_of(&m, &stream).memory_s, 2 * mem_s, 1e-12));
+    /* bound by its window's bytes, it takes the same time in FP32 and half of it on 2-byte
+     * elements; bound by arithmetic, the same in both */
+    double dw_s = kt_terms_of(&m, &dw).compute_s;
+    m.runtime.depthwise_by_bytes = 1;
+    assert_true(rel_close(kt_terms_of(&m, &dw).compute_s, dw_s, 1e-12));
+    kt_model h = model_ok("v100-sxm2-16gb", PR_MIXED);
+    h.runtime = m.runtime;
+    assert_true(rel_close(kt_terms_of(&h, &dw).compute_s, dw_s / 2, 1e-12));
+    h.runtime.depthwise_by_bytes = 0;
+    assert_true(rel_close(kt_terms_of(&h, &dw).compute_s, dw_s, 1e-12));
 }
 
 /* The library's choices: Winograd for a 3x3 convolution at stride 1 on the CUDA cores, never

@@ -202,7 +202,7 @@ static void refused(const char *extra, const char *want)
 static void test_bad_files(void **state)
 {
     (void)state;
-    char err[HS_ERR_LEN] = "";
+    char err[HS_ERR_LEN] = "", text[4096];
     assert_int_equal(parse_text(base_lines, err), HS_OK);
     refused("# source: a\nbucket_bytes = 1 MiB\n", "overlap is off");
     refused("overlap2 = on\n", "test_runtime.rt:16: unknown key 'overlap2'");
@@ -217,13 +217,23 @@ static void test_bad_files(void **state)
     refused("# source: a\ncalibration =\n", "calibration has no value");
     refused("# source: a\ncompute = fast\n",
             ":17: compute: unknown value 'fast' (known: measured, model, kernels)");
+    refused("# source: a\ndepthwise_limit = flops\n",
+            ":17: depthwise_limit: unknown value 'flops' (known: arithmetic, bytes)");
+    /* the depthwise limit: arithmetic unless said (every shipped file), bytes when said */
+    snprintf(text, sizeof text, "%s# source: a\ndepthwise_limit = bytes\n", base_lines);
+    char path[512];
+    snprintf(path, sizeof path, "%s/test_runtime.rt", HS_TEST_TMP);
+    rt_runtime rt;
+    assert_int_equal(parse_text(text, err), HS_OK);
+    assert_int_equal(rt_parse_file(path, &rt, err), HS_OK);
+    assert_int_equal(rt.kernels.depthwise_by_bytes, 1);
+    assert_int_equal(load_ok("pytorch-ddp").kernels.depthwise_by_bytes, 0);
     /* a value's word, a missing key, NCCL without its version */
     assert_int_equal(parse_text("description = t\n# source: a\nlibrary = gloo\n", err),
                      HS_EINPUT);
     assert_non_null(strstr(err, ":3: library: unknown value 'gloo' (known: mpi, nccl)"));
     assert_int_equal(parse_text("description = t\n# source: a\nlibrary = mpi\n", err), HS_EINPUT);
     assert_non_null(strstr(err, ": no allreduce"));
-    char text[4096];
     snprintf(text, sizeof text, "description = t\n# source: a\nlibrary = nccl\n%s",
              strstr(base_lines, "# source: a\nallreduce"));
     assert_int_equal(parse_text(text, err), HS_EINPUT);

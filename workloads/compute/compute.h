@@ -84,6 +84,10 @@ typedef struct {
                            * to the CUDA cores' FP32 peak (its own direct kernels: a thread an
                            * output, the window's reads through the caches, FP32 accumulation),
                            * the bytes still at the roofline; 1: the peak */
+    int depthwise_by_bytes; /* 1: that rate is a rate of bytes, the window's reads at
+                             * depthwise_rel x the FP32 peak for 4-byte elements, twice the
+                             * elements a second for 2-byte ones (kernel_time.c); 0: a rate of
+                             * FLOPs, the same in every precision */
     double library_rel;   /* the framework's kernel library's matrix-product efficiency
                            * relative to the DeepBench fit (cuDNN 7.6, cuBLAS 10); 1: the same.
                            * What a runtime calibrates on one GPU type, one network's

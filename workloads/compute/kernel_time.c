@@ -79,7 +79,7 @@ kt_params kt_params_for(const dv_device *device, pr_precision precision)
 kt_runtime kt_runtime_neutral(void)
 {
     kt_runtime r = {.host_call_s = 0, .stream_rel = 1.0, .depthwise_rel = 1.0,
-                    .library_rel = 1.0,
+                    .depthwise_by_bytes = 0, .library_rel = 1.0,
                     .input_samples_per_s = 0,
                     .optimizer_kernels_per_tensor = 0, .optimizer_bytes_per_weight = 0};
     return r;
@@ -214,6 +214,21 @@ static double winograd_s(const kt_model *m, const lw_kernel *kn, double bw)
 
 /* ---------------------------------------------------------------- the kernel */
 
+/* Seconds of a framework's depthwise convolution (compute.h, depthwise_rel): at depthwise_rel
+ * of the FP32 peak, a rate far below what the CUDA cores compute, so arithmetic is not what
+ * bounds it. With depthwise_by_bytes the bound is its window's reads, one input element an
+ * output's multiply-add through the SMs' caches, whose bytes a second scale with the SMs and
+ * their clock as the FP32 peak does: the calibrated rate holds for 4-byte elements and doubles
+ * in elements for 2-byte ones. */
+static double depthwise_s(const kt_model *m, const lw_kernel *kn)
+{
+    double fp32_s = kn->flops / (m->device->fp32_flops * m->runtime.depthwise_rel);
+    if (!m->runtime.depthwise_by_bytes)
+        return fp32_s;
+    return fp32_s * pr_activation_bytes(m->precision) / 4.0;
+}
+
+
 kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
 {
     kt_terms t = {0, 0, 0, 0, 0};
@@ -224,11 +239,12 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
     t.launch_s = d->launch_s;
     t.memory_s = kn->bytes / bw;
     if (kn->kind == LW_STREAM) {
-        /* a framework's depthwise kernels are arithmetic-bound (compute.h, depthwise_rel) */
-        if (!kn->depthwise)
+        if (!kn->depthwise) {
             t.memory_s /= m->runtime.stream_rel;
-        t.compute_s = kn->flops / pr_vector_flops(d, m->precision) /
-                      (kn->depthwise ? m->runtime.depthwise_rel : 1.0);
+            t.compute_s = kn->flops / pr_vector_flops(d, m->precision);
+        } else {
+            t.compute_s = depthwise_s(m, kn);
+        }
         return t;
     }
     kt_tile_set set;

@@ -19,14 +19,16 @@ typedef enum {
     RT_K_HALO, RT_K_FILTER_BACKWARD, RT_K_OPTIMIZER, RT_K_REQUIRED_END = RT_K_OPTIMIZER,
     RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_DEPTHWISE,
     RT_K_LIBRARY_EFF,
-    RT_K_INPUT, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_BN_FUSION, RT_K_COMPUTE, RT_K_COUNT
+    RT_K_INPUT, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_BN_FUSION, RT_K_COMPUTE,
+    RT_K_DEPTHWISE_LIMIT, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
     "description", "library", "allreduce", "overlap", "gradient_precision", "halo",
     "filter_backward", "optimizer", "nccl_version", "bucket_bytes", "host_call_s",
     "elementwise_efficiency", "depthwise_efficiency", "library_efficiency", "input_samples_per_s",
-    "optimizer_kernels_per_tensor", "calibration", "bn_activation_fusion", "compute"};
+    "optimizer_kernels_per_tensor", "calibration", "bn_activation_fusion", "compute",
+    "depthwise_limit"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -115,6 +117,7 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     static const char *const filters[] = {"allreduce", "reduce-scatter"};
     static const char *const opts[] = {"none", "sgd", "momentum", "adam"};
     static const char *const computes[] = {"measured", "model", "kernels"};
+    static const char *const limits[] = {"arithmetic", "bytes"};
     static const double grad_bytes[] = {0, 4, 2};
     int i = 0, rc = HS_OK;
     const char *key = key_names[k];
@@ -129,6 +132,10 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     case RT_K_BN_FUSION:
         rc = one_of(r, line, key, v, onoff, 2, &i, err);
         rt->kernels.bn_act_fused = i;
+        break;
+    case RT_K_DEPTHWISE_LIMIT:
+        rc = one_of(r, line, key, v, limits, 2, &i, err);
+        rt->kernels.depthwise_by_bytes = i;
         break;
     case RT_K_COMPUTE:
         rc = one_of(r, line, key, v, computes, 3, &i, err);

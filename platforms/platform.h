@@ -134,7 +134,7 @@ int plat_host_link(const plat_platform *plat, int gpu, double *latency_s, double
  * generator writes it; platforms/README.md), or on a generated machine with two CPUs a node
  * its own CPU's (n0003-cpu1 for the second half of the GPUs); NULL if the platform has none,
  * gpu is out of range or its rack was not built. Messages staged without GPUDirect go through
- * it (sim/engine/engine_comm.c). */
+ * it (sim/engine/engine_p2p.c). */
 sg_host_t plat_host_memory(const plat_platform *plat, int gpu);
 
 /* The NICs of one node: a generated machine's (one per PCIe switch unless it says otherwise);

@@ -460,7 +460,7 @@ static void walk_node(const pg_walk *w, int node)
         SINK(w, host, g1, w->gpu_speed.s);
     }
     /* The node's host memory (its CPUs and DRAM), or each CPU's: where messages staged without
-     * GPUDirect go (sim/engine/engine_comm.c). It never computes: the speed is a placeholder. */
+     * GPUDirect go (sim/engine/engine_p2p.c). It never computes: the speed is a placeholder. */
     for (int socket = 0; socket < (p->cpu_link_bw_Bps > 0 ? 2 : 1); socket++) {
         memory_name(&w->L, node, socket, cpu);
         SINK(w, host, cpu, "1Gf");

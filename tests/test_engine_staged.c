@@ -27,7 +27,7 @@
 /* ---- staging through host memory ---------------------------------------------------------- */
 
 /* The path of a staged message inside a node: GPU -> the node's host memory -> GPU, both copies
- * at once (engine_comm.c). Its latency is the slower half's, its bandwidth the narrower half's,
+ * at once (engine_p2p.c). Its latency is the slower half's, its bandwidth the narrower half's,
  * read from the platform's routes to the host n<node>-cpu. */
 static void staged_path(const plat_platform *plat, int a, int b, double *lat_s, double *bw_Bps)
 {

@@ -7,7 +7,7 @@
 # machine may be shared, so compare CPU seconds between runs) and peak resident memory. Cases:
 #   - ResNet-50 data+spatial (groups of 4: a node) on a generated ABCI of 1088 nodes, 64 samples
 #     a GPU, flow mode, 1024, 2048 and 4096 GPUs (its rings keep their flows beside the staged
-#     halos, its halos' relays are reused: engine_exposed.c, engine_comm.c);
+#     halos, its halos' relays are reused: engine_exposed.c, engine_p2p.c);
 #   - two 1024-GPU data-parallel jobs on abci, racks 0-15, spread (ResNet-50 58 and VGG16 16
 #     samples a GPU, kernels measured), with --baseline (each job alone too), in step mode and
 #     in flow mode: the time, and each job's contention increment (shared - alone iteration, ms).

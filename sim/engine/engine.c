@@ -10,10 +10,11 @@
  * task starts exactly when the task before it ends. SimGrid's cost per call grows with the
  * number of live actors, so this halves the actors and saves the two semaphore calls per
  * communication task. SimGrid events are the cost of a large run (4096 GPUs x ~500 kernels), so
- * a run of kernels that nobody waits for in between is ONE wait of their total duration; the
- * kernels' own start and end times follow by addition, exactly, because nothing else runs on a
- * rank's compute stream. Stretches of kernels and collectives on a private ring are computed
- * ahead for all the ring's members at once (engine_segment.c). */
+ * a run of kernels that nobody waits for in between is ONE wait of their total duration
+ * (engine_kernels.c); the kernels' own start and end times follow by addition, exactly,
+ * because nothing else runs on a rank's compute stream. Stretches of kernels and collectives
+ * on a private ring are computed ahead for all the ring's members at once (engine_segment.c).
+ * The engine's files are layers, this one the top (engine_int.h). */
 #include "engine_int.h"
 
 #include <math.h>
@@ -35,14 +36,6 @@ typedef struct {
 
 /* ---- the streams -------------------------------------------------------------------------- */
 
-/* The first task of `stream` at list index `from` or later (n_tasks if none). */
-static int next_of(const tg_rank *list, int stream, int from)
-{
-    while (from < list->n_tasks && tg_stream(&list->tasks[from]) != stream)
-        from++;
-    return from;
-}
-
 /* Block stream `s` of a rank until the other stream has finished its task at list index idx. */
 static void wait_other(eng_rank_state *st, int s, int idx)
 {
@@ -60,79 +53,6 @@ static void notify_other(eng_rank_state *st, int s)
         st->waiting_for[other] = -1;
         sg_sem_release(st->wake[other]);
     }
-}
-
-/* The last task of the run of kernels starting at i that can be one execution: it stops before
- * a kernel with its own dependency, and at a kernel the other stream waits for. */
-static int fused_run_end(const tg_rank *list, const uint8_t *awaited, int i, double *seconds)
-{
-    int last = i;
-    *seconds = list->tasks[i].amount;
-    if (awaited[i])
-        return last;
-    for (int k = next_of(list, 0, i + 1); k < list->n_tasks && list->tasks[k].after < 0;
-         k = next_of(list, 0, k + 1)) {
-        *seconds += list->tasks[k].amount;
-        last = k;
-        if (awaited[k])
-            break;
-    }
-    return last;
-}
-
-static void account_kernels(eng_sim *s, int r, int i, int last, double start, double end);
-
-/* Run the kernels of the fused run starting at list index i (fused_run_end) on the calling
- * actor, record their times; returns the run's last index. The run is a sleep of its length,
- * not a SimGrid exec: a GPU runs one rank's compute stream (one rank a GPU, jobs on disjoint
- * GPUs), so an exec would share the GPU's speed with nothing and end at the same time, for
- * about twice the simulator's cost (README, "Speed"). */
-static int run_kernels(eng_sim *s, int r, int i)
-{
-    double scale = s->opt.exec_speed_scale, seconds;
-    int last = fused_run_end(&s->g->ranks[r], s->awaited[r], i, &seconds);
-    double start = simgrid_get_clock();
-    if (seconds > 0)
-        sg_actor_sleep_for(seconds * scale);
-    account_kernels(s, r, i, last, start, simgrid_get_clock());
-    return last;
-}
-
-/* Kernels i..last of rank r (a fused run) ran from start to end: their records and the
- * compute stream's accounts. */
-static void account_kernels(eng_sim *s, int r, int i, int last, double start, double end)
-{
-    const tg_rank *list = &s->g->ranks[r];
-    eng_rank_state *st = &s->rs[r];
-    double scale = s->opt.exec_speed_scale;
-    if (s->start_s) {
-        double t = start;
-        for (int k = i; k <= last; k = next_of(list, 0, k + 1)) {
-            s->start_s[r][k] = t;
-            t += list->tasks[k].amount * scale;
-            s->end_s[r][k] = k == last ? end : t;
-        }
-    }
-    st->busy_s[0] += end - start;
-    st->last_end_s[0] = end;
-}
-
-int eng_kernels_ahead(eng_sim *s, int r, int i, double *t_s, bool commit)
-{
-    const tg_rank *list = &s->g->ranks[r];
-    eng_rank_state *st = &s->rs[r];
-    while (i < list->n_tasks && tg_stream(&list->tasks[i]) == 0) {
-        double seconds;
-        int last = fused_run_end(list, s->awaited[r], i, &seconds);
-        double start = *t_s, end = seconds > 0 ? start + seconds * s->opt.exec_speed_scale : start;
-        if (commit && list->tasks[i].after >= 0) /* as both_streams counts it */
-            st->exposed_s += start - st->last_end_s[0];
-        if (commit)
-            account_kernels(s, r, i, last, start, end);
-        *t_s = end;
-        i = last + 1;
-    }
-    return i;
 }
 
 /* Run communication task i of rank r on the calling actor and record its times. */
@@ -158,17 +78,17 @@ static void compute_stream(eng_sim *s, int r)
 {
     const tg_rank *list = &s->g->ranks[r];
     eng_rank_state *st = &s->rs[r];
-    for (int i = next_of(list, 0, 0); i < list->n_tasks;) {
+    for (int i = eng_next_of(list, 0, 0); i < list->n_tasks;) {
         st->current[0] = i;
         if (list->tasks[i].after >= 0) {
             double t0 = simgrid_get_clock();
             wait_other(st, 0, list->tasks[i].after);
             st->exposed_s += simgrid_get_clock() - t0;
         }
-        int last = run_kernels(s, r, i);
+        int last = eng_run_kernels(s, r, i);
         st->done_pos[0] = last + 1;
         notify_other(st, 0);
-        i = next_of(list, 0, last + 1);
+        i = eng_next_of(list, 0, last + 1);
     }
     st->finished[0] = true;
 }
@@ -178,7 +98,7 @@ static void comm_stream(eng_sim *s, int r)
 {
     const tg_rank *list = &s->g->ranks[r];
     eng_rank_state *st = &s->rs[r];
-    for (int i = next_of(list, 1, 0); i < list->n_tasks; i = next_of(list, 1, i + 1)) {
+    for (int i = eng_next_of(list, 1, 0); i < list->n_tasks; i = eng_next_of(list, 1, i + 1)) {
         st->current[1] = i;
         if (list->tasks[i].after >= 0)
             wait_other(st, 1, list->tasks[i].after);
@@ -224,7 +144,7 @@ static void both_streams(eng_sim *s, int r)
         }
         if (list->tasks[i].after >= 0)
             st->exposed_s += simgrid_get_clock() - ready_s;
-        i = run_kernels(s, r, i) + 1;
+        i = eng_run_kernels(s, r, i) + 1;
         ready_s = st->last_end_s[0];
     }
     st->finished[0] = st->finished[1] = true;
@@ -373,8 +293,8 @@ static void start_actors(eng_sim *s, eng_actor_arg *args)
     for (int r = 0; r < g->n_ranks; r++) {
         const tg_rank *list = &g->ranks[r];
         sg_host_t host = s->plat->gpus[s->gpu_of_rank[r]];
-        bool empty[2] = {next_of(list, 0, 0) == list->n_tasks,
-                         next_of(list, 1, 0) == list->n_tasks};
+        bool empty[2] = {eng_next_of(list, 0, 0) == list->n_tasks,
+                         eng_next_of(list, 1, 0) == list->n_tasks};
         s->rs[r].finished[0] = empty[0];
         s->rs[r].finished[1] = empty[1];
         if (s->one_actor[r] && !(empty[0] && empty[1])) {
@@ -400,7 +320,8 @@ static long count_actors(const eng_sim *s)
     long n = 0;
     for (int r = 0; r < s->g->n_ranks; r++) {
         const tg_rank *list = &s->g->ranks[r];
-        int streams = (next_of(list, 0, 0) < list->n_tasks) + (next_of(list, 1, 0) < list->n_tasks);
+        int streams = (eng_next_of(list, 0, 0) < list->n_tasks) +
+                      (eng_next_of(list, 1, 0) < list->n_tasks);
         n += s->one_actor[r] && streams > 0 ? 1 : streams;
     }
     return n + (s->host_mem ? 2L * s->g->n_ranks : 0);

@@ -1,17 +1,31 @@
 /* engine_int.h: the state the engine's files share; not part of the public interface.
  *
- * engine.c runs the streams (one or two SimGrid actors per rank, their ordering and the
- * results); engine_comm.c turns communication tasks into point-to-point messages (rings,
- * hierarchical allreduce, exchanges) at the chosen fidelity; engine_prepare.c checks the tasks
- * and builds what they need (group index, layouts, mailboxes, barriers); engine_exposed.c
- * finds the rings flow mode must run step by step (contention that moves); engine_private.c
- * computes the messages of ring edges whose links nothing else uses instead of sending them;
- * engine_tree.c runs an allreduce as NCCL's double binary tree; engine_fit.c decides whether
- * the run's actors fit the machine; engine_rings.c runs an allreduce as NCCL's rings over
- * every NIC of a node; engine_mbox.c keeps the mailboxes. All see one eng_sim,
- * built before the simulation starts and read by every actor. SimGrid actors are cooperative
- * (only one runs at a time and it yields only inside a SimGrid call), so the actors update the
- * shared counters without locks. */
+ * The files are layers: a file calls only files of the layers below its own (the calls in
+ * brackets), never one of its layer or above. The sections below, one per file, are in this
+ * order, bottom first:
+ *   0  engine_mbox.c     the mailbox of every ordered rank pair, in a hash table
+ *      engine_fit.c      whether the run's actors fit the machine
+ *      engine_layout.c   where a rank stands in its groups; the rings their collectives run on
+ *      engine_kernels.c  a rank's kernels in fused runs, run or computed ahead
+ *   1  engine_p2p.c      point-to-point messages: posted, received, relayed through host
+ *                        memory, sent and received at once, synchronous          (mbox)
+ *   2  engine_private.c  ring edges whose links nothing else uses, computed, not sent
+ *      engine_tree.c     an allreduce as NCCL's double binary tree
+ *      engine_rings.c    an allreduce as NCCL's rings over every NIC of a node
+ *                                                              (each: p2p, mbox)
+ *   3  engine_segment.c  kernels and collectives on a private ring computed ahead together
+ *                                                              (private, kernels, p2p)
+ *      engine_exposed.c  the rings flow mode runs step by step (contention that moves)
+ *                                                              (private, tree, rings, mbox)
+ *   4  engine_comm.c     a communication task run: its messages, its rings, its algorithm
+ *                                  (segment, private, tree, rings, layout, p2p, mbox)
+ *      engine_prepare.c  the tasks checked, and what they need built, before the run
+ *                                  (exposed, private, tree, rings, layout, p2p, mbox)
+ *   5  engine.c          the streams of every rank, the run and its results (engine.h)
+ *                                                              (comm, prepare, kernels, fit)
+ * All see one eng_sim, built before the simulation starts and read by every actor. SimGrid
+ * actors are cooperative (only one runs at a time and it yields only inside a SimGrid call),
+ * so the actors update the shared counters without locks. */
 #ifndef ENGINE_INT_H
 #define ENGINE_INT_H
 
@@ -85,7 +99,7 @@ typedef struct {
     double latency_s, bandwidth_Bps; /* of the route */
 } eng_pedge;
 
-/* A relay of staged messages, reused (engine_comm.c). */
+/* A relay of staged messages, reused (engine_p2p.c). */
 typedef struct eng_relay eng_relay;
 
 /* A ring as a strided view of a rank array: member i is base[i * stride]. */
@@ -162,7 +176,7 @@ typedef struct {
                              * is computed (engine_private.c), their pairs are not the group
                              * rings' */
     int nics_per_node;      /* the platform's (plat_nics_per_node), for NCCL's choice */
-    eng_relay **relay_idle; /* per rank, with host_mem: its idle relays (engine_comm.c) */
+    eng_relay **relay_idle; /* per rank, with host_mem: its idle relays (engine_p2p.c) */
     sg_host_t *host_mem;    /* per rank: the host standing for the host memory it stages
                              * through (its node's or its CPU's: plat_host_memory), or NULL;
                              * the array is NULL when no task is staged */
@@ -199,21 +213,10 @@ int eng_pair_edge(const eng_sim *s, int src, int dst);
 /* The pair and channel of a key of the table. */
 void eng_pair_of(const eng_sim *s, uint64_t key, int *src, int *dst, int *channel);
 
-/* engine_comm.c */
+/* engine_layout.c */
 
-/* Does task t run as a ring collective on its group's private ring in flow mode
- * (eng_private_flow's case in eng_comm_run)? Then its steps and chunk bytes. */
-bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk);
-
-/* Run communication task t of rank `rank` in the calling actor; returns when it has finished. */
-void eng_comm_run(eng_sim *s, int rank, const tg_task *t);
-
-/* A message posted into the pair's mailbox (counted). */
-sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes);
-
-/* Is a staged message from src to dst relayed through host memory (both on one node whose
- * host memory the platform declares; the relay is on the sender's)? */
-bool eng_relayed(const eng_sim *s, int src, int dst);
+/* The rank's position in group `group`, or -1 if it is not a member. */
+int eng_group_pos(const eng_sim *s, int rank, int group);
 
 /* The rings a group's collectives run on, seen from the member at group position pos: the
  * group's own (its barrier and private state, whether it is exposed), and the intra-node ring
@@ -223,59 +226,57 @@ eng_ring eng_group_ring(const eng_sim *s, int group, int pos);
 eng_ring eng_intra_ring(const eng_hier *h, int pos, sg_bar_t *bars);
 eng_ring eng_inter_ring(const eng_hier *h, int pos, sg_bar_t *bars);
 
+/* engine_kernels.c */
+
+/* The first task of `stream` at list index `from` or later (n_tasks if none). */
+static inline int eng_next_of(const tg_rank *list, int stream, int from)
+{
+    while (from < list->n_tasks && tg_stream(&list->tasks[from]) != stream)
+        from++;
+    return from;
+}
+
+/* Run the kernels of the fused run starting at list index i on the calling actor (one wait of
+ * its length), record and account them; returns the run's last index. */
+int eng_run_kernels(eng_sim *s, int r, int i);
+
+/* Rank r's kernels from list index i on, as the actor runs them from date *t_s: returns the
+ * index of the first task that is not a kernel; *t_s becomes when the last kernel ends. commit:
+ * also record them and account them in the rank's state, as running them does. */
+int eng_kernels_ahead(eng_sim *s, int r, int i, double *t_s, bool commit);
+
+/* engine_p2p.c */
+
+/* Chunk sizes are whole bytes: SimGrid sizes messages in bytes. */
+long eng_chunk_bytes(double bytes);
+
+/* A message posted into the pair's mailbox (counted). */
+sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes);
+
+/* Is a staged message from src to dst relayed through host memory (both on one node whose
+ * host memory the platform declares; the relay is on the sender's)? */
+bool eng_relayed(const eng_sim *s, int src, int dst);
+
 /* A receive of `bytes` (as the receiver expects them) has completed with this payload: count
  * it (the run's invariants compare it with what was sent), and if it came from a relay, wait
  * for the relay's other copy as well. */
 void eng_received(eng_sim *s, void *payload, long bytes);
 
-/* engine_tree.c */
+/* A message from src to dst, through host memory when staged (TG_FLAG_STAGED) and relayed
+ * (eng_relayed); its caller pays the staging latency. */
+sg_comm_t eng_send(eng_sim *s, int src, int dst, long bytes, bool staged);
 
-/* A function applied to the ordered rank pairs of a set of edges. */
-typedef void (*eng_edge_fn)(const eng_sim *s, int src, int dst, void *arg);
+/* The latency of the path a message from src to dst takes (a relayed one: its slower half). */
+double eng_edge_latency(const eng_sim *s, int src, int dst, bool staged);
 
-/* Apply fn to every pair the tree over the group laid out in h sends on (once prepared). */
-void eng_tree_edges(const eng_sim *s, const eng_hier *h, eng_edge_fn fn, void *arg);
+/* Rank `rank` receives `bytes` from every rank of `from` and sends them to every rank of `to`,
+ * all posted at once (the receives first), the staging paid once; returns when all are done. */
+void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from, int n_from,
+                  double bytes, bool staged);
 
-/* Prepare rank `rank` (group position pos) for a tree over the group laid out in h: its
- * mailboxes, and once per group the barrier, the depth and the slowest edge. */
-int eng_tree_prepare(eng_sim *s, eng_hier *h, int pos, char *err);
-
-/* The allreduce of `bytes` as NCCL's double binary tree (collective.h), run by the member at
- * position pos of the group laid out in h. */
-void eng_tree_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
-
-/* The algorithm an allreduce of the group laid out in h runs: TG_ALGO_AUTO resolved as NCCL
- * 2.4 would (its rings, or the ring when they are one, or the tree), any other returned as it
- * is. */
-tg_algo eng_tree_choice(const eng_sim *s, const eng_hier *h, tg_algo algo, double bytes);
-
-/* engine_rings.c */
-
-/* The rings NCCL's rings allreduce runs for the group laid out in h (co_ring_count). */
-int eng_rings_count(const eng_sim *s, const eng_hier *h);
-
-/* Prepare rank `rank` (group position pos) for the rings of the group laid out in h (h->rings
- * set, at least 2): its mailboxes, and once per group the flow-mode barrier. */
-int eng_rings_prepare(eng_sim *s, eng_hier *h, int pos, char *err);
-
-/* Flow mode: apply fn to every pair the rings of the group laid out in h send on (once
- * prepared). */
-void eng_rings_edges(const eng_sim *s, const eng_hier *h, eng_edge_fn fn, void *arg);
-
-/* The allreduce of `bytes` on the rings, run by the member at position pos of the group laid
- * out in h. */
-void eng_rings_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
-
-/* engine_exposed.c */
-
-/* Flow mode runs exposed rings step by step while their messages an iteration stay within
- * this (about 7 s of simulation on 2 cores), the cheapest groups first. */
-#define ENG_STEP_BUDGET_MESSAGES 1e6
-
-/* Flow mode: mark the groups whose rings share a link with traffic that may come and go
- * (eng_sim.ring_exposed; ring_used: per group, 1 if a collective runs it as a ring), after the
- * mailboxes and layouts are registered. */
-int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err);
+/* A synchronous send (TG_FLAG_SYNC, MPI_Ssend): returns when the receiver has the message,
+ * and, staged, the staging latency after that. */
+void eng_sync_send(eng_sim *s, int rank, int dst, double bytes, bool staged);
 
 /* engine_private.c */
 
@@ -329,7 +330,49 @@ void eng_private_step(eng_sim *s, eng_ring v, long chunk);
  * private edges computed as eng_private_step's, others sent; k = 1 is eng_private_step. */
 void eng_private_block(eng_sim *s, eng_ring v, int k, long chunk);
 
+/* engine_tree.c */
+
+/* A function applied to the ordered rank pairs of a set of edges. */
+typedef void (*eng_edge_fn)(const eng_sim *s, int src, int dst, void *arg);
+
+/* Apply fn to every pair the tree over the group laid out in h sends on (once prepared). */
+void eng_tree_edges(const eng_sim *s, const eng_hier *h, eng_edge_fn fn, void *arg);
+
+/* Prepare rank `rank` (group position pos) for a tree over the group laid out in h: its
+ * mailboxes, and once per group the barrier, the depth and the slowest edge. */
+int eng_tree_prepare(eng_sim *s, eng_hier *h, int pos, char *err);
+
+/* The allreduce of `bytes` as NCCL's double binary tree (collective.h), run by the member at
+ * position pos of the group laid out in h. */
+void eng_tree_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
+
+/* The algorithm an allreduce of the group laid out in h runs: TG_ALGO_AUTO resolved as NCCL
+ * 2.4 would (its rings, or the ring when they are one, or the tree), any other returned as it
+ * is. */
+tg_algo eng_tree_choice(const eng_sim *s, const eng_hier *h, tg_algo algo, double bytes);
+
+/* engine_rings.c */
+
+/* The rings NCCL's rings allreduce runs for the group laid out in h (co_ring_count). */
+int eng_rings_count(const eng_sim *s, const eng_hier *h);
+
+/* Prepare rank `rank` (group position pos) for the rings of the group laid out in h (h->rings
+ * set, at least 2): its mailboxes, and once per group the flow-mode barrier. */
+int eng_rings_prepare(eng_sim *s, eng_hier *h, int pos, char *err);
+
+/* Flow mode: apply fn to every pair the rings of the group laid out in h send on (once
+ * prepared). */
+void eng_rings_edges(const eng_sim *s, const eng_hier *h, eng_edge_fn fn, void *arg);
+
+/* The allreduce of `bytes` on the rings, run by the member at position pos of the group laid
+ * out in h. */
+void eng_rings_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
+
 /* engine_segment.c */
+
+/* Does task t run as a ring collective on its group's private ring in flow mode (eng_comm_run
+ * then hands it to eng_private_segment)? Then its steps and chunk bytes. */
+bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk);
 
 /* eng_private_flow for a group's ring, reached by a collective task of `rank`, that also
  * computes what follows it when it can (a computed segment): while every member's next tasks
@@ -339,12 +382,21 @@ void eng_private_block(eng_sim *s, eng_ring v, int k, long chunk);
  * (eng_rank_state.seg_next says where it goes on). */
 void eng_private_segment(eng_sim *s, int rank, eng_ring v, int steps, long chunk);
 
-/* engine.c, for the segments */
+/* engine_exposed.c */
 
-/* Rank r's kernels from list index i on, as the actor runs them from date *t_s: returns the
- * index of the first task that is not a kernel; *t_s becomes when the last kernel ends. commit:
- * also record them and account them in the rank's state, as running them does. */
-int eng_kernels_ahead(eng_sim *s, int r, int i, double *t_s, bool commit);
+/* Flow mode runs exposed rings step by step while their messages an iteration stay within
+ * this (about 7 s of simulation on 2 cores), the cheapest groups first. */
+#define ENG_STEP_BUDGET_MESSAGES 1e6
+
+/* Flow mode: mark the groups whose rings share a link with traffic that may come and go
+ * (eng_sim.ring_exposed; ring_used: per group, 1 if a collective runs it as a ring), after the
+ * mailboxes and layouts are registered. */
+int eng_exposed_prepare(eng_sim *s, const uint8_t *ring_used, char *err);
+
+/* engine_comm.c */
+
+/* Run communication task t of rank `rank` in the calling actor; returns when it has finished. */
+void eng_comm_run(eng_sim *s, int rank, const tg_task *t);
 
 /* engine_prepare.c */
 
@@ -355,8 +407,5 @@ int eng_comm_prepare(eng_sim *s, char *err);
 
 /* Free what eng_comm_prepare built. */
 void eng_comm_release(eng_sim *s);
-
-/* The rank's position in group `group`, or -1 if it is not a member. */
-int eng_group_pos(const eng_sim *s, int rank, int group);
 
 #endif

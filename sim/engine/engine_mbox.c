@@ -2,7 +2,7 @@
  * before the simulation starts (engine_int.h's eng_mbox_table), so that a message costs a
  * hash probe instead of formatting and looking up a name. Every pair has two mailboxes:
  * channel 0 for its messages, channel 1 for the first half of its messages staged through host
- * memory (to the relay, engine_comm.c). Channel 0's slots also say which private edge the
+ * memory (to the relay, engine_p2p.c). Channel 0's slots also say which private edge the
  * pair is, if any (engine_private.c). */
 #include "engine_int.h"
 

@@ -12,19 +12,6 @@
 
 #include <simgrid/host.h>
 
-int eng_group_pos(const eng_sim *s, int rank, int group)
-{
-    int lo = s->member_start[rank], end = s->member_start[rank + 1], hi = end;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (s->member_group[mid] < group)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < end && s->member_group[lo] == group ? s->member_pos[lo] : -1;
-}
-
 /* Index every rank's groups (CSR by rank, groups increasing); flag groups naming a rank twice. */
 static int build_member_index(eng_sim *s, uint8_t *dup, char *err)
 {

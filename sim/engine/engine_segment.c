@@ -11,7 +11,7 @@
  * ring's links carry no other message, a GPU runs its own rank's kernels only, and a rank
  * whose list is one chain runs it in order on one actor. So once the members have met at the
  * first collective, the one that computes it also computes what follows, for every member:
- * its kernels (as run_kernels would run them), the next collective on the same ring (from the
+ * its kernels (as eng_run_kernels would run them), the next collective on the same ring (from the
  * members' arrivals, as eng_private_flow would), and so on while every member's next task
  * after its kernels is a collective on the same ring. It records and accounts every task of
  * the stretch as running them would, then each member sleeps once, to the stretch's end.
@@ -21,6 +21,20 @@
 #include "engine_int.h"
 
 #include <simgrid/engine.h>
+
+/* The tasks eng_comm_run hands to eng_private_segment: a ring allgather, reduce-scatter or
+ * (ring-only) allreduce, not staged, on a group with a private ring, in flow mode. */
+bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk)
+{
+    if (s->opt.fidelity != ENG_FLOW || (t->flags & TG_FLAG_STAGED) || !s->ring_priv ||
+        (t->op != TG_ALLGATHER && t->op != TG_REDUCE_SCATTER && t->op != TG_ALLREDUCE) ||
+        !s->ring_priv[t->peer] || (t->op == TG_ALLREDUCE && s->hier[t->peer]))
+        return false;
+    int n = s->g->groups[t->peer].n;
+    *steps = t->op == TG_ALLREDUCE ? 2 * (n - 1) : n - 1;
+    *chunk = eng_chunk_bytes(t->op == TG_ALLGATHER ? t->amount : t->amount / n);
+    return n >= 2 && *steps >= 1;
+}
 
 /* Can every member of v go on from r->seg_at[] to a collective on ring r after its kernels?
  * Sets each member's collective (r->seg_task[]) and its steps and chunk, which must agree. */

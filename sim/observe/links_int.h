@@ -29,7 +29,7 @@ typedef struct {
 } lk_msg;
 
 /* A GPU pair some message used, and its route. Endpoints are GPU indices, or n_gpus + g for
- * a host memory (a staged message's two copies, sim/engine/engine_comm.c; lk_collector). */
+ * a host memory (a staged message's two copies, sim/engine/engine_p2p.c; lk_collector). */
 typedef struct {
     int src, dst;       /* endpoint indices */
     int first, n;       /* its links at route_links[first .. first+n) */

@@ -1,0 +1,236 @@
+/* engine_p2p.c: point-to-point messages, the layer every algorithm of the engine sends
+ * through (engine_int.h, "engine_p2p.c"): a message posted and received (counted), a message
+ * staged through host memory by a relay actor, sends and receives posted at once, synchronous
+ * sends.
+ *
+ * Every message goes through the rendezvous mailbox of its ordered (source, destination) rank
+ * pair, so the messages of one pair match in program order whatever else is in flight. The
+ * mailboxes are created before the simulation starts and kept in a hash table (engine_mbox.c),
+ * so a message costs a probe, not a formatted name. */
+#include "engine_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/host.h>
+
+/* Chunk sizes are whole bytes: SimGrid sizes messages in bytes. */
+long eng_chunk_bytes(double bytes)
+{
+    return bytes > 0 ? (long)llround(bytes) : 0;
+}
+
+sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes)
+{
+    s->messages++;
+    s->bytes_sent += (double)bytes;
+    /* SimGrid refuses a NULL payload; the receiver ignores it anyway. */
+    return sg_mailbox_put_async(eng_mbox(s, src, dst), s, bytes);
+}
+
+/* A message staged through host memory (TG_FLAG_STAGED: MPI without GPUDirect) is copied from
+ * the GPU into host memory and from there into the other GPU. Its callers sleep the platform's
+ * staging latency before posting it (the software cost of the copies); then, between two GPUs
+ * of a node whose platform declares its host memory (eng_sim.host_mem), it takes the PCIe
+ * path, not NVLink: a relay actor on the sender's host memory (its CPU's, when the node has
+ * two) receives it from the sender over the sender's PCIe link while it sends it on to the
+ * receiver over the receiver's (and the link between the CPUs if the receiver hangs off the
+ * other), both copies at once as pipelined staging does, so each half meets whatever else uses
+ * its links. Otherwise
+ * (other nodes: the route already crosses both PCIe links; or no host memory declared) it
+ * takes its route.
+ *
+ * A relay that has delivered waits, idle, for its sender's next staged message (eng_relay):
+ * an actor costs its stack's mappings and guard page to make and to undo, several times what
+ * its two copies cost the simulator, and a rank stages one message after another (a halo
+ * chain: tens of thousands a run). Idle relays are daemons: SimGrid ends them with the run. */
+typedef struct {
+    eng_sim *s;
+    int src, dst;   /* the ranks */
+    long bytes;
+    sg_sem_t copied; /* released once both copies are done */
+    int refs;       /* the relay and the receiver (and a synchronous sender): the last one
+                     * out frees this */
+    sg_sem_t delivered; /* a synchronous send's: released when the receiver has it, or NULL */
+} relay_arg;
+
+/* A relay actor, kept by its sender (eng_sim.relay_idle[src] while idle). */
+struct eng_relay {
+    sg_sem_t go;          /* released when it has a message to relay */
+    relay_arg *arg;       /* that message, NULL while idle */
+    struct eng_relay *next; /* the next idle relay of the same sender */
+};
+
+static void relay_unref(relay_arg *a)
+{
+    if (--a->refs == 0) {
+        sg_sem_destroy(a->copied);
+        if (a->delivered)
+            sg_sem_destroy(a->delivered);
+        free(a);
+    }
+}
+
+/* The relay ends (the run is over, or a deadlock ended it mid-copy): what it holds is freed. */
+static void relay_exit(int failed, void *arg)
+{
+    (void)failed;
+    eng_relay *r = arg;
+    if (r->arg)
+        relay_unref(r->arg);
+    sg_sem_destroy(r->go);
+    free(r);
+}
+
+/* The relay's message to the receiver carries the relay_arg as its payload (every other
+ * message carries the eng_sim), so that the receiver can wait for the other copy too: the
+ * data is not all there before both copies are done, whichever link was slower. */
+static void relay_main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    eng_relay *r = sg_actor_self_get_data();
+    sg_actor_on_exit(relay_exit, r);
+    sg_actor_daemonize(sg_actor_self());
+    for (;;) {
+        sg_sem_acquire(r->go);
+        relay_arg *a = r->arg;
+        void *payload;
+        sg_comm_t c[2];
+        c[0] = sg_mailbox_get_async(eng_mbox_on(a->s, a->src, a->dst, 1), &payload);
+        c[1] = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
+        sg_comm_wait_all(c, 2);
+        sg_sem_release(a->copied);
+        if (a->delivered)
+            sg_sem_release(a->delivered);
+        eng_sim *s = a->s;
+        int src = a->src;
+        r->arg = NULL;
+        relay_unref(a);
+        r->next = s->relay_idle[src];
+        s->relay_idle[src] = r;
+    }
+}
+
+/* Hand message a to an idle relay of its sender, or to a new one; false when out of memory. */
+static bool relay_start(eng_sim *s, relay_arg *a)
+{
+    eng_relay *r = s->relay_idle[a->src];
+    if (r) {
+        s->relay_idle[a->src] = r->next;
+    } else {
+        if (!(r = calloc(1, sizeof *r)) || !(r->go = sg_sem_init(0))) {
+            free(r);
+            return false;
+        }
+        sg_actor_t relay = sg_actor_init("relay", s->host_mem[a->src]);
+        sg_actor_set_data(relay, r);
+        sg_actor_start(relay, relay_main, 0, NULL);
+    }
+    r->arg = a;
+    sg_sem_release(r->go);
+    return true;
+}
+
+/* A receive of `bytes` (as the receiver expects them) has completed with this payload: count
+ * it, and if it came from a relay, wait for the relay's other copy as well. */
+void eng_received(eng_sim *s, void *payload, long bytes)
+{
+    s->messages_received++;
+    s->bytes_received += (double)bytes;
+    if (!payload || payload == s)
+        return;
+    relay_arg *a = payload;
+    sg_sem_acquire(a->copied);
+    relay_unref(a);
+}
+
+bool eng_relayed(const eng_sim *s, int src, int dst)
+{
+    int gpn = s->plat->gpus_per_node > 0 ? s->plat->gpus_per_node : 1;
+    return s->host_mem && s->host_mem[src] && s->host_mem[dst] &&
+           s->gpu_of_rank[src] / gpn == s->gpu_of_rank[dst] / gpn;
+}
+
+/* A message from src to dst; with sync (a synchronous send), *sync gets its relay (to wait on
+ * a->delivered, then unref) or NULL when it goes straight (the wait on the message is then
+ * synchronous already). */
+static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool staged,
+                              relay_arg **sync)
+{
+    if (sync)
+        *sync = NULL;
+    if (!staged || !eng_relayed(s, src, dst))
+        return eng_post_send(s, src, dst, bytes);
+    relay_arg *a = malloc(sizeof *a);
+    if (!a) /* cannot relay: the message still arrives, over its route */
+        return eng_post_send(s, src, dst, bytes);
+    *a = (relay_arg){s, src, dst, bytes, sg_sem_init(0), sync ? 3 : 2,
+                     sync ? sg_sem_init(0) : NULL};
+    if (!relay_start(s, a)) {
+        a->refs = 1, relay_unref(a);
+        return eng_post_send(s, src, dst, bytes);
+    }
+    if (sync)
+        *sync = a;
+    s->messages++;
+    s->bytes_sent += (double)bytes;
+    return sg_mailbox_put_async(eng_mbox_on(s, src, dst, 1), s, bytes);
+}
+
+sg_comm_t eng_send(eng_sim *s, int src, int dst, long bytes, bool staged)
+{
+    return send_message(s, src, dst, bytes, staged, NULL);
+}
+
+/* The latency of the path a message from rank src to rank dst takes: a relayed one's two
+ * halves run side by side, so the slower half's. */
+double eng_edge_latency(const eng_sim *s, int src, int dst, bool staged)
+{
+    sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];
+    if (!staged || !eng_relayed(s, src, dst))
+        return sg_host_get_route_latency(a, b);
+    double up_s = sg_host_get_route_latency(a, s->host_mem[src]);
+    double down_s = sg_host_get_route_latency(s->host_mem[src], b); /* the relay's copy */
+    return up_s > down_s ? up_s : down_s;
+}
+
+/* Receive from every rank of `from` and send to every rank of `to`, all posted at once and
+ * waited for together; the receives first, so that peers' messages start as soon as they are
+ * sent, then the staging (once: the messages are staged side by side), then the sends. */
+void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from, int n_from,
+                  double bytes, bool staged)
+{
+    bool wide = n_to + n_from > 2;
+    sg_comm_t pair[2], *c = wide ? s->rs[rank].scratch : pair;
+    void *one[2], **payload = wide ? s->rs[rank].payloads : one;
+    long b = eng_chunk_bytes(bytes);
+    for (int i = 0; i < n_from; i++)
+        c[i] = sg_mailbox_get_async(eng_mbox(s, from[i], rank), &payload[i]);
+    if (staged && n_to > 0 && s->plat->staging_latency_s > 0)
+        sg_actor_sleep_for(s->plat->staging_latency_s);
+    for (int i = 0; i < n_to; i++)
+        c[n_from + i] = send_message(s, rank, to[i], b, staged, NULL);
+    sg_comm_wait_all(c, (size_t)(n_to + n_from));
+    for (int i = 0; i < n_from; i++)
+        eng_received(s, payload[i], b);
+}
+
+/* A synchronous send (TG_FLAG_SYNC, MPI_Ssend): the sender goes on when the receiver has the
+ * message, through a relay too (whose copy into host memory alone would free the sender). The
+ * staging latency (the software of an MPI message without GPUDirect, per message: ParaDL
+ * measured it end to end) is paid after the delivery: the send completes when the receiver's
+ * side of the protocol has answered, so that a chain of synchronous sends pays it at every
+ * hop, one after the other, as the closed form charges a chain. */
+void eng_sync_send(eng_sim *s, int rank, int dst, double bytes, bool staged)
+{
+    relay_arg *relay;
+    sg_comm_t c = send_message(s, rank, dst, eng_chunk_bytes(bytes), staged, &relay);
+    sg_comm_wait(c);
+    if (relay) {
+        sg_sem_acquire(relay->delivered);
+        relay_unref(relay);
+    }
+    if (staged && s->plat->staging_latency_s > 0)
+        sg_actor_sleep_for(s->plat->staging_latency_s);
+}

@@ -85,11 +85,8 @@ typedef struct {
     int too_big;                   /* of them, possible but beyond a GPU's memory */
 } an_uniform;
 
-/* The uniform strategies tried for wl on p GPUs, as -s names them; returns how many (at most
- * max). The pipeline, which keeps the measured times, only where they hold beside wl's kernel
- * times (kt_measured_holds: not the V100's measured times beside an H100's model kernels). */
-int an_uniform_names(const wl_workload *wl, const kt_compute *kc, int p,
-                     char names[][AN_UNIFORM_NAME_LEN], int max);
+/* The uniform strategies tried on p GPUs, as -s names them; returns how many (at most max). */
+int an_uniform_names(int p, char names[][AN_UNIFORM_NAME_LEN], int max);
 
 /* The fastest uniform strategy for wl on p GPUs of plat at this batch, by the analytic model,
  * among those that run and fit, each trained as `train` says (a runtime's gradient bytes and

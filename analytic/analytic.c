@@ -166,7 +166,8 @@ static void model_spatial(const wl_workload *wl, const kt_compute *kc, const st_
 /* Pipeline parallelism, GPipe: GPU i runs stage i (st_pipeline_partition); the batch flows as
  * S micro-batches, so a step takes the slowest stage and the pipeline fills and drains in
  * p+S-1 steps; each boundary sends the stage's output forward and its gradient back,
- * 2(p+S-2) sends on the critical path, each as slow as the slowest boundary. */
+ * 2(p+S-2) sends on the critical path, each as slow as the slowest boundary. A stage's
+ * kernels are its layers' on one micro-batch (an__pipeline_stages). */
 static int model_pipeline(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
                           double batch, const an_links *ln, hs_times *it, an_terms *terms,
                           char *err)
@@ -178,35 +179,27 @@ static int model_pipeline(const wl_workload *wl, const kt_compute *kc, const st_
     int *first = malloc((size_t)(p + 1) * sizeof *first);
     if (!first)
         return hs_fail(err, HS_EINTERNAL, "out of memory partitioning %d stages", p);
-    int status = st_pipeline_partition(wl, p, first, err);
+    int status = st_pipeline_partition(wl, kc, batch / segs, p, first, err);
     if (status != HS_OK) {
         free(first);
         return status;
     }
-    double max_fw = 0, max_bw = 0, max_wu = 0, max_send = 0;
+    double max_send = 0;
     double micro = batch / segs;
-    for (int g = 0; g < p; g++) {
-        double fw = 0, bw = 0, wu = 0;
-        for (int i = first[g]; i < first[g + 1]; i++) {
-            const wl_layer *l = &wl->layers[i];
-            fw += l->fw_s;
-            bw += l->bw_s;
-            wu += l->wu_s;
-        }
-        max_fw = fw > max_fw ? fw : max_fw;
-        max_bw = bw > max_bw ? bw : max_bw;
-        max_wu = wu > max_wu ? wu : max_wu;
-        if (g < p - 1) {
-            an_link l = ln->stage[g];
-            double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-            double send = l.alpha_s + micro * y * kt_message_bytes(kc) * l.beta_s_per_byte;
-            max_send = send > max_send ? send : max_send;
-        }
+    an_stages m;
+    status = an__pipeline_stages(wl, kc, first, p, micro, &m, err);
+    for (int g = 0; status == HS_OK && g < p - 1; g++) {
+        an_link l = ln->stage[g];
+        double y = (double)wl->layers[first[g + 1] - 1].y_elems;
+        double send = l.alpha_s + micro * y * kt_message_bytes(kc) * l.beta_s_per_byte;
+        max_send = send > max_send ? send : max_send;
     }
     free(first);
-    it->compute_s = micro * (p + segs - 1) * (max_fw + max_bw) + max_wu;
+    if (status != HS_OK)
+        return status;
+    it->compute_s = m.per_samples * (p + segs - 1) * (m.fw_s + m.bw_s) + m.wu_s;
     /* p-1 of the p+S-1 steps are the fill and the drain: a stage's share of them is idle */
-    terms->bubble_s = micro * (p - 1) * (max_fw + max_bw);
+    terms->bubble_s = m.per_samples * (p - 1) * (m.fw_s + m.bw_s);
     terms->comm_s[HS_TERM_PIPELINE] = p > 1 ? 2.0 * (p + segs - 2) * max_send : 0.0;
     it->comm_s = an_terms_comm_s(terms);
     return HS_OK;
@@ -260,7 +253,7 @@ int an_model_terms(const wl_workload *wl, const kt_compute *kc, const st_strateg
         return hs_fail(err, HS_EINTERNAL, "analytic: strategy kind %d not handled",
                        (int)st->kind);
     }
-    if (kc && st->kind != ST_PIPELINE) { /* a pipeline job is refused before */
+    if (kc && st->kind != ST_PIPELINE) { /* model_pipeline times its stages itself */
         status = an__model_compute_s(wl, kc, st, b, &it->compute_s, err);
         if (status != HS_OK)
             return status;
@@ -272,7 +265,7 @@ int an_model_terms(const wl_workload *wl, const kt_compute *kc, const st_strateg
     it->total_s = it->compute_s + it->exposed_comm_s;
     hs_estimate_scale_epoch(est, wl->samples, batch);
     /* Memory is the strategy's footprint, the same one the simulator reports. */
-    return fp_fill(wl, kt_precision(kc), st, batch, gpu_memory_bytes, est, err);
+    return fp_fill(wl, kc, st, batch, gpu_memory_bytes, est, err);
 }
 
 int an_estimate(const wl_workload *wl, const kt_compute *kc, const plat_platform *plat,

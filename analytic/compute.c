@@ -3,7 +3,8 @@
  *
  * Every layer at the shape one rank of a built-in layer-wise strategy computes, as
  * st_builtin_kernels_s cuts it (workloads/strategy/strategy.h), the function the simulator's
- * expansion calls too, so both derivations time the same kernels. */
+ * expansion calls too, so both derivations time the same kernels; a pipeline's stages as
+ * st_pipeline_kernels_s times them, a whole layer on a micro-batch. */
 #include "analytic_int.h"
 
 #include "compute.h"
@@ -34,5 +35,39 @@ int an__model_compute_s(const wl_workload *wl, const kt_compute *kc, const st_st
         sum_s += fw_s + bw_s + kt_compute_update_s(kc, wl, l, share ? st->p2 : 1);
     }
     *compute_s = sum_s;
+    return HS_OK;
+}
+
+/* Stage g's forward, backward and update seconds (an__pipeline_stages' units). */
+static int stage_s(const wl_workload *wl, const kt_compute *kc, int lo, int hi, double micro,
+                   double t[3], char *err)
+{
+    t[0] = t[1] = t[2] = 0;
+    for (int i = lo; i < hi; i++) {
+        const wl_layer *l = &wl->layers[i];
+        double fw_s = l->fw_s, bx_s = l->bw_s, bw_s = 0;
+        int rc = kc ? st_pipeline_kernels_s(wl, kc, micro, i, &fw_s, &bx_s, &bw_s, err) : HS_OK;
+        if (rc != HS_OK)
+            return rc;
+        t[0] += fw_s;
+        t[1] += kc ? bx_s + bw_s : bx_s;
+        t[2] += kc ? kt_compute_update_s(kc, wl, i, 1) : l->wu_s;
+    }
+    return HS_OK;
+}
+
+int an__pipeline_stages(const wl_workload *wl, const kt_compute *kc, const int *first, int n,
+                        double micro, an_stages *m, char *err)
+{
+    *m = (an_stages){.per_samples = kc ? 1.0 : micro};
+    for (int g = 0; g < n; g++) {
+        double t[3];
+        int rc = stage_s(wl, kc, first[g], first[g + 1], micro, t, err);
+        if (rc != HS_OK)
+            return rc;
+        m->fw_s = t[0] > m->fw_s ? t[0] : m->fw_s;
+        m->bw_s = t[1] > m->bw_s ? t[1] : m->bw_s;
+        m->wu_s = t[2] > m->wu_s ? t[2] : m->wu_s;
+    }
     return HS_OK;
 }

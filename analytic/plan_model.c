@@ -156,7 +156,8 @@ static int layers_model(an_net *net, const wl_workload *wl, const kt_compute *kc
     return status;
 }
 
-/* GPipe over the plan's stages (one rank each). */
+/* GPipe over the plan's stages (one rank each), each stage's kernels on a micro-batch
+ * (an__pipeline_stages). */
 static int pipeline_model(an_net *net, const wl_workload *wl, const kt_compute *kc,
                           const st_plan *plan, double batch, hs_times *it, an_terms *terms,
                           char *err)
@@ -171,25 +172,21 @@ static int pipeline_model(an_net *net, const wl_workload *wl, const kt_compute *
     }
     int n = 0, segs = plan->micro_batches;
     st_plan_stages(plan, first, rank, &n);
-    double micro = batch / segs, max_fw = 0, max_bw = 0, max_wu = 0, max_send = 0;
-    for (int g = 0; g < n; g++) {
-        double fw = 0, bw = 0, wu = 0;
-        for (int i = first[g]; i < first[g + 1]; i++)
-            fw += wl->layers[i].fw_s, bw += wl->layers[i].bw_s, wu += wl->layers[i].wu_s;
-        max_fw = fw > max_fw ? fw : max_fw;
-        max_bw = bw > max_bw ? bw : max_bw;
-        max_wu = wu > max_wu ? wu : max_wu;
-        if (g + 1 < n) {
-            an_link l = an__rank_pair(net, rank[g], rank[g + 1]);
-            double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-            double send = l.alpha_s + micro * y * kt_message_bytes(kc) * l.beta_s_per_byte;
-            max_send = send > max_send ? send : max_send;
-        }
+    double micro = batch / segs, max_send = 0;
+    an_stages m;
+    int status = an__pipeline_stages(wl, kc, first, n, micro, &m, err);
+    for (int g = 0; status == HS_OK && g + 1 < n; g++) {
+        an_link l = an__rank_pair(net, rank[g], rank[g + 1]);
+        double y = (double)wl->layers[first[g + 1] - 1].y_elems;
+        double send = l.alpha_s + micro * y * kt_message_bytes(kc) * l.beta_s_per_byte;
+        max_send = send > max_send ? send : max_send;
     }
     free(first);
     free(rank);
-    it->compute_s = micro * (n + segs - 1) * (max_fw + max_bw) + max_wu;
-    terms->bubble_s = micro * (n - 1) * (max_fw + max_bw);
+    if (status != HS_OK)
+        return status;
+    it->compute_s = m.per_samples * (n + segs - 1) * (m.fw_s + m.bw_s) + m.wu_s;
+    terms->bubble_s = m.per_samples * (n - 1) * (m.fw_s + m.bw_s);
     terms->comm_s[HS_TERM_PIPELINE] = n > 1 ? 2.0 * (n + segs - 2) * max_send : 0.0;
     return HS_OK;
 }
@@ -218,5 +215,5 @@ int an_plan_model(const wl_workload *wl, const kt_compute *kc, const st_plan *pl
     hs_estimate_scale_epoch(est, wl->samples, batch);
     st_strategy st;
     st_from_plan(plan, &st);
-    return fp_fill(wl, kt_precision(kc), &st, batch, gpu_memory_bytes, est, err);
+    return fp_fill(wl, kc, &st, batch, gpu_memory_bytes, est, err);
 }

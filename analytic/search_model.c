@@ -237,7 +237,7 @@ static int solve_once(const sr_graph *g, an_search_model *m, int64_t max_table, 
     if (status == HS_OK) {
         plan->train = m->train;
         st_from_plan(plan, &st);
-        status = fp_memory(m->wl, kt_precision(m->kc), &st, m->batch, &mem, err);
+        status = fp_memory(m->wl, m->kc, &st, m->batch, &mem, err);
         if (status != HS_OK)
             st_plan_free(plan);
     }

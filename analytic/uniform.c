@@ -8,19 +8,16 @@
 #include "compute.h"
 
 /* The pure strategies, then each hybrid shape p1 x p2 with 1 < p2 < p. */
-int an_uniform_names(const wl_workload *wl, const kt_compute *kc, int p,
-                     char names[][AN_UNIFORM_NAME_LEN], int max)
+int an_uniform_names(int p, char names[][AN_UNIFORM_NAME_LEN], int max)
 {
     static const char *pure[] = {"data", "filter", "channel", "spatial", "pipeline"};
-    bool pipeline = kt_measured_holds(kc, wl);
     int n = 0;
     if (p == 1 && max > 0) {
         snprintf(names[n++], AN_UNIFORM_NAME_LEN, "serial");
         return n;
     }
     for (size_t i = 0; i < sizeof pure / sizeof *pure && n < max; i++)
-        if (pipeline || strcmp(pure[i], "pipeline") != 0)
-            snprintf(names[n++], AN_UNIFORM_NAME_LEN, "%s", pure[i]);
+        snprintf(names[n++], AN_UNIFORM_NAME_LEN, "%s", pure[i]);
     for (int p2 = 2; p2 < p && n + 1 < max; p2++) {
         if (p % p2)
             continue;
@@ -34,7 +31,7 @@ int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const st_traini
                     const plat_platform *plat, int p, int64_t batch, an_uniform *best, char *err)
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], why[HS_ERR_LEN];
-    int n = an_uniform_names(wl, kc, p, names, AN_UNIFORM_MAX);
+    int n = an_uniform_names(p, names, AN_UNIFORM_MAX);
     memset(best, 0, sizeof *best);
     best->tried = n;
     for (int i = 0; i < n; i++) {

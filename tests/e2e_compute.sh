@@ -6,10 +6,13 @@
 # its slabs (below linear), while data parallelism at the calibration batch keeps its measured
 # time; kernels alone (--compute kernels) leave the measurement aside; analytic and simulation
 # time the same kernels; the report and JSON say where the times came from. Without --compute the
-# model's kernels alone (as --compute kernels) time every layer-wise strategy (also on an H100
-# platform, where it runs ResNet-50 faster); a schedule (the pipeline) keeps the measured times,
-# and refuses the model said. A bad method is exit 2. suggest and the search price with the same
-# default (the kernels on the H100) or as --compute says, and say which.
+# model's kernels alone (as --compute kernels) time every strategy (also on an H100 platform,
+# where it runs ResNet-50 faster), a pipeline too: each stage's layers' kernels at the
+# micro-batch, which EfficientNet-B0 (no measured time) checks against a serial run's per-layer
+# kernels at that micro-batch summed over the stages of the pipeline written as a file (GPipe's
+# (p + S - 1) steps of the slowest stage's forward and backward; the simulated rank runs S of
+# its own). A bad method is exit 2. suggest and the search price with the same default (the
+# kernels on the H100, pipelines too) or as --compute says, and say which.
 # Usage (from ctest): e2e_compute.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"
@@ -90,7 +93,7 @@ assert default["compute"] == "kernels", default
 assert default["iteration"]["compute_s"] == json.load(open(f"{d}/dk.json"))["iteration"]["compute_s"]
 assert default["iteration"]["compute_s"] != c["analytic"]["iteration"]["compute_s"]
 assert json.load(open(f"{d}/hd.json"))["device"] == "h100-sxm5"
-assert json.load(open(f"{d}/pd.json"))["compute"] == "measured"  # a schedule keeps them
+assert json.load(open(f"{d}/pd.json"))["compute"] == "kernels"  # a pipeline's stages too
 h = json.load(open(f"{d}/h.json"))
 assert h["device"] == "h100-sxm5"
 assert h["iteration"]["compute_s"] < dm["iteration"]["compute_s"] / 2, h["iteration"]
@@ -104,8 +107,8 @@ PY
     >"$TMP/sg.json" 2>"$TMP/err" || fail "suggest on the H100: $(cat "$TMP/err")"
 grep -qF '"compute": "kernels", "device": "h100-sxm5"' "$TMP/sg.json" ||
     fail "suggest on the H100 does not say the model's kernels timed it"
-# no pipeline there: it would run the V100's measured times beside the H100's model kernels
-grep -q '"strategy": "pipeline' "$TMP/sg.json" && fail "suggest on the H100 priced a pipeline"
+# pipelines too: the model times their stages on the H100 as every other strategy's kernels
+grep -q '"strategy": "pipeline' "$TMP/sg.json" || fail "suggest on the H100 priced no pipeline"
 "$HS" suggest -w alexnet -p abci -g 16 --batch-per-gpu 32 --top 1 --json >"$TMP/sga.json" \
     2>/dev/null || fail "suggest on abci: exit $?"
 grep -q '"strategy": "pipeline' "$TMP/sga.json" || fail "suggest on abci priced no pipeline"
@@ -116,13 +119,50 @@ for c in model measured; do
 done
 grep -qF '"compute": "measured", "device": "V100-16GB"' "$TMP/s-measured.json" ||
     fail "the search with --compute measured does not say so"
-expect_bad pipeline-h100 "pipeline keeps the measured times (the compute model does not time a schedule): say --compute measured" \
-    "$HS" simulate -w resnet50 -p nvswitch-ndr -s pipeline -g 8 -b 64
 expect_bad search-method "--compute: unknown method 'fast' (known: measured, model, kernels)" \
     "$HS" strategy --search -w alexnet -p abci -g 16 -b 512 --analytic-only --compute fast
 expect_bad method "--compute: unknown method 'fast' (known: measured, model, kernels)" \
     "$HS" analytic -w resnet50 -p abci -s data -g 8 -b 256 --compute fast
-expect_bad pipeline "--compute model: for the layer-wise strategies (the built-in ones and strategy files without a schedule)" \
-    "$HS" analytic -w resnet50 -p abci -s pipeline -g 4 -b 256 --compute model
+
+# A pipeline under the kernel model: each stage's layers' kernels at the micro-batch (B/S = 16),
+# as a serial run at 16 samples times every layer, summed over the stages the pipeline's file
+# gives; analytic -s pipeline, the same file, and the simulated slowest rank (S micro-batches
+# of its stage) agree with that sum. EfficientNet-B0 has no measured time: only the model
+# times it (a pipeline without the model was refused, and priced at 0 by suggest).
+eff=(-w efficientnet-b0 -p abci)
+"$HS" strategy --generate pipeline "${eff[@]}" -g 4 -b 64 -o "$TMP/pl.xml" >/dev/null \
+    2>"$TMP/err" || fail "generate pipeline: $(cat "$TMP/err")"
+"$HS" simulate "${eff[@]}" -s serial -g 1 -b 16 --compute kernels --json >"$TMP/pl-serial.json" \
+    2>"$TMP/err" || fail "simulate serial -b 16: $(cat "$TMP/err")"
+for s in pipeline "$TMP/pl.xml"; do
+    "$HS" analytic "${eff[@]}" -s "$s" -g 4 -b 64 --compute kernels --json >>"$TMP/pl-an.json" \
+        2>"$TMP/err" || fail "analytic $s: $(cat "$TMP/err")"
+done
+"$HS" simulate "${eff[@]}" -s pipeline -g 4 -b 64 --json >"$TMP/pl-sim.json" 2>"$TMP/err" ||
+    fail "simulate pipeline, default compute: $(cat "$TMP/err")"
+python3 - "$TMP" <<'PY' || fail "the pipeline's compute is not its stages' kernels"
+import json, re, sys
+d = sys.argv[1]
+p, S = 4, 4
+layers = json.load(open(f"{d}/pl-serial.json"))["layers"]
+stage = [int(m.group(1)) if m else 0 for m in
+         (re.search(r'base="(\d+)"', l) for l in re.findall(r"<layer [^>]*>", open(f"{d}/pl.xml").read()))]
+assert len(stage) == len(layers) and sorted(set(stage)) == list(range(p)), stage
+fw, bw = [0.0] * p, [0.0] * p
+for l, g in zip(layers, stage):
+    fw[g] += l["forward"]["compute_s"]
+    bw[g] += l["backward_input"]["compute_s"] + l["backward_weight"]["compute_s"]
+want = (p + S - 1) * (max(fw) + max(bw))  # no update: EfficientNet-B0 times none
+runs = [json.loads(line) for line in open(f"{d}/pl-an.json")]
+assert all(r["compute"] == "kernels" for r in runs), runs
+for r in runs:
+    assert abs(r["iteration"]["compute_s"] / want - 1) < 1e-9, (r["strategy"], r["iteration"], want)
+sim = json.load(open(f"{d}/pl-sim.json"))
+assert sim["compute"] == "kernels" and sim["micro_batches"] == S, sim["compute"]
+slowest = max(S * (f + b) for f, b in zip(fw, bw))
+assert abs(sim["iteration"]["compute_s"] / slowest - 1) < 1e-9, (sim["iteration"], slowest)
+print("e2e_compute: pipeline of efficientnet-b0, 4 stages: %.6f s = %d x (%.6f + %.6f)" % (
+    want, p + S - 1, max(fw), max(bw)))
+PY
 
 finish e2e_compute

@@ -4,7 +4,8 @@
 # data parallelism's gradients, filter parallelism's activations, exactly half) and the
 # activation, weight and gradient memory, and adds the FP32 master weights (twice the FP16
 # copy) to the memory breakdown; analytic and simulation agree; bf16 runs on an H100 and is
-# refused on a V100; without --compute model, on a pipeline, or misspelt: exit 2 naming the flag.
+# refused on a V100; a pipeline's stages run in it too (their kernels on tensor cores, its
+# sends halved); with --compute measured or misspelt: exit 2 naming the flag.
 # Usage (from ctest): e2e_precision.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -50,12 +51,21 @@ run=(-w resnet50 -p abci -g 8 -b 256)
 expect_bad measured "--precision mixed: resnet50's measured times are fp32's: time the kernels with --compute model" \
     "$HS" analytic "${run[@]}" -s data --precision mixed --compute measured
 expect_bad v100-bf16 "--precision bf16" "$HS" analytic "${run[@]}" -s data --precision bf16 --compute model
-expect_bad pipeline "--compute model and --precision: for the layer-wise strategies (the built-in ones)" \
-    "$HS" analytic "${run[@]}" -s pipeline --precision mixed --compute model
 expect_bad name "--precision" "$HS" analytic "${run[@]}" -s data --precision fp8 --compute model
-# without --compute: the pipeline keeps the measured times
-expect_bad pipeline-default "--precision mixed: pipeline keeps resnet50's measured times, which are fp32's" \
-    "$HS" analytic "${run[@]}" -s pipeline --precision mixed
+# a pipeline in mixed precision: the model times its stages on the tensor cores, and its
+# tensors take half the memory (the stages, balanced on other kernel times, may cut elsewhere:
+# its sends are not compared)
+for pr in fp32 mixed; do
+    "$HS" analytic "${run[@]}" -s pipeline --precision $pr --json >"$TMP/pl-$pr.json" \
+        2>"$TMP/err" || fail "analytic pipeline --precision $pr: $(cat "$TMP/err")"
+done
+python3 - "$TMP/pl-fp32.json" "$TMP/pl-mixed.json" <<'PY' || fail "a pipeline in mixed precision"
+import json, sys
+f, m = (json.load(open(p)) for p in sys.argv[1:3])
+assert f["compute"] == m["compute"] == "kernels" and m["precision"] == "mixed", m
+assert m["iteration"]["compute_s"] < f["iteration"]["compute_s"], (m["iteration"], f["iteration"])
+assert m["memory_per_gpu_bytes"] < f["memory_per_gpu_bytes"]
+PY
 # a strategy file runs in the job's precision too: data as a plan is data, kernels and bytes
 "$HS" strategy --generate data -w resnet50 -g 8 -b 256 -o "$TMP/data.xml" >/dev/null 2>&1 ||
     fail "generate data"

@@ -130,9 +130,8 @@ awk -f "$SRC/experiments/lib/csv.awk" -v cols=strategy,placement,platform,sim_it
 
 # ---- topology ----
 # 10 variants x 6 strategies at 1024 GPUs = 60. Expected limits: filter, channel (ResNet-50 splits
-# at most 64 filters/channels) and pipeline (166 layers) everywhere (on nvswitch-h100 the
-# pipeline is refused for its compute model first); data+spatial on the 8-GPU nodes (a group of
-# 8 is more than the 7 columns it can split).
+# at most 64 filters/channels) and pipeline (166 layers) everywhere; data+spatial on the 8-GPU
+# nodes (a group of 8 is more than the 7 columns it can split).
 study topology
 d="$TMP/topology"
 expect_rows "$d/topology-strong.csv" 60

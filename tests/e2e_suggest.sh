@@ -5,8 +5,10 @@
 # fit with their memory; --top K simulates K (and the fastest built-in); the searched plan and
 # the published schemes are among the candidates; the JSON carries the same ranking. The budgets: --target-epoch-s (the
 # fewest GPUs reaching it) and --max-gpus (the fastest within N). The gradient allreduce's
-# algorithms as candidates (ResNet-50 at 64 GPUs: data with hier first). Bad input: exit 2, the
-# flag named, nothing on stdout.
+# algorithms as candidates (ResNet-50 at 64 GPUs: data with hier first). Every candidate is
+# priced with its compute: EfficientNet-B0 (no measured time) ranks its pipelines too, every
+# row with compute above 0, and on a GPU the device table does not know it is refused rather
+# than priced at no compute. Bad input: exit 2, the flag named, nothing on stdout.
 # Usage (from ctest): e2e_suggest.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -100,6 +102,31 @@ total = lambda f: json.load(open(f"{d}/{f}"))["iteration"]["total_s"]
 assert data("ov.json") == total("an--overlap.json") < total("an.json"), (data("ov.json"),)
 assert data("off.json") == total("an-off.json"), (data("off.json"), total("an-off.json"))
 PY
+
+# no candidate priced without its compute: EfficientNet-B0 has no measured time, the model
+# times every candidate, the pipelines' stages too (priced at 0 compute before)
+"$HS" suggest -w efficientnet-b0 -p abci -g 16 -b 512 --top 0 --json >"$TMP/eff.json" \
+    2>"$TMP/err" || fail "suggest efficientnet-b0: $(cat "$TMP/err")"
+python3 - "$TMP/eff.json" <<'PY' || fail "efficientnet-b0: a candidate ranked without its compute"
+import json, sys
+r = json.load(open(sys.argv[1]))["ranking"]
+zero = [c["strategy"] for c in r if not c["compute_s"] > 0]
+assert not zero, zero
+pipes = [c for c in r if c["strategy"].startswith("pipeline")]
+assert len(pipes) == 3, [c["strategy"] for c in r]
+data = next(c for c in r if c["strategy"] == "data")
+assert all(c["compute_s"] > data["compute_s"] for c in pipes), (pipes, data)  # bubbles
+print("e2e_suggest: efficientnet-b0, %d ranked, every compute > 0 (pipeline %.6f s)" % (
+    len(r), next(c for c in pipes if c["strategy"] == "pipeline")["compute_s"]))
+PY
+# on a GPU the model does not know, nothing times it: refused, not ranked at 0 compute
+"$HS" platform --preset abci --nodes 4 --nodes-per-leaf 2 --leaves-per-rack 2 \
+    -o "$TMP/v100.xml" >/dev/null 2>&1 || fail "platform for an unknown GPU"
+grep -v 'hybridsim:gpu_device' "$TMP/v100.xml" |
+    sed 's/id="hybridsim:gpu_model" value="[^"]*"/id="hybridsim:gpu_model" value="x100"/' \
+    >"$TMP/x100.xml"
+expect_bad_hs "no compute time" "no strategy can be priced with its compute" \
+    suggest -w efficientnet-b0 -p "$TMP/x100.xml" -g 16 -b 512
 
 expect_bad_hs "no batch" "-b BATCH or --batch-per-gpu" suggest -w vgg16 -g 8
 expect_bad_hs "both batches" "give one" suggest -w vgg16 -g 8 -b 64 --batch-per-gpu 8

@@ -75,7 +75,7 @@ static void plan_through_file(const wl_workload *wl, const st_strategy *st, st_p
 {
     char err[HS_ERR_LEN] = "";
     st_plan made;
-    if (st_plan_of(wl, st, &made, err) != HS_OK)
+    if (st_plan_of(wl, NULL, st, 0, &made, err) != HS_OK)
         fail_msg("st_plan_of(%s): %s", st_kind_name(st->kind), err);
     snprintf(made.name, sizeof made.name, "%s", st_kind_name(st->kind));
     FILE *f = fopen(PLAN_FILE, "w");

@@ -152,11 +152,11 @@ static void test_training(void **state)
     rt_apply_strategy(&mlperf, &st);
     assert_true(st_gradient_bytes(&st.train, NULL) == 2);
     assert_int_equal(st_optimizer_states(&st.train, &wl), 1);
-    assert_int_equal(fp_memory(&wl, PR_FP32, &st, 64, &mem, err), HS_OK);
+    assert_int_equal(fp_memory(&wl, NULL, &st, 64, &mem, err), HS_OK);
     assert_true(mem.optimizer_state_bytes == 1 * 4 * 1000.0);
     assert_int_equal(wl.optimizer_states, 2); /* the input as it was read */
     st_plan plan;
-    assert_int_equal(st_plan_of(&wl, &st, &plan, err), HS_OK);
+    assert_int_equal(st_plan_of(&wl, NULL, &st, 64, &plan, err), HS_OK);
     assert_true(plan.train.gradient_bytes == 2 && plan.train.optimizer_states == 1);
     st_plan_free(&plan);
     rt_apply_strategy(&paradl, &st);

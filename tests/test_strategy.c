@@ -223,24 +223,24 @@ static void test_partition_balances_compute(void **state)
     int first[5];
     /* Layer times 3, 1, 6, 2 ms. Two stages: {3,1 | 6,2} = max 8 beats {3 | 1,6,2} = 9 and
      * {3,1,6 | 2} = 10. */
-    assert_int_equal(st_pipeline_partition(&tiny, 2, first, err), HS_OK);
+    assert_int_equal(st_pipeline_partition(&tiny, NULL, 0, 2, first, err), HS_OK);
     assert_int_equal(first[0], 0);
     assert_int_equal(first[1], 2);
     assert_int_equal(first[2], 4);
     /* Three: {3,1 | 6 | 2} = max 6, the heaviest layer alone. */
-    assert_int_equal(st_pipeline_partition(&tiny, 3, first, err), HS_OK);
+    assert_int_equal(st_pipeline_partition(&tiny, NULL, 0, 3, first, err), HS_OK);
     assert_int_equal(first[1], 2);
     assert_int_equal(first[2], 3);
     assert_int_equal(first[3], 4);
     /* Four: one layer each. */
-    assert_int_equal(st_pipeline_partition(&tiny, 4, first, err), HS_OK);
+    assert_int_equal(st_pipeline_partition(&tiny, NULL, 0, 4, first, err), HS_OK);
     for (int i = 0; i <= 4; i++)
         assert_int_equal(first[i], i);
     /* One: everything. */
-    assert_int_equal(st_pipeline_partition(&tiny, 1, first, err), HS_OK);
+    assert_int_equal(st_pipeline_partition(&tiny, NULL, 0, 1, first, err), HS_OK);
     assert_int_equal(first[0], 0);
     assert_int_equal(first[1], 4);
-    expect_error(st_pipeline_partition(&tiny, 5, first, err), err, "-g 5");
+    expect_error(st_pipeline_partition(&tiny, NULL, 0, 5, first, err), err, "-g 5");
 }
 
 int main(void)

@@ -219,14 +219,14 @@ static void test_strategies(void **state)
 
     st_strategy st;
     assert_int_equal(st_parse("spatial", 2, 2, 0, &st, err), HS_OK);
-    assert_int_equal(st_plan_of(&wl, &st, &plan, err), HS_OK);
+    assert_int_equal(st_plan_of(&wl, NULL, &st, 64, &plan, err), HS_OK);
     assert_int_equal(plan.layers[0].width, 2);    /* the patch convolution is cut */
     for (int i = 1; i < wl.n_layers; i++)         /* from the reshape on: replicated */
         assert_true(plan.layers[i].width == 1 && plan.layers[i].replicas == 2);
     assert_int_equal(st_plan_check(&plan, &wl, 2, 4, err), HS_OK);
     st_plan_free(&plan);
     assert_int_equal(st_parse("filter", 2, 2, 0, &st, err), HS_OK);
-    assert_int_equal(st_plan_of(&wl, &st, &plan, err), HS_OK);
+    assert_int_equal(st_plan_of(&wl, NULL, &st, 64, &plan, err), HS_OK);
     assert_int_equal(plan.layers[0].filter, 2);
     assert_true(plan.layers[4].filter == 1 && plan.layers[4].replicas == 2);
     st_plan_free(&plan);

@@ -29,7 +29,7 @@ variants=(
 # Every variant runs the workloads' measured V100 kernels (--compute measured), so that the
 # variants differ in their network only; nvswitch-h100 is the nvswitch-ndr machine again with
 # its own GPUs' kernels, from the compute model (--compute model: the H100's times, anchored on
-# the V100 measurement). The pipeline keeps measured times only, so it is refused there. Halos
+# the V100 measurement; a pipeline's stages too). Halos
 # and the filter backward are ParaDL's (--halo sendrecv --filter-backward allreduce), as the
 # study was first made.
 model_variant=nvswitch-h100

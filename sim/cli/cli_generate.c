@@ -2,8 +2,9 @@
  * (cli_int.h): a published scheme or a built-in strategy written as a per-layer strategy file.
  *
  * The generators are plain tables (workloads/strategy/generate.h); what needs the machine is
- * the platform's: a hybrid's default group (a node's GPUs) and GHP's group size, which, when
- * not given, sim/compare chooses (suggest.h, su_choose_ghp). The file is written as every
+ * the platform's: a hybrid's default group (a node's GPUs), GHP's group size, which, when
+ * not given, sim/compare chooses (suggest.h, su_choose_ghp), and a pipeline's stages, balanced
+ * on the kernels as a run on that GPU times them (job_compute_for_pricing's default). The file is written as every
  * output is (hs_out.h): whole or not at all, a device or FIFO in place, anything else
  * refused. */
 #include "cli_int.h"
@@ -134,8 +135,9 @@ static int write_plan(const char *path, const st_plan *plan, const wl_workload *
 static bool needs_platform(const char *spec)
 {
     bool shaped = strchr(spec, ':') != NULL;
-    return !shaped && (!strncmp(spec, "data+", 5) || !strcmp(spec, "splitbrain") ||
-                       !strcmp(spec, "ghp"));
+    return !strcmp(spec, "pipeline") ||
+           (!shaped && (!strncmp(spec, "data+", 5) || !strcmp(spec, "splitbrain") ||
+                        !strcmp(spec, "ghp")));
 }
 
 static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *sim,
@@ -163,8 +165,14 @@ static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *
         if (status == HS_OK)
             printf("%s\n", why);
     } else {
-        status = st_generate(o->spec, wl, o->gpus, o->batch, with_plat ? plat.gpus_per_node : 0,
-                             o->micro_batches, plan, err);
+        kt_compute kc;
+        const kt_compute *model = NULL;
+        js_settings timing = {0}; /* the default kernels: what a run of the plan times */
+        if (with_plat && !strcmp(o->spec, "pipeline"))
+            status = job_compute_for_pricing(wl, &plat, &timing, &kc, &model, err);
+        if (status == HS_OK)
+            status = st_generate(o->spec, wl, model, o->gpus, o->batch,
+                                 with_plat ? plat.gpus_per_node : 0, o->micro_batches, plan, err);
     }
     if (with_plat)
         plat_free(&plat);

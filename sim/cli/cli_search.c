@@ -47,7 +47,7 @@ static int answer(const cli_search_options *o, const su_question *q, const su_li
         if (strcmp(l->c[i].name, "searched") == 0)
             f.searched = i;
     st_plan plan;
-    int status = su_answer_plan(l, f.answer, q->wl, &o->job, &plan, err);
+    int status = su_answer_plan(l, f.answer, q, &o->job, &plan, err);
     if (status != HS_OK)
         return status;
     f.plan = &plan;

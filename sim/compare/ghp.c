@@ -28,7 +28,7 @@ static int price_ghp(const wl_workload *wl, const kt_compute *kc, const plat_pla
 {
     char spec[32];
     snprintf(spec, sizeof spec, "ghp:%d", g);
-    int status = st_generate(spec, wl, gpus, batch, plat->gpus_per_node, 0, plan, err);
+    int status = st_generate(spec, wl, kc, gpus, batch, plat->gpus_per_node, 0, plan, err);
     if (status != HS_OK)
         return status;
     an_net *net = NULL;

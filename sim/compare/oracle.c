@@ -36,7 +36,7 @@ static int polish(const su_question *q, an_search_model *m, st_plan *plan, su_se
         HS_OK)
         return HS_OK; /* nothing whole-model fits: the plan as found */
     snprintf(s->reference, sizeof s->reference, "%s", uniform.name);
-    int status = st_plan_of(q->wl, &uniform.st, &ref, err);
+    int status = st_plan_of(q->wl, q->kc, &uniform.st, q->batch, &ref, err);
     if (status == HS_OK) {
         status = an_search_polish(m, &ref, plan, &est, &s->polish, s->why);
         st_plan_free(&ref);
@@ -108,11 +108,12 @@ int su_answer(const su_question *q, su_list *l, char *err)
     return HS_OK;
 }
 
-int su_answer_plan(const su_list *l, int i, const wl_workload *wl, const js_settings *job,
+int su_answer_plan(const su_list *l, int i, const su_question *q, const js_settings *job,
                    st_plan *plan, char *err)
 {
     const su_candidate *c = &l->c[i];
-    int status = c->plan ? st_plan_copy(c->plan, plan, err) : st_plan_of(wl, &c->st, plan, err);
+    int status = c->plan ? st_plan_copy(c->plan, plan, err)
+                         : st_plan_of(q->wl, q->kc, &c->st, q->batch, plan, err);
     if (status != HS_OK)
         return status;
     plan->allreduce = c->st.allreduce;

@@ -155,7 +155,7 @@ static void add_generated(su_list *l, const wl_workload *wl, const kt_compute *k
 {
     char why[HS_ERR_LEN];
     st_plan *plan = calloc(1, sizeof *plan);
-    if (plan && st_generate(spec, wl, p, batch, plat->gpus_per_node, 0, plan, why) == HS_OK)
+    if (plan && st_generate(spec, wl, kc, p, batch, plat->gpus_per_node, 0, plan, why) == HS_OK)
         su__add_plan(l, wl, kc, plat, net, batch, plan, spec);
     else
         free(plan);
@@ -166,16 +166,14 @@ static void add_known(su_list *l, const wl_workload *wl, const kt_compute *kc,
                       const plat_platform *plat, an_net *net, int p, int64_t batch)
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], spec[SU_NAME_LEN];
-    int n = an_uniform_names(wl, kc, p, names, AN_UNIFORM_MAX);
-    bool pipelines = false; /* an_uniform_names gives it where its measured times hold */
+    int n = an_uniform_names(p, names, AN_UNIFORM_MAX);
     for (int i = 0; i < n; i++) {
         int before = l->n;
-        pipelines = pipelines || strcmp(names[i], "pipeline") == 0;
         add_builtin(l, wl, kc, plat, p, batch, names[i], 0, names[i]);
         if (l->n > before)
             add_allreduce_variants(l, wl, kc, plat, net, batch, before);
     }
-    for (int k = 2; k <= 4 && p > 1 && pipelines; k *= 2) {
+    for (int k = 2; k <= 4 && p > 1; k *= 2) {
         snprintf(spec, sizeof spec, "pipeline (S=%d)", k * p);
         add_builtin(l, wl, kc, plat, p, batch, "pipeline", k * p, spec);
     }
@@ -188,6 +186,19 @@ static void add_known(su_list *l, const wl_workload *wl, const kt_compute *kc,
         snprintf(spec, sizeof spec, "ghp:%d", g);
         add_generated(l, wl, kc, plat, net, p, batch, spec);
     }
+}
+
+/* Every candidate priced with its compute: one that costs none (its kernels without a time)
+ * would rank first and be wrong, so the answer is refused instead. job_compute_for_pricing
+ * refuses the one way known (a workload without measured times, the model out of reach). */
+static int check_priced(const su_question *q, const su_list *l, char *err)
+{
+    for (int i = 0; i < l->n && q->wl->n_layers > 0; i++)
+        if (!(l->c[i].analytic.iteration.compute_s > 0))
+            return hs_fail(err, HS_EINTERNAL, "%s: %s on %d GPUs not priced: its kernels of %s "
+                           "have no time (compute %g s); no ranking is given", q->who,
+                           l->c[i].name, q->p, q->wl->name, l->c[i].analytic.iteration.compute_s);
+    return HS_OK;
 }
 
 int su_price_all(const su_question *q, su_list *l, char *err)
@@ -213,7 +224,9 @@ int su_price_all(const su_question *q, su_list *l, char *err)
     if (status == HS_OK && l->n == 0)
         status = hs_fail(err, HS_EINPUT, "no strategy runs %s on %d GPUs at batch %lld",
                          q->wl->name, q->p, (long long)q->batch);
-    for (int i = 0; i < l->n; i++)
+    if (status == HS_OK)
+        status = check_priced(q, l, err);
+    for (int i = 0; status == HS_OK && i < l->n; i++)
         l->fitting += l->c[i].analytic.fits_in_memory;
     if (status != HS_OK)
         su_list_free(l);

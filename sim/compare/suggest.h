@@ -98,10 +98,11 @@ typedef struct {
  * a line for each phase. HS_EINPUT when nothing runs. */
 int su_answer(const su_question *q, su_list *l, char *err);
 
-/* Candidate i as a plan to write (free with st_plan_free): its own, or a built-in's as a plan
- * (st_plan_of); the gradient allreduce's algorithm and the job's settings (job: the keys the
- * command was given) among its <setting>s, so that simulating the file runs what was ranked. */
-int su_answer_plan(const su_list *l, int i, const wl_workload *wl, const js_settings *job,
+/* Candidate i of q's answer as a plan to write (free with st_plan_free): its own, or a
+ * built-in's as a plan (st_plan_of, under q's kernel-time model); the gradient allreduce's
+ * algorithm and the job's settings (job: the keys the command was given) among its <setting>s,
+ * so that simulating the file runs what was ranked. */
+int su_answer_plan(const su_list *l, int i, const su_question *q, const js_settings *job,
                    st_plan *plan, char *err);
 
 /* The answer's plan as written (su_answer_plan) simulated as `simulate -s FILE` runs it: under
@@ -119,7 +120,8 @@ void su_describe(const su_question *q, const su_list *l, int i, const hs_estimat
 int su_best_builtin(const su_list *l);
 
 /* Every candidate that runs at p GPUs and this batch, priced (those a strategy cannot run, as
- * a batch that does not divide, are left out). HS_EINPUT when none runs. */
+ * a batch that does not divide, are left out). HS_EINPUT when none runs; HS_EINTERNAL when one
+ * was priced without compute (its kernels have no time), which is never ranked. */
 int su_price_all(const su_question *q, su_list *l, char *err);
 
 /* Simulate the top fitting candidates by analytic time, and the fastest built-in. */

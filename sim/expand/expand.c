@@ -476,7 +476,7 @@ static int ex_expand_pipeline(const ex_shape *sh, const wl_workload *wl, const k
     int *first = malloc((size_t)(sh->p + 1) * sizeof *first);
     if (!first)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d stages", sh->p);
-    int rc = st_pipeline_partition(wl, sh->p, first, err);
+    int rc = st_pipeline_partition(wl, kc, sh->batch / sh->segments, sh->p, first, err);
     ex_pipe pp = {.first = first, .n_stages = sh->p, .segments = sh->segments,
                   .batch = sh->batch};
     if (rc == HS_OK)

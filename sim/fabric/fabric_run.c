@@ -112,7 +112,7 @@ int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
     if (status == HS_OK)
         status = job_load_strategy(&j->spec, plat, &j->job, inner);
     if (status == HS_OK)
-        status = fp_fill(&j->job.wl, kt_precision(j->job.kc), &j->job.st, j->spec.batch,
+        status = fp_fill(&j->job.wl, j->job.kc, &j->job.st, j->spec.batch,
                          plat->gpu_memory_bytes, &j->shared, inner);
     if (status == HS_OK) {
         /* the job's overlap (overlap=, --overlap, its runtime's), as sm_run's for one job */

@@ -52,16 +52,6 @@ static bool job_model_applies(const wl_workload *wl, const char *gpu)
     return dv_find(gpu) != NULL;
 }
 
-/* Whether a run that does not say --compute gets the kernel model (unanchored, as --compute
- * kernels: issue 26, a measured per-sample time is an option, not the hidden default):
- * wherever the model can time it (a layer-wise strategy without a schedule,
- * job_model_applies), since it times the kernels one GPU really runs (a split layer, a
- * replicated one, a small batch); else the measured times, scaled. */
-static bool job_model_by_default(const job *j, const char *gpu)
-{
-    return !st_is_pipelined(&j->st) && job_model_applies(&j->wl, gpu);
-}
-
 /* The --compute a run takes: as said, else its runtime's `compute` (paradl: ParaDL's measured
  * times), else the default. */
 static js_compute job_compute_of(js_compute said, const rt_runtime *rt)
@@ -72,25 +62,19 @@ static js_compute job_compute_of(js_compute said, const rt_runtime *rt)
     return said == JS_COMPUTE_DEFAULT && rt ? of_runtime[rt->compute] : said;
 }
 
-/* --precision other than fp32 needs the compute model, for a built-in strategy. */
-static int job_check_precision(const js_settings *spec, js_compute compute, const job *j,
-                               bool model, char *err)
+/* --precision other than fp32 needs the compute model. */
+static int job_check_precision(const js_settings *spec, const job *j, bool model, char *err)
 {
-    const char *pr = pr_name(spec->precision), *name = st_name(&j->st);
-    if (spec->precision == PR_FP32)
+    if (spec->precision == PR_FP32 || model)
         return HS_OK;
-    if (!model && compute == JS_COMPUTE_DEFAULT && st_is_pipelined(&j->st))
-        return hs_fail(err, HS_EINPUT, "--precision %s: %s keeps %s's measured times, which "
-                       "are fp32's (the compute model times other precisions, for the "
-                       "layer-wise strategies without a schedule)", pr, name, j->wl.name);
-    if (!model)
-        return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: time "
-                       "the kernels with --compute model", pr, j->wl.name);
-    return HS_OK;
+    return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: time the "
+                   "kernels with --compute model", pr_name(spec->precision), j->wl.name);
 }
 
-/* --compute: the model where asked or by default (job_model_by_default), the measured times
- * where asked or where the model cannot run; a workload measured on another GPU than the
+/* --compute (job_compute_of): the model where asked, by default its kernels alone wherever it
+ * can time the run (job_model_applies: every strategy, a pipeline's stages too), since it
+ * times the kernels one GPU really runs (a split layer, a replicated one, a micro-batch); the
+ * measured times, scaled, where asked or where the model cannot run; a workload measured on another GPU than the
  * platform's, with the model out of reach, needs one said. */
 static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
                              const rt_runtime *rt, job *j, char *err)
@@ -99,30 +83,17 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
     const char *gpu = plat_device(plat);
     js_compute compute = job_compute_of(spec->compute, rt);
     bool model = compute == JS_COMPUTE_MODEL || compute == JS_COMPUTE_KERNELS ||
-                 (compute == JS_COMPUTE_DEFAULT && job_model_by_default(j, gpu));
+                 (compute == JS_COMPUTE_DEFAULT && job_model_applies(wl, gpu));
     int status = model ? HS_OK : job_check_device(wl, plat, compute, err);
-    if (status != HS_OK && st_is_pipelined(&j->st)) /* the model cannot time a schedule */
-        return hs_fail(err, HS_EINPUT, "%s was measured on %s, and %s has %s; %s keeps the "
-                       "measured times (the compute model does not time a schedule): say "
-                       "--compute measured to run the %s times as they are", wl->name,
-                       wl->device, plat->name, gpu, st_name(&j->st), wl->device);
     if (status != HS_OK)
         return status;
     if (!model && wl->calibration == WL_CAL_NONE)
         return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
                        "method=\"none\", or a ParaDL file without times), and %s cannot be "
-                       "timed by the compute model here (%s): give it a measured per-sample "
-                       "time (sample_time_s; import.py --sample-time-s)", wl->path,
-                       st_name(&j->st), st_is_pipelined(&j->st)
-                                            ? "a schedule keeps the measured times"
-                                            : "the platform's GPU is not in the device table");
-    if (model && st_is_pipelined(&j->st))
-        return hs_fail(err, HS_EINPUT, "--compute model%s: for the layer-wise strategies (the "
-                       "built-in ones%s); %s still uses the measured times in fp32",
-                       spec->precision ? " and --precision" : "",
-                       spec->precision ? "" : " and strategy files without a schedule",
-                       st_name(&j->st));
-    if ((status = job_check_precision(spec, compute, j, model, err)) != HS_OK || !model)
+                       "timed by the compute model here (the platform's GPU is not in the "
+                       "device table): give it a measured per-sample time (sample_time_s; "
+                       "import.py --sample-time-s)", wl->path, st_name(&j->st));
+    if ((status = job_check_precision(spec, j, model, err)) != HS_OK || !model)
         return status;
     kt_options opt = kt_options_default();
     opt.anchor = compute == JS_COMPUTE_MODEL;
@@ -291,6 +262,15 @@ int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat,
             return hs_fail(err, HS_EINPUT, "--precision %s: %s's measured times are fp32's: "
                            "time the kernels with --compute model", pr_name(job->precision),
                            wl->name);
+        if (wl->calibration == WL_CAL_NONE) /* every strategy would be priced at 0 compute */
+            return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
+                           "method=\"none\"), and %s: no strategy can be priced with its "
+                           "compute (time its kernels with the model on a GPU of the device "
+                           "table, or give it a measured per-sample time)", wl->path,
+                           compute == JS_COMPUTE_MEASURED
+                               ? "the measured times are asked (--compute measured, or the "
+                                 "runtime's compute)"
+                               : "the platform's GPU is not in the device table");
         return job_check_device(wl, plat, compute, err);
     }
     kt_options opt = kt_options_default();

@@ -60,8 +60,10 @@ int job_check_device(const wl_workload *wl, const plat_platform *plat, js_comput
 
 /* Kernel times for a command that prices many strategies of wl (suggest, strategy --search):
  * the compute model where asked, or its kernels alone by default where it applies (the
- * platform's GPU in the device table), *model then pointing to kc (which must outlive its use); else the measured times
- * (*model NULL), with job_check_device's rule. A runtime (job->runtime) gives its kernel terms
+ * platform's GPU in the device table), *model then pointing to kc (which must outlive its
+ * use); else the measured times (*model NULL), with job_check_device's rule, never for a
+ * workload without measured times (every strategy would cost no compute). A runtime
+ * (job->runtime) gives its kernel terms
  * (its gradient bytes and optimizer go with each strategy priced: rt_apply_strategy). HS_EINPUT
  * as job_check_device and kt_compute_init, and naming --runtime for a runtime that does not
  * load. */

@@ -129,7 +129,7 @@ int sm_run(const wl_workload *wl, const kt_compute *kc, const plat_platform *pla
     if (status == HS_OK) {
         est->iteration = cr_times(&res, 0, res.n_ranks);
         hs_estimate_scale_epoch(est, wl->samples, batch);
-        status = fp_fill(wl, kt_precision(kc), st, batch, plat->gpu_memory_bytes, est, err);
+        status = fp_fill(wl, kc, st, batch, plat->gpu_memory_bytes, est, err);
         if (status == HS_OK && details)
             status = cr_details_fill(wl, &graph, &res, cr_rank(&res, 0, res.n_ranks), st->p2,
                                      details, err);

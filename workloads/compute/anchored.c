@@ -25,14 +25,6 @@ static int network_scale(const kt_compute *c, const wl_workload *wl, int64_t sam
     return rc;
 }
 
-int kt_measured_holds(const kt_compute *c, const wl_workload *wl)
-{
-    if (c && c->device.precision != PR_FP32) /* the measured times are fp32's */
-        return 0;
-    return !c || !wl->device[0] || strcmp(wl->device, "unspecified") == 0 ||
-           kt_same_compute(wl->device, c->device.device->name);
-}
-
 pr_precision kt_precision(const kt_compute *c)
 {
     return c ? c->device.precision : PR_FP32;

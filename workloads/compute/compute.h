@@ -245,12 +245,6 @@ pr_precision kt_precision(const kt_compute *c);
 double kt_message_bytes(const kt_compute *c);
 double kt_gradient_bytes(const kt_compute *c);
 
-/* Whether wl's measured times hold under c (NULL: the measured times run): c's GPU computes
- * like the one they were measured on, or wl does not say, in fp32 (the precision they were
- * measured in; c's model in another precision: never). What a strategy that keeps the
- * measured times (the pipeline) needs to be priced beside the model's kernels. */
-int kt_measured_holds(const kt_compute *c, const wl_workload *wl);
-
 /* Forward + backward seconds per sample of the whole network on one GPU at `batch` samples
  * (every layer whole, every pass): what a per-sample measurement at that batch compares with.
  * Weight updates are not included (the measurements leave them out too). */

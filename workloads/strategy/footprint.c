@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "compute.h"
 #include "precision.h"
 
 
@@ -70,14 +71,15 @@ static void layerwise(const wl_workload *wl, unsigned bit, int parts, bool cut_w
 
 /* The pipeline's stage that needs the most memory (the first among equals): every stage keeps
  * the activations of all B samples until their backward pass. */
-static int pipeline(const wl_workload *wl, pr_precision pr, const st_strategy *st, double batch,
-                    hs_memory *mem, char *err)
+static int pipeline(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                    double batch, hs_memory *mem, char *err)
 {
     int p = st->p;
+    pr_precision pr = kt_precision(kc);
     int *first = malloc((size_t)(p + 1) * sizeof *first);
     if (!first)
         return hs_fail(err, HS_EINTERNAL, "out of memory partitioning %d stages", p);
-    int status = st_pipeline_partition(wl, p, first, err);
+    int status = st_pipeline_partition(wl, kc, batch / st->segments, p, first, err);
     double max_bytes = 0;
     for (int g = 0; status == HS_OK && g < p; g++) {
         double act = 0, w = 0;
@@ -153,16 +155,17 @@ static int plan_memory(const wl_workload *wl, pr_precision pr, const st_strategy
     return HS_OK;
 }
 
-int fp_memory(const wl_workload *wl, pr_precision pr, const st_strategy *st, int64_t batch,
+int fp_memory(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
               hs_memory *mem, char *err)
 {
+    pr_precision pr = kt_precision(kc);
     double b = (double)batch / st->p1, w, act;
     int states = st_optimizer_states(&st->train, wl);
     switch (st->kind) {
     case ST_LAYERWISE:
         return plan_memory(wl, pr, st, (double)batch, mem, err);
     case ST_PIPELINE:
-        return pipeline(wl, pr, st, (double)batch, mem, err);
+        return pipeline(wl, kc, st, (double)batch, mem, err);
     case ST_SPATIAL:
     case ST_DATA_SPATIAL:
         layerwise(wl, st_split_bit(st->kind), st->p2, false, true, &w, &act);
@@ -181,10 +184,10 @@ int fp_memory(const wl_workload *wl, pr_precision pr, const st_strategy *st, int
     }
 }
 
-int fp_fill(const wl_workload *wl, pr_precision pr, const st_strategy *st, int64_t batch,
+int fp_fill(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
             double gpu_memory_bytes, hs_estimate *est, char *err)
 {
-    int status = fp_memory(wl, pr, st, batch, &est->memory, err);
+    int status = fp_memory(wl, kc, st, batch, &est->memory, err);
     if (status != HS_OK)
         return status;
     est->memory_per_gpu_bytes = fp_total(&est->memory);

@@ -16,23 +16,25 @@
 #include "strategy.h"
 #include "workload.h"
 
-/* The memory of the busiest GPU of a run of `st` on `batch` samples in `precision` (the job's,
- * bytes per value: precision.h), told apart into *mem.
+/* The memory of the busiest GPU of a run of `st` on `batch` samples timed by kc (the job's
+ * compute model, compute.h; NULL: the measured times): in its precision (kt_precision, bytes
+ * per value: precision.h), told apart into *mem.
  * Activations: the samples a GPU processes through every layer that holds its output (ReLU and
  * batch normalisation work in place), a split layer's tensors cut among the GPUs that split it
  * where the strategy cuts activations (spatial), whole otherwise; weights: its share of the
  * split layers where the strategy cuts weights (filter, channel), all of the others; pipeline:
- * the stage that needs most. HS_EINPUT if the pipeline cannot be partitioned. */
-int fp_memory(const wl_workload *wl, pr_precision precision, const st_strategy *st, int64_t batch,
-              hs_memory *mem, char *err);
+ * the stage that needs most, its stages partitioned as kc times them (st_pipeline_partition).
+ * HS_EINPUT if the pipeline cannot be partitioned; the compute model's errors. */
+int fp_memory(const wl_workload *wl, const struct kt_compute *kc, const st_strategy *st,
+              int64_t batch, hs_memory *mem, char *err);
 
 /* weights + gradients + activations + optimizer state, in that order. */
 double fp_total(const hs_memory *mem);
 
 /* fp_memory into est->memory, est->memory_per_gpu_bytes and est->fits_in_memory (against a GPU
  * of gpu_memory_bytes). */
-int fp_fill(const wl_workload *wl, pr_precision precision, const st_strategy *st, int64_t batch,
-            double gpu_memory_bytes, hs_estimate *est, char *err);
+int fp_fill(const wl_workload *wl, const struct kt_compute *kc, const st_strategy *st,
+            int64_t batch, double gpu_memory_bytes, hs_estimate *est, char *err);
 
 /* What a GPU of layer l's group holds for it under configuration c of a plan (plan.h): its
  * batch share of the layer's input and output (cut by the spatial split) and its share of the

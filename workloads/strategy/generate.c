@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compute.h"
 #include "hs_parse.h"
 
 /* ------------------------------------------------------------------ built-in strategies */
@@ -77,12 +78,13 @@ static void plan_spatial(const wl_workload *wl, const st_strategy *st, st_plan *
 }
 
 /* GPipe: stage s of st_pipeline_partition on rank s. */
-static int plan_pipeline(const wl_workload *wl, const st_strategy *st, st_plan *plan, char *err)
+static int plan_pipeline(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                         int64_t batch, st_plan *plan, char *err)
 {
     int *first = malloc((size_t)(st->p + 1) * sizeof *first);
     if (!first)
         return hs_fail(err, HS_EINTERNAL, "out of memory partitioning %d stages", st->p);
-    int status = st_pipeline_partition(wl, st->p, first, err);
+    int status = st_pipeline_partition(wl, kc, (double)batch / st->segments, st->p, first, err);
     for (int s = 0; status == HS_OK && s < st->p; s++)
         for (int i = first[s]; i < first[s + 1]; i++)
             plan->layers[i].base = s;
@@ -91,7 +93,8 @@ static int plan_pipeline(const wl_workload *wl, const st_strategy *st, st_plan *
     return status;
 }
 
-int st_plan_of(const wl_workload *wl, const st_strategy *st, st_plan *plan, char *err)
+int st_plan_of(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
+               st_plan *plan, char *err)
 {
     if (st->kind == ST_LAYERWISE)
         return hs_fail(err, HS_EINTERNAL, "st_plan_of: already a plan");
@@ -116,7 +119,7 @@ int st_plan_of(const wl_workload *wl, const st_strategy *st, st_plan *plan, char
         plan_spatial(wl, st, plan);
         break;
     case ST_PIPELINE:
-        status = plan_pipeline(wl, st, plan, err);
+        status = plan_pipeline(wl, kc, st, batch, plan, err);
         break;
     default:
         status = hs_fail(err, HS_EINTERNAL, "st_plan_of: kind %d", (int)st->kind);
@@ -236,8 +239,8 @@ static bool builtin_name(const char *name)
     return false;
 }
 
-int st_generate(const char *spec, const wl_workload *wl, int p, int64_t batch, int gpus_per_node,
-                int micro_batches, st_plan *plan, char *err)
+int st_generate(const char *spec, const wl_workload *wl, const kt_compute *kc, int p,
+                int64_t batch, int gpus_per_node, int micro_batches, st_plan *plan, char *err)
 {
     memset(plan, 0, sizeof *plan);
     char name[ST_PLAN_NAME_LEN];
@@ -256,7 +259,7 @@ int st_generate(const char *spec, const wl_workload *wl, int p, int64_t batch, i
         if (status == HS_OK)
             status = st_check(&st, wl, batch, err);
         if (status == HS_OK)
-            status = st_plan_of(wl, &st, plan, err);
+            status = st_plan_of(wl, kc, &st, batch, plan, err);
         if (status == HS_OK)
             snprintf(plan->name, sizeof plan->name, "%s", spec);
     }

@@ -29,16 +29,19 @@
 #include "strategy.h"
 #include "workload.h"
 
-/* The plan of a built-in strategy (kind other than ST_LAYERWISE), parsed and checked. */
-int st_plan_of(const wl_workload *wl, const st_strategy *st, st_plan *plan, char *err);
+/* The plan of a built-in strategy (kind other than ST_LAYERWISE), parsed and checked. A
+ * pipeline's stages are partitioned as kc times them at `batch` (st_pipeline_partition; kc
+ * NULL: the measured times), as the built-in runs them; the other kinds ignore kc and batch. */
+int st_plan_of(const wl_workload *wl, const struct kt_compute *kc, const st_strategy *st,
+               int64_t batch, st_plan *plan, char *err);
 
 /* The plan a generator spec names: owt, splitbrain:G, ghp:G, or a built-in strategy name with
  * its shape (data+filter:8x4), for p GPUs and batch B; gpus_per_node sizes a hybrid's group
  * when the spec gives no shape (as -s does), micro_batches is the pipeline's S (0: p). The plan
- * is named after the spec and checked (st_plan_check). HS_EINPUT naming the flag ("--generate",
- * "-g", "-b") and what is wrong. */
-int st_generate(const char *spec, const wl_workload *wl, int p, int64_t batch, int gpus_per_node,
-                int micro_batches, st_plan *plan, char *err);
+ * is named after the spec and checked (st_plan_check); kc as for st_plan_of. HS_EINPUT naming
+ * the flag ("--generate", "-g", "-b") and what is wrong. */
+int st_generate(const char *spec, const wl_workload *wl, const struct kt_compute *kc, int p,
+                int64_t batch, int gpus_per_node, int micro_batches, st_plan *plan, char *err);
 
 /* A one-paragraph description of what the generator wrote, for the file's <description>. */
 const char *st_generate_description(const char *spec);

@@ -141,10 +141,23 @@ int st_layout_copy_s(const wl_workload *wl, const struct kt_compute *kc, double 
 int st_scatter_copies_s(const wl_workload *wl, const struct kt_compute *kc, double elems, int p,
                         double samples, double *seconds, char *err);
 
+/* The kernels one pipeline stage runs for layer l on a micro-batch of micro_samples samples, in
+ * seconds: forward, input gradient, weight gradient (0 without weights). Every layer is whole
+ * on its stage's GPU: under kc (the job's compute model, compute.h) each kernel at that shape;
+ * with measured times (kc NULL) the per-sample times scaled, the backward half input gradient,
+ * half weight gradient. The expansion, the closed form and the partition below all time a
+ * stage with it. Errors are the compute model's. */
+int st_pipeline_kernels_s(const wl_workload *wl, const struct kt_compute *kc,
+                          double micro_samples, int l, double *fw_s, double *bx_s, double *bw_s,
+                          char *err);
+
 /* The pipeline's stages: contiguous layer groups, stage i (on GPU i) running layers
  * first[i] .. first[i+1]-1, so first[] has stages+1 entries and first[stages] = n_layers.
- * Balanced by compute: the partition minimises the largest stage's per-sample forward+backward
- * time (every stage gets at least one layer). HS_EINPUT if stages exceeds the layers. */
-int st_pipeline_partition(const wl_workload *wl, int stages, int *first, char *err);
+ * Balanced by compute: the partition minimises the largest stage's forward+backward time
+ * (every stage gets at least one layer), the times being the kernels under kc at
+ * micro_samples (st_pipeline_kernels_s), or without kc the measured times per sample. HS_EINPUT
+ * if stages exceeds the layers; the compute model's errors. */
+int st_pipeline_partition(const wl_workload *wl, const struct kt_compute *kc,
+                          double micro_samples, int stages, int *first, char *err);
 
 #endif

@@ -49,7 +49,8 @@ void cli_generate_usage(FILE *out)
             "                   among those that fit in memory on PLATFORM\n"
             "  serial, data, filter, channel, spatial, pipeline, data+filter[:P1xP2],\n"
             "  data+spatial[:P1xP2]   a built-in strategy, as a file giving the same numbers\n"
-            "  -p PLATFORM      for a hybrid's default group and GHP's choice (default abci)\n");
+            "  -p PLATFORM      for a hybrid's default group, GHP's choice and the pipeline's\n"
+            "                   stages, balanced on its GPU's kernels (default abci)\n");
 }
 
 static const struct option gen_longopts[] = {

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "compute.h"
 #include "plan.h"
 #include "work.h"
 #include "workload_helpers.h"
@@ -104,14 +105,49 @@ static void test_work(void **state)
     assert_int_equal(kernel_ok(&wl, 4, &s, LW_INPUT_GRAD).kind, LW_NONE);
     lw_kernel dw = kernel_ok(&wl, 0, &s, LW_WEIGHT_GRAD);
     assert_true(dw.kind == LW_STREAM && dw.flops == 48.0 && dw.bytes == 4.0 * (60 + 3 * 48));
-    /* lstm: 2 b T |w| FLOPs as L T = 8 products of (b = 2) x 7.5 (the layers' average inputs,
-     * 9 and 6) by 12 gates; bytes x and y (2 x 4 x (6 + 3)), w (180), the gates kept (2 x 4 x
-     * 12 x 2) */
-    lw_kernel lf = kernel_ok(&wl, 1, &s, LW_FORWARD);
-    assert_true(lf.kind == LW_GEMM && lf.flops == 2.0 * 2 * 4 * 180);
-    assert_true(lf.bytes == 4.0 * (72 + 180 + 192));
-    assert_true(lf.m == 2 && lf.n == 12 && lf.groups == 8 && lf.k == 8);
-    assert_int_equal(kernel_ok(&wl, 1, &s, LW_WEIGHT_GRAD).groups, 2); /* a layer at once */
+    /* lstm (D = 6 inputs, H = 3 units, L = 2 layers, T = 4 steps, b = 2), as cuDNN runs it:
+     * forward, each layer's input projection of all steps at once, (b T = 8) x 6 by 12 gates,
+     * then 8 x 3 by 12, then L T = 8 recurrent products of 2 x 3 by 12 one after another;
+     * every pass 2 b T |w| FLOPs (|w| = 180) */
+    lw_kernel k[LW_MAX_KERNELS];
+    int n = 0;
+    char e[HS_ERR_LEN] = "";
+    assert_int_equal(lw_kernels_of(&wl, 1, &s, LW_FORWARD, 4, k, &n, e), HS_OK);
+    assert_int_equal(n, 3);
+    assert_true(k[0].kind == LW_GEMM && k[0].m == 8 && k[0].n == 12 && k[0].k == 6 &&
+                k[0].calls == 1 && k[0].bytes == 4.0 * (8 * 6 + 6 * 12 + 8 * 12));
+    assert_true(k[1].m == 8 && k[1].n == 12 && k[1].k == 3 && k[1].calls == 1);
+    assert_true(k[2].m == 2 && k[2].n == 12 && k[2].k == 3 && k[2].calls == 8);
+    /* the recurrent product reads and writes the gates it adds onto */
+    assert_true(k[2].bytes == 4.0 * (2 * 3 + 3 * 12 + 2 * 2 * 12));
+    assert_true(kernel_ok(&wl, 1, &s, LW_FORWARD).m == 8); /* lw_kernel_of: the first */
+    for (int p = 0; p < LW_PASS_COUNT; p++) {
+        assert_int_equal(lw_kernels_of(&wl, 1, &s, (lw_pass)p, 4, k, &n, e), HS_OK);
+        double flops = 0;
+        for (int i = 0; i < n; i++)
+            flops += (double)k[i].calls * k[i].flops;
+        assert_true(flops == 2.0 * 2 * 4 * 180);
+    }
+    /* input gradient: 8 state gradients 2 x 12 by 3, then each layer's input gradient of all
+     * steps; weight gradient: one product a layer over all b T = 8 positions */
+    assert_int_equal(lw_kernels_of(&wl, 1, &s, LW_INPUT_GRAD, 4, k, &n, e), HS_OK);
+    assert_true(n == 3 && k[0].m == 2 && k[0].n == 3 && k[0].k == 12 && k[0].calls == 8);
+    assert_true(k[1].m == 8 && k[1].n == 6 && k[1].k == 12 && k[1].calls == 1);
+    assert_int_equal(lw_kernels_of(&wl, 1, &s, LW_WEIGHT_GRAD, 4, k, &n, e), HS_OK);
+    assert_true(n == 2 && k[0].m == 12 && k[0].n == 9 && k[0].k == 8 && k[0].calls == 1);
+    assert_true(k[1].m == 12 && k[1].n == 6 && k[1].k == 8 && k[1].calls == 1);
+    /* the kernel-time model runs every call one after another */
+    kt_model m;
+    assert_int_equal(kt_model_init(&m, "v100-sxm2-16gb", PR_FP32, e), HS_OK);
+    double fw_s = 0, want_s = 0;
+    assert_int_equal(kt_pass_s(&m, &wl, 1, &s, LW_FORWARD, &fw_s, e), HS_OK);
+    assert_int_equal(lw_kernels_of(&wl, 1, &s, LW_FORWARD, 4, k, &n, e), HS_OK);
+    for (int i = 0; i < n; i++)
+        want_s += (double)k[i].calls * kt_kernel_s(&m, &k[i]);
+    assert_true(fw_s == want_s && fw_s >= 10 * m.device->launch_s);
+    /* an embed has no input gradient: no kernel */
+    assert_int_equal(lw_kernels_of(&wl, 0, &s, LW_INPUT_GRAD, 4, k, &n, e), HS_OK);
+    assert_int_equal(n, 0);
     /* cut other than by batch: refused, saying why */
     char err[HS_ERR_LEN] = "";
     lw_kernel kn;

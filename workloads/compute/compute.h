@@ -146,7 +146,8 @@ kt_terms kt_terms_of(const kt_model *model, const lw_kernel *kernel);
 double kt_kernel_s(const kt_model *model, const lw_kernel *kernel);
 
 /* Seconds of pass `pass` of layer `index` of wl at one GPU's cut `split` (work.h): the API the
- * expansion calls per task. Errors as lw_kernel_of. */
+ * expansion calls per task: the sum of its kernels' calls (lw_kernels_of), run one after
+ * another. Errors as lw_kernel_of. */
 int kt_pass_s(const kt_model *model, const wl_workload *wl, int index, const lw_split *split,
               lw_pass pass, double *seconds, char *err);
 

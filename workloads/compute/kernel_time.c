@@ -319,16 +319,20 @@ static double fused_share(const kt_model *m, const wl_workload *wl, int i, lw_pa
 int kt_pass_s(const kt_model *m, const wl_workload *wl, int index, const lw_split *split,
               lw_pass pass, double *seconds, char *err)
 {
-    lw_kernel kn;
+    lw_kernel all[LW_MAX_KERNELS];
+    int n;
     *seconds = 0;
-    int rc = lw_kernel_of(wl, index, split, pass, pr_activation_bytes(m->precision), &kn, err);
-    if (rc != HS_OK || kn.kind == LW_NONE)
+    int rc = lw_kernels_of(wl, index, split, pass, pr_activation_bytes(m->precision), all, &n,
+                           err);
+    if (rc != HS_OK || n == 0 || all[0].kind == LW_NONE)
         return rc;
-    double share = fused_share(m, wl, index, pass);
+    double share = n == 1 ? fused_share(m, wl, index, pass) : -1;
     if (share < 0) {
-        *seconds = kt_kernel_s(m, &kn);
+        for (int i = 0; i < n; i++) /* the calls of a kernel run one after another */
+            *seconds += (double)all[i].calls * kt_kernel_s(m, &all[i]);
         return HS_OK;
     }
+    lw_kernel kn = all[0];
     kn.bytes *= share; /* inside the batch normalisation's kernel: no launch, no host call */
     kn.flops *= share;
     kt_terms t = kt_terms_of(m, &kn);

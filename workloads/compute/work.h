@@ -82,7 +82,13 @@ typedef struct {
     int64_t y_extent[2];             /* LW_LIB_CONV, 2-D: the output's extents */
     int depthwise;                   /* LW_STREAM: 1 for a depthwise convolution (a framework
                                       * runs it with its own kernels: kt_runtime) */
+    int64_t calls;                   /* times the pass runs this kernel, one after another, each
+                                      * launched on its own (an LSTM's per-step products);
+                                      * flops and bytes are one call's */
 } lw_kernel;
+
+/* The most kernels one pass runs (lw_kernels_of). */
+#define LW_MAX_KERNELS 4
 
 /* The full-size split: `samples` samples, nothing cut. */
 lw_split lw_whole(int64_t samples);
@@ -93,12 +99,20 @@ lw_split lw_whole(int64_t samples);
 int lw_shape_of(const wl_workload *wl, int index, const lw_split *split, lw_shape *shape,
                 char *err);
 
-/* The kernel of pass `pass` of layer `index` under split, its tensors stored in elem_bytes
+/* The first kernel of pass `pass` of layer `index` under split (lw_kernels_of gives them all;
+ * only an lstm has more than one), its tensors stored in elem_bytes
  * bytes an element (precision.h: 4 in FP32, 2 in mixed precision). kind LW_NONE when the pass
  * does not exist (weight gradient of a layer without weights; input gradient of a layer fed
  * by the data sample). Errors as lw_shape_of. */
 int lw_kernel_of(const wl_workload *wl, int index, const lw_split *split, lw_pass pass,
                  double elem_bytes, lw_kernel *kernel, char *err);
+
+/* Every kernel of pass `pass` of layer `index` under split: *count of them in kernels[] (0
+ * when the pass does not exist), each run kernels[i].calls times. Every layer type runs one
+ * kernel a pass but an LSTM, which runs its big products once and its recurrent products once
+ * a step (work_kernels.c). Errors as lw_shape_of. */
+int lw_kernels_of(const wl_workload *wl, int index, const lw_split *split, lw_pass pass,
+                  double elem_bytes, lw_kernel kernels[LW_MAX_KERNELS], int *count, char *err);
 
 const char *lw_pass_name(lw_pass pass);
 

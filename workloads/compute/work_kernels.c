@@ -72,11 +72,13 @@ static void streaming(lw_kernel *kn, double flops, double bytes)
     kn->kind = LW_STREAM;
     kn->flops = flops;
     kn->bytes = bytes;
+    kn->calls = 1;
 }
 
 static void gemm(lw_kernel *kn, double flops, double bytes, double m, double n, int64_t groups)
 {
     kn->kind = LW_GEMM;
+    kn->calls = 1;
     kn->flops = flops;
     kn->bytes = bytes;
     kn->m = (int64_t)m;
@@ -200,29 +202,55 @@ static void embed_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, dou
         streaming(kn, n, e * ((double)l->w_elems + 3.0 * n));
 }
 
-/* A stacked LSTM (cuDNN's): per layer and step one product of the b samples' [input, last
- * state] by the four gates' weights; backward the same product for the input and state
- * gradients, and the weight gradient over all steps of a layer at once. Its compulsory bytes
- * are x, w, y and the gates kept for the backward pass. */
-static void lstm_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
-                        lw_kernel *kn)
+/* One of an LSTM's products: calls of (m x k) by (k x n), each reading its operands and
+ * writing its result once, plus `extra` elements (a result accumulated onto: read too). */
+static void lstm_gemm(lw_kernel *kn, double m, double n, double k, double calls, double extra,
+                      double e)
 {
-    double b = (double)s->samples, steps = (double)s->y_spatial;
-    double layers = (double)l->w_kernel[0], h = (double)l->y.channels;
-    double k = (double)l->w_elems / (4.0 * h * layers); /* inputs + state, a layer on average */
-    double flops = 2.0 * b * steps * (double)l->w_elems;
-    double gates = b * steps * 4.0 * h * layers;
-    double bytes = e * (b * steps * ((double)l->x.channels + h) + (double)l->w_elems + gates);
-    int64_t products = (int64_t)(layers * steps);
-    if (pass == LW_FORWARD)
-        gemm(kn, flops, bytes, b, 4.0 * h, products);
-    else if (pass == LW_INPUT_GRAD)
-        gemm(kn, flops, bytes, b, k, products);
-    else
-        gemm(kn, flops, bytes, 4.0 * h, k, (int64_t)layers);
+    gemm(kn, 2.0 * m * n * k, e * (m * k + k * n + m * n + extra), m, n, 1);
     kn->lib = LW_LIB_BLAS;
     kn->in_channels = (int64_t)k;
-    kn->out_channels = (int64_t)(4.0 * h);
+    kn->out_channels = (int64_t)n;
+    kn->calls = (int64_t)calls;
+}
+
+/* A stacked LSTM of L layers of H units, the first reading D inputs, over T steps, as cuDNN
+ * runs it (cudnnRNNForward, cudnnRNNBackwardData, cudnnRNNBackwardWeights; J. Appleyard,
+ * "Optimizing Recurrent Neural Networks in cuDNN 5", NVIDIA developer blog, 2016:
+ * optimisation 1, the input GEMMs of all steps combined, and 3, the four gates' weights in one
+ * matrix). Forward, per layer: the input projection of all T steps as one product, (b T) x
+ * inputs by 4H, then per step the recurrent product of the last state, b x H by 4H, added onto
+ * the gates. Backward: per step the state gradient, dgates (b x 4H) by W_h^T; per layer the
+ * input gradient of all steps at once, (b T) x 4H by inputs; the weight gradient of [input,
+ * last state] over all steps, 4H x (b T) by inputs + H, one product a layer. Every pass is
+ * 2 b T |w| FLOPs; the per-step products are small, launched L T times one after another.
+ * Not modelled: the fused element-wise gate kernel a step (optimisation 2) and the overlap of
+ * layers in a wavefront (optimisation 4). */
+static int lstm_kernels(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
+                        lw_kernel *kn)
+{
+    double b = (double)s->samples, t = (double)s->y_spatial, bt = b * t;
+    double layers = (double)l->w_kernel[0], h = (double)l->y.channels;
+    double d = (double)l->x.channels, g = 4.0 * h;
+    int n = 0;
+    if (pass == LW_FORWARD) {
+        lstm_gemm(&kn[n++], bt, g, d, 1, 0, e);
+        if (layers > 1)
+            lstm_gemm(&kn[n++], bt, g, h, layers - 1, 0, e);
+        lstm_gemm(&kn[n++], b, g, h, layers * t, b * g, e);
+    } else if (pass == LW_INPUT_GRAD) {
+        lstm_gemm(&kn[n++], b, h, g, layers * t, 0, e);
+        lstm_gemm(&kn[n++], bt, d, g, 1, 0, e);
+        if (layers > 1)
+            lstm_gemm(&kn[n++], bt, h, g, layers - 1, 0, e);
+    } else {
+        lstm_gemm(&kn[n++], g, d + h, bt, 1, 0, e);
+        if (layers > 1)
+            lstm_gemm(&kn[n++], g, 2.0 * h, bt, layers - 1, 0, e);
+    }
+    for (int i = 0; i < n; i++)
+        kn[i].pass = pass;
+    return n;
 }
 
 /* Whether pass exists for layer `index`: no weight gradient without weights, no input
@@ -240,11 +268,13 @@ static int pass_exists(const wl_workload *wl, int index, lw_pass pass)
     return 1;
 }
 
-int lw_kernel_of(const wl_workload *wl, int index, const lw_split *split, lw_pass pass,
-                 double elem_bytes, lw_kernel *kernel, char *err)
+int lw_kernels_of(const wl_workload *wl, int index, const lw_split *split, lw_pass pass,
+                  double elem_bytes, lw_kernel kernels[LW_MAX_KERNELS], int *count, char *err)
 {
     lw_shape s;
-    memset(kernel, 0, sizeof *kernel);
+    lw_kernel *kernel = &kernels[0];
+    memset(kernels, 0, LW_MAX_KERNELS * sizeof *kernels);
+    *count = 0;
     if ((unsigned)pass >= LW_PASS_COUNT)
         return hs_fail(err, HS_EINTERNAL, "unknown pass %d", (int)pass);
     int rc = lw_shape_of(wl, index, split, &s, err);
@@ -252,6 +282,7 @@ int lw_kernel_of(const wl_workload *wl, int index, const lw_split *split, lw_pas
         return rc;
     const wl_layer *l = &wl->layers[index];
     kernel->pass = pass;
+    *count = 1;
     switch (l->type) {
     case WL_CONV:
         conv_kernel(l, &s, pass, elem_bytes, kernel);
@@ -269,10 +300,20 @@ int lw_kernel_of(const wl_workload *wl, int index, const lw_split *split, lw_pas
         embed_kernel(l, &s, pass, elem_bytes, kernel);
         break;
     case WL_LSTM:
-        lstm_kernel(l, &s, pass, elem_bytes, kernel);
+        *count = lstm_kernels(l, &s, pass, elem_bytes, kernels);
         break;
     default:
         stream_kernel(l, &s, pass, elem_bytes, kernel);
     }
     return HS_OK;
+}
+
+int lw_kernel_of(const wl_workload *wl, int index, const lw_split *split, lw_pass pass,
+                 double elem_bytes, lw_kernel *kernel, char *err)
+{
+    lw_kernel all[LW_MAX_KERNELS];
+    int n;
+    int rc = lw_kernels_of(wl, index, split, pass, elem_bytes, all, &n, err);
+    *kernel = all[0];
+    return rc;
 }

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "footprint.h"
 #include "generate.h"
 #include "plan.h"
 #include "strategy.h"
@@ -76,6 +77,34 @@ static void test_read(void **state)
         if (i != 1)
             act += wl.layers[i].x_elems + wl.layers[i].y_elems;
     assert_int_equal(wl.x_total + wl.y_total, act);
+    wl_free(&wl);
+}
+
+/* Activation memory: ParaDL's |x| + |y| for the convolutions and the softmax, what autograd
+ * saves for the token layers, each tensor once (workload_saved.c). */
+static void test_memory(void **state)
+{
+    (void)state;
+    char path[1024], err[HS_ERR_LEN] = "";
+    wl_workload wl;
+    load_ok(tmp_file(path, sizeof path, "tokm.xml", HEAD LAYERS(BLOCK)), &wl);
+    const wl_layer *l = wl.layers;
+    assert_false(l[0].autograd_rule || l[2].autograd_rule || l[5].autograd_rule);
+    assert_true(l[1].autograd_rule && l[1].saved_elems == 0); /* a view */
+    assert_true(l[3].autograd_rule && l[3].saved_elems == 0); /* a copy keeps nothing */
+    assert_int_equal(l[4].saved_elems, 64); /* K^T, the move's copy; q is the conv's y */
+    assert_int_equal(l[6].saved_elems, 0);  /* A is the softmax's y, V the patch conv's */
+    assert_int_equal(l[7].saved_elems, 64 + 2 * 4); /* its input, a mean and a 1/std a row */
+    assert_int_equal(l[8].saved_elems, 64); /* a parameter's gradient needs the input */
+    assert_true(l[9].autograd_rule && l[9].saved_elems == 0); /* an add keeps nothing */
+    assert_int_equal(l[10].saved_elems, 64); /* tanh keeps its output */
+    /* 256 + 128 + 32 (patch, q, softmax: |x| + |y|) + 264 saved, with their gradients, 4 bytes
+     * an element, 8 samples a GPU */
+    st_strategy st;
+    hs_memory mem;
+    assert_int_equal(st_parse("data", 2, 2, 0, &st, err), HS_OK);
+    assert_int_equal(fp_memory(&wl, NULL, &st, 16, &mem, err), HS_OK);
+    assert_true(mem.activations_bytes == 2.0 * 4 * 8 * (256 + 128 + 32 + 264));
     wl_free(&wl);
 }
 
@@ -237,6 +266,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read),
+        cmocka_unit_test(test_memory),
         cmocka_unit_test(test_products),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_work),

@@ -283,6 +283,8 @@ int wl_load(const char *spec, wl_workload *wl, char *err)
         rc = hs_fail(err, HS_EINPUT, "%s: the workload has no layers", wl->path);
     if (rc == HS_OK)
         rc = wl__finish(wl, layer_time_s, err);
+    if (rc == HS_OK)
+        rc = wl__saved(wl, is_xml, err);
     free(layer_time_s);
     if (rc != HS_OK)
         wl_free(wl);

@@ -106,6 +106,12 @@ typedef struct {
     double bw_s;                /* backward seconds per sample (input + weight gradient) */
     double wu_s;                /* weight-update seconds per iteration (0 if not declared) */
     unsigned split_mask;        /* WL_SPLIT_* bits: strategies that split this layer */
+    int autograd_rule;          /* 1: the footprint holds saved_elems for this layer (a token
+                                 * type: layernorm, matmul, move, reshape, tanh, one-input add
+                                 * or mul); 0: ParaDL's rule, |x| + |y| (none for relu, bnorm) */
+    int64_t saved_elems;        /* with autograd_rule: elements per sample PyTorch's autograd
+                                 * keeps for its backward, not already counted elsewhere
+                                 * (workload_saved.c) */
 } wl_layer;
 
 /* Where a workload's compute times come from. */

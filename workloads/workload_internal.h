@@ -31,6 +31,11 @@ int wl__load_paradl(wl_workload *wl, char *err);
 /* Derive flops, fw_s, bw_s, x_total, y_total, w_total from the layer table. */
 int wl__finish(wl_workload *wl, const double *layer_time_s, char *err);
 
+/* Mark the layers whose activation memory follows what PyTorch's autograd saves (the token
+ * types: wl_layer.autograd_rule) and count it (saved_elems), each tensor once; graph: 1 when
+ * the file lists each layer's inputs (XML), 0 for ParaDL's files. After wl__finish. */
+int wl__saved(wl_workload *wl, int graph, char *err);
+
 /* Grow wl->layers by one zeroed layer; returns it, or NULL when memory runs out. */
 wl_layer *wl__add_layer(wl_workload *wl, int *capacity);
 

@@ -13,8 +13,7 @@
 
 
 /* The oracle keeps the outputs of ReLU and batch normalisation in place, so they hold no
- * activation memory of their own, nor does a reshape, a view of its input (the same rule as
- * the workload's x_total / y_total). */
+ * activation memory of their own (the same rule as the workload's x_total / y_total). */
 static int holds_activations(wl_type type)
 {
     return type != WL_RELU && type != WL_BNORM && type != WL_RESHAPE;
@@ -23,6 +22,32 @@ static int holds_activations(wl_type type)
 static int64_t ceil_div(int64_t a, int64_t b)
 {
     return (a + b - 1) / b;
+}
+
+/* Activation elements of one sample layer l holds, its tensors cut `parts` ways (rounded up
+ * per tensor): ParaDL's |x| + |y|, or, for the token types, what autograd saves for them
+ * (wl_layer.autograd_rule, workload_saved.c). */
+static double layer_act(const wl_layer *l, int64_t parts)
+{
+    if (l->autograd_rule)
+        return (double)ceil_div(l->saved_elems, parts);
+    if (!holds_activations(l->type))
+        return 0.0;
+    return (double)(ceil_div(l->x_elems, parts) + ceil_div(l->y_elems, parts));
+}
+
+/* The workload's activation elements of one sample, nothing cut: ParaDL's totals, with the
+ * token layers' |x| + |y| replaced by what autograd saves for them. */
+static double whole_act(const wl_workload *wl)
+{
+    double act = (double)(wl->x_total + wl->y_total);
+    for (int i = 0; i < wl->n_layers; i++) {
+        const wl_layer *l = &wl->layers[i];
+        if (l->autograd_rule)
+            act += (double)l->saved_elems -
+                   (holds_activations(l->type) ? (double)(l->x_elems + l->y_elems) : 0.0);
+    }
+    return act;
 }
 
 /* Each tensor and its gradient: weights and gradients delta x w each, activations with their
@@ -60,11 +85,7 @@ static void layerwise(const wl_workload *wl, unsigned bit, int parts, bool cut_w
             w_split += (double)l->w_elems;
         else
             w_rep += (double)l->w_elems;
-        if (!holds_activations(l->type))
-            continue;
-        *act += split && cut_activations
-                    ? (double)(ceil_div(l->x_elems, parts) + ceil_div(l->y_elems, parts))
-                    : (double)(l->x_elems + l->y_elems);
+        *act += layer_act(l, split && cut_activations ? parts : 1);
     }
     *w = cut_weights ? w_split / parts + w_rep : w_split + w_rep;
 }
@@ -85,8 +106,7 @@ static int pipeline(const wl_workload *wl, const kt_compute *kc, const st_strate
         double act = 0, w = 0;
         for (int i = first[g]; i < first[g + 1]; i++) {
             const wl_layer *l = &wl->layers[i];
-            if (holds_activations(l->type))
-                act += batch * (double)(l->x_elems + l->y_elems);
+            act += batch * layer_act(l, 1);
             w += (double)l->w_elems;
         }
         hs_memory stage;
@@ -104,10 +124,7 @@ void fp_layer_elems(const wl_layer *l, const st_layer_config *c, double batch,
                     double *act_elems, double *w_elems)
 {
     int cut = c->whole ? 1 : c->height * c->width * c->depth;
-    *act_elems = holds_activations(l->type)
-                     ? batch / c->batch *
-                           (double)(ceil_div(l->x_elems, cut) + ceil_div(l->y_elems, cut))
-                     : 0.0;
+    *act_elems = batch / c->batch * layer_act(l, cut);
     *w_elems = (double)l->w_elems / (c->whole ? 1 : c->filter * c->channel);
 }
 
@@ -175,11 +192,11 @@ int fp_memory(const wl_workload *wl, const kt_compute *kc, const st_strategy *st
     case ST_CHANNEL:
     case ST_DATA_FILTER:
         layerwise(wl, st_split_bit(st->kind), st->p2, true, false, &w, &act);
-        parts_of(b * (double)(wl->x_total + wl->y_total), w, pr, states, mem);
+        parts_of(b * whole_act(wl), w, pr, states, mem);
         return HS_OK;
     default: /* serial, data: every GPU holds all weights and its B/p samples' activations */
         layerwise(wl, 0, 1, false, false, &w, &act);
-        parts_of(b * (double)(wl->x_total + wl->y_total), w, pr, states, mem);
+        parts_of(b * whole_act(wl), w, pr, states, mem);
         return HS_OK;
     }
 }

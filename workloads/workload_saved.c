@@ -1,0 +1,106 @@
+/* workload_saved.c: the activation memory of the token layer types, as PyTorch's autograd keeps
+ * it (wl__saved, workload_internal.h).
+ *
+ * ParaDL's footprint counts every layer's |x| + |y| (relu, bnorm and reshape left out), a rule
+ * kept for every type it was written for. For the types that move tokens about (layernorm,
+ * matmul, move, reshape, tanh, add and mul with one input) it counts tensors nothing keeps for
+ * the backward pass, and counts twice tensors already counted as a neighbour's x or y. These
+ * count instead the tensors autograd saves for their backward (PyTorch's
+ * tools/autograd/derivatives.yaml, v1.13):
+ *   native_layer_norm   input, and the per-row mean and rstd (result1, result2)
+ *   mm / bmm / matmul   both operands (mm_mat1_backward(grad, mat2), mm_mat2_backward(.., self))
+ *   tanh                its result (tanh_backward(grad, result))
+ *   view, reshape, permute, transpose, clone, roll, slice: nothing (sizes only)
+ *   add                 nothing; mul by a tensor: the other factor, so a parameter's gradient
+ *                       keeps the activation (mul by a Python scalar keeps nothing; the format
+ *                       does not tell the two apart: counted)
+ * A tensor is counted once: not when a layer under ParaDL's rule already counts it (as its x or
+ * y), nor twice when two token layers keep it. A tensor is known by the layer that wrote its
+ * storage: a reshape is a view of its input, relu and bnorm work in place (ParaDL's rule). */
+#include "workload_internal.h"
+
+#include <stdlib.h>
+
+/* Whether layer l of wl follows autograd's rule (above). An add with no inputs listed is one
+ * input only where the file has a graph (XML); a ParaDL file lists no inputs at all. */
+static int autograd_rule(const wl_layer *l, int graph)
+{
+    switch (l->type) {
+    case WL_LAYERNORM:
+    case WL_MATMUL:
+    case WL_MOVE:
+    case WL_RESHAPE:
+    case WL_TANH:
+        return 1;
+    case WL_MUL:
+        return l->n_inputs <= 1;
+    case WL_ADD:
+        return l->n_inputs == 1 || (l->n_inputs == 0 && graph);
+    default:
+        return 0;
+    }
+}
+
+/* The layer feeding input k of layer i (no inputs listed: the previous one); WL_INPUT_DATA for
+ * the sample. */
+static int input_of(const wl_workload *wl, int i, int k)
+{
+    const wl_layer *l = &wl->layers[i];
+    return l->n_inputs == 0 ? i - 1 : l->inputs[k];
+}
+
+/* The layer whose output holds the storage of layer p's output. */
+static int storage_of(const wl_workload *wl, int p)
+{
+    while (p >= 0 && (wl->layers[p].type == WL_RESHAPE || wl->layers[p].type == WL_RELU ||
+                      wl->layers[p].type == WL_BNORM))
+        p = input_of(wl, p, 0);
+    return p < 0 ? WL_INPUT_DATA : p;
+}
+
+/* Counts the tensor of storage s (index s + 1 in counted: the data sample is -1) of `elems`
+ * elements unless already counted. */
+static int64_t keep(char *counted, int s, int64_t elems)
+{
+    if (counted[s + 1])
+        return 0;
+    counted[s + 1] = 1;
+    return elems;
+}
+
+int wl__saved(wl_workload *wl, int graph, char *err)
+{
+    char *counted = calloc((size_t)wl->n_layers + 1, 1);
+    if (!counted)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d layers", wl->n_layers);
+    for (int i = 0; i < wl->n_layers; i++) { /* what ParaDL's rule counts */
+        wl_layer *l = &wl->layers[i];
+        l->autograd_rule = autograd_rule(l, graph);
+        if (l->autograd_rule || l->type == WL_RELU || l->type == WL_BNORM)
+            continue;
+        counted[storage_of(wl, i) + 1] = 1;
+        for (int k = 0; k < (l->n_inputs ? l->n_inputs : 1); k++)
+            counted[storage_of(wl, input_of(wl, i, k)) + 1] = 1;
+    }
+    for (int i = 0; i < wl->n_layers; i++) {
+        wl_layer *l = &wl->layers[i];
+        if (!l->autograd_rule)
+            continue;
+        int in = storage_of(wl, input_of(wl, i, 0));
+        l->saved_elems = 0;
+        if (l->type == WL_LAYERNORM) /* the input, and a mean and a 1/std a row */
+            l->saved_elems = keep(counted, in, l->x_elems) + 2 * (l->x_elems / l->x.channels);
+        else if (l->type == WL_MUL)
+            l->saved_elems = keep(counted, in, l->x_elems);
+        else if (l->type == WL_TANH)
+            l->saved_elems = keep(counted, i, l->y_elems);
+        else if (l->type == WL_MATMUL) {
+            int b = input_of(wl, i, 1);
+            int64_t b_elems = b < 0 ? 0 : wl->layers[b].y_elems;
+            l->saved_elems = keep(counted, in, l->x_elems) +
+                             keep(counted, storage_of(wl, b), b_elems);
+        }
+    }
+    free(counted);
+    return HS_OK;
+}

@@ -113,26 +113,30 @@ static void test_work(void **state)
     int n = 0;
     char e[HS_ERR_LEN] = "";
     assert_int_equal(lw_kernels_of(&wl, 1, &s, LW_FORWARD, 4, k, &n, e), HS_OK);
-    assert_int_equal(n, 3);
+    assert_int_equal(n, 4);
     assert_true(k[0].kind == LW_GEMM && k[0].m == 8 && k[0].n == 12 && k[0].k == 6 &&
                 k[0].calls == 1 && k[0].bytes == 4.0 * (8 * 6 + 6 * 12 + 8 * 12));
     assert_true(k[1].m == 8 && k[1].n == 12 && k[1].k == 3 && k[1].calls == 1);
     assert_true(k[2].m == 2 && k[2].n == 12 && k[2].k == 3 && k[2].calls == 8);
     /* the recurrent product reads and writes the gates it adds onto */
     assert_true(k[2].bytes == 4.0 * (2 * 3 + 3 * 12 + 2 * 2 * 12));
+    /* and a step's fused element-wise kernel, 11 b H elements */
+    assert_true(k[3].kind == LW_STREAM && k[3].calls == 8 && k[3].bytes == 4.0 * 11 * 2 * 3);
     assert_true(kernel_ok(&wl, 1, &s, LW_FORWARD).m == 8); /* lw_kernel_of: the first */
     for (int p = 0; p < LW_PASS_COUNT; p++) {
         assert_int_equal(lw_kernels_of(&wl, 1, &s, (lw_pass)p, 4, k, &n, e), HS_OK);
         double flops = 0;
         for (int i = 0; i < n; i++)
-            flops += (double)k[i].calls * k[i].flops;
+            if (k[i].kind == LW_GEMM)
+                flops += (double)k[i].calls * k[i].flops;
         assert_true(flops == 2.0 * 2 * 4 * 180);
     }
-    /* input gradient: 8 state gradients 2 x 12 by 3, then each layer's input gradient of all
-     * steps; weight gradient: one product a layer over all b T = 8 positions */
+    /* input gradient: 8 state gradients 2 x 12 by 3 and 8 element-wise kernels, then each
+     * layer's input gradient of all steps; weight gradient: one product a layer over all b T = 8 positions */
     assert_int_equal(lw_kernels_of(&wl, 1, &s, LW_INPUT_GRAD, 4, k, &n, e), HS_OK);
-    assert_true(n == 3 && k[0].m == 2 && k[0].n == 3 && k[0].k == 12 && k[0].calls == 8);
-    assert_true(k[1].m == 8 && k[1].n == 6 && k[1].k == 12 && k[1].calls == 1);
+    assert_true(n == 4 && k[0].m == 2 && k[0].n == 3 && k[0].k == 12 && k[0].calls == 8);
+    assert_true(k[1].kind == LW_STREAM && k[1].calls == 8 && k[1].bytes == 4.0 * 14 * 2 * 3);
+    assert_true(k[2].m == 8 && k[2].n == 6 && k[2].k == 12 && k[2].calls == 1);
     assert_int_equal(lw_kernels_of(&wl, 1, &s, LW_WEIGHT_GRAD, 4, k, &n, e), HS_OK);
     assert_true(n == 2 && k[0].m == 12 && k[0].n == 9 && k[0].k == 8 && k[0].calls == 1);
     assert_true(k[1].m == 12 && k[1].n == 6 && k[1].k == 8 && k[1].calls == 1);

@@ -224,8 +224,12 @@ static void lstm_gemm(lw_kernel *kn, double m, double n, double k, double calls,
  * input gradient of all steps at once, (b T) x 4H by inputs; the weight gradient of [input,
  * last state] over all steps, 4H x (b T) by inputs + H, one product a layer. Every pass is
  * 2 b T |w| FLOPs; the per-step products are small, launched L T times one after another.
- * Not modelled: the fused element-wise gate kernel a step (optimisation 2) and the overlap of
- * layers in a wavefront (optimisation 4). */
+ * Each step also runs one element-wise kernel (optimisation 2, the point-wise operations
+ * fused): forward it reads the gates' pre-activations and c_{t-1} and writes h_t, c_t and the
+ * activated gates kept for the backward (11 b H elements; 24 FLOPs a unit: three sigmoids and
+ * two tanh at 4, c = f c + i g, h = o tanh c); backward it reads dh, dc, the kept gates, c_{t-1}
+ * and c_t and writes dgates and dc_{t-1} (14 b H; 19 FLOPs a unit). Not modelled: the overlap
+ * of layers in a wavefront (optimisation 4). */
 static int lstm_kernels(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
                         lw_kernel *kn)
 {
@@ -238,8 +242,12 @@ static int lstm_kernels(const wl_layer *l, const lw_shape *s, lw_pass pass, doub
         if (layers > 1)
             lstm_gemm(&kn[n++], bt, g, h, layers - 1, 0, e);
         lstm_gemm(&kn[n++], b, g, h, layers * t, b * g, e);
+        streaming(&kn[n], 24.0 * b * h, e * 11.0 * b * h);
+        kn[n++].calls = (int64_t)(layers * t);
     } else if (pass == LW_INPUT_GRAD) {
         lstm_gemm(&kn[n++], b, h, g, layers * t, 0, e);
+        streaming(&kn[n], 19.0 * b * h, e * 14.0 * b * h);
+        kn[n++].calls = (int64_t)(layers * t);
         lstm_gemm(&kn[n++], bt, d, g, 1, 0, e);
         if (layers > 1)
             lstm_gemm(&kn[n++], bt, h, g, layers - 1, 0, e);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # run.sh: installs what is missing, builds, and runs every test with ctest.
-# Usage: tests/run.sh [--sanitize [--quick]] [extra ctest arguments, e.g. -R conformance]
+# Usage: tests/run.sh [--ci | --sanitize [--quick]] [extra ctest arguments, e.g. -R conformance]
+#   --ci        what CI runs (.ci/run): the plain suite, then --sanitize --quick; the sanitized
+#               tree builds while the plain tests run (nice 10: from the cores they leave idle)
 #   --sanitize  build into build-sanitize with AddressSanitizer, LeakSanitizer and
 #               UndefinedBehaviorSanitizer (cmake -DHS_SANITIZE=ON; SimGrid's actors on threads)
 #               and run the suite there: any report fails its test (exit status 99)
@@ -10,9 +12,10 @@
 #               against a run's measured duration, which the sanitizers make erratic under
 #               load), all of which the plain suite runs: what CI runs
 set -euo pipefail
-sanitize=0 quick=0
+sanitize=0 quick=0 ci=0
 while [ $# -gt 0 ]; do
     case "$1" in
+        --ci) ci=1 ;;
         --sanitize) sanitize=1 ;;
         --quick) quick=1 ;;
         *) break ;;
@@ -20,6 +23,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ "$quick" = 0 ] || [ "$sanitize" = 1 ] || { echo "run.sh: --quick goes with --sanitize" >&2; exit 2; }
+[ "$ci" = 0 ] || [ "$sanitize" = 0 ] || { echo "run.sh: --ci runs --sanitize itself" >&2; exit 2; }
 extra=()
 if [ "$sanitize" = 1 ]; then
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,5 +35,18 @@ if [ "$sanitize" = 1 ]; then
         extra=(-E '^(e2e_studies|e2e_crosscheck|e2e_contention|e2e_fidelity|e2e_signals)$')
 fi
 source "$(dirname "${BASH_SOURCE[0]}")/../experiments/setup.sh"
+if [ "$ci" = 1 ]; then
+    # The sanitized build, in the background below the plain tests' priority; its output is
+    # kept and shown only if it fails (the sanitized run's own setup finds it built).
+    san_log="$HS_BUILD/sanitize-build.log"
+    HS_BUILD="$HS_ROOT/build-sanitize" HS_CMAKE_FLAGS="-DHS_SANITIZE=ON" \
+        nice -n 10 bash "$HS_ROOT/experiments/setup.sh" >"$san_log" 2>&1 &
+    san_pid=$!
+    (cd "$HS_BUILD" && ctest --output-on-failure -j"$(nproc)" "$@") ||
+        { rc=$?; wait "$san_pid" || true; exit "$rc"; }
+    wait "$san_pid" || { cat "$san_log" >&2; echo "run.sh: the sanitized build failed" >&2; exit 1; }
+    echo "run.sh: the sanitized tree was built while the plain tests ran" >&2
+    exec bash "$HS_ROOT/tests/run.sh" --sanitize --quick "$@"
+fi
 cd "$HS_BUILD"
 ctest --output-on-failure -j"$(nproc)" "${extra[@]}" "$@"

@@ -36,7 +36,9 @@ set -e
 end="$(awk 'END { print $1 }' "$work/ci.log")"
 
 # Phases from the markers: setup.sh's "setup: building" (packages checked or installed before
-# it), ctest's "Test project" and "Total Test time". Half 1 is plain, half 2 sanitized.
+# it), ctest's "Test project" and "Total Test time". Half 1 is plain, half 2 sanitized; the
+# sanitized tree builds while the plain tests run (tests/run.sh --ci, its output kept), so half
+# 2's configure+build is what is left of it then.
 awk -v end="$end" '
     / setup: building hybridsim in / { h++; build[h] = $1; pk[h] = (h == 1) ? 0 : tend[h - 1] }
     / Test project / { tstart[h] = $1 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh: installs what is missing, builds, and runs every test with ctest.
 # Usage: tests/run.sh [--ci | --sanitize [--quick]] [extra ctest arguments, e.g. -R conformance]
-#   --ci        what CI runs (.ci/run): the plain suite, then --sanitize --quick; the sanitized
-#               tree builds while the plain tests run (nice 10: from the cores they leave idle)
+#   --ci        what CI runs (.ci/run): the plain suite, then --sanitize --quick (whether or not
+#               the plain one passed); the sanitized tree builds while the plain tests run
+#               (nice 10: from the cores they leave idle)
 #   --sanitize  build into build-sanitize with AddressSanitizer, LeakSanitizer and
 #               UndefinedBehaviorSanitizer (cmake -DHS_SANITIZE=ON; SimGrid's actors on threads)
 #               and run the suite there: any report fails its test (exit status 99)
@@ -46,11 +47,15 @@ if [ "$ci" = 1 ]; then
     HS_BUILD="$HS_ROOT/build-sanitize" HS_CMAKE_FLAGS="-DHS_SANITIZE=ON" \
         nice -n 10 bash "$HS_ROOT/experiments/setup.sh" >"$san_log" 2>&1 &
     san_pid=$!
-    (cd "$HS_BUILD" && ctest --output-on-failure -j"$(nproc)" "$@") ||
-        { rc=$?; wait "$san_pid" || true; exit "$rc"; }
+    # A plain failure does not stop the sanitized half: CI reports both, and fails if either did.
+    plain_rc=0
+    (cd "$HS_BUILD" && ctest --output-on-failure -j"$(nproc)" "$@") || plain_rc=$?
     wait "$san_pid" || { cat "$san_log" >&2; echo "run.sh: the sanitized build failed" >&2; exit 1; }
     echo "run.sh: the sanitized tree was built while the plain tests ran" >&2
-    exec bash "$HS_ROOT/tests/run.sh" --sanitize --quick "$@"
+    san_rc=0
+    bash "$HS_ROOT/tests/run.sh" --sanitize --quick "$@" || san_rc=$?
+    [ "$plain_rc" = 0 ] || echo "run.sh: the plain suite failed (ctest exit $plain_rc)" >&2
+    exit $((plain_rc != 0 ? plain_rc : san_rc))
 fi
 cd "$HS_BUILD"
 ctest --output-on-failure -j"$jobs" "${extra[@]}" "$@"

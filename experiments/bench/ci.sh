@@ -37,10 +37,13 @@ end="$(awk 'END { print $1 }' "$work/ci.log")"
 
 # Phases from the markers: setup.sh's "setup: building" (packages checked or installed before
 # it), ctest's "Test project" and "Total Test time". Half 1 is plain, half 2 sanitized; the
-# sanitized tree builds while the plain tests run (tests/run.sh --ci, its output kept), so half
-# 2's configure+build is what is left of it then.
+# sanitized tree builds while the plain tests run (tests/run.sh --ci, its output kept): the
+# wait for it after the plain tests ends at run.sh's "built while" line, and half 2's
+# configure+build is what is left of it then.
 awk -v end="$end" '
-    / setup: building hybridsim in / { h++; build[h] = $1; pk[h] = (h == 1) ? 0 : tend[h - 1] }
+    / run.sh: the sanitized tree was built / { wait_end = $1 }
+    / setup: building hybridsim in / { h++; build[h] = $1; pk[h] = (h == 1) ? 0 : tend[h - 1]
+        if (h == 2 && wait_end) { waited = wait_end - tend[1]; pk[h] = wait_end } }
     / Test project / { tstart[h] = $1 }
     / Total Test time / { tend[h] = $1 }
     / Test +#[0-9]+: / && / sec$/ {
@@ -52,6 +55,8 @@ awk -v end="$end" '
             printf "%-9s packages %6.1f s  configure+build %6.1f s  tests %6.1f s wall (%d tests, %.1f s summed)\n",
                 label[i], build[i] - pk[i], tstart[i] - build[i], tend[i] - tstart[i], n[i], sum[i]
         }
+        if (wait_end)
+            printf "the sanitized build, in the background, ended %.1f s after the plain tests\n", waited
         printf "whole     %.1f s\n", end
     }' "$work/ci.log" 2>"$work/tests.txt"
 for h in 1 2; do

@@ -166,32 +166,46 @@ static int producer(const sr_graph *g, int v)
     return -1;
 }
 
-/* The edge cost: the tensor from u's layout to v's. Into PaSE's reshapes, the tensor goes to
- * the fully connected layer's batch-split layout; out of them, from that layout. */
+/* The two layers edge e prices between and what each end's configuration makes of them (the
+ * edge cost is a function of ul, *su, vl, *sv alone). Into PaSE's reshapes, the tensor goes to
+ * the fully connected layer's batch-split layout; out of them, from that layout. *none: the
+ * edge costs nothing (an unravel with nothing before its ravel). */
+static void edge_ends(const an_search_model *m, const sr_graph *g, int e, const sr_config *cu,
+                      const sr_config *cv, int *ul, st_layer_config *su, int *vl,
+                      st_layer_config *sv, bool *none)
+{
+    const sr_vertex *U = &g->v[g->e[e].u], *V = &g->v[g->e[e].v];
+    *none = false;
+    *vl = V->layer;
+    if (V->op == SR_UNRAVEL) { /* ravel -> unravel: one batch-split layout to another */
+        *vl = U->layer;
+        *ul = m->wl->layers[*vl].inputs[0] >= 0 ? m->wl->layers[*vl].inputs[0] : *vl - 1;
+        *su = batch_layout(cu->b, m->gpus);
+    } else if (U->op == SR_UNRAVEL) {
+        int ravel = producer(g, g->e[e].u), before = ravel < 0 ? -1 : producer(g, ravel);
+        *none = before < 0;
+        *ul = before < 0 ? 0 : followers_end(g, before) - 1;
+        *su = batch_layout(cu->b, m->gpus);
+    } else {
+        *ul = followers_end(g, g->e[e].u) - 1;
+        *su = layer_config(U, cu, &m->wl->layers[*ul], m->gpus);
+    }
+    *sv = is_reshape(V) ? batch_layout(cv->b, m->gpus)
+                        : layer_config(V, cv, &m->wl->layers[*vl], m->gpus);
+}
+
+/* The edge cost: the tensor from u's layout to v's. */
 static int edge_cost(void *ctx, const sr_graph *g, int e, const sr_config *cu,
                      const sr_config *cv, double *cost, char *err)
 {
     an_search_model *m = ctx;
-    const sr_vertex *U = &g->v[g->e[e].u], *V = &g->v[g->e[e].v];
-    *cost = 0.0;
-    int ul, vl = V->layer;
+    int ul, vl;
     st_layer_config su, sv;
-    if (V->op == SR_UNRAVEL) { /* ravel -> unravel: one batch-split layout to another */
-        vl = U->layer;
-        ul = m->wl->layers[vl].inputs[0] >= 0 ? m->wl->layers[vl].inputs[0] : vl - 1;
-        su = batch_layout(cu->b, m->gpus);
-    } else if (U->op == SR_UNRAVEL) {
-        int ravel = producer(g, g->e[e].u), before = ravel < 0 ? -1 : producer(g, ravel);
-        if (before < 0)
-            return HS_OK;
-        ul = followers_end(g, before) - 1;
-        su = batch_layout(cu->b, m->gpus);
-    } else {
-        ul = followers_end(g, g->e[e].u) - 1;
-        su = layer_config(U, cu, &m->wl->layers[ul], m->gpus);
-    }
-    sv = is_reshape(V) ? batch_layout(cv->b, m->gpus)
-                           : layer_config(V, cv, &m->wl->layers[vl], m->gpus);
+    bool none;
+    edge_ends(m, g, e, cu, cv, &ul, &su, &vl, &sv, &none);
+    *cost = 0.0;
+    if (none)
+        return HS_OK;
     an_price pr;
     int status = an_edge_price(m->net, m->wl, m->kc, ul, &su, vl, &sv, m->batch, false, &pr, err);
     if (status == HS_OK)
@@ -199,9 +213,29 @@ static int edge_cost(void *ctx, const sr_graph *g, int e, const sr_config *cu,
     return status;
 }
 
+/* What edge_cost sees of one end's configuration: that end's layer configuration, field by
+ * field (the layers are the edge's, whatever the configurations). */
+static int edge_key(void *ctx, const sr_graph *g, int e, int side, const sr_config *c,
+                    int64_t key[SR_EDGE_KEY_WORDS], char *err)
+{
+    const an_search_model *m = ctx;
+    int ul, vl;
+    st_layer_config su, sv;
+    bool none;
+    edge_ends(m, g, e, c, c, &ul, &su, &vl, &sv, &none);
+    const st_layer_config *s = side == 0 ? &su : &sv;
+    int64_t fields[] = {s->batch, s->filter, s->channel, s->height, s->width,
+                        s->depth, s->replicas, s->base, s->whole, s->line};
+    _Static_assert(sizeof fields / sizeof fields[0] <= SR_EDGE_KEY_WORDS, "key too short");
+    memcpy(key, fields, sizeof fields);
+    (void)err;
+    return HS_OK;
+}
+
 sr_costs an_search_costs(an_search_model *m)
 {
-    sr_costs c = {.vertex = vertex_cost, .edge = edge_cost, .fits = fits, .ctx = m};
+    sr_costs c = {.vertex = vertex_cost, .edge = edge_cost, .fits = fits, .edge_key = edge_key,
+                  .ctx = m};
     return c;
 }
 

@@ -266,9 +266,22 @@ static int edge_cost(void *ctx, const sr_graph *g, int ei, const sr_config *cu,
     return HS_OK;
 }
 
+/* The edge cost sees a configuration only through its split of the tensor (edge_cost). */
+static int edge_key(void *ctx, const sr_graph *g, int ei, int side, const sr_config *c,
+                    int64_t key[SR_EDGE_KEY_WORDS], char *err)
+{
+    (void)ctx, (void)err;
+    const sr_edge *e = &g->e[ei];
+    if (side == 0)
+        sr_out_split(&g->v[e->u], c, key);
+    else
+        sr_in_split(&g->v[e->v], e->input, c, key);
+    return HS_OK;
+}
+
 sr_costs pase_costs(const pase_model *model)
 {
-    sr_costs c = {.vertex = vertex_cost, .edge = edge_cost, .fits = NULL,
+    sr_costs c = {.vertex = vertex_cost, .edge = edge_cost, .fits = NULL, .edge_key = edge_key,
                   .ctx = (void *)model};
     return c;
 }

@@ -180,6 +180,8 @@ void sr_out_split(const sr_vertex *v, const sr_config *c, int64_t split[SR_MAX_A
 
 /* ---------------------------------------------------------------------- the search */
 
+#define SR_EDGE_KEY_WORDS 12 /* an edge key's words (sr_costs.edge_key) */
+
 /* The costs a search minimises, in one unit of the provider's choosing. Each callback returns
  * HS_OK or a status with a message in err; a cost of INFINITY forbids the choice. */
 typedef struct {
@@ -192,6 +194,13 @@ typedef struct {
     /* Optional (NULL: all fit): whether v may run under c, e.g. its memory fits the GPU. A
      * refused configuration is dropped before the search. */
     int (*fits)(void *ctx, const sr_graph *g, int v, const sr_config *c, bool *ok, char *err);
+    /* Optional (NULL: every pair priced): what configuration c of edge e's producer (side 0)
+     * or consumer (side 1) shows the edge, into key (zeroed before the call). Configurations
+     * with equal keys must cost the same on e whatever the other end's: the search then
+     * prices each pair of keys once (most configurations differ in splits that the tensor
+     * between two layers does not see). */
+    int (*edge_key)(void *ctx, const sr_graph *g, int e, int side, const sr_config *c,
+                    int64_t key[SR_EDGE_KEY_WORDS], char *err);
     void *ctx;
 } sr_costs;
 

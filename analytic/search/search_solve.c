@@ -14,31 +14,18 @@
  *
  * Tables are made when needed and freed when used: a vertex's and an edge's when the first of
  * their vertices is eliminated, so memory holds the factors in flight and the argmin tables
- * (4 bytes an entry). Entries of one table are bounded (max_table) and reported. */
-#include "search.h"
+ * (4 bytes an entry). Entries of one table are bounded (max_table) and reported. An edge's
+ * table prices each pair of its ends' key groups once (sr_costs.edge_key); the minimisation
+ * itself is search_minimise.c's. */
+#include "search_solve_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SCOPE 16 /* vertices a table may be keyed by (2 in ResNet, Inception) */
-
-/* A table over the candidates of a few vertices: entry index = sum of idx(vars[i]) x stride
- * with stride(vars[0]) = 1 and each next stride the previous times its vertex's candidates. */
-typedef struct {
-    int n;                   /* vertices it is over */
-    int vars[MAX_SCOPE];     /* which, ascending for made ones */
-    double *table;
-    int64_t size;            /* entries */
-} factor;
-
-/* What v's elimination left for the walk back. */
-typedef struct {
-    int n;
-    int vars[MAX_SCOPE];     /* v's dependent set */
-    int64_t stride[MAX_SCOPE];
-    int32_t *argmin;         /* per assignment of vars: the best candidate of v */
-} back;
+#define MAX_SCOPE SR__MAX_SCOPE
+typedef sr__factor factor; /* short names for this file */
+typedef sr__back back;
 
 /* The search's working state. */
 typedef struct {
@@ -124,24 +111,100 @@ static int vertex_factor(solver *s, int v, factor *out)
     return HS_OK;
 }
 
-/* Edge e's costs t_x as a factor over {u, v}. */
-static int edge_factor(solver *s, int e, factor *out)
+/* A candidate of one end of an edge and its key (sr_costs.edge_key). */
+typedef struct {
+    int64_t key[SR_EDGE_KEY_WORDS];
+    int i;            /* its index among the end's candidates */
+} keyed;
+
+static int by_key(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    for (int w = 0; w < SR_EDGE_KEY_WORDS; w++)
+        if (x->key[w] != y->key[w])
+            return x->key[w] < y->key[w] ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The candidates of vertex `vertex` (edge e's end `side`) grouped by their keys: cls[i] the
+ * group of candidate i, rep[c] a candidate of group c, *n_cls the groups. Without keys every
+ * candidate is its own group. */
+static int group_end(solver *s, int e, int side, int vertex, int *cls, int *rep, int *n_cls)
+{
+    int n = s->n_cand[vertex];
+    const sr_config *configs = s->g->v[vertex].configs;
+    keyed *k = s->costs->edge_key ? calloc((size_t)n, sizeof *k) : NULL;
+    *n_cls = 0;
+    if (!k) {
+        if (s->costs->edge_key)
+            return oom(s);
+        for (int i = 0; i < n; i++)
+            cls[i] = rep[i] = i;
+        *n_cls = n;
+        return HS_OK;
+    }
+    for (int i = 0; i < n; i++) {
+        k[i].i = i;
+        int status = s->costs->edge_key(s->costs->ctx, s->g, e, side,
+                                        &configs[s->cand[vertex][i]], k[i].key, s->err);
+        if (status != HS_OK) {
+            free(k);
+            return status;
+        }
+    }
+    qsort(k, (size_t)n, sizeof *k, by_key);
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || memcmp(k[i].key, k[i - 1].key, sizeof k[i].key) != 0)
+            rep[(*n_cls)++] = k[i].i;
+        cls[k[i].i] = *n_cls - 1;
+    }
+    free(k);
+    return HS_OK;
+}
+
+/* The cost of every pair of groups of edge e's two ends, into cost[gv * n_gu + gu]. */
+static int price_groups(solver *s, int e, const int *rep_u, int n_gu, const int *rep_v,
+                        int n_gv, double *cost)
 {
     const sr_edge *x = &s->g->e[e];
-    const sr_vertex *u = &s->g->v[x->u], *v = &s->g->v[x->v];
-    int nu = s->n_cand[x->u], nv = s->n_cand[x->v];
-    *out = (factor){.n = 2, .vars = {x->u, x->v}, .size = (int64_t)nu * nv};
-    if (!(out->table = new_table(s, out->size)))
-        return oom(s);
-    for (int j = 0; j < nv; j++)
-        for (int i = 0; i < nu; i++) {
-            int status = s->costs->edge(s->costs->ctx, s->g, e, &u->configs[s->cand[x->u][i]],
-                                        &v->configs[s->cand[x->v][j]],
-                                        &out->table[(int64_t)j * nu + i], s->err);
+    const sr_config *cu = s->g->v[x->u].configs, *cv = s->g->v[x->v].configs;
+    for (int b = 0; b < n_gv; b++)
+        for (int a = 0; a < n_gu; a++) {
+            int status = s->costs->edge(s->costs->ctx, s->g, e, &cu[s->cand[x->u][rep_u[a]]],
+                                        &cv[s->cand[x->v][rep_v[b]]],
+                                        &cost[(int64_t)b * n_gu + a], s->err);
             if (status != HS_OK)
                 return status;
         }
     return HS_OK;
+}
+
+/* Edge e's costs t_x as a factor over {u, v}: each pair of key groups priced once. */
+static int edge_factor(solver *s, int e, factor *out)
+{
+    const sr_edge *x = &s->g->e[e];
+    int nu = s->n_cand[x->u], nv = s->n_cand[x->v], n_gu = 0, n_gv = 0;
+    *out = (factor){.n = 2, .vars = {x->u, x->v}, .size = (int64_t)nu * nv};
+    int *cls = malloc((size_t)(2 * (nu + nv)) * sizeof *cls);
+    double *cost = NULL;
+    int status = cls ? HS_OK : oom(s);
+    int *cls_u = cls, *rep_u = cls + nu, *cls_v = cls + 2 * nu, *rep_v = cls + 2 * nu + nv;
+    if (status == HS_OK)
+        status = group_end(s, e, 0, x->u, cls_u, rep_u, &n_gu);
+    if (status == HS_OK)
+        status = group_end(s, e, 1, x->v, cls_v, rep_v, &n_gv);
+    if (status == HS_OK && !(cost = malloc((size_t)n_gu * (size_t)n_gv * sizeof *cost)))
+        status = oom(s);
+    if (status == HS_OK)
+        status = price_groups(s, e, rep_u, n_gu, rep_v, n_gv, cost);
+    if (status == HS_OK && !(out->table = new_table(s, out->size)))
+        status = oom(s);
+    for (int j = 0; status == HS_OK && j < nv; j++)
+        for (int i = 0; i < nu; i++)
+            out->table[(int64_t)j * nu + i] = cost[(int64_t)cls_v[j] * n_gu + cls_u[i]];
+    free(cls);
+    free(cost);
+    return status;
 }
 
 static bool mentions(const factor *f, int v)
@@ -150,18 +213,6 @@ static bool mentions(const factor *f, int v)
         if (f->vars[i] == v)
             return true;
     return false;
-}
-
-/* f's stride for vertex v (0 when f does not mention v). */
-static int64_t stride_of(const solver *s, const factor *f, int v)
-{
-    int64_t stride = 1;
-    for (int i = 0; i < f->n; i++) {
-        if (f->vars[i] == v)
-            return stride;
-        stride *= s->n_cand[f->vars[i]];
-    }
-    return 0;
 }
 
 /* Appends a factor to s->f and picks it for the sum. */
@@ -226,76 +277,30 @@ static int size_scope(solver *s, int v, back *scope, int64_t *size)
     return HS_OK;
 }
 
-/* Where each picked factor's entry for the current assignment is, and how it moves. */
-typedef struct {
-    const double *table;
-    int64_t base;                /* entry for the current assignment of the scope, c_v = 0 */
-    int64_t v_stride;            /* + this per candidate of v */
-    int64_t stride[MAX_SCOPE];   /* + this per step of scope position i (0: not mentioned) */
-} cursor;
-
-/* The least sum over v's candidates under the cursors' assignment, and the first argmin. */
-static double least(const cursor *cur, int k, int nv, int32_t *arg)
-{
-    double best = 0.0;
-    for (int x = 0; x < nv; x++) {
-        double sum = 0.0;
-        for (int j = 0; j < k; j++)
-            sum += cur[j].table[cur[j].base + x * cur[j].v_stride];
-        if (x == 0 || sum < best) {
-            best = sum;
-            *arg = x;
-        }
-    }
-    return best;
-}
-
-/* Next assignment of the scope (an odometer, position 0 fastest), moving the cursors. */
-static void advance(const solver *s, const back *scope, int *digit, cursor *cur, int k)
-{
-    for (int i = 0; i < scope->n; i++) {
-        int64_t n = s->n_cand[scope->vars[i]];
-        for (int j = 0; j < k; j++)
-            cur[j].base += cur[j].stride[i];
-        if (++digit[i] < n)
-            return;
-        for (int j = 0; j < k; j++)
-            cur[j].base -= cur[j].stride[i] * n;
-        digit[i] = 0;
-    }
-}
-
 /* Sum the picked factors and minimise v out into a new factor over scope. */
 static int reduce(solver *s, int v, back *scope, int64_t size, factor *out)
 {
     int k = s->n_pick;
-    cursor *cur = calloc((size_t)k, sizeof *cur);
+    const factor **picked = malloc((size_t)k * sizeof *picked);
     *out = (factor){.n = scope->n, .size = size};
     memcpy(out->vars, scope->vars, sizeof out->vars);
     out->table = new_table(s, size);
     scope->argmin = malloc((size_t)size * sizeof *scope->argmin);
-    if (!cur || !out->table || !scope->argmin) {
-        free(cur);
+    if (!picked || !out->table || !scope->argmin) {
+        free(picked);
         if (out->table)
             drop_table(s, out);
         return oom(s);
     }
     s->live_bytes += size * (int64_t)sizeof *scope->argmin; /* kept for the walk back */
-    for (int j = 0; j < k; j++) {
-        const factor *f = &s->f[s->pick[j]];
-        cur[j].table = f->table;
-        cur[j].v_stride = stride_of(s, f, v);
-        for (int i = 0; i < scope->n; i++)
-            cur[j].stride[i] = stride_of(s, f, scope->vars[i]);
-    }
-    int digit[MAX_SCOPE] = {0};
-    for (int64_t a = 0; a < size; a++) {
-        out->table[a] = least(cur, k, s->n_cand[v], &scope->argmin[a]);
-        advance(s, scope, digit, cur, k);
-    }
+    for (int j = 0; j < k; j++)
+        picked[j] = &s->f[s->pick[j]];
+    int status = sr__minimise(picked, k, v, s->n_cand, scope, size, out->table, s->err);
     s->res->rows += size * s->n_cand[v];
-    free(cur);
-    return HS_OK;
+    free(picked);
+    if (status != HS_OK)
+        drop_table(s, out);
+    return status;
 }
 
 static int eliminate(solver *s, int v)

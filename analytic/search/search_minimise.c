@@ -13,6 +13,10 @@
  *   (each suffix factor's least entry on the row at hand) exceeds the best sum found: rounded
  *   addition is monotonic, so that bound, added in the same order, is never above the sum it
  *   bounds, and no later candidate can reach the best. Ties still go to the lowest candidate.
+ *   With one suffix factor (the usual case: the edge to t), the bound is Fagin's threshold:
+ *   v's candidates are walked by ascending P and by ascending entry of the row together
+ *   (scan_two), which stops far sooner; and a row equal to one already scanned under the same
+ *   prefix is not scanned again.
  *
  * A factor holding NaN or -INFINITY (which would break the monotonic argument) takes the
  * plain path, as does a vertex with an empty dependent set. */
@@ -212,10 +216,11 @@ static int transpose(const sr__factor *f, int v, const int *n_cand, const sr__ba
     s->low = malloc((size_t)n_rows * sizeof *s->low);
     if (!s->rows || !s->low)
         return HS_EINTERNAL;
-    for (int64_t e = 0; e < f->size; e++) { /* drop v's digit from e's mixed radix */
-        int64_t x = (e / sv) % nv, row = e % sv + (e / (sv * nv)) * sv;
-        s->rows[row * nv + x] = f->table[e];
-    }
+    const double *from = f->table; /* e = lo + x * sv + hi * sv * nv: row lo + hi * sv */
+    for (int64_t hi = 0; hi < f->size / (sv * nv); hi++)
+        for (int64_t x = 0; x < nv; x++)
+            for (int64_t lo = 0; lo < sv; lo++)
+                s->rows[(lo + hi * sv) * nv + x] = *from++;
     for (int64_t r = 0; r < n_rows; r++) {
         double low = s->rows[r * nv];
         for (int64_t x = 1; x < nv; x++)
@@ -252,6 +257,54 @@ static double scan(const visit *vis, int nv, const double *const *row, const dou
     return best;
 }
 
+#define TOP 32 /* a row's least entries kept in order for scan_two */
+
+/* scan for one suffix row, by Fagin's threshold: v's candidates walked by ascending prefix
+ * and by ascending entry (top: the row's n_top least, ascending) together. At depth i, a
+ * candidate not yet met has a prefix >= the i-th least and an entry >= the i-th least (past
+ * n_top: the n_top-th), so (rounded addition being monotonic) a sum >= theirs: once that
+ * passes the best found, nothing unmet can reach it. p_of: the prefix sums by candidate. */
+static double scan_two(const visit *vis, const double *p_of, int nv, const double *row,
+                       const int32_t *top, int n_top, int32_t *arg)
+{
+    double best = 0.0;
+    int32_t at = -1;
+    for (int i = 0; i < nv; i++) {
+        double bound = vis[i].p + row[top[i < n_top ? i : n_top - 1]];
+        if (at >= 0 && bound > best)
+            break;
+        int32_t x = vis[i].x;
+        double sum = vis[i].p + row[x];
+        if (at < 0 || sum < best || (sum == best && x < at))
+            best = sum, at = x;
+        if (i < n_top) {
+            x = top[i];
+            sum = p_of[x] + row[x];
+            if (sum < best || (sum == best && x < at))
+                best = sum, at = x;
+        }
+    }
+    *arg = at;
+    return best;
+}
+
+/* The n least entries of row (of nv), ascending, into top (an insertion into a short list:
+ * n is small). */
+static void least_entries(const double *row, int nv, int n, int32_t *top)
+{
+    int have = 0;
+    for (int32_t x = 0; x < nv; x++) {
+        if (have == n && !(row[x] < row[top[n - 1]]))
+            continue;
+        int i = have < n ? have++ : n - 1;
+        while (i > 0 && row[top[i - 1]] > row[x]) {
+            top[i] = top[i - 1];
+            i--;
+        }
+        top[i] = x;
+    }
+}
+
 /* The split path's state: the prefix factors' strides, the suffix copies, the visits. */
 typedef struct {
     int ks, ns;                     /* prefix factors, suffix factors */
@@ -264,6 +317,9 @@ typedef struct {
     double *seen_best;              /* ... and what it gave */
     int32_t *seen_arg;
     visit *vis;
+    double *p_of;                   /* the prefix sums by candidate of v */
+    int32_t *top;                   /* one suffix: per row, its least entries (TOP a row) */
+    bool *topped;                   /* per row: top made */
     const double **row;
     double *low;
 } split;
@@ -278,6 +334,9 @@ static void free_split(split *sp)
     free(sp->pre);
     free(sp->suf);
     free(sp->vis);
+    free(sp->p_of);
+    free(sp->top);
+    free(sp->topped);
     free(sp->row);
     free(sp->low);
 }
@@ -291,6 +350,9 @@ static int make_split(const sr__factor *const *f, int k, int v, const int *n_can
     sp->pre = calloc((size_t)sp->ks + 1, sizeof *sp->pre);
     sp->suf = calloc((size_t)sp->ns, sizeof *sp->suf);
     sp->vis = malloc((size_t)nv * sizeof *sp->vis);
+    sp->p_of = malloc((size_t)nv * sizeof *sp->p_of);
+    if (!sp->p_of)
+        return HS_EINTERNAL;
     sp->row = malloc((size_t)sp->ns * sizeof *sp->row);
     sp->low = malloc((size_t)sp->ns * sizeof *sp->low);
     if (!sp->pre || !sp->suf || !sp->vis || !sp->row || !sp->low)
@@ -308,12 +370,27 @@ static int make_split(const sr__factor *const *f, int k, int v, const int *n_can
         sp->seen = malloc((size_t)n * sizeof *sp->seen);
         sp->seen_best = malloc((size_t)n * sizeof *sp->seen_best);
         sp->seen_arg = malloc((size_t)n * sizeof *sp->seen_arg);
-        if (!sp->seen || !sp->seen_best || !sp->seen_arg)
+        sp->top = malloc((size_t)n * TOP * sizeof *sp->top);
+        sp->topped = calloc((size_t)n, sizeof *sp->topped);
+        if (!sp->seen || !sp->seen_best || !sp->seen_arg || !sp->top || !sp->topped)
             return HS_EINTERNAL;
         for (int64_t r = 0; r < n; r++)
             sp->seen[r] = -1;
     }
     return HS_OK;
+}
+
+/* The one suffix's row r scanned under the current prefix (its least entries found first if
+ * not yet). */
+static void scan_row(split *sp, int64_t r, int nv)
+{
+    const double *row = sp->suf[0].rows + r * nv;
+    int n_top = nv < TOP ? nv : TOP;
+    if (!sp->topped[r])
+        least_entries(row, nv, n_top, sp->top + r * TOP), sp->topped[r] = true;
+    sp->seen[r] = sp->step;
+    sp->seen_best[r] = scan_two(sp->vis, sp->p_of, nv, row, sp->top + r * TOP, n_top,
+                                &sp->seen_arg[r]);
 }
 
 /* One outer assignment (digit[], the inner position's digit 0): the prefix sums, sorted, then
@@ -333,6 +410,8 @@ static void outer_step(const sr__factor *const *f, split *sp, int nv, int nt,
         for (int x = 0; x < nv; x++)
             sp->vis[x].p += f[j]->table[base + x * vs];
     }
+    for (int x = 0; x < nv; x++)
+        sp->p_of[x] = sp->vis[x].p;
     qsort(sp->vis, (size_t)nv, sizeof *sp->vis, by_prefix);
     int64_t row[SR__MAX_SCOPE];
     for (int j = 0; j < sp->ns; j++) {
@@ -343,12 +422,8 @@ static void outer_step(const sr__factor *const *f, split *sp, int nv, int nt,
     for (int d = 0; d < nt; d++, at += scope->stride[sp->ti]) {
         if (sp->ns == 1) { /* a row equal to one scanned under this prefix gives the same */
             int64_t r = sp->suf[0].same[row[0] + d * sp->suf[0].row_stride[sp->ti]];
-            if (sp->seen[r] != sp->step) {
-                sp->seen[r] = sp->step;
-                sp->seen_best[r] = scan(sp->vis, nv, (const double *const[]){
-                                            sp->suf[0].rows + r * nv}, &sp->suf[0].low[r], 1,
-                                        &sp->seen_arg[r]);
-            }
+            if (sp->seen[r] != sp->step)
+                scan_row(sp, r, nv);
             out[at] = sp->seen_best[r];
             scope->argmin[at] = sp->seen_arg[r];
             continue;

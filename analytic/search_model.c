@@ -213,8 +213,8 @@ static int edge_cost(void *ctx, const sr_graph *g, int e, const sr_config *cu,
     return status;
 }
 
-/* What edge_cost sees of one end's configuration: that end's layer configuration, field by
- * field (the layers are the edge's, whatever the configurations). */
+/* What edge_cost sees of one end's configuration: that end's layer and its configuration,
+ * field by field; the producer's end says too whether the edge costs nothing. */
 static int edge_key(void *ctx, const sr_graph *g, int e, int side, const sr_config *c,
                     int64_t key[SR_EDGE_KEY_WORDS], char *err)
 {
@@ -224,18 +224,48 @@ static int edge_key(void *ctx, const sr_graph *g, int e, int side, const sr_conf
     bool none;
     edge_ends(m, g, e, c, c, &ul, &su, &vl, &sv, &none);
     const st_layer_config *s = side == 0 ? &su : &sv;
-    int64_t fields[] = {s->batch, s->filter, s->channel, s->height, s->width,
-                        s->depth, s->replicas, s->base, s->whole, s->line};
+    int64_t fields[] = {s->batch, s->filter, s->channel, s->height, s->width, s->depth,
+                        s->replicas, s->base, s->whole, s->line, side == 0 ? ul : vl,
+                        side == 0 && none};
     _Static_assert(sizeof fields / sizeof fields[0] <= SR_EDGE_KEY_WORDS, "key too short");
     memcpy(key, fields, sizeof fields);
     (void)err;
     return HS_OK;
 }
 
+/* A layer configuration back from edge_key's words (the fields it holds; the others as
+ * st_layer_default has them, as layer_config and batch_layout leave them). */
+static st_layer_config unkey(const int64_t *key)
+{
+    st_layer_config s = st_layer_default();
+    s.batch = (int)key[0], s.filter = (int)key[1], s.channel = (int)key[2];
+    s.height = (int)key[3], s.width = (int)key[4], s.depth = (int)key[5];
+    s.replicas = (int)key[6], s.base = (int)key[7], s.whole = key[8] != 0, s.line = (int)key[9];
+    return s;
+}
+
+/* edge_cost from the two ends' keys: the same layers and configurations, not remade. */
+static int edge_keyed(void *ctx, const sr_graph *g, int e, const int64_t key_u[SR_EDGE_KEY_WORDS],
+                      const int64_t key_v[SR_EDGE_KEY_WORDS], double *cost, char *err)
+{
+    an_search_model *m = ctx;
+    (void)g, (void)e;
+    *cost = 0.0;
+    if (key_u[11])
+        return HS_OK;
+    st_layer_config su = unkey(key_u), sv = unkey(key_v);
+    an_price pr;
+    int status = an_edge_price(m->net, m->wl, m->kc, (int)key_u[10], &su, (int)key_v[10], &sv,
+                               m->batch, false, &pr, err);
+    if (status == HS_OK)
+        *cost = an_price_s(&pr);
+    return status;
+}
+
 sr_costs an_search_costs(an_search_model *m)
 {
     sr_costs c = {.vertex = vertex_cost, .edge = edge_cost, .fits = fits, .edge_key = edge_key,
-                  .ctx = m};
+                  .edge_keyed = edge_keyed, .ctx = m};
     return c;
 }
 

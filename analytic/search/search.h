@@ -201,6 +201,11 @@ typedef struct {
      * between two layers does not see). */
     int (*edge_key)(void *ctx, const sr_graph *g, int e, int side, const sr_config *c,
                     int64_t key[SR_EDGE_KEY_WORDS], char *err);
+    /* Optional, with edge_key (NULL: edge is called): edge e's cost from its ends' keys alone,
+     * what edge gives for any configurations with those keys, so that a provider whose keys
+     * hold what it prices from need not remake it pair by pair. */
+    int (*edge_keyed)(void *ctx, const sr_graph *g, int e, const int64_t key_u[SR_EDGE_KEY_WORDS],
+                      const int64_t key_v[SR_EDGE_KEY_WORDS], double *cost, char *err);
     void *ctx;
 } sr_costs;
 

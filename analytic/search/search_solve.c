@@ -127,9 +127,11 @@ static int by_key(const void *a, const void *b)
 }
 
 /* The candidates of vertex `vertex` (edge e's end `side`) grouped by their keys: cls[i] the
- * group of candidate i, rep[c] a candidate of group c, *n_cls the groups. Without keys every
+ * group of candidate i, rep[c] a candidate of group c and rep_key[c] its key, *n_cls the
+ * groups. Without keys every
  * candidate is its own group. */
-static int group_end(solver *s, int e, int side, int vertex, int *cls, int *rep, int *n_cls)
+static int group_end(solver *s, int e, int side, int vertex, int *cls, int *rep, int *n_cls,
+                     int64_t (*rep_key)[SR_EDGE_KEY_WORDS])
 {
     int n = s->n_cand[vertex];
     const sr_config *configs = s->g->v[vertex].configs;
@@ -154,25 +156,38 @@ static int group_end(solver *s, int e, int side, int vertex, int *cls, int *rep,
     }
     qsort(k, (size_t)n, sizeof *k, by_key);
     for (int i = 0; i < n; i++) {
-        if (i == 0 || memcmp(k[i].key, k[i - 1].key, sizeof k[i].key) != 0)
+        if (i == 0 || memcmp(k[i].key, k[i - 1].key, sizeof k[i].key) != 0) {
+            memcpy(rep_key[*n_cls], k[i].key, sizeof k[i].key);
             rep[(*n_cls)++] = k[i].i;
+        }
         cls[k[i].i] = *n_cls - 1;
     }
     free(k);
     return HS_OK;
 }
 
+/* The groups of one end of an edge (group_end). */
+typedef struct {
+    int *cls, *rep;
+    int64_t (*key)[SR_EDGE_KEY_WORDS];
+    int n;
+} end_groups;
+
 /* The cost of every pair of groups of edge e's two ends, into cost[gv * n_gu + gu]. */
-static int price_groups(solver *s, int e, const int *rep_u, int n_gu, const int *rep_v,
-                        int n_gv, double *cost)
+static int price_groups(solver *s, int e, const end_groups *gu, const end_groups *gv,
+                        double *cost)
 {
     const sr_edge *x = &s->g->e[e];
     const sr_config *cu = s->g->v[x->u].configs, *cv = s->g->v[x->v].configs;
-    for (int b = 0; b < n_gv; b++)
-        for (int a = 0; a < n_gu; a++) {
-            int status = s->costs->edge(s->costs->ctx, s->g, e, &cu[s->cand[x->u][rep_u[a]]],
-                                        &cv[s->cand[x->v][rep_v[b]]],
-                                        &cost[(int64_t)b * n_gu + a], s->err);
+    bool keyed = s->costs->edge_key && s->costs->edge_keyed;
+    for (int b = 0; b < gv->n; b++)
+        for (int a = 0; a < gu->n; a++) {
+            double *c = &cost[(int64_t)b * gu->n + a];
+            int status = keyed ? s->costs->edge_keyed(s->costs->ctx, s->g, e, gu->key[a],
+                                                      gv->key[b], c, s->err)
+                               : s->costs->edge(s->costs->ctx, s->g, e,
+                                                &cu[s->cand[x->u][gu->rep[a]]],
+                                                &cv[s->cand[x->v][gv->rep[b]]], c, s->err);
             if (status != HS_OK)
                 return status;
         }
@@ -183,26 +198,28 @@ static int price_groups(solver *s, int e, const int *rep_u, int n_gu, const int 
 static int edge_factor(solver *s, int e, factor *out)
 {
     const sr_edge *x = &s->g->e[e];
-    int nu = s->n_cand[x->u], nv = s->n_cand[x->v], n_gu = 0, n_gv = 0;
+    int nu = s->n_cand[x->u], nv = s->n_cand[x->v];
     *out = (factor){.n = 2, .vars = {x->u, x->v}, .size = (int64_t)nu * nv};
     int *cls = malloc((size_t)(2 * (nu + nv)) * sizeof *cls);
+    int64_t (*keys)[SR_EDGE_KEY_WORDS] = malloc((size_t)(nu + nv) * sizeof *keys);
+    end_groups gu = {cls, cls + nu, keys, 0}, gv = {cls + 2 * nu, cls + 2 * nu + nv, keys + nu, 0};
     double *cost = NULL;
-    int status = cls ? HS_OK : oom(s);
-    int *cls_u = cls, *rep_u = cls + nu, *cls_v = cls + 2 * nu, *rep_v = cls + 2 * nu + nv;
+    int status = cls && keys ? HS_OK : oom(s);
     if (status == HS_OK)
-        status = group_end(s, e, 0, x->u, cls_u, rep_u, &n_gu);
+        status = group_end(s, e, 0, x->u, gu.cls, gu.rep, &gu.n, gu.key);
     if (status == HS_OK)
-        status = group_end(s, e, 1, x->v, cls_v, rep_v, &n_gv);
-    if (status == HS_OK && !(cost = malloc((size_t)n_gu * (size_t)n_gv * sizeof *cost)))
+        status = group_end(s, e, 1, x->v, gv.cls, gv.rep, &gv.n, gv.key);
+    if (status == HS_OK && !(cost = malloc((size_t)gu.n * (size_t)gv.n * sizeof *cost)))
         status = oom(s);
     if (status == HS_OK)
-        status = price_groups(s, e, rep_u, n_gu, rep_v, n_gv, cost);
+        status = price_groups(s, e, &gu, &gv, cost);
     if (status == HS_OK && !(out->table = new_table(s, out->size)))
         status = oom(s);
     for (int j = 0; status == HS_OK && j < nv; j++)
         for (int i = 0; i < nu; i++)
-            out->table[(int64_t)j * nu + i] = cost[(int64_t)cls_v[j] * n_gu + cls_u[i]];
+            out->table[(int64_t)j * nu + i] = cost[(int64_t)gv.cls[j] * gu.n + gu.cls[i]];
     free(cls);
+    free(keys);
     free(cost);
     return status;
 }

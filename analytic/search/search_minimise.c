@@ -118,12 +118,39 @@ typedef struct {
     int32_t x;
 } visit;
 
-static int by_prefix(const void *a, const void *b)
+/* vis[0..n) by ascending prefix, in place (the scans need the prefixes ascending; the order
+ * of equal ones does not matter, ties being broken by candidate): a quicksort on the median
+ * of three, insertion below 16, the smaller side first so the stack stays shallow. */
+static void sort_visits(visit *vis, int n)
 {
-    const visit *u = a, *w = b;
-    if (u->p != w->p)
-        return u->p < w->p ? -1 : 1;
-    return (u->x > w->x) - (u->x < w->x);
+    while (n > 16) {
+        visit *a = &vis[0], *b = &vis[n / 2], *c = &vis[n - 1], t;
+        double pivot = a->p < b->p ? (b->p < c->p ? b->p : (a->p < c->p ? c->p : a->p))
+                                   : (a->p < c->p ? a->p : (b->p < c->p ? c->p : b->p));
+        int i = 0, j = n - 1;
+        while (i <= j) { /* Hoare: [0, i) <= pivot <= (j, n) */
+            while (vis[i].p < pivot)
+                i++;
+            while (pivot < vis[j].p)
+                j--;
+            if (i <= j)
+                t = vis[i], vis[i++] = vis[j], vis[j--] = t;
+        }
+        if (j + 1 < n - i) { /* recurse into the smaller part, loop on the larger */
+            sort_visits(vis, j + 1);
+            vis += i, n -= i;
+        } else {
+            sort_visits(vis + i, n - i);
+            n = j + 1;
+        }
+    }
+    for (int i = 1; i < n; i++) {
+        visit t = vis[i];
+        int j = i;
+        while (j > 0 && t.p < vis[j - 1].p)
+            vis[j] = vis[j - 1], j--;
+        vis[j] = t;
+    }
 }
 
 /* Whether every entry is a number above -infinity (the bound's monotonic argument). */
@@ -412,7 +439,7 @@ static void outer_step(const sr__factor *const *f, split *sp, int nv, int nt,
     }
     for (int x = 0; x < nv; x++)
         sp->p_of[x] = sp->vis[x].p;
-    qsort(sp->vis, (size_t)nv, sizeof *sp->vis, by_prefix);
+    sort_visits(sp->vis, nv);
     int64_t row[SR__MAX_SCOPE];
     for (int j = 0; j < sp->ns; j++) {
         row[j] = 0;

@@ -102,9 +102,11 @@ int an__node_sharing(const an_net *net);
  * (kc) its kernels at the rank's real shape (st_layer_kernels_s). */
 int an__layer_compute_s(const wl_workload *wl, const kt_compute *kc, int i,
                         const st_layer_config *c, double batch, double *compute_s, char *err);
-/* Halo exchanges of a spatially split layer with a window wider than one (ParaDL's terms). */
+/* Halo exchanges of a spatially split layer with a window wider than one (ParaDL's terms):
+ * in a chain (the default), or with `chain` false every GPU sending and receiving at once
+ * (--halo sendrecv). */
 double an__halo_s(an_net *net, const wl_workload *wl, const kt_compute *kc, int i,
-                  const st_layer_config *c, double batch);
+                  const st_layer_config *c, double batch, bool chain);
 
 /* The ranks a layer's weight gradients are allreduced over: inside the group first (inner:
  * spatial slabs, and replicas when they are reduced too), then across the batch blocks

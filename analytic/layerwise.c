@@ -43,7 +43,7 @@ static double halo_elems(const wl_layer *l, const st_layer_config *c, int axis)
 }
 
 double an__halo_s(an_net *net, const wl_workload *wl, const kt_compute *kc, int i,
-                  const st_layer_config *c, double batch)
+                  const st_layer_config *c, double batch, bool chain)
 {
     const wl_layer *l = &wl->layers[i];
     if (c->whole)
@@ -59,9 +59,16 @@ double an__halo_s(an_net *net, const wl_workload *wl, const kt_compute *kc, int 
                          .n = split[axis]};
         an_link staged = an__lines_staged(net, line);
         double bytes = batch / c->batch * halo_elems(l, c, axis) * kt_message_bytes(kc);
-        /* x forward, dL/dx backward, each to both neighbours one after the other, in a chain
-         * along the axis' split - 1 links, each alone on its links (the built-ins' default) */
-        sum_s += (split[axis] - 1) * 4 * (staged.alpha_s + bytes * staged.beta_s_per_byte);
+        /* x forward, dL/dx backward, each to both neighbours one after the other: in a chain
+         * along the axis' split - 1 links, each alone on its links (the built-ins' default);
+         * or (sendrecv) every GPU at once, the node's GPUs staging in both directions on the
+         * links they share, as the built-in spatial form (analytic.c, model_spatial) */
+        if (chain)
+            sum_s += (split[axis] - 1) * 4 * (staged.alpha_s + bytes * staged.beta_s_per_byte);
+        else {
+            an_link shared = an__shared(staged, 2.0 * an__node_sharing(net));
+            sum_s += 4 * (shared.alpha_s + bytes * shared.beta_s_per_byte);
+        }
     }
     return sum_s;
 }
@@ -139,7 +146,7 @@ int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc,
     int rc = an__layer_compute_s(wl, kc, layer, c, (double)batch, &out->compute_s, err);
     if (rc != HS_OK)
         return rc;
-    out->comm_s[HS_TERM_HALO] = an__halo_s(net, wl, kc, layer, c, (double)batch);
+    out->comm_s[HS_TERM_HALO] = an__halo_s(net, wl, kc, layer, c, (double)batch, true);
     if (l->w_elems > 0)
         an__grad_price(net, an__grad_sets(c, reduce_replicas),
                        an__grad_bytes(wl, st_gradient_bytes(train, kc), layer, c), CO_RING,

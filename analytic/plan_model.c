@@ -139,7 +139,8 @@ static int layers_model(an_net *net, const wl_workload *wl, const kt_compute *kc
         double compute_s = 0;
         status = an__layer_compute_s(wl, kc, i, &plan->layers[i], batch, &compute_s, err);
         it->compute_s += compute_s;
-        terms->comm_s[HS_TERM_HALO] += an__halo_s(net, wl, kc, i, &plan->layers[i], batch);
+        terms->comm_s[HS_TERM_HALO] += an__halo_s(net, wl, kc, i, &plan->layers[i], batch,
+                                                  !plan->halo_sendrecv);
     }
     an_price moves = {0};
     if (status == HS_OK)

@@ -12,8 +12,9 @@
  * runs exactly the built-in lists' communication: a gather of a model-split layer's output is
  * paid back with a reduce-scatter (the built-ins' default; ParaDL's allreduce is theirs to
  * choose), the layers it feeds then add no reduction of their own (`covered`), the gather at
- * the end of a spatial region is paid back with a reduce-scatter, halos go in a chain, and
- * halos and slab gathers are staged through host memory. A plan with a schedule runs GPipe's
+ * the end of a spatial region is paid back with a reduce-scatter, halos go in a chain (with
+ * --halo sendrecv as two shifts, as the built-ins then send them), and halos and slab gathers
+ * are staged through host memory. A plan with a schedule runs GPipe's
  * lists (pipeline.c). */
 #include "expand_int.h"
 
@@ -91,9 +92,31 @@ static double samples(const planner *pl, const st_layer_config *c)
     return (double)pl->batch / c->batch;
 }
 
+/* One halo of `bytes` between rank r and its neighbours lo, hi (-1: none) along an axis: in a
+ * chain, the built-in strategies' default (ex_halo_chain); with --halo sendrecv (the plan's
+ * halo_sendrecv) as the built-ins send it (expand.c, ex_halo): every rank sends its upper face
+ * up while it receives from below (a TG_SHIFT over {hi, lo}), then the lower face down. */
+static void halo_exchange(planner *pl, int r, tg_phase phase, int l, int lo, int hi,
+                          double bytes)
+{
+    if (!pl->plan->halo_sendrecv) {
+        pl->ready[r] = ex_halo_chain(&pl->cur[r], phase, l, lo, hi, bytes, pl->ready[r]);
+        return;
+    }
+    int up[2] = {hi, lo}, down[2] = {lo, hi}, producer = pl->ready[r];
+    int gu = lo >= 0 && hi >= 0 ? ex__group(&pl->groups, pl->g, up, 2) : -1;
+    int gd = lo >= 0 && hi >= 0 ? ex__group(&pl->groups, pl->g, down, 2) : -1;
+    if (lo >= 0 && hi >= 0 && (gu < 0 || gd < 0)) {
+        pl->oom = true;
+        return;
+    }
+    ex_shift(&pl->cur[r], phase, l, hi, lo, gu, bytes, bytes, TG_FLAG_STAGED, producer);
+    pl->ready[r] = ex_shift(&pl->cur[r], phase, l, lo, hi, gd, bytes, bytes, TG_FLAG_STAGED,
+                            producer);
+}
+
 /* The halo of rank r along each cut axis with a window wider than 1: x forward (before the
- * kernel), dL/dx backward (after it); up then down, staged, in a chain as the built-in
- * strategies' default (ex_halo_chain). */
+ * kernel), dL/dx backward (after it); up then down, staged (halo_exchange). */
 static void halo(planner *pl, int l, int r, tg_phase phase)
 {
     const wl_layer *ly = &pl->wl->layers[l];
@@ -113,7 +136,7 @@ static void halo(planner *pl, int l, int r, tg_phase phase)
                                  ly->x.spatial[e] * at[e] / split[e]);
         double bytes = samples(pl, c) * face * kt_message_bytes(pl->kc);
         int lo = at[a] > 0 ? r - stride[a] : -1, hi = at[a] < split[a] - 1 ? r + stride[a] : -1;
-        pl->ready[r] = ex_halo_chain(&pl->cur[r], phase, l, lo, hi, bytes, pl->ready[r]);
+        halo_exchange(pl, r, phase, l, lo, hi, bytes);
     }
 }
 

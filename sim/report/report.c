@@ -17,9 +17,11 @@ static bool has_filter_backward(const st_strategy *st)
     return st_split_bit(st->kind) == WL_SPLIT_FILTER;
 }
 
+/* A spatial built-in's halos; a strategy file's when they are not the default chain (a file
+ * says nothing of them otherwise, whether it cuts any layer spatially or not). */
 static bool has_halos(const st_strategy *st)
 {
-    return st_split_bit(st->kind) == WL_SPLIT_SPATIAL;
+    return st_split_bit(st->kind) == WL_SPLIT_SPATIAL || (st->plan && !st->halo_chain);
 }
 
 static void print_shape(FILE *out, const rp_run *run)

@@ -218,11 +218,9 @@ int job_load_strategy(const js_settings *given, const plat_platform *plat, job *
     unsigned bit = st_split_bit(j->st.kind);
     if (rt)
         job_apply_runtime(spec, rt, j);
-    if (j->plan_loaded) /* the closed form reads the plan's (an_plan_model) */
-        j->plan.allreduce = j->st.allreduce, j->plan.train = j->st.train;
-    if (spec->halo_chain && bit != WL_SPLIT_SPATIAL)
-        return hs_fail(err, HS_EINPUT, "--halo: for spatial and data+spatial, not %s (a "
-                       "strategy file's halos are always a chain)", st_name(&j->st));
+    if (spec->halo_chain && bit != WL_SPLIT_SPATIAL && !j->plan_loaded)
+        return hs_fail(err, HS_EINPUT, "--halo: for spatial, data+spatial and strategy files, "
+                       "not %s", st_name(&j->st));
     if (spec->filter_rs && bit != WL_SPLIT_FILTER)
         return hs_fail(err, HS_EINPUT, "--filter-backward: for filter and data+filter, not %s "
                        "(a strategy file's gathers are always reduce-scattered back)",
@@ -231,6 +229,10 @@ int job_load_strategy(const js_settings *given, const plat_platform *plat, job *
         j->st.filter_rs = spec->filter_rs == JS_ON;
     if (spec->halo_chain)
         j->st.halo_chain = spec->halo_chain == JS_ON;
+    if (j->plan_loaded) { /* the expansion and the closed form read the plan's (an_plan_model) */
+        j->plan.allreduce = j->st.allreduce, j->plan.train = j->st.train;
+        j->plan.halo_sendrecv = !j->st.halo_chain;
+    }
     j->batch = spec->batch;
     return st_check(&j->st, &j->wl, spec->batch, err);
 }

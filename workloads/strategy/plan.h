@@ -97,6 +97,8 @@ typedef struct {
     int n_settings;                  /* how many of settings[] are used */
     co_algo allreduce;               /* the weight gradients' allreduces (CO_RING: ParaDL's),
                                       * from the job's settings (job.c) or the oracle's choice */
+    bool halo_sendrecv;              /* halos sent and received at once (--halo sendrecv,
+                                      * ParaDL's); false: in a chain, the default (job.c) */
     st_training train;               /* the job's runtime's gradients and optimizer, set with
                                       * allreduce (st_from_plan carries both to the strategy) */
 } st_plan;

@@ -257,7 +257,7 @@ static int cli_job_key_named(const char *arg)
 /* Why a command that prices many strategies refuses job key k, given as arg. */
 static int refuse_key(int k, const char *arg, const char *command, char *err)
 {
-    if (js_keys[k].only) /* --halo, --filter-backward: a written plan cannot carry them */
+    if (js_keys[k].only) /* --filter-backward: a written plan cannot carry it */
         return hs_fail(err, HS_EINPUT, "%s: %s prices every %s strategy with the default, which "
                        "a per-layer plan always runs", arg, command, js_keys[k].only);
     return hs_fail(err, HS_EINPUT, "%s: %s chooses it itself (it ranks every choice)", arg,

@@ -154,6 +154,7 @@ static int ask(const suggest_options *o, const cli_sim *sim, const wl_workload *
                      .top = o->job.gpus ? o->top : o->top ? o->top : 1,
                      .simulate = sim->simulate, .runtime = o->job.runtime ? &rt : NULL,
                      .runtime_said = o->job.runtime, .overlap = cli_overlap_said(&o->job),
+                     .halo = o->job.halo_chain,
                      .who = "suggest"};
     if (!o->job.gpus)
         return suggest_budget(o, &q, err);

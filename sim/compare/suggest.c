@@ -19,12 +19,14 @@ static su_candidate *next(su_list *l)
     return c;
 }
 
-void su__train(const rt_runtime *runtime, int overlap, st_strategy *st)
+void su__train(const rt_runtime *runtime, int overlap, int halo, st_strategy *st)
 {
     if (runtime)
         rt_apply_strategy(runtime, st);
     if (overlap) /* said, it holds against the runtime's, as a single run's flag */
         st->overlap = overlap == JS_ON;
+    if (halo && st_split_bit(st->kind) == WL_SPLIT_SPATIAL)
+        st->halo_chain = halo == JS_ON;
 }
 
 /* A built-in strategy: parsed and priced, kept when it runs. */
@@ -36,7 +38,7 @@ static void add_builtin(su_list *l, const wl_workload *wl, const kt_compute *kc,
     su_candidate *c = next(l);
     if (!c || st_parse(text, p, plat->gpus_per_node, segments, &c->st, why) != HS_OK)
         return;
-    su__train(l->runtime, l->overlap, &c->st);
+    su__train(l->runtime, l->overlap, l->halo, &c->st);
     if (an_estimate_on(wl, kc, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK)
         return;
     snprintf(c->name, sizeof c->name, "%s", name);
@@ -63,7 +65,7 @@ static void keep_variant(su_list *l, su_candidate *c, const su_candidate *b, co_
 static void plan_strategy(const su_list *l, su_candidate *c)
 {
     st_from_plan(c->plan, &c->st);
-    su__train(l->runtime, l->overlap, &c->st);
+    su__train(l->runtime, l->overlap, l->halo, &c->st);
     c->st.allreduce = c->plan->allreduce;
 }
 
@@ -133,6 +135,8 @@ void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
     su_candidate *c = next(l);
     if (l->runtime) /* its gradient allreduce, bytes and optimizer, as the built-ins' */
         plan->allreduce = l->runtime->allreduce, plan->train = rt_training(l->runtime);
+    if (l->halo) /* as the spatial built-ins' (su__train) */
+        plan->halo_sendrecv = l->halo == JS_OFF;
     if (!c || an_plan_model(wl, kc, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
                             why) != HS_OK) {
         st_plan_free(plan);
@@ -206,6 +210,7 @@ int su_price_all(const su_question *q, su_list *l, char *err)
     memset(l, 0, sizeof *l);
     l->runtime = q->runtime;
     l->overlap = q->overlap;
+    l->halo = q->halo;
     l->c = calloc(SU_MAX, sizeof *l->c);
     l->order = calloc(SU_MAX, sizeof *l->order);
     int *gpus = malloc((size_t)q->p * sizeof *gpus);

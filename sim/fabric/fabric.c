@@ -31,8 +31,7 @@ static void free_jobs(fb_job *jobs, int n_jobs)
 static void run_options(const fb_request *req, js_settings *spec)
 {
     for (int k = 0; k < js_n_keys; k++)
-        if (!(spec->given & (1u << k)) &&
-            (!js_keys[k].only || st_text_is(spec->strategy, js_keys[k].only)))
+        if (!(spec->given & (1u << k)) && js_applies(k, spec->strategy))
             js_take(spec, req->run_wide, k);
 }
 

@@ -8,6 +8,7 @@
 #include "hs_parse.h"
 #include "collective.h"
 #include "precision.h"
+#include "strategy.h"
 
 #define F(field) offsetof(js_settings, field)
 #define EVERYWHERE (JS_IN_PRICING | JS_IN_FABRIC | JS_IN_SWEEP)
@@ -65,11 +66,11 @@ const js_key js_keys[] = {
      .help = "fp32 (default), mixed (FP16 tensors and messages, FP32 master weights), bf16 "
              "or tf32 (FP32 tensors, products on TF32 tensor cores); needs the compute model"},
     {.name = "halo", .type = JS_CHOICE, .offset = F(halo_chain), .values = "chain, sendrecv",
-     .first = JS_ON, .noun = "exchange", .arg = "H", .scope = JS_IN_FABRIC | JS_IN_SWEEP,
-     .only = "spatial",
-     .help = "spatial, data+spatial: chain (default: a synchronous send, then the receive, "
-             "as ChainerMN over MPI) or sendrecv (ParaDL's: each GPU sends and receives at "
-             "once); a strategy file's halos always run the default"},
+     .first = JS_ON, .noun = "exchange", .arg = "H", .scope = EVERYWHERE,
+     .only = "spatial", .files = true,
+     .help = "spatial, data+spatial and strategy files: chain (default: a synchronous send, "
+             "then the receive, as ChainerMN over MPI) or sendrecv (ParaDL's: each GPU sends "
+             "and receives at once)"},
     {.name = "filter-backward", .type = JS_CHOICE, .offset = F(filter_rs),
      .values = "reduce-scatter, allreduce", .first = JS_ON, .noun = "collective", .arg = "C",
      .scope = JS_IN_FABRIC | JS_IN_SWEEP, .only = "filter",
@@ -145,6 +146,13 @@ static int word_index(const char *words, const char *value)
         w += strspn(w, ", ");
     }
     return -1;
+}
+
+bool js_applies(int k, const char *strategy)
+{
+    const js_key *key = &js_keys[k];
+    return !key->only || (strategy && (st_text_is(strategy, key->only) ||
+                                       (key->files && st_is_file(strategy))));
 }
 
 /* Whether text is digits only (after blanks and a '+'): a whole number, maybe too large. */

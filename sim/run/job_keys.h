@@ -86,6 +86,7 @@ typedef struct {
     const char *only;      /* a value given for many runs (a sweep's, --job's from the command
                             * line) goes to the runs whose strategy has this word (st_text_is:
                             * "spatial"), the others refusing the key; NULL: to every run */
+    bool files;            /* with only: the runs of a strategy file take it too (js_applies) */
 } js_key;
 
 #define JS_MAX_KEYS 32 /* bits of js_settings.given */
@@ -95,6 +96,10 @@ extern const int js_n_keys;
 
 /* Whether the key named `name` was given in s. */
 bool js_given(const js_settings *s, const char *name);
+
+/* Whether key k, given for many runs, goes to a run of strategy `strategy` (js_key.only and
+ * .files). */
+bool js_applies(int k, const char *strategy);
 
 /* The key named `name` (its long name), or -1. */
 int js_find(const char *name);

@@ -92,14 +92,13 @@ static void child_argv(const sw_plan *plan, const sw_config *c, const char *exe,
     if (c->allreduce)
         argv[n++] = "--allreduce", argv[n++] = (char *)c->allreduce;
     /* the job keys said for every run, where the run has them (a run without them refuses
-     * them: --halo for the spatial runs, js_key.only) */
+     * them: --halo for the spatial runs and the files, js_applies) */
     for (int k = 0; k < js_n_keys; k++) {
-        const char *only = js_keys[k].only;
-        if (plan->job_key[k] && (!only || st_text_is(c->strategy, only)) &&
+        if (plan->job_key[k] && js_applies(k, c->strategy) &&
             js_keys[k].type == JS_SWITCH) { /* its value in the flag: --overlap=off */
             snprintf(flags[k], sizeof flags[k], "--%s=%s", js_keys[k].name, plan->job_key[k]);
             argv[n++] = flags[k];
-        } else if (plan->job_key[k] && (!only || st_text_is(c->strategy, only))) {
+        } else if (plan->job_key[k] && js_applies(k, c->strategy)) {
             snprintf(flags[k], sizeof flags[k], "--%s", js_keys[k].name);
             argv[n++] = flags[k], argv[n++] = (char *)plan->job_key[k];
         }

@@ -6,8 +6,9 @@
 # ((p2 - 1) halo messages a direction, each alone on its links) within 1% and exceeds the
 # sendrecv exchange's; at other group sizes (CosmoFlow-256, 2 to 64 GPUs a group) the chain
 # costs 2 (p2 - 1) message times, the same as sendrecv at 2 and growing alike a rank in the
-# simulation and the closed form; without the flag the chain runs; other strategies refuse the
-# flag (exit 2).
+# simulation and the closed form; without the flag the chain runs; a strategy file takes either
+# (the flag, or <setting key="halo"/> in the file): data+spatial:4x4 written as a file gives the
+# built-in's times, simulated and analytic, with each; other strategies refuse the flag (exit 2).
 # Usage (from ctest): e2e_halo_chain.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -65,7 +66,49 @@ assert d["halo"] == "chain" and d["iteration"] == c["simulate"]["iteration"], d'
 "$HS" analytic -w resnet50 -p abci -s filter -g 4 -b 64 --halo chain >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] &&
-    grep -qF -- "--halo: for spatial and data+spatial, not filter" "$TMP/err" ||
+    grep -qF -- "--halo: for spatial, data+spatial and strategy files, not filter" "$TMP/err" ||
     fail "filter with --halo: exit $rc, $(cat "$TMP/err")"
+
+# A strategy file: data+spatial:4x4 as a per-layer plan, its halos as the flag or the file says.
+ds=(-w resnet50 -p abci -g 16 -b 64)
+"$HS" strategy --generate data+spatial:4x4 "${ds[@]:0:2}" -g 16 -b 64 -o "$TMP/ds.xml" >/dev/null ||
+    fail "generate data+spatial:4x4"
+python3 - "$TMP/ds.xml" "$TMP/ds-sr.xml" <<'PY' || fail "the file with a halo setting"
+import sys
+s = open(sys.argv[1]).read()
+i = s.index("</description>") + len("</description>")
+open(sys.argv[2], "w").write(s[:i] + '\n  <setting key="halo" value="sendrecv"/>' + s[i:])
+PY
+for h in chain sendrecv; do
+    for s in data+spatial:4x4 "$TMP/ds.xml"; do
+        f=builtin; [ "$s" = "$TMP/ds.xml" ] && f=file
+        "$HS" compare "${ds[@]}" -s "$s" --halo $h --json >"$TMP/ds-$f-$h.json" 2>"$TMP/err" ||
+            fail "compare $f --halo $h: $(cat "$TMP/err")"
+    done
+done
+"$HS" compare "${ds[@]}" -s "$TMP/ds-sr.xml" --json >"$TMP/ds-setting.json" 2>"$TMP/err" ||
+    fail "compare, the file's halo setting: $(cat "$TMP/err")"
+python3 - "$TMP" <<'PY' || fail "a strategy file's halos"
+import json, sys
+d = sys.argv[1]
+load = lambda n: json.load(open(f"{d}/ds-{n}.json"))
+t = lambda r, m: r[m]["iteration"]["total_s"]
+for h in ("chain", "sendrecv"):
+    b, f = load(f"builtin-{h}"), load(f"file-{h}")
+    for m in ("analytic", "simulate"):  # the file's plan and the built-in's lists agree to 0.05%
+        assert abs(t(f, m) / t(b, m) - 1) < 5e-4, (h, m, t(f, m), t(b, m))
+    print(f"{h}: built-in {t(b, 'simulate'):.5f} s simulated, {t(b, 'analytic'):.5f} s analytic;"
+          f" file {t(f, 'simulate'):.5f}, {t(f, 'analytic'):.5f}")
+sr, ch, st = load("file-sendrecv"), load("file-chain"), load("setting")
+assert t(sr, "simulate") < 0.5 * t(ch, "simulate"), (t(sr, "simulate"), t(ch, "simulate"))
+assert sr["simulate"]["halo"] == "sendrecv" and "halo" not in ch["simulate"], ch["simulate"]
+assert st["simulate"]["iteration"] == sr["simulate"]["iteration"], "the file's setting"
+assert st["analytic"]["iteration"] == sr["analytic"]["iteration"], "the file's setting"
+PY
+"$HS" simulate "${ds[@]}" -s "$TMP/ds-sr.xml" --halo chain --json >"$TMP/ds-over.json" 2>"$TMP/err" ||
+    fail "the flag over the file's setting: $(cat "$TMP/err")"
+python3 -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["iteration"] == b["simulate"]["iteration"], "--halo chain over the file"' \
+    "$TMP/ds-over.json" "$TMP/ds-file-chain.json" || fail "--halo chain does not override the file"
 
 finish e2e_halo_chain

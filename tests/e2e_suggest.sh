@@ -137,8 +137,30 @@ expect_bad_hs "unknown workload" "unknown workload" suggest -w nosuch -g 8 -b 64
 expect_bad_hs "-g and a budget" "give one" suggest -w vgg16 -g 8 -b 64 --max-gpus 8
 expect_bad_hs "two budgets" "give one" suggest -w vgg16 -b 64 --max-gpus 8 --target-epoch-s 60
 expect_bad_hs "bad target" "--target-epoch-s" suggest -w vgg16 -b 64 --target-epoch-s soon
-expect_bad_hs "--halo" "--halo: suggest prices every spatial strategy with the default" \
-    suggest -w vgg16 -g 8 -b 64 --halo sendrecv
+expect_bad_hs "--filter-backward" "--filter-backward: suggest prices every filter strategy with the default" \
+    suggest -w vgg16 -g 8 -b 64 --filter-backward allreduce
+
+# --halo reaches every candidate with halos: the spatial built-ins price as analytic --halo's,
+# the file strategy --search writes carries it (<setting key="halo"/>)
+job=(-w resnet50 -p abci -g 16 -b 64)
+for h in chain sendrecv; do
+    "$HS" suggest "${job[@]}" --top 0 --halo $h --json >"$TMP/halo-$h.json" 2>"$TMP/err" ||
+        fail "suggest --halo $h: $(cat "$TMP/err")"
+    "$HS" analytic "${job[@]}" -s data+spatial:4x4 --halo $h --json >"$TMP/an-$h.json" ||
+        fail "analytic --halo $h: exit $?"
+done
+python3 - "$TMP" <<'PY' || fail "suggest --halo: the data+spatial candidate is not analytic --halo's"
+import json, sys
+d = sys.argv[1]
+ds = lambda h: next(c["analytic_s"] for c in json.load(open(f"{d}/halo-{h}.json"))["ranking"]
+                    if c["strategy"] == "data+spatial:4x4")
+total = lambda h: json.load(open(f"{d}/an-{h}.json"))["iteration"]["total_s"]
+assert ds("chain") == total("chain") and ds("sendrecv") == total("sendrecv"), (ds("chain"), ds("sendrecv"))
+assert ds("sendrecv") < 0.5 * ds("chain"), (ds("sendrecv"), ds("chain"))
+PY
+if expect_ok "strategy --search --halo sendrecv" strategy --search "${job[@]}" --top 1 --halo sendrecv -o "$TMP/se.xml"; then
+    grep -q '<setting key="halo" value="sendrecv"/>' "$TMP/se.xml" || fail "--search: no halo setting in the file"
+fi
 "$HS" suggest --help >"$TMP/help" || fail "--help: exit status"
 grep -q -- "--batch-per-gpu" "$TMP/help" || fail "--help"
 

@@ -7,8 +7,9 @@
 # sendrecv exchange's; at other group sizes (CosmoFlow-256, 2 to 64 GPUs a group) the chain
 # costs 2 (p2 - 1) message times, the same as sendrecv at 2 and growing alike a rank in the
 # simulation and the closed form; without the flag the chain runs; a strategy file takes either
-# (the flag, or <setting key="halo"/> in the file): data+spatial:4x4 written as a file gives the
-# built-in's times, simulated and analytic, with each; other strategies refuse the flag (exit 2).
+# (the flag, <setting key="halo"/> in the file, or a runtime's): data+spatial:4x4 written as a
+# file gives the built-in's times, simulated and analytic, with each; other strategies refuse the
+# flag (exit 2).
 # Usage (from ctest): e2e_halo_chain.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -110,5 +111,15 @@ PY
 python3 -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert a["iteration"] == b["simulate"]["iteration"], "--halo chain over the file"' \
     "$TMP/ds-over.json" "$TMP/ds-file-chain.json" || fail "--halo chain does not override the file"
+# a runtime's halos reach a file as a built-in: ParaDL's sendrecv
+for s in data+spatial:4x4 "$TMP/ds.xml"; do
+    f=builtin; [ "$s" = "$TMP/ds.xml" ] && f=file
+    "$HS" analytic "${ds[@]}" -s "$s" --runtime paradl --json >"$TMP/rt-$f.json" 2>"$TMP/err" ||
+        fail "analytic $f --runtime paradl: $(cat "$TMP/err")"
+done
+python3 -c 'import json, sys; b, f = (json.load(open(p)) for p in sys.argv[1:3])
+t = lambda r: r["iteration"]["total_s"]
+assert f["halo"] == "sendrecv" and abs(t(f) / t(b) - 1) < 5e-4, (t(f), t(b))' \
+    "$TMP/rt-builtin.json" "$TMP/rt-file.json" || fail "--runtime paradl: the file does not send its halos as the built-in"
 
 finish e2e_halo_chain

@@ -117,8 +117,8 @@ int su_answer_plan(const su_list *l, int i, const su_question *q, const js_setti
     if (status != HS_OK)
         return status;
     plan->allreduce = c->st.allreduce;
-    if (!c->plan && q->halo) /* a built-in's, as su__train ran it */
-        plan->halo_sendrecv = q->halo == JS_OFF;
+    if (!c->plan && (q->halo || q->runtime)) /* a built-in's, as su__train ran it */
+        plan->halo_sendrecv = q->halo ? q->halo == JS_OFF : !q->runtime->halo_chain;
     snprintf(plan->name, sizeof plan->name, "%s", c->base);
     js_settings s = *job; /* the command's keys, and the algorithm the oracle chose */
     unsigned bit = 1u << js_find("allreduce");

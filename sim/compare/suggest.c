@@ -25,7 +25,7 @@ void su__train(const rt_runtime *runtime, int overlap, int halo, st_strategy *st
         rt_apply_strategy(runtime, st);
     if (overlap) /* said, it holds against the runtime's, as a single run's flag */
         st->overlap = overlap == JS_ON;
-    if (halo && st_split_bit(st->kind) == WL_SPLIT_SPATIAL)
+    if (halo && (st_split_bit(st->kind) == WL_SPLIT_SPATIAL || st->plan))
         st->halo_chain = halo == JS_ON;
 }
 
@@ -135,8 +135,8 @@ void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
     su_candidate *c = next(l);
     if (l->runtime) /* its gradient allreduce, bytes and optimizer, as the built-ins' */
         plan->allreduce = l->runtime->allreduce, plan->train = rt_training(l->runtime);
-    if (l->halo) /* as the spatial built-ins' (su__train) */
-        plan->halo_sendrecv = l->halo == JS_OFF;
+    if (l->runtime || l->halo) /* its halos as the spatial built-ins' (su__train) */
+        plan->halo_sendrecv = l->halo ? l->halo == JS_OFF : !l->runtime->halo_chain;
     if (!c || an_plan_model(wl, kc, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
                             why) != HS_OK) {
         st_plan_free(plan);

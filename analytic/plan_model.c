@@ -68,7 +68,8 @@ static int price_edges(an_net *net, const wl_workload *wl, const kt_compute *kc,
                 continue;
             an_price pr;
             int status =
-                an_edge_price(net, wl, kc, u, cu, v, cv, (int64_t)batch, covered[u], &pr, err);
+                an__edge_price(net, wl, kc, u, cu, v, cv, (int64_t)batch, covered[u],
+                               plan->filter_allreduce, &pr, err);
             if (status != HS_OK)
                 return status;
             add_price(sum, &pr);

@@ -116,6 +116,7 @@ typedef struct {
     double batch;
     double *compute_s; /* layout copies */
     double *comm_s;
+    bool filter_allreduce; /* a gather of filter blocks allreduced back (st_plan's) */
     int status;        /* the first error timing a layout copy */
     char *err;
 } edge;
@@ -158,10 +159,11 @@ static void model_gather(edge *e)
     double whole = held_bytes(e) * (part ? 1 : q); /* the tensor with every channel */
     double samples = e->batch / e->h.ways[D_BATCH];
     e->comm_s[HS_TERM_ACT_ALLGATHER] += an__allgather_s(q, whole / q, l);
-    e->comm_s[HS_TERM_ACT_ALLREDUCE] += part ? an__allreduce_s(q, whole, l)
-                                             : an__allgather_s(q, whole / q, l); /* the r-s */
+    bool scatter = !part && !e->filter_allreduce;
+    e->comm_s[HS_TERM_ACT_ALLREDUCE] += scatter ? an__allgather_s(q, whole / q, l) /* the r-s */
+                                                : an__allreduce_s(q, whole, l);
     layout_copy(e, whole, samples, 0); /* forward, or partial: backward */
-    if (!part)
+    if (scatter)
         layout_copy(e, whole, samples, q); /* around the reduce-scatter */
     if (!part) /* every rank of the line now holds every channel; a reduced partial sum keeps
                 * u's filter blocks */
@@ -262,6 +264,13 @@ int an_edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int 
                   const st_layer_config *cu, int v, const st_layer_config *cv, int64_t batch,
                   bool covered, an_price *out, char *err)
 {
+    return an__edge_price(net, wl, kc, u, cu, v, cv, batch, covered, false, out, err);
+}
+
+int an__edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int u,
+                   const st_layer_config *cu, int v, const st_layer_config *cv, int64_t batch,
+                   bool covered, bool filter_allreduce, an_price *out, char *err)
+{
     memset(out, 0, sizeof *out);
     if (u < 0 || v <= u || v >= wl->n_layers)
         return hs_fail(err, HS_EINPUT, "an_edge_price: no edge from layer %d to layer %d", u, v);
@@ -270,7 +279,7 @@ int an_edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int 
     edge e = {.net = net, .wl = wl, .kc = kc, .u = &wl->layers[u], .v = &wl->layers[v], .cu = cu,
               .cv = cv, .h = held_by(&wl->layers[u], cu), .n = needed_by(&wl->layers[v], cv),
               .batch = (double)batch, .compute_s = &out->compute_s, .comm_s = out->comm_s,
-              .err = err};
+              .filter_allreduce = filter_allreduce, .err = err};
     classify(&e, covered);
     return e.status;
 }

@@ -137,11 +137,8 @@ expect_bad_hs "unknown workload" "unknown workload" suggest -w nosuch -g 8 -b 64
 expect_bad_hs "-g and a budget" "give one" suggest -w vgg16 -g 8 -b 64 --max-gpus 8
 expect_bad_hs "two budgets" "give one" suggest -w vgg16 -b 64 --max-gpus 8 --target-epoch-s 60
 expect_bad_hs "bad target" "--target-epoch-s" suggest -w vgg16 -b 64 --target-epoch-s soon
-expect_bad_hs "--filter-backward" "--filter-backward: suggest prices every filter strategy with the default" \
-    suggest -w vgg16 -g 8 -b 64 --filter-backward allreduce
-
-# --halo reaches every candidate with halos: the spatial built-ins price as analytic --halo's,
-# the file strategy --search writes carries it (<setting key="halo"/>)
+# --halo and --filter-backward reach every candidate they apply to: the built-ins price as
+# analytic's with the flag, the file strategy --search writes carries them (<setting/>)
 job=(-w resnet50 -p abci -g 16 -b 64)
 for h in chain sendrecv; do
     "$HS" suggest "${job[@]}" --top 0 --halo $h --json >"$TMP/halo-$h.json" 2>"$TMP/err" ||
@@ -158,8 +155,21 @@ total = lambda h: json.load(open(f"{d}/an-{h}.json"))["iteration"]["total_s"]
 assert ds("chain") == total("chain") and ds("sendrecv") == total("sendrecv"), (ds("chain"), ds("sendrecv"))
 assert ds("sendrecv") < 0.5 * ds("chain"), (ds("sendrecv"), ds("chain"))
 PY
-if expect_ok "strategy --search --halo sendrecv" strategy --search "${job[@]}" --top 1 --halo sendrecv -o "$TMP/se.xml"; then
+"$HS" suggest "${job[@]}" --top 0 --filter-backward allreduce --json >"$TMP/fb.json" 2>"$TMP/err" ||
+    fail "suggest --filter-backward allreduce: $(cat "$TMP/err")"
+"$HS" analytic "${job[@]}" -s data+filter:4x4 --filter-backward allreduce --json >"$TMP/an-fb.json" ||
+    fail "analytic --filter-backward allreduce: exit $?"
+python3 - "$TMP" <<'PY' || fail "suggest --filter-backward: the data+filter candidate is not analytic's"
+import json, sys
+d = sys.argv[1]
+df = next(c["analytic_s"] for c in json.load(open(f"{d}/fb.json"))["ranking"]
+          if c["strategy"] == "data+filter:4x4")
+assert df == json.load(open(f"{d}/an-fb.json"))["iteration"]["total_s"], df
+PY
+if expect_ok "strategy --search --halo sendrecv" strategy --search "${job[@]}" --top 1 --halo sendrecv --filter-backward allreduce -o "$TMP/se.xml"; then
     grep -q '<setting key="halo" value="sendrecv"/>' "$TMP/se.xml" || fail "--search: no halo setting in the file"
+    grep -q '<setting key="filter-backward" value="allreduce"/>' "$TMP/se.xml" ||
+        fail "--search: no filter-backward setting in the file"
 fi
 "$HS" suggest --help >"$TMP/help" || fail "--help: exit status"
 grep -q -- "--batch-per-gpu" "$TMP/help" || fail "--help"

@@ -103,7 +103,7 @@ static void test_library_choice(void **state)
 
 /* What a runtime sets in a strategy: the allreduce and overlap everywhere (a strategy file's
  * fused gradient allreduces too), the halo on spatial splits only, the filter backward on
- * filter splits only; a strategy file's halos too, its gathers stay scattered. */
+ * filter splits only; a strategy file's halos and filter backward too. */
 static void test_apply_strategy(void **state)
 {
     (void)state;
@@ -127,6 +127,7 @@ static void test_apply_strategy(void **state)
     rt_apply_strategy(&paradl, &file);
     assert_int_equal(file.allreduce, paradl.allreduce);
     assert_false(file.halo_chain); /* a file's halos as the runtime's: ParaDL's sendrecv */
+    assert_false(file.filter_rs);  /* and its gathers: ParaDL's allreduce */
     rt_runtime chainermn = load_ok("chainermn");
     rt_apply_strategy(&chainermn, &file);
     assert_true(file.halo_chain);

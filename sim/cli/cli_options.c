@@ -254,15 +254,6 @@ static int cli_job_key_named(const char *arg)
     return js_find(name);
 }
 
-/* Why a command that prices many strategies refuses job key k, given as arg. */
-static int refuse_key(int k, const char *arg, const char *command, char *err)
-{
-    if (js_keys[k].only) /* --filter-backward: a written plan cannot carry it */
-        return hs_fail(err, HS_EINPUT, "%s: %s prices every %s strategy with the default, which "
-                       "a per-layer plan always runs", arg, command, js_keys[k].only);
-    return hs_fail(err, HS_EINPUT, "%s: %s chooses it itself (it ranks every choice)", arg,
-                   command);
-}
 
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *command, cli_flag_fn one, void *ctx, char *err)
@@ -274,9 +265,9 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
            (c = getopt_long(argc, argv, shortopts, longopts, &longindex)) != -1) {
         if (c == ':')
             return hs_fail(err, HS_EINPUT, "%s needs a value", argv[optind - 1]);
-        if (c == '?' && cli_job_key_named(argv[optind - 1]) >= 0)
-            return refuse_key(cli_job_key_named(argv[optind - 1]), argv[optind - 1], command,
-                              err);
+        if (c == '?' && cli_job_key_named(argv[optind - 1]) >= 0) /* not a pricing key */
+            return hs_fail(err, HS_EINPUT, "%s: %s chooses it itself (it ranks every choice)",
+                           argv[optind - 1], command);
         if (c == '?')
             return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim%s%s --help)",
                            argv[optind - 1], command ? " " : "", command ? command : "");

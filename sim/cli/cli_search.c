@@ -94,6 +94,7 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
                          .max_table = o->max_table, .runtime = o->job.runtime ? &rt : NULL,
                          .runtime_said = o->job.runtime, .overlap = cli_overlap_said(&o->job),
                          .halo = o->job.halo_chain,
+                         .filter_rs = o->job.filter_rs,
                          .who = "strategy --search"};
         su_list l;
         if (o->job.runtime)

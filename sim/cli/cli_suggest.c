@@ -155,6 +155,7 @@ static int ask(const suggest_options *o, const cli_sim *sim, const wl_workload *
                      .simulate = sim->simulate, .runtime = o->job.runtime ? &rt : NULL,
                      .runtime_said = o->job.runtime, .overlap = cli_overlap_said(&o->job),
                      .halo = o->job.halo_chain,
+                     .filter_rs = o->job.filter_rs,
                      .who = "suggest"};
     if (!o->job.gpus)
         return suggest_budget(o, &q, err);

@@ -119,6 +119,8 @@ int su_answer_plan(const su_list *l, int i, const su_question *q, const js_setti
     plan->allreduce = c->st.allreduce;
     if (!c->plan && (q->halo || q->runtime)) /* a built-in's, as su__train ran it */
         plan->halo_sendrecv = q->halo ? q->halo == JS_OFF : !q->runtime->halo_chain;
+    if (!c->plan && (q->filter_rs || q->runtime))
+        plan->filter_allreduce = q->filter_rs ? q->filter_rs == JS_OFF : !q->runtime->filter_rs;
     snprintf(plan->name, sizeof plan->name, "%s", c->base);
     js_settings s = *job; /* the command's keys, and the algorithm the oracle chose */
     unsigned bit = 1u << js_find("allreduce");
@@ -134,7 +136,7 @@ int su_simulate_plan(const su_question *q, const st_plan *plan, hs_estimate *est
 {
     st_strategy st;
     st_from_plan(plan, &st);
-    su__train(q->runtime, q->overlap, q->halo, &st);
+    su__train(q->runtime, q->overlap, q->halo, q->filter_rs, &st);
     st.allreduce = plan->allreduce;
     fprintf(stderr, "%s: simulating the answer as the file runs it\n", q->who);
     return q->simulate(q->wl, q->kc, q->plat, &st, q->batch, est, err);

@@ -19,7 +19,7 @@ static su_candidate *next(su_list *l)
     return c;
 }
 
-void su__train(const rt_runtime *runtime, int overlap, int halo, st_strategy *st)
+void su__train(const rt_runtime *runtime, int overlap, int halo, int filter_rs, st_strategy *st)
 {
     if (runtime)
         rt_apply_strategy(runtime, st);
@@ -27,6 +27,8 @@ void su__train(const rt_runtime *runtime, int overlap, int halo, st_strategy *st
         st->overlap = overlap == JS_ON;
     if (halo && (st_split_bit(st->kind) == WL_SPLIT_SPATIAL || st->plan))
         st->halo_chain = halo == JS_ON;
+    if (filter_rs && (st_split_bit(st->kind) == WL_SPLIT_FILTER || st->plan))
+        st->filter_rs = filter_rs == JS_ON;
 }
 
 /* A built-in strategy: parsed and priced, kept when it runs. */
@@ -38,7 +40,7 @@ static void add_builtin(su_list *l, const wl_workload *wl, const kt_compute *kc,
     su_candidate *c = next(l);
     if (!c || st_parse(text, p, plat->gpus_per_node, segments, &c->st, why) != HS_OK)
         return;
-    su__train(l->runtime, l->overlap, l->halo, &c->st);
+    su__train(l->runtime, l->overlap, l->halo, l->filter_rs, &c->st);
     if (an_estimate_on(wl, kc, plat, &c->st, batch, PL_PACKED, &c->analytic, NULL, why) != HS_OK)
         return;
     snprintf(c->name, sizeof c->name, "%s", name);
@@ -65,7 +67,7 @@ static void keep_variant(su_list *l, su_candidate *c, const su_candidate *b, co_
 static void plan_strategy(const su_list *l, su_candidate *c)
 {
     st_from_plan(c->plan, &c->st);
-    su__train(l->runtime, l->overlap, l->halo, &c->st);
+    su__train(l->runtime, l->overlap, l->halo, l->filter_rs, &c->st);
     c->st.allreduce = c->plan->allreduce;
 }
 
@@ -137,6 +139,8 @@ void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
         plan->allreduce = l->runtime->allreduce, plan->train = rt_training(l->runtime);
     if (l->runtime || l->halo) /* its halos as the spatial built-ins' (su__train) */
         plan->halo_sendrecv = l->halo ? l->halo == JS_OFF : !l->runtime->halo_chain;
+    if (l->runtime || l->filter_rs) /* its gathers as the filter built-ins' */
+        plan->filter_allreduce = l->filter_rs ? l->filter_rs == JS_OFF : !l->runtime->filter_rs;
     if (!c || an_plan_model(wl, kc, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
                             why) != HS_OK) {
         st_plan_free(plan);
@@ -211,6 +215,7 @@ int su_price_all(const su_question *q, su_list *l, char *err)
     l->runtime = q->runtime;
     l->overlap = q->overlap;
     l->halo = q->halo;
+    l->filter_rs = q->filter_rs;
     l->c = calloc(SU_MAX, sizeof *l->c);
     l->order = calloc(SU_MAX, sizeof *l->order);
     int *gpus = malloc((size_t)q->p * sizeof *gpus);

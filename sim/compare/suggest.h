@@ -66,6 +66,8 @@ typedef struct {
     int overlap;              /* --overlap said: JS_ON or JS_OFF on every candidate; 0 not said */
     int halo;                 /* --halo said: JS_ON chain, JS_OFF sendrecv, on every candidate
                                * with halos (spatial built-ins, plans); 0 not said */
+    int filter_rs;            /* --filter-backward said: JS_ON reduce-scatter, JS_OFF allreduce
+                               * (filter built-ins, plans); 0 not said */
     su_search search;         /* the per-layer search among the candidates */
 } su_list;
 
@@ -93,6 +95,8 @@ typedef struct {
     const char *runtime_said; /* --runtime as the user gave it, for the reports (NULL: none) */
     int overlap;              /* --overlap said (JS_ON, JS_OFF; 0: not said, the runtime's) */
     int halo;                 /* --halo said (JS_ON chain, JS_OFF sendrecv; 0: not said) */
+    int filter_rs;            /* --filter-backward said (JS_ON reduce-scatter, JS_OFF
+                               * allreduce; 0: not said) */
     const char *who;          /* the command, for the progress lines on stderr */
 } su_question;
 

@@ -17,9 +17,10 @@ void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
 int su__search(const su_question *q, an_net *net, su_list *l, char *err);
 
 /* How every candidate trains: the runtime's values (rt_apply_strategy; NULL: none), then
- * --overlap and --halo when said (JS_ON, JS_OFF; 0 not said). A plan's expansion and price
- * read its own st_plan.halo_sendrecv, which su__add_plan sets alike. */
-void su__train(const rt_runtime *runtime, int overlap, int halo, st_strategy *st);
+ * --overlap, --halo and --filter-backward when said (JS_ON, JS_OFF; 0 not said). A plan's
+ * expansion and price read its own st_plan.halo_sendrecv and filter_allreduce, which
+ * su__add_plan sets alike. */
+void su__train(const rt_runtime *runtime, int overlap, int halo, int filter_rs, st_strategy *st);
 
 /* A monotonic clock, seconds. */
 double su__now_s(void);

@@ -10,8 +10,8 @@
  * first, then across the batch blocks); then the updates. Where ParaDL's closed form charges
  * beyond the data layout, the lists follow it, so that a built-in strategy written as a plan
  * runs exactly the built-in lists' communication: a gather of a model-split layer's output is
- * paid back with a reduce-scatter (the built-ins' default; ParaDL's allreduce is theirs to
- * choose), the layers it feeds then add no reduction of their own (`covered`), the gather at
+ * paid back with a reduce-scatter (the built-ins' default; with --filter-backward allreduce,
+ * the plan's filter_allreduce, an allreduce, ParaDL's), the layers it feeds then add no reduction of their own (`covered`), the gather at
  * the end of a spatial region is paid back with a reduce-scatter, halos go in a chain (with
  * --halo sendrecv as two shifts, as the built-ins then send them), and halos and slab gathers
  * are staged through host memory. A plan with a schedule runs GPipe's
@@ -391,15 +391,16 @@ static void backward_moves(planner *pl, const ex_edge *e)
         return;
     }
     /* a gather of filter blocks is reduce-scattered back (each rank needs its filters'
-     * slice, as the built-in default), packed first */
+     * slice, as the built-in default), packed first; or allreduced (filter_allreduce) */
     bool filters = e->model_gather && !partial_sums(pl, e->u);
+    bool scatter = filters && !pl->plan->filter_allreduce;
     for (int r = 0; r < pl->p && (e->model_gather || e->reduce_back); r++) {
         if (mv->group[r] < 0)
             continue;
-        if (filters)
+        if (scatter)
             layout_copy(pl, r, TG_BACKWARD_INPUT, e->u, cfg(pl, e->u),
                         mv->piece[r] * mv->size[r], mv->size[r]);
-        put_comm(pl, r, e->model_gather && !filters ? TG_ALLREDUCE : TG_REDUCE_SCATTER,
+        put_comm(pl, r, e->model_gather && !scatter ? TG_ALLREDUCE : TG_REDUCE_SCATTER,
                  TG_BACKWARD_INPUT, e->u, mv->group[r], mv->piece[r] * mv->size[r],
                  e->staged ? TG_FLAG_STAGED : 0);
     }

@@ -12,9 +12,10 @@
 
 /* The built-in strategies whose filter backward (--filter-backward) or halos (--halo) can
  * follow ParaDL's assumption instead of the default mechanism (strategy.h). */
+/* A filter built-in's; a strategy file's when not the default reduce-scatter (as has_halos). */
 static bool has_filter_backward(const st_strategy *st)
 {
-    return st_split_bit(st->kind) == WL_SPLIT_FILTER;
+    return st_split_bit(st->kind) == WL_SPLIT_FILTER || (st->plan && !st->filter_rs);
 }
 
 /* A spatial built-in's halos; a strategy file's when they are not the default chain (a file

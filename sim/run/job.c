@@ -221,10 +221,9 @@ int job_load_strategy(const js_settings *given, const plat_platform *plat, job *
     if (spec->halo_chain && bit != WL_SPLIT_SPATIAL && !j->plan_loaded)
         return hs_fail(err, HS_EINPUT, "--halo: for spatial, data+spatial and strategy files, "
                        "not %s", st_name(&j->st));
-    if (spec->filter_rs && bit != WL_SPLIT_FILTER)
-        return hs_fail(err, HS_EINPUT, "--filter-backward: for filter and data+filter, not %s "
-                       "(a strategy file's gathers are always reduce-scattered back)",
-                       st_name(&j->st));
+    if (spec->filter_rs && bit != WL_SPLIT_FILTER && !j->plan_loaded)
+        return hs_fail(err, HS_EINPUT, "--filter-backward: for filter, data+filter and "
+                       "strategy files, not %s", st_name(&j->st));
     if (spec->filter_rs)
         j->st.filter_rs = spec->filter_rs == JS_ON;
     if (spec->halo_chain)
@@ -232,6 +231,7 @@ int job_load_strategy(const js_settings *given, const plat_platform *plat, job *
     if (j->plan_loaded) { /* the expansion and the closed form read the plan's (an_plan_model) */
         j->plan.allreduce = j->st.allreduce, j->plan.train = j->st.train;
         j->plan.halo_sendrecv = !j->st.halo_chain;
+        j->plan.filter_allreduce = !j->st.filter_rs;
     }
     j->batch = spec->batch;
     return st_check(&j->st, &j->wl, spec->batch, err);

@@ -73,11 +73,11 @@ const js_key js_keys[] = {
              "and receives at once)"},
     {.name = "filter-backward", .type = JS_CHOICE, .offset = F(filter_rs),
      .values = "reduce-scatter, allreduce", .first = JS_ON, .noun = "collective", .arg = "C",
-     .scope = JS_IN_FABRIC | JS_IN_SWEEP, .only = "filter",
-     .help = "filter, data+filter: the output gradients' collective, reduce-scatter "
-             "(default: a GPU needs only its filters' slice; ChainerMN's, with its pack, "
-             "stack and sum as kernels) or allreduce (ParaDL's); a strategy file's gathers "
-             "always run the default"},
+     .scope = EVERYWHERE, .only = "filter", .files = true,
+     .help = "filter, data+filter and strategy files: the output gradients' collective at a "
+             "gather of filter blocks, reduce-scatter (default: a GPU needs only its "
+             "filters' slice; ChainerMN's, with its pack, stack and sum as kernels) or "
+             "allreduce (ParaDL's)"},
     {.name = "runtime", .type = JS_TEXT, .offset = F(runtime), .arg = "R", .scope = EVERYWHERE,
      .help = "the training software as it ran: a name (hybridsim runtimes lists them: "
              "chainermn, pytorch-ddp, horovod-nccl, horovod-mxnet-mlperf, paradl) or a FILE.rt: "

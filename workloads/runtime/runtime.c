@@ -343,7 +343,7 @@ st_training rt_training(const rt_runtime *rt)
 
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
 {
-    bool file = st->kind == ST_LAYERWISE; /* its halos as the runtime's; its gathers scattered */
+    bool file = st->kind == ST_LAYERWISE; /* its halos and gathers as the runtime's */
     unsigned bit = st_split_bit(st->kind);
     st->allreduce = rt->allreduce; /* a file's fused gradient allreduces too */
     st->overlap = rt->overlap;
@@ -351,7 +351,7 @@ void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
     st->train = rt_training(rt);
     if (file || bit == WL_SPLIT_SPATIAL) /* a file's plan reads it in job.c, su__add_plan */
         st->halo_chain = rt->halo_chain;
-    if (!file && bit == WL_SPLIT_FILTER)
+    if (file || bit == WL_SPLIT_FILTER)
         st->filter_rs = rt->filter_rs;
 }
 

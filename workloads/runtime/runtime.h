@@ -90,7 +90,7 @@ st_training rt_training(const rt_runtime *rt);
 /* What rt says of a strategy st parsed with the defaults (st_parse, st_from_plan): the
  * gradient allreduce (a strategy file's fused ones too), the overlap and its
  * bucket size, the gradients' bytes and the optimizer (the memory its state takes), the halo
- * (spatial splits and strategy files) and the filter backward (filter splits). A caller
+ * (spatial splits and strategy files) and the filter backward (filter splits and files). A caller
  * applies its flags after, so that they override. */
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st);
 

@@ -99,6 +99,9 @@ typedef struct {
                                       * from the job's settings (job.c) or the oracle's choice */
     bool halo_sendrecv;              /* halos sent and received at once (--halo sendrecv,
                                       * ParaDL's); false: in a chain, the default (job.c) */
+    bool filter_allreduce;           /* a gather of filter blocks allreduced back (ParaDL's,
+                                      * --filter-backward allreduce); false: reduce-scattered,
+                                      * the default (job.c) */
     st_training train;               /* the job's runtime's gradients and optimizer, set with
                                       * allreduce (st_from_plan carries both to the strategy) */
 } st_plan;

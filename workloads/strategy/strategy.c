@@ -85,7 +85,7 @@ void st_from_plan(const st_plan *plan, st_strategy *st)
     st_plan_shape(plan, &st->p1, &st->p2);
     st->segments = plan->micro_batches > 0 ? plan->micro_batches : 1;
     st->plan = plan;
-    st->filter_rs = true; /* what a plan's gathers always do */
+    st->filter_rs = !plan->filter_allreduce;
     st->halo_chain = !plan->halo_sendrecv;
     st->allreduce = plan->allreduce;
     st->train = plan->train;

@@ -11,11 +11,11 @@
  * beyond the data layout, the lists follow it, so that a built-in strategy written as a plan
  * runs exactly the built-in lists' communication: a gather of a model-split layer's output is
  * paid back with a reduce-scatter (the built-ins' default; with --filter-backward allreduce,
- * the plan's filter_allreduce, an allreduce, ParaDL's), the layers it feeds then add no reduction of their own (`covered`), the gather at
- * the end of a spatial region is paid back with a reduce-scatter, halos go in a chain (with
- * --halo sendrecv as two shifts, as the built-ins then send them), and halos and slab gathers
- * are staged through host memory. A plan with a schedule runs GPipe's
- * lists (pipeline.c). */
+ * the plan's filter_allreduce, an allreduce, ParaDL's), the layers it feeds then add no
+ * reduction of their own (`covered`), the gather at the end of a spatial region is paid back
+ * with a reduce-scatter, halos go in a chain (with --halo sendrecv as two shifts, as the
+ * built-ins then send them), and halos and slab gathers are staged through host memory. A
+ * plan with a schedule runs GPipe's lists (pipeline.c). */
 #include "expand_int.h"
 
 #include "compute.h"

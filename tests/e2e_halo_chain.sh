@@ -122,4 +122,14 @@ t = lambda r: r["iteration"]["total_s"]
 assert f["halo"] == "sendrecv" and abs(t(f) / t(b) - 1) < 5e-4, (t(f), t(b))' \
     "$TMP/rt-builtin.json" "$TMP/rt-file.json" || fail "--runtime paradl: the file does not send its halos as the built-in"
 
+# a sweep's --halo reaches the file's runs too, as the spatial built-ins'
+"$HS" sweep "${ds[@]}" -s data,"$TMP/ds.xml" --halo sendrecv -m analytic -o "$TMP/sw.csv" --quiet \
+    2>"$TMP/err" || fail "sweep --halo sendrecv with a file: $(cat "$TMP/err")"
+python3 - "$TMP/sw.csv" "$TMP/ds-file-sendrecv.json" <<'PY' || fail "sweep: the file's run did not send its halos at once"
+import csv, json, sys
+row = next(r for r in csv.DictReader(open(sys.argv[1])) if r["strategy"].endswith("ds.xml"))
+want = json.load(open(sys.argv[2]))["analytic"]["iteration"]["total_s"]
+assert row["status"] == "ok" and abs(float(row["an_iter_total_s"]) / want - 1) < 1e-12, (row, want)
+PY
+
 finish e2e_halo_chain

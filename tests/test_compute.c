@@ -23,16 +23,6 @@ static int layer_named(const wl_workload *wl, const char *name)
     return -1;
 }
 
-static lw_kernel kernel_ok(const wl_workload *wl, int index, const lw_split *s, lw_pass pass,
-                           double e)
-{
-    char err[HS_ERR_LEN] = "";
-    lw_kernel kn;
-    if (lw_kernel_of(wl, index, s, pass, e, &kn, err) != HS_OK)
-        fail_msg("lw_kernel_of: %s", err);
-    return kn;
-}
-
 /* ResNet-50's 3x3 64->64 convolution at 56x56, batch 1: the research notes' hand count. */
 static void test_conv_hand_count(void **state)
 {

@@ -81,15 +81,6 @@ static void test_errors(void **state)
         "layer l: an lstm layer keeps its input's extents", NULL);
 }
 
-static lw_kernel kernel_ok(const wl_workload *wl, int index, const lw_split *s, lw_pass pass)
-{
-    char err[HS_ERR_LEN] = "";
-    lw_kernel kn;
-    if (lw_kernel_of(wl, index, s, pass, 4, &kn, err) != HS_OK)
-        fail_msg("lw_kernel_of: %s", err);
-    return kn;
-}
-
 /* Hand counts at 2 samples in FP32 (4 bytes). */
 static void test_work(void **state)
 {
@@ -100,10 +91,10 @@ static void test_work(void **state)
     lw_split s = lw_whole(2);
     /* embed: gathers n = 2 x 6 x 4 values (read, written); no input gradient; its weight
      * gradient zeroes the 60 of the table and adds the 48 dy into their rows */
-    lw_kernel fw = kernel_ok(&wl, 0, &s, LW_FORWARD);
+    lw_kernel fw = kernel_ok(&wl, 0, &s, LW_FORWARD, 4);
     assert_true(fw.kind == LW_STREAM && fw.flops == 0.0 && fw.bytes == 4.0 * 2 * 48);
-    assert_int_equal(kernel_ok(&wl, 4, &s, LW_INPUT_GRAD).kind, LW_NONE);
-    lw_kernel dw = kernel_ok(&wl, 0, &s, LW_WEIGHT_GRAD);
+    assert_int_equal(kernel_ok(&wl, 4, &s, LW_INPUT_GRAD, 4).kind, LW_NONE);
+    lw_kernel dw = kernel_ok(&wl, 0, &s, LW_WEIGHT_GRAD, 4);
     assert_true(dw.kind == LW_STREAM && dw.flops == 48.0 && dw.bytes == 4.0 * (60 + 3 * 48));
     /* lstm (D = 6 inputs, H = 3 units, L = 2 layers, T = 4 steps, b = 2), as cuDNN runs it:
      * forward, each layer's input projection of all steps at once, (b T = 8) x 6 by 12 gates,
@@ -122,7 +113,7 @@ static void test_work(void **state)
     assert_true(k[2].bytes == 4.0 * (2 * 3 + 3 * 12 + 2 * 2 * 12));
     /* and a step's fused element-wise kernel, 11 b H elements */
     assert_true(k[3].kind == LW_STREAM && k[3].calls == 8 && k[3].bytes == 4.0 * 11 * 2 * 3);
-    assert_true(kernel_ok(&wl, 1, &s, LW_FORWARD).m == 8); /* lw_kernel_of: the first */
+    assert_true(kernel_ok(&wl, 1, &s, LW_FORWARD, 4).m == 8); /* lw_kernel_of: the first */
     for (int p = 0; p < LW_PASS_COUNT; p++) {
         assert_int_equal(lw_kernels_of(&wl, 1, &s, (lw_pass)p, 4, k, &n, e), HS_OK);
         double flops = 0;

@@ -175,15 +175,6 @@ static void test_errors(void **state)
 #undef CONV
 }
 
-static lw_kernel kernel_ok(const wl_workload *wl, int index, const lw_split *s, lw_pass pass)
-{
-    char err[HS_ERR_LEN] = "";
-    lw_kernel kn;
-    if (lw_kernel_of(wl, index, s, pass, 4, &kn, err) != HS_OK)
-        fail_msg("lw_kernel_of: %s", err);
-    return kn;
-}
-
 /* Hand counts at 2 samples in FP32 (4 bytes). */
 static void test_work(void **state)
 {
@@ -193,33 +184,33 @@ static void test_work(void **state)
     load_ok(tmp_file(path, sizeof path, "tokw.xml", HEAD LAYERS(BLOCK)), &wl);
     lw_split s = lw_whole(2);
     /* Q K^T: 2 samples of (4x16)(16x4): 2 x 2 x 4 x 4 x 16 FLOPs; A, B, Y read or written */
-    lw_kernel fw = kernel_ok(&wl, 4, &s, LW_FORWARD);
+    lw_kernel fw = kernel_ok(&wl, 4, &s, LW_FORWARD, 4);
     assert_int_equal(fw.kind, LW_GEMM);
     assert_true(fw.flops == 2.0 * 2 * 4 * 4 * 16);
     assert_true(fw.bytes == 4.0 * 2 * (64 + 64 + 16));
     assert_true(fw.m == 4 && fw.n == 4 && fw.k == 16 && fw.groups == 2);
     /* backward: dA and dB, each a forward's FLOPs, as 4 products of dA's shape */
-    lw_kernel bw = kernel_ok(&wl, 4, &s, LW_INPUT_GRAD);
+    lw_kernel bw = kernel_ok(&wl, 4, &s, LW_INPUT_GRAD, 4);
     assert_true(bw.flops == 2 * fw.flops && bw.bytes == 2 * fw.bytes);
     assert_true(bw.m == 4 && bw.n == 16 && bw.k == 4 && bw.groups == 4);
-    assert_int_equal(kernel_ok(&wl, 4, &s, LW_WEIGHT_GRAD).kind, LW_NONE);
+    assert_int_equal(kernel_ok(&wl, 4, &s, LW_WEIGHT_GRAD, 4).kind, LW_NONE);
     /* a filter cut of A V's 16 outputs in 4 keeps a quarter of its rows */
     lw_split cut = s;
     cut.out_parts = 4;
-    assert_true(kernel_ok(&wl, 6, &cut, LW_FORWARD).flops == 2.0 * 2 * 1 * 16 * 4);
+    assert_true(kernel_ok(&wl, 6, &cut, LW_FORWARD, 4).flops == 2.0 * 2 * 1 * 16 * 4);
     /* layernorm as bnorm: 8 and 12 FLOPs, 3 and 5 tensors of n = 2 x 64 */
-    lw_kernel ln = kernel_ok(&wl, 7, &s, LW_FORWARD);
+    lw_kernel ln = kernel_ok(&wl, 7, &s, LW_FORWARD, 4);
     assert_true(ln.kind == LW_STREAM && ln.flops == 8 * 128.0 && ln.bytes == 4 * 3 * 128.0);
-    assert_true(kernel_ok(&wl, 7, &s, LW_INPUT_GRAD).bytes == 4 * 5 * 128.0);
+    assert_true(kernel_ok(&wl, 7, &s, LW_INPUT_GRAD, 4).bytes == 4 * 5 * 128.0);
     /* a move copies its output's elements; a reshape has no kernel */
-    lw_kernel mv = kernel_ok(&wl, 3, &s, LW_FORWARD);
+    lw_kernel mv = kernel_ok(&wl, 3, &s, LW_FORWARD, 4);
     assert_true(mv.kind == LW_STREAM && mv.flops == 0 && mv.bytes == 4 * 2 * 128.0);
     for (int p = 0; p < LW_PASS_COUNT; p++)
-        assert_int_equal(kernel_ok(&wl, 1, &s, (lw_pass)p).kind, LW_NONE);
+        assert_int_equal(kernel_ok(&wl, 1, &s, (lw_pass)p, 4).kind, LW_NONE);
     /* a mul by a parameter streams x and y (2 tensors), an add of one as an add of two (3) */
-    assert_true(kernel_ok(&wl, 8, &s, LW_FORWARD).bytes == 4 * 2 * 128.0);
-    assert_true(kernel_ok(&wl, 9, &s, LW_FORWARD).bytes == 4 * 3 * 128.0);
-    lw_kernel th = kernel_ok(&wl, 10, &s, LW_FORWARD);
+    assert_true(kernel_ok(&wl, 8, &s, LW_FORWARD, 4).bytes == 4 * 2 * 128.0);
+    assert_true(kernel_ok(&wl, 9, &s, LW_FORWARD, 4).bytes == 4 * 3 * 128.0);
+    lw_kernel th = kernel_ok(&wl, 10, &s, LW_FORWARD, 4);
     assert_true(th.flops == 4 * 128.0 && th.bytes == 4 * 2 * 128.0);
     wl_free(&wl);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "work.h"
 #include "workload.h"
 #define MODEL_DIR HS_SHARED_DIR "/reference/paradl/model/"
 #define LOG_DIR HS_SHARED_DIR "/reference/paradl/log/"
@@ -36,6 +37,18 @@ static inline int rel_close(double a, double b, double tol)
     if (d < 0)
         d = -d;
     return d <= tol * (scale > 0 ? scale : 1e-300);
+}
+
+/* Layer `index`'s kernel of one pass under split s, with `element_bytes` a value; fails the
+ * test on an error. */
+static inline lw_kernel kernel_ok(const wl_workload *wl, int index, const lw_split *s,
+                                  lw_pass pass, double element_bytes)
+{
+    char err[HS_ERR_LEN] = "";
+    lw_kernel kn;
+    if (lw_kernel_of(wl, index, s, pass, element_bytes, &kn, err) != HS_OK)
+        fail_msg("lw_kernel_of: %s", err);
+    return kn;
 }
 
 /* Write a file under HS_TEST_TMP and return its path (a static buffer per call site is

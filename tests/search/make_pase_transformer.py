@@ -20,8 +20,12 @@ PaSE's ops become hybridsim layers as the search reads them back (analytic/searc
 Run from anywhere: python3 tests/search/make_pase_transformer.py
 """
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "experiments", "lib"))
+import hs_out  # noqa: E402 (the scripts' one safe writer: whole or not at all)
+
 OUT = os.path.join(HERE, "..", "..", "workloads", "pase-transformer.xml")
 L, V, E, H, DK, FF, NX = 256, 50000, 512, 8, 64, 2048, 6
 
@@ -117,8 +121,11 @@ def main():
             f'  <dataset name="WMT14-EN-DE" samples="4500000" sample="{seq(1)}"/>',
             '  <calibration method="none"/>', "  <layers>"] + n.lines + ["  </layers>",
                                                                      "</workload>"]
-    with open(OUT, "w") as f:
-        f.write("\n".join(text) + "\n")
+    try:
+        hs_out.write("output", OUT, "\n".join(text) + "\n")
+    except (hs_out.Refused, hs_out.Failed) as e:
+        print("make_pase_transformer: %s" % e, file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

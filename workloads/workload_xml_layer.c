@@ -326,6 +326,18 @@ static int check_concat(xr_reader *rd, xmlNode *node, const wl_layer *l)
     return HS_OK;
 }
 
+/* A two-input layer's first input produces its x. */
+static int check_first_input(xr_reader *rd, xmlNode *node, const wl_layer *l)
+{
+    char want[64], have[64];
+    const wl_shape *a = output_of(rd, l->inputs[0]);
+    if (wl__shape_equal(a, &l->x))
+        return HS_OK;
+    return xr_fail(rd, node, "layer %s: x is %s but input %s produces %s", l->name,
+                   wl__shape_str(&l->x, have, sizeof have), rd->ids[l->inputs[0]],
+                   wl__shape_str(a, want, sizeof want));
+}
+
 /* A mul's two inputs: the first has x's shape, the second too or one value a channel (its
  * extents all 1), broadcast. With one input (the previous layer, or one listed), a product by
  * a parameter or a constant, as small as a broadcast scale. */
@@ -344,11 +356,10 @@ static int check_mul(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
     if (l->n_inputs != 2)
         return xr_fail(rd, node, "layer %s: a mul layer multiplies one or two inputs, not %d",
                        l->name, l->n_inputs);
-    const wl_shape *a = output_of(rd, l->inputs[0]), *b = output_of(rd, l->inputs[1]);
-    if (!wl__shape_equal(a, &l->x))
-        return xr_fail(rd, node, "layer %s: x is %s but input %s produces %s", l->name,
-                       wl__shape_str(&l->x, have, sizeof have), rd->ids[l->inputs[0]],
-                       wl__shape_str(a, want, sizeof want));
+    const wl_shape *b = output_of(rd, l->inputs[1]);
+    int status = check_first_input(rd, node, l);
+    if (status != HS_OK)
+        return status;
     int scalar_extents = b->n_spatial == l->x.n_spatial;
     for (int i = 0; i < b->n_spatial; i++)
         scalar_extents &= b->spatial[i] == 1;
@@ -367,15 +378,14 @@ static int check_mul(xr_reader *rd, xmlNode *node, wl_layer *l, int index)
  * k x n in any shape. */
 static int check_matmul(xr_reader *rd, xmlNode *node, const wl_layer *l)
 {
-    char want[64], have[64];
+    char want[64];
     if (l->n_inputs != 2)
         return xr_fail(rd, node, "layer %s: a matmul layer multiplies two inputs, not %d",
                        l->name, l->n_inputs);
-    const wl_shape *a = output_of(rd, l->inputs[0]), *b = output_of(rd, l->inputs[1]);
-    if (!wl__shape_equal(a, &l->x))
-        return xr_fail(rd, node, "layer %s: x is %s but input %s produces %s", l->name,
-                       wl__shape_str(&l->x, have, sizeof have), rd->ids[l->inputs[0]],
-                       wl__shape_str(a, want, sizeof want));
+    const wl_shape *b = output_of(rd, l->inputs[1]);
+    int status = check_first_input(rd, node, l);
+    if (status != HS_OK)
+        return status;
     double kn = (double)l->mm_products * (double)l->mm_k * (double)l->mm_n;
     if ((double)wl__shape_elems(b) != kn)
         return xr_fail(rd, node, "layer %s: its second input %s produces %s, %lld elements, "

@@ -1,7 +1,7 @@
 /* test_compute.c: the compute model against hand counts: layer work (FLOPs, bytes, GEMM
  * shapes, cuts), the device table, precision bytes, the kernel-time model's tiles, waves and
- * roofline, the library's choices (Winograd, tensor-core alignment, TF32), and how --compute
- * model anchors on a measurement (the network's total, or each layer's). */
+ * roofline, the library's choices (Winograd, tensor-core alignment, TF32, NCHW conversions),
+ * and how --compute model anchors on a measurement (the network's total, or each layer's). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -591,6 +591,39 @@ static void test_bn_fusion(void **state)
     wl_free(&wl);
 }
 
+/* A runtime's NCHW tensors in a precision: a tensor-core convolution's three tensors converted
+ * by kernels of their own (read and written once each); not on the CUDA cores (fp32), not for
+ * channels the tensor cores cannot take, not in another precision. */
+static void test_nchw_layout(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50-v1.5", &wl);
+    lw_split b = lw_whole(64);
+    kt_model tf = model_ok("a100-80gb", PR_TF32), f32 = model_ok("v100-sxm2-16gb", PR_FP32);
+    double bw = tf.device->stream_bw_frac * tf.device->memory_bw_Bps;
+    for (int p = 0; p < LW_PASS_COUNT; p++) {
+        lw_kernel kn = kernel_ok(&wl, layer_named(&wl, "layer1_0_conv2"), &b, (lw_pass)p, 4);
+        double plain = kt_kernel_s(&tf, &kn);
+        tf.runtime.nchw_precisions = 1u << PR_FP32 | 1u << PR_MIXED; /* not tf32 */
+        assert_true(kt_kernel_s(&tf, &kn) == plain);
+        tf.runtime.nchw_precisions = 1u << PR_TF32;
+        double want = plain + 3 * tf.device->launch_s + 2 * kn.bytes / bw;
+        assert_true(rel_close(kt_kernel_s(&tf, &kn), want, 1e-12));
+        assert_true(rel_close(kt_terms_of(&tf, &kn).layout_s, want - plain, 1e-12));
+        tf.runtime.nchw_precisions = 0;
+        double cuda = kt_kernel_s(&f32, &kn); /* the CUDA cores read NCHW as it is */
+        f32.runtime.nchw_precisions = 1u << PR_FP32;
+        assert_true(kt_kernel_s(&f32, &kn) == cuda);
+        f32.runtime.nchw_precisions = 0;
+    }
+    lw_kernel first = kernel_ok(&wl, 0, &b, LW_FORWARD, 4); /* 3 channels: CUDA cores */
+    double plain = kt_kernel_s(&tf, &first);
+    tf.runtime.nchw_precisions = 1u << PR_TF32;
+    assert_true(kt_kernel_s(&tf, &first) == plain);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -601,7 +634,7 @@ int main(void)
         cmocka_unit_test(test_split_is_not_linear), cmocka_unit_test(test_anchoring),
         cmocka_unit_test(test_anchoring_without_batch),
         cmocka_unit_test(test_layout_copy),     cmocka_unit_test(test_scatter_copies),
-        cmocka_unit_test(test_bn_fusion),
+        cmocka_unit_test(test_bn_fusion),       cmocka_unit_test(test_nchw_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,6 +89,10 @@ static void test_nccl_runtimes(void **state)
     assert_int_equal(mlperf.allreduce, CO_AUTO);
     assert_true(mlperf.kernels.bn_act_fused == 1); /* --fuse-bn-relu, --fuse-bn-add-relu */
     assert_true(ddp.kernels.bn_act_fused == 0 && hvd.kernels.bn_act_fused == 0);
+    /* NCHW but under AMP (PyTorch's configs; TensorFlow's layout optimizer), MXNet's NHWC */
+    unsigned nchw = 1u << PR_FP32 | 1u << PR_TF32;
+    assert_true(ddp.kernels.nchw_precisions == nchw && hvd.kernels.nchw_precisions == nchw);
+    assert_true(mlperf.kernels.nchw_precisions == 0);
 }
 
 static void test_library_choice(void **state)
@@ -224,6 +228,9 @@ static void test_bad_files(void **state)
             ":17: compute: unknown value 'fast' (known: measured, model, kernels)");
     refused("# source: a\ndepthwise_limit = flops\n",
             ":17: depthwise_limit: unknown value 'flops' (known: arithmetic, bytes)");
+    refused("# source: a\nnchw_precisions = fp32 fp8\n",
+            ":17: nchw_precisions: unknown precision 'fp8'");
+    refused("# source: a\nnchw_precisions = ,\n", ":17: nchw_precisions: ',' names no precision");
     /* the depthwise limit: arithmetic unless said (every shipped file), bytes when said */
     snprintf(text, sizeof text, "%s# source: a\ndepthwise_limit = bytes\n", base_lines);
     char path[512];

@@ -98,6 +98,12 @@ typedef struct {
                                           * per step (a fused multi-tensor optimizer: a
                                           * fraction); 0: the optimizer is not timed */
     double optimizer_bytes_per_weight;   /* bytes its kernels stream per weight per step */
+    unsigned nchw_precisions; /* bit p (1u << pr_precision): in precision p the framework
+                               * keeps its tensors NCHW, and a convolution cuDNN runs on the
+                               * tensor cores transforms them: each of its three tensors (two
+                               * read, one written) converted to NHWC or back by a kernel of
+                               * its own that reads and writes it once (kernel_time.c); 0:
+                               * NHWC, or no convolution converts */
     int bn_act_fused;     /* 1: batch normalisation runs fused with the ReLU after it, and
                            * with a residual add and its ReLU (cuDNN's batch normalisation
                            * with an activation and a side input, MXNet's BatchNormAddRelu):
@@ -136,13 +142,17 @@ typedef struct {
     double compute_s;  /* FLOP time, quantised into tiles and waves, with the efficiencies (a
                         * Winograd convolution: its products and its transforms) */
     double memory_s;   /* bytes / (stream_frac x bandwidth) */
+    double layout_s;   /* the runtime's NCHW tensors converted for a tensor-core convolution
+                        * and back: kernels of their own, after and before it (kt_runtime
+                        * nchw_precisions; 0 otherwise) */
     int winograd;      /* 1: the convolution runs as Winograd's algorithm */
 } kt_terms;
 
 /* The terms of one kernel. */
 kt_terms kt_terms_of(const kt_model *model, const lw_kernel *kernel);
 
-/* Seconds of one kernel: max(host, launch + call + max(compute, memory)); 0 for LW_NONE. */
+/* Seconds of one kernel: max(host, launch + call + max(compute, memory)) + layout; 0 for
+ * LW_NONE. */
 double kt_kernel_s(const kt_model *model, const lw_kernel *kernel);
 
 /* Seconds of pass `pass` of layer `index` of wl at one GPU's cut `split` (work.h): the API the

@@ -79,6 +79,7 @@ kt_params kt_params_for(const dv_device *device, pr_precision precision)
 kt_runtime kt_runtime_neutral(void)
 {
     kt_runtime r = {.host_call_s = 0, .stream_rel = 1.0, .depthwise_rel = 1.0,
+                    .nchw_precisions = 0,
                     .depthwise_by_bytes = 0, .library_rel = 1.0,
                     .input_samples_per_s = 0,
                     .optimizer_kernels_per_tensor = 0, .optimizer_bytes_per_weight = 0};
@@ -229,9 +230,27 @@ static double depthwise_s(const kt_model *m, const lw_kernel *kn)
 }
 
 
+/* Seconds of the layout conversions around a tensor-core convolution whose runtime keeps NCHW
+ * tensors in this precision (kt_runtime nchw_precisions). cuDNN's tensor-core convolutions
+ * compute on NHWC (and KRSC filters); given NCHW tensors it converts them ("The cuDNN library
+ * may use padding, folding, and NCHW-to-NHWC transformations to call the Tensor Core
+ * operations", cuDNN 8.1 Developer Guide, Tensor Core operations, data and filter formats;
+ * its kernels cudnn::ops::nchwToNhwcKernel and nhwcToNchwKernel in a profile: two for the
+ * call's inputs, one for its output). Each of the call's three tensors is read and written
+ * once more, by a kernel launched on its own; a kernel of the CUDA cores (fp32, or channels
+ * the tensor cores cannot take) reads NCHW as it is. */
+static double layout_s(const kt_model *m, const lw_kernel *kn, double bw)
+{
+    if (kn->lib != LW_LIB_CONV || !(m->runtime.nchw_precisions & (1u << m->precision)) ||
+        kt_math_of(m->device, m->precision) != KT_TENSOR_CORES || !kt_aligned(m, kn))
+        return 0;
+    double each_s = m->device->launch_s + 2.0 * kn->bytes / 3.0 / bw;
+    return 3.0 * fmax(m->runtime.host_call_s, each_s);
+}
+
 kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
 {
-    kt_terms t = {0, 0, 0, 0, 0};
+    kt_terms t = {0, 0, 0, 0, 0, 0};
     const dv_device *d = m->device;
     if (kn->kind == LW_NONE)
         return t;
@@ -250,6 +269,7 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
     kt_tile_set set;
     double rate = product_rate(m, kn, &set);
     t.call_s = kn->lib == LW_LIB_CONV ? m->params.conv_call_s : m->params.gemm_call_s;
+    t.layout_s = layout_s(m, kn, bw);
     t.compute_s = gemm_waves_s(kn->m, kn->n, kn->k, kn->groups, set, d->sms, rate);
     if (winograd_applies(m, kn)) {
         double w = winograd_s(m, kn, bw);
@@ -266,7 +286,8 @@ double kt_kernel_s(const kt_model *m, const lw_kernel *kn)
     if (kn->kind == LW_NONE)
         return 0;
     kt_terms t = kt_terms_of(m, kn);
-    return fmax(m->runtime.host_call_s, t.launch_s + t.call_s + fmax(t.compute_s, t.memory_s));
+    return fmax(m->runtime.host_call_s, t.launch_s + t.call_s + fmax(t.compute_s, t.memory_s)) +
+           t.layout_s;
 }
 
 /* ---------------------------------------------------------------- fused batch normalisation

@@ -5,6 +5,9 @@
  *
  *   t = max(host, launch + call + max(t_compute, bytes / (stream_frac x bandwidth)))
  *
+ * plus, for a tensor-core convolution on a runtime's NCHW tensors, cuDNN's conversions of its
+ * tensors to NHWC and back (kt_runtime nchw_precisions).
+ *
  * A matrix product (convolution, fully connected) runs as thread blocks of one output tile
  * each. The library picks, among its tiles (cuBLAS's and CUTLASS's 256x128 down to 32x32 on
  * the CUDA cores; cuDNN's tensor-core convolutions 256x128 to 128x64, the tiles their kernel

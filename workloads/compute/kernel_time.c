@@ -234,9 +234,9 @@ static double depthwise_s(const kt_model *m, const lw_kernel *kn)
  * tensors in this precision (kt_runtime nchw_precisions). cuDNN's tensor-core convolutions
  * compute on NHWC (and KRSC filters); given NCHW tensors it converts them ("The cuDNN library
  * may use padding, folding, and NCHW-to-NHWC transformations to call the Tensor Core
- * operations", cuDNN 8.1 Developer Guide, Tensor Core operations, data and filter formats;
- * its kernels cudnn::ops::nchwToNhwcKernel and nhwcToNchwKernel in a profile: two for the
- * call's inputs, one for its output). Each of the call's three tensors is read and written
+ * operations", cuDNN Developer Guide, Legacy API, Convolution Functions, Data and Filter
+ * Formats; nchwToNhwcKernel beside the tensor-core kernels in NCHW runs' profiles, e.g.
+ * tensorflow/tensorflow issue 15897). Each of the call's three tensors is read and written
  * once more, by a kernel launched on its own; a kernel of the CUDA cores (fp32, or channels
  * the tensor cores cannot take) reads NCHW as it is. */
 static double layout_s(const kt_model *m, const lw_kernel *kn, double bw)

@@ -153,13 +153,17 @@ static int sim_simulate(const wl_workload *wl, const kt_compute *kc, plat_platfo
     if (status != HS_OK)
         return status;
     sim_child_in in = {.wl = wl, .kc = kc, .plat = plat, .st = st, .batch = batch};
-    static sim_child_out out; /* the child's copy is its answer */
-    memset(&out, 0, sizeof out);
+    hs_child_spec spec = {.work = sim_child, .arg = &in, .answer_bytes = sizeof(sim_child_out),
+                          .what = "a simulation"};
+    sim_child_out out;
     hs_child child;
-    status = hs_child_start(&child, sim_child, &in, &out, sizeof out, "a simulation", err);
+    hs_child_end end;
+    status = hs_child_start(&child, &spec, err);
+    if (status == HS_OK)
+        status = hs_child_wait(&child, &out, &end, err);
     if (status != HS_OK)
         return status;
-    if (hs_child_finish(&child, &out, sizeof out) != HS_OK)
+    if (end.exit_status != 0 || !end.answered)
         return hs_fail(err, HS_EINTERNAL, "the simulation of %s failed (child process)",
                        st_name(st));
     if (out.status != HS_OK)

@@ -158,15 +158,19 @@ static void baseline_child(void *arg, void *answer)
 int fb_start_baseline(const fb_request *req, const plat_platform *plat, fb_job *j, char *err)
 {
     fb_child_in in = {.req = req, .plat = plat, .j = j};
-    static fb_child_out out; /* the child's copy is its answer */
-    memset(&out, 0, sizeof out);
-    return hs_child_start(&j->child, baseline_child, &in, &out, sizeof out, "--baseline", err);
+    hs_child_spec spec = {.work = baseline_child, .arg = &in,
+                          .answer_bytes = sizeof(fb_child_out), .what = "--baseline"};
+    return hs_child_start(&j->child, &spec, err);
 }
 
 int fb_finish_baseline(fb_job *j, char *err)
 {
     fb_child_out out;
-    if (hs_child_finish(&j->child, &out, sizeof out) != HS_OK)
+    hs_child_end end;
+    int status = hs_child_wait(&j->child, &out, &end, err);
+    if (status != HS_OK)
+        return status;
+    if (end.exit_status != 0 || !end.answered)
         return hs_fail(err, HS_EINTERNAL, "--baseline: the run of --job %d alone failed", j->index);
     if (out.status != HS_OK)
         return hs_fail(err, out.status, "--baseline, --job %d alone: %s", j->index, out.err);

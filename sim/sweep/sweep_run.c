@@ -3,10 +3,10 @@
  * interruption by signal; its progress on stderr is sweep_progress.c.
  *
  * Why a process per run: SimGrid has one engine per process and it cannot be reset, so the
- * driver forks and execs the hybridsim executable itself (`compare --json`, or analytic or
- * simulate per --mode), its stdout and stderr into files of a temp directory, and reads them
- * once the child has exited. The pool polls (waitpid WNOHANG, then a 20 ms pause when nothing
- * finished), which is also when runs past --timeout are killed. SIGINT, SIGTERM and SIGHUP only
+ * driver runs the hybridsim executable itself (`compare --json`, or analytic or simulate per
+ * --mode) as a child (hs_child.h), its stdout and stderr into files of a temp directory, and
+ * reads them once the child has exited. The pool polls (hs_child_poll, then a 20 ms pause when
+ * nothing finished), which is also when runs past --timeout are killed. SIGINT, SIGTERM and SIGHUP only
  * set a flag: the runs in flight are stopped and give no row, so they run again on resume. */
 #define _GNU_SOURCE
 #include "sweep_int.h"
@@ -19,15 +19,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "strategy.h"
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "hs_child.h"
 #include "hs_error.h"
 #include "hs_out.h"
 
@@ -43,10 +40,9 @@ static const int interrupt_signals[3] = {SIGINT, SIGTERM, SIGHUP};
 
 /* A run in flight. */
 typedef struct {
-    pid_t pid;      /* 0: the slot is free */
+    hs_child child; /* child.pid 0: the slot is free */
     int config;     /* the configuration it runs */
     double start_s; /* when it started (sw_now_s) */
-    bool timed_out; /* we killed it after --timeout */
 } sw_slot;
 
 /* The state of one sweep run. */
@@ -164,29 +160,6 @@ static int open_child_files(const sw_runner *r, int config, int fds[3], char *er
     return hs_fail(err, HS_EINTERNAL, "%s: %s", r->tmpdir, strerror(saved));
 }
 
-/* Fork and exec exe with fds as its standard streams; the child's pid, or -1 (errno set). */
-static pid_t spawn(const char *exe, char **argv, const int fds[3])
-{
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    /* Only async-signal-safe calls until exec. A run outlives no killed sweep. */
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-        _exit(127);
-#endif
-    (void)parent;
-    if (dup2(fds[0], 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[2], 2) < 0)
-        _exit(127);
-    execv(exe, argv);
-    static const char msg[] = "hybridsim: sweep: cannot execute the hybridsim executable\n";
-    ssize_t ignored = write(2, msg, sizeof msg - 1);
-    (void)ignored;
-    _exit(127);
-}
-
 /* Start one run in a free slot. */
 static int launch(sw_runner *r, int config, sw_slot *slot, char *err)
 {
@@ -197,13 +170,17 @@ static int launch(sw_runner *r, int config, sw_slot *slot, char *err)
     int status = open_child_files(r, config, fds, err);
     if (status != HS_OK)
         return status;
-    pid_t pid = spawn(r->exe, argv, fds);
-    int saved = errno;
+    /* a run outlives no killed sweep */
+    hs_child_spec spec = {.exe = r->exe, .argv = argv, .std_fd = {fds[0], fds[1], fds[2]},
+                          .timeout_s = r->plan->timeout_s, .die_with_parent = true,
+                          .what = "a run"};
+    status = hs_child_start(&slot->child, &spec, err);
     for (int i = 0; i < 3; i++)
         close(fds[i]);
-    if (pid < 0)
-        return hs_fail(err, HS_EINTERNAL, "fork: %s", strerror(saved));
-    *slot = (sw_slot){pid, config, sw_now_s(), false};
+    if (status != HS_OK)
+        return status;
+    slot->config = config;
+    slot->start_s = sw_now_s();
     return log_run(r, c, argv, err);
 }
 
@@ -248,10 +225,10 @@ static void read_output(sw_outcome *o, const char *out, const char *mode, sw_jso
     }
 }
 
-/* What a finished child's exit status and output say about its configuration. The outcome's
- * strings live in `a`, the run's own scratch arena. */
-static sw_outcome judge(const sw_runner *r, const sw_slot *slot, int wstatus, sw_json *json,
-                        sw_arena *a)
+/* What a finished child's end and output say about its configuration. The outcome's strings
+ * live in `a`, the run's own scratch arena. */
+static sw_outcome judge(const sw_runner *r, const sw_slot *slot, const hs_child_end *end,
+                        sw_json *json, sw_arena *a)
 {
     sw_outcome o = {"failed", "", sw_now_s() - slot->start_s, NULL};
     char out_path[PATH_MAX], err_path[PATH_MAX];
@@ -259,17 +236,18 @@ static sw_outcome judge(const sw_runner *r, const sw_slot *slot, int wstatus, sw
     child_path(r, slot->config, "err", err_path);
     char *out = sw_slurp(out_path, a), *errtext = sw_slurp(err_path, a);
     remove_outputs(r, slot->config);
-    char *message = run_message(errtext, a);
-    if (slot->timed_out) {
+    char *message = end->exec_errno ? "sweep: cannot execute the hybridsim executable"
+                                    : run_message(errtext, a);
+    if (end->timed_out) {
         o.message = sw_arena_printf(a, "timed out after %g s (--timeout)", r->plan->timeout_s);
-    } else if (WIFSIGNALED(wstatus)) {
-        o.message = sw_arena_printf(a, "killed by signal %d (%s)%s%s", WTERMSIG(wstatus),
-                                    strsignal(WTERMSIG(wstatus)), *message ? ": " : "", message);
-    } else if (WEXITSTATUS(wstatus) == HS_EINPUT) {
+    } else if (end->signal) {
+        o.message = sw_arena_printf(a, "killed by signal %d (%s)%s%s", end->signal,
+                                    strsignal(end->signal), *message ? ": " : "", message);
+    } else if (end->exit_status == HS_EINPUT) {
         o.status = "error";
         o.message = message;
-    } else if (WEXITSTATUS(wstatus) != 0) {
-        o.message = sw_arena_printf(a, "exit status %d%s%s", WEXITSTATUS(wstatus),
+    } else if (end->exit_status != 0) {
+        o.message = sw_arena_printf(a, "exit status %d%s%s", end->exit_status,
                                     *message ? ": " : "", message);
     } else {
         read_output(&o, out, r->plan->mode, json, a);
@@ -302,18 +280,16 @@ static int record(sw_runner *r, int config, const sw_outcome *o, char *err)
 
 /* A run that exited: its row, unless the sweep is being interrupted (then it was killed with
  * the sweep, which is not the configuration's fault: no row, it runs again on resume). */
-static int finished(sw_runner *r, sw_slot *s, int wstatus, bool *any, char *err)
+static int finished(sw_runner *r, sw_slot *s, const hs_child_end *end, bool *any, char *err)
 {
     r->progress.running--;
     if (sw_interrupt) {
         remove_outputs(r, s->config);
-        s->pid = 0;
         return HS_OK;
     }
     sw_json json = {0};
     sw_arena scratch = {0};
-    sw_outcome o = judge(r, s, wstatus, &json, &scratch);
-    s->pid = 0;
+    sw_outcome o = judge(r, s, end, &json, &scratch);
     *any = true;
     int status = record(r, s->config, &o, err);
     sw_json_free(&json);
@@ -324,22 +300,15 @@ static int finished(sw_runner *r, sw_slot *s, int wstatus, bool *any, char *err)
 /* Reap the runs that finished and kill those past --timeout. */
 static int reap(sw_runner *r, sw_slot *slots, int n_slots, bool *any, char *err)
 {
-    double now = sw_now_s(), timeout_s = r->plan->timeout_s;
     for (int i = 0; i < n_slots; i++) {
         sw_slot *s = &slots[i];
-        if (!s->pid)
+        if (!s->child.pid)
             continue;
-        int wstatus;
-        pid_t got = waitpid(s->pid, &wstatus, WNOHANG);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            return hs_fail(err, HS_EINTERNAL, "waitpid: %s", strerror(errno));
-        if (got == 0 && timeout_s > 0 && !s->timed_out && now - s->start_s > timeout_s) {
-            kill(s->pid, SIGKILL);
-            s->timed_out = true;
-        }
-        int status = got == 0 ? HS_OK : finished(r, s, wstatus, any, err);
+        bool over = false;
+        hs_child_end end;
+        int status = hs_child_poll(&s->child, &over, &end, err); /* kills it past --timeout */
+        if (status == HS_OK && over)
+            status = finished(r, s, &end, any, err);
         if (status != HS_OK)
             return status;
     }
@@ -350,15 +319,12 @@ static int reap(sw_runner *r, sw_slot *slots, int n_slots, bool *any, char *err)
 static void stop_all(sw_runner *r, sw_slot *slots, int n_slots)
 {
     for (int i = 0; i < n_slots; i++)
-        if (slots[i].pid)
-            kill(slots[i].pid, SIGTERM);
+        hs_child_kill(&slots[i].child, SIGTERM);
     for (int i = 0; i < n_slots; i++) {
-        if (!slots[i].pid)
+        if (!slots[i].child.pid)
             continue;
-        while (waitpid(slots[i].pid, NULL, 0) < 0 && errno == EINTR)
-            ;
+        hs_child_abandon(&slots[i].child);
         remove_outputs(r, slots[i].config);
-        slots[i].pid = 0;
     }
 }
 
@@ -372,7 +338,7 @@ static int fill_slots(sw_runner *r, sw_slot *slots, const int *todo, int n_todo,
 {
     int status = HS_OK;
     for (int i = 0; i < r->plan->jobs && *next < n_todo && status == HS_OK; i++) {
-        if (slots[i].pid)
+        if (slots[i].child.pid)
             continue;
         const sw_config *c = &r->plan->configs[todo[*next]];
         if (c->error) {

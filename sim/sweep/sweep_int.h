@@ -42,7 +42,8 @@ char *sw_arena_printf(sw_arena *a, const char *fmt, ...) __attribute__((format(p
 /* A growing text buffer whose first allocation failure sticks (checked once, at the end). */
 typedef struct {
     char *data;      /* NUL-terminated */
-    size_t len, cap; /* bytes used (without the NUL), bytes allocated */
+    size_t len;      /* bytes used (without the NUL) */
+    int cap;         /* bytes allocated (hs_grow) */
     bool oom;        /* an append failed */
 } sw_buf;
 

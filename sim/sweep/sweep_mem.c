@@ -1,12 +1,13 @@
 /* sweep_mem.c: memory and text for `hybridsim sweep` (sweep_int.h).
  *
  * A sweep makes many small strings (values, keys, rows) that all live until it ends, so they go
- * into an arena freed once; arrays grow with realloc; text is built in a buffer whose first
- * allocation failure sticks, so that builders check once at the end instead of after every
- * append. Also the few text helpers that more than one part of the sweep needs. */
+ * into an arena freed once; arrays grow with hs_grow, and so does text, built in a buffer whose
+ * first allocation failure sticks, so that builders check once at the end instead of after
+ * every append. Also the few text helpers that more than one part of the sweep needs. */
 #define _GNU_SOURCE
 #include "sweep_int.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,17 +82,10 @@ void sw_buf_add(sw_buf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            b->oom = true;
-            return;
-        }
-        b->data = grown;
-        b->cap = cap;
+    if (b->len + n + 1 > (size_t)INT_MAX ||
+        !hs_grow((void **)&b->data, &b->cap, (int)(b->len + n + 1), 1)) {
+        b->oom = true;
+        return;
     }
     memcpy(b->data + b->len, s, n);
     b->len += n;

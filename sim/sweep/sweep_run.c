@@ -6,8 +6,9 @@
  * driver runs the hybridsim executable itself (`compare --json`, or analytic or simulate per
  * --mode) as a child (hs_child.h), its stdout and stderr into files of a temp directory, and
  * reads them once the child has exited. The pool polls (hs_child_poll, then a 20 ms pause when
- * nothing finished), which is also when runs past --timeout are killed. SIGINT, SIGTERM and SIGHUP only
- * set a flag: the runs in flight are stopped and give no row, so they run again on resume. */
+ * nothing finished), which is also when runs past --timeout are killed. SIGINT, SIGTERM and
+ * SIGHUP only set a flag: the runs in flight are stopped and give no row, so they run again on
+ * resume. */
 #define _GNU_SOURCE
 #include "sweep_int.h"
 

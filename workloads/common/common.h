@@ -14,8 +14,9 @@
  *   hs_mem.h       the memory limits in force (ulimit -v/-d, the cgroup, MemAvailable) and
  *                  whether a run fits them
  *   hs_grow.h      the growable array (capacity doubled as it fills)
- *   hs_child.h     a computation in a forked child, its answer back through a pipe (one
- *                  simulation per process: SimGrid's rule)
+ *   hs_child.h     the one way to run a child process: exec or a function after fork, its
+ *                  stderr line by line, its answer, a deadline, signals forwarded, its end
+ *                  (one simulation per process: SimGrid's rule)
  *   collective.h   the allreduce algorithms (ring, hier, tree, rings, NCCL's choice) and their
  *                  shapes, shared by the closed form and the simulator (co_)
  *   device.h       the GPUs' spec sheets: SMs, peak FLOP rates, memory, bandwidth (dv_)

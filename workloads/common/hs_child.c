@@ -97,11 +97,13 @@ static int child_stream(int fd, int to)
     return dup2(fd, to) < 0 ? -1 : 0;
 }
 
-/* The child's side: never returns. pipes: [0] stderr, [1] answer, [2] exec's errno (write
- * ends, -1 if none). */
-static void child_run(const hs_child_spec *s, const int pipes[3], pid_t parent,
-                      const sigset_t *mask)
+/* The child's side: never returns. p: the pipes ([0] stderr, [1] answer, [2] exec's errno;
+ * -1 where none); the child writes to them only. */
+static void child_run(const hs_child_spec *s, int p[3][2], pid_t parent, const sigset_t *mask)
 {
+    int pipes[3] = {p[0][1], p[1][1], p[2][1]};
+    for (int i = 0; i < 3; i++) /* a reader of its own would keep a pipe open: no EPIPE */
+        close_fd(&p[i][0]);
 #ifdef __linux__
     if (s->die_with_parent) { /* until exec, only async-signal-safe calls */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -167,10 +169,8 @@ int hs_child_start(hs_child *c, const hs_child_spec *s, char *err)
     }
     fflush(NULL); /* the child must not repeat buffered output */
     pid_t parent = getpid(), pid = fork();
-    if (pid == 0) {
-        int ends[3] = {p[0][1], p[1][1], p[2][1]};
-        child_run(s, ends, parent, s->forward_signals ? &saved_mask : NULL);
-    }
+    if (pid == 0)
+        child_run(s, p, parent, s->forward_signals ? &saved_mask : NULL);
     int fork_errno = errno;
     for (int i = 0; i < 3; i++)
         close_fd(&p[i][1]);

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -28,6 +27,7 @@
 #include <simgrid/link.h>
 #include <xbt/dynar.h>
 
+#include "hs_child.h"
 #include "platform.h"
 #include "platform_helpers.h"
 #include "platgen.h"
@@ -106,32 +106,53 @@ static void dump_transfers(FILE *out, const plat_platform *plat, const int *gpus
 /* What a child does on the loaded platform, writing to out. */
 typedef void (*child_body)(FILE *out, const plat_platform *plat, const void *arg);
 
-/* In a child: load the platform (racks: only the racks of these GPUs when n_only > 0) and run
- * body on it, writing into path; the parent waits for it to succeed. */
+/* What a child is given (in_child). */
+typedef struct {
+    const char *spec, *path; /* the platform; the file body writes */
+    const int *only;         /* n_only > 0: only the racks of these GPUs */
+    int n_only;
+    child_body body;
+    const void *arg;
+} child_job;
+
+/* In the child (hs_child_work): its exit code, 0 when body ran and its file is written. */
+static void child_work(void *arg, void *answer)
+{
+    const child_job *j = arg;
+    int *code = answer;
+    char err[HS_ERR_LEN];
+    plat_platform plat;
+    if (plat_open(j->spec, &plat, err) != HS_OK ||
+        plat_engine_load(&plat, j->n_only ? j->only : NULL, j->n_only, err) != HS_OK) {
+        fprintf(stderr, "%s: %s\n", j->spec, err);
+        *code = 3;
+        return;
+    }
+    FILE *out = fopen(j->path, "w");
+    if (!out) {
+        *code = 4;
+        return;
+    }
+    j->body(out, &plat, j->arg);
+    *code = fclose(out) == 0 ? 0 : 5;
+}
+
+/* In a child (hs_child.h): load the platform (racks: only the racks of these GPUs when
+ * n_only > 0) and run body on it, writing into path; the parent waits for it to succeed. */
 static void in_child(const char *spec, const int *only, int n_only, const char *path,
                      child_body body, const void *arg)
 {
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        char err[HS_ERR_LEN];
-        plat_platform plat;
-        if (plat_open(spec, &plat, err) != HS_OK ||
-            plat_engine_load(&plat, n_only ? only : NULL, n_only, err) != HS_OK) {
-            fprintf(stderr, "%s: %s\n", spec, err);
-            _exit(3);
-        }
-        FILE *out = fopen(path, "w");
-        if (!out)
-            _exit(4);
-        body(out, &plat, arg);
-        _exit(fclose(out) == 0 ? 0 : 5);
-    }
-    int wstatus;
-    assert_int_equal(waitpid(pid, &wstatus, 0), pid);
-    assert_true(WIFEXITED(wstatus));
-    assert_int_equal(WEXITSTATUS(wstatus), 0);
+    child_job j = {spec, path, only, n_only, body, arg};
+    hs_child_spec s = {.work = child_work, .arg = &j, .answer_bytes = sizeof(int), .what = spec};
+    hs_child child;
+    hs_child_end end;
+    char err[HS_ERR_LEN];
+    int code = -1;
+    assert_int_equal(hs_child_start(&child, &s, err), HS_OK);
+    assert_int_equal(hs_child_wait(&child, &code, &end, err), HS_OK);
+    assert_int_equal(end.exit_status, 0);
+    assert_true(end.answered);
+    assert_int_equal(code, 0);
 }
 
 /* The routes and transfers among the machine's sampled GPUs. */

@@ -14,11 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "hs_child.h"
 #include "platform.h"
 #include "platform_helpers.h"
 #include "platgen.h"
@@ -399,23 +399,32 @@ static int group_ndr(void)
 
 /* ---------------------------------------------------------------- main */
 
-/* Run one group in a child process (its own SimGrid engine); nonzero if it failed or died. */
+/* In the child (hs_child_work): run the group, its result the answer. */
+static void group_work(void *arg, void *answer)
+{
+    int (*const *group)(void) = arg;
+    *(int *)answer = (*group)();
+    fflush(NULL); /* the child ends with _exit: cmocka's report must not stay in a buffer */
+}
+
+/* Run one group in a child process (its own SimGrid engine, hs_child.h); nonzero if it failed
+ * or died. */
 static int in_child(int (*group)(void))
 {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("fork");
+    hs_child_spec s = {.work = group_work, .arg = &group, .answer_bytes = sizeof(int),
+                       .what = "a test group"};
+    hs_child child;
+    hs_child_end end;
+    char err[HS_ERR_LEN];
+    int failed = 1;
+    if (hs_child_start(&child, &s, err) != HS_OK ||
+        hs_child_wait(&child, &failed, &end, err) != HS_OK) {
+        fprintf(stderr, "%s\n", err);
         return 1;
     }
-    if (pid == 0) {
-        int failed = group();
-        fflush(NULL);
-        _exit(failed ? 1 : 0);
-    }
-    int status;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "a test group failed or crashed (status %d)\n", status);
+    if (end.exit_status != 0 || !end.answered || failed) {
+        fprintf(stderr, "a test group failed or crashed (exit status %d, signal %d)\n",
+                end.exit_status, end.signal);
         return 1;
     }
     return 0;

@@ -140,11 +140,11 @@ static void child_run(const hs_child_spec *s, int p[3][2], pid_t parent, const s
 static int make_pipes(const hs_child_spec *s, int p[3][2])
 {
     bool want[3] = {s->on_line != NULL, !s->exe && s->answer_bytes > 0, s->exe != NULL};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3; i++)
         p[i][0] = p[i][1] = -1;
+    for (int i = 0; i < 3; i++)
         if (want[i] && pipe2(p[i], O_CLOEXEC) != 0)
             return -1;
-    }
     return 0;
 }
 

@@ -5,8 +5,9 @@
  * Why a process per run: SimGrid has one engine per process and it cannot be reset, so the
  * driver runs the hybridsim executable itself (`compare --json`, or analytic or simulate per
  * --mode) as a child (hs_child.h), its stdout and stderr into files of a temp directory, and
- * reads them once the child has exited. The pool polls (hs_child_poll, then a 20 ms pause when
- * nothing finished), which is also when runs past --timeout are killed. SIGINT, SIGTERM and
+ * reads them once the child has exited. The pool looks at its runs (hs_child_poll), which is
+ * also when runs past --timeout are killed, and when none has finished sleeps until one ends
+ * (hs_child_pause: on the runs' pidfds), a deadline, a signal or SW_PAUSE_S. SIGINT, SIGTERM and
  * SIGHUP only set a flag: the runs in flight are stopped and give no row, so they run again on
  * resume. */
 #define _GNU_SOURCE
@@ -30,7 +31,7 @@
 #include "hs_out.h"
 
 #define SW_MESSAGE_LEN 400       /* an error message kept in the CSV */
-#define SW_POLL_NS (20 * 1000 * 1000) /* the pause when no run has finished */
+#define SW_PAUSE_S 0.1 /* the longest pause between looks at the runs (the progress bar) */
 
 /* The interrupting signal, 0 if none. The sweep's one global: a signal handler reaches
  * nothing else. */
@@ -362,8 +363,14 @@ static int run_all(sw_runner *r, const int *todo, int n_todo, int stop_after, ch
 {
     int jobs = r->plan->jobs, next = 0, started = 0, status = HS_OK;
     sw_slot *slots = calloc((size_t)jobs, sizeof *slots);
-    if (!slots)
+    hs_child **kids = calloc((size_t)jobs, sizeof *kids); /* the slots' children, to pause on */
+    if (!slots || !kids) {
+        free(slots);
+        free(kids);
         return hs_fail(err, HS_EINTERNAL, "out of memory");
+    }
+    for (int i = 0; i < jobs; i++)
+        kids[i] = &slots[i].child;
     while (status == HS_OK && !sw_interrupt) {
         status = fill_slots(r, slots, todo, n_todo, &next, &started, stop_after, err);
         bool stopping = stop_after >= 0 && started >= stop_after;
@@ -372,12 +379,11 @@ static int run_all(sw_runner *r, const int *todo, int n_todo, int stop_after, ch
         bool any = false;
         status = reap(r, slots, jobs, &any, err);
         sw_progress_draw(&r->progress, false);
-        if (!any && status == HS_OK) {
-            struct timespec pause = {0, SW_POLL_NS};
-            nanosleep(&pause, NULL);
-        }
+        if (!any && status == HS_OK)
+            hs_child_pause(kids, jobs, SW_PAUSE_S);
     }
     stop_all(r, slots, jobs);
+    free(kids);
     free(slots);
     return status;
 }

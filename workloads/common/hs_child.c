@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,7 +22,7 @@
 #include "hs_grow.h"
 
 #define CHILD_NO_START 127                    /* a child that could not exec: the shell's */
-#define CHILD_POLL_NS (20 * 1000 * 1000)      /* a wait with a deadline and no pipe polls */
+#define CHILD_POLL_NS (20 * 1000 * 1000)      /* without a pidfd, a pause is this at most */
 
 /* The signals forwarded to a child (spec.forward_signals). */
 static const int forward_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
@@ -150,7 +151,8 @@ static int make_pipes(const hs_child_spec *s, int p[3][2])
 
 int hs_child_start(hs_child *c, const hs_child_spec *s, char *err)
 {
-    *c = (hs_child){0, -1, -1, -1, s->answer_bytes, s->on_line, s->line_ctx, 0, false, false};
+    *c = (hs_child){0, -1, -1, -1, -1, s->answer_bytes, s->on_line, s->line_ctx, 0, false,
+                    false};
     int p[3][2];
     const char *what = s->what ? s->what : "a child process";
     if (make_pipes(s, p) != 0) {
@@ -183,8 +185,8 @@ int hs_child_start(hs_child *c, const hs_child_spec *s, char *err)
             close_fd(&p[i][0]);
         return hs_fail(err, HS_EINTERNAL, "%s: cannot fork: %s", what, strerror(fork_errno));
     }
-    *c = (hs_child){pid, p[0][0], p[1][0], p[2][0], s->answer_bytes, s->on_line, s->line_ctx,
-                    s->timeout_s > 0 ? now_s() + s->timeout_s : 0, false,
+    *c = (hs_child){pid, p[0][0], p[1][0], p[2][0], -1, s->answer_bytes, s->on_line,
+                    s->line_ctx, s->timeout_s > 0 ? now_s() + s->timeout_s : 0, false,
                     s->forward_signals};
     return HS_OK;
 }
@@ -306,6 +308,7 @@ static void ended(hs_child *c, int wstatus, size_t got, hs_child_end *end)
     close_fd(&c->err_fd);
     close_fd(&c->answer_fd);
     close_fd(&c->exec_fd);
+    close_fd(&c->pid_fd);
     if (c->forwarded)
         forward_stop();
     c->pid = 0;
@@ -333,12 +336,11 @@ int hs_child_wait(hs_child *c, void *answer, hs_child_end *end, char *err)
 {
     size_t got = drain(c, answer);
     int wstatus = 0;
-    if (c->deadline_s > 0) { /* nothing to poll on: look every CHILD_POLL_NS */
+    if (c->deadline_s > 0) { /* a blocking waitpid would miss the deadline */
         bool over = false;
-        struct timespec pause = {0, CHILD_POLL_NS};
         int status = hs_child_poll(c, &over, end, err);
         while (status == HS_OK && !over) {
-            nanosleep(&pause, NULL);
+            hs_child_pause(&c, 1, 1.0);
             status = hs_child_poll(c, &over, end, err);
         }
         if (over)
@@ -352,6 +354,39 @@ int hs_child_wait(hs_child *c, void *answer, hs_child_end *end, char *err)
         return hs_fail(err, HS_EINTERNAL, "waitpid: %s", strerror(errno));
     ended(c, wstatus, got, end);
     return HS_OK;
+}
+
+/* A pidfd of the child (opened once, while it is not yet reaped), or -1 where the kernel has
+ * none. */
+static int pid_fd(hs_child *c)
+{
+#ifdef SYS_pidfd_open
+    if (c->pid_fd < 0)
+        c->pid_fd = (int)syscall(SYS_pidfd_open, c->pid, 0); /* close-on-exec */
+#endif
+    return c->pid_fd;
+}
+
+void hs_child_pause(hs_child *const *kids, int n, double max_s)
+{
+    struct pollfd *p = n > 0 ? malloc((size_t)n * sizeof *p) : NULL;
+    double now = now_s(), wait_s = max_s;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        hs_child *c = kids[i];
+        if (c->pid <= 0)
+            continue;
+        if (c->deadline_s > 0 && !c->timed_out && c->deadline_s - now < wait_s)
+            wait_s = c->deadline_s - now;
+        int fd = p ? pid_fd(c) : -1;
+        if (fd < 0 && wait_s > CHILD_POLL_NS * 1e-9) /* no pidfd: look again soon */
+            wait_s = CHILD_POLL_NS * 1e-9;
+        if (fd >= 0)
+            p[m++] = (struct pollfd){fd, POLLIN, 0};
+    }
+    if (wait_s > 0)
+        poll(p, (nfds_t)m, (int)(wait_s * 1000) + 1); /* a signal ends it early too */
+    free(p);
 }
 
 void hs_child_kill(hs_child *c, int sig)

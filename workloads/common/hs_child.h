@@ -9,8 +9,8 @@
  *   fabric's --baseline          after fork on the machine loaded before it; its answer, a
  *                                fixed-size struct of plain values, back whole through a pipe
  *   a sweep's runs               (sim/sweep/sweep_run.c) exec of hybridsim with stdout and
- *                                stderr into files, --jobs at a time (hs_child_poll), each with
- *                                --timeout; killed with this process
+ *                                stderr into files, --jobs at a time (hs_child_pause, then
+ *                                hs_child_poll), each with --timeout; killed with this process
  *
  * A child is started from a spec, then waited for (hs_child_wait) or polled (hs_child_poll);
  * how it ended (exit status, signal, timeout, an exec that failed) comes back as plain values
@@ -53,6 +53,7 @@ typedef struct {
     int err_fd;            /* the read end of its stderr pipe (on_line), else -1 */
     int answer_fd;         /* the read end of its answer pipe, else -1 */
     int exec_fd;           /* exec: where a failed exec's errno arrives, else -1 */
+    int pid_fd;            /* a pidfd that polls readable when it ends (hs_child_pause), or -1 */
     size_t answer_bytes;   /* the answer expected */
     hs_child_line on_line; /* where its stderr lines go, and their context */
     void *line_ctx;
@@ -82,6 +83,11 @@ int hs_child_wait(hs_child *c, void *answer, hs_child_end *end, char *err);
 /* Without blocking: *ended and `end` if it has ended; else kill it if past its deadline. For
  * children without pipes (a pool polls several). HS_EINTERNAL as hs_child_wait. */
 int hs_child_poll(hs_child *c, bool *ended, hs_child_end *end, char *err);
+
+/* Sleep until one of the n children in flight among kids[] (pid 0: a free place) may have
+ * ended, the first deadline among them, a signal, or max_s: a pool's pause between its
+ * hs_child_poll rounds. Where the kernel gives no pidfd, it sleeps 20 ms at the most. */
+void hs_child_pause(hs_child *const *kids, int n, double max_s);
 
 /* Send it a signal (if in flight). */
 void hs_child_kill(hs_child *c, int sig);

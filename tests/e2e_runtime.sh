@@ -95,4 +95,22 @@ grep -q "runtime=chainermn" "$TMP/sw.csv" || fail "sweep: the CSV key does not n
 grep -q "runtime chainermn" "$TMP/sg" || fail "suggest does not name the runtime"
 grep -q -- "--allreduce rings" "$TMP/sg" &&
     fail "suggest: the runtime's rings named as a variant (they are its own)"
+# --optimizer-every N (a run's gradient accumulation): the iteration pays 1/N of the weight
+# update (the table's update total), the rest unchanged; refused with the measured times
+run=(-w resnet50-v1.5 -p gen:dgx1:gpu=v100-sxm2-16gb -s serial -g 1 -b 256 --precision mixed
+     --runtime pytorch-ddp)
+if expect_ok every1 simulate "${run[@]}"; then
+    one=$(awk '$1 == "total" && NF == 8 {u = $5} /per iteration/ {t = $NF} END {print u, t}' \
+        "$TMP/out")
+    if expect_ok every8 simulate "${run[@]}" --optimizer-every 8; then
+        eight=$(awk '$1 == "total" && NF == 8 {u = $5} /per iteration/ {t = $NF} END {print u, t}' \
+            "$TMP/out")
+        awk -v a="$one" -v b="$eight" 'BEGIN { split(a, x, " "); split(b, y, " ")
+            exit !(x[1] > 0 && (y[1] * 8 - x[1]) ^ 2 < (2e-3 * x[1]) ^ 2 &&
+                   (x[2] - y[2] - x[1] * 7 / 8) ^ 2 < (2e-3 * x[1]) ^ 2) }' ||
+            fail "--optimizer-every 8: update, time '$eight' is not 1/8 of the update of '$one'"
+    fi
+fi
+expect_bad every-measured "--optimizer-every 2: spaces out the compute model's weight updates" \
+    "$HS" simulate -w resnet50 -p abci -s data -g 4 -b 128 --compute measured --optimizer-every 2
 finish e2e_runtime

@@ -1,6 +1,7 @@
 /* test_runtime.c: the runtime files (workloads/runtime/runtime.h): every shipped file parses
  * to the values its sources give, NCCL's allreduce choice by version, and every kind of bad
  * line is refused with its file and line. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include "footprint.h"
 #include "generate.h"
 #include "runtime.h"
+#include "workload.h"
 
 static rt_runtime load_ok(const char *name)
 {
@@ -257,6 +259,80 @@ static void test_bad_files(void **state)
     assert_non_null(strstr(err, ":5: nccl_version: '2.x' is not a version"));
 }
 
+/* The first layer of type `type` in wl (-1: none). */
+static int first_of(const wl_workload *wl, wl_type type)
+{
+    for (int i = 0; i < wl->n_layers; i++)
+        if (wl->layers[i].type == type)
+            return i;
+    return -1;
+}
+
+/* ResNet-50 v1.5's weight updates on an A100 under a runtime in `precision`, once in `every`
+ * iterations: update[] for its first convolution, batch normalisation and fully connected
+ * layer. */
+static void updates(const rt_runtime *rt, pr_precision precision, int every, double update[3],
+                    kt_compute *c)
+{
+    char err[HS_ERR_LEN] = "";
+    wl_workload wl;
+    if (wl_load("resnet50-v1.5", &wl, err) != HS_OK)
+        fail_msg("%s", err);
+    kt_options opt = kt_options_default();
+    opt.anchor = 0, opt.precision = precision, opt.runtime = rt->kernels;
+    opt.runtime.optimizer_every = every;
+    if (kt_compute_init_with(c, &wl, "a100-80gb", &opt, err) != HS_OK)
+        fail_msg("%s", err);
+    wl_type types[3] = {WL_CONV, WL_BNORM, WL_FC};
+    for (int t = 0; t < 3; t++) {
+        int i = first_of(&wl, types[t]);
+        assert_true(i >= 0);
+        update[t] = kt_compute_update_s(c, &wl, i, 1);
+    }
+    wl_free(&wl);
+}
+
+/* optimizer_sync_precisions: in those precisions a layer's update lasts at least its parameter
+ * tensors' kernel launches on the host (a weight; a fully connected layer's bias; a batch
+ * normalisation's two), in the others the GPU's kernels alone; --optimizer-every N divides
+ * the update. The opt-in runtime of experiments/validation says mixed; the shipped ones say
+ * nothing (no output changes). */
+static void test_optimizer_sync(void **state)
+{
+    (void)state;
+    refused("# source: a\noptimizer_sync_precisions = mixed\n",
+            ":17: optimizer_sync_precisions needs optimizer_kernels_per_tensor and host_call_s");
+    refused("# source: a\noptimizer_sync_precisions = fp8\n",
+            ":17: optimizer_sync_precisions: unknown precision 'fp8'");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/../../experiments/validation/pytorch-ddp-amp-host.rt",
+             rt_default_dir());
+    rt_runtime rt = load_ok(path), ddp = load_ok("pytorch-ddp");
+    assert_int_equal(rt.kernels.optimizer_sync_precisions, 1u << PR_MIXED);
+    assert_int_equal(ddp.kernels.optimizer_sync_precisions, 0);
+    assert_true(ddp.kernels.host_call_s == 0);
+    double k = rt.kernels.optimizer_kernels_per_tensor, host = rt.kernels.host_call_s;
+    assert_true(k == 5 && host > 0);
+    double mixed[3], fp32[3], every8[3];
+    kt_compute c;
+    updates(&rt, PR_FP32, 0, fp32, &c);
+    updates(&rt, PR_MIXED, 8, every8, &c);
+    updates(&rt, PR_MIXED, 0, mixed, &c);
+    const dv_device *d = c.device.device;
+    double bw = d->stream_bw_frac * d->memory_bw_Bps;
+    double conv_w = 3.0 * 64 * 7 * 7, fc_w = 2048.0 * 1000;
+    double gpu_conv = k * d->launch_s + rt.kernels.optimizer_bytes_per_weight * conv_w / bw;
+    double gpu_fc = k * d->launch_s + rt.kernels.optimizer_bytes_per_weight * fc_w / bw;
+    assert_true(fabs(fp32[0] - gpu_conv) < 1e-15 && fabs(fp32[2] - gpu_fc) < 1e-15);
+    assert_true(fp32[1] == 0); /* a batch normalisation: no weights timed on the GPU */
+    assert_true(fabs(mixed[0] - fmax(gpu_conv, k * host)) < 1e-15);
+    assert_true(fabs(mixed[1] - 2 * k * host) < 1e-15);
+    assert_true(fabs(mixed[2] - fmax(gpu_fc, 2 * k * host)) < 1e-15);
+    assert_true(mixed[0] > fp32[0]); /* the host's launches are longer than the kernels */
+    for (int t = 0; t < 3; t++)
+        assert_true(fabs(every8[t] - mixed[t] / 8) < 1e-15);
+}
+
 /* A runtime file is read as every text input (hs_text.h): a NUL byte and a directory are
  * refused naming the file, never read as a short line or an empty file. */
 static void test_not_text(void **state)
@@ -312,7 +388,7 @@ int main(void)
         cmocka_unit_test(test_nccl_runtimes), cmocka_unit_test(test_library_choice),
         cmocka_unit_test(test_bad_files),     cmocka_unit_test(test_unknown_name),
         cmocka_unit_test(test_list),          cmocka_unit_test(test_apply_strategy),
-        cmocka_unit_test(test_training),
+        cmocka_unit_test(test_training),      cmocka_unit_test(test_optimizer_sync),
         cmocka_unit_test(test_not_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

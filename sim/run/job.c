@@ -93,6 +93,10 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
                        "timed by the compute model here (the platform's GPU is not in the "
                        "device table): give it a measured per-sample time (sample_time_s; "
                        "import.py --sample-time-s)", wl->path, st_name(&j->st));
+    if (!model && spec->optimizer_every > 0)
+        return hs_fail(err, HS_EINPUT, "--optimizer-every %d: spaces out the compute model's "
+                       "weight updates, and this run takes the measured times: time the "
+                       "kernels with --compute model", spec->optimizer_every);
     if ((status = job_check_precision(spec, j, model, err)) != HS_OK || !model)
         return status;
     kt_options opt = kt_options_default();
@@ -100,6 +104,7 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
     opt.precision = (pr_precision)spec->precision;
     if (rt)
         opt.runtime = rt->kernels;
+    opt.runtime.optimizer_every = spec->optimizer_every;
     status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
         j->kc = &j->compute;
@@ -280,6 +285,7 @@ int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat,
     opt.precision = (pr_precision)job->precision;
     if (job->runtime)
         opt.runtime = rt.kernels;
+    opt.runtime.optimizer_every = job->optimizer_every;
     int status = kt_compute_init_with(kc, wl, gpu, &opt, err);
     if (status == HS_OK)
         *model = kc;

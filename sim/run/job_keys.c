@@ -84,6 +84,11 @@ const js_key js_keys[] = {
              "its allreduce choice, overlap and bucket size, gradient precision, halos, filter "
              "backward, optimizer and kernel terms; the keys above, given, override it "
              "(default: none, the defaults above; workloads/runtime/README.md)"},
+    {.name = "optimizer-every", .type = JS_COUNT, .offset = F(optimizer_every), .arg = "N",
+     .job_own = true, .scope = EVERYWHERE,
+     .help = "the optimizer steps once in N iterations, the gradients accumulated in between "
+             "(a training loop's gradient accumulation): an iteration pays 1/N of the weight "
+             "update and of its host time (default 1; needs the compute model)"},
 };
 const int js_n_keys = (int)(sizeof js_keys / sizeof js_keys[0]);
 _Static_assert(sizeof js_keys / sizeof js_keys[0] <= JS_MAX_KEYS,

@@ -48,6 +48,8 @@ typedef struct {
     int halo_chain;        /* --halo: JS_ON chain, JS_OFF sendrecv, 0 not said */
     const char *runtime;   /* --runtime: a runtime's name or FILE.rt (workloads/runtime/), whose
                             * values the keys above not given take (job.c); NULL: none */
+    int optimizer_every;   /* --optimizer-every: iterations per optimizer step (gradient
+                            * accumulation); 0 not said: every iteration */
     unsigned given;        /* bit k: js_keys[k] was given (a second time is refused) */
 } js_settings;
 

@@ -173,6 +173,20 @@ int kt_compute_pass_s(const kt_compute *c, const wl_workload *wl, int index,
     return HS_OK;
 }
 
+/* The parameter tensors PyTorch's modules give a layer, each updated by its own kernels: a
+ * weight, and a fully connected layer's bias (nn.Linear's bias=True), a batch normalisation's
+ * scale and shift (nn.BatchNorm2d's affine=True). A convolution's bias is not in the workload
+ * format: none is counted (the ResNets' convolutions have none; EfficientNet's
+ * squeeze-and-excitation convolutions have one each). */
+static double param_tensors(const wl_layer *l)
+{
+    if (l->type == WL_BNORM)
+        return 2;
+    if (l->w_elems <= 0)
+        return 0;
+    return l->type == WL_FC ? 2 : 1;
+}
+
 double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index, double parts)
 {
     const wl_layer *l = &wl->layers[index];
@@ -180,14 +194,21 @@ double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index
     const kt_runtime *r = &m->runtime;
     double share = parts > 1 ? 1.0 / parts : 1.0;
     double s = l->wu_s * c->update_scale * share;
-    if (l->w_elems > 0 && r->optimizer_kernels_per_tensor > 0) {
-        /* every GPU launches the kernels for its share of the tensor */
+    double kernels = r->optimizer_kernels_per_tensor;
+    if (l->w_elems > 0 && kernels > 0) {
+        /* every GPU launches the kernels for its share of the tensor; behind a queue the
+         * host's launches are hidden (host_call_s is the floor only where the GPU waits) */
         double bw = m->device->stream_bw_frac * m->device->memory_bw_Bps;
-        double launch = fmax(m->device->launch_s, r->host_call_s);
-        s += r->optimizer_kernels_per_tensor * launch +
-             r->optimizer_bytes_per_weight * (double)l->w_elems * share / bw;
+        double launch = r->optimizer_sync_precisions ? m->device->launch_s
+                                                     : fmax(m->device->launch_s, r->host_call_s);
+        s += kernels * launch + r->optimizer_bytes_per_weight * (double)l->w_elems * share / bw;
     }
-    return s;
+    if (kernels > 0 && (r->optimizer_sync_precisions & (1u << m->precision)))
+        /* after the host's read of a GPU value the queue is empty: the GPU waits for each
+         * launch (every tensor's kernels, host_call_s each) unless it is busier itself */
+        s = fmax(s, param_tensors(l) * kernels * r->host_call_s);
+    int every = r->optimizer_every > 1 ? r->optimizer_every : 1;
+    return s / every;
 }
 
 double kt_compute_input_s(const kt_compute *c, int64_t samples)

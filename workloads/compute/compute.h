@@ -112,6 +112,15 @@ typedef struct {
                            * with an activation and a side input, MXNet's BatchNormAddRelu):
                            * those ReLUs and adds launch nothing of their own and stream only
                            * the bytes the fused kernel adds; 0: separate kernels */
+    unsigned optimizer_sync_precisions; /* bit p: in precision p the framework reads a GPU
+                                         * value on the host before its optimizer (AMP's
+                                         * inf check), so the optimizer's kernels are
+                                         * launched with the GPU drained: a tensor's update
+                                         * lasts at least its kernels' host launches
+                                         * (host_call_s each); 0: hidden behind the queue */
+    int optimizer_every;  /* iterations per optimizer step (gradient accumulation: the
+                           * update, its kernels and their host time once in this many
+                           * iterations, an iteration paying its share); 0 or 1: every one */
 } kt_runtime;
 
 /* The runtime that adds nothing (the values above). */
@@ -237,7 +246,10 @@ int kt_compute_copy_s(const kt_compute *c, const wl_workload *wl, double elems, 
 /* Seconds of the weight update of layer `index` on a GPU that holds 1/parts of its weights
  * (filter and channel parallelism split them; parts <= 1: all): the workload's measured
  * update (wu_s, carried to this GPU's bandwidth when anchored) plus the runtime's optimizer
- * kernels, each GPU streaming its share. 0 when there is nothing to time. */
+ * kernels, each GPU streaming its share; in the runtime's optimizer_sync_precisions at least
+ * the host's launches of those kernels for each of the layer's parameter tensors (a weight, a
+ * fully connected layer's bias, a batch normalisation's scale and shift), host_call_s each;
+ * divided by the runtime's optimizer_every. 0 when there is nothing to time. */
 double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index, double parts);
 
 /* Seconds one GPU's input pipeline needs to deliver `samples` samples (0: the runtime sets no

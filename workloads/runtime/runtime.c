@@ -20,7 +20,7 @@ typedef enum {
     RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_DEPTHWISE,
     RT_K_LIBRARY_EFF,
     RT_K_INPUT, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_BN_FUSION, RT_K_COMPUTE,
-    RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_COUNT
+    RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -28,7 +28,7 @@ static const char *const key_names[RT_K_COUNT] = {
     "filter_backward", "optimizer", "nccl_version", "bucket_bytes", "host_call_s",
     "elementwise_efficiency", "depthwise_efficiency", "library_efficiency", "input_samples_per_s",
     "optimizer_kernels_per_tensor", "calibration", "bn_activation_fusion", "compute",
-    "depthwise_limit", "nchw_precisions"};
+    "depthwise_limit", "nchw_precisions", "optimizer_sync_precisions"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -163,9 +163,10 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     return rc;
 }
 
-/* nchw_precisions: precision names (precision.h), blank- or comma-separated, into a mask of
+/* A list of precision names (precision.h) for `key`, blank- or comma-separated, into a mask of
  * 1u << pr_precision; HS_EINPUT naming the file, line and word otherwise. */
-static int precisions(const rt_read *r, int line, const char *value, unsigned *mask, char *err)
+static int precisions(const rt_read *r, int line, const char *key, const char *value,
+                      unsigned *mask, char *err)
 {
     char words[RT_LINE_MAX], why[HS_ERR_LEN];
     snprintf(words, sizeof words, "%s", value);
@@ -174,13 +175,13 @@ static int precisions(const rt_read *r, int line, const char *value, unsigned *m
          w = strtok_r(NULL, " ,\t", &save)) {
         pr_precision p;
         if (pr_parse(w, &p, why) != HS_OK)
-            return hs_fail(err, HS_EINPUT, "%s:%d: nchw_precisions: unknown precision '%s' "
-                           "(known: fp32, mixed, bf16, tf32)", r->path, line, w);
+            return hs_fail(err, HS_EINPUT, "%s:%d: %s: unknown precision '%s' "
+                           "(known: fp32, mixed, bf16, tf32)", r->path, line, key, w);
         *mask |= 1u << p;
     }
     if (!*mask)
-        return hs_fail(err, HS_EINPUT, "%s:%d: nchw_precisions: '%s' names no precision",
-                       r->path, line, value);
+        return hs_fail(err, HS_EINPUT, "%s:%d: %s: '%s' names no precision", r->path, line, key,
+                       value);
     return HS_OK;
 }
 
@@ -218,7 +219,10 @@ static int set_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v
     case RT_K_INPUT:
         return number(r, line, "input_samples_per_s", v, 1e9, false, &kr->input_samples_per_s,
                       err);
-    case RT_K_NCHW: return precisions(r, line, v, &kr->nchw_precisions, err);
+    case RT_K_NCHW: return precisions(r, line, "nchw_precisions", v, &kr->nchw_precisions, err);
+    case RT_K_OPT_SYNC:
+        return precisions(r, line, "optimizer_sync_precisions", v, &kr->optimizer_sync_precisions,
+                          err);
     case RT_K_OPT_KERNELS:
         return number(r, line, "optimizer_kernels_per_tensor", v, 100, false, &r->opt_kernels,
                       err);
@@ -256,6 +260,11 @@ static int finish(rt_read *r, rt_runtime *rt, char *err)
     if (r->line[RT_K_OPT_KERNELS] && rt->optimizer == RT_OPT_NONE)
         return hs_fail(err, HS_EINPUT, "%s:%d: optimizer_kernels_per_tensor: the optimizer is "
                        "none", r->path, r->line[RT_K_OPT_KERNELS]);
+    if (r->line[RT_K_OPT_SYNC] && (!r->line[RT_K_OPT_KERNELS] || !r->line[RT_K_HOST_CALL]))
+        return hs_fail(err, HS_EINPUT, "%s:%d: optimizer_sync_precisions needs "
+                       "optimizer_kernels_per_tensor and host_call_s (the kernels whose host "
+                       "launches it exposes, and what one costs)", r->path,
+                       r->line[RT_K_OPT_SYNC]);
     if (strcmp(r->allreduce, "library") == 0)
         rt->allreduce = rt_library_choice(rt->library, rt->nccl_version);
     else

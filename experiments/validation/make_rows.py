@@ -11,7 +11,11 @@ The mapping is rules, written here once for each file (no constant per row):
     systems not listed there are rows with a reason;
   - GPUs, the global batch (GPUs x per-GPU batch as the run used), the precision (FP32 -> fp32,
     TF32 -> tf32, AMP / mixed -> mixed; MLPerf's submissions trained in mixed precision);
-  - the dataset's options (datasets.tsv: how each dataset's runs reduced their gradients).
+  - the dataset's options (datasets.tsv: how each dataset's runs reduced their gradients);
+  - the row's own published settings as hybridsim options (`options`): DLE's PyTorch ConvNets
+    step their optimizer once in optimizer_batch_size / (GPUs x batch) iterations
+    (main.py@7bdfc81d:368 batch_size_multiplier, training.py@7bdfc81d:284; the configs.yml
+    value dle-throughput.tsv's batch_source gives): --optimizer-every N.
 What is measured: DLE and MLPerf rows throughput (images/s of the whole job; the prediction is
 the global batch over the simulated iteration), ParaDL's rows the epoch (seconds). DeepBench's
 kernels are not rows here: run.sh takes the held-out kernels from experiments/compute/fit.sh.
@@ -25,7 +29,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 COLUMNS = ["dataset", "id", "label", "group", "workload", "platform", "strategy", "gpus",
-           "batch", "precision", "measured", "unit", "reason", "note"]
+           "batch", "precision", "measured", "unit", "reason", "note", "options"]
 
 # The measured networks hybridsim has as shipped workloads.
 DLE_NETWORKS = {"resnet50": "resnet50-v1.5", "resnet50v1.5": "resnet50-v1.5",
@@ -75,6 +79,18 @@ def row(dataset, ident, label, group, **kw):
     return r
 
 
+def optimizer_every(r, gpus, per_gpu):
+    """DLE PyTorch ConvNets: the iterations per optimizer step, int(optimizer_batch_size /
+    (GPUs x batch)) as main.py@7bdfc81d:368 computes it, from the configs.yml value the row's
+    batch_source names; 1 where it names none, or where that value is below one iteration's
+    batch (the run could not have used it: a multi-node row whose batch the README does not
+    state)."""
+    m = re.search(r"optimizer_batch_size=(\d+)", r["batch_source"])
+    if r["framework"] != "PyTorch" or not m:
+        return 1
+    return max(1, int(int(m.group(1)) / (gpus * per_gpu)))
+
+
 def dle_rows(measured, table):
     out = []
     for line, r in read_tsv(os.path.join(measured, "dle-throughput.tsv")):
@@ -100,9 +116,11 @@ def dle_rows(measured, table):
             notes.append("XLA fuses element-wise kernels: not modelled")
         if "does not state the batch" in r["notes"]:
             notes.append("per-GPU batch of multi-node runs not stated: configs.yml's")
+        every = optimizer_every(r, gpus, per_gpu)
         out.append(row(dataset, "dle-throughput.tsv:%d" % line, label, group,
                        workload=workload or "", platform=spec or "", reason=reason,
-                       note="; ".join(notes), **base))
+                       note="; ".join(notes),
+                       options="--optimizer-every %d" % every if every > 1 else "", **base))
     return out
 
 

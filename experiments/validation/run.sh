@@ -11,7 +11,7 @@
 #
 # Usage: experiments/validation/run.sh [-o OUTDIR] [-j N] [--exe PATH] [--fit PATH]
 #            [--measured DIR] [--subset] [--dataset NAME] [--compute MODE]
-#            [--fallback-precision FROM=TO]
+#            [--fallback-precision FROM=TO] [--row-options] [--runtime DATASET=FILE]
 #   -o DIR        results (default experiments/results/validation): results.tsv (every row,
 #                 its command and prediction), summary.txt, validation.png/.svg, MANIFEST
 #   -j N          simulations at a time (default: the cores)
@@ -23,6 +23,10 @@
 #   --compute M   add --compute M to every run (default: hybridsim's own default)
 #   --fallback-precision FROM=TO  run rows of precision FROM in TO (an older hybridsim without
 #                 tf32: tf32=fp32)
+#   --row-options add each row's own published settings (rows.tsv `options`: DLE PyTorch's
+#                 optimizer cadence, --optimizer-every N) to its run
+#   --runtime D=F run dataset D's rows under the runtime file F instead of datasets.tsv's (an
+#                 opt-in mechanism, e.g. experiments/validation/pytorch-ddp-amp-host.rt)
 # Exit status 0, 2 (bad arguments or missing data; 77 with --subset when the measured files are
 # absent, ctest's skip).
 set -euo pipefail
@@ -33,6 +37,7 @@ die() { echo "validation: $*" >&2; exit 2; }
 out="$root/experiments/results/validation" jobs="$(nproc 2>/dev/null || echo 2)"
 exe="$root/build/hybridsim" fit="$root/build/compute_fit"
 measured="$root/../shared/reference/measured" subset=0 compute="" fallback="" dataset=""
+row_options=0 runtimes=""
 cmdline="experiments/validation/run.sh $*"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -46,6 +51,11 @@ while [ $# -gt 0 ]; do
         --compute) [ $# -ge 2 ] || die "--compute needs a method"; compute="$2"; shift ;;
         --fallback-precision) [[ "${2:-}" =~ ^[a-z0-9]+=[a-z0-9]+$ ]] ||
                 die "--fallback-precision needs FROM=TO"; fallback="$2"; shift ;;
+        --row-options) row_options=1 ;;
+        --runtime) [[ "${2:-}" =~ ^[a-z0-9-]+=.+$ ]] || die "--runtime needs DATASET=FILE"
+            [ -f "${2#*=}" ] || die "--runtime: no runtime file '${2#*=}'"
+            runtimes="$runtimes ${2%%=*}=$(cd "$(dirname "${2#*=}")" && pwd)/$(basename "${2#*=}")"
+            shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (--help lists them)" ;;
     esac
@@ -69,15 +79,21 @@ start_s=$(date +%s)
 
 # One file per run, its hybridsim arguments one a line (from rows.tsv and datasets.tsv; rows
 # with a reason are not run), named by the row's id; list.txt lists them.
-python3 - "$here" "$tmp" "$subset" "$compute" "$fallback" "$dataset" <<'PY' ||
+python3 - "$here" "$tmp" "$subset" "$compute" "$fallback" "$dataset" "$row_options" \
+    "$runtimes" <<'PY' ||
 import csv, os, sys
-here, tmp, subset, compute, fallback, dataset = sys.argv[1:7]
+here, tmp, subset, compute, fallback, dataset, row_options, runtimes = sys.argv[1:9]
+runtime_of = dict(w.split("=", 1) for w in runtimes.split())
 def table(name):
     with open(os.path.join(here, name)) as f:
         return list(csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t"))
 options = {d["dataset"]: d for d in table("datasets.tsv")}
 if dataset and dataset not in options:
     sys.exit("validation: --dataset %s: not in datasets.tsv (%s)" % (dataset, ", ".join(options)))
+for d in runtime_of:
+    if d not in options:
+        sys.exit("validation: --runtime %s=...: not a dataset of datasets.tsv (%s)" %
+                 (d, ", ".join(options)))
 wanted = None
 if subset == "1":
     with open(os.path.join(here, "subset.txt")) as f:
@@ -95,8 +111,11 @@ with open(os.path.join(tmp, "list.txt"), "w") as listing:
             args += ["--precision", precision]
         d = options[r["dataset"]]
         args += d["options"].split()
-        if d["runtime"]:
-            args += ["--runtime", d["runtime"]]
+        if row_options == "1":
+            args += r.get("options", "").split()
+        runtime = runtime_of.get(r["dataset"], d["runtime"])
+        if runtime:
+            args += ["--runtime", runtime]
         if compute:
             args += ["--compute", compute]
         name = os.path.join(tmp, "run-" + r["id"].replace(":", "_").replace("/", "_"))

@@ -5,7 +5,8 @@
  * configuration with an_layer_price (kernels, halos, its weight-gradient allreduce) summed over
  * the workload layers that follow the vertex (a ReLU after a convolution runs in its layout), and
  * an edge with an_edge_price (the redistribution between two layouts, forward and backward), on
- * the routes of the placed job (an_net): seconds per iteration. A configuration is a candidate
+ * the routes of the placed job (an_net): seconds per iteration, under the job's settings (halos,
+ * filter backward, gradient allreduce and bytes) as an_plan_model prices the plan written. A configuration is a candidate
  * when its group size divides the GPUs (the rest of the GPUs repeat its work as replicas, as a
  * plan says) and the layer's own memory fits a GPU. The whole plan's memory is the sum of its
  * layers' (footprint.h); when the cheapest plan does not fit, an_search_fitted searches again
@@ -27,8 +28,11 @@ typedef struct {
     an_net *net;                 /* routes of the placed job (an_net_open) */
     const wl_workload *wl;
     const kt_compute *kc;        /* the job's kernel-time model (NULL: measured times) */
-    st_training train;           /* its runtime's gradient bytes and optimizer (zeroed: the
-                                  * precision's and the workload's own), every plan's */
+    const st_plan *rules;        /* the job's settings every candidate is priced under, as
+                                  * an_plan_model prices the plan written (its halos, filter
+                                  * backward, gradient allreduce's algorithm, bytes and
+                                  * optimizer; its layers unused): set on every plan found
+                                  * (an_plan_rules) */
     int64_t batch;               /* global mini-batch */
     int gpus;                    /* p */
     double gpu_memory_bytes;     /* a configuration whose layer alone exceeds it is refused */
@@ -64,8 +68,9 @@ typedef struct {
 
 /* Check the search's plan against the exact model (search_polish.c): layers that differ from
  * the reference plan ref (the best whole-model strategy as a plan) take its configuration where
- * that prices lower, and ref itself is the answer when it is cheaper still. est gets the exact
- * estimate of the plan returned; HS_EINPUT when neither fits. */
+ * that prices lower, and ref itself is the answer when it is cheaper still; both are priced
+ * under m->rules (an_plan_rules), as the plan written is. est gets the exact estimate of the
+ * plan returned; HS_EINPUT when neither fits. */
 int an_search_polish(const an_search_model *m, const st_plan *ref, st_plan *plan,
                      hs_estimate *est, an_polish *what, char *err);
 
@@ -89,9 +94,10 @@ typedef struct {
 int an_uniform_names(int p, char names[][AN_UNIFORM_NAME_LEN], int max);
 
 /* The fastest uniform strategy for wl on p GPUs of plat at this batch, by the analytic model,
- * among those that run and fit, each trained as `train` says (a runtime's gradient bytes and
- * optimizer; zeroed: none); HS_EINPUT when none does. */
-int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const st_training *train,
+ * among those that run and fit, each run with the job's settings of `rules` (an_plan_rules: its
+ * gradient allreduce, gradient bytes and optimizer, halos, filter backward); HS_EINPUT when
+ * none does. */
+int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const st_plan *rules,
                     const plat_platform *plat, int p, int64_t batch, an_uniform *best, char *err);
 
 #endif

@@ -167,21 +167,29 @@ double an_price_s(const an_price *pr);
 /* Layer `layer` of wl under configuration c at global batch `batch`: kernels (its batch share
  * of the per-sample time, cut by its model splits), halo exchanges of a spatial split with a
  * window wider than 1 (staged, as ParaDL), and its weight gradients allreduced alone over the
- * ranks that saw different data (with the replicas too when reduce_replicas), in the bytes the
- * job's runtime sends them in (train; zeroed: the precision's). No checks beyond the layer
+ * ranks that saw different data, all as a plan with the settings of `rules` prices them (its
+ * layers are not read): its halos (halo_sendrecv), its gradients' algorithm (allreduce), bytes
+ * (train; zeroed: the precision's) and sets (reduce_replicas). No checks beyond the layer
  * index: check the configuration first (st_plan_check). */
 int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc,
-                   const st_training *train, int layer, const st_layer_config *c, int64_t batch,
-                   bool reduce_replicas, an_price *out, char *err);
+                   const st_plan *rules, int layer, const st_layer_config *c, int64_t batch,
+                   an_price *out, char *err);
 
 /* The output of layer u (configuration cu) redistributed to layer v (cv), v > u, forward and
- * backward. covered: u's output gradient is reduced at an upstream gather (a replicated layer
- * after a model-split one, ParaDL's convention), so a model-split v adds no reduction of its
- * own; an_plan_model works it out along the graph, a search on a chain can pass whether u's
- * input edge was a gather. An input an omitted projection resizes costs nothing. */
-int an_edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int u,
-                  const st_layer_config *cu, int v, const st_layer_config *cv, int64_t batch,
-                  bool covered, an_price *out, char *err);
+ * backward, as a plan with the settings of `rules` prices it (a gather of filter blocks
+ * reduce-scattered back, or allreduced with rules->filter_allreduce). covered: u's output
+ * gradient is reduced at an upstream gather (a replicated layer after a model-split one,
+ * ParaDL's convention), so a model-split v adds no reduction of its own; an_plan_model works it
+ * out along the graph, a search on a chain can pass whether u's input edge was a gather. An
+ * input an omitted projection resizes costs nothing. */
+int an_edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, const st_plan *rules,
+                  int u, const st_layer_config *cu, int v, const st_layer_config *cv,
+                  int64_t batch, bool covered, an_price *out, char *err);
+
+/* The job's settings of `rules` copied onto plan (its layers, schedule and reduce_replicas
+ * kept): the gradient allreduce's algorithm, its bytes and optimizer (train), the halos and the
+ * filter backward, what a job's keys set on a plan (job.c, the oracle). */
+void an_plan_rules(const st_plan *rules, st_plan *plan);
 
 /* The output of layer u when no layer reads it (the loss's input): a conv or fc split on input
  * channels reduces its partial sums all the same, allreduce forward and the input gradient's

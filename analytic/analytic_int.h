@@ -129,12 +129,6 @@ void an__grad_price(an_net *net, an_grad_sets g, double bytes, co_algo algo, dou
  * v's x): it takes any layout at no cost, as in ParaDL. */
 bool an__is_projection(const wl_workload *wl, int v, int u);
 
-/* an_edge_price with a gather of filter blocks allreduced back when filter_allreduce (a plan's
- * --filter-backward allreduce), not reduce-scattered. */
-int an__edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int u,
-                   const st_layer_config *cu, int v, const st_layer_config *cv, int64_t batch,
-                   bool covered, bool filter_allreduce, an_price *out, char *err);
-
 /* The need a consumer's configuration has of its input tensor, for telling apart consumers
  * that need the same (one redistribution serves them all). */
 bool an__same_need(const wl_layer *v1, const st_layer_config *c1, const wl_layer *v2,

@@ -135,8 +135,8 @@ double an_price_s(const an_price *pr)
 }
 
 int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc,
-                   const st_training *train, int layer, const st_layer_config *c, int64_t batch,
-                   bool reduce_replicas, an_price *out, char *err)
+                   const st_plan *rules, int layer, const st_layer_config *c, int64_t batch,
+                   an_price *out, char *err)
 {
     memset(out, 0, sizeof *out);
     if (layer < 0 || layer >= wl->n_layers || st_group_size(c) < 1)
@@ -146,10 +146,19 @@ int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc,
     int rc = an__layer_compute_s(wl, kc, layer, c, (double)batch, &out->compute_s, err);
     if (rc != HS_OK)
         return rc;
-    out->comm_s[HS_TERM_HALO] = an__halo_s(net, wl, kc, layer, c, (double)batch, true);
+    out->comm_s[HS_TERM_HALO] =
+        an__halo_s(net, wl, kc, layer, c, (double)batch, !rules->halo_sendrecv);
     if (l->w_elems > 0)
-        an__grad_price(net, an__grad_sets(c, reduce_replicas),
-                       an__grad_bytes(wl, st_gradient_bytes(train, kc), layer, c), CO_RING,
-                       out->comm_s);
+        an__grad_price(net, an__grad_sets(c, rules->reduce_replicas),
+                       an__grad_bytes(wl, st_gradient_bytes(&rules->train, kc), layer, c),
+                       rules->allreduce, out->comm_s);
     return HS_OK;
+}
+
+void an_plan_rules(const st_plan *rules, st_plan *plan)
+{
+    plan->allreduce = rules->allreduce;
+    plan->train = rules->train;
+    plan->halo_sendrecv = rules->halo_sendrecv;
+    plan->filter_allreduce = rules->filter_allreduce;
 }

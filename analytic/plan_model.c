@@ -67,9 +67,8 @@ static int price_edges(an_net *net, const wl_workload *wl, const kt_compute *kc,
             if (served_before(wl, plan, u, v))
                 continue;
             an_price pr;
-            int status =
-                an__edge_price(net, wl, kc, u, cu, v, cv, (int64_t)batch, covered[u],
-                               plan->filter_allreduce, &pr, err);
+            int status = an_edge_price(net, wl, kc, plan, u, cu, v, cv, (int64_t)batch,
+                                       covered[u], &pr, err);
             if (status != HS_OK)
                 return status;
             add_price(sum, &pr);

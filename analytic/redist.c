@@ -260,16 +260,9 @@ static void classify(edge *e, bool covered)
     fetch(e, true);
 }
 
-int an_edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int u,
-                  const st_layer_config *cu, int v, const st_layer_config *cv, int64_t batch,
-                  bool covered, an_price *out, char *err)
-{
-    return an__edge_price(net, wl, kc, u, cu, v, cv, batch, covered, false, out, err);
-}
-
-int an__edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int u,
-                   const st_layer_config *cu, int v, const st_layer_config *cv, int64_t batch,
-                   bool covered, bool filter_allreduce, an_price *out, char *err)
+int an_edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, const st_plan *rules,
+                  int u, const st_layer_config *cu, int v, const st_layer_config *cv,
+                  int64_t batch, bool covered, an_price *out, char *err)
 {
     memset(out, 0, sizeof *out);
     if (u < 0 || v <= u || v >= wl->n_layers)
@@ -279,7 +272,7 @@ int an__edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, int
     edge e = {.net = net, .wl = wl, .kc = kc, .u = &wl->layers[u], .v = &wl->layers[v], .cu = cu,
               .cv = cv, .h = held_by(&wl->layers[u], cu), .n = needed_by(&wl->layers[v], cv),
               .batch = (double)batch, .compute_s = &out->compute_s, .comm_s = out->comm_s,
-              .filter_allreduce = filter_allreduce, .err = err};
+              .filter_allreduce = rules->filter_allreduce, .err = err};
     classify(&e, covered);
     return e.status;
 }

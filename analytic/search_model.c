@@ -70,21 +70,23 @@ static int followers_end(const sr_graph *g, int v)
     return l;
 }
 
-/* Layer l alone under s, its weight gradients by their bandwidth only: a plan fuses the
+/* Layer l alone under s as the job's plan prices it (m->rules: its halos, its gradients'
+ * algorithm and bytes), its weight gradients by their bandwidth only: a plan fuses the
  * gradients of every layer reduced over the same ranks into one allreduce (an_plan_model), so
- * a ring's latency is paid once per set of ranks, not once per layer as pricing alone would. */
+ * an allreduce's latency is paid once per set of ranks, not once per layer as pricing alone
+ * would. */
 static int layer_cost(const an_search_model *m, int l, const st_layer_config *s, double *cost,
                       char *err)
 {
     an_price pr;
-    int status = an_layer_price(m->net, m->wl, m->kc, &m->train, l, s, m->batch, false, &pr,
-                                err);
+    int status = an_layer_price(m->net, m->wl, m->kc, m->rules, l, s, m->batch, &pr, err);
     if (status != HS_OK)
         return status;
     const wl_layer *layer = &m->wl->layers[l];
     if (layer->w_elems > 0) {
         double latency[HS_TERM_COUNT] = {0};
-        an__grad_price(m->net, an__grad_sets(s, false), 0.0, CO_RING, latency);
+        an__grad_price(m->net, an__grad_sets(s, m->rules->reduce_replicas), 0.0,
+                       m->rules->allreduce, latency);
         pr.comm_s[HS_TERM_GRAD_GROUP] -= latency[HS_TERM_GRAD_GROUP];
         pr.comm_s[HS_TERM_GRAD_ACROSS] -= latency[HS_TERM_GRAD_ACROSS];
     }
@@ -123,8 +125,8 @@ static int vertex_cost(void *ctx, const sr_graph *g, int v, const sr_config *c, 
         *cost += alone;
         if (l > vx->layer) {
             st_layer_config before = layer_config(vx, c, &m->wl->layers[l - 1], m->gpus);
-            status = an_edge_price(m->net, m->wl, m->kc, l - 1, &before, l, &s, m->batch, false,
-                                   &pr, err);
+            status = an_edge_price(m->net, m->wl, m->kc, m->rules, l - 1, &before, l, &s,
+                                   m->batch, false, &pr, err);
             if (status != HS_OK)
                 return status;
             *cost += an_price_s(&pr);
@@ -132,7 +134,7 @@ static int vertex_cost(void *ctx, const sr_graph *g, int v, const sr_config *c, 
         if (m->memory_s_per_byte > 0)
             *cost += m->memory_s_per_byte *
                      fp_layer_bytes(layer, &s, (double)m->batch,
-                                    st_optimizer_states(&m->train, m->wl));
+                                    st_optimizer_states(&m->rules->train, m->wl));
     }
     return HS_OK;
 }
@@ -150,7 +152,7 @@ static int fits(void *ctx, const sr_graph *g, int v, const sr_config *c, bool *o
     for (int l = vx->layer; l < followers_end(g, v); l++) {
         st_layer_config s = layer_config(vx, c, &m->wl->layers[l], m->gpus);
         bytes += fp_layer_bytes(&m->wl->layers[l], &s, (double)m->batch,
-                                st_optimizer_states(&m->train, m->wl));
+                                st_optimizer_states(&m->rules->train, m->wl));
     }
     *ok = m->gpu_memory_bytes <= 0 || bytes <= m->gpu_memory_bytes;
     (void)err;
@@ -207,7 +209,8 @@ static int edge_cost(void *ctx, const sr_graph *g, int e, const sr_config *cu,
     if (none)
         return HS_OK;
     an_price pr;
-    int status = an_edge_price(m->net, m->wl, m->kc, ul, &su, vl, &sv, m->batch, false, &pr, err);
+    int status = an_edge_price(m->net, m->wl, m->kc, m->rules, ul, &su, vl, &sv, m->batch, false,
+                               &pr, err);
     if (status == HS_OK)
         *cost = an_price_s(&pr);
     return status;
@@ -255,8 +258,8 @@ static int edge_keyed(void *ctx, const sr_graph *g, int e, const int64_t key_u[S
         return HS_OK;
     st_layer_config su = unkey(key_u), sv = unkey(key_v);
     an_price pr;
-    int status = an_edge_price(m->net, m->wl, m->kc, (int)key_u[10], &su, (int)key_v[10], &sv,
-                               m->batch, false, &pr, err);
+    int status = an_edge_price(m->net, m->wl, m->kc, m->rules, (int)key_u[10], &su,
+                               (int)key_v[10], &sv, m->batch, false, &pr, err);
     if (status == HS_OK)
         *cost = an_price_s(&pr);
     return status;
@@ -299,7 +302,7 @@ static int solve_once(const sr_graph *g, an_search_model *m, int64_t max_table, 
     st_strategy st;
     hs_memory mem;
     if (status == HS_OK) {
-        plan->train = m->train;
+        an_plan_rules(m->rules, plan);
         st_from_plan(plan, &st);
         status = fp_memory(m->wl, m->kc, &st, m->batch, &mem, err);
         if (status != HS_OK)

@@ -27,7 +27,7 @@ int an_uniform_names(int p, char names[][AN_UNIFORM_NAME_LEN], int max)
     return n;
 }
 
-int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const st_training *train,
+int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const st_plan *rules,
                     const plat_platform *plat, int p, int64_t batch, an_uniform *best, char *err)
 {
     char names[AN_UNIFORM_MAX][AN_UNIFORM_NAME_LEN], why[HS_ERR_LEN];
@@ -39,7 +39,13 @@ int an_best_uniform(const wl_workload *wl, const kt_compute *kc, const st_traini
         hs_estimate est;
         if (st_parse(names[i], p, plat->gpus_per_node, 0, &st, why) != HS_OK)
             continue;
-        st.train = *train;
+        unsigned bit = st_split_bit(st.kind); /* the settings as a runtime applies them */
+        st.train = rules->train;
+        st.allreduce = rules->allreduce;
+        if (bit == WL_SPLIT_SPATIAL)
+            st.halo_chain = !rules->halo_sendrecv;
+        if (bit == WL_SPLIT_FILTER)
+            st.filter_rs = !rules->filter_allreduce;
         if (an_estimate_on(wl, kc, plat, &st, batch, PL_PACKED, &est, NULL, why) != HS_OK)
             continue; /* not possible at this p and batch (the batch does not divide, ...) */
         if (!est.fits_in_memory) {

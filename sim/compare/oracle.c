@@ -32,12 +32,13 @@ static int polish(const su_question *q, an_search_model *m, st_plan *plan, su_se
     an_uniform uniform;
     st_plan ref;
     hs_estimate est;
-    if (an_best_uniform(q->wl, q->kc, &m->train, q->plat, q->p, q->batch, &uniform, s->why) !=
+    if (an_best_uniform(q->wl, q->kc, m->rules, q->plat, q->p, q->batch, &uniform, s->why) !=
         HS_OK)
         return HS_OK; /* nothing whole-model fits: the plan as found */
     snprintf(s->reference, sizeof s->reference, "%s", uniform.name);
     int status = st_plan_of(q->wl, q->kc, &uniform.st, q->batch, &ref, err);
     if (status == HS_OK) {
+        an_plan_rules(m->rules, &ref);
         status = an_search_polish(m, &ref, plan, &est, &s->polish, s->why);
         st_plan_free(&ref);
         if (status == HS_EINPUT) /* neither fits */
@@ -46,14 +47,11 @@ static int polish(const su_question *q, an_search_model *m, st_plan *plan, su_se
     return status;
 }
 
-int su__search(const su_question *q, an_net *net, su_list *l, char *err)
+/* The search under m (its rules set), its plan added as "searched" unless polished away. */
+static int search_rules(const su_question *q, an_search_model *m, su_list *l, char *err)
 {
     su_search *s = &l->search;
     sr_options opt = an_search_options(q->p);
-    an_search_model m = {.net = net, .wl = q->wl, .kc = q->kc, .batch = q->batch, .gpus = q->p,
-                         .gpu_memory_bytes = q->plat->gpu_memory_bytes};
-    if (q->runtime) /* its gradients' bytes and optimizer, as every candidate's */
-        m.train = rt_training(q->runtime);
     sr_graph g;
     sr_result res;
     st_plan *plan = calloc(1, sizeof *plan);
@@ -66,7 +64,7 @@ int su__search(const su_question *q, an_net *net, su_list *l, char *err)
     fprintf(stderr, "%s: searching per-layer plans (PaSE's dynamic programme, %d vertices)\n",
             q->who, g.n_vertices);
     double start = su__now_s();
-    int status = an_search_fitted(&g, &m, q->max_table, &res, plan, s->why);
+    int status = an_search_fitted(&g, m, q->max_table, &res, plan, s->why);
     s->seconds = su__now_s() - start;
     if (s->seconds > 2.0)
         fprintf(stderr, "%s: searched in %.0f s\n", q->who, s->seconds);
@@ -79,14 +77,27 @@ int su__search(const su_question *q, an_net *net, su_list *l, char *err)
     s->ran = true;
     s->largest_table = res.largest_table, s->total_s = res.total;
     sr_result_free(&res);
-    status = polish(q, &m, plan, s, err);
+    status = polish(q, m, plan, s, err);
     if (status == HS_OK && s->ran && !s->polish.reference_kept) {
         snprintf(plan->name, sizeof plan->name, "searched");
-        su__add_plan(l, q->wl, q->kc, q->plat, net, q->batch, plan, "searched");
+        su__add_plan(l, q->wl, q->kc, q->plat, m->net, q->batch, plan, "searched");
         return HS_OK;
     }
     st_plan_free(plan);
     free(plan);
+    return status;
+}
+
+int su__search(const su_question *q, an_net *net, su_list *l, char *err)
+{
+    st_plan *rules = calloc(1, sizeof *rules); /* the job's settings, as the plan written's */
+    if (!rules)
+        return hs_fail(err, HS_EINTERNAL, "%s: out of memory", q->who);
+    su__rules(q->runtime, q->halo, q->filter_rs, rules);
+    an_search_model m = {.net = net, .wl = q->wl, .kc = q->kc, .rules = rules, .batch = q->batch,
+                         .gpus = q->p, .gpu_memory_bytes = q->plat->gpu_memory_bytes};
+    int status = search_rules(q, &m, l, err);
+    free(rules);
     return status;
 }
 
@@ -116,11 +127,9 @@ int su_answer_plan(const su_list *l, int i, const su_question *q, const js_setti
                          : st_plan_of(q->wl, q->kc, &c->st, q->batch, plan, err);
     if (status != HS_OK)
         return status;
+    if (!c->plan) /* a built-in's, as su__train ran it */
+        su__rules(q->runtime, q->halo, q->filter_rs, plan);
     plan->allreduce = c->st.allreduce;
-    if (!c->plan && (q->halo || q->runtime)) /* a built-in's, as su__train ran it */
-        plan->halo_sendrecv = q->halo ? q->halo == JS_OFF : !q->runtime->halo_chain;
-    if (!c->plan && (q->filter_rs || q->runtime))
-        plan->filter_allreduce = q->filter_rs ? q->filter_rs == JS_OFF : !q->runtime->filter_rs;
     snprintf(plan->name, sizeof plan->name, "%s", c->base);
     js_settings s = *job; /* the command's keys, and the algorithm the oracle chose */
     unsigned bit = 1u << js_find("allreduce");

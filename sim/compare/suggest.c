@@ -31,6 +31,16 @@ void su__train(const rt_runtime *runtime, int overlap, int halo, int filter_rs, 
         st->filter_rs = filter_rs == JS_ON;
 }
 
+void su__rules(const rt_runtime *runtime, int halo, int filter_rs, st_plan *plan)
+{
+    if (runtime) /* its gradient allreduce, bytes and optimizer, as the built-ins' */
+        plan->allreduce = runtime->allreduce, plan->train = rt_training(runtime);
+    if (runtime || halo) /* its halos as the spatial built-ins' (su__train) */
+        plan->halo_sendrecv = halo ? halo == JS_OFF : !runtime->halo_chain;
+    if (runtime || filter_rs) /* its gathers as the filter built-ins' */
+        plan->filter_allreduce = filter_rs ? filter_rs == JS_OFF : !runtime->filter_rs;
+}
+
 /* A built-in strategy: parsed and priced, kept when it runs. */
 static void add_builtin(su_list *l, const wl_workload *wl, const kt_compute *kc,
                         const plat_platform *plat, int p, int64_t batch, const char *text,
@@ -135,12 +145,7 @@ void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
 {
     char why[HS_ERR_LEN];
     su_candidate *c = next(l);
-    if (l->runtime) /* its gradient allreduce, bytes and optimizer, as the built-ins' */
-        plan->allreduce = l->runtime->allreduce, plan->train = rt_training(l->runtime);
-    if (l->runtime || l->halo) /* its halos as the spatial built-ins' (su__train) */
-        plan->halo_sendrecv = l->halo ? l->halo == JS_OFF : !l->runtime->halo_chain;
-    if (l->runtime || l->filter_rs) /* its gathers as the filter built-ins' */
-        plan->filter_allreduce = l->filter_rs ? l->filter_rs == JS_OFF : !l->runtime->filter_rs;
+    su__rules(l->runtime, l->halo, l->filter_rs, plan);
     if (!c || an_plan_model(wl, kc, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
                             why) != HS_OK) {
         st_plan_free(plan);

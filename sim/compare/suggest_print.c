@@ -257,6 +257,10 @@ static void search_json(hs_json *j, const su_found *f)
     hs_json_kv_int(j, "edges", s->edges);
     hs_json_kv_int(j, "layers_reverted", s->polish.layers_reverted);
     hs_json_kv_bool(j, "uniform_kept_by_model", s->polish.reference_kept);
+    if (s->ran && s->reference[0]) { /* the exact model's prices, as the text's line */
+        hs_json_kv_number(j, "exact_s", s->polish.searched_s);
+        hs_json_kv_number(j, "polished_s", s->polish.polished_s);
+    }
     if (f->searched >= 0) {
         hs_json_key(j, "plan");
         candidate_json(j, &f->l->c[f->searched]);

@@ -167,7 +167,7 @@ static void model_spatial(const wl_workload *wl, const kt_compute *kc, const st_
  * S micro-batches, so a step takes the slowest stage and the pipeline fills and drains in
  * p+S-1 steps; each boundary sends the stage's output forward and its gradient back,
  * 2(p+S-2) sends on the critical path, each as slow as the slowest boundary. A stage's
- * kernels are its layers' on one micro-batch (an__pipeline_stages). */
+ * kernels are its layers' on one micro-batch (an__gpipe). */
 static int model_pipeline(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
                           double batch, const an_links *ln, hs_times *it, an_terms *terms,
                           char *err)
@@ -184,23 +184,10 @@ static int model_pipeline(const wl_workload *wl, const kt_compute *kc, const st_
         free(first);
         return status;
     }
-    double max_send = 0;
-    double micro = batch / segs;
-    an_stages m;
-    status = an__pipeline_stages(wl, kc, first, p, micro, &m, err);
-    for (int g = 0; status == HS_OK && g < p - 1; g++) {
-        an_link l = ln->stage[g];
-        double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-        double send = l.alpha_s + micro * y * kt_message_bytes(kc) * l.beta_s_per_byte;
-        max_send = send > max_send ? send : max_send;
-    }
+    status = an__gpipe(wl, kc, first, p, segs, batch / segs, ln->stage, it, terms, err);
     free(first);
     if (status != HS_OK)
         return status;
-    it->compute_s = m.per_samples * (p + segs - 1) * (m.fw_s + m.bw_s) + m.wu_s;
-    /* p-1 of the p+S-1 steps are the fill and the drain: a stage's share of them is idle */
-    terms->bubble_s = m.per_samples * (p - 1) * (m.fw_s + m.bw_s);
-    terms->comm_s[HS_TERM_PIPELINE] = p > 1 ? 2.0 * (p + segs - 2) * max_send : 0.0;
     it->comm_s = an_terms_comm_s(terms);
     return HS_OK;
 }

@@ -49,17 +49,15 @@ double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
 /* Forward and backward (input + weight gradient) seconds of layer l on one rank of st. */
 int an__layer_kernels_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int l,
                         double batch, double *fw_s, double *bw_s, char *err);
-/* GPipe's stages first[0..n) (n + 1 entries) as the closed form charges them: the slowest
- * stage's forward and backward, the largest update. */
-typedef struct {
-    double fw_s, bw_s; /* the slowest stage's forward, backward; times per_samples */
-    double wu_s;       /* the largest stage's weight updates, once an iteration */
-    double per_samples; /* what fw_s and bw_s are multiplied by for a micro-batch: 1 under kc
-                         * (a micro-batch's kernels, st_pipeline_kernels_s), the micro-batch's
-                         * samples with measured times (seconds per sample, ParaDL's form) */
-} an_stages;
-int an__pipeline_stages(const wl_workload *wl, const kt_compute *kc, const int *first, int n,
-                        double micro, an_stages *m, char *err);
+/* GPipe's closed form (ParaDL's) over the stages first[0..n) (n + 1 entries), S = segs
+ * micro-batches of `micro` samples, stage g sending to g + 1 over link[g] (n - 1 of them): (n+S-1)
+ * steps of the slowest stage's forward and backward plus the largest update into
+ * it->compute_s, the fill and drain's share into terms->bubble_s, 2(n+S-2) sends of the costliest
+ * boundary into terms->comm_s[HS_TERM_PIPELINE]. A stage's kernels are its layers' on one
+ * micro-batch under kc (st_pipeline_kernels_s), else the measured per-sample times. The built-in
+ * pipeline and a plan's schedule both price by it. */
+int an__gpipe(const wl_workload *wl, const kt_compute *kc, const int *first, int n, int segs,
+              double micro, const an_link *link, hs_times *it, an_terms *terms, char *err);
 /* One rank's kernels and weight updates of an iteration. */
 int an__model_compute_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
                         double batch, double *compute_s, char *err);

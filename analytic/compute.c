@@ -38,7 +38,7 @@ int an__model_compute_s(const wl_workload *wl, const kt_compute *kc, const st_st
     return HS_OK;
 }
 
-/* Stage g's forward, backward and update seconds (an__pipeline_stages' units). */
+/* Stage g's forward, backward and update seconds (pipeline_stages' units). */
 static int stage_s(const wl_workload *wl, const kt_compute *kc, int lo, int hi, double micro,
                    double t[3], char *err)
 {
@@ -56,10 +56,20 @@ static int stage_s(const wl_workload *wl, const kt_compute *kc, int lo, int hi, 
     return HS_OK;
 }
 
-int an__pipeline_stages(const wl_workload *wl, const kt_compute *kc, const int *first, int n,
-                        double micro, an_stages *m, char *err)
+/* The stages as the closed form charges them: the slowest stage's forward and backward, the
+ * largest update. */
+typedef struct {
+    double fw_s, bw_s; /* the slowest stage's forward, backward; times per_samples */
+    double wu_s;       /* the largest stage's weight updates, once an iteration */
+    double per_samples; /* what fw_s and bw_s are multiplied by for a micro-batch: 1 under kc
+                         * (a micro-batch's kernels, st_pipeline_kernels_s), the micro-batch's
+                         * samples with measured times (seconds per sample, ParaDL's form) */
+} stages;
+
+static int pipeline_stages(const wl_workload *wl, const kt_compute *kc, const int *first, int n,
+                           double micro, stages *m, char *err)
 {
-    *m = (an_stages){.per_samples = kc ? 1.0 : micro};
+    *m = (stages){.per_samples = kc ? 1.0 : micro};
     for (int g = 0; g < n; g++) {
         double t[3];
         int rc = stage_s(wl, kc, first[g], first[g + 1], micro, t, err);
@@ -69,5 +79,25 @@ int an__pipeline_stages(const wl_workload *wl, const kt_compute *kc, const int *
         m->bw_s = t[1] > m->bw_s ? t[1] : m->bw_s;
         m->wu_s = t[2] > m->wu_s ? t[2] : m->wu_s;
     }
+    return HS_OK;
+}
+
+int an__gpipe(const wl_workload *wl, const kt_compute *kc, const int *first, int n, int segs,
+              double micro, const an_link *link, hs_times *it, an_terms *terms, char *err)
+{
+    stages m;
+    int status = pipeline_stages(wl, kc, first, n, micro, &m, err);
+    if (status != HS_OK)
+        return status;
+    double max_send = 0;
+    for (int g = 0; g + 1 < n; g++) {
+        double y = (double)wl->layers[first[g + 1] - 1].y_elems;
+        double send = link[g].alpha_s + micro * y * kt_message_bytes(kc) * link[g].beta_s_per_byte;
+        max_send = send > max_send ? send : max_send;
+    }
+    it->compute_s = m.per_samples * (n + segs - 1) * (m.fw_s + m.bw_s) + m.wu_s;
+    /* n-1 of the n+S-1 steps are the fill and the drain: a stage's share of them is idle */
+    terms->bubble_s = m.per_samples * (n - 1) * (m.fw_s + m.bw_s);
+    terms->comm_s[HS_TERM_PIPELINE] = n > 1 ? 2.0 * (n + segs - 2) * max_send : 0.0;
     return HS_OK;
 }

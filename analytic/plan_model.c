@@ -158,38 +158,29 @@ static int layers_model(an_net *net, const wl_workload *wl, const kt_compute *kc
 }
 
 /* GPipe over the plan's stages (one rank each), each stage's kernels on a micro-batch
- * (an__pipeline_stages). */
+ * (an__gpipe), each boundary the route from a stage's rank to the next's. */
 static int pipeline_model(an_net *net, const wl_workload *wl, const kt_compute *kc,
                           const st_plan *plan, double batch, hs_times *it, an_terms *terms,
                           char *err)
 {
     int *first = malloc((size_t)(wl->n_layers + 1) * sizeof *first);
     int *rank = malloc((size_t)(wl->n_layers + 1) * sizeof *rank);
-    if (!first || !rank) {
-        free(first);
-        free(rank);
-        return hs_fail(err, HS_EINTERNAL, "out of memory for the stages of %d layers",
-                       wl->n_layers);
-    }
-    int n = 0, segs = plan->micro_batches;
-    st_plan_stages(plan, first, rank, &n);
-    double micro = batch / segs, max_send = 0;
-    an_stages m;
-    int status = an__pipeline_stages(wl, kc, first, n, micro, &m, err);
-    for (int g = 0; status == HS_OK && g + 1 < n; g++) {
-        an_link l = an__rank_pair(net, rank[g], rank[g + 1]);
-        double y = (double)wl->layers[first[g + 1] - 1].y_elems;
-        double send = l.alpha_s + micro * y * kt_message_bytes(kc) * l.beta_s_per_byte;
-        max_send = send > max_send ? send : max_send;
+    an_link *link = malloc((size_t)(wl->n_layers + 1) * sizeof *link);
+    int n = 0, status = HS_OK;
+    if (!first || !rank || !link)
+        status = hs_fail(err, HS_EINTERNAL, "out of memory for the stages of %d layers",
+                         wl->n_layers);
+    if (status == HS_OK) {
+        st_plan_stages(plan, first, rank, &n);
+        for (int g = 0; g + 1 < n; g++)
+            link[g] = an__rank_pair(net, rank[g], rank[g + 1]);
+        status = an__gpipe(wl, kc, first, n, plan->micro_batches,
+                           batch / plan->micro_batches, link, it, terms, err);
     }
     free(first);
     free(rank);
-    if (status != HS_OK)
-        return status;
-    it->compute_s = m.per_samples * (n + segs - 1) * (m.fw_s + m.bw_s) + m.wu_s;
-    terms->bubble_s = m.per_samples * (n - 1) * (m.fw_s + m.bw_s);
-    terms->comm_s[HS_TERM_PIPELINE] = n > 1 ? 2.0 * (n + segs - 2) * max_send : 0.0;
-    return HS_OK;
+    free(link);
+    return status;
 }
 
 int an_plan_model(const wl_workload *wl, const kt_compute *kc, const st_plan *plan, int64_t batch,

@@ -75,18 +75,13 @@ static int op_dims(const sr_vertex *v, const sr_options *opt, dim *d)
         return n;
     }
     case SR_FC:
-        if (v->n_axes == 4) { /* at every position: (b, s, v, d) */
+    case SR_EMBED: /* PaSE's Einsum 'bsv,vd->bsd' (b, s, d, v), as an FC at every position */
+        if (v->op == SR_FC && v->n_axes != 4) {
             d[0] = (dim){FIELD(b), x->b, true};
-            d[1] = (dim){FIELD(w), x->w, true};
-            d[2] = (dim){FIELD(f), x->f, true};
-            d[3] = (dim){FIELD(c), x->c, true};
-            return 4;
+            d[1] = (dim){FIELD(f), x->f, true};
+            d[2] = (dim){FIELD(c), x->c, true};
+            return 3;
         }
-        d[0] = (dim){FIELD(b), x->b, true};
-        d[1] = (dim){FIELD(f), x->f, true};
-        d[2] = (dim){FIELD(c), x->c, true};
-        return 3;
-    case SR_EMBED: /* PaSE's Einsum 'bsv,vd->bsd': (b, s, d, v) */
         d[0] = (dim){FIELD(b), x->b, true};
         d[1] = (dim){FIELD(w), x->w, true};
         d[2] = (dim){FIELD(f), x->f, true};

@@ -118,8 +118,10 @@ an_grad_sets an__grad_sets(const st_layer_config *c, bool reduce_replicas);
  * (st_gradient_bytes). */
 double an__grad_bytes(const wl_workload *wl, double elem_bytes, int i, const st_layer_config *c);
 /* The allreduces of `bytes` over the sets by `algo` (collective.h; CO_RING ParaDL's ring) into
- * comm_s (GRAD_GROUP, GRAD_ACROSS). */
-void an__grad_price(an_net *net, an_grad_sets g, double bytes, co_algo algo, double *comm_s);
+ * comm_s (GRAD_GROUP, GRAD_ACROSS); NCCL's choice (CO_AUTO) as it makes it for a buffer of
+ * choice_bytes (bytes, or the fused buffer a layer's gradients are part of). */
+void an__grad_price(an_net *net, an_grad_sets g, double bytes, double choice_bytes, co_algo algo,
+                    double *comm_s);
 
 /* ---- redist.c: a tensor between two layers ---- */
 

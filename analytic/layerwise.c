@@ -97,31 +97,35 @@ double an__grad_bytes(const wl_workload *wl, double elem_bytes, int i, const st_
 }
 
 /* One family's allreduce: the ring on `ring`, or another algorithm on the family's layout
- * (the simulator's per group, engine_comm.c; a layout uneven over its nodes runs the ring). */
-static double grad_allreduce_s(an_net *net, an_lines lines, double bytes, co_algo algo,
-                               an_link ring)
+ * (the simulator's per group, engine_comm.c; a layout uneven over its nodes runs the ring),
+ * NCCL's choice (CO_AUTO) made for a buffer of choice_bytes. */
+static double grad_allreduce_s(an_net *net, an_lines lines, double bytes, double choice_bytes,
+                               co_algo algo, an_link ring)
 {
     an_layout lay;
     if (algo == CO_RING || an__lines_layout(net, lines, &lay) != 0)
         return an__allreduce_s(lines.n, bytes, ring);
+    if (algo == CO_AUTO && lay.per_node > 0 && lines.n > 1)
+        algo = co_nccl_choice(lines.n, lay.n_nodes, lay.nics, choice_bytes);
     return an__allreduce_algo_s(algo, lines.n, bytes, ring, &lay);
 }
 
 /* Concurrent rings of the outer sets share the node's uplink (ParaDL's data+filter divides
  * the inter-node bandwidth by the node's GPUs); after an allreduce inside the group, ParaDL's
  * data+spatial charges the outer one at the uplink shared both ways by the node's GPUs. */
-void an__grad_price(an_net *net, an_grad_sets g, double bytes, co_algo algo, double *comm_s)
+void an__grad_price(an_net *net, an_grad_sets g, double bytes, double choice_bytes, co_algo algo,
+                    double *comm_s)
 {
     bool inner = g.inner.n > 1, outer = g.outer.n > 1;
     if (inner)
-        comm_s[HS_TERM_GRAD_GROUP] +=
-            grad_allreduce_s(net, g.inner, bytes, algo, an__lines_ring(net, g.inner));
+        comm_s[HS_TERM_GRAD_GROUP] += grad_allreduce_s(net, g.inner, bytes, choice_bytes, algo,
+                                                       an__lines_ring(net, g.inner));
     if (!outer)
         return;
     double flows = inner ? 2.0 * an__node_sharing(net)
                  : g.outer.q / g.outer.n > 1 ? an__node_sharing(net) : 1.0;
     an_link across = an__shared(an__lines_ring(net, g.outer), flows);
-    comm_s[HS_TERM_GRAD_ACROSS] += grad_allreduce_s(net, g.outer, bytes, algo, across);
+    comm_s[HS_TERM_GRAD_ACROSS] += grad_allreduce_s(net, g.outer, bytes, choice_bytes, algo, across);
 }
 
 /* ------------------------------------------------------------------ public */
@@ -148,10 +152,11 @@ int an_layer_price(an_net *net, const wl_workload *wl, const kt_compute *kc,
         return rc;
     out->comm_s[HS_TERM_HALO] =
         an__halo_s(net, wl, kc, layer, c, (double)batch, !rules->halo_sendrecv);
-    if (l->w_elems > 0)
-        an__grad_price(net, an__grad_sets(c, rules->reduce_replicas),
-                       an__grad_bytes(wl, st_gradient_bytes(&rules->train, kc), layer, c),
+    if (l->w_elems > 0) {
+        double bytes = an__grad_bytes(wl, st_gradient_bytes(&rules->train, kc), layer, c);
+        an__grad_price(net, an__grad_sets(c, rules->reduce_replicas), bytes, bytes,
                        rules->allreduce, out->comm_s);
+    }
     return HS_OK;
 }
 

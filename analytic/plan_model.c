@@ -122,7 +122,7 @@ static int price_gradients(an_net *net, const wl_workload *wl, const kt_compute 
         bytes[k] += an__grad_bytes(wl, st_gradient_bytes(&plan->train, kc), i, &plan->layers[i]);
     }
     for (int k = 0; k < n; k++)
-        an__grad_price(net, sets[k], bytes[k], plan->allreduce, comm_s);
+        an__grad_price(net, sets[k], bytes[k], bytes[k], plan->allreduce, comm_s);
     free(sets);
     free(bytes);
     return HS_OK;

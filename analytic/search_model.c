@@ -70,11 +70,22 @@ static int followers_end(const sr_graph *g, int v)
     return l;
 }
 
+/* The gradient bytes every layer would fuse under s's weight split: the buffer a plan that
+ * splits every layer as s does reduces at once (an_plan_model fuses per set of ranks). */
+static double fused_bytes(const an_search_model *m, const st_layer_config *s)
+{
+    double elem_bytes = st_gradient_bytes(&m->rules->train, m->kc), sum = 0.0;
+    for (int i = 0; i < m->wl->n_layers; i++)
+        sum += an__grad_bytes(m->wl, elem_bytes, i, s);
+    return sum;
+}
+
 /* Layer l alone under s as the job's plan prices it (m->rules: its halos, its gradients'
  * algorithm and bytes), its weight gradients by their bandwidth only: a plan fuses the
  * gradients of every layer reduced over the same ranks into one allreduce (an_plan_model), so
  * an allreduce's latency is paid once per set of ranks, not once per layer as pricing alone
- * would. */
+ * would; and NCCL chooses its algorithm (--runtime's allreduce = library) for that buffer, not
+ * for one layer's gradients (which would be its tree, every layer paying its latencies). */
 static int layer_cost(const an_search_model *m, int l, const st_layer_config *s, double *cost,
                       char *err)
 {
@@ -84,9 +95,17 @@ static int layer_cost(const an_search_model *m, int l, const st_layer_config *s,
         return status;
     const wl_layer *layer = &m->wl->layers[l];
     if (layer->w_elems > 0) {
-        double latency[HS_TERM_COUNT] = {0};
-        an__grad_price(m->net, an__grad_sets(s, m->rules->reduce_replicas), 0.0,
-                       m->rules->allreduce, latency);
+        an_grad_sets sets = an__grad_sets(s, m->rules->reduce_replicas);
+        co_algo algo = m->rules->allreduce;
+        double latency[HS_TERM_COUNT] = {0}, choice_bytes = 0.0;
+        if (algo == CO_AUTO) { /* priced again with the buffer's choice */
+            choice_bytes = fused_bytes(m, s);
+            pr.comm_s[HS_TERM_GRAD_GROUP] = pr.comm_s[HS_TERM_GRAD_ACROSS] = 0.0;
+            an__grad_price(m->net, sets,
+                           an__grad_bytes(m->wl, st_gradient_bytes(&m->rules->train, m->kc), l, s),
+                           choice_bytes, algo, pr.comm_s);
+        }
+        an__grad_price(m->net, sets, 0.0, choice_bytes, algo, latency);
         pr.comm_s[HS_TERM_GRAD_GROUP] -= latency[HS_TERM_GRAD_GROUP];
         pr.comm_s[HS_TERM_GRAD_ACROSS] -= latency[HS_TERM_GRAD_ACROSS];
     }

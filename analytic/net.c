@@ -10,12 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NET_RING, NET_STAGED, NET_PAIR };
+enum { NET_RING, NET_STAGED, NET_PAIR, NET_LAYOUT };
 
 typedef struct {
     int kind;             /* NET_*, -1: empty slot */
     an_lines lines;       /* NET_PAIR: base = a, q = b */
     an_link link;
+    int layout;           /* NET_LAYOUT: its index in an_net.layouts */
 } net_entry;
 
 struct an_net {
@@ -26,6 +27,8 @@ struct an_net {
     net_entry *slots;
     int n_slots;          /* a power of two */
     int used;
+    an_layout *layouts;   /* the families laid out by node (NET_LAYOUT entries point here) */
+    int n_layouts, cap_layouts;
 };
 
 int an_net_open(const plat_platform *plat, int p, const int *gpu_of_rank, an_net **out,
@@ -64,6 +67,7 @@ void an_net_close(an_net *net)
         return;
     free(net->gpu);
     free(net->slots);
+    free(net->layouts);
     free(net);
 }
 
@@ -177,7 +181,36 @@ an_link an__rank_pair(an_net *net, int a, int b)
     return lookup(net, NET_PAIR, (an_lines){.base = a, .q = b, .stride = 1, .n = 2});
 }
 
+/* Keep lay as family k's layout; false when out of memory (it is then not kept). */
+static bool keep_layout(an_net *net, an_lines k, const an_layout *lay)
+{
+    if (net->n_layouts == net->cap_layouts) {
+        int cap = net->cap_layouts ? 2 * net->cap_layouts : 16;
+        an_layout *more = realloc(net->layouts, (size_t)cap * sizeof *more);
+        if (!more)
+            return false;
+        net->layouts = more, net->cap_layouts = cap;
+    }
+    if (!grow(net))
+        return false;
+    net->layouts[net->n_layouts] = *lay;
+    *slot_for(net->slots, net->n_slots, NET_LAYOUT, k) =
+        (net_entry){.kind = NET_LAYOUT, .lines = k, .layout = net->n_layouts++};
+    net->used++;
+    return true;
+}
+
+/* Laid out once a family, as the links are: a search asks for the same families again and
+ * again (every layer's gradient sets under every configuration). */
 int an__lines_layout(an_net *net, an_lines lines, an_layout *lay)
 {
-    return an__layout_lines(net->plat, net->gpu, net->p, lines, lay);
+    net_entry *e = slot_for(net->slots, net->n_slots, NET_LAYOUT, lines);
+    if (e->kind >= 0) {
+        *lay = net->layouts[e->layout];
+        return 0;
+    }
+    int status = an__layout_lines(net->plat, net->gpu, net->p, lines, lay);
+    if (status == 0)
+        keep_layout(net, lines, lay);
+    return status;
 }

@@ -51,6 +51,15 @@ static void json_question(hs_json *j, const su_question *q)
 
 /* ---------------------------------------------------------------- suggest's ranking */
 
+/* A candidate's simulated seconds in its column, or "-" when it was not simulated. */
+static void print_simulated(FILE *out, const su_candidate *c)
+{
+    if (c->simulated)
+        fprintf(out, "%10.6f", c->sim.iteration.total_s);
+    else
+        fprintf(out, "%10s", "-");
+}
+
 void su_print_ranking(FILE *out, const su_question *q, const su_list *l)
 {
     fprintf(out, "hybridsim suggest: %s on %s, %d GPUs, batch %lld: %d strategies priced, %d "
@@ -70,10 +79,7 @@ void su_print_ranking(FILE *out, const su_question *q, const su_list *l)
         fprintf(out, "  %4d  %-*s %10.6f %10.6f %10.6f ", i + 1, width, c->name,
                 c->analytic.iteration.compute_s, c->analytic.iteration.comm_s,
                 c->analytic.iteration.total_s);
-        if (c->simulated)
-            fprintf(out, "%10.6f", c->sim.iteration.total_s);
-        else
-            fprintf(out, "%10s", "-");
+        print_simulated(out, c);
         fprintf(out, " %9.3f  %s\n", c->analytic.memory_per_gpu_bytes / 1e9, c->why);
     }
     fprintf(out, "  times are seconds per iteration; epoch = %lld iterations\n",
@@ -166,11 +172,8 @@ static void print_layers(FILE *out, const su_found *f)
 static void print_row(FILE *out, const char *what, const su_candidate *c)
 {
     const hs_times *an = &c->analytic.iteration;
-    fprintf(out, "  %-40s %10.6f %10.6f %10.6f", what, an->compute_s, an->comm_s, an->total_s);
-    if (c->simulated)
-        fprintf(out, " %10.6f", c->sim.iteration.total_s);
-    else
-        fprintf(out, " %10s", "-");
+    fprintf(out, "  %-40s %10.6f %10.6f %10.6f ", what, an->compute_s, an->comm_s, an->total_s);
+    print_simulated(out, c);
     fprintf(out, " %9.3f\n", c->analytic.memory_per_gpu_bytes / 1e9);
 }
 

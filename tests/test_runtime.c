@@ -90,6 +90,10 @@ static void test_nccl_runtimes(void **state)
     assert_true(mlperf.gradient_bytes == 2);
     assert_int_equal(mlperf.allreduce, CO_AUTO);
     assert_true(mlperf.kernels.bn_act_fused == 1); /* --fuse-bn-relu, --fuse-bn-add-relu */
+    /* MXNet's aggregated SGD: 54 tensors a kernel, 20 bytes a weight (FP32 master and
+     * momentum read and written, FP16 gradient read, FP16 weight written) */
+    assert_true(fabs(mlperf.kernels.optimizer_kernels_per_tensor - 1.0 / 54) < 1e-4);
+    assert_true(mlperf.kernels.optimizer_bytes_per_weight == 20);
     assert_true(ddp.kernels.bn_act_fused == 0 && hvd.kernels.bn_act_fused == 0);
     /* NCHW but under AMP (PyTorch's configs; TensorFlow's layout optimizer), MXNet's NHWC */
     unsigned nchw = 1u << PR_FP32 | 1u << PR_TF32;

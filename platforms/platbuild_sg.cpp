@@ -38,6 +38,12 @@
 #include <string>
 #include <vector>
 
+/* SimGrid 3.32's stack size in bytes (src/kernel/context/Context.cpp: contexts/stack-size
+ * times 1024, read as each actor's context is made), exported but in no installed header. */
+namespace simgrid::kernel::context {
+extern unsigned stack_size;
+}
+
 namespace {
 
 using simgrid::kernel::routing::NetPoint;
@@ -231,4 +237,13 @@ extern "C" int psg_cfg_set(const char *name, const char *value, char *why, size_
         return -1;
     }
     return 0;
+}
+
+extern "C" void psg_stack_fit_pages(void)
+{
+    /* 32 bytes: glibc's header of a mapped block (16) and the block's size word (8), rounded
+     * to the 16 bytes SimGrid requires of a stack size. */
+    unsigned &size = simgrid::kernel::context::stack_size;
+    if (size % 4096 == 0 && size > 4096)
+        size -= 32;
 }

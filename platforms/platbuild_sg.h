@@ -24,6 +24,11 @@ int psg_build(const pg_params *params, const unsigned char *racks, sg_host_t *gp
 /* Set SimGrid setting `name` to `value` (its text): 0, or -1 with SimGrid's reason in why. */
 int psg_cfg_set(const char *name, const char *value, char *why, size_t len);
 
+/* Shorten every actor stack (contexts/stack-size, whole KiB) by 32 bytes, so that malloc's
+ * header and the stack fit the pages of the size asked (platform_sg.c says why). Once, after
+ * the settings. */
+void psg_stack_fit_pages(void);
+
 #ifdef __cplusplus
 }
 #endif

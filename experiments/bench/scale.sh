@@ -13,7 +13,7 @@
 #     data+filter in groups of 4 at 1024, 2048 and 4096 GPUs;
 #   - 1024, 4096 and 16,384 GPUs on the 17408-GPU file (the job's racks only are built),
 #     65,536 GPUs on a generated machine of 16,384 nodes (`-p gen:...`) and, with BIG=1 (about
-#     5 GB of memory), 131,072 GPUs on one of 34,816 nodes;
+#     2.5 GB of memory), 131,072 GPUs on one of 34,816 nodes;
 #   - link statistics: VGG16 data, step collectives, `--links` at 512 and 2048 GPUs (8.4 million
 #     messages at 2048), beside the same run without them;
 #   - SimGrid's own cost per message: the 1024-rank step allreduce of eng_bench (170 kernels,

@@ -39,11 +39,13 @@
  * told to map every block of 128 KiB or more on its own and without limit of count (glibc),
  * so that a stack without a guard page is untouched memory, not a zeroed heap block. Such a
  * block is its size plus 24 bytes rounded up to pages, malloc's header in its first page: a
- * 256 KiB stack took 65 pages, the top of the stack 16 bytes into the last one, so an actor
- * touched three (the header's, and two for the 4 KiB at most it uses). A stack 32 bytes short
- * of the KiB asked (psg_stack_fit_pages) takes 64 pages and touches two: 8 KiB resident an
- * actor, not 12 (read from /proc/PID/pagemap at 32,768 actors; 131,072 GPUs of ResNet-50 data
- * parallelism peak at 2.49 GB instead of 3.02 GB, /usr/bin/time).
+ * 256 KiB stack took 65 pages, the top of the stack 16 bytes into the last one, so a
+ * data-parallel actor, whose stack stays under 4 KiB, touched three: the header's and two at
+ * the top. A stack 32 bytes short of the KiB asked (psg_stack_fit_pages) takes 64 pages and
+ * such an actor touches two: 8 KiB resident, not 12 (read from /proc/PID/pagemap at 32,768
+ * actors; 131,072 GPUs of ResNet-50 data parallelism peak at 2.49 GB instead of 3.02 GB,
+ * /usr/bin/time -v). With guard pages the stack's top is page-aligned instead, 32 bytes above
+ * the end of its used part now: the same single page at 4,096 actors (pagemap).
  *
  * The user's --cfg settings (platcfg.c, checked there) are applied after hybridsim's own, the
  * factory through simgrid_init's arguments (it cannot change later), the rest through

@@ -129,8 +129,9 @@ int plat_engine_start(char *err)
     sg_cfg_set_string("network/optim", "Full"); /* Lazy lets flows outrun a link: see the top */
     sg_cfg_set_int("contexts/stack-size", PLAT_STACK_KIB);
     int status = apply_user_cfg(err);
-    if (status == HS_OK)
-        psg_stack_fit_pages(); /* the stack size is final: the user's or ours */
+    /* The stack size is final (the user's or ours); threads take no such stack. */
+    if (status == HS_OK && strcmp(factory ? factory : PLAT_FACTORY, "thread") != 0)
+        psg_stack_fit_pages();
     return status;
 }
 

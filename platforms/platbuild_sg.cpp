@@ -201,12 +201,13 @@ void take_hosts(const pg_params *p, const builder &b, psg_routed *routed, sg_hos
 
 } // namespace
 
-extern "C" int psg_build(const pg_params *p, const unsigned char *racks, sg_host_t *gpus,
-                         sg_host_t *host_mem, char *err)
+extern "C" int psg_build(const pg_params *p, const unsigned char *racks, bool host_memory,
+                         sg_host_t *gpus, sg_host_t *host_mem, char *err)
 {
     builder b;
-    const pg_sink zones = {&b, zone_open, zone_close, prop, note, link, host, router, route,
-                           star_route}; /* in pg_sink's order */
+    const pg_sink zones = {&b,    zone_open, zone_close, prop,       note,
+                           link,  host,      router,     route,      star_route,
+                           !host_memory}; /* in pg_sink's order */
     bool routed = p->uplink_routing != PG_UPLINKS_FAT;
     try {
         b.world = simgrid::s4u::create_full_zone(world_name);

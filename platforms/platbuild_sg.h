@@ -4,6 +4,7 @@
 #ifndef PLATBUILD_SG_H
 #define PLATBUILD_SG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <simgrid/forward.h>
@@ -16,10 +17,11 @@ extern "C" {
 
 /* Build the machine of checked parameters in the SimGrid engine (started, empty): the racks r
  * with racks[r] != 0 (all when NULL), every element the walk names (pg_describe), as
- * simgrid_load_platform would from its XML. Fills gpus[g] for the GPUs built (others stay NULL)
- * and host_mem[gpu] (pg_memory_host) for them. HS_EINTERNAL with a message if SimGrid refuses. */
-int psg_build(const pg_params *params, const unsigned char *racks, sg_host_t *gpus,
-              sg_host_t *host_mem, char *err);
+ * simgrid_load_platform would from its XML, the host memories only if host_memory (or the
+ * uplinks are routed). Fills gpus[g] for the GPUs built (others stay NULL) and host_mem[gpu]
+ * (pg_memory_host) for them when built. HS_EINTERNAL with a message if SimGrid refuses. */
+int psg_build(const pg_params *params, const unsigned char *racks, bool host_memory,
+              sg_host_t *gpus, sg_host_t *host_mem, char *err);
 
 /* Set SimGrid setting `name` to `value` (its text): 0, or -1 with SimGrid's reason in why. */
 int psg_cfg_set(const char *name, const char *value, char *why, size_t len);

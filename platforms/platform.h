@@ -68,6 +68,7 @@ struct plat_platform {
                                  * NULL for the GPUs of racks not built */
     sg_host_t *host_mem;        /* per GPU: the host memory it stages through (its node's
                                  * n<node>-cpu, or its CPU's: pg_memory_host), or NULL */
+    bool host_memory_out;       /* host memories left out (plat_engine_load_job) */
     plat_route_fn engine_route; /* a hand-written file's routes, through SimGrid */
 };
 
@@ -83,6 +84,13 @@ bool plat_routes_known(const plat_platform *plat);
  * per process): a generated machine is built in memory, only the racks holding the listed GPUs
  * (all when gpus is NULL), with the routes the whole machine has; a file is loaded whole. */
 int plat_engine_load(plat_platform *plat, const int *gpus, int n_gpus, char *err);
+
+/* The same for one job, which stages through host memory or not (host_memory): a generated
+ * machine built for listed GPUs leaves its host memories out when the job does not (their
+ * hosts and routes, a fifth of a 4-GPU node's hosts: 68 MB at 131,072 GPUs); host_mem is then
+ * NULL and host_memory_out set. */
+int plat_engine_load_job(plat_platform *plat, const int *gpus, int n_gpus, bool host_memory,
+                         char *err);
 
 /* How many GPUs plat_engine_load(plat, gpus, n) would put into SimGrid. */
 long plat_engine_gpus(const plat_platform *plat, const int *gpus, int n_gpus);

@@ -221,6 +221,12 @@ static unsigned char *racks_of(const plat_platform *plat, const int *gpus, int n
 
 int plat_engine_load(plat_platform *plat, const int *gpus, int n, char *err)
 {
+    return plat_engine_load_job(plat, gpus, n, true, err);
+}
+
+int plat_engine_load_job(plat_platform *plat, const int *gpus, int n, bool host_memory,
+                         char *err)
+{
     if (engine_state == ENGINE_LOADED)
         return hs_fail(err, HS_EINTERNAL, "%s: a platform is already loaded, and SimGrid allows "
                        "one per process", plat->name);
@@ -236,8 +242,10 @@ int plat_engine_load(plat_platform *plat, const int *gpus, int n, char *err)
         unsigned char *racks = racks_of(plat, gpus, n);
         if (gpus && !racks)
             return hs_fail(err, HS_EINTERNAL, "out of memory for the racks");
-        rc = psg_build(plat->gen, racks, plat->gpus, plat->host_mem, err);
+        host_memory = host_memory || !racks || plat->gen->uplink_routing != PG_UPLINKS_FAT;
+        rc = psg_build(plat->gen, racks, host_memory, plat->gpus, plat->host_mem, err);
         plat->whole = racks == NULL;
+        plat->host_memory_out = !host_memory;
         free(racks);
     } else {
         simgrid_load_platform(plat->path);

@@ -8,6 +8,7 @@
 #ifndef PLATGEN_H
 #define PLATGEN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "hs_error.h"
@@ -122,6 +123,9 @@ typedef struct {
     /* PG_STAR zones, after the children: child zone `child`, its gateway and its way up. */
     void (*star_route)(void *ctx, const char *child, const char *gateway, const pg_hop *up,
                        int n);
+    /* Leave out the host memories (pg_memory_host) and their routes: for a job that stages
+     * nothing, whose every other route is the same without them. */
+    bool no_host_memory;
 } pg_sink;
 
 /* Walk the machine of checked parameters into the sink: every rack when `racks` is NULL, else

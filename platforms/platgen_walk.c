@@ -461,7 +461,8 @@ static void walk_node(const pg_walk *w, int node)
     }
     /* The node's host memory (its CPUs and DRAM), or each CPU's: where messages staged without
      * GPUDirect go (sim/engine/engine_p2p.c). It never computes: the speed is a placeholder. */
-    for (int socket = 0; socket < (p->cpu_link_bw_Bps > 0 ? 2 : 1); socket++) {
+    int sockets = w->k->no_host_memory ? 0 : p->cpu_link_bw_Bps > 0 ? 2 : 1;
+    for (int socket = 0; socket < sockets; socket++) {
         memory_name(&w->L, node, socket, cpu);
         SINK(w, host, cpu, "1Gf");
     }
@@ -481,7 +482,8 @@ static void walk_node(const pg_walk *w, int node)
         hops[0] = (pg_hop){names[0], PG_UP};
         hops[1] = (pg_hop){names[1], PG_UP};
         SINK(w, route, g1, gw, hops, 2);
-        walk_memory_routes(w, node, nz, g);
+        if (!w->k->no_host_memory)
+            walk_memory_routes(w, node, nz, g);
     }
     w->k->zone_close(w->k->ctx);
 }

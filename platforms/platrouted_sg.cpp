@@ -208,8 +208,10 @@ void flat_note(void *, const char *) {}
 
 pg_sink psg_routed_sink(psg_routed *r)
 {
-    return {r, flat_zone_open, flat_zone_close, flat_prop, flat_note, flat_link, flat_host,
-            flat_note /* no routers */, flat_no_route, flat_no_star}; /* in pg_sink's order */
+    return {r,         flat_zone_open, flat_zone_close,
+            flat_prop, flat_note,      flat_link,
+            flat_host, flat_note /* no routers */, flat_no_route,
+            flat_no_star, false /* its host memories too */}; /* in pg_sink's order */
 }
 
 void psg_routed_host(psg_routed *r, const simgrid::s4u::Host *h, int gpu, const char *name)

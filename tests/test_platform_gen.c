@@ -9,8 +9,9 @@
  * and bandwidth to the last bit, the same first link; and concurrent transfers sharing links
  * the same durations. Also: specs written by the generator read back to the same machine, user
  * specs are refused like the flags, a generated file is recognised by its digest and an edited
- * one is not. Each SimGrid case runs in a forked child (one engine per process) and writes
- * what it saw to a file. */
+ * one is not; racks built for a job that stages nothing, without host memories, give the GPUs
+ * the same routes. Each SimGrid case runs in a forked child (one engine per process) and
+ * writes what it saw to a file. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,6 +112,7 @@ typedef struct {
     const char *spec, *path; /* the platform; the file body writes */
     const int *only;         /* n_only > 0: only the racks of these GPUs */
     int n_only;
+    bool host_memory;        /* plat_engine_load_job's */
     child_body body;
     const void *arg;
 } child_job;
@@ -123,7 +125,8 @@ static void child_work(void *arg, void *answer)
     char err[HS_ERR_LEN];
     plat_platform plat;
     if (plat_open(j->spec, &plat, err) != HS_OK ||
-        plat_engine_load(&plat, j->n_only ? j->only : NULL, j->n_only, err) != HS_OK) {
+        plat_engine_load_job(&plat, j->n_only ? j->only : NULL, j->n_only, j->host_memory,
+                             err) != HS_OK) {
         fprintf(stderr, "%s: %s\n", j->spec, err);
         *code = 3;
         return;
@@ -138,11 +141,12 @@ static void child_work(void *arg, void *answer)
 }
 
 /* In a child (hs_child.h): load the platform (racks: only the racks of these GPUs when
- * n_only > 0) and run body on it, writing into path; the parent waits for it to succeed. */
-static void in_child(const char *spec, const int *only, int n_only, const char *path,
-                     child_body body, const void *arg)
+ * n_only > 0; host memories or not) and run body on it, writing into path; the parent waits
+ * for it to succeed. */
+static void in_child_job(const char *spec, const int *only, int n_only, bool host_memory,
+                         const char *path, child_body body, const void *arg)
 {
-    child_job j = {spec, path, only, n_only, body, arg};
+    child_job j = {spec, path, only, n_only, host_memory, body, arg};
     hs_child_spec s = {.work = child_work, .arg = &j, .answer_bytes = sizeof(int), .what = spec};
     hs_child child;
     hs_child_end end;
@@ -153,6 +157,12 @@ static void in_child(const char *spec, const int *only, int n_only, const char *
     assert_int_equal(end.exit_status, 0);
     assert_true(end.answered);
     assert_int_equal(code, 0);
+}
+
+static void in_child(const char *spec, const int *only, int n_only, const char *path,
+                     child_body body, const void *arg)
+{
+    in_child_job(spec, only, n_only, true, path, body, arg);
 }
 
 /* The routes and transfers among the machine's sampled GPUs. */
@@ -260,6 +270,58 @@ static void test_routes_identical(void **state)
     (void)state;
     for (size_t i = 0; i < N_MACHINES; i++)
         check_machine(&machines[i], (int)i);
+}
+
+/* The GPUs' routes and transfers, then how many GPUs have a host memory and whether the
+ * platform says it left them out. */
+static void memory_body(FILE *out, const plat_platform *plat, const void *arg)
+{
+    dump_body(out, plat, arg);
+    int with = 0;
+    for (int g = 0; g < plat->n_gpus; g++)
+        with += plat->host_mem[g] != NULL;
+    fprintf(out, "host memories %d, left out %d\n", with, plat->host_memory_out);
+}
+
+/* A job that stages nothing gets its racks without host memories: every GPU's route and
+ * transfer as with them (one CPU a node on ABCI, two on the DGX-1); a whole machine keeps
+ * them. */
+static void test_without_host_memory(void **state)
+{
+    (void)state;
+    const machine *ms[] = {&machines[0], &machines[2]};
+    for (size_t i = 0; i < 2; i++) {
+        char err[HS_ERR_LEN];
+        plat_platform plat;
+        assert_int_equal(plat_open(ms[i]->spec, &plat, err), HS_OK);
+        int only[2] = {0, plat.n_gpus - 1};
+        in_child_job(ms[i]->spec, only, 2, true, TMP "-mem.routes", memory_body, ms[i]);
+        in_child_job(ms[i]->spec, only, 2, false, TMP "-nomem.routes", memory_body, ms[i]);
+        in_child_job(ms[i]->spec, NULL, 0, false, TMP "-whole.routes", memory_body, ms[i]);
+        char *with = slurp(TMP "-mem.routes", NULL), *without = slurp(TMP "-nomem.routes", NULL);
+        char *whole = slurp(TMP "-whole.routes", NULL);
+        assert_non_null(with);
+        assert_non_null(without);
+        assert_non_null(whole);
+        char *tail_with = strstr(with, "host memories");
+        char *tail_without = strstr(without, "host memories");
+        assert_non_null(tail_with);
+        assert_non_null(tail_without);
+        int n_with, out_with, n_without, out_without;
+        assert_int_equal(sscanf(tail_with, "host memories %d, left out %d", &n_with, &out_with), 2);
+        assert_int_equal(sscanf(tail_without, "host memories %d, left out %d", &n_without,
+                                &out_without), 2);
+        assert_true(n_with > 0); /* the two racks' GPUs */
+        assert_int_equal(out_with, 0);
+        assert_int_equal(n_without, 0);
+        assert_int_equal(out_without, 1);
+        *tail_with = *tail_without = '\0';
+        assert_true(strlen(with) > 100);
+        assert_string_equal(without, with);
+        assert_null(strstr(whole, "left out 1"));
+        plat_free(&plat);
+        free(with), free(without), free(whole);
+    }
 }
 
 /* ---------------------------------------------------------------- routed uplinks */
@@ -452,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_spec_errors),
         cmocka_unit_test(test_generated_file),
         cmocka_unit_test(test_routes_identical),
+        cmocka_unit_test(test_without_host_memory),
         cmocka_unit_test(test_routed_uplinks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expand.h"
 #include "hs_child.h"
 #include "placement.h"
 #include "sim.h"
@@ -90,7 +91,7 @@ static int load_for_job(const cli_options *o, cli_inputs *in, char *err)
     if (status == HS_OK) /* refused before anything is built when it cannot fit */
         status = eng_fit_job(plat_engine_gpus(&in->plat, built, p), p, err);
     if (status == HS_OK)
-        status = plat_engine_load(&in->plat, built, p, err);
+        status = plat_engine_load_job(&in->plat, built, p, ex_may_stage(&in->job.st), err);
     free(gpus);
     return status;
 }

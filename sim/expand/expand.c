@@ -100,6 +100,11 @@ static bool ex_is_spatial(st_kind k) { return k == ST_SPATIAL || k == ST_DATA_SP
 static bool ex_is_model(st_kind k) { return ex_is_filter(k) || ex_is_spatial(k) ||
                                             k == ST_CHANNEL; }
 
+bool ex_may_stage(const st_strategy *st)
+{
+    return ex_is_spatial(st->kind) || st->kind == ST_LAYERWISE;
+}
+
 /* Is the layer one the strategy's model-parallel part splits p2 ways? */
 static bool ex_split(const ex_shape *sh, const wl_layer *layer)
 {

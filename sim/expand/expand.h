@@ -53,4 +53,9 @@ int ex_expand(const wl_workload *wl, const kt_compute *kc, const st_strategy *st
 int ex_expand_opt(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
                   const ex_options *opt, tg_graph *g, char *err);
 
+/* May the strategy's graph stage a message through host memory (TG_FLAG_STAGED)? Only
+ * spatial cuts do (halos, the split point's gather): spatial, data+spatial and per-layer
+ * plans. A job of any other strategy needs no host memory on its platform. */
+bool ex_may_stage(const st_strategy *st);
+
 #endif

@@ -15,10 +15,23 @@ eng_options sm_engine_options(eng_fidelity fidelity, bool record_tasks)
                          .record_tasks = record_tasks};
 }
 
+/* Does some task stage its messages through host memory? Shared lists are read once. */
+static bool graph_stages(const tg_graph *g)
+{
+    for (int r = 0; r < g->n_ranks; r++)
+        for (int i = 0; g->ranks[r].owner == r && i < g->ranks[r].n_tasks; i++)
+            if (g->ranks[r].tasks[i].flags & TG_FLAG_STAGED)
+                return true;
+    return false;
+}
+
 int sm_engine_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,
                   const eng_options *opt, const sm_watch *watch, eng_result *res, char *err)
 {
     memset(res, 0, sizeof *res);
+    if (plat->host_memory_out && graph_stages(g)) /* ex_may_stage said it would not */
+        return hs_fail(err, HS_EINTERNAL, "the job stages messages through host memory, "
+                       "which its platform was built without");
     lk_collector *col = NULL;
     int status = HS_OK;
     if (watch && watch->links) {

@@ -87,7 +87,7 @@ int plat_engine_load(plat_platform *plat, const int *gpus, int n_gpus, char *err
 
 /* The same for one job, which stages through host memory or not (host_memory): a generated
  * machine built for listed GPUs leaves its host memories out when the job does not (their
- * hosts and routes, a fifth of a 4-GPU node's hosts: 68 MB at 131,072 GPUs); host_mem is then
+ * hosts and routes, a fifth of a 4-GPU node's hosts: 67 MiB at 131,072 GPUs); host_mem is then
  * NULL and host_memory_out set. */
 int plat_engine_load_job(plat_platform *plat, const int *gpus, int n_gpus, bool host_memory,
                          char *err);

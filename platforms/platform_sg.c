@@ -43,8 +43,8 @@
  * data-parallel actor, whose stack stays under 4 KiB, touched three: the header's and two at
  * the top. A stack 32 bytes short of the KiB asked (psg_stack_fit_pages) takes 64 pages and
  * such an actor touches two: 8 KiB resident, not 12 (read from /proc/PID/pagemap at 32,768
- * actors; 131,072 GPUs of ResNet-50 data parallelism peak at 2.49 GB instead of 3.02 GB,
- * /usr/bin/time -v). With guard pages the stack's top is page-aligned instead, 32 bytes above
+ * actors; 131,072 GPUs of ResNet-50 data parallelism peak at 2,493,096 KiB instead of
+ * 3,017,688, /usr/bin/time -v). With guard pages the stack's top is page-aligned instead, 32 bytes above
  * the end of its used part now: the same single page at 4,096 actors (pagemap).
  *
  * The user's --cfg settings (platcfg.c, checked there) are applied after hybridsim's own, the

@@ -153,7 +153,8 @@ static int vertex_cost(void *ctx, const sr_graph *g, int v, const sr_config *c, 
         if (m->memory_s_per_byte > 0)
             *cost += m->memory_s_per_byte *
                      fp_layer_bytes(layer, &s, (double)m->batch,
-                                    st_optimizer_states(&m->rules->train, m->wl));
+                                    st_optimizer_states(&m->rules->train, m->wl),
+                                    m->rules->train.autograd_memory);
     }
     return HS_OK;
 }
@@ -171,7 +172,8 @@ static int fits(void *ctx, const sr_graph *g, int v, const sr_config *c, bool *o
     for (int l = vx->layer; l < followers_end(g, v); l++) {
         st_layer_config s = layer_config(vx, c, &m->wl->layers[l], m->gpus);
         bytes += fp_layer_bytes(&m->wl->layers[l], &s, (double)m->batch,
-                                st_optimizer_states(&m->rules->train, m->wl));
+                                st_optimizer_states(&m->rules->train, m->wl),
+                                m->rules->train.autograd_memory);
     }
     *ok = m->gpu_memory_bytes <= 0 || bytes <= m->gpu_memory_bytes;
     (void)err;

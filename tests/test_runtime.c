@@ -237,6 +237,8 @@ static void test_bad_files(void **state)
     refused("# source: a\nnchw_precisions = fp32 fp8\n",
             ":17: nchw_precisions: unknown precision 'fp8'");
     refused("# source: a\nnchw_precisions = ,\n", ":17: nchw_precisions: ',' names no precision");
+    refused("# source: a\nactivation_memory = tensorflow\n",
+            ":17: activation_memory: unknown value 'tensorflow' (known: paradl, autograd)");
     /* the depthwise limit: arithmetic unless said (every shipped file), bytes when said */
     snprintf(text, sizeof text, "%s# source: a\ndepthwise_limit = bytes\n", base_lines);
     char path[512];

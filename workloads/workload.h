@@ -112,6 +112,13 @@ typedef struct {
     int64_t saved_elems;        /* with autograd_rule: elements per sample PyTorch's autograd
                                  * keeps for its backward, not already counted elsewhere
                                  * (workload_saved.c) */
+    int64_t ag_saved_elems;     /* elements per sample autograd keeps for this layer's
+                                 * backward when every layer follows its rule (a runtime's
+                                 * activation_memory = autograd), each tensor counted once,
+                                 * at the first layer that keeps it (workload_saved.c) */
+    int64_t ag_index_bytes;     /* bytes per sample of the integer tensors it keeps besides
+                                 * (max pooling's int64 indices, dropout's bool mask, an
+                                 * embedding's int64 ids): their width is not the precision's */
 } wl_layer;
 
 /* Where a workload's compute times come from. */

@@ -20,7 +20,7 @@ typedef enum {
     RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_DEPTHWISE,
     RT_K_LIBRARY_EFF,
     RT_K_INPUT, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_BN_FUSION, RT_K_COMPUTE,
-    RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_COUNT
+    RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -28,7 +28,8 @@ static const char *const key_names[RT_K_COUNT] = {
     "filter_backward", "optimizer", "nccl_version", "bucket_bytes", "host_call_s",
     "elementwise_efficiency", "depthwise_efficiency", "library_efficiency", "input_samples_per_s",
     "optimizer_kernels_per_tensor", "calibration", "bn_activation_fusion", "compute",
-    "depthwise_limit", "nchw_precisions", "optimizer_sync_precisions"};
+    "depthwise_limit", "nchw_precisions", "optimizer_sync_precisions",
+    "activation_memory"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -118,6 +119,7 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     static const char *const opts[] = {"none", "sgd", "momentum", "adam"};
     static const char *const computes[] = {"measured", "model", "kernels"};
     static const char *const limits[] = {"arithmetic", "bytes"};
+    static const char *const act_rules[] = {"paradl", "autograd"};
     static const double grad_bytes[] = {0, 4, 2};
     int i = 0, rc = HS_OK;
     const char *key = key_names[k];
@@ -136,6 +138,10 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     case RT_K_DEPTHWISE_LIMIT:
         rc = one_of(r, line, key, v, limits, 2, &i, err);
         rt->kernels.depthwise_by_bytes = i;
+        break;
+    case RT_K_ACT_MEMORY:
+        rc = one_of(r, line, key, v, act_rules, 2, &i, err);
+        rt->autograd_memory = i;
         break;
     case RT_K_COMPUTE:
         rc = one_of(r, line, key, v, computes, 3, &i, err);
@@ -369,7 +375,8 @@ st_training rt_training(const rt_runtime *rt)
 {
     int states = rt_optimizer_states(rt); /* -1, none: the workload's own stands */
     return (st_training){.gradient_bytes = rt->gradient_bytes, .optimizer_given = states >= 0,
-                         .optimizer_states = states >= 0 ? states : 0};
+                         .optimizer_states = states >= 0 ? states : 0,
+                         .autograd_memory = rt->autograd_memory};
 }
 
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)

@@ -55,6 +55,10 @@ typedef struct {
                                 * a call, element-wise and library efficiency, input pipeline,
                                 * the optimizer's kernels; neutral where the file says nothing */
     rt_compute compute;        /* compute = measured | model | kernels (absent: unsaid) */
+    bool autograd_memory;      /* activation_memory = autograd (true) | paradl (absent): the
+                                * activations a GPU holds as the framework's autograd keeps
+                                * them, or ParaDL's |x| + |y| beside their gradients
+                                * (footprint.h) */
     char calibration[512];     /* calibration: the measured rows its efficiencies were
                                 * calibrated on (validation row ids, blank-separated; "" none),
                                 * left out of every accuracy figure */
@@ -83,8 +87,8 @@ co_algo rt_library_choice(rt_library library, int nccl_version);
  * the workload's own optimizer attribute stands): what a GPU's memory holds for it. */
 int rt_optimizer_states(const rt_runtime *rt);
 
-/* How rt trains beyond the split: its gradients' bytes and its optimizer (strategy's
- * st_training), for a strategy or a plan. */
+/* How rt trains beyond the split: its gradients' bytes, its optimizer and its activation
+ * memory rule (strategy's st_training), for a strategy or a plan. */
 st_training rt_training(const rt_runtime *rt);
 
 /* What rt says of a strategy st parsed with the defaults (st_parse, st_from_plan): the

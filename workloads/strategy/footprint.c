@@ -2,7 +2,8 @@
  *
  * Every sum here is of whole numbers below 2^53 and every scaling by a power of two, so the
  * parts add up to exactly ParaDL's 2 x delta x (activations + weights) without optimizer
- * state. */
+ * state. Under autograd's rule (st_training.autograd_memory) the activations are what autograd
+ * keeps (fp_kept), held once. */
 #include "footprint.h"
 
 #include <stdbool.h>
@@ -48,6 +49,36 @@ static double whole_act(const wl_workload *wl)
                    (holds_activations(l->type) ? (double)(l->x_elems + l->y_elems) : 0.0);
     }
     return act;
+}
+
+/* Under autograd's rule: what a GPU keeps for the backward of the samples it processes. */
+typedef struct {
+    double saved_elems;  /* the tensors autograd saves (wl_layer.ag_saved_elems), in the
+                          * activations' precision */
+    double index_bytes;  /* its integer tensors: indices, masks, ids (ag_index_bytes) */
+    double live_elems;   /* the largest input and output of one layer: live beside the saved
+                          * ones while it runs forward, as are its output's and input's
+                          * gradients backward */
+} fp_kept;
+
+/* Layer l's share of `samples` samples, its tensors cut `parts` ways (rounded up per tensor). */
+static void kept_add(fp_kept *k, const wl_layer *l, int64_t parts, double samples)
+{
+    k->saved_elems += samples * (double)ceil_div(l->ag_saved_elems, parts);
+    k->index_bytes += samples * (double)ceil_div(l->ag_index_bytes, parts);
+    double live = samples * (double)(ceil_div(l->x_elems, parts) + ceil_div(l->y_elems, parts));
+    if (l->type != WL_RESHAPE && live > k->live_elems) /* a view allocates nothing */
+        k->live_elems = live;
+}
+
+/* The bytes of what is kept: each saved tensor once, not beside a gradient of its own, since
+ * autograd's engine frees a gradient once the layer below has consumed it and a node's saved
+ * tensors once it has run (torch/csrc/autograd/engine.cpp, v1.13: evaluate_function moves the
+ * inputs' buffer into call_function, then fn.release_variables() unless keep_graph); the
+ * live pair of the largest layer on top. */
+static double kept_bytes(const fp_kept *k, pr_precision pr)
+{
+    return pr_activation_bytes(pr) * (k->saved_elems + k->live_elems) + k->index_bytes;
 }
 
 /* Each tensor and its gradient: weights and gradients delta x w each, activations with their
@@ -104,13 +135,17 @@ static int pipeline(const wl_workload *wl, const kt_compute *kc, const st_strate
     double max_bytes = 0;
     for (int g = 0; status == HS_OK && g < p; g++) {
         double act = 0, w = 0;
+        fp_kept kept = {0};
         for (int i = first[g]; i < first[g + 1]; i++) {
             const wl_layer *l = &wl->layers[i];
             act += batch * layer_act(l, 1);
+            kept_add(&kept, l, 1, batch);
             w += (double)l->w_elems;
         }
         hs_memory stage;
         parts_of(act, w, pr, st_optimizer_states(&st->train, wl), &stage);
+        if (st->train.autograd_memory)
+            stage.activations_bytes = kept_bytes(&kept, pr);
         if (g == 0 || fp_total(&stage) > max_bytes) {
             max_bytes = fp_total(&stage);
             *mem = stage;
@@ -120,21 +155,27 @@ static int pipeline(const wl_workload *wl, const kt_compute *kc, const st_strate
     return status;
 }
 
-void fp_layer_elems(const wl_layer *l, const st_layer_config *c, double batch,
-                    double *act_elems, double *w_elems)
+/* What a GPU of layer l's group holds for it under configuration c (footprint.h,
+ * fp_layer_bytes): activation elements by ParaDL's rule, by autograd's into *kept, weights. */
+static void layer_elems(const wl_layer *l, const st_layer_config *c, double batch,
+                        double *act_elems, fp_kept *kept, double *w_elems)
 {
     int cut = c->whole ? 1 : c->height * c->width * c->depth;
     *act_elems = batch / c->batch * layer_act(l, cut);
+    kept_add(kept, l, cut, batch / c->batch);
     *w_elems = (double)l->w_elems / (c->whole ? 1 : c->filter * c->channel);
 }
 
 double fp_layer_bytes(const wl_layer *l, const st_layer_config *c, double batch,
-                      int optimizer_states)
+                      int optimizer_states, bool autograd)
 {
     double a, w;
+    fp_kept kept = {0};
     hs_memory m;
-    fp_layer_elems(l, c, batch, &a, &w);
+    layer_elems(l, c, batch, &a, &kept, &w);
     parts_of(a, w, PR_FP32, optimizer_states, &m); /* plans train in fp32 */
+    if (autograd)
+        m.activations_bytes = kept_bytes(&kept, PR_FP32);
     return fp_total(&m);
 }
 
@@ -148,28 +189,59 @@ static int plan_memory(const wl_workload *wl, pr_precision pr, const st_strategy
     const st_plan *plan = st->plan;
     int p = plan->gpus;
     double *act = calloc((size_t)p, sizeof *act), *w = calloc((size_t)p, sizeof *w);
-    if (!act || !w) {
+    fp_kept *kept = calloc((size_t)p, sizeof *kept);
+    if (!act || !w || !kept) {
         free(act);
         free(w);
+        free(kept);
         return hs_fail(err, HS_EINTERNAL, "out of memory for the memory of %d GPUs", p);
     }
     for (int i = 0; i < wl->n_layers && i < plan->n_layers; i++) {
         const st_layer_config *c = &plan->layers[i];
         double a, held;
-        fp_layer_elems(&wl->layers[i], c, batch, &a, &held);
+        fp_kept k = {0};
+        layer_elems(&wl->layers[i], c, batch, &a, &k, &held);
         int q = st_group_size(c);
-        for (int r = c->base; r < c->base + q && r < p; r++)
+        for (int r = c->base; r < c->base + q && r < p; r++) {
             act[r] += a, w[r] += held;
+            kept[r].saved_elems += k.saved_elems, kept[r].index_bytes += k.index_bytes;
+            if (k.live_elems > kept[r].live_elems)
+                kept[r].live_elems = k.live_elems;
+        }
     }
     for (int r = 0; r < p; r++) {
         hs_memory m;
         parts_of(act[r], w[r], pr, st_optimizer_states(&st->train, wl), &m);
+        if (st->train.autograd_memory)
+            m.activations_bytes = kept_bytes(&kept[r], pr);
         if (r == 0 || fp_total(&m) > fp_total(mem))
             *mem = m;
     }
     free(act);
     free(w);
+    free(kept);
     return HS_OK;
+}
+
+/* A strategy of one split (serial, data, spatial, filter, channel and their hybrids) under
+ * autograd's rule: the weights as ParaDL's rule holds them, the activations of b samples a GPU
+ * as autograd keeps them, a spatial split's layers' tensors cut p2 ways. */
+static void autograd_memory(const wl_workload *wl, const st_strategy *st, double b,
+                            pr_precision pr, int states, hs_memory *mem)
+{
+    bool spatial = st->kind == ST_SPATIAL || st->kind == ST_DATA_SPATIAL;
+    bool cut_w = st->kind == ST_FILTER || st->kind == ST_CHANNEL || st->kind == ST_DATA_FILTER;
+    unsigned bit = st_split_bit(st->kind);
+    int parts = bit ? st->p2 : 1;
+    double w, act;
+    fp_kept kept = {0};
+    layerwise(wl, bit, parts, cut_w, spatial, &w, &act);
+    for (int i = 0; i < wl->n_layers; i++) {
+        const wl_layer *l = &wl->layers[i];
+        kept_add(&kept, l, spatial && (l->split_mask & bit) ? parts : 1, b);
+    }
+    parts_of(b * act, w, pr, states, mem);
+    mem->activations_bytes = kept_bytes(&kept, pr);
 }
 
 int fp_memory(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
@@ -178,6 +250,10 @@ int fp_memory(const wl_workload *wl, const kt_compute *kc, const st_strategy *st
     pr_precision pr = kt_precision(kc);
     double b = (double)batch / st->p1, w, act;
     int states = st_optimizer_states(&st->train, wl);
+    if (st->train.autograd_memory && st->kind != ST_LAYERWISE && st->kind != ST_PIPELINE) {
+        autograd_memory(wl, st, b, pr, states, mem);
+        return HS_OK;
+    }
     switch (st->kind) {
     case ST_LAYERWISE:
         return plan_memory(wl, pr, st, (double)batch, mem, err);

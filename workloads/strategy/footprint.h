@@ -9,6 +9,7 @@
 #ifndef FOOTPRINT_H
 #define FOOTPRINT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "estimate.h"
@@ -19,8 +20,12 @@
 /* The memory of the busiest GPU of a run of `st` on `batch` samples timed by kc (the job's
  * compute model, compute.h; NULL: the measured times): in its precision (kt_precision, bytes
  * per value: precision.h), told apart into *mem.
- * Activations: the samples a GPU processes through every layer that holds its output (ReLU and
- * batch normalisation work in place), a split layer's tensors cut among the GPUs that split it
+ * Activations, by the rule of st->train (its runtime's activation_memory): ParaDL's (the
+ * default), the samples a GPU processes through every layer that holds its output (ReLU and
+ * batch normalisation work in place; the token layers what autograd saves), each beside its
+ * gradient; or autograd's, what autograd saves for every layer (workload_saved.c), once, and
+ * the largest layer's input and output live beside it. A split layer's tensors cut among the
+ * GPUs that split it
  * where the strategy cuts activations (spatial), whole otherwise; weights: its share of the
  * split layers where the strategy cuts weights (filter, channel), all of the others; pipeline:
  * the stage that needs most, its stages partitioned as kc times them (st_pipeline_partition).
@@ -36,13 +41,13 @@ double fp_total(const hs_memory *mem);
 int fp_fill(const wl_workload *wl, const struct kt_compute *kc, const st_strategy *st,
             int64_t batch, double gpu_memory_bytes, hs_estimate *est, char *err);
 
-/* What a GPU of layer l's group holds for it under configuration c of a plan (plan.h): its
- * batch share of the layer's input and output (cut by the spatial split) and its share of the
- * weights (cut by filter and channel), in elements; and the same as bytes with gradients and
- * the optimizer's states (a plan's footprint is the sum over its layers). */
-void fp_layer_elems(const wl_layer *l, const st_layer_config *c, double batch,
-                    double *act_elems, double *w_elems);
+/* The bytes a GPU of layer l's group holds for it under configuration c of a plan (plan.h):
+ * its batch share of the layer's activations (cut by the spatial split) and its share of the
+ * weights (cut by filter and channel), with gradients and the optimizer's states, in FP32 (a
+ * plan's footprint is about the sum over its layers). Activations by ParaDL's rule, |x| + |y|
+ * beside their gradients; with `autograd`, what autograd keeps for the layer and the layer's
+ * own input and output live beside it (fp_memory takes the largest layer's once a GPU). */
 double fp_layer_bytes(const wl_layer *l, const st_layer_config *c, double batch,
-                      int optimizer_states);
+                      int optimizer_states, bool autograd);
 
 #endif

@@ -77,6 +77,9 @@ typedef struct {
     bool optimizer_given;   /* the runtime names its optimizer: optimizer_states holds, not the
                              * workload's own (wl_workload.optimizer_states) */
     int optimizer_states;   /* values that optimizer keeps per weight (0 SGD, 1 momentum, 2 Adam) */
+    bool autograd_memory;   /* activation memory as PyTorch's autograd keeps it, every layer
+                             * (the runtime's activation_memory = autograd); false: ParaDL's
+                             * |x| + |y| beside its gradient (footprint.h) */
 } st_training;
 
 typedef struct {

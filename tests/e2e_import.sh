@@ -4,7 +4,8 @@
 # depthwise convolutions) become workloads that `analytic` and `simulate` run (data and filter
 # parallelism); two with the token layer types (shufflenet_v2_x0_5: a channel split and shuffle,
 # copies; swin_t: windowed attention, layer norm, permutes, products of activations) import with
-# hand-checked products and run under data, filter and spatial parallelism; a workload without
+# hand-checked products and run under data, filter and spatial parallelism; vit_b_16 fits a
+# V100 at DeiT-B's batch under pytorch-ddp's activation memory rule; a workload without
 # a time is refused by name; --help describes every option; small ONNX graphs built here go
 # through the ONNX reader (a folded Pad, Concat, Gemm) or are refused naming the node and its
 # operator; bad arguments exit 2 with nothing written.
@@ -25,7 +26,8 @@ cli=$!
 "$PY" - "$IMPORT" "$TMP" <<'EOF' 2>"$TMP/batch.err" || fail "importing in one process: $(cat "$TMP/batch.err")"
 import contextlib, runpy, sys
 main = runpy.run_path(sys.argv[1])["main"]  # not as __main__: defines, does not run
-for m in ["resnet101", "vgg11", "inception_v3", "mobilenet_v2", "shufflenet_v2_x0_5", "swin_t"]:
+for m in ["resnet101", "vgg11", "inception_v3", "mobilenet_v2", "shufflenet_v2_x0_5", "swin_t",
+          "vit_b_16"]:
     base = "%s/%s" % (sys.argv[2], m)
     with open(base + ".out", "w") as out, open(base + ".err", "w") as err:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -68,6 +70,18 @@ grep -q 'type="matmul" x="49x49x192" y="32x49x192" inputs="[^"]*" m="49" n="32" 
 [ "$(grep -c 'split="filter channel spatial"' "$TMP/swin_t.xml")" = 1 ] ||
     fail "swin_t: spatial marks after the first reshape"
 grep -q 'padding="1x0"\|padding="0x1"' "$TMP/inception_v3.xml" || fail "inception_v3: no padding per extent"
+
+# ViT-B/16 trains in mixed precision at 128 images a GPU on V100s of 32 GB (DeiT-B, the same
+# network: facebookresearch/deit issue 77, "8 GPUs with batch size 128 per gpu", and issue 21,
+# "V100 GPUs with 32GB of memory"; its main.py trains under torch.cuda.amp). Under
+# pytorch-ddp's activation_memory = autograd (what autograd keeps, once) it fits; under
+# ParaDL's rule, the default, every layer's |x| + |y| beside its gradient does not.
+expect_import vit_b_16 "24 matmul" "25 layernorm" "12 softmax" "86292480 weights"
+vit() { "$HS" analytic -w "$TMP/vit_b_16.xml" -p gen:dgx1:gpu=v100-sxm2-32gb -s data -g 8 \
+    -b 1024 --precision mixed "$@" 2>&1 | grep 'memory per GPU'; }
+vit --runtime pytorch-ddp | grep -q '(fits)' ||
+    fail "vit_b_16 b128 a GPU under pytorch-ddp: $(vit --runtime pytorch-ddp)"
+vit | grep -q 'DOES NOT FIT' || fail "vit_b_16 b128 a GPU, ParaDL's rule: $(vit)"
 
 # Without a time, the measured times cannot time it: --compute measured is refused, saying why
 # (by default the compute model times it, below).

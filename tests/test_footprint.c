@@ -92,8 +92,9 @@ static void test_autograd_rule(void **state)
     wl_free(&wl);
 }
 
-/* The runtimes say which rule: pytorch-ddp autograd's, paradl and chainermn ParaDL's (the
- * oracle's rows stay as they were), and a strategy under a runtime carries it. */
+/* The runtimes say which rule: pytorch-ddp and horovod-nccl autograd's, paradl and chainermn
+ * ParaDL's (the oracle's rows stay as they were), horovod-mxnet-mlperf the default, ParaDL's;
+ * a strategy under a runtime carries it. */
 static void test_runtime_rule(void **state)
 {
     (void)state;
@@ -110,6 +111,10 @@ static void test_runtime_rule(void **state)
     rt_apply_strategy(&rt, &st);
     assert_false(st.train.autograd_memory);
     assert_int_equal(rt_load("chainermn", &rt, err), HS_OK);
+    assert_false(rt.autograd_memory);
+    assert_int_equal(rt_load("horovod-nccl", &rt, err), HS_OK); /* TensorFlow's, alike */
+    assert_true(rt.autograd_memory);
+    assert_int_equal(rt_load("horovod-mxnet-mlperf", &rt, err), HS_OK); /* not sourced */
     assert_false(rt.autograd_memory);
 }
 

@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "footprint.h"
+#include "generate.h"
+#include "plan.h"
 #include "runtime.h"
 #include "strategy.h"
 #include "workload_helpers.h"
@@ -92,6 +94,31 @@ static void test_autograd_rule(void **state)
     wl_free(&wl);
 }
 
+/* The same data parallelism written as a per-layer plan (st_plan_of) holds the same under
+ * either rule: a plan's GPU sums each layer's share and keeps the largest live pair once. */
+static void test_plan_rule(void **state)
+{
+    (void)state;
+    char path[1024], err[HS_ERR_LEN] = "";
+    wl_workload wl;
+    load_ok(tmp_file(path, sizeof path, "small_plan.xml", small_net), &wl);
+    for (int autograd = 0; autograd <= 1; autograd++) {
+        st_strategy st, from_plan;
+        st_plan plan;
+        hs_memory mem;
+        assert_int_equal(st_parse("data", 2, 2, 0, &st, err), HS_OK);
+        st.train.autograd_memory = autograd;
+        if (st_plan_of(&wl, NULL, &st, 16, &plan, err) != HS_OK)
+            fail_msg("st_plan_of: %s", err);
+        assert_int_equal(plan.train.autograd_memory, autograd);
+        st_from_plan(&plan, &from_plan);
+        assert_int_equal(fp_memory(&wl, NULL, &from_plan, 16, &mem, err), HS_OK);
+        assert_true(mem.activations_bytes == memory_of(&wl, autograd).activations_bytes);
+        st_plan_free(&plan);
+    }
+    wl_free(&wl);
+}
+
 /* The runtimes say which rule: pytorch-ddp and horovod-nccl autograd's, paradl and chainermn
  * ParaDL's (the oracle's rows stay as they were), horovod-mxnet-mlperf the default, ParaDL's;
  * a strategy under a runtime carries it. */
@@ -123,6 +150,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paradl_rule),
         cmocka_unit_test(test_autograd_rule),
+        cmocka_unit_test(test_plan_rule),
         cmocka_unit_test(test_runtime_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

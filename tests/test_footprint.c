@@ -1,7 +1,8 @@
 /* test_footprint.c: the activation memory of a small CNN under the two rules a runtime chooses
  * between (workloads/runtime: activation_memory): ParaDL's |x| + |y| beside their gradients,
  * and what PyTorch's autograd keeps for each layer (workload_saved.c), counted here by hand
- * from the layer shapes. */
+ * from the layer shapes; a small attention block in mixed precision (autocast's FP32 layer norm
+ * and softmax); a per-layer plan; which rule each shipped runtime names. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "compute.h"
 #include "footprint.h"
 #include "generate.h"
 #include "plan.h"
@@ -94,6 +96,55 @@ static void test_autograd_rule(void **state)
     wl_free(&wl);
 }
 
+/* Attention in mixed precision: patch conv, its tokens (a view), layer norm (4 rows of 16),
+ * Q (a 1x1 conv), K^T (a copy), Q K^T, softmax, A V with V the layer norm's output. */
+static const char *const attention_net =
+    "<?xml version=\"1.0\"?>\n<workload name=\"att\">\n"
+    "  <dataset name=\"toy\" samples=\"100\" sample=\"3x8x8\"/>\n"
+    "  <calibration method=\"none\"/>\n  <layers>\n"
+    "    <layer id=\"patch\" type=\"conv\" x=\"3x8x8\" w=\"3x16x4x4\" y=\"16x2x2\""
+    " stride=\"4\"/>\n"
+    "    <layer id=\"tok\" type=\"reshape\" x=\"16x2x2\" y=\"16x4x1\"/>\n"
+    "    <layer id=\"ln\" type=\"layernorm\" x=\"16x4x1\" y=\"16x4x1\"/>\n"
+    "    <layer id=\"q\" type=\"conv\" x=\"16x4x1\" w=\"16x16x1x1\" y=\"16x4x1\"/>\n"
+    "    <layer id=\"kt\" type=\"move\" x=\"16x4x1\" y=\"4x16x1\" inputs=\"ln\"/>\n"
+    "    <layer id=\"qk\" type=\"matmul\" x=\"16x4x1\" y=\"4x4x1\" inputs=\"q kt\""
+    " m=\"4\" n=\"4\" k=\"16\"/>\n"
+    "    <layer id=\"sm\" type=\"softmax\" x=\"4x4x1\" y=\"4x4x1\"/>\n"
+    "    <layer id=\"av\" type=\"matmul\" x=\"4x4x1\" y=\"16x4x1\" inputs=\"sm ln\""
+    " m=\"4\" n=\"16\" k=\"4\"/>\n"
+    "  </layers>\n</workload>\n";
+
+/* Kept: the sample (192), the layer norm's input (the patches, 64) and its mean and 1/std a
+ * row (8), Q's input (the layer norm's output, 64), Q and K^T (64 + 64), the softmax's result
+ * (16); A V keeps the softmax's result (counted) and V (the layer norm's output, counted):
+ * 472 values a sample; the largest live pair the patch conv's, 192 + 64. FP32: 4 bytes each.
+ * Mixed: 2 bytes, but the layer norm's 72 and the softmax's 16 in FP32, and A V's FP16 copy
+ * of the softmax's result (16) besides. */
+static void test_mixed_attention(void **state)
+{
+    (void)state;
+    char path[1024], err[HS_ERR_LEN] = "";
+    wl_workload wl;
+    load_ok(tmp_file(path, sizeof path, "att_fp.xml", attention_net), &wl);
+    assert_int_equal(wl.layers[2].ag_fp32_elems, 72);
+    assert_int_equal(wl.layers[6].ag_fp32_elems, 16);
+    assert_int_equal(wl.layers[7].ag_saved_elems, 0);
+    assert_int_equal(wl.layers[7].ag_copy_elems, 16);
+    hs_memory mem = memory_of(&wl, true);
+    assert_true(mem.activations_bytes == 8 * 4 * (472.0 + 256));
+    kt_options opt = kt_options_default();
+    opt.precision = PR_MIXED;
+    kt_compute kc;
+    st_strategy st;
+    assert_int_equal(kt_compute_init_with(&kc, &wl, "v100-sxm2-16gb", &opt, err), HS_OK);
+    assert_int_equal(st_parse("data", 2, 2, 0, &st, err), HS_OK);
+    st.train.autograd_memory = true;
+    assert_int_equal(fp_memory(&wl, &kc, &st, 16, &mem, err), HS_OK);
+    assert_true(mem.activations_bytes == 8 * (2 * (472.0 - 88 + 256 + 16) + 4 * 88));
+    wl_free(&wl);
+}
+
 /* The same data parallelism written as a per-layer plan (st_plan_of) holds the same under
  * either rule: a plan's GPU sums each layer's share and keeps the largest live pair once. */
 static void test_plan_rule(void **state)
@@ -151,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_paradl_rule),
         cmocka_unit_test(test_autograd_rule),
         cmocka_unit_test(test_plan_rule),
+        cmocka_unit_test(test_mixed_attention),
         cmocka_unit_test(test_runtime_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -119,6 +119,11 @@ typedef struct {
     int64_t ag_index_bytes;     /* bytes per sample of the integer tensors it keeps besides
                                  * (max pooling's int64 indices, dropout's bool mask, an
                                  * embedding's int64 ids): their width is not the precision's */
+    int64_t ag_fp32_elems;      /* of ag_saved_elems, what autocast keeps in FP32 in mixed
+                                 * precision (layer norm's input and statistics, softmax's
+                                 * result) */
+    int64_t ag_copy_elems;      /* in mixed precision, the FP16 copy a conv, fc or matmul keeps
+                                 * of a softmax's FP32 result (kept by the softmax too) */
 } wl_layer;
 
 /* Where a workload's compute times come from. */

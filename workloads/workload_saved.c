@@ -41,7 +41,12 @@
  *   embedding           the int64 ids (embedding_backward(grad, indices, ..))
  *   lstm (_cudnn_rnn)   input and output; its reserve space (the gates of every step) is
  *                       cuDNN's to size (cudnnGetRNNTrainingReserveSize): not counted
- * Storage: a reshape is a view of its input; every other layer writes a tensor of its own. */
+ * Storage: a reshape is a view of its input; every other layer writes a tensor of its own.
+ * In mixed precision autocast runs layer_norm and softmax in FP32 and conv, linear, matmul
+ * and bmm in FP16, casting their inputs (pytorch.org/docs/1.13/amp.html, "CUDA Ops that can
+ * autocast to float32" / "to float16"): layer norm keeps its input in FP32, softmax its FP32
+ * result, and a product reading that result keeps an FP16 copy of it besides
+ * (ag_fp32_elems, ag_copy_elems). */
 #include "workload_internal.h"
 
 #include <stdlib.h>
@@ -103,44 +108,53 @@ static int ag_storage_of(const wl_workload *wl, int p)
     return p < 0 ? WL_INPUT_DATA : p;
 }
 
-/* Input k of layer i kept (its x for the first, the producer's |y| for another), once. */
-static int64_t keep_input(const wl_workload *wl, char *counted, int i, int k)
+/* Input k of layer i kept (its x for the first, the producer's |y| for another), once; a
+ * product keeping a softmax's result keeps its FP16 copy in mixed precision (*copy). */
+static int64_t keep_input(const wl_workload *wl, char *counted, int i, int k, int64_t *copy)
 {
-    int p = input_of(wl, i, k);
+    int p = input_of(wl, i, k), s = ag_storage_of(wl, p);
     int64_t elems = k == 0 ? wl->layers[i].x_elems : p < 0 ? 0 : wl->layers[p].y_elems;
-    return keep(counted, ag_storage_of(wl, p), elems);
+    wl_type t = wl->layers[i].type;
+    if (s >= 0 && wl->layers[s].type == WL_SOFTMAX &&
+        (t == WL_CONV || t == WL_FC || t == WL_MATMUL))
+        *copy += elems;
+    return keep(counted, s, elems);
 }
 
 /* What autograd keeps for layer i (the table at the top) into its ag_ fields. */
 static void ag_layer(wl_workload *wl, char *counted, int i)
 {
     wl_layer *l = &wl->layers[i];
-    int64_t x = l->x_elems, y = l->y_elems, s = 0, index_bytes = 0;
+    int64_t x = l->x_elems, y = l->y_elems, s = 0, index_bytes = 0, copy = 0;
     switch (l->type) {
     case WL_CONV: case WL_FC: case WL_BNORM: case WL_SILU: case WL_GELU: case WL_HARDSWISH:
     case WL_HARDSIGMOID:
-        s = keep_input(wl, counted, i, 0);
+        s = keep_input(wl, counted, i, 0, &copy);
         break;
     case WL_RELU: case WL_SIGMOID: case WL_TANH: case WL_SOFTMAX:
         s = keep(counted, i, y);
         break;
     case WL_POOL:
-        s = keep_input(wl, counted, i, 0), index_bytes = 8 * y;
+        s = keep_input(wl, counted, i, 0, &copy), index_bytes = 8 * y;
         break;
     case WL_DROPOUT: index_bytes = y; break;
     case WL_EMBED: index_bytes = 8 * x; break;
-    case WL_LRN: s = keep_input(wl, counted, i, 0) + 3 * x; break;
-    case WL_LAYERNORM: s = keep_input(wl, counted, i, 0) + 2 * (x / l->x.channels); break;
-    case WL_LSTM: s = keep_input(wl, counted, i, 0) + keep(counted, i, y); break;
+    case WL_LRN: s = keep_input(wl, counted, i, 0, &copy) + 3 * x; break;
+    case WL_LAYERNORM:
+        s = keep_input(wl, counted, i, 0, &copy) + 2 * (x / l->x.channels);
+        break;
+    case WL_LSTM: s = keep_input(wl, counted, i, 0, &copy) + keep(counted, i, y); break;
     case WL_MUL: case WL_MATMUL:
-        s = keep_input(wl, counted, i, 0);
+        s = keep_input(wl, counted, i, 0, &copy);
         if (l->n_inputs >= 2)
-            s += keep_input(wl, counted, i, 1);
+            s += keep_input(wl, counted, i, 1, &copy);
         break;
     default: break; /* add, concat, reshape, move: sizes only */
     }
     l->ag_saved_elems = s;
     l->ag_index_bytes = index_bytes;
+    l->ag_fp32_elems = l->type == WL_LAYERNORM || l->type == WL_SOFTMAX ? s : 0;
+    l->ag_copy_elems = copy;
 }
 
 static void ag_saved(wl_workload *wl, char *counted)

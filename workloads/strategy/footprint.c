@@ -56,6 +56,8 @@ typedef struct {
     double saved_elems;  /* the tensors autograd saves (wl_layer.ag_saved_elems), in the
                           * activations' precision */
     double index_bytes;  /* its integer tensors: indices, masks, ids (ag_index_bytes) */
+    double fp32_elems;   /* of saved_elems, those autocast keeps in FP32 (ag_fp32_elems) */
+    double copy_elems;   /* FP16 copies of FP32 results, mixed precision only (ag_copy_elems) */
     double live_elems;   /* the largest input and output of one layer: live beside the saved
                           * ones while it runs forward, as are its output's and input's
                           * gradients backward */
@@ -66,6 +68,8 @@ static void kept_add(fp_kept *k, const wl_layer *l, int64_t parts, double sample
 {
     k->saved_elems += samples * (double)ceil_div(l->ag_saved_elems, parts);
     k->index_bytes += samples * (double)ceil_div(l->ag_index_bytes, parts);
+    k->fp32_elems += samples * (double)ceil_div(l->ag_fp32_elems, parts);
+    k->copy_elems += samples * (double)ceil_div(l->ag_copy_elems, parts);
     double live = samples * (double)(ceil_div(l->x_elems, parts) + ceil_div(l->y_elems, parts));
     if (l->type != WL_RESHAPE && live > k->live_elems) /* a view allocates nothing */
         k->live_elems = live;
@@ -75,10 +79,15 @@ static void kept_add(fp_kept *k, const wl_layer *l, int64_t parts, double sample
  * autograd's engine frees a gradient once the layer below has consumed it and a node's saved
  * tensors once it has run (torch/csrc/autograd/engine.cpp, v1.13: evaluate_function moves the
  * inputs' buffer into call_function, then fn.release_variables() unless keep_graph); the
- * live pair of the largest layer on top. */
+ * live pair of the largest layer on top. In 2-byte precisions what autocast keeps in FP32
+ * takes 4 bytes and the FP16 copies of it their own (workload_saved.c). */
 static double kept_bytes(const fp_kept *k, pr_precision pr)
 {
-    return pr_activation_bytes(pr) * (k->saved_elems + k->live_elems) + k->index_bytes;
+    double b = pr_activation_bytes(pr);
+    if (b >= 4)
+        return b * (k->saved_elems + k->live_elems) + k->index_bytes;
+    return b * (k->saved_elems - k->fp32_elems + k->live_elems + k->copy_elems) +
+           4 * k->fp32_elems + k->index_bytes;
 }
 
 /* Each tensor and its gradient: weights and gradients delta x w each, activations with their
@@ -205,6 +214,7 @@ static int plan_memory(const wl_workload *wl, pr_precision pr, const st_strategy
         for (int r = c->base; r < c->base + q && r < p; r++) {
             act[r] += a, w[r] += held;
             kept[r].saved_elems += k.saved_elems, kept[r].index_bytes += k.index_bytes;
+            kept[r].fp32_elems += k.fp32_elems, kept[r].copy_elems += k.copy_elems;
             if (k.live_elems > kept[r].live_elems)
                 kept[r].live_elems = k.live_elems;
         }

@@ -69,7 +69,8 @@ typedef struct {
     char names[CK_MAX_DEPTH][32];    /* element name at each depth of the open path */
     ck_zone zones[CK_MAX_DEPTH];     /* the zone at each depth, if names[] says zone */
     int *zone_parent;                /* zone id -> parent zone id (-1 for the root) */
-    int n_zones, zone_cap;
+    int n_zones;
+    size_t zone_cap;                 /* room in zone_parent */
     long root_line;                  /* line of the root zone, 0 until seen */
     char root_name[CK_VALUE_LEN];
     int props_done;                  /* the root's properties were read and checked */

@@ -16,7 +16,7 @@
 
 static int new_zone_id(ck_state *s, int parent)
 {
-    if (!hs_grow((void **)&s->zone_parent, &s->zone_cap, s->n_zones + 1, sizeof *s->zone_parent))
+    if (!hs_grow((void **)&s->zone_parent, &s->zone_cap, (size_t)s->n_zones + 1, sizeof *s->zone_parent))
         return -1;
     s->zone_parent[s->n_zones] = parent;
     return s->n_zones++;

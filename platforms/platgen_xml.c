@@ -39,7 +39,8 @@ typedef struct {
     bool open_pending;        /* "<zone ...>" written, its line not yet ended */
     char pending_router[PG_NAME_LEN]; /* a first child router held back ("" if none) */
     xw_star *stars[XW_MAX_DEPTH];     /* per open zone, its star children */
-    int n_stars[XW_MAX_DEPTH], cap_stars[XW_MAX_DEPTH];
+    int n_stars[XW_MAX_DEPTH];
+    size_t cap_stars[XW_MAX_DEPTH];
 } xw_state;
 
 /* ---------------------------------------------------------------- output */
@@ -202,7 +203,8 @@ static void on_star_route(void *ctx, const char *child, const char *gateway, con
 {
     xw_state *x = ctx;
     int z = x->depth - 1;
-    if (!hs_grow((void **)&x->stars[z], &x->cap_stars[z], x->n_stars[z] + 1, sizeof *x->stars[z])) {
+    if (!hs_grow((void **)&x->stars[z], &x->cap_stars[z], (size_t)x->n_stars[z] + 1,
+                 sizeof *x->stars[z])) {
         x->failed = true;
         return;
     }
@@ -254,7 +256,8 @@ static void free_stars(xw_state *x, int z)
     }
     free(x->stars[z]);
     x->stars[z] = NULL;
-    x->n_stars[z] = x->cap_stars[z] = 0;
+    x->n_stars[z] = 0;
+    x->cap_stars[z] = 0;
 }
 
 static void on_zone_close(void *ctx)

@@ -17,9 +17,9 @@
 /* ---------------------------------------------------------------- tables */
 
 /* Grow an array of `size`-byte items to hold n + 1; false when out of memory. */
-static bool room(void **array, int n, int *cap, size_t size)
+static bool room(void **array, int n, size_t *cap, size_t size)
 {
-    return hs_grow(array, cap, n + 1, size);
+    return hs_grow(array, cap, (size_t)n + 1, size);
 }
 
 /* FNV-1a, then spread: names differ in their last digits, and the table takes the low bits. */
@@ -77,14 +77,9 @@ static pm_name *add_name(plat_machine *m, const char *name, int kind, int id)
     size_t len = strlen(name) + 1;
     if (2 * (m->names_used + 1) > m->names_cap && !names_grow(m, 0))
         return NULL;
-    if (m->text_len + len > m->text_cap) {
-        size_t cap = m->text_cap ? 2 * m->text_cap : 65536;
-        char *more = cap > UINT32_MAX ? NULL : realloc(m->text, cap);
-        if (!more)
-            return NULL;
-        m->text = more;
-        m->text_cap = cap;
-    }
+    if (m->text_len + len > UINT32_MAX || /* pm_name.text is a uint32_t offset */
+        !hs_grow((void **)&m->text, &m->text_cap, m->text_len + len, 1))
+        return NULL;
     uint64_t h = hash_text(name);
     pm_name *e = name_slot(m, name, h);
     memcpy(m->text + m->text_len, name, len);

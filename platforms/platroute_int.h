@@ -65,15 +65,20 @@ struct plat_machine {
     char *text;                  /* every name, '\0'-terminated, one after the other */
     size_t text_len, text_cap;
     pm_point *points;
-    int n_points, cap_points;
+    int n_points;
+    size_t cap_points;
     pm_zone *zones;
-    int n_zones, cap_zones;
+    int n_zones;
+    size_t cap_zones;
     pm_link *links;              /* link directions */
-    int n_links, cap_links;
+    int n_links;
+    size_t cap_links;
     int *hops;                   /* link directions of routes and stars */
-    int n_hops, cap_hops;
+    int n_hops;
+    size_t cap_hops;
     pm_star *stars;
-    int n_stars, cap_stars;
+    int n_stars;
+    size_t cap_stars;
     pm_route_entry *routes;      /* open addressing */
     size_t routes_cap, routes_used;
     int stack[PM_MAX_DEPTH];     /* the open zones while recording */

@@ -113,9 +113,9 @@ const char *wl__shape_str(const wl_shape *shape, char *buf, size_t len)
     return buf;
 }
 
-wl_layer *wl__add_layer(wl_workload *wl, int *capacity)
+wl_layer *wl__add_layer(wl_workload *wl, size_t *capacity)
 {
-    if (!hs_grow((void **)&wl->layers, capacity, wl->n_layers + 1, sizeof *wl->layers))
+    if (!hs_grow((void **)&wl->layers, capacity, (size_t)wl->n_layers + 1, sizeof *wl->layers))
         return NULL;
     wl_layer *l = &wl->layers[wl->n_layers++];
     memset(l, 0, sizeof *l);

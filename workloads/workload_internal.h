@@ -37,7 +37,7 @@ int wl__finish(wl_workload *wl, const double *layer_time_s, char *err);
 int wl__saved(wl_workload *wl, int graph, char *err);
 
 /* Grow wl->layers by one zeroed layer; returns it, or NULL when memory runs out. */
-wl_layer *wl__add_layer(wl_workload *wl, int *capacity);
+wl_layer *wl__add_layer(wl_workload *wl, size_t *capacity);
 
 /* Parse "3x226x226" into up to max_dims integers; returns how many, or -1 when the text is
  * not a list of non-negative integers joined by 'x' (surrounding blanks are allowed). */

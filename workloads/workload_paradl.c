@@ -168,7 +168,8 @@ static int parse_layer(wl_workload *wl, wl_layer *l, char **f, int n_fields,
 
 static int read_model(wl_workload *wl, line_reader *r, char *err)
 {
-    int capacity = 0, got;
+    size_t capacity = 0;
+    int got;
     int have_input = 0;
     while ((got = next_line(r, err)) == 1) {
         char *s = wl__trim(r->buf);

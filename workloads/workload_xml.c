@@ -21,6 +21,8 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "hs_grow.h"
+
 int xr_parse_real(const char *text, double *out)
 {
     char *end;
@@ -124,24 +126,14 @@ static int read_calibration(xr_reader *rd, xmlNode *node)
 
 /* ------------------------------------------------------------------ step 3: the document */
 
+/* Room for one more layer in the three parallel arrays. */
 static int grow(xr_reader *rd)
 {
-    int n = rd->wl->n_layers;
-    if (n < rd->capacity)
-        return HS_OK;
-    int grown = rd->capacity ? 2 * rd->capacity : 64;
-    wl_layer *layers = realloc(rd->wl->layers, grown * sizeof *layers);
-    if (layers)
-        rd->wl->layers = layers;
-    char(*ids)[WL_NAME_LEN] = realloc(rd->ids, grown * sizeof *ids);
-    if (ids)
-        rd->ids = ids;
-    double *time_s = realloc(rd->time_s, grown * sizeof *time_s);
-    if (time_s)
-        rd->time_s = time_s;
-    if (!layers || !ids || !time_s)
+    size_t need = (size_t)rd->wl->n_layers + 1;
+    if (!hs_grow((void **)&rd->wl->layers, &rd->cap_layers, need, sizeof *rd->wl->layers) ||
+        !hs_grow((void **)&rd->ids, &rd->cap_ids, need, sizeof *rd->ids) ||
+        !hs_grow((void **)&rd->time_s, &rd->cap_time, need, sizeof *rd->time_s))
         return hs_fail(rd->err, HS_EINTERNAL, "%s: out of memory", rd->path);
-    rd->capacity = grown;
     return HS_OK;
 }
 

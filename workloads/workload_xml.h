@@ -20,8 +20,8 @@ typedef struct {
     wl_workload *wl;
     const char *path;
     char (*ids)[WL_NAME_LEN];   /* id of each layer read so far, to resolve inputs */
-    int capacity;               /* allocated layers (wl->layers and ids) */
     double *time_s;             /* per-layer measured seconds, when the file gives them */
+    size_t cap_layers, cap_ids, cap_time; /* allocated items of wl->layers, ids, time_s */
     int n_timed;                /* layers carrying time_s */
     int has_sample_time;        /* the calibration carries sample_time_s */
     char *err;

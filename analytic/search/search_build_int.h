@@ -18,10 +18,10 @@ typedef struct {
     const wl_workload *wl;
     sr_graph *g;
     sr__tensor *out;       /* per vertex: its output tensor */
-    int cap_vertices;  /* room in g->v */
-    int cap_out;       /* room in out */
-    int cap_edges;     /* room in g->e */
-    int status;        /* why a step returned -1: HS_EINPUT or HS_EINTERNAL */
+    size_t cap_vertices;   /* room in g->v */
+    size_t cap_out;        /* room in out */
+    size_t cap_edges;      /* room in g->e */
+    int status;            /* why a step returned -1: HS_EINPUT or HS_EINTERNAL */
     char *err;
 } sr__builder;
 

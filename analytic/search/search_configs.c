@@ -148,7 +148,7 @@ typedef struct {
     int64_t choices[8][2 * MAX_SPLITS]; /* per dimension, its allowed splits */
     int n_choices[8];
     int devices;
-    int cap;                  /* room in v->configs */
+    size_t cap;               /* room in v->configs */
     char *err;
 } enumeration;
 
@@ -157,7 +157,7 @@ static int keep(enumeration *en, const sr_config *c)
     sr_vertex *v = en->v;
     if ((v->op == SR_RAVEL || v->op == SR_UNRAVEL) && !contiguous(en->d, en->n_dims, c))
         return HS_OK;
-    if (!hs_grow((void **)&v->configs, &en->cap, v->n_configs + 1, sizeof *v->configs))
+    if (!hs_grow((void **)&v->configs, &en->cap, (size_t)v->n_configs + 1, sizeof *v->configs))
         return hs_fail(en->err, HS_EINTERNAL, "search: out of memory for configurations");
     v->configs[v->n_configs++] = *c;
     return HS_OK;

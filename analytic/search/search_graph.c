@@ -66,7 +66,7 @@ static sr_config tensor_dom(const sr__tensor *t)
     return d;
 }
 
-static int grow(void **p, int *cap, int need, size_t size, char *err)
+static int grow(void **p, size_t *cap, size_t need, size_t size, char *err)
 {
     return hs_grow(p, cap, need, size) ? HS_OK
                                        : hs_fail(err, HS_EINTERNAL, "search graph: out of memory");

@@ -38,7 +38,8 @@
 /* The child's stderr lines read and not yet relayed. */
 typedef struct {
     char *text;         /* malloc'ed; NULL when nothing is held */
-    int len, cap;       /* bytes held, bytes allocated (hs_grow) */
+    int len;            /* bytes held */
+    size_t cap;         /* bytes allocated (hs_grow) */
     bool said;          /* a "hybridsim: " line was relayed: the child said why it failed */
 } child_err;
 
@@ -82,7 +83,7 @@ static void on_line(void *ctx, const char *line, size_t len)
         e->len = 0;
         return;
     }
-    if (len > CHILD_HELD_MAX || !hs_grow((void **)&e->text, &e->cap, e->len + (int)len, 1)) {
+    if (len > CHILD_HELD_MAX || !hs_grow((void **)&e->text, &e->cap, (size_t)e->len + len, 1)) {
         relay(e->text, (size_t)e->len); /* no room to hold: relay what is held, and it */
         relay(line, len);
         e->len = 0;

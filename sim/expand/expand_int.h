@@ -85,7 +85,8 @@ typedef struct {
 
 typedef struct {
     ex_msg *m;
-    int n, cap;
+    int n;
+    size_t cap;         /* room in m (hs_grow) */
 } ex_msgs;
 
 /* The messages that bring u's output (configuration cu) to where v (cv) needs it, forward:

@@ -52,11 +52,13 @@ typedef struct {
     int *ready;         /* per rank: the task the next step of the data needs */
     int *last_kernel;   /* per rank */
     ex_edge *edges;
-    int n_edges, cap_edges;
+    int n_edges;
+    size_t cap_edges;
     bool *covered;      /* per layer: its output gradient is reduced at an upstream gather */
     ex_msgs scratch;
     ex_fused **fused;   /* per rank */
     int *n_fused;
+    size_t *cap_fused;  /* per rank: room in fused[r] */
     double (*kernel_s)[3]; /* per layer: its forward, input- and weight-gradient kernels on a
                             * rank (st_layer_kernels_s) */
     bool oom;
@@ -302,7 +304,7 @@ static void classify(planner *pl, ex_edge *e)
 
 static ex_edge *new_edge(planner *pl, int u, int v)
 {
-    if (!hs_grow((void **)&pl->edges, &pl->cap_edges, pl->n_edges + 1, sizeof *pl->edges))
+    if (!hs_grow((void **)&pl->edges, &pl->cap_edges, (size_t)pl->n_edges + 1, sizeof *pl->edges))
         return pl->oom = true, NULL;
     ex_edge *e = &pl->edges[pl->n_edges++];
     *e = (ex_edge){.u = u, .v = v};
@@ -474,12 +476,11 @@ static void add_fused(planner *pl, int r, int inner, int outer, double bytes)
     while (k < n && (f[k].inner != inner || f[k].outer != outer))
         k++;
     if (k == n) {
-        ex_fused *grown = realloc(f, (size_t)(n + 1) * sizeof *f);
-        if (!grown) {
+        if (!hs_grow((void **)&pl->fused[r], &pl->cap_fused[r], (size_t)n + 1, sizeof *f)) {
             pl->oom = true;
             return;
         }
-        pl->fused[r] = f = grown;
+        f = pl->fused[r];
         f[n] = (ex_fused){inner, outer, 0.0};
         pl->n_fused[r] = n + 1;
     }
@@ -552,7 +553,7 @@ static void planner_free(planner *pl)
         ex__moves_free(&pl->edges[i].mv);
     for (int r = 0; pl->fused && r < pl->p; r++)
         free(pl->fused[r]);
-    free(pl->fused), free(pl->n_fused), free(pl->edges), free(pl->scratch.m);
+    free(pl->fused), free(pl->n_fused), free(pl->cap_fused), free(pl->edges), free(pl->scratch.m);
     free(pl->cur), free(pl->ready), free(pl->last_kernel), free(pl->covered);
     free(pl->kernel_s);
     ex__groups_free(&pl->groups);
@@ -574,7 +575,9 @@ int ex__expand_plan(const wl_workload *wl, const kt_compute *kc, const st_plan *
     pl.covered = calloc((size_t)wl->n_layers, sizeof *pl.covered);
     pl.fused = calloc((size_t)p, sizeof *pl.fused);
     pl.n_fused = calloc((size_t)p, sizeof *pl.n_fused);
-    pl.oom = !pl.cur || !pl.ready || !pl.last_kernel || !pl.covered || !pl.fused || !pl.n_fused;
+    pl.cap_fused = calloc((size_t)p, sizeof *pl.cap_fused);
+    pl.oom = !pl.cur || !pl.ready || !pl.last_kernel || !pl.covered || !pl.fused || !pl.n_fused ||
+             !pl.cap_fused;
     for (int r = 0; !pl.oom && r < p; r++) {
         pl.cur[r] = (ex_cursor){.g = g, .rank = r, .overlap = overlap, .last = -1};
         pl.ready[r] = pl.last_kernel[r] = -1;

@@ -87,7 +87,7 @@ double ex__box_elems(const ex_box *b)
 
 static int push(ex_msgs *m, int src, int dst, double bytes)
 {
-    if (m->n == m->cap && !hs_grow((void **)&m->m, &m->cap, m->n + 1, sizeof *m->m))
+    if (!hs_grow((void **)&m->m, &m->cap, (size_t)m->n + 1, sizeof *m->m))
         return -1;
     m->m[m->n++] = (ex_msg){src, dst, bytes};
     return 0;

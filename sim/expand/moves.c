@@ -209,7 +209,8 @@ static int as_rounds(const ex_msgs *m, int p, ex_moves *mv)
     if (!mv->msgs.m || !mv->ranks)
         return -1;
     memcpy(mv->msgs.m, m->m, (size_t)m->n * sizeof *m->m);
-    mv->msgs.n = mv->msgs.cap = m->n;
+    mv->msgs.n = m->n;
+    mv->msgs.cap = (size_t)m->n;
     qsort(mv->msgs.m, (size_t)m->n, sizeof *m->m, by_pair);
     for (int r = 0; r < p; r++)
         if (mv->group[r] == -2)

@@ -40,7 +40,7 @@ static int unshare(tg_graph *g, int rank)
         return -1;
     memcpy(copy, r->tasks, (size_t)r->n_tasks * sizeof *copy);
     r->tasks = copy;
-    r->cap_tasks = (int)n;
+    r->cap_tasks = n;
     r->owner = rank;
     return 0;
 }
@@ -50,8 +50,7 @@ int tg_add(tg_graph *g, int rank, tg_task task)
     tg_rank *r = &g->ranks[rank];
     if (r->lent || (r->owner != rank && unshare(g, rank) != 0))
         return -1;
-    if (r->n_tasks == r->cap_tasks &&
-        !hs_grow((void **)&r->tasks, &r->cap_tasks, r->n_tasks + 1, sizeof *r->tasks))
+    if (!hs_grow((void **)&r->tasks, &r->cap_tasks, (size_t)r->n_tasks + 1, sizeof *r->tasks))
         return -1;
     r->tasks[r->n_tasks] = task;
     return r->n_tasks++;
@@ -99,10 +98,10 @@ void tg_shrink(tg_graph *g)
             rk->tasks = g->ranks[rk->owner].tasks;
             continue;
         }
-        if (rk->n_tasks > 0 && rk->n_tasks < rk->cap_tasks) {
+        if (rk->n_tasks > 0 && (size_t)rk->n_tasks < rk->cap_tasks) {
             tg_task *t = realloc(rk->tasks, (size_t)rk->n_tasks * sizeof *t);
             if (t)
-                rk->tasks = t, rk->cap_tasks = rk->n_tasks;
+                rk->tasks = t, rk->cap_tasks = (size_t)rk->n_tasks;
         }
     }
 }
@@ -117,7 +116,7 @@ int tg_lists(const tg_graph *g)
 
 int tg_add_group(tg_graph *g, const int *ranks, int n)
 {
-    if (!hs_grow((void **)&g->groups, &g->cap_groups, g->n_groups + 1, sizeof *g->groups))
+    if (!hs_grow((void **)&g->groups, &g->cap_groups, (size_t)g->n_groups + 1, sizeof *g->groups))
         return -1;
     int *copy = malloc((size_t)n * sizeof *copy);
     if (!copy)

@@ -87,7 +87,7 @@ typedef struct {
 typedef struct {
     tg_task *tasks;    /* this rank's list */
     int n_tasks;
-    int cap_tasks;     /* allocated (0 while borrowed) */
+    size_t cap_tasks;  /* allocated (0 while borrowed) */
     int owner;         /* the rank whose array `tasks` is: this rank, or an earlier one */
     bool lent;         /* owner: later ranks borrow its array */
 } tg_rank;
@@ -97,7 +97,7 @@ typedef struct {
     tg_rank *ranks;    /* n_ranks lists */
     tg_group *groups;  /* communicator groups, shared by the ranks that use them */
     int n_groups;
-    int cap_groups;
+    size_t cap_groups;
 } tg_graph;
 
 int tg_init(tg_graph *g, int n_ranks, char *err);

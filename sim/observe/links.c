@@ -178,7 +178,7 @@ static int pair_index(lk_collector *c, int src, int dst)
         j = (j + 1) & (c->pair_cap - 1);
     if (c->pair_keys[j])
         return c->pair_slot[j];
-    if (!hs_grow((void **)&c->pairs, &c->cap_pairs, c->n_pairs + 1, sizeof *c->pairs))
+    if (!hs_grow((void **)&c->pairs, &c->cap_pairs, (size_t)c->n_pairs + 1, sizeof *c->pairs))
         return -1;
     c->pairs[c->n_pairs] = (lk_pair){.src = src, .dst = dst};
     c->pair_keys[j] = key;
@@ -192,19 +192,9 @@ static void note(lk_collector *c, int src, int dst, double bytes, double start_s
     if (c->failed)
         return;
     int pair = src >= 0 && dst >= 0 ? pair_index(c, src, dst) : -1;
-    if (pair < 0 || (c->n_msgs == c->cap_msgs && c->cap_msgs > SIZE_MAX / 2 / sizeof *c->msgs)) {
+    if (pair < 0 || !hs_grow((void **)&c->msgs, &c->cap_msgs, c->n_msgs + 1, sizeof *c->msgs)) {
         c->failed = true;
         return;
-    }
-    if (c->n_msgs == c->cap_msgs) {
-        size_t cap = c->cap_msgs ? 2 * c->cap_msgs : 4096;
-        lk_msg *m = realloc(c->msgs, cap * sizeof *m);
-        if (!m) {
-            c->failed = true;
-            return;
-        }
-        c->msgs = m;
-        c->cap_msgs = cap;
     }
     c->msgs[c->n_msgs++] = (lk_msg){start_s, end_s, bytes, pair, job};
 }

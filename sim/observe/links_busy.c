@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_grow.h"
+
 #define LK_RADIX_BITS 11
 #define LK_RADIX_SIZE (1u << LK_RADIX_BITS)
 #define LK_RADIX_PASSES 6 /* 6 x 11 >= 64 bits */
@@ -105,14 +107,9 @@ static void close_period(lk_stats *st, int l, const lk_open *o, lk_periods *peri
     }
     if (!periods)
         return;
-    if (periods->n == periods->cap) {
-        size_t cap = periods->cap ? 2 * periods->cap : 1024;
-        lk_period *v = realloc(periods->v, cap * sizeof *v);
-        if (!v) {
-            periods->oom = true;
-            return;
-        }
-        periods->v = v, periods->cap = cap;
+    if (!hs_grow((void **)&periods->v, &periods->cap, periods->n + 1, sizeof *periods->v)) {
+        periods->oom = true;
+        return;
     }
     periods->v[periods->n++] = (lk_period){l, o->since_s, u};
 }

@@ -61,7 +61,8 @@ struct lk_collector {
     lk_msg *msgs;
     size_t n_msgs, cap_msgs;
     lk_pair *pairs;
-    int n_pairs, cap_pairs;
+    int n_pairs;
+    size_t cap_pairs;
     uint64_t *pair_keys;    /* open addressing: src * n_endpoints + dst + 1; 0 = free */
     int *pair_slot;         /* the pair index in the same slot */
     size_t pair_cap;        /* slots, a power of two */

@@ -14,6 +14,7 @@
 #include <xbt/dynar.h>
 #include <xbt/sysdep.h>
 
+#include "hs_grow.h"
 #include "links_sg.h"
 
 /* ---- statistics --------------------------------------------------------------------------- */
@@ -59,11 +60,9 @@ static int list_links(lk_stats *st, sg_link_t **links_out, lk_link_ix **ix_out, 
 static int resolve_routes(lk_collector *c, const lk_link_ix *ix, int n_links, int **route_links,
                           char *err)
 {
-    size_t cap = 64, used = 0;
-    int *out = malloc(cap * sizeof *out);
+    size_t cap = 0, used = 0;
+    int *out = NULL;
     xbt_dynar_t d = xbt_dynar_new(sizeof(sg_link_t), NULL);
-    if (!out)
-        return hs_fail(err, HS_EINTERNAL, "out of memory for routes");
     for (int p = 0; p < c->n_pairs; p++) {
         lk_pair *pr = &c->pairs[p];
         xbt_dynar_reset(d);
@@ -74,16 +73,10 @@ static int resolve_routes(lk_collector *c, const lk_link_ix *ix, int n_links, in
         pr->bandwidth_Bps = sg_host_get_route_bandwidth(from, to);
         pr->first = (int)used;
         pr->n = (int)xbt_dynar_length(d);
-        if (used + (size_t)pr->n > cap) {
-            while (used + (size_t)pr->n > cap)
-                cap *= 2;
-            int *grown = realloc(out, cap * sizeof *out);
-            if (!grown) {
-                free(out);
-                xbt_dynar_free(&d);
-                return hs_fail(err, HS_EINTERNAL, "out of memory for routes");
-            }
-            out = grown;
+        if (!hs_grow((void **)&out, &cap, used + (size_t)pr->n, sizeof *out)) {
+            free(out);
+            xbt_dynar_free(&d);
+            return hs_fail(err, HS_EINTERNAL, "out of memory for routes");
         }
         for (int k = 0; k < pr->n; k++) {
             lk_link_ix key = {xbt_dynar_get_as(d, (unsigned)k, sg_link_t), -1};

@@ -164,7 +164,7 @@ static int add_values(sw_spec *spec, const sw_keydef *def, const char *text, con
         char *v = sw_trim(value);
         if (*v == '\0')
             return hs_fail(err, HS_EINPUT, "%s: empty value in '%s'", where, text);
-        if (!hs_grow((void **)&list->items, &list->cap, list->n + 1, sizeof *list->items))
+        if (!hs_grow((void **)&list->items, &list->cap, (size_t)list->n + 1, sizeof *list->items))
             return hs_fail(err, HS_EINTERNAL, "out of memory");
         const char *stored = def->suffix ? sw_arena_printf(a, "%s%s", v, def->suffix) : v;
         if (!stored)
@@ -190,13 +190,13 @@ void sw_overlay(sw_spec *file, const sw_spec *flags)
             continue;
         free(file->key[k].items);
         file->key[k] = flags->key[k];
-        file->key[k].cap = file->key[k].n;
+        file->key[k].cap = (size_t)file->key[k].n;
         file->key[k].items = malloc((size_t)flags->key[k].n * sizeof *file->key[k].items);
         if (file->key[k].items)
             memcpy(file->key[k].items, flags->key[k].items,
                    (size_t)flags->key[k].n * sizeof *file->key[k].items);
         else
-            file->key[k].n = file->key[k].cap = 0;
+            file->key[k].n = 0, file->key[k].cap = 0;
     }
 }
 

@@ -390,7 +390,7 @@ static int add_row(sw_table *t, const char *path, int line_no, const char *line,
         if (!(record = fields_record(fields, a)))
             return hs_fail(err, HS_EINTERNAL, "out of memory");
     }
-    if (!hs_grow((void **)&t->rows, &t->cap, t->n + 1, sizeof *t->rows))
+    if (!hs_grow((void **)&t->rows, &t->cap, (size_t)t->n + 1, sizeof *t->rows))
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     t->rows[t->n++] = (sw_row){fields[C_KEY], fields[C_STATUS], record, false, false};
     return HS_OK;

@@ -191,13 +191,13 @@ static int list_job_files(const char *dir, long **indices, int *n, char *err)
     DIR *d = opendir(dir);
     if (!d)
         return hs_fail(err, HS_EINPUT, "--merge %s: %s", dir, strerror(errno));
-    int cap = 0;
+    size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t digits = strspn(e->d_name, "0123456789");
         if (digits == 0 || strcmp(e->d_name + digits, ".csv") != 0)
             continue;
-        if (!hs_grow((void **)indices, &cap, *n + 1, sizeof **indices)) {
+        if (!hs_grow((void **)indices, &cap, (size_t)*n + 1, sizeof **indices)) {
             closedir(d);
             return hs_fail(err, HS_EINTERNAL, "out of memory");
         }
@@ -234,7 +234,7 @@ static void report_missing(const char *dir, const long *indices, int n, sw_arena
 /* The current rows of one job's file appended to lines[]; *has_row: it has any (a job killed
  * early leaves only the header). */
 static int merge_file(const char *path, const char *header, const char ***lines, int *n_lines,
-                      int *cap, bool *has_row, sw_arena *a, char *err)
+                      size_t *cap, bool *has_row, sw_arena *a, char *err)
 {
     sw_table t = {0};
     int status = sw_table_read(path, header, &t, a, err);
@@ -243,7 +243,7 @@ static int merge_file(const char *path, const char *header, const char ***lines,
     for (int k = 0; status == HS_OK && k < t.n; k++) {
         if (t.rows[k].superseded)
             continue;
-        if (!hs_grow((void **)lines, cap, *n_lines + 1, sizeof **lines))
+        if (!hs_grow((void **)lines, cap, (size_t)*n_lines + 1, sizeof **lines))
             status = hs_fail(err, HS_EINTERNAL, "out of memory");
         else
             (*lines)[(*n_lines)++] = t.rows[k].line;
@@ -262,7 +262,8 @@ int sw_merge(const char *dir, const char *output, bool quiet, sw_arena *a, char 
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     long *indices = NULL;
     const char **lines = NULL;
-    int n = 0, n_lines = 0, cap = 0, with_row = 0;
+    int n = 0, n_lines = 0, with_row = 0;
+    size_t cap = 0;
     int status = list_job_files(dir, &indices, &n, err);
     for (int i = 0; i < n && status == HS_OK; i++) {
         char *path = sw_arena_printf(a, "%s/%06ld.csv", dir, indices[i]);

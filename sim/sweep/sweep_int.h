@@ -25,7 +25,7 @@
 
 /* ------------------------------------------------------------------------------------------ */
 /* Memory (sweep_mem.c): strings live in an arena freed once at the end; arrays grow with
- * realloc. */
+ * hs_grow. */
 
 typedef struct {
     struct sw_block *head; /* the newest block (sweep_mem.c) */
@@ -43,7 +43,7 @@ char *sw_arena_printf(sw_arena *a, const char *fmt, ...) __attribute__((format(p
 typedef struct {
     char *data;      /* NUL-terminated */
     size_t len;      /* bytes used (without the NUL) */
-    int cap;         /* bytes allocated (hs_grow) */
+    size_t cap;      /* bytes allocated (hs_grow) */
     bool oom;        /* an append failed */
 } sw_buf;
 
@@ -81,7 +81,8 @@ typedef struct {
 
 typedef struct {
     sw_item *items; /* in the order given */
-    int n, cap;     /* items used, items allocated */
+    int n;          /* items used */
+    size_t cap;     /* items allocated */
 } sw_list;
 
 /* What the user asked for, before any checking: a list per key (SW_K_*). */
@@ -205,7 +206,8 @@ typedef struct {
 
 typedef struct {
     sw_row *rows;  /* in file order */
-    int n, cap;    /* rows used, rows allocated */
+    int n;         /* rows used */
+    size_t cap;    /* rows allocated */
     int truncated; /* 1 if the last line had no newline (an interrupted write) and was dropped */
 } sw_table;
 

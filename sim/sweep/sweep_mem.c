@@ -7,8 +7,8 @@
 #define _GNU_SOURCE
 #include "sweep_int.h"
 
-#include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,8 +82,7 @@ void sw_buf_add(sw_buf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
-    if (b->len + n + 1 > (size_t)INT_MAX ||
-        !hs_grow((void **)&b->data, &b->cap, (int)(b->len + n + 1), 1)) {
+    if (n >= SIZE_MAX - b->len || !hs_grow((void **)&b->data, &b->cap, b->len + n + 1, 1)) {
         b->oom = true;
         return;
     }

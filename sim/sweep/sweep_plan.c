@@ -31,7 +31,8 @@
 typedef struct {
     const sw_item *workloads, *platforms, *strategies, *placements, *collectives, *allreduces;
     int n_workloads, n_platforms, n_strategies, n_placements, n_collectives, n_allreduces;
-    int *gpus, n_gpus, cap_gpus; /* the GPU counts, ranges expanded */
+    int *gpus, n_gpus;           /* the GPU counts, ranges expanded */
+    size_t cap_gpus;             /* room in gpus */
     sw_batch_rule *rules;        /* moved to the plan once enumerated */
     int n_rules;
     int *micro, n_micro;         /* micro-batches; one 0 (the default) when none given */
@@ -43,7 +44,7 @@ typedef struct {
 /* Values. */
 
 /* "4", or "4..64": 4, 8, 16, 32, 64 (a GPU count range doubles). */
-static int parse_gpus(const sw_item *it, int **gpus, int *n, int *cap, char *err)
+static int parse_gpus(const sw_item *it, int **gpus, int *n, size_t *cap, char *err)
 {
     int64_t lo, hi;
     int status;
@@ -64,7 +65,7 @@ static int parse_gpus(const sw_item *it, int **gpus, int *n, int *cap, char *err
         hi = lo;
     }
     for (int64_t g = lo; g <= hi; g *= 2) {
-        if (!hs_grow((void **)gpus, cap, *n + 1, sizeof **gpus))
+        if (!hs_grow((void **)gpus, cap, (size_t)*n + 1, sizeof **gpus))
             return hs_fail(err, HS_EINTERNAL, "out of memory");
         (*gpus)[(*n)++] = (int)g;
     }
@@ -448,12 +449,12 @@ static void resolve_batch(sw_config *c, int gpus_per_node, sw_arena *a)
     c->batch = c->rule->n * units; /* n < 2^61 / 2^31 and units <= 2^31: no overflow */
 }
 
-static int add_config(sw_plan *plan, int *cap, const sw_config *c, sw_arena *a, char *err)
+static int add_config(sw_plan *plan, size_t *cap, const sw_config *c, sw_arena *a, char *err)
 {
     if (plan->n_configs >= SW_MAX_CONFIGS)
         return hs_fail(err, HS_EINPUT, "the sweep has more than %d configurations",
                        SW_MAX_CONFIGS);
-    if (!hs_grow((void **)&plan->configs, cap, plan->n_configs + 1, sizeof *plan->configs))
+    if (!hs_grow((void **)&plan->configs, cap, (size_t)plan->n_configs + 1, sizeof *plan->configs))
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     sw_config *k = &plan->configs[plan->n_configs++];
     *k = *c;
@@ -502,7 +503,7 @@ static int check_unique(const sw_plan *plan, char *err)
 /* The configurations of one workload, platform p and strategy s (base), nested in the order GPU
  * counts, batch rules, micro-batches (pipeline only), placements, collectives. */
 static int enumerate_runs(const sw_dims *d, const sw_config *base, int p, int s, sw_plan *plan,
-                          int *cap, sw_arena *a, char *err)
+                          size_t *cap, sw_arena *a, char *err)
 {
     bool analytic = strcmp(plan->mode, "analytic") == 0;
     bool pipeline = d->kinds[s] == ST_PIPELINE;
@@ -529,7 +530,8 @@ static int enumerate_runs(const sw_dims *d, const sw_config *base, int p, int s,
  * allreduces outermost. */
 static int enumerate(const sw_dims *d, sw_plan *plan, sw_arena *a, char *err)
 {
-    int cap = 0, status;
+    size_t cap = 0;
+    int status;
     for (int w = 0; w < d->n_workloads; w++)
         for (int p = 0; p < d->n_platforms; p++)
             for (int s = 0; s < d->n_strategies; s++)

@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hs_grow.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* the harness (fuzz.h) */
 
 /* The kept inputs, for mutating. */
@@ -31,7 +33,8 @@ typedef struct {
 } input;
 
 static input *kept;
-static int n_kept, cap_kept;
+static int n_kept;
+static size_t cap_kept;
 static bool keeping; /* -mutations: keep each input read */
 
 /* The input being run, for the crash handler (written before each run). */
@@ -73,30 +76,21 @@ static int run_file(const char *path)
         fprintf(stderr, "replay: cannot read %s\n", path);
         return 1;
     }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *data = malloc(cap);
-    size_t got;
-    while (data && (got = fread(data + n, 1, cap - n, f)) > 0) {
+    size_t cap = 0, n = 0, got;
+    uint8_t *data = NULL;
+    bool room; /* at least 4 KB free for each read */
+    while ((room = hs_grow((void **)&data, &cap, n + 4096, 1)) &&
+           (got = fread(data + n, 1, cap - n, f)) > 0)
         n += got;
-        if (n == cap) {
-            uint8_t *bigger = realloc(data, cap *= 2);
-            if (!bigger)
-                free(data);
-            data = bigger;
-        }
-    }
     fclose(f);
-    if (!data)
+    if (!room) {
+        free(data);
         return 1;
+    }
     run_one(data, n);
-    if (keeping && n_kept == cap_kept) {
-        input *bigger = realloc(kept, (size_t)(cap_kept = cap_kept ? 2 * cap_kept : 16) *
-                                          sizeof *kept);
-        if (!bigger) {
-            free(data);
-            return 1;
-        }
-        kept = bigger;
+    if (keeping && !hs_grow((void **)&kept, &cap_kept, (size_t)n_kept + 1, sizeof *kept)) {
+        free(data);
+        return 1;
     }
     if (keeping)
         kept[n_kept++] = (input){data, n};

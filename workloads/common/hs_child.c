@@ -197,7 +197,7 @@ int hs_child_start(hs_child *c, const hs_child_spec *s, char *err)
 typedef struct {
     char *text; /* malloc'ed, NULL when empty */
     int len;    /* bytes held */
-    int cap;    /* bytes allocated */
+    size_t cap; /* bytes allocated */
 } child_line;
 
 /* Pass the complete lines of chunk (n bytes) to on_line, holding the rest of the last. */
@@ -208,7 +208,7 @@ static void split_lines(hs_child *c, child_line *held, const char *chunk, size_t
         size_t len = (size_t)(nl - chunk) + 1;
         if (held->len == 0) {
             c->on_line(c->line_ctx, chunk, len);
-        } else if (hs_grow((void **)&held->text, &held->cap, held->len + (int)len, 1)) {
+        } else if (hs_grow((void **)&held->text, &held->cap, (size_t)held->len + len, 1)) {
             memcpy(held->text + held->len, chunk, len);
             c->on_line(c->line_ctx, held->text, (size_t)held->len + len);
         } else { /* no room to join them: the two parts as they are */
@@ -222,7 +222,7 @@ static void split_lines(hs_child *c, child_line *held, const char *chunk, size_t
     if (rest == 0)
         return;
     if (held->len < 1 << 30 && /* a line this long is passed on in pieces */
-        hs_grow((void **)&held->text, &held->cap, held->len + (int)rest, 1)) {
+        hs_grow((void **)&held->text, &held->cap, (size_t)held->len + rest, 1)) {
         memcpy(held->text + held->len, chunk, rest);
         held->len += (int)rest;
     } else { /* no room to hold it: passed on as it is */

@@ -4,19 +4,24 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-bool hs_grow(void **items, int *cap, int need, size_t size)
+bool hs_grow(void **items, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return true;
-    int64_t n = *cap > 0 ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    if (n > INT32_MAX || (size_t)n > SIZE_MAX / size)
+    if (size == 0)
         return false;
-    void *grown = realloc(*items, (size_t)n * size);
+    size_t n = *cap > 0 ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2)
+            return false;
+        n *= 2;
+    }
+    if (n > SIZE_MAX / size)
+        return false;
+    void *grown = realloc(*items, n * size);
     if (!grown)
         return false;
     *items = grown;
-    *cap = (int)n;
+    *cap = n;
     return true;
 }

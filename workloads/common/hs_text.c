@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hs_error.h"
+#include "hs_grow.h"
 
 /* One more byte of f: the byte, EOF at the end, or -2 with err. */
 static int next_byte(FILE *f, const char *path, int line_no, size_t *total, char *err)
@@ -58,16 +59,13 @@ int hs_text_read(const char *path, const char *what, char **text, size_t *len, c
     FILE *f = fopen(path, "r");
     if (!f)
         return hs_fail(err, HS_EINPUT, "%s: cannot read the %s: %s", path, what, strerror(errno));
-    size_t cap = 4096, n = 0, total = 0;
-    char *buf = malloc(cap);
+    size_t cap = 0, n = 0, total = 0;
+    char *buf = NULL;
     int c = 0, line_no = 1;
-    while (buf && (c = next_byte(f, path, line_no, &total, err)) >= 0) {
-        if (n + 2 > cap) {
-            char *grown = realloc(buf, cap * 2);
-            if (!grown)
-                break;
-            buf = grown, cap *= 2;
-        }
+    bool room = hs_grow((void **)&buf, &cap, 4096, 1); /* the text, even empty, is a string */
+    while (room && (c = next_byte(f, path, line_no, &total, err)) >= 0) {
+        if (!(room = hs_grow((void **)&buf, &cap, n + 2, 1)))
+            break;
         buf[n++] = (char)c;
         line_no += c == '\n';
     }

@@ -84,8 +84,7 @@ static int table_grow(ck_table *t)
 
 /* Insert a new name. Returns NULL when out of memory; when the name exists, returns the
  * existing entry with *fresh = 0. */
-const ck_entry *ck_table_add(ck_table *t, const char *name, int kind, int zone, long line,
-                                 int *fresh)
+ck_entry *ck_table_add(ck_table *t, const char *name, int kind, int zone, long line, int *fresh)
 {
     if ((t->count + 1) * 2 > t->cap && table_grow(t) != 0)
         return NULL;
@@ -97,6 +96,7 @@ const ck_entry *ck_table_add(ck_table *t, const char *name, int kind, int zone, 
         e->kind = kind;
         e->zone = zone;
         e->line = line;
+        e->point = -1;
         t->count++;
     }
     return e;
@@ -339,10 +339,53 @@ static int check_all_gpus(ck_state *s)
 
 /* ---------------------------------------------------------------- the walk */
 
+/* The attributes each element may have: those of SimGrid 3.32's DTD, less the trace files
+ * (availability_file, state_file, bandwidth_file, latency_file: a machine changing in time,
+ * which hybridsim does not model, and a missing file is SimGrid's abort). Any other attribute
+ * aborts SimGrid's parser. */
+static const struct {
+    const char *element;
+    const char *attrs; /* each between spaces */
+} ck_attrs[] = {
+    {"platform", " version "},
+    {"zone", " id routing "},
+    {"host", " id speed core pstate coordinates "},
+    {"router", " id coordinates "},
+    {"link", " id bandwidth latency sharing_policy "},
+    {"route", " src dst symmetrical "},
+    {"zoneRoute", " src dst gw_src gw_dst symmetrical "},
+    {"link_ctn", " id direction "},
+    {"prop", " id value "},
+};
+
+static int check_attributes(ck_state *s, const char *element)
+{
+    const char *known = NULL;
+    for (size_t i = 0; i < sizeof ck_attrs / sizeof *ck_attrs; i++)
+        if (strcmp(element, ck_attrs[i].element) == 0)
+            known = ck_attrs[i].attrs;
+    if (!known) /* on_element refuses the element itself */
+        return HS_OK;
+    long line = ck_line(s);
+    for (int more = xmlTextReaderMoveToFirstAttribute(s->reader); more == 1 && s->rc == HS_OK;
+         more = xmlTextReaderMoveToNextAttribute(s->reader)) {
+        const char *name = (const char *)xmlTextReaderConstName(s->reader);
+        char word[CK_VALUE_LEN + 2];
+        snprintf(word, sizeof word, " %s ", name);
+        if (!strstr(known, word))
+            ck_fail(s, line, "<%s> has the attribute %s, which hybridsim does not take (it "
+                    "takes:%.*s)", element, name, (int)strlen(known) - 1, known);
+    }
+    xmlTextReaderMoveToElement(s->reader);
+    return s->rc;
+}
+
 static int on_element(ck_state *s, const char *name, int depth)
 {
     if (depth >= CK_MAX_DEPTH)
         return ck_fail(s, ck_line(s), "elements nested more than %d deep", CK_MAX_DEPTH);
+    if (check_attributes(s, name))
+        return s->rc;
     snprintf(s->names[depth], sizeof s->names[depth], "%s", name);
     if (strcmp(name, "prop") != 0 && depth == 2 && s->root_line && !s->props_done &&
         ck_finish_props(s))
@@ -443,11 +486,16 @@ int plat_check_file(const char *path, plat_facts *facts, char *err)
         ck_finish_props(&s);
     if (s.rc == HS_OK)
         check_all_gpus(&s);
+    if (s.rc == HS_OK)
+        ck_check_routes(&s);
     xmlFreeTextReader(s.reader);
     ck_table_free(&s.netpoints);
     ck_table_free(&s.links);
     ck_table_free(&s.routes);
     free(s.zone_parent);
+    free(s.zone_info);
+    free(s.points);
+    free(s.edges);
     free(s.gpu_seen);
     if (s.rc != HS_OK)
         plat_facts_free(facts);

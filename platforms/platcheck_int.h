@@ -2,10 +2,13 @@
  *   platcheck.c       the walk over the file, the name table, messages, the hybridsim
  *                     properties and the GPU hosts
  *   platcheck_tree.c  zones, hosts, routers, links and the routes between them
+ *   platcheck_reach.c every GPU reaches every other (and its node's host memory) the way
+ *                     SimGrid resolves routes
  * Nothing here is for use outside platforms/. */
 #ifndef PLATCHECK_INT_H
 #define PLATCHECK_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <libxml/xmlreader.h>
@@ -20,6 +23,7 @@ typedef struct {
     int kind;     /* CK_HOST, CK_ROUTER, CK_ZONE, CK_LINK_*, CK_ROUTE */
     int zone;     /* the zone that declares it (for a zone: itself) */
     long line;    /* where it was declared */
+    int point;    /* netpoints: its ck_point number */
 } ck_entry;
 
 /* Open addressing, linear probing, never more than half full. */
@@ -32,6 +36,28 @@ typedef struct {
 enum { CK_HOST = 1, CK_ROUTER, CK_ZONE, CK_LINK_SHARED, CK_LINK_SPLIT, CK_ROUTE };
 
 #define CK_NPROPS 8 /* the hybridsim properties of the root zone (ck_props in platcheck.c) */
+
+/* ---------------------------------------------------------------- what routing needs */
+
+/* A netpoint (host, router or zone) by number, in declaration order. */
+typedef struct {
+    const char *name;   /* the netpoints table's copy */
+    int kind;           /* CK_HOST, CK_ROUTER or CK_ZONE */
+    int zone;           /* the zone declaring it (a zone: itself) */
+} ck_point;
+
+/* One direction of a declared route, between two points of one zone (<route>) or two child
+ * zones of it (<zoneRoute>, through gateways); a symmetrical route is two. */
+typedef struct {
+    int src, dst;       /* ck_point numbers */
+    int gw_src, gw_dst; /* a zoneRoute's gateways (ck_point numbers); -1 for a <route> */
+} ck_edge;
+
+/* A zone as routing sees it. */
+typedef struct {
+    int point;          /* its netpoint */
+    long line;          /* where it was declared */
+} ck_zone_info;
 
 /* ---------------------------------------------------------------- the checker's state */
 
@@ -69,8 +95,15 @@ typedef struct {
     char names[CK_MAX_DEPTH][32];    /* element name at each depth of the open path */
     ck_zone zones[CK_MAX_DEPTH];     /* the zone at each depth, if names[] says zone */
     int *zone_parent;                /* zone id -> parent zone id (-1 for the root) */
+    ck_zone_info *zone_info;         /* zone id -> what routing needs of it */
     int n_zones;
-    size_t zone_cap;                 /* room in zone_parent */
+    size_t zone_cap, zone_info_cap;  /* room in zone_parent, zone_info */
+    ck_point *points;                /* every netpoint, by number */
+    int n_points;
+    size_t cap_points;
+    ck_edge *edges;                  /* every route direction */
+    int n_edges;
+    size_t cap_edges;
     long root_line;                  /* line of the root zone, 0 until seen */
     char root_name[CK_VALUE_LEN];
     int props_done;                  /* the root's properties were read and checked */
@@ -90,7 +123,7 @@ typedef struct {
 const ck_entry *ck_table_find(const ck_table *t, const char *name);
 /* Add name (copied); *fresh is 0 if it was there already (the old entry is returned). NULL
  * when out of memory. */
-const ck_entry *ck_table_add(ck_table *t, const char *name, int kind, int zone, long line,
+ck_entry *ck_table_add(ck_table *t, const char *name, int kind, int zone, long line,
                              int *fresh);
 void ck_table_free(ck_table *t);
 
@@ -122,5 +155,12 @@ int ck_on_link(ck_state *s, int depth);
 int ck_on_route(ck_state *s, int depth);
 int ck_on_zone_route(ck_state *s, int depth);
 int ck_on_link_ctn(ck_state *s, int depth);
+
+/* ---------------------------------------------------------------- platcheck_reach.c */
+
+/* Once the file is read: every ordered pair of GPU hosts has a route, and so has each GPU to
+ * and from its node's host memory (n<node>-cpu) when there is one; else the failure naming
+ * the two hosts and the zone that lacks a route. */
+int ck_check_routes(ck_state *s);
 
 #endif

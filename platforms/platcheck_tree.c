@@ -14,11 +14,14 @@
 
 /* ---------------------------------------------------------------- zones */
 
-static int new_zone_id(ck_state *s, int parent)
+static int new_zone_id(ck_state *s, int parent, long line)
 {
-    if (!hs_grow((void **)&s->zone_parent, &s->zone_cap, (size_t)s->n_zones + 1, sizeof *s->zone_parent))
+    size_t need = (size_t)s->n_zones + 1;
+    if (!hs_grow((void **)&s->zone_parent, &s->zone_cap, need, sizeof *s->zone_parent) ||
+        !hs_grow((void **)&s->zone_info, &s->zone_info_cap, need, sizeof *s->zone_info))
         return -1;
     s->zone_parent[s->n_zones] = parent;
+    s->zone_info[s->n_zones] = (ck_zone_info){.point = -1, .line = line};
     return s->n_zones++;
 }
 
@@ -79,12 +82,18 @@ static int declare(ck_state *s, const char *element, const char *id, int kind, i
                    long line)
 {
     int fresh;
-    const ck_entry *e = ck_table_add(&s->netpoints, id, kind, zone, line, &fresh);
+    ck_entry *e = ck_table_add(&s->netpoints, id, kind, zone, line, &fresh);
     if (!e)
         return ck_oom(s);
     if (!fresh)
         return ck_fail(s, line, "<%s> '%s': the name is already used (line %ld)", element, id,
                        e->line);
+    if (!hs_grow((void **)&s->points, &s->cap_points, (size_t)s->n_points + 1, sizeof *s->points))
+        return ck_oom(s);
+    s->points[s->n_points] = (ck_point){.name = e->name, .kind = kind, .zone = zone};
+    e->point = s->n_points++;
+    if (kind == CK_ZONE)
+        s->zone_info[zone].point = e->point;
     return HS_OK;
 }
 
@@ -119,11 +128,12 @@ int ck_on_zone(ck_state *s, int depth)
             return s->rc;
         parent = s->zones[depth - 1].id;
     }
-    if (strcasecmp(routing, "Full") != 0 && strcasecmp(routing, "Floyd") != 0 &&
-        strcasecmp(routing, "Dijkstra") != 0 && strcasecmp(routing, "DijkstraCache") != 0)
-        return ck_fail(s, line, "zone '%s': routing '%s' is not supported here (use Full, Floyd, "
-                       "Dijkstra or DijkstraCache)", id, routing);
-    if ((zid = new_zone_id(s, parent)) < 0)
+    /* SimGrid 3.32's Dijkstra zones abort on the first route asked of them once loaded from a
+     * file (a graph index never set: "dynar is not that long. You asked -1"). */
+    if (strcasecmp(routing, "Full") != 0 && strcasecmp(routing, "Floyd") != 0)
+        return ck_fail(s, line, "zone '%s': routing '%s' is not supported here (use Full or "
+                       "Floyd)", id, routing);
+    if ((zid = new_zone_id(s, parent, line)) < 0)
         return ck_oom(s);
     memset(&s->zones[depth], 0, sizeof s->zones[depth]);
     s->zones[depth].id = zid;
@@ -132,8 +142,9 @@ int ck_on_zone(ck_state *s, int depth)
 
 int ck_on_host(ck_state *s, int depth)
 {
-    char id[CK_VALUE_LEN], speed[CK_VALUE_LEN], core[64];
+    char id[CK_VALUE_LEN], speed[CK_VALUE_LEN], core[64], pstate[64];
     long line = ck_line(s);
+    int n_speeds = 0;
     if (ck_need(s, "host", "id", id, sizeof id) || ck_need(s, "host", "speed", speed, sizeof speed))
         return s->rc;
     if (ck_place_in_zone(s, depth, "host"))
@@ -150,7 +161,15 @@ int ck_on_host(ck_state *s, int depth)
         if (!un_in_range(UN_SPEED, v)) /* units.h: else times would not be finite */
             return ck_fail(s, line, "host '%s': speed '%s' must be %s", id, tok,
                            un_range_text(UN_SPEED));
+        n_speeds++;
     }
+    if (n_speeds == 0)
+        return ck_fail(s, line, "host '%s': no speed (%s)", id, un_hint(UN_SPEED));
+    int p; /* a power state: a speed's index */
+    if (ck_attr(s, "pstate", pstate, sizeof pstate) == 1 && strcmp(pstate, "0") != 0 &&
+        (n_speeds < 2 || ck_parse_count(pstate, n_speeds - 1, &p) != 0))
+        return ck_fail(s, line, "host '%s': pstate '%s' is not one of its %d speeds (0 to %d)",
+                       id, pstate, n_speeds, n_speeds - 1);
     int cores;
     if (ck_attr(s, "core", core, sizeof core) == 1 && ck_parse_count(core, 1 << 20, &cores) != 0)
         return ck_fail(s, line, "host '%s': core '%s' is not a positive count", id, core);
@@ -216,6 +235,19 @@ static const ck_entry *netpoint(ck_state *s, const char *what, const char *name,
     return e;
 }
 
+/* Keep a route's direction(s) for platcheck_reach.c (gateways -1 for a <route>). */
+static int add_edges(ck_state *s, const ck_entry *a, const ck_entry *b, const ck_entry *ga,
+                     const ck_entry *gb, int symmetrical)
+{
+    if (!hs_grow((void **)&s->edges, &s->cap_edges, (size_t)s->n_edges + 2, sizeof *s->edges))
+        return ck_oom(s);
+    int gs = ga ? ga->point : -1, gd = gb ? gb->point : -1;
+    s->edges[s->n_edges++] = (ck_edge){a->point, b->point, gs, gd};
+    if (symmetrical)
+        s->edges[s->n_edges++] = (ck_edge){b->point, a->point, gd, gs};
+    return HS_OK;
+}
+
 /* Remember the direction(s) a route declares; a second declaration is SimGrid's abort. */
 static int declare_route(ck_state *s, const char *src, const char *dst, int symmetrical,
                          long line)
@@ -267,9 +299,14 @@ int ck_on_route(ck_state *s, int depth)
     if (a->zone != zone || b->zone != zone)
         return ck_fail(s, line, "route %s -> %s: both ends must be declared in the zone of the "
                        "route", src, dst);
+    if (a == b) /* SimGrid's Floyd zones abort on it; a host reaches itself without a route */
+        return ck_fail(s, line, "route %s -> %s: a route from a host or router to itself", src,
+                       dst);
     s->route_line = line;
     s->route_links = 0;
-    return declare_route(s, src, dst, sym, line);
+    if (declare_route(s, src, dst, sym, line))
+        return s->rc;
+    return add_edges(s, a, b, NULL, NULL, sym);
 }
 
 int ck_on_zone_route(ck_state *s, int depth)
@@ -290,6 +327,8 @@ int ck_on_zone_route(ck_state *s, int depth)
     int zone = s->zones[depth - 1].id;
     if (a->kind != CK_ZONE || b->kind != CK_ZONE)
         return ck_fail(s, line, "zoneRoute %s -> %s: src and dst must be zones", src, dst);
+    if (a == b)
+        return ck_fail(s, line, "zoneRoute %s -> %s: a route from a zone to itself", src, dst);
     if (s->zone_parent[a->zone] != zone || s->zone_parent[b->zone] != zone)
         return ck_fail(s, line, "zoneRoute %s -> %s: both must be child zones of the zone of the "
                        "route", src, dst);
@@ -305,7 +344,9 @@ int ck_on_zone_route(ck_state *s, int depth)
         return ck_fail(s, line, "zoneRoute %s -> %s: gw_src and gw_dst are the same", src, dst);
     s->route_line = line;
     s->route_links = 0;
-    return declare_route(s, src, dst, sym, line);
+    if (declare_route(s, src, dst, sym, line))
+        return s->rc;
+    return add_edges(s, a, b, ga, gb, sym);
 }
 
 int ck_on_link_ctn(ck_state *s, int depth)

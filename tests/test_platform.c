@@ -531,6 +531,25 @@ static void test_checker_routes_and_links(void **state)
     assert_rejected("<zone id=\"n0001\" routing=\"Full\">",
                     "<zone id=\"n0001\" routing=\"Cluster\">",
                     0, "routing 'Cluster'");
+    assert_rejected("<zone id=\"n0001\" routing=\"Full\">",
+                    "<zone id=\"n0001\" routing=\"Dijkstra\">", 0, "routing 'Dijkstra'");
+}
+
+/* What SimGrid would stop a run on: a route from a host to itself, and a GPU pair without a
+ * route (said at the line of the zone lacking it). */
+static void test_checker_every_gpu_pair_routed(void **state)
+{
+    (void)state;
+    assert_rejected("<route src=\"n0000-gpu0\" dst=\"n0000-gpu1\">",
+                    "<route src=\"n0000-gpu0\" dst=\"n0000-gpu0\">", 0,
+                    "route n0000-gpu0 -> n0000-gpu0: a route from a host or router to itself");
+    assert_rejected("<route src=\"n0000-gpu0\" dst=\"n0000-gpu1\">",
+                    "<route src=\"n0000-gpu0\" dst=\"n0000-gpu1\" symmetrical=\"NO\">",
+                    line_of("<zone id=\"n0000\""),
+                    "no route from host 'n0000-gpu1' to host 'n0000-gpu0' in zone 'n0000'");
+    assert_rejected("<host id=\"n0000-gpu0\" speed=\"7.8Tf\"/>",
+                    "<host id=\"n0000-gpu0\" speed=\"7.8Tf\" state_file=\"x\"/>", 0,
+                    "attribute state_file");
 }
 
 static void test_checker_missing_file(void **state)
@@ -562,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_checker_missing_property),
         cmocka_unit_test(test_checker_gpu_numbering),
         cmocka_unit_test(test_checker_routes_and_links),
+        cmocka_unit_test(test_checker_every_gpu_pair_routed),
         cmocka_unit_test(test_checker_missing_file),
     };
     return cmocka_run_group_tests_name("platform offline", offline, make_small_xml,

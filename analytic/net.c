@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_grow.h"
+
 enum { NET_RING, NET_STAGED, NET_PAIR, NET_LAYOUT };
 
 typedef struct {
@@ -28,7 +30,8 @@ struct an_net {
     int n_slots;          /* a power of two */
     int used;
     an_layout *layouts;   /* the families laid out by node (NET_LAYOUT entries point here) */
-    int n_layouts, cap_layouts;
+    int n_layouts;
+    size_t cap_layouts;   /* room in layouts (hs_grow) */
 };
 
 int an_net_open(const plat_platform *plat, int p, const int *gpu_of_rank, an_net **out,
@@ -184,13 +187,9 @@ an_link an__rank_pair(an_net *net, int a, int b)
 /* Keep lay as family k's layout; false when out of memory (it is then not kept). */
 static bool keep_layout(an_net *net, an_lines k, const an_layout *lay)
 {
-    if (net->n_layouts == net->cap_layouts) {
-        int cap = net->cap_layouts ? 2 * net->cap_layouts : 16;
-        an_layout *more = realloc(net->layouts, (size_t)cap * sizeof *more);
-        if (!more)
-            return false;
-        net->layouts = more, net->cap_layouts = cap;
-    }
+    if (!hs_grow((void **)&net->layouts, &net->cap_layouts, (size_t)net->n_layouts + 1,
+                 sizeof *net->layouts))
+        return false;
     if (!grow(net))
         return false;
     net->layouts[net->n_layouts] = *lay;

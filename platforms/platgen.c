@@ -81,7 +81,9 @@ static void pg_dgx1(pg_params *p)
 
 /* A cluster of modern 8-GPU NVSwitch nodes, H100-80GB-like, with one NDR NIC per GPU in a
  * full-bisection fat tree without rails (platforms/README.md gives the sources). Latencies are
- * the ABCI oracle's software-dominated alphas (approx.), except the switches'. */
+ * the ABCI oracle's software-dominated alphas (approx.), except the switches'. NCCL's own ring
+ * step costs (3.4 us NVLink, 9.6 us network: src/graph/tuning.cc hwLat, v2.7.5-v2.11.4) are
+ * not the default: the validation's minimum drops with them (platforms/README.md, "Presets"). */
 static void pg_nvswitch_ndr(pg_params *p)
 {
     pg_abci(p);

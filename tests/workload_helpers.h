@@ -5,6 +5,7 @@
 #define WORKLOAD_HELPERS_H
 
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "work.h"
 #include "workload.h"
 #define MODEL_DIR HS_SHARED_DIR "/reference/paradl/model/"
@@ -51,11 +53,15 @@ static inline lw_kernel kernel_ok(const wl_workload *wl, int index, const lw_spl
     return kn;
 }
 
-/* Write a file under HS_TEST_TMP and return its path (a static buffer per call site is
- * enough: each test uses its paths right away). */
+/* Write a file under HS_TEST_TMP, in a folder of this test program's own (HS_TEST_NAME.d), and
+ * return its path (a static buffer per call site is enough: each test uses its paths right
+ * away). The folder keeps tests that ctest -j runs at once off each other's files:
+ * test_compute and test_workload_xml both write a different wl_timed.xml. */
 static inline const char *tmp_file(char *path, size_t len, const char *name, const char *text)
 {
-    snprintf(path, len, "%s/wl_%s", HS_TEST_TMP, name);
+    snprintf(path, len, "%s/%s.d", HS_TEST_TMP, HS_TEST_NAME);
+    assert_true(mkdir(path, 0777) == 0 || errno == EEXIST);
+    snprintf(path, len, "%s/%s.d/wl_%s", HS_TEST_TMP, HS_TEST_NAME, name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);

@@ -11,7 +11,8 @@
 #               run: contention that stays, one flow per edge.
 # Each must agree with step mode within 2% (they agree far closer: printed) and give its pinned
 # iteration (1e-9), so that a change of the simulator's numbers under congestion is seen. Then
-# the step budget: a 1024-GPU SplitBrain run keeps its largest exposed ring as flows, and says.
+# the step budget: SplitBrain runs (32 GPUs under --step-budget, 1024 at the default) keep their
+# largest exposed ring as flows in blocks of steps, and say so; --step-budget's bad values.
 # Usage (from ctest): e2e_flow_contention.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -56,28 +57,51 @@ check moving 0.20877710656000315:0.20877710656000315 0.2531632084800046:0.253163
 check identical 0.12807336069647068:0.1280733606964711 0.12807336069647068:0.1280733606964711
 check background 0.12677954127058833:0.12678241027764764
 
-# The step budget: AlexNet SplitBrain (groups of 8) on 1024 GPUs, whose model-parallel groups'
-# traffic shares links with the data-parallel rings. The 136 groups whose steps fit the budget
-# run in steps; the 1024-member gradient ring (2.1 million step messages) runs as flows, in the
-# blocks of steps the rest of the budget pays for, and the run says so (table and JSON).
-# HS_TEST_SMALL=1 (the sanitized build, tests/CMakeLists.txt) runs it once, for the table, which
-# says both counts: the same engine (the exposed rings, the budget, steps and blocks side by
-# side) and the table's lines; the JSON's flow_rings object is one fprintf, run sanitized
-# wherever flow mode steps a ring (data+filter 8x8 beside a data job in e2e_fabric).
-"$HS" strategy -w alexnet -p abci -g 1024 -b 65536 --generate splitbrain:8 -o "$TMP/sb.xml" \
-    >/dev/null 2>&1 || fail "generate splitbrain:8"
-if [ "${HS_TEST_SMALL:-0}" != 1 ]; then
-    "$HS" simulate -w alexnet -p abci -s "$TMP/sb.xml" -g 1024 -b 65536 --json >"$TMP/sb.json" \
-        2>"$TMP/err" || fail "splitbrain 1024: exit $? $(cat "$TMP/err")"
-    python3 - "$TMP/sb.json" <<'PY' || fail "step budget"
+# The step budget: AlexNet SplitBrain (groups of 8), whose model-parallel groups' traffic shares
+# links with the data-parallel rings. On 32 GPUs with --step-budget 3000: the 12 groups whose
+# steps fit run in steps; the 32-member gradient ring (1,984 step messages an allreduce) runs as
+# flows, in the blocks of steps the rest of the budget pays for, and the run says so (table and
+# JSON). The same on 1024 GPUs at the default budget: 136 groups in steps, the 1024-member ring
+# (2.1 million step messages) in blocks. HS_TEST_SMALL=1 (the sanitized build,
+# tests/CMakeLists.txt) leaves out the 1024-GPU runs (94 s sanitized): the 32-GPU one runs the
+# same code (the exposed rings, the budget, steps and blocks side by side, the table's lines and
+# the JSON's flow_rings); the default budget is the one constant the flag replaces.
+budget_case() { # NAME GPUS STEPPED [--step-budget N]: the table's and the JSON's counts
+    local name="$1" g="$2" stepped="$3"
+    shift 3
+    "$HS" strategy -w alexnet -p abci -g "$g" -b $((g * 64)) --generate splitbrain:8 \
+        -o "$TMP/$name.xml" >/dev/null 2>&1 || { fail "generate splitbrain:8 on $g GPUs"; return; }
+    local run=(simulate -w alexnet -p abci -s "$TMP/$name.xml" -g "$g" -b $((g * 64)) "$@")
+    "$HS" "${run[@]}" --json >"$TMP/$name.json" 2>"$TMP/err" ||
+        { fail "$name: exit $? $(cat "$TMP/err")"; return; }
+    python3 - "$TMP/$name.json" "$name" "$stepped" <<'PY' || fail "$name: step budget"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["flow_rings"] == {"stepped_groups": 136, "over_budget_groups": 1}, j.get("flow_rings")
-print("budget     136 groups in steps, 1 in blocks of steps, iteration %.9f s" % j["iteration"]["total_s"])
+want = {"stepped_groups": int(sys.argv[3]), "over_budget_groups": 1}
+assert j["flow_rings"] == want, j.get("flow_rings")
+print("%-10s %s groups in steps, 1 in blocks of steps, iteration %.9f s"
+      % (sys.argv[2], sys.argv[3], j["iteration"]["total_s"]))
 PY
-fi
-"$HS" simulate -w alexnet -p abci -s "$TMP/sb.xml" -g 1024 -b 65536 --layers-top 0 \
-    >"$TMP/sb.txt" 2>&1 || fail "splitbrain 1024 table"
-grep -q "the rings of 136 groups ran step by step" "$TMP/sb.txt" &&
-    grep -q "1 more ran in blocks of steps, over the step budget" "$TMP/sb.txt" || fail "the table says it"
+    "$HS" "${run[@]}" --layers-top 0 >"$TMP/$name.txt" 2>&1 || fail "$name table: exit $?"
+    grep -q "the rings of $stepped groups ran step by step" "$TMP/$name.txt" &&
+        grep -q "1 more ran in blocks of steps, over the step budget" "$TMP/$name.txt" ||
+        fail "$name: the table does not say it"
+}
+budget_case budget32 32 12 --step-budget 3000
+[ "${HS_TEST_SMALL:-0}" = 1 ] || budget_case budget1024 1024 136
+# Within the default budget, every group of the 32-GPU case runs in steps, none in blocks.
+"$HS" simulate -w alexnet -p abci -s "$TMP/budget32.xml" -g 32 -b 2048 --json >"$TMP/all.json" \
+    2>"$TMP/err" || fail "budget32, default budget: exit $? $(cat "$TMP/err")"
+python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["flow_rings"] == {"stepped_groups": 13, "over_budget_groups": 0}' \
+    "$TMP/all.json" || fail "budget32, default budget: not every group in steps"
+# The flag: a whole number, for flow mode's simulations.
+expect_bad "--step-budget 0" "--step-budget" "$HS" simulate -w alexnet -p abci -s data -g 8 -b 512 \
+    --step-budget 0
+expect_bad "--step-budget x" "--step-budget" "$HS" simulate -w alexnet -p abci -s data -g 8 -b 512 \
+    --step-budget x
+expect_bad "--step-budget, step mode" "--step-budget is for flow mode" "$HS" simulate -w alexnet \
+    -p abci -s data -g 8 -b 512 -c step --step-budget 10
+expect_bad "--step-budget, analytic" "--step-budget is for simulate and compare" "$HS" analytic \
+    -w alexnet -p abci -s data -g 8 -b 512 --step-budget 10
 finish e2e_flow_contention

@@ -38,6 +38,9 @@ static void print_usage_run(FILE *out)
     fputs("  -c, --collectives F     simulation fidelity: flow (default; one flow per ring edge,\n"
           "                          step by step where other traffic may come and go on the\n"
           "                          ring's links) or step (every step of every collective)\n"
+          "      --step-budget N     flow mode: the messages an iteration's rings may spend\n"
+          "                          running step by step (default 1000000), the cheapest\n"
+          "                          first; the rings over it run as flows in blocks of steps\n"
           "  -P, --placement K       packed (default: rank r on GPU r), spread (nodes dealt\n"
           "                          round-robin over racks) or scatter (one rank per node)\n",
           out);

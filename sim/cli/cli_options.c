@@ -17,13 +17,14 @@
 enum {
     OPT_ROW = 1000, OPT_ROW_HEADER, OPT_TRACE = 1100, OPT_TRACE_GPUS, OPT_LAYERS_TOP,
     OPT_PER_LAYER, OPT_LINKS = 1200, OPT_LINKS_ALL, OPT_LINKS_SUMMARY, OPT_JOB = 1300,
-    OPT_BACKGROUND, OPT_BASELINE, OPT_CFG = 1500
+    OPT_BACKGROUND, OPT_BASELINE, OPT_CFG = 1500, OPT_STEP_BUDGET = 1600
 };
 
 /* The run commands' own flags; the job's come from the table of job keys (job_keys.h). */
 static const struct option run_flags[] = {
     {"platform", required_argument, NULL, 'p'},
     {"collectives", required_argument, NULL, 'c'},
+    {"step-budget", required_argument, NULL, OPT_STEP_BUDGET},
     {"placement", required_argument, NULL, 'P'},
     {"json", no_argument, NULL, 'j'},
     {"row", no_argument, NULL, OPT_ROW},
@@ -94,6 +95,12 @@ static int cli_run_option(int c, const char *arg, void *ctx, char *err)
     switch (c) {
     case 'p': o->platform = arg; break;
     case 'c': o->fidelity_given = true; return parse_fidelity(arg, &o->sim.fidelity, err);
+    case OPT_STEP_BUDGET: {
+        int budget = 0;
+        status = set_int("--step-budget", arg, 1, &budget, err);
+        o->sim.step_budget_messages = budget;
+        return status;
+    }
     case 'P': o->placement_given = true; return pl_parse(arg, &o->sim.placement, err);
     case 'j': o->output = OUT_JSON; break;
     case OPT_ROW: o->output = OUT_ROW; break;
@@ -182,6 +189,8 @@ static int check_fabric(const cli_options *o, char *err)
          "--job runs print tables or --json; --row, --trace and per-layer tables are for "
          "single runs"},
         {o->links_all && !o->links_path, "--links-all needs --links FILE.csv"},
+        {o->sim.step_budget_messages > 0 && o->sim.fidelity == ENG_STEP,
+         "--step-budget is for flow mode (step mode runs every step of every ring)"},
         {!o->platform, "-p PLATFORM is required (see hybridsim --help)"}};
     return first_broken(rules, sizeof rules / sizeof rules[0], err);
 }
@@ -208,6 +217,10 @@ static int check_single(const cli_options *o, char *err)
 
         {o->fidelity_given && analytic,
          "--collectives is for simulate and compare (the analytic model runs no collectives)"},
+        {o->sim.step_budget_messages > 0 && analytic,
+         "--step-budget is for simulate and compare (the analytic model runs no collectives)"},
+        {o->sim.step_budget_messages > 0 && o->sim.fidelity == ENG_STEP,
+         "--step-budget is for flow mode (step mode runs every step of every ring)"},
         {o->layers_given && analytic,
          "--layers-top and --per-layer are for simulate and compare (the per-layer table is "
          "the simulation's)"},

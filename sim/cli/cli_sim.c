@@ -107,7 +107,8 @@ static int sim_run(const cli_options *o, cli_inputs *in, rp_run *run, char *err)
 
 static int sim_fabric(const cli_options *o, char *err)
 {
-    fb_request req = {.platform = o->platform, .fidelity = o->sim.fidelity, .jobs = o->jobs,
+    fb_request req = {.platform = o->platform, .fidelity = o->sim.fidelity,
+                      .step_budget_messages = o->sim.step_budget_messages, .jobs = o->jobs,
                       .n_jobs = o->n_jobs, .backgrounds = o->backgrounds,
                       .n_backgrounds = o->n_backgrounds, .baseline = o->baseline,
                       .json = o->output == OUT_JSON, .links_path = o->links_path,

@@ -43,6 +43,7 @@
 typedef struct {
     const char *platform;                /* -p: path or short name */
     eng_fidelity fidelity;               /* --collectives */
+    double step_budget_messages;         /* --step-budget (eng_options'), 0: the default */
     const char *const *jobs;             /* --job texts, in order */
     int n_jobs;
     const char *const *backgrounds;      /* --background texts */

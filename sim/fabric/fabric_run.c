@@ -146,6 +146,7 @@ static void baseline_child(void *arg, void *answer)
     const fb_child_in *in = arg;
     fb_child_out *out = answer;
     eng_options eo = sm_engine_options(in->req->fidelity, false);
+    eo.step_budget_messages = in->req->step_budget_messages;
     eng_result res;
     out->status = sm_engine_run(&in->j->graph, in->plat, in->j->gpu_of_rank, &eo, NULL, &res,
                                 out->err);
@@ -290,6 +291,7 @@ int fb_run_shared(const fb_request *req, const plat_platform *plat, fb_job *jobs
     int status = merge_graphs(jobs, n_jobs, &all, &gpu_of_rank, &job_of_rank, err);
     if (status == HS_OK) {
         eng_options eo = sm_engine_options(req->fidelity, false);
+        eo.step_budget_messages = req->step_budget_messages;
         sm_watch watch = {.links = links, .n_jobs = n_jobs, .job_of_rank = job_of_rank,
                           .before_run = n_bg ? start_background : NULL, .ctx = &bg};
         status = sm_engine_run(&all, plat, gpu_of_rank, &eo, &watch, &res, err);

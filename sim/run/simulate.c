@@ -136,6 +136,7 @@ int sm_run(const wl_workload *wl, const kt_compute *kc, const plat_platform *pla
     memset(&res, 0, sizeof res);
     if (status == HS_OK) {
         eng_options eo = sm_engine_options(opt->fidelity, details != NULL || trace != NULL);
+        eo.step_budget_messages = opt->step_budget_messages;
         sm_watch watch = {.links = opt->links};
         status = sm_engine_run(&graph, plat, gpu_of_rank, &eo, &watch, &res, err);
     }

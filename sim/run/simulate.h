@@ -23,6 +23,8 @@
 
 typedef struct {
     eng_fidelity fidelity; /* --collectives flow|step */
+    double step_budget_messages; /* --step-budget: flow mode's step budget (eng_options'),
+                            * 0 for the engine's default */
     pl_kind placement;     /* --placement packed|spread|scatter */
     bool overlap;          /* --overlap: tasks in data order (ex_options.overlap), else the
                             * blocking order the analytic model assumes */

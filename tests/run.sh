@@ -3,7 +3,8 @@
 # Usage: tests/run.sh [--ci | --sanitize [--quick]] [extra ctest arguments, e.g. -R conformance]
 #   --ci        what CI runs (.ci/run): the plain suite, then --sanitize --quick (whether or not
 #               the plain one passed); the sanitized tree builds while the plain tests run
-#               (nice 10: from the cores they leave idle)
+#               (nice 10: from the cores they leave idle); the sanitized e2e_import reads
+#               the files the plain one imported (HS_TEST_IMPORTED)
 #   --sanitize  build into build-sanitize with AddressSanitizer, LeakSanitizer and
 #               UndefinedBehaviorSanitizer (cmake -DHS_SANITIZE=ON; SimGrid's actors on threads)
 #               and run the suite there: any report fails its test (exit status 99)
@@ -53,7 +54,10 @@ if [ "$ci" = 1 ]; then
     wait "$san_pid" || { cat "$san_log" >&2; echo "run.sh: the sanitized build failed" >&2; exit 1; }
     echo "run.sh: the sanitized tree was built while the plain tests ran" >&2
     san_rc=0
-    bash "$HS_ROOT/tests/run.sh" --sanitize --quick "$@" || san_rc=$?
+    # The importer's outputs the plain e2e_import kept: the sanitized one runs hybridsim on
+    # them, without importing again (torch is Python, which the sanitizers do not watch).
+    HS_TEST_IMPORTED="$HS_BUILD/tests/imported" \
+        bash "$HS_ROOT/tests/run.sh" --sanitize --quick "$@" || san_rc=$?
     [ "$plain_rc" = 0 ] || echo "run.sh: the plain suite failed (ctest exit $plain_rc)" >&2
     exit $((plain_rc != 0 ? plain_rc : san_rc))
 fi

@@ -9,7 +9,9 @@ Conventions (tests/README.md, "README examples"):
   may use a file an earlier block of the same README wrote). The lines after it, up to the next
   `$ ` line or the end of the block, are its expected output: stdout when it exits 0, stderr
   otherwise; a line `...` stands for any number of lines; every other line must be equal
-  (trailing blanks aside). `../shared` beside the scratch folder is the repository's.
+  (trailing blanks aside). `../shared` beside the scratch folder is the repository's, and its
+  `build` the build folder of the hybridsim under test (a script that builds a target there,
+  experiments/compute/fit.sh, finds it built, as in a checkout).
 - `hybridsim` and `build/hybridsim` are the built binary; `experiments/...` scripts and
   `/usr/bin/python3 experiments/...` run as written, and so does `cut` (to show a column of a
   CSV an earlier command wrote). Any other program is refused: show it
@@ -132,9 +134,12 @@ def argv_of(text, hybridsim):
     return None
 
 
-def mirror(root):
+def mirror(root, build):
     """A scratch folder with a symbolic link to every top-level entry of root, and a `shared`
-    beside it standing for root's ../shared (the reference files some scripts read)."""
+    beside it standing for root's ../shared (the reference files some scripts read); `build`
+    links to the build folder of the hybridsim under test when it has one (its CMakeCache.txt),
+    so that a script building a target there (experiments/compute/fit.sh) finds it built, as
+    in a checkout, instead of configuring and compiling a new build in the scratch folder."""
     parent = tempfile.mkdtemp(prefix="readme-examples-")
     work = os.path.join(parent, "repo")
     os.mkdir(work)
@@ -144,6 +149,8 @@ def mirror(root):
     for name in os.listdir(root):
         if name not in ("build", ".git"):
             os.symlink(os.path.join(root, name), os.path.join(work, name))
+    if build:
+        os.symlink(build, os.path.join(work, "build"))
     return work
 
 
@@ -197,7 +204,9 @@ def check_readme(path, root, hybridsim, env, report, counts):
             print("skipped %s (needs %s, which /usr/bin/python3 lacks)" % (where, needs.group(1)))
             continue
         if work is None:
-            work = mirror(root)
+            build = os.path.dirname(hybridsim)
+            work = mirror(root, build if os.path.isfile(os.path.join(build, "CMakeCache.txt"))
+                          else None)
         for text, expected in cmds:
             argv = argv_of(text, hybridsim)
             if argv is None:

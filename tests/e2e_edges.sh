@@ -19,7 +19,7 @@ mkfifo first.log
 timeout 120 "$HS" sweep "${an[@]}" -g 1,2,4,8,16,32,64,128 -o shared.csv --log first.log \
     --quiet 2>first.err &
 first=$!
-for _ in $(seq 50); do [ -e shared.csv ] && break; sleep 0.1; done
+wait_fifo_open "$first" || fail "the first sweep never waited for its --log"
 timeout 60 "$HS" sweep "${an[@]}" -g 256,512,1024,2048,3,6,12,24 -o shared.csv --quiet \
     >second.out 2>second.err
 rc=$?
@@ -68,8 +68,7 @@ fi
 mkfifo stuck.log
 timeout 120 "$HS" sweep "${an[@]}" -g 1,2 -o stuck.csv --log stuck.log --quiet 2>stuck.err &
 stuck=$!
-for _ in $(seq 100); do [ -e stuck.csv ] && break; sleep 0.1; done
-sleep 0.5
+wait_fifo_open "$stuck" || fail "the sweep never waited for its --log"
 kill -TERM "$stuck"
 wait "$stuck"
 rc=$?
@@ -124,7 +123,7 @@ mkfifo trace.fifo
 timeout 120 "$HS" simulate -w resnet50 -p abci -s data -g 8 -b 256 --trace trace.fifo \
     --links links.csv >/dev/null 2>sim.err &
 sim=$!
-sleep 1.5
+wait_fifo_open "$sim" || fail "simulate never waited for its --trace"
 kill -TERM "$sim"
 wait "$sim"
 rc=$?

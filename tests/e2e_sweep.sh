@@ -84,7 +84,12 @@ fi
 while IFS= read -r row; do
     grep -qxF -- "$row" killed.csv || fail "a row finished before SIGKILL changed: ${row%%,*}"
 done <finished-before.txt
-sleep 0.5 # the killed sweep's children die with it (PR_SET_PDEATHSIG)
+# the killed sweep's children die with it (PR_SET_PDEATHSIG): within 10 s, on a loaded machine
+# too (a fixed half second was not always enough under the sanitizers at ctest -j3)
+for _ in $(seq 100); do
+    grep -lsF "E2E_SWEEP_MARK=$TMP" /proc/[0-9]*/environ >/dev/null || break
+    sleep 0.1
+done
 grep -lsF "E2E_SWEEP_MARK=$TMP" /proc/[0-9]*/environ >/dev/null && fail "runs of the killed sweep are still alive"
 "$HS" sweep "${kill_args[@]}" -o reference.csv 2>/dev/null
 diff <(strip_wall reference.csv) <(strip_wall killed.csv) >/dev/null || fail "resumed CSV != uninterrupted CSV"

@@ -2,8 +2,8 @@
 # lib_e2e.sh: what the end-to-end tests share, sourced by tests/e2e_*.sh after `set -uo
 # pipefail`: a temporary folder TMP removed at exit, a failure counter with fail, the check of a
 # bad input (expect_bad, expect_bad_hs), of a good run (expect_ok), that no SimGrid text reached
-# the user (no_simgrid_text), a sweep CSV without its wall times (strip_wall), and the closing
-# line and exit status (finish).
+# the user (no_simgrid_text), a sweep CSV without its wall times (strip_wall), the wait for a run
+# blocked on a FIFO (wait_fifo_open), and the closing line and exit status (finish).
 
 TMP="$(mktemp -d)"
 # Only the test's own shell removes TMP: a child bash forks for `cmd &` runs this EXIT trap too
@@ -71,6 +71,30 @@ strip_wall() {
     local w
     w="$(head -1 "$1" | tr ',' '\n' | grep -nx wall_s | cut -d: -f1)"
     cut -d, -f"1-$((w - 1)),$((w + 1))-" "$1"
+}
+
+# wait_fifo_open PID: until a process of PID's tree (PID, its children, theirs) is blocked opening
+# a FIFO, waiting for its other end (the kernel's wchan wait_for_partner), PID has ended (status
+# 1), or 60 s have passed (1). For a signal meant to arrive while a run waits there: a fixed
+# sleep comes too early on a loaded machine (the sanitized build under ctest -j). Where the
+# kernel does not say (wchan reads 0), a 1.5 s sleep.
+wait_fifo_open() {
+    local p w
+    for _ in $(seq 600); do
+        kill -0 "$1" 2>/dev/null || return 1
+        for p in $(tree_pids "$1"); do
+            w="$(cat "/proc/$p/wchan" 2>/dev/null)"
+            [ "$w" = wait_for_partner ] && return 0
+            [ "$w" = 0 ] && { sleep 1.5; return 0; }
+        done
+        sleep 0.1
+    done
+    return 1
+}
+tree_pids() { # PID and its descendants
+    local c
+    echo "$1"
+    for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do tree_pids "$c"; done
 }
 
 # finish TEST: the verdict line, and exit 1 if a check failed.

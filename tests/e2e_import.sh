@@ -20,13 +20,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 # The importer is Python, which the sanitizers do not watch; what they watch is hybridsim
 # reading what it wrote. So a run that finds the files a plain run kept (HS_TEST_IMPORTED, set
-# by tests/run.sh --ci for its sanitized half: the plain build's tests/imported, kept there by
+# by tests/run.sh --ci for its sanitized half: the plain build's tests/imported, its import/ kept by
 # the plain run when every check passed, with a stamp of the importer's sources) reads them
 # and runs only hybridsim's side; any other run imports (torch's imports: most of this test's
 # time) and checks the importer too.
 KEPT=(resnet18 resnet101 vgg11 inception_v3 mobilenet_v2 shufflenet_v2_x0_5 swin_t tiny)
 stamp="$(cat "$SRC"/experiments/import/*.py | sha256sum | cut -d' ' -f1)"
-from="${HS_TEST_IMPORTED:-}" keep="$(dirname "$HS")/tests/imported"
+from="${HS_TEST_IMPORTED:+$HS_TEST_IMPORTED/import}" keep="$(dirname "$HS")/tests/imported/import"
 if [ -n "$from" ] && [ "$(cat "$from/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "e2e_import: the importer's outputs as $from has them (checked by the run that kept them)"
     for m in "${KEPT[@]}"; do cp "$from/$m.xml" "$TMP/" || fail "$from/$m.xml: not kept"; done

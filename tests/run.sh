@@ -4,7 +4,7 @@
 #   --ci        what CI runs (.ci/run): the plain suite, then --sanitize --quick (whether or not
 #               the plain one passed); the sanitized tree builds while the plain tests run
 #               (nice 10: from the cores they leave idle); the sanitized e2e_import reads
-#               the files the plain one imported (HS_TEST_IMPORTED)
+#               and e2e_models read what the plain ones imported (HS_TEST_IMPORTED)
 #   --sanitize  build into build-sanitize with AddressSanitizer, LeakSanitizer and
 #               UndefinedBehaviorSanitizer (cmake -DHS_SANITIZE=ON; SimGrid's actors on threads)
 #               and run the suite there: any report fails its test (exit status 99)
@@ -54,7 +54,7 @@ if [ "$ci" = 1 ]; then
     wait "$san_pid" || { cat "$san_log" >&2; echo "run.sh: the sanitized build failed" >&2; exit 1; }
     echo "run.sh: the sanitized tree was built while the plain tests ran" >&2
     san_rc=0
-    # The importer's outputs the plain e2e_import kept: the sanitized one runs hybridsim on
+    # The imports the plain e2e_import and e2e_models kept: the sanitized ones run hybridsim on
     # them, without importing again (torch is Python, which the sanitizers do not watch).
     HS_TEST_IMPORTED="$HS_BUILD/tests/imported" \
         bash "$HS_ROOT/tests/run.sh" --sanitize --quick "$@" || san_rc=$?

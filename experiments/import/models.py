@@ -4,11 +4,15 @@ the table of experiments/import/README.md ("Every torchvision classification mod
 
 Usage: /usr/bin/python3 experiments/import/models.py [--hybridsim PATH] [--write | --check]
                                                      [--only NAME,NAME..]
+                                                     [--keep DIR | --imported DIR]
   (no flag)      print the table
   --write        rewrite the table in README.md (between its two marker lines; with --only,
                  those models' rows)
   --check        build the rows again and fail (status 1) when one differs from README.md's
   --only LIST    only these models (with --check: the rows README.md has for them)
+  --keep DIR     also keep each import in DIR: NAME.xml and NAME.import (its summary's cells)
+  --imported DIR the imports an earlier --keep DIR kept, instead of importing (no torch: only
+                 the simulations run; the sanitized tests, tests/e2e_models.sh)
 
 Each model (torchvision.models.list_models(module=torchvision.models), weights=None) is imported
 as import.py does, in this one process (torch's import paid once), with import.py's default
@@ -23,6 +27,7 @@ import contextlib
 import io
 import os
 import runpy
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -71,9 +76,26 @@ def simulate(hybridsim, path):
     return "yes", float(fields[9])
 
 
-def row(hybridsim, main, name, tmp):
+def kept_import(folder, name, path):
+    """import_one's answer as --keep wrote it in folder, the workload copied to path."""
+    with open(os.path.join(folder, name + ".import")) as f:
+        cells = f.read().rstrip("\n").split("|")
+    if cells[0] == "yes":
+        shutil.copyfile(os.path.join(folder, name + ".xml"), path)
+    return tuple(cells)
+
+
+def row(hybridsim, main, name, tmp, keep=None, imported_dir=None):
     path = os.path.join(tmp, name + ".xml")
-    imported, layers, weights, why = import_one(main, name, path)
+    if imported_dir:
+        imported, layers, weights, why = kept_import(imported_dir, name, path)
+    else:
+        imported, layers, weights, why = import_one(main, name, path)
+    if keep:
+        with open(os.path.join(keep, name + ".import"), "w") as f:
+            f.write("|".join([imported, layers, weights, why]) + "\n")
+        if imported == "yes":
+            shutil.copyfile(path, os.path.join(keep, name + ".xml"))
     if imported != "yes":
         return [name, "", "", "no: " + why, "-", "-", "-"]
     simulated, value = simulate(hybridsim, path)
@@ -119,24 +141,38 @@ def main(argv):
                       "--only: those rows)")
     mode.add_argument("--check", action="store_true", help="compare with README.md's table")
     p.add_argument("--only", help="comma-separated model names")
+    kept = p.add_mutually_exclusive_group()
+    kept.add_argument("--keep", metavar="DIR", help="also keep each import in DIR (NAME.xml, "
+                      "NAME.import)")
+    kept.add_argument("--imported", metavar="DIR", help="the imports --keep DIR kept, instead "
+                      "of importing (no torch)")
     args = p.parse_args(argv)
     if not os.access(args.hybridsim, os.X_OK):
         print("models.py: no hybridsim at %s (build first)" % args.hybridsim, file=sys.stderr)
         return 2
-    import torchvision
-    names = torchvision.models.list_models(module=torchvision.models)
+    if args.imported:
+        names = sorted(f[:-len(".import")] for f in os.listdir(args.imported)
+                       if f.endswith(".import"))
+    else:
+        import torchvision
+        names = torchvision.models.list_models(module=torchvision.models)
     if args.only:
         wanted = args.only.split(",")
         unknown = [n for n in wanted if n not in names]
         if unknown:
-            print("models.py: --only: not torchvision classification models: %s"
-                  % ", ".join(unknown), file=sys.stderr)
+            what = ("not kept in " + args.imported if args.imported
+                    else "not torchvision classification models")
+            print("models.py: --only: %s: %s" % (what, ", ".join(unknown)), file=sys.stderr)
             return 2
         names = wanted
-    sys.path.insert(0, HERE)
-    importer = runpy.run_path(os.path.join(HERE, "import.py"))["main"]
+    importer = None
+    if not args.imported:
+        sys.path.insert(0, HERE)
+        importer = runpy.run_path(os.path.join(HERE, "import.py"))["main"]
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        rows = [row(args.hybridsim, importer, n, tmp) for n in names]
+        rows = [row(args.hybridsim, importer, n, tmp, args.keep, args.imported) for n in names]
     if args.write:
         if args.only:  # the other rows as README.md has them
             kept = readme_rows()

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # ci.sh: times what CI runs (.ci/run) on a clean clone and prints where the time goes: per phase
 # (packages, configure and build, tests; plain then sanitized), the longest tests of each half,
-# each half's summed test time, and the whole. A benchmark, never a test: run it with `nice`.
+# each half's summed test time, the whole, and the CPU the whole run spent (user + system time
+# of every process it waited for: what the machine's other work does not change, where wall
+# times stretch with the load). A benchmark, never a test: run it with `nice`.
 # Usage: experiments/bench/ci.sh [--keep] [COMMIT]   (default HEAD of this checkout)
 #   The commit is cloned into a temporary folder with ../shared beside it (a symlink to this
 #   checkout's ../shared, as CI has it), .ci/run runs there, every line of its output stamped
@@ -27,7 +29,7 @@ git -C "$work/hybridsim" checkout -q "$commit"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 start="${EPOCHREALTIME/./}"
 set +e
-(cd "$work/hybridsim" && bash .ci/run 2>&1) | while IFS= read -r line; do
+(cd "$work/hybridsim" && /usr/bin/time -f '%U %S' -o "$work/cpu" bash .ci/run 2>&1) | while IFS= read -r line; do
     t=$((${EPOCHREALTIME/./} - start))
     printf '%d.%06d %s\n' $((t / 1000000)) $((t % 1000000)) "$line"
 done >"$work/ci.log"
@@ -66,6 +68,8 @@ for h in 1 2; do
     awk -v h="$h" '$1 == h { print $2, $3 }' "$work/tests.txt" | sort -g -r | head -12 |
         awk '{ printf "  %8.2f %s\n", $1, $2 }'
 done
+# (the last line: time writes "Command exited with non-zero status N" before it on a failure)
+tail -n 1 "$work/cpu" | awk -v n="$(nproc)" '{ printf "cpu       %.1f s (user %.1f s + system %.1f s): %.1f s on %d cores\n", $1 + $2, $1, $2, ($1 + $2) / n, n }'
 echo "load average (1, 5, 15 min) before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo ".ci/run exit status $rc$([ "$keep" = 1 ] && echo ", kept in $work")"
 exit "$rc"

@@ -33,6 +33,7 @@ Default READMEs: every README.md git tracks under the root. Exit 0 when all pass
 import argparse
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -214,25 +215,31 @@ def check_readme(path, root, hybridsim, env, report, counts):
                        "<!-- not run: REASON -->, or drop the `$ ` prompt)" % (where, text))
                 continue
             counts["commands"] += 1
-            started = time.monotonic()
+            started, cpu = time.monotonic(), children_cpu_s()
             try:
                 run = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True,
                                      timeout=TIMEOUT_S)
             except subprocess.TimeoutExpired:
                 report("%s: `%s`: still running after %d s" % (where, text, TIMEOUT_S))
                 continue
-            took = time.monotonic() - started
+            took, cpu = time.monotonic() - started, children_cpu_s() - cpu
             if run.returncode == 77:
                 counts["skipped"] += 1
                 print("skipped %s (exit 77, what it needs is missing): %s" % (where, text[:90]))
                 continue
             out = run.stdout if run.returncode == 0 else run.stderr
             stream = "stdout" if run.returncode == 0 else "stderr (exit %d)" % run.returncode
-            print("ran %s (%.1f s): %s" % (where, took, text[:90]))
+            print("ran %s (%.1f s, %.1f s CPU): %s" % (where, took, cpu, text[:90]))
             if not matches(expected, out.split("\n")):
                 report("%s: `%s`: its %s differs from the block: %s\n--- %s:\n%s" %
                        (where, text, stream, first_difference(expected, out.split("\n")),
                         stream, out.rstrip()))
+
+
+def children_cpu_s():
+    """User and system seconds of the commands run so far (wall times stretch with the load)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def tracked_readmes(root):

@@ -77,15 +77,17 @@ strip_wall() {
 # a FIFO, waiting for its other end (the kernel's wchan wait_for_partner), PID has ended (status
 # 1), or 60 s have passed (1). For a signal meant to arrive while a run waits there: a fixed
 # sleep comes too early on a loaded machine (the sanitized build under ctest -j). Where the
-# kernel does not say (wchan reads 0), a 1.5 s sleep.
+# kernel does not say (this shell's own wchan, waiting on the pipe, reads 0 or nothing), a 1.5 s
+# sleep.
 wait_fifo_open() {
-    local p w
+    local p
+    case "$(cat "/proc/$$/wchan" 2>/dev/null)" in
+        "" | 0) sleep 1.5; return 0 ;;
+    esac
     for _ in $(seq 600); do
         kill -0 "$1" 2>/dev/null || return 1
         for p in $(tree_pids "$1"); do
-            w="$(cat "/proc/$p/wchan" 2>/dev/null)"
-            [ "$w" = wait_for_partner ] && return 0
-            [ "$w" = 0 ] && { sleep 1.5; return 0; }
+            [ "$(cat "/proc/$p/wchan" 2>/dev/null)" = wait_for_partner ] && return 0
         done
         sleep 0.1
     done

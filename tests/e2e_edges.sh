@@ -69,7 +69,7 @@ mkfifo stuck.log
 timeout 120 "$HS" sweep "${an[@]}" -g 1,2 -o stuck.csv --log stuck.log --quiet 2>stuck.err &
 stuck=$!
 wait_fifo_open "$stuck" || fail "the sweep never waited for its --log"
-kill -TERM "$stuck"
+kill_child TERM "$stuck"
 wait "$stuck"
 rc=$?
 [ "$rc" -eq 143 ] || fail "SIGTERM while opening a FIFO --log: exit $rc, not 143: $(cat stuck.err)"
@@ -124,7 +124,7 @@ timeout 120 "$HS" simulate -w resnet50 -p abci -s data -g 8 -b 256 --trace trace
     --links links.csv >/dev/null 2>sim.err &
 sim=$!
 wait_fifo_open "$sim" || fail "simulate never waited for its --trace"
-kill -TERM "$sim"
+kill_child TERM "$sim"
 wait "$sim"
 rc=$?
 [ "$rc" -eq 143 ] || fail "simulate, SIGTERM: exit $rc, not 143: $(cat sim.err)"

@@ -28,9 +28,10 @@ seconds() {
 }
 # Start "$@" in the background with SIGINT at its default action (job control: a script's
 # background job would otherwise ignore it), send SIGINT after $1 s, set rc to its exit status;
-# when it finished first, T (the length the moments are spread over) becomes at most that delay:
-# a run measured while the machine was busier (the sanitized build beside the plain tests) must
-# not leave the later, faster runs too few interruptions to tell.
+# when it finished first, T (the length the moments are spread over) moves halfway to that delay
+# (a run's length is at most it): a run measured while the machine was busier (the sanitized
+# build beside the plain tests) must not leave the later, faster runs too few interruptions to
+# tell, nor one fast run collapse the spread.
 interrupt_after() {
     local delay="$1"
     shift
@@ -39,10 +40,10 @@ interrupt_after() {
     local pid=$!
     set +m
     sleep "$delay"
-    kill -INT "$pid" 2>/dev/null
+    kill_child INT "$pid"
     wait "$pid"
     rc=$?
-    [ "$rc" -ne 0 ] || T="$(awk -v t="$T" -v d="$delay" 'BEGIN { print (d < t) ? d : t }')"
+    [ "$rc" -ne 0 ] || T="$(awk -v t="$T" -v d="$delay" 'BEGIN { print (d < t) ? (t + d) / 2 : t }')"
 }
 complete_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
 complete_csv() { head -1 "$1" | grep -q '^link,kind' && [ -z "$(tail -c1 "$1")" ]; }
@@ -74,7 +75,7 @@ for i in $(seq 1 "$N"); do
         fail "$what: $(head -3 err)"
     fi
 done
-echo "compare: $interrupted of $N interrupted (a run takes at most $T s)"
+echo "compare: $interrupted of $N interrupted (moments spread over 1.5 x $T s at the end)"
 [ "$interrupted" -ge $((N / 5)) ] || fail "compare: too few runs were interrupted to tell"
 
 # ---- sweep ----
@@ -104,7 +105,7 @@ for i in $(seq 1 "$N"); do
         fail "$what: $(head -3 err)"
     fi
 done
-echo "sweep: $interrupted of $N interrupted (a sweep takes at most $T s)"
+echo "sweep: $interrupted of $N interrupted (moments spread over 1.5 x $T s at the end)"
 [ "$interrupted" -ge $((N / 5)) ] || fail "sweep: too few runs were interrupted to tell"
 "$HS" "${sweep[@]}" -o s.csv --quiet 2>/dev/null || fail "the sweep does not resume"
 diff <(strip_wall reference.csv) <(strip_wall s.csv) >/dev/null ||

@@ -59,12 +59,12 @@ stop_daemons() {
     local p i
     for i in $(seq 1 50); do # up to 5 s for a clean exit
         local alive=0
-        for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+        for p in "${pids[@]}"; do child_alive "$p" && alive=1; done
         [ "$alive" -eq 0 ] && break
-        [ "$i" -eq 20 ] && for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+        [ "$i" -eq 20 ] && for p in "${pids[@]}"; do kill_child TERM "$p"; done
         sleep 0.1
     done
-    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && kill -9 "$p" 2>/dev/null; done
+    for p in "${pids[@]}"; do kill_child KILL "$p"; done
     wait 2>/dev/null
 }
 trap 'stop_daemons; rm -rf "$TMP"' EXIT
@@ -157,6 +157,6 @@ sys.exit(0 if ok else 1)
 PY
 
 stop_daemons
-for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && fail "daemon $p still running"; done
+for p in "${pids[@]}"; do child_alive "$p" && fail "daemon $p still running"; done
 pids=()
 finish e2e_slurm

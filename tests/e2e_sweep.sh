@@ -66,7 +66,7 @@ for _ in $(seq 1 600); do
     [ -f killed.csv ] && [ "$(rows killed.csv)" -ge 2 ] && break
     sleep 0.05
 done
-kill -KILL "$pid"
+kill_child KILL "$pid"
 wait "$pid" 2>/dev/null
 # complete lines only: a row cut by the kill does not count as done
 done_rows="$(grep -c '' killed.csv)"
@@ -104,7 +104,7 @@ for _ in $(seq 1 600); do
     [ -f int.csv ] && [ "$(rows int.csv)" -ge 1 ] && break
     sleep 0.05
 done
-kill -INT "$pid"
+kill_child INT "$pid"
 wait "$pid"
 rc=$?
 echo "SIGINT after $(rows int.csv) of $k rows"

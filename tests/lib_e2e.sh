@@ -3,7 +3,8 @@
 # pipefail`: a temporary folder TMP removed at exit, a failure counter with fail, the check of a
 # bad input (expect_bad, expect_bad_hs), of a good run (expect_ok), that no SimGrid text reached
 # the user (no_simgrid_text), a sweep CSV without its wall times (strip_wall), the wait for a run
-# blocked on a FIFO (wait_fifo_open), and the closing line and exit status (finish).
+# blocked on a FIFO (wait_fifo_open), a signal to a child that is still one (kill_child), and
+# the closing line and exit status (finish).
 
 TMP="$(mktemp -d)"
 # Only the test's own shell removes TMP: a child bash forks for `cmd &` runs this EXIT trap too
@@ -93,6 +94,13 @@ wait_fifo_open() {
     done
     return 1
 }
+# kill_child SIGNAL PID: SIGNAL to PID only while PID is a child of this shell (status 1 if not).
+# bash reaps a background job that ended at once, and its PID may then be another process's
+# (pid_max is 32768 and wraps within minutes while ctest -j runs the suite): a bare kill would
+# hit that process, another test's maybe. child_alive PID: whether PID is still such a child.
+child_alive() { [ "$(ps -o ppid= -p "$1" 2>/dev/null | tr -d ' ')" = "$$" ]; }
+kill_child() { child_alive "$2" && kill "-$1" "$2" 2>/dev/null; }
+
 tree_pids() { # PID and its descendants
     local c
     echo "$1"

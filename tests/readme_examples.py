@@ -6,7 +6,8 @@ Conventions (tests/README.md, "README examples"):
   trailing `\\` continues it on the next line) is run from a scratch folder that mirrors the
   repository root (a symbolic link per top-level entry, so `tests/...` and `workloads/...`
   resolve and files the commands write stay out of the tree; one folder per README, so a block
-  may use a file an earlier block of the same README wrote). The lines after it, up to the next
+  may use a file an earlier block of the same README wrote; READMEs are checked side by side,
+  -j at once). The lines after it, up to the next
   `$ ` line or the end of the block, are its expected output: stdout when it exits 0, stderr
   otherwise; a line `...` stands for any number of lines; every other line must be equal
   (trailing blanks aside). `../shared` beside the scratch folder is the repository's, and its
@@ -27,10 +28,11 @@ Conventions (tests/README.md, "README examples"):
 - Every Markdown link or image `[text](target)` whose target is not a URL or an anchor must name
   an existing file or folder, relative to the README.
 
-Usage: readme_examples.py [--hybridsim PATH] [--root DIR] [README.md ...]
+Usage: readme_examples.py [--hybridsim PATH] [--root DIR] [-j N] [README.md ...]
 Default READMEs: every README.md git tracks under the root. Exit 0 when all pass, 1 otherwise.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import resource
@@ -172,7 +174,16 @@ def check_links(path, lines, root, report):
                                                              target))
 
 
-def check_readme(path, root, hybridsim, env, report, counts):
+def check_readme(path, root, hybridsim, env):
+    """Check one README: (the lines to print, the problems, the counts). Run in a worker process
+    of its own (main), one README at a time, so its CPU figures are its commands' alone."""
+    said, problems = [], []
+    counts = {"commands": 0, "skipped": 0, "files": 0}
+
+    def report(message):
+        problems.append(message)
+        said.append("FAIL " + message)
+
     rel = os.path.relpath(path, root)
     lines = open(path, encoding="utf-8").read().split("\n")
     check_links(path, lines, root, report)
@@ -196,13 +207,14 @@ def check_readme(path, root, hybridsim, env, report, counts):
             continue
         if skip:
             counts["skipped"] += 1
-            print("skipped %s (not run: %s)" % (where, skip.group(1)))
+            said.append("skipped %s (not run: %s)" % (where, skip.group(1)))
             continue
         needs = NEEDS.match(marker)
         if needs and subprocess.run(["/usr/bin/python3", "-c", "import " + needs.group(1)],
                                     capture_output=True).returncode != 0:
             counts["skipped"] += 1
-            print("skipped %s (needs %s, which /usr/bin/python3 lacks)" % (where, needs.group(1)))
+            said.append("skipped %s (needs %s, which /usr/bin/python3 lacks)"
+                        % (where, needs.group(1)))
             continue
         if work is None:
             build = os.path.dirname(hybridsim)
@@ -225,15 +237,17 @@ def check_readme(path, root, hybridsim, env, report, counts):
             took, cpu = time.monotonic() - started, children_cpu_s() - cpu
             if run.returncode == 77:
                 counts["skipped"] += 1
-                print("skipped %s (exit 77, what it needs is missing): %s" % (where, text[:90]))
+                said.append("skipped %s (exit 77, what it needs is missing): %s"
+                            % (where, text[:90]))
                 continue
             out = run.stdout if run.returncode == 0 else run.stderr
             stream = "stdout" if run.returncode == 0 else "stderr (exit %d)" % run.returncode
-            print("ran %s (%.1f s, %.1f s CPU): %s" % (where, took, cpu, text[:90]))
+            said.append("ran %s (%.1f s, %.1f s CPU): %s" % (where, took, cpu, text[:90]))
             if not matches(expected, out.split("\n")):
                 report("%s: `%s`: its %s differs from the block: %s\n--- %s:\n%s" %
                        (where, text, stream, first_difference(expected, out.split("\n")),
                         stream, out.rstrip()))
+    return said, problems, counts
 
 
 def children_cpu_s():
@@ -259,6 +273,8 @@ def main():
                         "else hybridsim on the PATH)")
     parser.add_argument("--root", default=os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))), help="the repository root (default: this file's ../)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="READMEs checked at once (default: the cores)")
     parser.add_argument("readmes", nargs="*")
     args = parser.parse_args()
     root = os.path.abspath(args.root)
@@ -276,15 +292,19 @@ def main():
     env["HYBRIDSIM"] = hybridsim
     env["HYBRIDSIM_HOME"] = root
     readmes = [os.path.abspath(r) for r in args.readmes] or tracked_readmes(root)
-    problems = []
-
-    def report(message):
-        problems.append(message)
-        print("FAIL " + message)
-
-    counts = {"commands": 0, "skipped": 0, "files": 0}
-    for path in readmes:
-        check_readme(path, root, hybridsim, env, report, counts)
+    problems, counts = [], {"commands": 0, "skipped": 0, "files": 0}
+    # READMEs in parallel (each has its own scratch folder; a README's blocks run in order), the
+    # largest first; printed in their order as each is done.
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {path: pool.submit(check_readme, path, root, hybridsim, env)
+                   for path in sorted(readmes, key=os.path.getsize, reverse=True)}
+        for path in readmes:
+            lines, found, n = futures[path].result()
+            for line in lines:
+                print(line, flush=True)
+            problems += found
+            for k in counts:
+                counts[k] += n[k]
     print("readme_examples: %d READMEs, %d commands run, %d blocks skipped, %d excerpts, "
           "%d failed" % (len(readmes), counts["commands"], counts["skipped"], counts["files"],
                          len(problems)))

@@ -49,10 +49,11 @@ typedef struct {
     eng_sim *s;
     int src, dst;   /* the ranks */
     long bytes;
-    sg_sem_t copied; /* released once both copies are done */
+    bool copied;    /* both copies are done */
+    sg_sem_t copied_sem; /* the receiver waits on it for them, or NULL while it does not */
+    sg_sem_t delivered_sem; /* likewise a synchronous sender */
     int refs;       /* the relay and the receiver (and a synchronous sender): the last one
                      * out frees this */
-    sg_sem_t delivered; /* a synchronous send's: released when the receiver has it, or NULL */
 } relay_arg;
 
 /* A relay actor, kept by its sender (eng_sim.relay_idle[src] while idle). */
@@ -65,11 +66,24 @@ struct eng_relay {
 static void relay_unref(relay_arg *a)
 {
     if (--a->refs == 0) {
-        sg_sem_destroy(a->copied);
-        if (a->delivered)
-            sg_sem_destroy(a->delivered);
+        if (a->copied_sem)
+            sg_sem_destroy(a->copied_sem);
+        if (a->delivered_sem)
+            sg_sem_destroy(a->delivered_sem);
         free(a);
     }
+}
+
+/* Wait until both copies of a are done, on *sem (the receiver's or the synchronous sender's),
+ * unless they are already: a semaphore that would not block still costs a SimGrid call, and
+ * every call a visit of the actor by SimGrid's scheduler. The relay cannot finish between the
+ * check and the wait: actors run one at a time and yield only inside a SimGrid call. */
+static void relay_wait(relay_arg *a, sg_sem_t *sem)
+{
+    if (a->copied)
+        return;
+    *sem = sg_sem_init(0);
+    sg_sem_acquire(*sem);
 }
 
 /* The relay ends (the run is over, or a deadlock ended it mid-copy): what it holds is freed. */
@@ -100,9 +114,11 @@ static void relay_main(int argc, char **argv)
         c[0] = sg_mailbox_get_async(eng_mbox_on(a->s, a->src, a->dst, 1), &payload);
         c[1] = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
         sg_comm_wait_all(c, 2);
-        sg_sem_release(a->copied);
-        if (a->delivered)
-            sg_sem_release(a->delivered);
+        a->copied = true;
+        if (a->copied_sem)
+            sg_sem_release(a->copied_sem);
+        if (a->delivered_sem)
+            sg_sem_release(a->delivered_sem);
         eng_sim *s = a->s;
         int src = a->src;
         r->arg = NULL;
@@ -141,7 +157,7 @@ void eng_received(eng_sim *s, void *payload, long bytes)
     if (!payload || payload == s)
         return;
     relay_arg *a = payload;
-    sg_sem_acquire(a->copied);
+    relay_wait(a, &a->copied_sem);
     relay_unref(a);
 }
 
@@ -153,7 +169,7 @@ bool eng_relayed(const eng_sim *s, int src, int dst)
 }
 
 /* A message from src to dst; with sync (a synchronous send), *sync gets its relay (to wait on
- * a->delivered, then unref) or NULL when it goes straight (the wait on the message is then
+ * its copies, then unref) or NULL when it goes straight (the wait on the message is then
  * synchronous already). */
 static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool staged,
                               relay_arg **sync)
@@ -165,8 +181,7 @@ static sg_comm_t send_message(eng_sim *s, int src, int dst, long bytes, bool sta
     relay_arg *a = malloc(sizeof *a);
     if (!a) /* cannot relay: the message still arrives, over its route */
         return eng_post_send(s, src, dst, bytes);
-    *a = (relay_arg){s, src, dst, bytes, sg_sem_init(0), sync ? 3 : 2,
-                     sync ? sg_sem_init(0) : NULL};
+    *a = (relay_arg){s, src, dst, bytes, false, NULL, NULL, sync ? 3 : 2};
     if (!relay_start(s, a)) {
         a->refs = 1, relay_unref(a);
         return eng_post_send(s, src, dst, bytes);
@@ -228,7 +243,7 @@ void eng_sync_send(eng_sim *s, int rank, int dst, double bytes, bool staged)
     sg_comm_t c = send_message(s, rank, dst, eng_chunk_bytes(bytes), staged, &relay);
     sg_comm_wait(c);
     if (relay) {
-        sg_sem_acquire(relay->delivered);
+        relay_wait(relay, &relay->delivered_sem);
         relay_unref(relay);
     }
     if (staged && s->plat->staging_latency_s > 0)

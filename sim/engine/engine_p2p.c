@@ -109,11 +109,11 @@ static void relay_main(int argc, char **argv)
     for (;;) {
         sg_sem_acquire(r->go);
         relay_arg *a = r->arg;
-        void *payload;
-        sg_comm_t c[2];
-        c[0] = sg_mailbox_get_async(eng_mbox_on(a->s, a->src, a->dst, 1), &payload);
-        c[1] = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
-        sg_comm_wait_all(c, 2);
+        /* the copy down posted, then the copy up received in one blocking call (posted and
+         * waited for in one visit of the actor), then the copy down waited for */
+        sg_comm_t down = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
+        (void)sg_mailbox_get(eng_mbox_on(a->s, a->src, a->dst, 1));
+        sg_comm_wait(down);
         a->copied = true;
         if (a->copied_sem)
             sg_sem_release(a->copied_sem);
@@ -212,14 +212,21 @@ double eng_edge_latency(const eng_sim *s, int src, int dst, bool staged)
 
 /* Receive from every rank of `from` and send to every rank of `to`, all posted at once and
  * waited for together; the receives first, so that peers' messages start as soon as they are
- * sent, then the staging (once: the messages are staged side by side), then the sends. */
+ * sent, then the staging (once: the messages are staged side by side), then the sends. A lone
+ * receive (a halo chain's) is one blocking call: posted and waited for in one visit of the
+ * actor, not two (a blocking send could not be: link statistics time a message by its
+ * sender's wait). */
 void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from, int n_from,
                   double bytes, bool staged)
 {
+    long b = eng_chunk_bytes(bytes);
+    if (n_to == 0 && n_from == 1) {
+        eng_received(s, sg_mailbox_get(eng_mbox(s, from[0], rank)), b);
+        return;
+    }
     bool wide = n_to + n_from > 2;
     sg_comm_t pair[2], *c = wide ? s->rs[rank].scratch : pair;
     void *one[2], **payload = wide ? s->rs[rank].payloads : one;
-    long b = eng_chunk_bytes(bytes);
     for (int i = 0; i < n_from; i++)
         c[i] = sg_mailbox_get_async(eng_mbox(s, from[i], rank), &payload[i]);
     if (staged && n_to > 0 && s->plat->staging_latency_s > 0)

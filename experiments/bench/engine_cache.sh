@@ -7,8 +7,11 @@
 # slowed by its working set outgrowing the cache, not by an algorithm walking more per event.
 # A benchmark, not a test: it prints figures, it asserts nothing. Slow: cachegrind runs about
 # 50 times slower than the program (about 5 min of CPU for the defaults).
+# With TOP=N it also lists, for the last count, the N functions with the most last-level misses
+# (cg_annotate, valgrind's): whose data leaves the cache (SimGrid's, the engine's, malloc's).
 # Usage: experiments/bench/engine_cache.sh [BUILD_DIR]
-#        (GPUS="1024 2048" the counts; LL=BYTES the last-level cache, default 32 MiB 16-way)
+#        (GPUS="1024 2048" the counts; LL=BYTES the last-level cache, default 32 MiB 16-way;
+#         TOP=N the breakdown)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bench_init engine_cache.sh /dev/null "${1:-}"
@@ -36,4 +39,22 @@ for g in ${GPUS:-1024 2048}; do
         END { best = ""; for (p in ir) if (best == "" || ir[p] > ir[best]) best = p
               printf "| %s | %.4g | %.4g | %.4g | %d |\n", g, ir[best], d1[best], ll[best], rss / 1024 }' \
         "$BENCH_TMP.log"
+    # the child's output file: the one whose summary has the most instructions
+    main_out=$(awk '/ I +refs:/ {gsub(/[=,]/, " "); n = $4 $5 $6 $7 $8; if (n + 0 > best + 0) {best = n; p = $1}}
+                    END {print p}' "$BENCH_TMP.log")
 done
+if [ -n "${TOP:-}" ]; then
+    echo
+    echo "last-level misses at $g GPUs by function (top $TOP):"
+    echo "| LL read misses | LL write misses | function |"
+    echo "|---|---|---|"
+    cg_annotate --show=DLmr,DLmw --sort=DLmr "$BENCH_TMP.out.$main_out" 2>/dev/null |
+        awk -v top="$TOP" -v root="$BENCH_ROOT/" '/file:function/ {on = 1; next}
+            on && n < top {
+                gsub(/\( *[0-9.]+%\)/, "")
+                if ($1 !~ /^[0-9,]+$/ || $2 !~ /^[0-9,]+$/) next
+                f = $0; sub(/^ *[0-9,]+ +[0-9,]+ +/, "", f)
+                if (index(f, root) == 1) f = substr(f, length(root) + 1)
+                if (length(f) > 90) f = substr(f, 1, 87) "..."
+                printf "| %s | %s | %s |\n", $1, $2, f; n++ }'
+fi

@@ -41,6 +41,16 @@ static inline int rel_close(double a, double b, double tol)
     return d <= tol * (scale > 0 ? scale : 1e-300);
 }
 
+/* The index of the layer named `name`; fails the test when there is none. */
+static inline int layer_named(const wl_workload *wl, const char *name)
+{
+    for (int i = 0; i < wl->n_layers; i++)
+        if (strcmp(wl->layers[i].name, name) == 0)
+            return i;
+    fail_msg("no layer %s", name);
+    return -1;
+}
+
 /* Layer `index`'s kernel of one pass under split s, with `element_bytes` a value; fails the
  * test on an error. */
 static inline lw_kernel kernel_ok(const wl_workload *wl, int index, const lw_split *s,

@@ -25,8 +25,8 @@
 
 /* A work function's answer: the square of its argument, and a word. */
 typedef struct {
-    int64_t square;
-    char word[8];
+    int64_t square; /* the argument squared */
+    char word[8];   /* "done" */
 } answer;
 
 static void square(void *arg, void *ans)
@@ -45,8 +45,8 @@ static void dies(void *arg, void *ans)
 
 /* The lines on_line was given, joined with '|' between them. */
 typedef struct {
-    char text[16384];
-    int n_lines;
+    char text[16384]; /* the lines so far, '|' between them */
+    int n_lines;      /* how many */
 } lines;
 
 static void keep_line(void *ctx, const char *line, size_t len)
@@ -124,6 +124,17 @@ static void exec_fails(void **state)
     assert_int_equal(end.exit_status, 127);
 }
 
+/* Poll c every 10 ms, as a pool does, until it has ended; end says how. */
+static void poll_to_end(hs_child *c, hs_child_end *end)
+{
+    char err[HS_ERR_LEN];
+    bool over = false;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    while (hs_child_poll(c, &over, end, err) == HS_OK && !over)
+        nanosleep(&pause, NULL);
+    assert_true(over);
+}
+
 static void deadline(void **state)
 {
     (void)state;
@@ -138,11 +149,7 @@ static void deadline(void **state)
     assert_int_equal(end.signal, SIGKILL);
 
     assert_int_equal(hs_child_start(&c, &spec, err), HS_OK); /* polled, as a pool does */
-    bool over = false;
-    struct timespec pause = {0, 10 * 1000 * 1000};
-    while (hs_child_poll(&c, &over, &end, err) == HS_OK && !over)
-        nanosleep(&pause, NULL);
-    assert_true(over);
+    poll_to_end(&c, &end);
     assert_true(end.timed_out);
     assert_int_equal(end.signal, SIGKILL);
 }
@@ -161,10 +168,7 @@ static void streams_into_files(void **state)
     assert_int_equal(hs_child_start(&c, &spec, err), HS_OK);
     close(in);
     close(out);
-    bool over = false;
-    struct timespec pause = {0, 10 * 1000 * 1000};
-    while (hs_child_poll(&c, &over, &end, err) == HS_OK && !over)
-        nanosleep(&pause, NULL);
+    poll_to_end(&c, &end);
     assert_int_equal(end.exit_status, 4);
     assert_false(end.timed_out);
     char text[64] = "";

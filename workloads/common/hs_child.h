@@ -55,8 +55,8 @@ typedef struct {
     int exec_fd;           /* exec: where a failed exec's errno arrives, else -1 */
     int pid_fd;            /* a pidfd that polls readable when it ends (hs_child_pause), or -1 */
     size_t answer_bytes;   /* the answer expected */
-    hs_child_line on_line; /* where its stderr lines go, and their context */
-    void *line_ctx;
+    hs_child_line on_line; /* where its stderr lines go */
+    void *line_ctx;        /* on_line's first argument */
     double deadline_s;     /* when it is killed (CLOCK_MONOTONIC seconds); 0: never */
     bool timed_out;        /* it was killed at its deadline */
     bool forwarded;        /* the signals of this process go to it */

@@ -45,11 +45,9 @@ static inline void child_result_run(const char *spec, void (*fn)(const plat_plat
 {
     child_case c = {spec, fn, on_load_failed, out, size};
     hs_child_spec s = {.work = child_result_work, .arg = &c, .answer_bytes = size, .what = spec};
-    hs_child child;
     hs_child_end end;
     char err[HS_ERR_LEN];
-    assert_int_equal(hs_child_start(&child, &s, err), HS_OK);
-    assert_int_equal(hs_child_wait(&child, out, &end, err), HS_OK);
+    assert_int_equal(hs_child_run(&s, out, &end, err), HS_OK);
     assert_int_equal(end.exit_status, 0);
     assert_true(end.answered);
 }

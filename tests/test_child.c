@@ -80,9 +80,8 @@ static void work_answer(void **state)
     assert_true(a.square == 12345LL * 12345);
     assert_string_equal(a.word, "done");
 
-    spec.work = dies; /* no answer, and it says how it ended */
-    assert_int_equal(hs_child_start(&c, &spec, err), HS_OK);
-    assert_int_equal(hs_child_wait(&c, &a, &end, err), HS_OK);
+    spec.work = dies; /* no answer, and it says how it ended (started and waited for at once) */
+    assert_int_equal(hs_child_run(&spec, &a, &end, err), HS_OK);
     assert_false(end.answered);
     assert_int_equal(end.exit_status, -1);
     assert_int_equal(end.signal, SIGABRT);

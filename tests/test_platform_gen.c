@@ -111,10 +111,10 @@ typedef void (*child_body)(FILE *out, const plat_platform *plat, const void *arg
 typedef struct {
     const char *spec, *path; /* the platform; the file body writes */
     const int *only;         /* n_only > 0: only the racks of these GPUs */
-    int n_only;
+    int n_only;              /* how many; 0: the whole machine */
     bool host_memory;        /* plat_engine_load_job's */
-    child_body body;
-    const void *arg;
+    child_body body;         /* what the child writes into path */
+    const void *arg;         /* body's last argument */
 } child_job;
 
 /* In the child (hs_child_work): its exit code, 0 when body ran and its file is written. */
@@ -148,12 +148,10 @@ static void in_child_job(const char *spec, const int *only, int n_only, bool hos
 {
     child_job j = {spec, path, only, n_only, host_memory, body, arg};
     hs_child_spec s = {.work = child_work, .arg = &j, .answer_bytes = sizeof(int), .what = spec};
-    hs_child child;
     hs_child_end end;
     char err[HS_ERR_LEN];
     int code = -1;
-    assert_int_equal(hs_child_start(&child, &s, err), HS_OK);
-    assert_int_equal(hs_child_wait(&child, &code, &end, err), HS_OK);
+    assert_int_equal(hs_child_run(&s, &code, &end, err), HS_OK);
     assert_int_equal(end.exit_status, 0);
     assert_true(end.answered);
     assert_int_equal(code, 0);

@@ -413,12 +413,10 @@ static int in_child(int (*group)(void))
 {
     hs_child_spec s = {.work = group_work, .arg = &group, .answer_bytes = sizeof(int),
                        .what = "a test group"};
-    hs_child child;
     hs_child_end end;
     char err[HS_ERR_LEN];
     int failed = 1;
-    if (hs_child_start(&child, &s, err) != HS_OK ||
-        hs_child_wait(&child, &failed, &end, err) != HS_OK) {
+    if (hs_child_run(&s, &failed, &end, err) != HS_OK) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

@@ -149,11 +149,8 @@ int cli_child_run(const char *full, char **argv, char *err)
     child_err e = {0};
     hs_child_spec spec = {.exe = full, .argv = argv, .on_line = on_line, .line_ctx = &e,
                           .forward_signals = true, .die_with_parent = true, .what = full};
-    hs_child child;
-    hs_child_end end = {0};
-    int status = hs_child_start(&child, &spec, err);
-    if (status == HS_OK)
-        status = hs_child_wait(&child, NULL, &end, err);
+    hs_child_end end;
+    int status = hs_child_run(&spec, NULL, &end, err);
     if (status == HS_OK && end.exec_errno)
         status = hs_fail(err, HS_EINTERNAL, "cannot run %s (simulations need it beside "
                          "hybridsim): %s", full, strerror(end.exec_errno));

@@ -158,11 +158,8 @@ static int sim_simulate(const wl_workload *wl, const kt_compute *kc, plat_platfo
     hs_child_spec spec = {.work = sim_child, .arg = &in, .answer_bytes = sizeof(sim_child_out),
                           .what = "a simulation"};
     sim_child_out out;
-    hs_child child;
     hs_child_end end;
-    status = hs_child_start(&child, &spec, err);
-    if (status == HS_OK)
-        status = hs_child_wait(&child, &out, &end, err);
+    status = hs_child_run(&spec, &out, &end, err);
     if (status != HS_OK)
         return status;
     if (end.exit_status != 0 || !end.answered)

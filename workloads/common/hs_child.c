@@ -356,6 +356,14 @@ int hs_child_wait(hs_child *c, void *answer, hs_child_end *end, char *err)
     return HS_OK;
 }
 
+int hs_child_run(const hs_child_spec *spec, void *answer, hs_child_end *end, char *err)
+{
+    hs_child c;
+    *end = (hs_child_end){0};
+    int status = hs_child_start(&c, spec, err);
+    return status == HS_OK ? hs_child_wait(&c, answer, end, err) : status;
+}
+
 /* A pidfd of the child (opened once, while it is not yet reaped), or -1 where the kernel has
  * none. */
 static int pid_fd(hs_child *c)

@@ -12,9 +12,9 @@
  *                                stderr into files, --jobs at a time (hs_child_pause, then
  *                                hs_child_poll), each with --timeout; killed with this process
  *
- * A child is started from a spec, then waited for (hs_child_wait) or polled (hs_child_poll);
- * how it ended (exit status, signal, timeout, an exec that failed) comes back as plain values
- * and the caller words its own message.
+ * A child is started from a spec, then waited for (hs_child_wait; hs_child_run does both) or
+ * polled (hs_child_poll); how it ended (exit status, signal, timeout, an exec that failed)
+ * comes back as plain values and the caller words its own message.
  *
  * Folder: workloads/common/ (prefix hs_child). */
 #ifndef HS_CHILD_H
@@ -79,6 +79,10 @@ int hs_child_start(hs_child *c, const hs_child_spec *spec, char *err);
  * end, wait for it (killing it at its deadline) and say how it ended. HS_EINTERNAL only if it
  * cannot be waited for ("waitpid: ..."). */
 int hs_child_wait(hs_child *c, void *answer, hs_child_end *end, char *err);
+
+/* hs_child_start, then hs_child_wait: a child run to its end, for a caller that waits for it
+ * alone. HS_EINTERNAL as they say; `end` zeroed when it could not start. */
+int hs_child_run(const hs_child_spec *spec, void *answer, hs_child_end *end, char *err);
 
 /* Without blocking: *ended and `end` if it has ended; else kill it if past its deadline. For
  * children without pipes (a pool polls several). HS_EINTERNAL as hs_child_wait. */

@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #include "cli_int.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,15 +44,7 @@ typedef struct {
 
 static void relay(const char *text, size_t len)
 {
-    while (len > 0) {
-        ssize_t w = write(STDERR_FILENO, text, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        text += w;
-        len -= (size_t)w;
-    }
+    (void)hs_out_write_all(STDERR_FILENO, text, len);
 }
 
 /* A line of hybridsim's own: the name of a command that prints on stderr, then a colon. A

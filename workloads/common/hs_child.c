@@ -20,6 +20,7 @@
 
 #include "hs_error.h"
 #include "hs_grow.h"
+#include "hs_out.h"
 
 #define CHILD_NO_START 127                    /* a child that could not exec: the shell's */
 #define CHILD_POLL_NS (20 * 1000 * 1000)      /* without a pidfd, a pause is this at most */
@@ -74,22 +75,6 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-/* Write all of buf to fd; false if it could not. */
-static bool write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        len -= (size_t)w;
-    }
-    return true;
-}
-
 /* fd as the child's stream `to` (an fd already there stays, made to survive exec). */
 static int child_stream(int fd, int to)
 {
@@ -127,14 +112,14 @@ static void child_run(const hs_child_spec *s, int p[3][2], pid_t parent, const s
     }
     if (fail) {
         if (pipes[2] >= 0)
-            write_all(pipes[2], &fail, sizeof fail);
+            hs_out_write_all(pipes[2], &fail, sizeof fail);
         _exit(CHILD_NO_START);
     }
     void *answer = calloc(1, s->answer_bytes ? s->answer_bytes : 1);
     if (!answer)
         _exit(HS_EINTERNAL);
     s->work(s->arg, answer);
-    _exit(s->answer_bytes == 0 || write_all(pipes[1], answer, s->answer_bytes) ? 0 : 3);
+    _exit(s->answer_bytes == 0 || hs_out_write_all(pipes[1], answer, s->answer_bytes) ? 0 : 3);
 }
 
 /* The pipes the spec asks for: [i][0] read end, [i][1] write end, -1 where none. */

@@ -79,4 +79,9 @@ void hs_out_die_by(int sig);
 /* The name of an interrupting signal ("SIGINT"), else "signal N" formatted into buf. */
 const char *hs_out_signal_name(int sig, char *buf, size_t len);
 
+/* Write all of buf (len bytes) to fd, again after a signal (EINTR); false if it could not.
+ * Async-signal-safe: the signal handler's message, a forked child's answer before _exit, a
+ * child's stderr relayed. */
+bool hs_out_write_all(int fd, const void *buf, size_t len);
+
 #endif

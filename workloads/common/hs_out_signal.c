@@ -9,10 +9,13 @@
  * re-raising the signal with the default action rather than exiting: a calling shell or make
  * then knows the child died of it and stops too (exit() from a handler, as SimGrid's does,
  * also runs atexit handlers in the middle of whatever was interrupted). Only the process that
- * listed the outputs cleans them: a forked child (fabric's --baseline) just dies. */
+ * listed the outputs cleans them: a forked child (fabric's --baseline) just dies.
+ * hs_out_write_all, the handler's write to the end, is here and serves every other writer
+ * that must be async-signal-safe. */
 #define _GNU_SOURCE
 #include "hs_out.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,15 +145,24 @@ const char *hs_out_signal_name(int sig, char *buf, size_t len)
     }
 }
 
-static void say(const char *text, size_t len)
+bool hs_out_write_all(int fd, const void *buf, size_t len)
 {
+    const char *p = buf;
     while (len > 0) {
-        ssize_t w = write(STDERR_FILENO, text, len);
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
         if (w <= 0)
-            return;
-        text += w;
+            return false;
+        p += w;
         len -= (size_t)w;
     }
+    return true;
+}
+
+static void say(const char *text, size_t len)
+{
+    (void)hs_out_write_all(STDERR_FILENO, text, len);
 }
 
 static void on_signal(int sig)

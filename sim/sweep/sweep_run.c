@@ -37,9 +37,6 @@
  * nothing else. */
 static volatile sig_atomic_t sw_interrupt;
 
-/* The signals that interrupt a sweep (its rows so far are kept; rerun to finish). */
-static const int interrupt_signals[3] = {SIGINT, SIGTERM, SIGHUP};
-
 /* A run in flight. */
 typedef struct {
     hs_child child; /* child.pid 0: the slot is free */
@@ -388,29 +385,8 @@ static int run_all(sw_runner *r, const int *todo, int n_todo, int stop_after, ch
     return status;
 }
 
+/* SIGINT, SIGTERM and SIGHUP interrupt a sweep (its rows so far are kept; rerun to finish). */
 static void on_signal(int sig) { sw_interrupt = sig; }
-
-/* Install the interruption handlers (restored by the caller from `saved`). */
-static void catch_signals(struct sigaction saved[3])
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sw_interrupt = 0;
-    for (int i = 0; i < 3; i++) {
-        sigaction(interrupt_signals[i], &sa, &saved[i]);
-        /* A signal ignored on entry stays ignored (a background job of a script, nohup). */
-        if (saved[i].sa_handler == SIG_IGN)
-            sigaction(interrupt_signals[i], &saved[i], NULL);
-    }
-}
-
-static void restore_signals(const struct sigaction saved[3])
-{
-    for (int i = 0; i < 3; i++)
-        sigaction(interrupt_signals[i], &saved[i], NULL);
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* A session. */
@@ -476,7 +452,8 @@ int sw_run(const sw_plan *plan, const sw_cmdline *cl, const char *exe, const cha
     sw_runner r = {.plan = plan, .exe = exe, .csv_fd = -1, .line_of = line_of, .arena = a,
                    .log = {.slot = -1}};
     struct sigaction saved[3];
-    catch_signals(saved); /* before the temp directory exists: a signal only stops the pool */
+    sw_interrupt = 0;
+    hs_out_catch(on_signal, saved); /* before the temp directory: a signal only stops the pool */
     int status = runner_open(&r, err);
     if (status != HS_OK && sw_interrupt)
         status = HS_OK; /* a signal cut an open short (a FIFO --log): said as the signal */
@@ -486,7 +463,7 @@ int sw_run(const sw_plan *plan, const sw_cmdline *cl, const char *exe, const cha
     }
     if (r.tmpdir[0])
         rmdir(r.tmpdir);
-    restore_signals(saved);
+    hs_out_uncatch(saved);
     if (r.progress.enabled && r.progress.tty) {
         sw_progress_draw(&r.progress, true); /* the last state, which the rate limit may skip */
         fputc('\n', stderr);

@@ -49,22 +49,13 @@ static void forward(int sig)
 /* Pass SIGINT, SIGTERM and SIGHUP on to pid (those this process does not ignore). */
 static void forward_start(pid_t pid)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward;
-    sigemptyset(&sa.sa_mask);
     forward_pid = pid;
-    for (int i = 0; i < 3; i++)
-        if (sigaction(forward_sigs[i], NULL, &forward_saved[i]) == 0 &&
-            forward_saved[i].sa_handler != SIG_IGN)
-            sigaction(forward_sigs[i], &sa, NULL);
+    hs_out_catch(forward, forward_saved);
 }
 
 static void forward_stop(void)
 {
-    for (int i = 0; i < 3; i++)
-        if (forward_saved[i].sa_handler != SIG_IGN)
-            sigaction(forward_sigs[i], &forward_saved[i], NULL);
+    hs_out_uncatch(forward_saved);
     forward_pid = 0;
 }
 

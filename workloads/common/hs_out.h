@@ -24,6 +24,7 @@
 #ifndef HS_OUT_H
 #define HS_OUT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -75,6 +76,12 @@ void hs_out_trap_signals(void);
  * front end says why, then hs_out_die_by(sig) ends the process by that signal. */
 #define HS_SIGNALLED(sig) (128 + (sig))
 void hs_out_die_by(int sig);
+
+/* Catch SIGINT, SIGTERM and SIGHUP with handler for a while (a sweep's pool, a child they are
+ * forwarded to), no signal blocked while it runs; each one's disposition kept in saved[] for
+ * hs_out_uncatch. A signal ignored stays ignored (nohup, a script's background job). */
+void hs_out_catch(void (*handler)(int), struct sigaction saved[3]);
+void hs_out_uncatch(const struct sigaction saved[3]);
 
 /* The name of an interrupting signal ("SIGINT"), else "signal N" formatted into buf. */
 const char *hs_out_signal_name(int sig, char *buf, size_t len);

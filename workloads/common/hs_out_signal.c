@@ -145,6 +145,24 @@ const char *hs_out_signal_name(int sig, char *buf, size_t len)
     }
 }
 
+void hs_out_catch(void (*handler)(int), struct sigaction saved[3])
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++)
+        if (sigaction(trapped[i], NULL, &saved[i]) == 0 && saved[i].sa_handler != SIG_IGN)
+            sigaction(trapped[i], &sa, NULL);
+}
+
+void hs_out_uncatch(const struct sigaction saved[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (saved[i].sa_handler != SIG_IGN)
+            sigaction(trapped[i], &saved[i], NULL);
+}
+
 bool hs_out_write_all(int fd, const void *buf, size_t len)
 {
     const char *p = buf;

@@ -644,6 +644,32 @@ static void test_input_errors(void **state)
     csv_free(&c);
 }
 
+/* A workload that loaded is not loaded again by the next sweep of the same process while its
+ * file is unchanged (sweep_workload.c); a file rewritten since is: a bad one is refused with its
+ * own message, the good one back is accepted (--emit: plans only, nothing runs). */
+static void test_rewritten_workload_is_loaded_again(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN], copy[3 * PATH_MAX];
+    const char *wl = in_scratch("w.xml"), *jobs = in_scratch("jobs.txt");
+    snprintf(copy, sizeof copy, "cp '%s/resnet50.xml' '%s'", wl_default_dir(), wl);
+    for (int round = 0; round < 3; round++) {
+        if (round == 1)
+            write_text(wl, "<workload name=\"broken\">\n");
+        else
+            assert_int_equal(system(copy), 0);
+        int status = sweep(err, "-w", wl, "-p", "abci", "-s", "data", "-g", "4", "-b", "64",
+                           "-o", in_scratch("w.csv"), "--emit", "parallel", jobs, NULL);
+        if (round == 1) {
+            assert_int_equal(status, HS_EINPUT);
+            assert_non_null(strstr(err, "-w: "));
+            assert_non_null(strstr(err, wl));
+        } else {
+            assert_int_equal(status, HS_OK);
+        }
+    }
+}
+
 /* Whether a column is one that sweeps of earlier versions lacked: the links' and the job
  * keys'. */
 static bool added_column(const char *name)
@@ -715,6 +741,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncated_last_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_equals_flags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_input_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rewritten_workload_is_loaded_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_a_sweep_from_before_the_added_columns, setup,
                                         teardown),
     };

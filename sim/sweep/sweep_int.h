@@ -4,6 +4,7 @@
  *   sweep.c         sw_main: the command's three paths (run, --emit, --merge); the direct sweep
  *   sweep_config.c  the sweep file and the flags -> lists of values (sw_spec, sw_cmdline)
  *   sweep_plan.c    the lists checked -> the configurations in order (sw_plan)
+ *   sweep_workload.c  the plan's check that a workload loads, remembered per file
  *   sweep_run.c     the process pool: one child per configuration, timeouts, signals
  *   sweep_progress.c  its progress on stderr
  *   sweep_json.c    a child's JSON output, read with json-c
@@ -165,6 +166,9 @@ typedef struct {
  * `a`; free the plan with sw_plan_free (also after a failure). */
 int sw_plan_make(const sw_spec *spec, bool need_output, sw_plan *plan, sw_arena *a, char *err);
 void sw_plan_free(sw_plan *plan);
+/* The workload it names loads (HS_OK), else "WHERE: why" in err. A file that loaded is not
+ * loaded again while unchanged (sweep_workload.c). */
+int sw_check_workload(const sw_item *it, char *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* JSON (sweep_json.c): a run's own --json output, read with json-c, its members found by dotted

@@ -210,17 +210,6 @@ static int platform_gpus_per_node(const sw_item *it, int *gpus_per_node, sw_aren
     return HS_OK;
 }
 
-static int check_workload(const sw_item *it, char *err)
-{
-    wl_workload wl;
-    char why[HS_ERR_LEN];
-    int status = wl_load(it->text, &wl, why);
-    if (status != HS_OK)
-        return hs_fail(err, status, "%s: %s", it->where, why);
-    wl_free(&wl);
-    return HS_OK;
-}
-
 static int check_word(const sw_item *it, const char *const *known, int n_known, char *err)
 {
     for (int i = 0; i < n_known; i++)
@@ -356,7 +345,7 @@ static int check_names(sw_dims *d, sw_arena *a, char *err)
 {
     int status;
     for (int i = 0; i < d->n_workloads; i++)
-        if ((status = check_workload(&d->workloads[i], err)))
+        if ((status = sw_check_workload(&d->workloads[i], err)))
             return status;
     for (int i = 0; i < d->n_platforms; i++)
         if ((status = platform_gpus_per_node(&d->platforms[i], &d->gpus_per_node[i], a, err)))

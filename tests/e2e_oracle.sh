@@ -13,7 +13,7 @@ HS="$1"
 source "$(dirname "$0")/lib_e2e.sh"
 
 for case in resnet50:16:512 resnet50:64:2048 vgg16:16:512 vgg16:64:2048 \
-    resnet50:32:1024:pytorch-ddp; do
+    resnet50:16:512:pytorch-ddp; do
     IFS=: read -r w g b rt <<<"$case"
     f="$TMP/$w-$g.xml" extra=()
     [ -n "$rt" ] && extra=(--runtime "$rt")

@@ -1,17 +1,30 @@
 /* cli_int.h: what the command line's files share (cli.h is the folder's public face).
- *   cli.c          the commands: dispatch, --help, --version, the exit status, handing a command
- *                  to hybridsim-sim
- *   cli_options.c  the run commands' flags -> cli_options, checked
- *   cli_run.c      a run command: load the job, call the derivation(s), print
- *   cli_strategy.c `strategy`: --search's flags, PaSE's cost model run and printed
- *                  (analytic/search), --generate's dispatch
- *   cli_generate.c `strategy --generate`: a scheme written as a per-layer strategy file (GHP's
- *                  group size chosen by sim/compare, su_choose_ghp)
- *   cli_search.c   `strategy --search` with hybridsim's cost model: the oracle asked, its answer
- *                  written as a strategy file and printed (sim/compare/suggest.h)
- *   cli_suggest.c  `suggest`: the oracle asked at -g GPUs or over a budget, its answer printed
- *                  (sim/compare/suggest.h)
- *   cli_sim.c      what needs SimGrid: simulate, compare, shared fabrics (only hybridsim-sim)
+ *
+ * The files are layers: a file calls only files of the layers below its own (the calls in
+ * brackets), never one of its layer or above, so the folder has no circle. Bottom first:
+ *   0  cli_child.c    hybridsim-sim run as a child, its standard error relayed
+ *      cli_usage.c    `hybridsim --help`: the commands and the run commands' options
+ *   1  cli_exec.c     a command handed to hybridsim-sim (the arguments kept), a platform
+ *                     opened with its routes                                    (child)
+ *      cli_options.c  the run commands' flags -> cli_options, checked; the getopt loop, the job
+ *                     keys' flags and the pricing keys every command shares      (usage)
+ *   2  cli_run.c      a run command: load the job, call the derivation(s), print
+ *                                                                      (exec, options)
+ *      cli_generate.c `strategy --generate`: a scheme written as a per-layer strategy file (GHP's
+ *                     group size chosen by sim/compare, su_choose_ghp)           (exec)
+ *      cli_search.c   `strategy --search` with hybridsim's cost model: the oracle asked, its
+ *                     answer written as a strategy file and printed (sim/compare/suggest.h)
+ *                                                                      (exec, options)
+ *      cli_suggest.c  `suggest`: the oracle asked at -g GPUs or over a budget, its answer
+ *                     printed (sim/compare/suggest.h)                  (exec, options)
+ *   3  cli_strategy.c `strategy`: --search's flags, PaSE's cost model run and printed
+ *                     (analytic/search), --generate's dispatch (generate, search, options)
+ *      cli_sim.c      what needs SimGrid: simulate, compare, shared fabrics (only hybridsim-sim);
+ *                     cli_run.c and the others reach it through struct cli_sim     (run)
+ *   4  cli.c          the commands: dispatch, --version, the exit status
+ *                                       (run, strategy, suggest, options, exec, usage)
+ *   5  main.c         hybridsim-sim: cli_main with cli_sim_full                    (cli)
+ *      main_lean.c    hybridsim: cli_main without SimGrid                          (cli)
  * Nothing here is for use outside sim/cli. */
 #ifndef CLI_INT_H
 #define CLI_INT_H
@@ -27,6 +40,8 @@
 #include "trace.h"
 
 typedef struct cli_sim cli_sim;
+
+#define HS_VERSION "0.1.0" /* --version, --help */
 
 typedef enum { CMD_ANALYTIC, CMD_SIMULATE, CMD_COMPARE } cli_command;
 typedef enum { OUT_TABLE, OUT_JSON, OUT_ROW } cli_output;
@@ -80,9 +95,10 @@ struct cli_sim {
                     const st_strategy *st, int64_t batch, hs_estimate *est, char *err);
 };
 
-/* The command's name as the reports print it ("analytic"). */
+/* The command's name as the reports print it ("analytic"), cli_options.c. */
 const char *cli_command_name(cli_command command);
 
+/* `hybridsim --help` (cli_usage.c). */
 void cli_print_usage(FILE *out);
 
 /* Parse and check the flags of analytic/simulate/compare (argv[0] is the command) into o,
@@ -95,6 +111,9 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err);
 
 /* One estimate as a table, a row or JSON. */
 void cli_print_one(const cli_options *o, const rp_run *run, const hs_estimate *est);
+
+/* cli_exec.c: the process's arguments, kept by cli_main for cli_exec_full. */
+void cli_exec_keep_argv(char **argv);
 
 /* Run hybridsim-sim beside this executable with the same arguments (cli_main keeps them) and
  * end this process as it ended; returns only when it could not start or died without saying

@@ -44,6 +44,13 @@ static const struct option run_flags[] = {
 };
 #define N_RUN_FLAGS ((int)(sizeof run_flags / sizeof run_flags[0]))
 
+static const char *command_names[] = {"analytic", "simulate", "compare"};
+
+const char *cli_command_name(cli_command command)
+{
+    return command_names[command];
+}
+
 static int parse_fidelity(const char *text, eng_fidelity *fidelity, char *err)
 {
     if (strcmp(text, "flow") == 0)

@@ -30,17 +30,6 @@ static int load_inputs(const cli_options *o, cli_inputs *in, char *err)
     return status == HS_OK ? job_load_strategy(&o->job, &in->plat, &in->job, err) : status;
 }
 
-int cli_open_routes(const char *spec, const cli_sim *sim, plat_platform *plat, char *err)
-{
-    int status = plat_open(spec, plat, err);
-    if (status != HS_OK || plat_routes_known(plat))
-        return status;
-    status = sim ? sim->load(plat, err) : cli_exec_full(err);
-    if (status != HS_OK)
-        plat_free(plat);
-    return status;
-}
-
 static void free_inputs(cli_inputs *in)
 {
     job_free(&in->job);

@@ -4,8 +4,8 @@
  * the search also writes the first as a strategy file (su_answer_plan, su_describe). Part of
  * sim/compare (both derivations side by side); the simulation is a callback, so that the front
  * end decides where it runs (hybridsim-sim forks a child per run).
- *   suggest.c  the candidates priced, simulated and ranked
- *   oracle.c   the question asked whole (the search among the candidates), the answer's plan
+ *   suggest.c  the candidates priced (the per-layer search's among them), simulated, ranked
+ *   oracle.c   the question asked whole (suggest.c's steps in turn), the answer's plan
  *   budget.c   the question over a GPU budget (suggest --max-gpus, --target-epoch-s)
  *   ghp.c      GHP's group size chosen on the machine (strategy --generate ghp)
  *   suggest_print.c  the answers as suggest and strategy --search print them */

@@ -11,7 +11,7 @@ void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
                   const plat_platform *plat, an_net *net, int64_t batch, st_plan *plan,
                   const char *name);
 
-/* The per-layer search on net (oracle.c): its plan added as "searched" unless the best
+/* The per-layer search on net: its plan added as "searched" unless the best
  * whole-model strategy polished it away; l->search says what it did. Errors only when out of
  * memory: a search that finds nothing says why in l->search.why. */
 int su__search(const su_question *q, an_net *net, su_list *l, char *err);

@@ -1,6 +1,7 @@
-/* search_build_int.h: what the two files that build a search graph share (search_graph.c, the
- * walk over a workload's layers; search_attention.c, PaSE's attention ops in a sequence model):
- * the builder's state, the tensors between vertices, and the steps that add a vertex. Private to
+/* search_build_int.h: what the files that build a search graph share (search_graph.c, the walk
+ * over a workload's layers, on top; search_attention.c, PaSE's attention ops in a sequence
+ * model, below it; search_builder.c, the steps that add a vertex or an edge, at the bottom):
+ * the builder's state, the tensors between vertices, and those steps. Private to
  * analytic/search (sr__ prefix). */
 #ifndef SEARCH_BUILD_INT_H
 #define SEARCH_BUILD_INT_H
@@ -35,6 +36,10 @@ static inline sr_config sr__ones(void)
 /* A new vertex for layer `layer` producing `out`; returns its id or -1 (b->status says why). */
 int sr__add_vertex(sr__builder *b, sr_op op, int layer, const char *suffix, sr_config dom,
                    int n_axes, const sr__tensor *out);
+
+/* The edge u -> v for v's input `input` (a second tensor between the same two vertices replaces
+ * the first): HS_OK, or HS_EINTERNAL (b->status) when out of memory. */
+int sr__add_edge(sr__builder *b, int u, int v, int input);
 
 /* Whether layer i of a sequence model is one of PaSE's attention ops (a projection read by
  * moves, their unstack, a matmul, the softmax between two, a stack, an output projection);

@@ -12,8 +12,6 @@
  * (search_attention.c). */
 #include "search_build_int.h"
 
-#include "hs_grow.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,56 +62,6 @@ static sr_config tensor_dom(const sr__tensor *t)
     if (t->n_axes == 5)
         d.d = t->shape[4];
     return d;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size, char *err)
-{
-    return hs_grow(p, cap, need, size) ? HS_OK
-                                       : hs_fail(err, HS_EINTERNAL, "search graph: out of memory");
-}
-
-/* A new vertex for layer `layer` producing `out`; returns its id or -1. */
-int sr__add_vertex(sr__builder *b, sr_op op, int layer, const char *suffix, sr_config dom,
-                   int n_axes, const sr__tensor *out)
-{
-    sr_graph *g = b->g;
-    if (grow((void **)&g->v, &b->cap_vertices, g->n_vertices + 1, sizeof *g->v, b->err) ||
-        grow((void **)&b->out, &b->cap_out, g->n_vertices + 1, sizeof *b->out, b->err)) {
-        b->status = HS_EINTERNAL;
-        return -1;
-    }
-    int id = g->n_vertices++;
-    sr_vertex *v = &g->v[id];
-    memset(v, 0, sizeof *v);
-    v->op = op;
-    v->layer = layer;
-    snprintf(v->name, sizeof v->name, "%s%s", b->wl->layers[layer].name, suffix);
-    v->dom = dom;
-    v->n_axes = n_axes;
-    b->out[id] = *out;
-    return id;
-}
-
-/* The edge u -> v for v's input `input`. Like PaSE's networkx DiGraph, a second tensor between
- * the same two vertices replaces the first. */
-static int add_edge(sr__builder *b, int u, int v, int input)
-{
-    sr_graph *g = b->g;
-    sr_edge *e = NULL;
-    for (int i = 0; i < g->n_edges && !e; i++)
-        if (g->e[i].u == u && g->e[i].v == v)
-            e = &g->e[i];
-    if (!e) {
-        if (grow((void **)&g->e, &b->cap_edges, g->n_edges + 1, sizeof *g->e, b->err))
-            return b->status = HS_EINTERNAL;
-        e = &g->e[g->n_edges++];
-    }
-    e->u = u;
-    e->v = v;
-    e->input = input;
-    e->n_axes = b->out[u].n_axes;
-    memcpy(e->shape, b->out[u].shape, sizeof e->shape);
-    return HS_OK;
 }
 
 /* The vertices feeding layer i, as vertex ids (-1: the input data), and how many. */
@@ -208,11 +156,11 @@ static int reshape_vertices(sr__builder *b, int i, int from, const sr__tensor *i
 {
     sr__tensor flat = {1, {tensor_elems(in), 1, 1, 1, 1}};
     int ravel = sr__add_vertex(b, SR_RAVEL, i, ":ravel", tensor_dom(in), in->n_axes, &flat);
-    if (ravel < 0 || (from >= 0 && add_edge(b, from, ravel, 0)))
+    if (ravel < 0 || (from >= 0 && sr__add_edge(b, from, ravel, 0)))
         return -1;
     sr__tensor rows = flat_tensor(b->g->batch, tensor_elems(in) / b->g->batch);
     int unravel = sr__add_vertex(b, SR_UNRAVEL, i, ":unravel", tensor_dom(&rows), 1, &rows);
-    if (unravel < 0 || add_edge(b, ravel, unravel, 0))
+    if (unravel < 0 || sr__add_edge(b, ravel, unravel, 0))
         return -1;
     return unravel;
 }
@@ -336,7 +284,7 @@ static int add_layer(sr__builder *b, int i)
         if (k > 0 && b->out[u].n_axes != in.n_axes && b->g->v[id].n_slots == 0)
             return hs_fail(b->err, HS_EINPUT, "layer %s: its inputs have different layouts "
                            "(an image and a flattened tensor)", l->name);
-        if (add_edge(b, u, id, k))
+        if (sr__add_edge(b, u, id, k))
             return HS_EINTERNAL;
     }
     return HS_OK;

@@ -1,9 +1,11 @@
 /* platcheck_int.h: what the platform checker's files share (platcheck.h is its public face).
- *   platcheck.c       the walk over the file, the name table, messages, the hybridsim
- *                     properties and the GPU hosts
- *   platcheck_tree.c  zones, hosts, routers, links and the routes between them
+ * The files are layers, each calling only those below it, bottom first:
+ *   platcheck_base.c  the name table, the line, messages, attributes, a count
+ *   platcheck_facts.c the hybridsim properties and the GPU hosts -> plat_facts      (base)
+ *   platcheck_tree.c  zones, hosts, routers, links and the routes between them (facts, base)
  *   platcheck_reach.c every GPU reaches every other (and its node's host memory) the way
- *                     SimGrid resolves routes
+ *                     SimGrid resolves routes                                         (base)
+ *   platcheck.c       the walk over the file, plat_check_file (tree, reach, facts, base)
  * Nothing here is for use outside platforms/. */
 #ifndef PLATCHECK_INT_H
 #define PLATCHECK_INT_H
@@ -35,7 +37,7 @@ typedef struct {
 
 enum { CK_HOST = 1, CK_ROUTER, CK_ZONE, CK_LINK_SHARED, CK_LINK_SPLIT, CK_ROUTE };
 
-#define CK_NPROPS 8 /* the hybridsim properties of the root zone (ck_props in platcheck.c) */
+#define CK_NPROPS 8 /* the hybridsim properties of the root zone (ck_props in platcheck_facts.c) */
 
 /* ---------------------------------------------------------------- what routing needs */
 
@@ -118,7 +120,7 @@ typedef struct {
     char first_gpu[CK_VALUE_LEN];
 } ck_state;
 
-/* ---------------------------------------------------------------- platcheck.c */
+/* ---------------------------------------------------------------- platcheck_base.c */
 
 const ck_entry *ck_table_find(const ck_table *t, const char *name);
 /* Add name (copied); *fresh is 0 if it was there already (the old entry is returned). NULL
@@ -137,6 +139,12 @@ int ck_attr(ck_state *s, const char *name, char *buf, size_t len);
 int ck_need(ck_state *s, const char *element, const char *name, char *buf, size_t len);
 /* text as a count in [1, max] into *v: 0, or -1 if it is not one. */
 int ck_parse_count(const char *text, int max, int *v);
+
+/* ---------------------------------------------------------------- platcheck_facts.c */
+
+/* A <prop> at this depth: a hybridsim property of the root zone recorded (checked by
+ * ck_finish_props), any other passed over. */
+int ck_on_prop(ck_state *s, int depth);
 /* Check the root zone's hybridsim properties once they have all been read. */
 int ck_finish_props(ck_state *s);
 /* A host named like a GPU: its rank is checked and recorded. */

@@ -1,11 +1,13 @@
 /* platcheck_int.h: what the platform checker's files share (platcheck.h is its public face).
- * The files are layers, each calling only those below it, bottom first:
- *   platcheck_base.c  the name table, the line, messages, attributes, a count
- *   platcheck_facts.c the hybridsim properties and the GPU hosts -> plat_facts      (base)
- *   platcheck_tree.c  zones, hosts, routers, links and the routes between them (facts, base)
- *   platcheck_reach.c every GPU reaches every other (and its node's host memory) the way
- *                     SimGrid resolves routes                                         (base)
- *   platcheck.c       the walk over the file, plat_check_file (tree, reach, facts, base)
+ * The files are layers: a file calls only files of the layers below its own (the calls in
+ * brackets), never one of its layer or above. Bottom first:
+ *   0  platcheck_base.c   the name table, the line, messages, attributes, a count
+ *   1  platcheck_facts.c  the hybridsim properties and the GPU hosts -> plat_facts     (base)
+ *   2  platcheck_tree.c   zones, hosts, routers, links and the routes between them
+ *                                                                            (facts, base)
+ *      platcheck_reach.c  every GPU reaches every other (and its node's host memory) the way
+ *                         SimGrid resolves routes                                      (base)
+ *   3  platcheck.c        the walk over the file, plat_check_file  (tree, reach, facts, base)
  * Nothing here is for use outside platforms/. */
 #ifndef PLATCHECK_INT_H
 #define PLATCHECK_INT_H

@@ -19,8 +19,8 @@
  *                     printed (sim/compare/suggest.h)                  (exec, options)
  *   3  cli_strategy.c `strategy`: --search's flags, PaSE's cost model run and printed
  *                     (analytic/search), --generate's dispatch (generate, search, options)
- *      cli_sim.c      what needs SimGrid: simulate, compare, shared fabrics (only hybridsim-sim);
- *                     cli_run.c and the others reach it through struct cli_sim     (run)
+ *      cli_sim.c      what needs SimGrid: simulate, compare, shared fabrics (only hybridsim-sim;
+ *                     the commands reach it through struct cli_sim, not by name)   (run)
  *   4  cli.c          the commands: dispatch, --version, the exit status
  *                                       (run, strategy, suggest, options, exec, usage)
  *   5  main.c         hybridsim-sim: cli_main with cli_sim_full                    (cli)

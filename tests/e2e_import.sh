@@ -24,7 +24,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 # the plain run when every check passed, with a stamp of the importer's sources) reads them
 # and runs only hybridsim's side; any other run imports (torch's imports: most of this test's
 # time) and checks the importer too.
-KEPT=(resnet18 resnet101 vgg11 inception_v3 mobilenet_v2 shufflenet_v2_x0_5 swin_t tiny)
+KEPT=(resnet18 resnet101 vgg11 inception_v3 mobilenet_v2 shufflenet_v2_x0_5 swin_t vit_b_16 tiny)
 stamp="$(cat "$SRC"/experiments/import/*.py | sha256sum | cut -d' ' -f1)"
 from="${HS_TEST_IMPORTED:+$HS_TEST_IMPORTED/import}" keep="$(dirname "$HS")/tests/imported/import"
 if [ -n "$from" ] && [ "$(cat "$from/stamp" 2>/dev/null)" = "$stamp" ]; then
@@ -37,7 +37,7 @@ else
     imported=1
 fi
 
-import_models() { # the seven torchvision models, by the importer
+import_models() { # the eight torchvision models, by the importer
     # The five models: resnet18 by the command line with a measured time, beside the other four
     # in one process calling import.py's main() (torch's import, seconds, paid once), without.
     "$PY" "$IMPORT" torchvision:resnet18 -o "$TMP/resnet18.xml" --sample-time-s 0.0011 \
@@ -82,6 +82,7 @@ EOF
     # Swin-T: 12 blocks of windowed attention, each Q K^T and A V a product of two activations;
     # the first stage's windows: (56/7)^2 = 64 windows x 3 heads = 192 products of 49x32 by 32x49.
     expect_import swin_t "24 matmul" "29 layernorm" "12 softmax" "28199424 weights"
+    expect_import vit_b_16 "24 matmul" "25 layernorm" "12 softmax" "86292480 weights"
     grep -q 'type="matmul" x="32x49x192" y="49x49x192" inputs="[^"]*" m="49" n="49" k="32" products="192"' \
         "$TMP/swin_t.xml" || fail "swin_t: no Q K^T of 192 products 49x32 by 32x49"
     grep -q 'type="matmul" x="49x49x192" y="32x49x192" inputs="[^"]*" m="49" n="32" k="49" products="192"' \
@@ -182,7 +183,6 @@ fi
 # "V100 GPUs with 32GB of memory"; its main.py trains under torch.cuda.amp). Under
 # pytorch-ddp's activation_memory = autograd (what autograd keeps, once) it fits; under
 # ParaDL's rule, the default, every layer's |x| + |y| beside its gradient does not.
-expect_import vit_b_16 "24 matmul" "25 layernorm" "12 softmax" "86292480 weights"
 vit() { "$HS" analytic -w "$TMP/vit_b_16.xml" -p gen:dgx1:gpu=v100-sxm2-32gb -s data -g 8 \
     -b 1024 --precision mixed "$@" 2>&1 | grep 'memory per GPU'; }
 vit --runtime pytorch-ddp | grep -q '(fits)' ||

@@ -1,6 +1,6 @@
 /* workload_internal.h: what the workload loaders share, private to workloads/.
  *
- * wl_load() (workload.c) resolves the spec to a file and hands it to one of two readers:
+ * wl_load() (workload_load.c) resolves the spec to a file and hands it to one of two readers:
  * workload_xml.c (with workload_xml_layer.c) for hybridsim's own XML format, workload_paradl.c
  * for the ParaDL oracle's `.net` / `.net_sc` files. A reader fills the layer table (shapes,
  * weights, inputs, split marks) and either the measured per-sample total or per-layer

@@ -10,7 +10,7 @@
  *      layers feeding it, convolution and pooling extents follow from kernel, stride and
  *      padding, inputs are earlier layers. */
 #define _POSIX_C_SOURCE 200809L
-#include "workload_xml.h"
+#include "workload_xml_reader.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -22,32 +22,6 @@
 #include <libxml/tree.h>
 
 #include "hs_grow.h"
-
-int xr_parse_real(const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    while (*end == ' ')
-        end++;
-    if (end == text || *end || errno == ERANGE || !(v >= 0) || v > 1e12)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int xr_parse_int(const char *text, long long min, long long max, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    while (*end == ' ')
-        end++;
-    if (end == text || *end || errno == ERANGE || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 /* ------------------------------------------------------------------ step 3: header */
 

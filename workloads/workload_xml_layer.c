@@ -3,7 +3,7 @@
  * their grouping, the window (kernel, stride, padding) whose output extents must be y's, the
  * inputs (earlier layers whose outputs make x), a matmul's product extents, the split marks and
  * the measured times. Every failure names the file, the layer's line and what is wrong. */
-#include "workload_xml.h"
+#include "workload_xml_reader.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,11 @@
-/* workload_xml.h: what the two halves of the workload XML reader share, private to workloads/.
+/* workload_xml_reader.h: what the two halves of the workload XML reader share, private to
+ * workloads/ (the helpers' bodies in workload_xml_reader.c, the layer below both halves).
  *
  * workload_xml.c reads the document (dataset, calibration, the list of layers) and
  * workload_xml_layer.c one <layer>; both keep their state in an xr_reader and report
  * "file:line: what is wrong" through it. xr_ is the reader's prefix, used nowhere else. */
-#ifndef WORKLOAD_XML_H
-#define WORKLOAD_XML_H
+#ifndef WORKLOAD_XML_READER_H
+#define WORKLOAD_XML_READER_H
 
 #include <stdarg.h>
 

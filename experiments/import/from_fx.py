@@ -5,7 +5,8 @@ weights (only their shapes matter here, and initialising VGG's 133 million takes
 traced by torch.fx (every operation with its inputs, including the residual adds and
 concatenations that forward hooks cannot see) with values: each operation also runs on a zero
 sample while it is recorded, so that Python code reading shapes (`n, c, h, w = x.shape`) or
-unpacking a chunk traces, and ShapeProp then records every value's shape. Each graph node
+unpacking a chunk traces, and ShapeProp then records every value's shape. Both run on the
+"meta" device (shapes, no data, no arithmetic; the CPU only for a model that fails there). Each graph node
 becomes a layer, a view of another layer's output (flatten, identity, permute, reshape: no
 work of its own; fx_tokens.py has the token operations), a constant (computed from parameters
 alone), or an Unsupported error naming it. torchvision's StochasticDepth
@@ -413,18 +414,34 @@ def trace(torch, model, sample):
     return torch.fx.GraphModule(model, graph)
 
 
-def load_module(model, input_shape, network_class, how):
-    """The network of an nn.Module on one sample of input_shape (C, H, W)."""
-    import torch
+def shaped(torch, model, input_shape, device, how):
+    """model traced on a zero sample of input_shape on `device`, every node's tensor_meta
+    filled by ShapeProp."""
     from torch.fx.passes.shape_prop import ShapeProp
 
+    model = model.to(device)
     try:
-        gm = trace(torch, model, torch.zeros((1,) + tuple(input_shape)))
+        gm = trace(torch, model, torch.zeros((1,) + tuple(input_shape), device=device))
     except Exception as e:  # data-dependent control flow cannot be traced
         raise ValueError("torch.fx cannot trace %s: %s" % (how, e))
     gm.eval()
     with torch.no_grad():
-        ShapeProp(gm).propagate(torch.zeros((1,) + tuple(input_shape)))
+        ShapeProp(gm).propagate(torch.zeros((1,) + tuple(input_shape), device=device))
+    return gm
+
+
+def load_module(make, input_shape, network_class, how):
+    """The network of the nn.Module make() builds, on one sample of input_shape (C, H, W).
+    Traced on the "meta" device first: tensors with shapes and no data, so that no operation
+    does its arithmetic (ViT-B/16's took 16 s of CPU) and the graph and shapes are the CPU's;
+    on the CPU only when that fails (an operation with no meta kernel, or what fails on the
+    CPU too: then the error is the CPU's)."""
+    import torch
+
+    try:
+        gm = shaped(torch, make(), input_shape, "meta", how)
+    except Exception:
+        gm = shaped(torch, make(), input_shape, "cpu", how)
     network = network_class(input_shape[0], input_shape[1:])
     Walker(torch, gm, network).walk()
     return network
@@ -435,6 +452,6 @@ def load(name, input_shape, network_class):
     import torch
     import torchvision
 
-    model = build(torch, torchvision, name)
-    network = load_module(model, input_shape, network_class, "torchvision:%s" % name)
+    network = load_module(lambda: build(torch, torchvision, name), input_shape, network_class,
+                          "torchvision:%s" % name)
     return network, "torchvision %s, torch.fx" % torchvision.__version__

@@ -116,9 +116,10 @@ def read_source(args):
         import torchvision
         name = args.source.split(":", 1)[1]
         shape = parse_shape(args.input) if args.input else (3, 224, 224)
-        with from_fx.no_weight_init(torch):
-            model = networks.build(torch, torchvision, name)
-        network = from_fx.load_module(model, shape, Network, args.source)
+        def make():
+            with from_fx.no_weight_init(torch):
+                return networks.build(torch, torchvision, name)
+        network = from_fx.load_module(make, shape, Network, args.source)
         return network, name, "networks:%s (experiments/import/networks.py on torchvision %s's " \
             "ResNet, torch.fx)" % (name, torchvision.__version__)
     if not os.path.isfile(args.source):

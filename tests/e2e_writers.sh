@@ -52,8 +52,13 @@ check() {
 
     mkfifo "$D/fifo.$ext"
     exec 3<>"$D/fifo.$ext" # held open while the writer runs: the reader never waits for it
-    timeout 60 cat "$D/fifo.$ext" >"$D/from-fifo" 3>&- &
+    # The reader's end is opened here, before the writer starts: a reader left to open the FIFO
+    # itself could come after the writer and fd 3 had both closed it, the written bytes gone
+    # with the last opener, and wait for a writer until its timeout.
+    exec 4<"$D/fifo.$ext"
+    timeout 60 cat <&4 >"$D/from-fifo" 3>&- 4<&- &
     local reader=$!
+    exec 4<&-
     run "$D/fifo.$ext" "$@" 3>&-
     exec 3>&- # then the reader's end of file, whether the writer opened the FIFO or not
     wait "$reader"

@@ -63,12 +63,7 @@ rc=$?
 df=(-w resnet50 -p abci -g 16 -b 64)
 "$HS" strategy --generate data+filter:4x4 "${df[@]:0:2}" -g 16 -b 64 -o "$TMP/df.xml" >/dev/null ||
     fail "generate data+filter:4x4"
-python3 - "$TMP/df.xml" "$TMP/df-ar.xml" <<'PY' || fail "the file with a filter-backward setting"
-import sys
-s = open(sys.argv[1]).read()
-i = s.index("</description>") + len("</description>")
-open(sys.argv[2], "w").write(s[:i] + '\n  <setting key="filter-backward" value="allreduce"/>' + s[i:])
-PY
+with_setting "$TMP/df.xml" "$TMP/df-ar.xml" filter-backward allreduce || fail "the file with a filter-backward setting"
 for c in reduce-scatter allreduce; do
     for s in data+filter:4x4 "$TMP/df.xml"; do
         f=builtin; [ "$s" = "$TMP/df.xml" ] && f=file

@@ -74,12 +74,7 @@ rc=$?
 ds=(-w resnet50 -p abci -g 16 -b 64)
 "$HS" strategy --generate data+spatial:4x4 "${ds[@]:0:2}" -g 16 -b 64 -o "$TMP/ds.xml" >/dev/null ||
     fail "generate data+spatial:4x4"
-python3 - "$TMP/ds.xml" "$TMP/ds-sr.xml" <<'PY' || fail "the file with a halo setting"
-import sys
-s = open(sys.argv[1]).read()
-i = s.index("</description>") + len("</description>")
-open(sys.argv[2], "w").write(s[:i] + '\n  <setting key="halo" value="sendrecv"/>' + s[i:])
-PY
+with_setting "$TMP/ds.xml" "$TMP/ds-sr.xml" halo sendrecv || fail "the file with a halo setting"
 for h in chain sendrecv; do
     for s in data+spatial:4x4 "$TMP/ds.xml"; do
         f=builtin; [ "$s" = "$TMP/ds.xml" ] && f=file

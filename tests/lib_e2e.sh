@@ -15,6 +15,18 @@ failures=0
 
 fail() { echo "FAIL [$*]"; failures=$((failures + 1)); }
 
+# with_setting IN OUT KEY VALUE: strategy file IN copied to OUT with <setting key value> after
+# its description, as a user adds one by hand (workloads/README.md, strategy files).
+with_setting() {
+    python3 - "$@" <<'PY'
+import sys
+src, dst, key, value = sys.argv[1:5]
+s = open(src).read()
+i = s.index("</description>") + len("</description>")
+open(dst, "w").write(s[:i] + '\n  <setting key="%s" value="%s"/>' % (key, value) + s[i:])
+PY
+}
+
 # expect_bad NAME NEEDLE COMMAND ARGS...: the command exits 2, NEEDLE is in its stderr and it
 # printed nothing on stdout.
 expect_bad() {

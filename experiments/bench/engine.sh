@@ -27,10 +27,7 @@ measure() {
     /usr/bin/time -v -o "$BENCH_TMP.time" "$@" >"$BENCH_TMP.out" 2>"$BENCH_TMP.err" ||
         { echo "engine.sh: $name failed:" >&2; cat "$BENCH_TMP.err" >&2; exit 1; }
     local wall cpu rss result
-    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
-                        for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$BENCH_TMP.time")
-    cpu=$(awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {print u + s}' "$BENCH_TMP.time")
-    rss=$(awk -F': ' '/Maximum resident set size/ {printf "%d", $2 / 1024}' "$BENCH_TMP.time")
+    read -r wall cpu rss < <(bench_time "$BENCH_TMP.time")
     case "$name" in
     two*) # the JSON array of the jobs: each one's increment over its time alone
         result=$(python3 -c 'import json, sys

@@ -24,6 +24,7 @@
 #                                                   BIG=1: also 131,072 GPUs)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh" # bench_time
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 hs=$build/hybridsim
@@ -41,19 +42,15 @@ measure() {
     shift 2
     /usr/bin/time -v -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" ||
         { echo "scale.sh: $name failed:" >&2; cat "$tmp/err" >&2; exit 1; }
-    local wall user sys rss result
-    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
-                        for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$tmp/time")
-    user=$(awk -F': ' '/User time/ {print $2}' "$tmp/time")
-    sys=$(awk -F': ' '/System time/ {print $2}' "$tmp/time")
-    rss=$(awk -F': ' '/Maximum resident set size/ {printf "%d", $2 / 1024}' "$tmp/time")
+    local wall cpu rss result
+    read -r wall cpu rss < <(bench_time "$tmp/time")
     result=$(awk 'NF >= 10 && $1 == "simulate" {print $10; exit}' "$tmp/out")
     case "$name" in eng_bench*) # its row: ranks,fidelity,makespan,messages,bytes,run_s,us/message
         result=$(awk -F, '{printf "%s us a message (%d messages)", $7, $4}' "$tmp/out") ;;
     esac
     [ -n "$result" ] || result=$(head -c 60 "$tmp/out" | tr '\n,' '  ')
-    printf '%s,%s,%.2f,%.2f,%s,%s\n' "$name" "$gpus" "$wall" "$(awk "BEGIN {print $user + $sys}")" \
-        "$rss" "$result" | tee -a "$tmp/csv"
+    printf '%s,%s,%.2f,%.2f,%s,%s\n' "$name" "$gpus" "$wall" "$cpu" "$rss" "$result" |
+        tee -a "$tmp/csv"
 }
 
 # analytic NAME GPUS ARGS...: the mean of 20 whole processes, in milliseconds

@@ -196,8 +196,10 @@ double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index
     double s = l->wu_s * c->update_scale * share;
     double kernels = r->optimizer_kernels_per_tensor;
     if (l->w_elems > 0 && kernels > 0) {
-        /* every GPU launches the kernels for its share of the tensor; behind a queue the
-         * host's launches are hidden (host_call_s is the floor only where the GPU waits) */
+        /* every GPU launches the kernels for its share of the tensor. A runtime that names
+         * where the host syncs (optimizer_sync_precisions) says the other precisions queue
+         * their launches, hidden behind the GPU's work; one that names none keeps host_call_s
+         * as every kernel's floor, as elsewhere in the model */
         double bw = m->device->stream_bw_frac * m->device->memory_bw_Bps;
         double launch = r->optimizer_sync_precisions ? m->device->launch_s
                                                      : fmax(m->device->launch_s, r->host_call_s);

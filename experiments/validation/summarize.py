@@ -19,6 +19,7 @@ accuracy figure and listed apart.
 import csv
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -30,8 +31,20 @@ def table(path):
         return list(csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t"))
 
 
-def run_result(tmp, r):
-    """(predicted, status) of row r's run."""
+def training_samples(here, workload):
+    """The samples of an epoch of the workload (workloads/NAME.xml, <dataset samples=N>)."""
+    with open(os.path.join(here, "..", "..", "workloads", workload + ".xml")) as f:
+        m = re.search(r'<dataset\b[^>]*\bsamples="([0-9]+)"', f.read())
+    if not m:
+        raise ValueError("workloads/%s.xml: no <dataset samples=...>" % workload)
+    return int(m.group(1))
+
+
+def run_result(here, tmp, r):
+    """(predicted, status) of row r's run. Units: img/s, the global batch over the iteration;
+    epoch img/s, the training set's images over an epoch of iterations_per_epoch (the samples
+    over the batch, rounded up) whole iterations, as MLPerf's logs time their epochs (the last
+    batch filled to full size: make_rows.py says where); otherwise the epoch's seconds."""
     base = os.path.join(tmp, "run-" + r["id"].replace(":", "_").replace("/", "_"))
     if not os.path.exists(base + ".args"):
         return None, "not run"
@@ -44,6 +57,9 @@ def run_result(tmp, r):
         return None, "failed: " + (err[0] if err else "no output")
     if r["unit"] == "img/s":
         return float(r["batch"]) / d["iteration"]["total_s"], "ok"
+    if r["unit"] == "epoch img/s":
+        return training_samples(here, r["workload"]) / (
+            d["iterations_per_epoch"] * d["iteration"]["total_s"]), "ok"
     return d["epoch"]["total_s"], "ok"
 
 
@@ -137,7 +153,7 @@ def main(argv):
         if r["reason"]:
             r.update(predicted="", status="not expressed", accuracy="", command="")
         else:
-            p, status = run_result(tmp, r)
+            p, status = run_result(here, tmp, r)
             if status == "not run":
                 continue
             r.update(predicted=p if p is not None else "", status=status,

@@ -58,8 +58,11 @@ def run_result(here, tmp, r):
     if r["unit"] == "img/s":
         return float(r["batch"]) / d["iteration"]["total_s"], "ok"
     if r["unit"] == "epoch img/s":
-        return training_samples(here, r["workload"]) / (
-            d["iterations_per_epoch"] * d["iteration"]["total_s"]), "ok"
+        try:
+            samples = training_samples(here, r["workload"])
+        except (OSError, ValueError) as e:
+            return None, "failed: %s" % e
+        return samples / (d["iterations_per_epoch"] * d["iteration"]["total_s"]), "ok"
     return d["epoch"]["total_s"], "ok"
 
 

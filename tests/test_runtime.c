@@ -339,6 +339,49 @@ static void test_optimizer_sync(void **state)
         assert_true(fabs(every8[t] - mixed[t] / 8) < 1e-15);
 }
 
+/* gradient_copy_kernels_per_tensor: each parameter tensor's gradient copied that many times
+ * (a launch, and the gradient read and written once a copy) when it is allreduced across
+ * replicas; pytorch-ddp says 2 (DDP's copy into its bucket and back), the others nothing. */
+static void test_grad_copies(void **state)
+{
+    (void)state;
+    refused("# source: a\ngradient_copy_kernels_per_tensor = -1\n",
+            ":17: gradient_copy_kernels_per_tensor");
+    rt_runtime ddp = load_ok("pytorch-ddp"), tf = load_ok("horovod-nccl");
+    assert_true(ddp.kernels.grad_copy_kernels_per_tensor == 2);
+    assert_true(tf.kernels.grad_copy_kernels_per_tensor == 0);
+    char err[HS_ERR_LEN] = "";
+    wl_workload wl;
+    if (wl_load("resnet50-v1.5", &wl, err) != HS_OK)
+        fail_msg("%s", err);
+    kt_options opt = kt_options_default();
+    opt.anchor = 0, opt.precision = PR_MIXED, opt.runtime = ddp.kernels;
+    kt_compute c;
+    if (kt_compute_init_with(&c, &wl, "a100-80gb", &opt, err) != HS_OK)
+        fail_msg("%s", err);
+    const dv_device *d = c.device.device;
+    double bw = d->stream_bw_frac * d->memory_bw_Bps;
+    int conv = first_of(&wl, WL_CONV), bn = first_of(&wl, WL_BNORM), fc = first_of(&wl, WL_FC);
+    double conv_w = 3.0 * 64 * 7 * 7, fc_w = 2048.0 * 1000;
+    /* FP32 gradients (4 bytes), a convolution's one tensor, a fully connected layer's two */
+    assert_true(fabs(kt_compute_grad_copy_s(&c, &wl, conv, 1, 4) -
+                     2 * (d->launch_s + 2 * 4 * conv_w / bw)) < 1e-15);
+    assert_true(fabs(kt_compute_grad_copy_s(&c, &wl, fc, 1, 4) -
+                     2 * (2 * d->launch_s + 2 * 4 * fc_w / bw)) < 1e-15);
+    assert_true(fabs(kt_compute_grad_copy_s(&c, &wl, bn, 1, 4) - 2 * 2 * d->launch_s) < 1e-15);
+    /* a GPU holding a quarter of the weights copies a quarter of the bytes */
+    assert_true(fabs(kt_compute_grad_copy_s(&c, &wl, fc, 4, 4) -
+                     2 * (2 * d->launch_s + 2 * 4 * fc_w / 4 / bw)) < 1e-15);
+    int relu = first_of(&wl, WL_RELU);
+    assert_true(kt_compute_grad_copy_s(&c, &wl, relu, 1, 4) == 0);
+    opt.runtime = tf.kernels;
+    kt_compute none;
+    if (kt_compute_init_with(&none, &wl, "a100-80gb", &opt, err) != HS_OK)
+        fail_msg("%s", err);
+    assert_true(kt_compute_grad_copy_s(&none, &wl, fc, 1, 4) == 0);
+    wl_free(&wl);
+}
+
 /* A runtime file is read as every text input (hs_text.h): a NUL byte and a directory are
  * refused naming the file, never read as a short line or an empty file. */
 static void test_not_text(void **state)
@@ -395,7 +438,7 @@ int main(void)
         cmocka_unit_test(test_bad_files),     cmocka_unit_test(test_unknown_name),
         cmocka_unit_test(test_list),          cmocka_unit_test(test_apply_strategy),
         cmocka_unit_test(test_training),      cmocka_unit_test(test_optimizer_sync),
-        cmocka_unit_test(test_not_text),
+        cmocka_unit_test(test_not_text),      cmocka_unit_test(test_grad_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

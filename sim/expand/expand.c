@@ -137,6 +137,12 @@ static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, const kt_c
     lp->bw_s = lp->has_weights ? dw_s : 0.0;
     lp->bx_s += lp->has_weights ? 0.0 : dw_s;
     lp->wu_s = kt_compute_update_s(kc, wl, l, owns_share ? sh->p2 : 1);
+    /* the replicas' reducer copies each gradient into its bucket and back: compute-stream
+     * kernels, timed with the update (where the copy back runs; the copy in, which runs in the
+     * backward, costs the stream the same) */
+    if (sh->p1 > 1)
+        lp->wu_s += kt_compute_grad_copy_s(kc, wl, l, owns_share ? sh->p2 : 1,
+                                           st_gradient_bytes(&sh->train, kc));
     return rc;
 }
 

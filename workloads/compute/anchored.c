@@ -213,6 +213,24 @@ double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index
     return s / every;
 }
 
+double kt_compute_grad_copy_s(const kt_compute *c, const wl_workload *wl, int index, double parts,
+                              double grad_elem_bytes)
+{
+    const wl_layer *l = &wl->layers[index];
+    const kt_model *m = &c->device;
+    double kernels = m->runtime.grad_copy_kernels_per_tensor, tensors = param_tensors(l);
+    if (kernels <= 0 || tensors <= 0)
+        return 0.0;
+    /* launched from the backward's hooks while the GPU is busy: the device's launch cost, not
+     * the host's; each copy reads and writes the share of the gradient once (a batch
+     * normalisation's scale and shift are not in w_elems: their 2 x channels elements are
+     * left out, their launches not) */
+    double share = parts > 1 ? 1.0 / parts : 1.0;
+    double bw = m->device->stream_bw_frac * m->device->memory_bw_Bps;
+    return kernels * (tensors * m->device->launch_s +
+                      2.0 * grad_elem_bytes * (double)l->w_elems * share / bw);
+}
+
 double kt_compute_input_s(const kt_compute *c, int64_t samples)
 {
     double rate = c->device.runtime.input_samples_per_s;

@@ -121,6 +121,10 @@ typedef struct {
     int optimizer_every;  /* iterations per optimizer step (gradient accumulation: the
                            * update, its kernels and their host time once in this many
                            * iterations, an iteration paying its share); 0 or 1: every one */
+    double grad_copy_kernels_per_tensor; /* kernels a parameter tensor's gradient costs on
+                                          * each GPU when it is allreduced across replicas
+                                          * (DDP's copy into its bucket and back), each
+                                          * reading and writing the gradient once; 0: none */
 } kt_runtime;
 
 /* The runtime that adds nothing (the values above). */
@@ -251,6 +255,14 @@ int kt_compute_copy_s(const kt_compute *c, const wl_workload *wl, double elems, 
  * fully connected layer's bias, a batch normalisation's scale and shift), host_call_s each;
  * divided by the runtime's optimizer_every. 0 when there is nothing to time. */
 double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index, double parts);
+
+/* Seconds the data-parallel gradient reduction adds to layer `index`'s update on a GPU that
+ * holds 1/parts of its weights, gradients of `grad_elem_bytes` each: the runtime's
+ * grad_copy_kernels_per_tensor for each parameter tensor (as kt_compute_update_s counts them),
+ * each a launch plus the share's gradient read and written once. Every iteration (the reducer
+ * runs whenever the gradients are allreduced); 0 without such kernels or parameter tensors. */
+double kt_compute_grad_copy_s(const kt_compute *c, const wl_workload *wl, int index, double parts,
+                              double grad_elem_bytes);
 
 /* Seconds one GPU's input pipeline needs to deliver `samples` samples (0: the runtime sets no
  * limit). An iteration cannot be shorter; the runtime step decides how it overlaps. */

@@ -194,8 +194,8 @@ double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index
     const kt_runtime *r = &m->runtime;
     double share = parts > 1 ? 1.0 / parts : 1.0;
     double s = l->wu_s * c->update_scale * share;
-    double kernels = r->optimizer_kernels_per_tensor;
-    if (l->w_elems > 0 && kernels > 0) {
+    double kernels = r->optimizer_kernels_per_tensor, tensors = param_tensors(l);
+    if (tensors > 0 && kernels > 0) {
         /* every GPU launches the kernels for its share of the tensor. A runtime that names
          * where the host syncs (optimizer_sync_precisions) says the other precisions queue
          * their launches, hidden behind the GPU's work; one that names none keeps host_call_s
@@ -203,12 +203,13 @@ double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index
         double bw = m->device->stream_bw_frac * m->device->memory_bw_Bps;
         double launch = r->optimizer_sync_precisions ? m->device->launch_s
                                                      : fmax(m->device->launch_s, r->host_call_s);
-        s += kernels * launch + r->optimizer_bytes_per_weight * (double)l->w_elems * share / bw;
+        s += tensors * kernels * launch +
+             r->optimizer_bytes_per_weight * (double)l->w_elems * share / bw;
     }
     if (kernels > 0 && (r->optimizer_sync_precisions & (1u << m->precision)))
         /* after the host's read of a GPU value the queue is empty: the GPU waits for each
          * launch (every tensor's kernels, host_call_s each) unless it is busier itself */
-        s = fmax(s, param_tensors(l) * kernels * r->host_call_s);
+        s = fmax(s, tensors * kernels * r->host_call_s);
     int every = r->optimizer_every > 1 ? r->optimizer_every : 1;
     return s / every;
 }

@@ -97,7 +97,7 @@ typedef struct {
                            * single-GPU throughput (a named calibration row) */
     double input_samples_per_s; /* samples per second one GPU's input pipeline delivers
                                  * (decode, augmentation, copy); 0: unlimited */
-    double optimizer_kernels_per_tensor; /* kernels the optimizer launches per weight tensor
+    double optimizer_kernels_per_tensor; /* kernels the optimizer launches per parameter tensor
                                           * per step (a fused multi-tensor optimizer: a
                                           * fraction); 0: the optimizer is not timed */
     double optimizer_bytes_per_weight;   /* bytes its kernels stream per weight per step */
@@ -250,9 +250,10 @@ int kt_compute_copy_s(const kt_compute *c, const wl_workload *wl, double elems, 
 /* Seconds of the weight update of layer `index` on a GPU that holds 1/parts of its weights
  * (filter and channel parallelism split them; parts <= 1: all): the workload's measured
  * update (wu_s, carried to this GPU's bandwidth when anchored) plus the runtime's optimizer
- * kernels, each GPU streaming its share; in the runtime's optimizer_sync_precisions at least
- * the host's launches of those kernels for each of the layer's parameter tensors (a weight, a
- * fully connected layer's bias, a batch normalisation's scale and shift), host_call_s each;
+ * kernels for each of the layer's parameter tensors (a weight, a fully connected layer's bias,
+ * a batch normalisation's scale and shift), a launch each, each GPU streaming its share of the
+ * weights; in the runtime's optimizer_sync_precisions at least the host's launches of those
+ * kernels, host_call_s each;
  * divided by the runtime's optimizer_every. 0 when there is nothing to time. */
 double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index, double parts);
 

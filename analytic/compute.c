@@ -33,9 +33,11 @@ int an__model_compute_s(const wl_workload *wl, const kt_compute *kc, const st_st
         bool share = st->p2 > 1 && (wl->layers[l].split_mask & bit) &&
                      st->kind != ST_SPATIAL && st->kind != ST_DATA_SPATIAL;
         sum_s += fw_s + bw_s + kt_compute_update_s(kc, wl, l, share ? st->p2 : 1);
-        if (kc && st->p1 > 1) /* the reducer's copies of the gradients (expand.c alike) */
+        if (kc && st->p1 > 1) /* the reducer's copies of the gradients, the buffers' copies
+                               * back from their broadcast (expand.c alike) */
             sum_s += kt_compute_grad_copy_s(kc, wl, l, share ? st->p2 : 1,
-                                            st_gradient_bytes(&st->train, kc));
+                                            st_gradient_bytes(&st->train, kc)) +
+                     kt_compute_buffer_sync_s(kc, wl, l);
     }
     *compute_s = sum_s;
     return HS_OK;

@@ -343,12 +343,14 @@ static void test_optimizer_sync(void **state)
 
 /* gradient_copy_kernels_per_tensor: each parameter tensor's gradient copied that many times
  * (a launch, and the gradient read and written once a copy) when it is allreduced across
- * replicas; pytorch-ddp says 2 (DDP's copy into its bucket and back), the others nothing. */
+ * replicas; pytorch-ddp says 2 (DDP's copy into its bucket and back), the others nothing.
+ * buffer_copy_kernels_per_norm likewise (3, DDP's broadcast buffers). */
 static void test_grad_copies(void **state)
 {
     (void)state;
     refused("# source: a\ngradient_copy_kernels_per_tensor = -1\n",
             ":17: gradient_copy_kernels_per_tensor");
+    refused("# source: a\nbuffer_copy_kernels_per_norm = x\n", ":17: buffer_copy_kernels_per_norm");
     rt_runtime ddp = load_ok("pytorch-ddp"), tf = load_ok("horovod-nccl");
     assert_true(ddp.kernels.grad_copy_kernels_per_tensor == 2);
     assert_true(tf.kernels.grad_copy_kernels_per_tensor == 0);
@@ -376,11 +378,17 @@ static void test_grad_copies(void **state)
                      2 * (2 * d->launch_s + 2 * 4 * fc_w / 4 / bw)) < 1e-15);
     int relu = first_of(&wl, WL_RELU);
     assert_true(kt_compute_grad_copy_s(&c, &wl, relu, 1, 4) == 0);
+    /* buffer_copy_kernels_per_norm: a batch normalisation's three buffers copied back from
+     * their broadcast, a launch each; nothing for a layer without buffers */
+    assert_true(ddp.kernels.norm_buffer_kernels == 3 && tf.kernels.norm_buffer_kernels == 0);
+    assert_true(fabs(kt_compute_buffer_sync_s(&c, &wl, bn) - 3 * d->launch_s) < 1e-18);
+    assert_true(kt_compute_buffer_sync_s(&c, &wl, conv) == 0);
     opt.runtime = tf.kernels;
     kt_compute none;
     if (kt_compute_init_with(&none, &wl, "a100-80gb", &opt, err) != HS_OK)
         fail_msg("%s", err);
     assert_true(kt_compute_grad_copy_s(&none, &wl, fc, 1, 4) == 0);
+    assert_true(kt_compute_buffer_sync_s(&none, &wl, bn) == 0);
     wl_free(&wl);
 }
 

@@ -140,9 +140,11 @@ static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, const kt_c
     /* the replicas' reducer copies each gradient into its bucket and back: compute-stream
      * kernels, timed with the update (where the copy back runs; the copy in, which runs in the
      * backward, costs the stream the same) */
-    if (sh->p1 > 1)
+    if (sh->p1 > 1) {
         lp->wu_s += kt_compute_grad_copy_s(kc, wl, l, owns_share ? sh->p2 : 1,
                                            st_gradient_bytes(&sh->train, kc));
+        lp->fw_s += kt_compute_buffer_sync_s(kc, wl, l); /* the buffers broadcast before it */
+    }
     return rc;
 }
 

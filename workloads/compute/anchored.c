@@ -232,6 +232,13 @@ double kt_compute_grad_copy_s(const kt_compute *c, const wl_workload *wl, int in
                       2.0 * grad_elem_bytes * (double)l->w_elems * share / bw);
 }
 
+double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int index)
+{
+    if (wl->layers[index].type != WL_BNORM)
+        return 0.0;
+    return c->device.runtime.norm_buffer_kernels * c->device.device->launch_s;
+}
+
 double kt_compute_input_s(const kt_compute *c, int64_t samples)
 {
     double rate = c->device.runtime.input_samples_per_s;

@@ -125,6 +125,9 @@ typedef struct {
                                           * each GPU when it is allreduced across replicas
                                           * (DDP's copy into its bucket and back), each
                                           * reading and writing the gradient once; 0: none */
+    double norm_buffer_kernels; /* kernels a batch normalisation's buffers cost each forward
+                                 * on each GPU of a data-parallel run (DDP's broadcast of the
+                                 * buffers, copied back one a kernel); 0: none */
 } kt_runtime;
 
 /* The runtime that adds nothing (the values above). */
@@ -264,6 +267,11 @@ double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index
  * runs whenever the gradients are allreduced); 0 without such kernels or parameter tensors. */
 double kt_compute_grad_copy_s(const kt_compute *c, const wl_workload *wl, int index, double parts,
                               double grad_elem_bytes);
+
+/* Seconds the replicas' buffer broadcast adds to layer `index`'s forward on a GPU of a
+ * data-parallel run: the runtime's norm_buffer_kernels launches for a batch normalisation (its
+ * few channels' values stream in no time), 0 for any other layer. */
+double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int index);
 
 /* Seconds one GPU's input pipeline needs to deliver `samples` samples (0: the runtime sets no
  * limit). An iteration cannot be shorter; the runtime step decides how it overlaps. */

@@ -20,7 +20,8 @@ typedef enum {
     RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_DEPTHWISE,
     RT_K_LIBRARY_EFF,
     RT_K_INPUT, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_BN_FUSION, RT_K_COMPUTE,
-    RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY, RT_K_GRAD_COPY, RT_K_COUNT
+    RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY, RT_K_GRAD_COPY, RT_K_NORM_BUFFERS,
+    RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -29,7 +30,7 @@ static const char *const key_names[RT_K_COUNT] = {
     "elementwise_efficiency", "depthwise_efficiency", "library_efficiency", "input_samples_per_s",
     "optimizer_kernels_per_tensor", "calibration", "bn_activation_fusion", "compute",
     "depthwise_limit", "nchw_precisions", "optimizer_sync_precisions",
-    "activation_memory", "gradient_copy_kernels_per_tensor"};
+    "activation_memory", "gradient_copy_kernels_per_tensor", "buffer_copy_kernels_per_norm"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -229,6 +230,9 @@ static int set_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v
     case RT_K_OPT_SYNC:
         return precisions(r, line, "optimizer_sync_precisions", v, &kr->optimizer_sync_precisions,
                           err);
+    case RT_K_NORM_BUFFERS:
+        return number(r, line, "buffer_copy_kernels_per_norm", v, 100, false,
+                      &kr->norm_buffer_kernels, err);
     case RT_K_GRAD_COPY:
         return number(r, line, "gradient_copy_kernels_per_tensor", v, 100, false,
                       &kr->grad_copy_kernels_per_tensor, err);

@@ -3,11 +3,12 @@
 # files; analytic --runtime paradl is the run with ParaDL's collectives said by flags; a flag
 # given with a runtime overrides it; pytorch-ddp reduces in 25 MiB buckets with NCCL's choice
 # (the comm of --overlap --allreduce auto) and sends FP32 gradients under mixed precision;
-# horovod-nccl's 64 MiB fusions are fewer than DDP's buckets; bad runtimes and runtime files
-# exit 2 naming the file and line.
+# horovod-nccl's 64 MiB fusions are fewer than DDP's buckets; pytorch-ddp's depthwise
+# convolutions take half their TF32 time under AMP (depthwise_limit = bytes); bad runtimes and
+# runtime files exit 2 naming the file and line.
 # Usage (from ctest): e2e_runtime.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
-HS="$1"
+HS="$1" SRC="$2"
 source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 "$HS" runtimes >"$TMP/list" 2>"$TMP/err" || fail "runtimes: $(cat "$TMP/err")"
@@ -65,6 +66,30 @@ assert ddp["compute_s"] > flags["compute_s"], (ddp, flags)
 assert hvd["exposed_comm_s"] > ddp["exposed_comm_s"], (hvd, ddp)
 # under AMP DDP still sends 4-byte gradients, the O2 convention 2
 assert it("ddp16")["comm_s"] > 1.5 * it("o2")["comm_s"], (it("ddp16"), it("o2"))
+PY
+
+# pytorch-ddp's depthwise convolutions (depthwise_limit = bytes): under AMP (cuDNN's
+# channels-last kernels, 2-byte elements) about half their TF32 time (4-byte, the calibrated
+# rate) on the same A100; a copy of the file without the key times them alike
+run=(-w efficientnet-b0 -p gen:nvswitch-ndr:gpu=a100-80gb -s serial -g 1 -b 64 --json)
+grep -v '^depthwise_limit' "$SRC/workloads/runtime/pytorch-ddp.rt" >"$TMP/flops.rt"
+for p in tf32 mixed; do
+    for r in pytorch-ddp "$TMP/flops.rt"; do
+        "$HS" simulate "${run[@]}" --precision "$p" --runtime "$r" \
+            >"$TMP/dw-$p-$(basename "$r").json" 2>"$TMP/err" ||
+            fail "efficientnet-b0 $p --runtime $r: $(cat "$TMP/err")"
+    done
+done
+python3 - "$TMP" <<'PY' || fail "pytorch-ddp's depthwise convolutions under AMP"
+import json, sys
+d = sys.argv[1]
+def dw(p, rt):  # features_1_0_block_0_0: the first depthwise 3x3, 32 channels at 112x112
+    l = json.load(open(f"{d}/dw-{p}-{rt}.json"))["layers"]
+    return sum(x["forward"]["compute_s"] for x in l if x["name"] == "features_1_0_block_0_0")
+ratio = dw("mixed", "pytorch-ddp") / dw("tf32", "pytorch-ddp")
+assert 0.5 <= ratio < 0.55, ratio  # half, plus the launch both pay
+assert abs(dw("mixed", "flops.rt") / dw("tf32", "flops.rt") - 1) < 1e-9
+assert dw("tf32", "flops.rt") == dw("tf32", "pytorch-ddp")
 PY
 
 # bad runtimes

@@ -239,7 +239,8 @@ static void test_bad_files(void **state)
     refused("# source: a\nnchw_precisions = ,\n", ":17: nchw_precisions: ',' names no precision");
     refused("# source: a\nactivation_memory = tensorflow\n",
             ":17: activation_memory: unknown value 'tensorflow' (known: paradl, autograd)");
-    /* the depthwise limit: arithmetic unless said (every shipped file), bytes when said */
+    /* the depthwise limit: arithmetic unless said, bytes when said (pytorch-ddp: its AMP
+     * depthwise convolutions are cuDNN's channels-last kernels, 2-byte reads; chainermn: none) */
     snprintf(text, sizeof text, "%s# source: a\ndepthwise_limit = bytes\n", base_lines);
     char path[512];
     snprintf(path, sizeof path, "%s/test_runtime.rt", HS_TEST_TMP);
@@ -247,7 +248,8 @@ static void test_bad_files(void **state)
     assert_int_equal(parse_text(text, err), HS_OK);
     assert_int_equal(rt_parse_file(path, &rt, err), HS_OK);
     assert_int_equal(rt.kernels.depthwise_by_bytes, 1);
-    assert_int_equal(load_ok("pytorch-ddp").kernels.depthwise_by_bytes, 0);
+    assert_int_equal(load_ok("pytorch-ddp").kernels.depthwise_by_bytes, 1);
+    assert_int_equal(load_ok("chainermn").kernels.depthwise_by_bytes, 0);
     /* a value's word, a missing key, NCCL without its version */
     assert_int_equal(parse_text("description = t\n# source: a\nlibrary = gloo\n", err),
                      HS_EINPUT);

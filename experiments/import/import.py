@@ -4,8 +4,9 @@ networks or an ONNX file -> a hybridsim workload XML.
 
 Usage: /usr/bin/python3 experiments/import/import.py SOURCE -o FILE.xml [options]
   SOURCE                  torchvision:NAME (built with weights=None: nothing is downloaded),
-                          networks:NAME (networks.py: resnext101_32x4d, se_resnext101_32x4d)
-                          or a path to an .onnx file
+                          networks:NAME (networks.py: resnext101_32x4d, se_resnext101_32x4d,
+                          efficientnet_widese_b0, efficientnet_widese_b4) or a path to an
+                          .onnx file
   -o, --output FILE       the workload to write (whole or not at all; experiments/lib/hs_out.py)
   --input CxHxW           one sample's shape (default 3x224x224; 3x299x299 for inception_v3;
                           an ONNX file's own input shape)
@@ -72,8 +73,9 @@ def arguments(argv):
     p.add_argument("source", metavar="SOURCE",
                    help="torchvision:NAME (a torchvision classification model, built with "
                    "weights=None: nothing is downloaded), networks:NAME (networks.py: "
-                   "resnext101_32x4d, se_resnext101_32x4d) or a path to an .onnx file "
-                   "(exported in training mode)")
+                   "resnext101_32x4d, se_resnext101_32x4d, efficientnet_widese_b0, "
+                   "efficientnet_widese_b4) or a path to an .onnx file (exported in training "
+                   "mode)")
     p.add_argument("-o", "--output", required=True, metavar="FILE.xml",
                    help="the workload to write (whole or not at all: experiments/lib/hs_out.py)")
     p.add_argument("--input", metavar="CxHxW",
@@ -121,7 +123,7 @@ def read_source(args):
                 return networks.build(torch, torchvision, name)
         network = from_fx.load_module(make, shape, Network, args.source)
         return network, name, "networks:%s (experiments/import/networks.py on torchvision %s's " \
-            "ResNet, torch.fx)" % (name, torchvision.__version__)
+            "%s, torch.fx)" % (name, torchvision.__version__, networks.BASES[name])
     if not os.path.isfile(args.source):
         raise InputError("%s: no such file (SOURCE is torchvision:NAME or an .onnx file)"
                          % args.source)

@@ -16,7 +16,9 @@ for source, name, extra in [
         ("networks:resnext101_32x4d", "resnext101-32x4d", []),
         ("networks:se_resnext101_32x4d", "se-resnext101-32x4d", []),
         ("torchvision:efficientnet_b0", "efficientnet-b0", []),
-        ("torchvision:efficientnet_b4", "efficientnet-b4", ["--input", "3x380x380"])]:
+        ("torchvision:efficientnet_b4", "efficientnet-b4", ["--input", "3x380x380"]),
+        ("networks:efficientnet_widese_b0", "efficientnet-widese-b0", []),
+        ("networks:efficientnet_widese_b4", "efficientnet-widese-b4", ["--input", "3x380x380"])]:
     if main([source, "-o", "%s/%s.xml" % (out, name), "--name", name] + extra):
         sys.exit(2)
 PY

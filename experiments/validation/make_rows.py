@@ -6,7 +6,7 @@ Usage: experiments/validation/make_rows.py [MEASURED_DIR] > experiments/validati
 
 The mapping is rules, written here once for each file (no constant per row):
   - the network: its shipped workload (workloads/*.xml); networks the format cannot express
-    (detection, segmentation, EfficientNet's "widese" variant) are rows with a reason;
+    (detection, segmentation) are rows with a reason;
   - the machine: systems.tsv gives the `gen:` platform of each system (its sources there);
     systems not listed there are rows with a reason;
   - GPUs, the global batch (GPUs x per-GPU batch as the run used), the precision (FP32 -> fp32,
@@ -45,7 +45,9 @@ COLUMNS = ["dataset", "id", "label", "group", "workload", "platform", "strategy"
 DLE_NETWORKS = {"resnet50": "resnet50-v1.5", "resnet50v1.5": "resnet50-v1.5",
                 "resnext101-32x4d": "resnext101-32x4d",
                 "se-resnext101-32x4d": "se-resnext101-32x4d",
-                "efficientnet-b0": "efficientnet-b0", "efficientnet-b4": "efficientnet-b4"}
+                "efficientnet-b0": "efficientnet-b0", "efficientnet-b4": "efficientnet-b4",
+                "efficientnet-widese-b0": "efficientnet-widese-b0",
+                "efficientnet-widese-b4": "efficientnet-widese-b4"}
 PRECISIONS = {"FP32": "fp32", "TF32": "tf32", "AMP (mixed)": "mixed"}
 
 

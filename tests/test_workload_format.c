@@ -2,7 +2,8 @@
  * depthwise convolutions (groups), padding per extent, a calibration without any time
  * (method="none") or with its batch, squeeze-and-excitation (the activations, a mul by a
  * broadcast per-channel scale), a concatenation of more than 8 inputs, and the errors of
- * each. */
+ * each; the shipped EfficientNet-WideSE workloads against EfficientNet's and their parameter
+ * counts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -184,6 +185,80 @@ static void test_mul_errors(void **state)
         "only add, mul, matmul and concat layers take several inputs", NULL);
 }
 
+/* ------------------------------------------------------------------ EfficientNet-WideSE */
+
+/* The parameters PyTorch counts: the weights, a bias for each convolution or fully connected
+ * layer no batch normalisation follows (torchvision's Conv2dNormActivation has none; SE's two
+ * convolutions and the classifier have one), and each batch normalisation's scale and shift. */
+static int64_t torch_parameters(const wl_workload *wl)
+{
+    int64_t n = wl->w_total;
+    for (int i = 0; i < wl->n_layers; i++) {
+        const wl_layer *l = &wl->layers[i];
+        int normalised = i + 1 < wl->n_layers && wl->layers[i + 1].type == WL_BNORM;
+        if (l->type == WL_BNORM)
+            n += 2 * l->y.channels;
+        else if ((l->type == WL_CONV || l->type == WL_FC) && !normalised)
+            n += l->y.channels;
+    }
+    return n;
+}
+
+/* WideSE is `base` with each SE's squeeze width a quarter of the block's expanded channels
+ * (DeepLearningExamples' efficientnet.py@729963dd lines 404-406, squeeze_hidden=True): every
+ * layer the same but the SE's squeeze, its activation and its excitation; `blocks` SE blocks,
+ * `unexpanded` of them in the first stage (expansion ratio 1), `layers` layers, and PyTorch's
+ * parameter counts of the two models. */
+static void check_widese(const char *base, const char *wide, int blocks, int unexpanded,
+                         int layers, int64_t base_params, int64_t wide_params)
+{
+    wl_workload b, w;
+    load_ok(base, &b);
+    load_ok(wide, &w);
+    assert_int_equal(b.n_layers, layers);
+    assert_int_equal(w.n_layers, layers);
+    int se = 0, wider = 0, differ = 0;
+    for (int i = 0; i < w.n_layers; i++) {
+        const wl_layer *p = &b.layers[i], *q = &w.layers[i];
+        assert_string_equal(p->name, q->name);
+        assert_int_equal(p->type, q->type);
+        differ += p->y.channels != q->y.channels || p->x.channels != q->x.channels ||
+                  p->w_elems != q->w_elems;
+        if (q->type != WL_MUL || !q->broadcast)
+            continue;
+        /* mul <- sigmoid <- excitation conv <- silu <- squeeze conv <- pool of expanded */
+        int squeeze = q->inputs[1] - 3;
+        assert_int_equal(w.layers[squeeze].type, WL_CONV);
+        int64_t expanded = w.layers[squeeze].x.channels;
+        assert_int_equal(expanded, q->x.channels);
+        assert_int_equal(w.layers[squeeze].y.channels, expanded / 4 > 1 ? expanded / 4 : 1);
+        assert_true(b.layers[squeeze].y.channels <= w.layers[squeeze].y.channels);
+        wider += b.layers[squeeze].y.channels < w.layers[squeeze].y.channels;
+        se++;
+    }
+    assert_int_equal(se, blocks);
+    /* the squeeze, its activation and the excitation of each block with an expansion; the
+     * first stage's blocks have none (expanded = input channels: the same SE) */
+    assert_int_equal(wider, blocks - unexpanded);
+    assert_int_equal(differ, 3 * wider);
+    if (torch_parameters(&b) != base_params || torch_parameters(&w) != wide_params)
+        fail_msg("%s %lld, %s %lld parameters", base, (long long)torch_parameters(&b), wide,
+                 (long long)torch_parameters(&w));
+    wl_free(&b);
+    wl_free(&w);
+}
+
+/* Parameter counts: torchvision's efficientnet_b0/_b4 and DeepLearningExamples' own
+ * efficientnet-b0/-b4 and efficientnet-widese-b0/-b4 (efficientnet.py@729963dd
+ * `architectures`, built and counted with sum(p.numel() for p in model.parameters())). */
+static void test_efficientnet_widese(void **state)
+{
+    (void)state;
+    /* B4's first stage: ceil(1 x 1.8) = 2 blocks */
+    check_widese("efficientnet-b0", "efficientnet-widese-b0", 16, 1, 248, 5288548, 8423848);
+    check_widese("efficientnet-b4", "efficientnet-widese-b4", 32, 2, 501, 19341616, 34927246);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_squeeze_excitation),
         cmocka_unit_test(test_mul_errors),
+        cmocka_unit_test(test_efficientnet_widese),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,11 @@
 /* fabric.c: jobs sharing one platform (fabric.h): the steps of fb_run in order.
  *
  * Each step is finished for every job before the next starts, so that bad input anywhere is
- * reported before anything is simulated: parse the --job and --background texts; load the
- * platform; give each job its GPUs (explicit sets first, then free nodes in flag order); load,
- * check and expand each job; fork the --baseline children (each simulates one job's own graph
- * alone); run the merged graph once with the background flows; print. */
+ * reported before anything is simulated: open the platform; parse the --job and --background
+ * texts; give each job its GPUs (explicit sets first, then free nodes in flag order); build the
+ * racks they use into SimGrid (load_used_racks); load, check and expand each job; fork the
+ * --baseline children (each simulates one job's own graph alone); run the merged graph once
+ * with the background flows; print. */
 #include "fabric_int.h"
 
 #include <stdlib.h>
@@ -35,6 +36,36 @@ static void run_options(const fb_request *req, js_settings *spec)
             js_take(spec, req->run_wide, k);
 }
 
+/* Put a generated machine into SimGrid once the jobs are placed: only the racks their GPUs
+ * and the background flows' ends are on (all of them with --links-all), with the routes the
+ * whole machine has, as a single run builds its job's racks (plat_engine_load). */
+static int load_used_racks(const fb_request *req, plat_platform *plat, const fb_job *jobs,
+                           const fb_background *bgs, char *err)
+{
+    if (req->links_all)
+        return plat_engine_load(plat, NULL, 0, err);
+    long n = 0;
+    for (int k = 0; k < req->n_jobs; k++)
+        n += jobs[k].spec.gpus;
+    for (int b = 0; b < req->n_backgrounds; b++)
+        n += 2L * fb_flows_of(&bgs[b]);
+    int *gpus = malloc((size_t)(n ? n : 1) * sizeof *gpus), i = 0;
+    if (!gpus)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for the jobs' %ld GPUs", n);
+    for (int k = 0; k < req->n_jobs; k++)
+        for (int r = 0; r < jobs[k].spec.gpus; r++)
+            gpus[i++] = jobs[k].gpu_of_rank[r];
+    int gpn = plat->gpus_per_node;
+    for (int b = 0; b < req->n_backgrounds; b++)
+        for (int f = 0; f < fb_flows_of(&bgs[b]); f++) { /* as start_background pairs them */
+            gpus[i++] = bgs[b].from.v[f % bgs[b].from.n] * gpn + bgs[b].gpu;
+            gpus[i++] = bgs[b].to.v[f % bgs[b].to.n] * gpn + bgs[b].gpu;
+        }
+    int status = plat_engine_load(plat, gpus, i, err);
+    free(gpus);
+    return status;
+}
+
 int fb_run(const fb_request *req, FILE *out, char *err)
 {
     fb_job *jobs = calloc((size_t)req->n_jobs + 1, sizeof *jobs);
@@ -48,15 +79,20 @@ int fb_run(const fb_request *req, FILE *out, char *err)
     if (status == HS_OK && req->links_path)
         status = lk_csv_check(req->links_path, err);
     if (status == HS_OK) {
-        status = plat_load(req->platform, &plat, err);
+        status = plat_open(req->platform, &plat, err);
         plat_loaded = status == HS_OK;
     }
+    /* a hand-written file's routes are SimGrid's, which the jobs' strategies may ask for */
+    if (status == HS_OK && !plat_routes_known(&plat))
+        status = plat_engine_load(&plat, NULL, 0, err);
     for (int k = 0; k < req->n_jobs && status == HS_OK; k++)
         status = fb_parse_job(req->jobs[k], k + 1, &plat, &jobs[k], err);
     for (int b = 0; b < req->n_backgrounds && status == HS_OK; b++)
         status = fb_parse_background(req->backgrounds[b], b + 1, &plat, &bgs[b], err);
     if (status == HS_OK)
         status = fb_place_jobs(&plat, jobs, req->n_jobs, err);
+    if (status == HS_OK && !plat.in_engine)
+        status = load_used_racks(req, &plat, jobs, bgs, err);
     for (int k = 0; k < req->n_jobs && status == HS_OK; k++) {
         run_options(req, &jobs[k].spec);
         status = fb_load_job(&plat, &jobs[k], err);

@@ -27,8 +27,13 @@ Conventions (tests/README.md, "README examples"):
   (relative to the repository root), compared the same way (`...` elides).
 - Every Markdown link or image `[text](target)` whose target is not a URL or an anchor must name
   an existing file or folder, relative to the README.
+- `--max-gpus N` skips (printed as skipped) every hybridsim command that simulates more than N
+  GPUs (gpus_of: -g, --gpus, --max-gpus, a --job's g= or gpus=; `analytic`, `platform` and
+  `sweep -m analytic` simulate nothing), the rest of its block running: the sanitized build's
+  e2e_readme runs the smaller examples, the plain one all of them. (A later command that reads a
+  file a skipped one would have written fails: no example's does.)
 
-Usage: readme_examples.py [--hybridsim PATH] [--root DIR] [-j N] [README.md ...]
+Usage: readme_examples.py [--hybridsim PATH] [--root DIR] [-j N] [--max-gpus N] [README.md ...]
 Default READMEs: every README.md git tracks under the root. Exit 0 when all pass, 1 otherwise.
 """
 import argparse
@@ -137,6 +142,37 @@ def argv_of(text, hybridsim):
     return None
 
 
+def gpus_of(text):
+    """The most GPUs a hybridsim command simulates, as its flags say (0: none said, or it
+    simulates nothing): the largest number given to -g, --gpus or --max-gpus (a sweep's list
+    included), the sum of its --job's g= (or the GPUs their gpus= ranges list)."""
+    argv = shlex.split(text)
+    if len(argv) < 2 or argv[0] not in ("hybridsim", "build/hybridsim") or \
+            argv[1] in ("analytic", "platform"):
+        return 0
+    if argv[1] == "sweep" and re.search(r"(^| )(-m|--mode)[ =]analytic( |$)", text):
+        return 0
+    most, jobs = 0, 0
+    for flag, value in zip(argv, argv[1:] + [""]):
+        name, eq, inline = flag.partition("=")
+        if eq and name.startswith("--"):
+            flag, value = name, inline
+        elif flag.startswith("-g") and len(flag) > 2 and not flag.startswith("--"):
+            flag, value = "-g", flag[2:]
+        if flag in ("-g", "--gpus", "--max-gpus"):
+            most = max([most] + [int(n) for n in re.findall(r"\d+", value)])
+        elif flag == "--job":
+            g = re.search(r"(?:^|,)g=(\d+)", value)
+            ranges = re.search(r"(?:^|,)gpus=([0-9+-]+)", value)
+            if g:
+                jobs += int(g.group(1))
+            elif ranges:
+                for r in ranges.group(1).split("+"):
+                    lo, _, hi = r.partition("-")
+                    jobs += int(hi or lo) - int(lo) + 1 if lo else 0
+    return max(most, jobs)
+
+
 def mirror(root, build):
     """A scratch folder with a symbolic link to every top-level entry of root, and a `shared`
     beside it standing for root's ../shared (the reference files some scripts read); `build`
@@ -174,11 +210,11 @@ def check_links(path, lines, root, report):
                                                              target))
 
 
-def check_readme(path, root, hybridsim, env):
+def check_readme(path, root, hybridsim, env, max_gpus=None):
     """Check one README: (the lines to print, the problems, the counts). Run in a worker process
     of its own (main), one README at a time, so its CPU figures are its commands' alone."""
     said, problems = [], []
-    counts = {"commands": 0, "skipped": 0, "files": 0}
+    counts = {"commands": 0, "skipped": 0, "skipped_commands": 0, "files": 0}
 
     def report(message):
         problems.append(message)
@@ -225,6 +261,11 @@ def check_readme(path, root, hybridsim, env):
             if argv is None:
                 report("%s: `%s`: not a command this test runs (mark the block "
                        "<!-- not run: REASON -->, or drop the `$ ` prompt)" % (where, text))
+                continue
+            if max_gpus is not None and gpus_of(text) > max_gpus:
+                counts["skipped_commands"] += 1
+                said.append("skipped %s (%d GPUs, over --max-gpus %d): %s"
+                            % (where, gpus_of(text), max_gpus, text[:90]))
                 continue
             counts["commands"] += 1
             started, cpu = time.monotonic(), children_cpu_s()
@@ -275,6 +316,8 @@ def main():
         os.path.abspath(__file__))), help="the repository root (default: this file's ../)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                         help="READMEs checked at once (default: the cores)")
+    parser.add_argument("--max-gpus", type=int, help="skip the blocks with a hybridsim command "
+                        "on more GPUs (the sanitized build's e2e_readme)")
     parser.add_argument("readmes", nargs="*")
     args = parser.parse_args()
     root = os.path.abspath(args.root)
@@ -292,11 +335,13 @@ def main():
     env["HYBRIDSIM"] = hybridsim
     env["HYBRIDSIM_HOME"] = root
     readmes = [os.path.abspath(r) for r in args.readmes] or tracked_readmes(root)
-    problems, counts = [], {"commands": 0, "skipped": 0, "files": 0}
+    problems = []
+    counts = {"commands": 0, "skipped": 0, "skipped_commands": 0, "files": 0}
     # READMEs in parallel (each has its own scratch folder; a README's blocks run in order), the
     # largest first; printed in their order as each is done.
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {path: pool.submit(check_readme, path, root, hybridsim, env)
+        futures = {path: pool.submit(check_readme, path, root, hybridsim, env,
+                                       args.max_gpus)
                    for path in sorted(readmes, key=os.path.getsize, reverse=True)}
         for path in readmes:
             lines, found, n = futures[path].result()
@@ -305,9 +350,11 @@ def main():
             problems += found
             for k in counts:
                 counts[k] += n[k]
-    print("readme_examples: %d READMEs, %d commands run, %d blocks skipped, %d excerpts, "
-          "%d failed" % (len(readmes), counts["commands"], counts["skipped"], counts["files"],
-                         len(problems)))
+    over = (", %d commands over --max-gpus skipped" % counts["skipped_commands"]
+            if args.max_gpus is not None else "")
+    print("readme_examples: %d READMEs, %d commands run%s, %d blocks skipped, %d excerpts, "
+          "%d failed" % (len(readmes), counts["commands"], over, counts["skipped"],
+                         counts["files"], len(problems)))
     return 1 if problems else 0
 
 

@@ -5,7 +5,8 @@
 # (the comm of --overlap --allreduce auto) and sends FP32 gradients under mixed precision;
 # horovod-nccl's 64 MiB fusions are fewer than DDP's buckets; pytorch-ddp's depthwise
 # convolutions take half their TF32 time under AMP (depthwise_limit = bytes); bad runtimes and
-# runtime files exit 2 naming the file and line.
+# runtime files exit 2 naming the file and line; pytorch-ddp's input loader bounds an iteration
+# at a GPU's batch over its workers' rate, alike in both answers.
 # Usage (from ctest): e2e_runtime.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2"
@@ -138,4 +139,54 @@ if expect_ok every1 simulate "${run[@]}"; then
 fi
 expect_bad every-measured "--optimizer-every 2: spaces out the compute model's weight updates" \
     "$HS" simulate -w resnet50 -p abci -s data -g 4 -b 128 --compute measured --optimizer-every 2
+
+# The input pipeline (pytorch-ddp's loader_workers_per_gpu, loader_samples_per_s): a GPU's
+# batch over its workers' rate is a floor on the iteration, the same in the simulation and the
+# analytic model, named in the JSON and the table; more workers lift it, and an iteration the
+# GPUs bound keeps the time it has without a loader
+a100=gen:nvswitch-ndr:gpu=a100-80gb,nvlink-gen=3,nvlink-links-per-gpu=12,pcie-gen=4,nic-type=hdr
+run=(-w resnet50-v1.5 -p "$a100" -s data -g 8 -b 2048 --precision mixed --runtime pytorch-ddp
+     --json)
+grep -v '^loader_' "$SRC/workloads/runtime/pytorch-ddp.rt" >"$TMP/noloader.rt"
+for m in simulate analytic; do
+    "$HS" $m "${run[@]}" --loader-workers 16 >"$TMP/in-$m.json" 2>"$TMP/err" ||
+        fail "$m --loader-workers 16: $(cat "$TMP/err")"
+    "$HS" $m "${run[@]}" --loader-workers 64 >"$TMP/in64-$m.json" 2>"$TMP/err" ||
+        fail "$m --loader-workers 64: $(cat "$TMP/err")"
+    "$HS" $m "${run[@]/pytorch-ddp/$TMP/noloader.rt}" >"$TMP/none-$m.json" 2>"$TMP/err" ||
+        fail "$m without a loader: $(cat "$TMP/err")"
+done
+python3 - "$TMP" "$SRC/workloads/runtime/pytorch-ddp.rt" <<'PY' || fail "the input pipeline"
+import json, re, sys
+tmp, rt = sys.argv[1:3]
+rate = float(re.search(r"^loader_samples_per_s = (\S+)", open(rt).read(), re.M).group(1))
+j = {n: json.load(open("%s/%s.json" % (tmp, n))) for n in
+     ("in-simulate", "in-analytic", "in64-simulate", "in64-analytic", "none-simulate",
+      "none-analytic")}
+want = 256 / (16 * rate)  # a GPU's 256 samples over 16 workers
+for m in ("simulate", "analytic"):
+    bound, free, none = j["in-" + m], j["in64-" + m], j["none-" + m]
+    assert "input_pipeline" not in none, m
+    p = bound["input_pipeline"]
+    assert p["bound"] and abs(p["time_s"] - want) < 1e-9 * want, (m, p)
+    assert abs(bound["iteration"]["total_s"] - want) < 1e-9 * want, (m, bound["iteration"])
+    gpus = none["iteration"]["total_s"]
+    assert abs(p["wait_s"] - (want - gpus)) < 1e-6 * want, (m, p, gpus)
+    q = free["input_pipeline"]
+    assert not q["bound"] and q["wait_s"] == 0 and abs(q["time_s"] * 4 - want) < 1e-9 * want
+    assert free["iteration"]["total_s"] == gpus, (m, free["iteration"], gpus)
+s, a = j["in-simulate"], j["in-analytic"]
+assert s["iteration"]["total_s"] == a["iteration"]["total_s"]
+PY
+if expect_ok input-table simulate "${run[@]:0:${#run[@]}-1}" --loader-workers 16; then
+    grep -q "input pipeline: .* it bounds the iteration (the GPUs wait" "$TMP/out" ||
+        fail "the table does not name the input pipeline's bound: $(head -8 "$TMP/out")"
+fi
+expect_bad_hs loader-rate "--loader-workers 4: the runtime says no worker's rate" \
+    simulate -w resnet50-v1.5 -p "$a100" -s data -g 1 -b 256 --runtime chainermn \
+    --loader-workers 4
+expect_bad_hs loader-measured "--loader-workers 4: the input pipeline is a runtime term" \
+    simulate -w resnet50 -p abci -s data -g 4 -b 128 --compute measured --loader-workers 4
+expect_bad_hs loader-zero "--loader-workers" \
+    simulate "${run[@]}" --loader-workers 0
 finish e2e_runtime

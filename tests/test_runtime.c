@@ -80,10 +80,15 @@ static void test_nccl_runtimes(void **state)
     assert_true(ddp.kernels.optimizer_kernels_per_tensor == 4);
     assert_true(ddp.kernels.optimizer_bytes_per_weight == 20);
     assert_true(ddp.kernels.depthwise_rel == 0.0272);
-    assert_string_equal(ddp.calibration, "dle-throughput.tsv:83");
+    assert_string_equal(ddp.calibration, "dle-throughput.tsv:83 dle-throughput.tsv:17");
+    /* its DataLoader: configs.yml's 8 workers a GPU (16 on a DGX A100, said per run), each at
+     * the rate calibrated on dle-throughput.tsv:17 (2,470 img/s over 16 workers) */
+    assert_true(ddp.kernels.loader_workers == 8);
+    assert_true(ddp.kernels.loader_samples_per_s == 2470.0 / 16);
     rt_runtime hvd = load_ok("horovod-nccl");
     assert_true(hvd.bucket_bytes == 64.0 * 1024 * 1024);
     assert_true(hvd.gradient_bytes == 4);
+    assert_true(hvd.kernels.loader_workers == 0); /* DALI's or tf.data's, not priced */
     rt_runtime mlperf = load_ok("horovod-mxnet-mlperf");
     assert_false(mlperf.overlap);
     assert_true(mlperf.bucket_bytes == 0);
@@ -230,6 +235,11 @@ static void test_bad_files(void **state)
     refused("# source: a\noptimizer_kernels_per_tensor = 2 kernels\n", "not a number");
     refused("just words\n", ":16: not 'key = value'");
     refused("# source: a\ncalibration =\n", "calibration has no value");
+    refused("# source: a\nloader_workers_per_gpu = 8\n",
+            ":17: loader_workers_per_gpu needs loader_samples_per_s");
+    refused("# source: a\nloader_samples_per_s = 150\n",
+            ":17: loader_samples_per_s needs loader_workers_per_gpu");
+    refused("# source: a\nloader_samples_per_s = 0\n", "out of range");
     refused("# source: a\ncompute = fast\n",
             ":17: compute: unknown value 'fast' (known: measured, model, kernels)");
     refused("# source: a\ndepthwise_limit = flops\n",

@@ -12,6 +12,9 @@ The mapping is rules, written here once for each file (no constant per row):
   - GPUs, the global batch (GPUs x per-GPU batch as the run used), the precision (FP32 -> fp32,
     TF32 -> tf32, AMP / mixed -> mixed; MLPerf's submissions trained in mixed precision);
   - the dataset's options (datasets.tsv: how each dataset's runs reduced their gradients);
+  - DLE's PyTorch ConvNets' input loader workers a GPU (`loader_workers`, which run.sh always
+    passes as --loader-workers N): configs.yml@097c7ff9 `platform:` DGX1V 8, DGX2V 8, DGXA100
+    16 (`workers`, main.py's DataLoader num_workers);
   - the row's own published settings as hybridsim options (`options`): DLE's PyTorch ConvNets
     step their optimizer once in optimizer_batch_size / (GPUs x batch) iterations
     (main.py@7bdfc81d:368 batch_size_multiplier, training.py@7bdfc81d:284; the configs.yml
@@ -39,7 +42,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 COLUMNS = ["dataset", "id", "label", "group", "workload", "platform", "strategy", "gpus",
-           "batch", "precision", "measured", "unit", "reason", "note", "options"]
+           "batch", "precision", "measured", "unit", "reason", "note", "options",
+           "loader_workers"]
+# DLE PyTorch ConvNets configs.yml@097c7ff9 `platform:` workers (DataLoader workers a GPU), by
+# dle-throughput.tsv's system.
+DLE_PYTORCH_WORKERS = {"DGX-1": 8, "DGX-2": 8, "DGX A100": 16}
 
 # The measured networks hybridsim has as shipped workloads.
 DLE_NETWORKS = {"resnet50": "resnet50-v1.5", "resnet50v1.5": "resnet50-v1.5",
@@ -132,7 +139,9 @@ def dle_rows(measured, table):
         out.append(row(dataset, "dle-throughput.tsv:%d" % line, label, group,
                        workload=workload or "", platform=spec or "", reason=reason,
                        note="; ".join(notes),
-                       options="--optimizer-every %d" % every if every > 1 else "", **base))
+                       options="--optimizer-every %d" % every if every > 1 else "",
+                       loader_workers=DLE_PYTORCH_WORKERS.get(r["system"], "")
+                       if dataset == "dle-pytorch" else "", **base))
     return out
 
 

@@ -111,6 +111,8 @@ with open(os.path.join(tmp, "list.txt"), "w") as listing:
             args += ["--precision", precision]
         d = options[r["dataset"]]
         args += d["options"].split()
+        if r.get("loader_workers"): # the run's loader workers a GPU (make_rows.py)
+            args += ["--loader-workers", r["loader_workers"]]
         if row_options == "1":
             args += r.get("options", "").split()
         runtime = runtime_of.get(r["dataset"], d["runtime"])

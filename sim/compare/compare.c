@@ -50,11 +50,15 @@ static int difference_terms(const hs_estimate *an, const an_terms *at, const hs_
         exposed_s += d->term_exposed_s[k];
         waiting_s += w;
     }
-    double idle_s = sim->iteration.total_s - sim->iteration.compute_s - exposed_s;
+    double idle_s = sim->iteration.total_s - sim->iteration.compute_s - exposed_s -
+                    sim->input_wait_s;
     terms[n++] = (rp_term){.key = "waiting",
                            .label = pipeline ? "idle stages (pipeline bubbles)"
                                              : "waiting for other ranks outside communication",
                            .analytic_s = at->bubble_s, .simulated_s = waiting_s + idle_s};
+    if (an->input_s > 0 || sim->input_s > 0) /* a runtime's loader (hs_estimate_input_floor) */
+        terms[n++] = (rp_term){.key = "input_wait", .label = "waiting for the input pipeline",
+                               .analytic_s = an->input_wait_s, .simulated_s = sim->input_wait_s};
     return n;
 }
 

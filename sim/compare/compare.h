@@ -15,7 +15,8 @@
 #include "report.h"
 #include "run.h"
 
-#define CMP_TERMS (HS_TERM_COUNT + 2) /* compute, the communication terms, waiting */
+#define CMP_TERMS (HS_TERM_COUNT + 3) /* compute, the communication terms, waiting, and the
+                                         * input pipeline's wait under a runtime with one */
 
 /* Everything a compare prints. */
 typedef struct {

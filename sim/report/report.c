@@ -62,6 +62,20 @@ static void print_times_row(FILE *out, const char *label, const hs_times *t)
             t->exposed_comm_s, t->total_s);
 }
 
+/* The runtime's input pipeline, when it has one: what a GPU's loader takes an iteration, and
+ * whether it, not the GPUs, sets the iteration. */
+static void print_input(FILE *out, const hs_estimate *est)
+{
+    if (!(est->input_s > 0))
+        return;
+    if (est->input_wait_s > 0)
+        fprintf(out, "  input pipeline: %.6g s a GPU's samples: it bounds the iteration (the "
+                "GPUs wait %.6g s for data)\n", est->input_s, est->input_wait_s);
+    else
+        fprintf(out, "  input pipeline: %.6g s a GPU's samples, within the iteration (not the "
+                "bound)\n", est->input_s);
+}
+
 static void print_memory(FILE *out, const rp_run *run, const hs_estimate *est)
 {
     fprintf(out, "  memory per GPU: %.3f GB of %.3f GB (%s)\n", est->memory_per_gpu_bytes / 1e9,
@@ -249,6 +263,7 @@ void rp_print_table(FILE *out, const rp_run *run, const hs_estimate *est)
     print_head(out, run->mode, run, est->iterations_per_epoch);
     print_times_row(out, "per iteration", &est->iteration);
     print_times_row(out, "per epoch", &est->epoch);
+    print_input(out, est);
     print_memory(out, run, est);
     print_layers_table(out, run);
     if (run->links)
@@ -341,6 +356,14 @@ void rp_json_run(hs_json *j, const rp_run *run, const hs_estimate *est)
     rp_json_times(j, &est->iteration, true);
     hs_json_key(j, "epoch");
     rp_json_times(j, &est->epoch, false);
+    if (est->input_s > 0) { /* only under a runtime with a loader: other outputs unchanged */
+        hs_json_key(j, "input_pipeline");
+        hs_json_object(j);
+        hs_json_kv_number(j, "time_s", est->input_s);
+        hs_json_kv_number(j, "wait_s", est->input_wait_s);
+        hs_json_kv_bool(j, "bound", est->input_wait_s > 0);
+        hs_json_end(j);
+    }
     json_memory(j, run, est);
     if (run->layers)
         json_layers(j, run->layers);

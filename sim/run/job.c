@@ -97,6 +97,10 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
         return hs_fail(err, HS_EINPUT, "--optimizer-every %d: spaces out the compute model's "
                        "weight updates, and this run takes the measured times: time the "
                        "kernels with --compute model", spec->optimizer_every);
+    if (!model && spec->loader_workers > 0)
+        return hs_fail(err, HS_EINPUT, "--loader-workers %d: the input pipeline is a runtime "
+                       "term of the compute model, and this run takes the measured times: "
+                       "time the kernels with --compute model", spec->loader_workers);
     if ((status = job_check_precision(spec, j, model, err)) != HS_OK || !model)
         return status;
     kt_options opt = kt_options_default();
@@ -105,6 +109,12 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
     if (rt)
         opt.runtime = rt->kernels;
     opt.runtime.optimizer_every = spec->optimizer_every;
+    if (spec->loader_workers > 0 && !(opt.runtime.loader_samples_per_s > 0))
+        return hs_fail(err, HS_EINPUT, "--loader-workers %d: the runtime says no worker's rate "
+                       "(loader_samples_per_s): give a --runtime that does (pytorch-ddp)",
+                       spec->loader_workers);
+    if (spec->loader_workers > 0)
+        opt.runtime.loader_workers = spec->loader_workers;
     status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
         j->kc = &j->compute;
@@ -286,6 +296,8 @@ int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat,
     if (job->runtime)
         opt.runtime = rt.kernels;
     opt.runtime.optimizer_every = job->optimizer_every;
+    if (job->loader_workers > 0)
+        opt.runtime.loader_workers = job->loader_workers;
     int status = kt_compute_init_with(kc, wl, gpu, &opt, err);
     if (status == HS_OK)
         *model = kc;

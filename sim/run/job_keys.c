@@ -89,6 +89,12 @@ const js_key js_keys[] = {
      .help = "the optimizer steps once in N iterations, the gradients accumulated in between "
              "(a training loop's gradient accumulation): an iteration pays 1/N of the weight "
              "update and of its host time (default 1; needs the compute model)"},
+    {.name = "loader-workers", .type = JS_COUNT, .offset = F(loader_workers), .arg = "N",
+     .job_own = true, .scope = EVERYWHERE,
+     .help = "the input loader's worker processes a GPU (a DataLoader's num_workers): an "
+             "iteration lasts at least a GPU's batch over N times the runtime's "
+             "loader_samples_per_s (default: the runtime's loader_workers_per_gpu; needs a "
+             "runtime that sets a worker's rate)"},
 };
 const int js_n_keys = (int)(sizeof js_keys / sizeof js_keys[0]);
 _Static_assert(sizeof js_keys / sizeof js_keys[0] <= JS_MAX_KEYS,

@@ -50,6 +50,8 @@ typedef struct {
                             * values the keys above not given take (job.c); NULL: none */
     int optimizer_every;   /* --optimizer-every: iterations per optimizer step (gradient
                             * accumulation); 0 not said: every iteration */
+    int loader_workers;    /* --loader-workers: input loader workers a GPU; 0 not said: the
+                            * runtime's loader_workers_per_gpu */
     unsigned given;        /* bit k: js_keys[k] was given (a second time is refused) */
 } js_settings;
 

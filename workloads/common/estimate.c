@@ -23,6 +23,16 @@ void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch)
     est->epoch.total_s = est->epoch.compute_s + est->epoch.exposed_comm_s + idle_s * fraction;
 }
 
+void hs_estimate_input_floor(hs_estimate *est, double input_s)
+{
+    est->input_s = input_s > 0 ? input_s : 0;
+    est->input_wait_s = 0;
+    if (est->input_s > est->iteration.total_s) {
+        est->input_wait_s = est->input_s - est->iteration.total_s;
+        est->iteration.total_s = est->input_s;
+    }
+}
+
 static const char *term_keys[HS_TERM_COUNT] = {
     "activation_allgather", "activation_allreduce", "halo_exchange", "split_point_gather",
     "pipeline_sendrecv", "gradient_allreduce_group", "gradient_allreduce_across"};
@@ -59,6 +69,7 @@ int hs_estimate_check(const hs_estimate *est, const char *what, char *err)
         {"the epoch's total_s", est->epoch.total_s},
         {"memory_per_gpu_bytes", est->memory_per_gpu_bytes},
         {"activations_bytes", est->memory.activations_bytes},
+        {"the input pipeline's input_s", est->input_s},
     };
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         if (!isfinite(values[i].v))

@@ -36,6 +36,10 @@ typedef struct {
     double memory_per_gpu_bytes;
     hs_memory memory;             /* memory_per_gpu_bytes broken down */
     bool fits_in_memory;          /* memory_per_gpu_bytes <= the platform's GPU memory */
+    double input_s;               /* seconds one GPU's input pipeline takes for its samples of
+                                   * an iteration (the runtime's loader; 0: no limit) */
+    double input_wait_s;          /* seconds an iteration's GPUs wait for that pipeline beyond
+                                   * their own work (0: it is not the bound) */
 } hs_estimate;
 
 /* What communication is for, in the order the parts of an iteration add up (the analytic model
@@ -64,6 +68,13 @@ const char *hs_term_label(hs_term term);
  * I = ceil(D/B) iterations (a partial batch still exchanges every gradient). The epoch's exposed
  * communication scales like communication. */
 void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch);
+
+/* The input pipeline's floor, before hs_estimate_scale_epoch: a GPU's loader workers prepare
+ * the next batches while the GPUs compute (a DataLoader's prefetch), so in the steady state an
+ * iteration lasts the longer of the GPUs' own iteration and input_s, the time the loader takes
+ * for one GPU's samples (kt_compute_input_s). Sets input_s and input_wait_s; the wait counts as
+ * idle time, which the epoch scales with the samples. Both answers call it alike. */
+void hs_estimate_input_floor(hs_estimate *est, double input_s);
 
 /* HS_OK when every number of est is finite, else HS_EINTERNAL naming the first that is not
  * ("what: the iteration's comm_s is inf"): no report, JSON or CSV may carry inf or NaN (the

@@ -239,8 +239,9 @@ double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int 
     return c->device.runtime.norm_buffer_kernels * c->device.device->launch_s;
 }
 
-double kt_compute_input_s(const kt_compute *c, int64_t samples)
+double kt_compute_input_s(const kt_compute *c, double samples)
 {
-    double rate = c->device.runtime.input_samples_per_s;
-    return rate > 0 ? (double)samples / rate : 0.0;
+    const kt_runtime *r = &c->device.runtime;
+    double rate = r->loader_workers * r->loader_samples_per_s;
+    return rate > 0 && samples > 0 ? samples / rate : 0.0;
 }

@@ -95,8 +95,10 @@ typedef struct {
                            * relative to the DeepBench fit (cuDNN 7.6, cuBLAS 10); 1: the same.
                            * What a runtime calibrates on one GPU type, one network's
                            * single-GPU throughput (a named calibration row) */
-    double input_samples_per_s; /* samples per second one GPU's input pipeline delivers
-                                 * (decode, augmentation, copy); 0: unlimited */
+    double loader_workers;      /* input pipeline: the loader's worker processes a GPU
+                                 * (each decodes and augments whole samples); 0: no limit */
+    double loader_samples_per_s; /* samples a second one loader worker delivers (decode,
+                                  * augmentation, collation); 0: no limit */
     double optimizer_kernels_per_tensor; /* kernels the optimizer launches per parameter tensor
                                           * per step (a fused multi-tensor optimizer: a
                                           * fraction); 0: the optimizer is not timed */
@@ -273,9 +275,11 @@ double kt_compute_grad_copy_s(const kt_compute *c, const wl_workload *wl, int in
  * few channels' values stream in no time), 0 for any other layer. */
 double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int index);
 
-/* Seconds one GPU's input pipeline needs to deliver `samples` samples (0: the runtime sets no
- * limit). An iteration cannot be shorter; the runtime step decides how it overlaps. */
-double kt_compute_input_s(const kt_compute *c, int64_t samples);
+/* Seconds one GPU's input pipeline needs to deliver `samples` samples: its loader_workers
+ * at loader_samples_per_s each (0: the runtime sets no limit). The workers prepare the next
+ * batches while the GPU computes (a DataLoader's prefetch), so an iteration lasts at least
+ * this, and no longer for it when the GPU is slower (hs_estimate_input_floor). */
+double kt_compute_input_s(const kt_compute *c, double samples);
 
 /* Whether two device names (device.h names or labels) compute alike: the same peak rates and
  * memory bandwidth (a V100 of 16 or 32 GB). Unknown names are alike only when equal. */

@@ -81,7 +81,7 @@ kt_runtime kt_runtime_neutral(void)
     kt_runtime r = {.host_call_s = 0, .stream_rel = 1.0, .depthwise_rel = 1.0,
                     .nchw_precisions = 0,
                     .depthwise_by_bytes = 0, .library_rel = 1.0,
-                    .input_samples_per_s = 0,
+                    .loader_workers = 0, .loader_samples_per_s = 0,
                     .optimizer_kernels_per_tensor = 0, .optimizer_bytes_per_weight = 0,
                     .grad_copy_kernels_per_tensor = 0, .norm_buffer_kernels = 0};
     return r;

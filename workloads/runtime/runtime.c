@@ -19,7 +19,7 @@ typedef enum {
     RT_K_HALO, RT_K_FILTER_BACKWARD, RT_K_OPTIMIZER, RT_K_REQUIRED_END = RT_K_OPTIMIZER,
     RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_DEPTHWISE,
     RT_K_LIBRARY_EFF,
-    RT_K_INPUT, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_BN_FUSION, RT_K_COMPUTE,
+    RT_K_LOADER_WORKERS, RT_K_LOADER_RATE, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_BN_FUSION, RT_K_COMPUTE,
     RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY, RT_K_GRAD_COPY, RT_K_NORM_BUFFERS,
     RT_K_COUNT
 } rt_key;
@@ -27,7 +27,8 @@ typedef enum {
 static const char *const key_names[RT_K_COUNT] = {
     "description", "library", "allreduce", "overlap", "gradient_precision", "halo",
     "filter_backward", "optimizer", "nccl_version", "bucket_bytes", "host_call_s",
-    "elementwise_efficiency", "depthwise_efficiency", "library_efficiency", "input_samples_per_s",
+    "elementwise_efficiency", "depthwise_efficiency", "library_efficiency", "loader_workers_per_gpu",
+    "loader_samples_per_s",
     "optimizer_kernels_per_tensor", "calibration", "bn_activation_fusion", "compute",
     "depthwise_limit", "nchw_precisions", "optimizer_sync_precisions",
     "activation_memory", "gradient_copy_kernels_per_tensor", "buffer_copy_kernels_per_norm"};
@@ -223,8 +224,11 @@ static int set_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v
         return number(r, line, "depthwise_efficiency", v, 1, false, &kr->depthwise_rel, err);
     case RT_K_LIBRARY_EFF:
         return number(r, line, "library_efficiency", v, 2, false, &kr->library_rel, err);
-    case RT_K_INPUT:
-        return number(r, line, "input_samples_per_s", v, 1e9, false, &kr->input_samples_per_s,
+    case RT_K_LOADER_WORKERS:
+        return number(r, line, "loader_workers_per_gpu", v, 4096, false, &kr->loader_workers,
+                      err);
+    case RT_K_LOADER_RATE:
+        return number(r, line, "loader_samples_per_s", v, 1e9, false, &kr->loader_samples_per_s,
                       err);
     case RT_K_NCHW: return precisions(r, line, "nchw_precisions", v, &kr->nchw_precisions, err);
     case RT_K_OPT_SYNC:
@@ -278,6 +282,14 @@ static int finish(rt_read *r, rt_runtime *rt, char *err)
                        "optimizer_kernels_per_tensor and host_call_s (the kernels whose host "
                        "launches it exposes, and what one costs)", r->path,
                        r->line[RT_K_OPT_SYNC]);
+    if (!r->line[RT_K_LOADER_WORKERS] != !r->line[RT_K_LOADER_RATE])
+        return hs_fail(err, HS_EINPUT, "%s:%d: %s needs %s (the input pipeline's rate is "
+                       "the workers times a worker's rate)", r->path,
+                       r->line[RT_K_LOADER_WORKERS] + r->line[RT_K_LOADER_RATE],
+                       r->line[RT_K_LOADER_WORKERS] ? "loader_workers_per_gpu"
+                                                    : "loader_samples_per_s",
+                       r->line[RT_K_LOADER_WORKERS] ? "loader_samples_per_s"
+                                                    : "loader_workers_per_gpu");
     if (strcmp(r->allreduce, "library") == 0)
         rt->allreduce = rt_library_choice(rt->library, rt->nccl_version);
     else

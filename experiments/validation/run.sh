@@ -4,7 +4,7 @@
 # DeepLearningExamples throughputs (PyTorch, TensorFlow 1), MLPerf Training ResNet-50 v0.7-v1.1
 # and ParaDL's ResNet-50 Table VIII on ABCI. rows.tsv maps each measured row to its hybridsim
 # run (make_rows.py writes it: workload, platform from systems.tsv, GPUs, global batch,
-# precision), datasets.tsv adds each dataset's options and runtime. Prints the accuracy of each
+# precision, DLE PyTorch's loader workers a GPU as --loader-workers N), datasets.tsv adds each dataset's options and runtime. Prints the accuracy of each
 # row (1 - |predicted - measured| / measured), per dataset and overall, the rank agreement where
 # rows compete (the pairs a group's measurements order, ordered alike), the rows it cannot
 # express and why; draws predicted against measured (log-log, y = x, a colour a dataset).

@@ -182,6 +182,14 @@ if expect_ok input-table simulate "${run[@]:0:${#run[@]}-1}" --loader-workers 16
     grep -q "input pipeline: .* it bounds the iteration (the GPUs wait" "$TMP/out" ||
         fail "the table does not name the input pipeline's bound: $(head -8 "$TMP/out")"
 fi
+if expect_ok input-compare compare "${run[@]:0:${#run[@]}-1}" --loader-workers 16 --json; then
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["difference_terms"]["input_wait"]
+assert d["analytic"]["input_pipeline"]["bound"] and d["simulate"]["input_pipeline"]["bound"]
+assert w["analytic_s"] > 0 and abs(w["analytic_s"] - w["simulated_s"]) < 1e-9, w' \
+        "$TMP/out" || fail "compare: the input pipeline's wait is not a part of its own"
+fi
 expect_bad_hs loader-rate "--loader-workers 4: the runtime says no worker's rate" \
     simulate -w resnet50-v1.5 -p "$a100" -s data -g 1 -b 256 --runtime chainermn \
     --loader-workers 4

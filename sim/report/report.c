@@ -460,6 +460,7 @@ void rp_print_compare_table(FILE *out, const rp_run *run, const hs_estimate *ana
     print_times_row(out, "iteration, simulated", &simulated->iteration);
     print_times_row(out, "epoch, analytic", &analytic->epoch);
     print_times_row(out, "epoch, simulated", &simulated->epoch);
+    print_input(out, simulated); /* the same floor as the analytic model's */
     print_memory(out, run, analytic);
     double agreement = rp_agreement(analytic, simulated);
     fprintf(out, "  agreement on the iteration total: %.4f (simulated / analytic = %.4f)\n",

@@ -93,6 +93,8 @@ typedef struct {
     int n_rings_inter;
     int rings_nic_share; /* the most of the rings' node-to-node messages, all groups', that
                           * leave or enter a node through one NIC */
+    double rings_chain_s; /* the longest chain of edge latencies the rings' 2(n-1) steps
+                          * cross (co_ring_chain_s); their edges' alpha is 0 */
 } an_layout;
 
 /* What the strategy's messages cross. Model-parallel group j is ranks j*p2 .. j*p2+p2-1; the

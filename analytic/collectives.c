@@ -17,9 +17,12 @@
  *         trees' halves, a master's NIC s of the trees' halves at once (co_tree_node_share
  *         times the groups' masters behind it), then the fill of a pipeline of depth D = g-1
  *         plus the binary trees' depth, at the slowest edge;
- *   rings 2(n-1) max over the rings' edges of (alpha + m/(r n) beta), r rings each carrying
- *         m/r (engine_rings.c); inside a node beta times the rings crossing that pair, between
- *         nodes times the rings' messages through one NIC (routes.c, rings_add). */
+ *   rings A + 2(n-1) max over the rings' edges of m/(r n) beta, r rings each carrying m/r
+ *         (engine_rings.c): NCCL's latency plus bytes over bandwidth (src/graph/tuning.cc,
+ *         ncclTopoGetAlgoTime), A the longest chain of latencies the 2(n-1) steps cross, each
+ *         step its own edge's (co_ring_chain_s); inside a node beta times the rings crossing
+ *         that pair, between nodes times the rings' messages through one NIC (routes.c,
+ *         rings_add). */
 #include "analytic_int.h"
 
 #include "collective.h"
@@ -106,7 +109,7 @@ static double rings_s(const an_layout *lay, int n, double bytes)
     double chunk = bytes / lay->rings / n;
     double intra_s = step_s(lay->rings_intra, lay->n_rings_intra, chunk, 1);
     double inter_s = step_s(lay->rings_inter, lay->n_rings_inter, chunk, lay->rings_nic_share);
-    return 2.0 * (n - 1) * (intra_s > inter_s ? intra_s : inter_s);
+    return lay->rings_chain_s + 2.0 * (n - 1) * (intra_s > inter_s ? intra_s : inter_s);
 }
 
 double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,

@@ -128,32 +128,50 @@ static void hier_add(const plat_platform *plat, const int *by, int per, int node
 /* NCCL's r rings over the group laid out by node in by[nodes * per] (collective.h): ring j
  * enters every node at co_channel_entry and leaves from the member before. Their edges'
  * kinds into *lay (an intra-node pair's beta times the rings through it), and the NICs the
- * first node's ring messages leave and enter by into nic_flows[2 * nics] (out, then in). */
-static void rings_add(const plat_platform *plat, const int *by, int per, int nodes, int r,
-                      an_layout *lay, int *nic_flows)
+ * first node's ring messages leave and enter by into nic_flows[2 * nics] (out, then in). The
+ * edges' latencies are the rings' chains' (lay->rings_chain_s, the longest the 2(n-1) steps
+ * ending on an edge accumulate: co_ring_chain_s), not theirs: alpha 0. -1 when out of memory. */
+static int rings_add(const plat_platform *plat, const int *by, int per, int nodes, int r,
+                     an_layout *lay, int *nic_flows)
 {
-    int nics = plat_nics_per_node(plat);
+    int nics = plat_nics_per_node(plat), n = per * nodes;
     if (r < 2)
-        return;
-    for (int c = 0; c < nodes; c++)
-        for (int l = 0; l < per; l++) {
-            int next = (l + 1) % per;
-            int through = r - co_channel_enters_at(next, per, r); /* but the one entering there */
-            an_link e = an__pair_link(plat, by[(size_t)c * per + l], by[(size_t)c * per + next]);
-            e.beta_s_per_byte *= through;
-            edge_kind_add(lay->rings_intra, &lay->n_rings_intra, e);
-        }
+        return 0;
+    an_link *edge = malloc((size_t)n * sizeof *edge); /* ring j's, from position q to q + 1 */
+    if (!edge)
+        return -1;
     for (int j = 0; j < r; j++) {
         int in = co_channel_entry(j, per, r), out = (in + per - 1) % per;
-        for (int c = 0; c < nodes; c++)
-            edge_kind_add(lay->rings_inter, &lay->n_rings_inter,
-                          an__pair_link(plat, by[(size_t)c * per + out],
-                                        by[(size_t)((c + 1) % nodes) * per + in]));
+        double lap_s = 0;
+        for (int q = 0; q < n; q++) {
+            int l = (q % per + in) % per, next = (l + 1) % per, c = q / per;
+            int to = q % per == per - 1 ? by[(size_t)((c + 1) % nodes) * per + in]
+                                        : by[(size_t)c * per + next];
+            edge[q] = an__pair_link(plat, by[(size_t)c * per + l], to);
+            lap_s += edge[q].alpha_s;
+        }
+        for (int q = 0; q < n; q++) {
+            an_link e = edge[q];
+            double chain_s = co_ring_chain_s(lap_s, edge[(q + 1) % n].alpha_s,
+                                             edge[(q + 2) % n].alpha_s);
+            if (chain_s > lay->rings_chain_s)
+                lay->rings_chain_s = chain_s;
+            e.alpha_s = 0;
+            if (q % per == per - 1) {
+                edge_kind_add(lay->rings_inter, &lay->n_rings_inter, e);
+                continue;
+            }
+            /* every ring but the one entering at the pair's far end crosses it */
+            e.beta_s_per_byte *= r - co_channel_enters_at((q % per + in + 1) % per, per, r);
+            edge_kind_add(lay->rings_intra, &lay->n_rings_intra, e);
+        }
         if (nic_flows) {
             nic_flows[nic_of(plat, by[out], nics)]++;
             nic_flows[nics + nic_of(plat, by[in], nics)]++;
         }
     }
+    free(edge);
+    return 0;
 }
 
 /* Lay the group gpu[0..n) out by node into *lay, its links the slowest of those it has
@@ -194,7 +212,8 @@ static int layout_add(const plat_platform *plat, const int *gpu, int n, an_layou
         lay->rings = co_ring_count(per, nodes, plat_nics_per_node(plat));
         chains_add(plat, by, per, nodes, lay->rings, lay);
         hier_add(plat, by, per, nodes, lay);
-        rings_add(plat, by, per, nodes, lay->rings, lay, nic_flows);
+        if (rings_add(plat, by, per, nodes, lay->rings, lay, nic_flows) != 0)
+            status = -1;
     }
     if (lay->n_nodes == 0 && status == 0)
         lay->per_node = per, lay->n_nodes = nodes;

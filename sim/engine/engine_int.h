@@ -61,6 +61,8 @@ typedef struct {
     /* NCCL's rings over every NIC (engine_rings.c): */
     int rings;              /* rings at once (eng_rings_count): 1 runs the group's own ring */
     sg_bar_t rings_bar;     /* flow mode, once the rings are prepared: all members meet */
+    double rings_chain_s;   /* flow mode, with rings_bar: the longest chain of edge latencies
+                             * the rings' steps cross (co_ring_chain_s), once for all members */
 } eng_hier;
 
 /* The most rings NCCL's rings allreduce runs at once (collective.h). */

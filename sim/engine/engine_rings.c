@@ -9,12 +9,19 @@
  * before, to node c + 1. Each ring is an ordinary ring allreduce of m / r: 2(n-1) steps of
  * m / (r n).
  *
- * Step mode advances the r rings side by side, a step of each at a time. Flow mode
- * posts one message per ring edge carrying all its steps, each after the latencies of its
- * steps but one, as engine_comm.c's rings do, then the members meet. Two rings through one
- * link (an NVLink pair both use inside a node) share it as SimGrid shares any link. A group
- * whose rings meet traffic that comes and goes (engine_exposed.c) runs them step by step in
- * flow mode too. The closed form is analytic/collectives.c's rings_s. */
+ * NCCL's ring is a pipeline: a member sends a step as soon as it has received the step before
+ * (into one of the receiver's NCCL_STEPS buffer slots), so each step pays the latency of the
+ * edge it crosses and the 2(n-1) steps ending on an edge pay the latencies of the 2(n-1) edges
+ * before it, NVLink hops less than network hops (co_ring_chain_s), not 2(n-1) times the slowest.
+ * Step mode runs that pipeline, the r rings side by side: a member keeps its next steps'
+ * receives posted and waits, before a step's send, only for the receive it forwards. Flow mode
+ * posts one message per ring edge carrying all its steps once the longest chain of the rings'
+ * has passed, less its own latency, so that every edge's bytes flow at once as the steps'
+ * would, then the members meet: NCCL's own latency plus bytes over bandwidth (src/graph/
+ * tuning.cc, ncclTopoGetAlgoTime). Two rings through one link (an NVLink pair both use inside
+ * a node) share it as SimGrid shares any link. A group whose rings meet
+ * traffic that comes and goes (engine_exposed.c) runs them step by step in flow mode too. The
+ * closed form is analytic/collectives.c's rings_s. */
 #include "engine_int.h"
 
 #include <math.h>
@@ -63,14 +70,45 @@ int eng_rings_count(const eng_sim *s, const eng_hier *h)
     return co_ring_count(h->per_node, h->n_nodes, s->nics_per_node); /* <= ENG_RINGS_MAX */
 }
 
+/* The route latency from rank a to rank b. */
+static double latency_s(const eng_sim *s, int a, int b)
+{
+    return sg_host_get_route_latency(s->plat->gpus[s->gpu_of_rank[a]],
+                                     s->plat->gpus[s->gpu_of_rank[b]]);
+}
+
+/* The longest chain of edge latencies the steps of h's rings cross (co_ring_chain_s): O(n) a
+ * ring, once a group. */
+static double rings_chain_s(const eng_sim *s, const eng_hier *h)
+{
+    int n = h->per_node * h->n_nodes;
+    double longest_s = 0;
+    for (int j = 0; j < h->rings; j++) {
+        double lap_s = 0, pair_s = 0; /* the lap, the least latency of two edges in a row */
+        double first_s = latency_s(s, ring_rank(h, j, 0), ring_rank(h, j, 1)), last_s = first_s;
+        for (int q = 1; q <= n; q++) {
+            double e_s = q < n ? latency_s(s, ring_rank(h, j, q), ring_rank(h, j, q + 1))
+                               : first_s;
+            lap_s += last_s;
+            if (q == 1 || last_s + e_s < pair_s)
+                pair_s = last_s + e_s;
+            last_s = e_s;
+        }
+        double chain_s = co_ring_chain_s(lap_s, pair_s, 0);
+        longest_s = chain_s > longest_s ? chain_s : longest_s;
+    }
+    return longest_s;
+}
+
 int eng_rings_prepare(eng_sim *s, eng_hier *h, int pos, char *err)
 {
     s->has_tree = true; /* their pairs are not the group ring's: nothing is computed */
     int n = h->per_node * h->n_nodes, oom = 0;
-    if (s->opt.fidelity == ENG_FLOW && !h->rings_bar) {
+    if (s->opt.fidelity == ENG_FLOW && !h->rings_bar) { /* the first member: once a group */
         h->rings_bar = sg_barrier_init((unsigned)n);
         if (!h->rings_bar)
             return hs_fail(err, HS_EINTERNAL, "out of memory for a barrier");
+        h->rings_chain_s = rings_chain_s(s, h);
     }
     rings_view v = view_of(h, pos);
     for (int j = 0; j < h->rings; j++)
@@ -86,52 +124,99 @@ void eng_rings_edges(const eng_sim *s, const eng_hier *h, eng_edge_fn fn, void *
             fn(s, ring_rank(h, j, q), ring_rank(h, j, q + 1), arg);
 }
 
-/* Every ring's steps, the rings side by side: a step posts every ring's receive and send and
- * waits for them all. NCCL's channels are independent; here the messages of two rings through
- * one pair meet in the pair's one mailbox, so they must stay in step. The two agree wherever
- * the rings' links are as loaded at one step as at the next. */
-static void rings_in_steps(eng_sim *s, const eng_hier *h, const rings_view *v, int steps,
-                           long chunk)
+/* The chunks a connection holds at once: NCCL's buffer has NCCL_STEPS 8 slots and an
+ * allreduce chunk takes ALLREDUCE_CHUNKSTEPS = NCCL_STEPS / 2 of them (NCCL src/include/
+ * devcomm.h and collectives.h): a sender is at most two steps ahead of its receiver. */
+#define RINGS_SLOTS 2
+#define RINGS_PENDING (2 * ENG_RINGS_MAX * RINGS_SLOTS)
+
+/* A message's payload names its ring: ring_tags + j (the receiver of a pair two rings cross
+ * takes their messages from one mailbox in the order they come). */
+static const char ring_tags[ENG_RINGS_MAX];
+
+/* A member's messages in flight in rings_in_steps. */
+typedef struct {
+    sg_comm_t comm[RINGS_PENDING];
+    int ring[RINGS_PENDING];   /* the ring it was posted for */
+    int box[RINGS_PENDING];    /* a receive's payload slot in boxes, -1 for a send */
+    int n;
+    void *boxes[RINGS_PENDING]; /* where the receives' payloads land */
+    int free_box[RINGS_PENDING], n_free;
+    int got[ENG_RINGS_MAX], sent[ENG_RINGS_MAX]; /* per ring: steps received, sent */
+    int recv_posted[ENG_RINGS_MAX], recv_out[ENG_RINGS_MAX], send_out[ENG_RINGS_MAX];
+} rings_pending;
+
+/* Post every receive and send ring j may: receives up to RINGS_SLOTS ahead, a step's send once
+ * the step it forwards is in and the receiver has a free slot. */
+static void rings_post(eng_sim *s, const rings_view *v, rings_pending *p, int j, int steps,
+                       long chunk)
 {
-    int r = h->rings;
-    sg_comm_t c[2 * ENG_RINGS_MAX];
-    void *payload[ENG_RINGS_MAX];
-    for (int k = 0; k < steps; k++) {
-        for (int j = 0; j < r; j++)
-            c[j] = sg_mailbox_get_async(eng_mbox(s, v->left[j], v->me), &payload[j]);
-        for (int j = 0; j < r; j++)
-            c[r + j] = eng_post_send(s, v->me, v->right[j], chunk);
-        sg_comm_wait_all(c, 2 * (size_t)r);
-        for (int j = 0; j < r; j++)
-            eng_received(s, payload[j], chunk);
+    while (p->recv_posted[j] < steps && p->recv_out[j] < RINGS_SLOTS) {
+        int b = p->free_box[--p->n_free];
+        p->comm[p->n] = sg_mailbox_get_async(eng_mbox(s, v->left[j], v->me), &p->boxes[b]);
+        p->ring[p->n] = j, p->box[p->n++] = b;
+        p->recv_posted[j]++, p->recv_out[j]++;
+    }
+    while (p->sent[j] < steps && p->sent[j] <= p->got[j] && p->send_out[j] < RINGS_SLOTS) {
+        s->messages++; /* eng_post_send's count, with the ring's tag as payload */
+        s->bytes_sent += (double)chunk;
+        p->comm[p->n] = sg_mailbox_put_async(eng_mbox(s, v->me, v->right[j]),
+                                             (void *)(ring_tags + j), chunk);
+        p->ring[p->n] = j, p->box[p->n++] = -1;
+        p->sent[j]++, p->send_out[j]++;
     }
 }
 
-/* Every ring's edge as one flow of all its steps, posted when the latencies of its steps but
- * one have passed, the shortest first; then the members meet. */
+/* Every ring's steps as NCCL's pipeline runs them: each ring on its own, a step's send leaving
+ * once the step it forwards is in, at most RINGS_SLOTS steps ahead of its receiver. */
+static void rings_in_steps(eng_sim *s, const eng_hier *h, const rings_view *v, int steps,
+                           long chunk)
+{
+    rings_pending p = {.n = 0, .n_free = RINGS_PENDING};
+    for (int b = 0; b < RINGS_PENDING; b++)
+        p.free_box[b] = b;
+    for (int j = 0; j < h->rings; j++)
+        rings_post(s, v, &p, j, steps, chunk);
+    while (p.n > 0) {
+        ssize_t i = sg_comm_wait_any(p.comm, (size_t)p.n);
+        int j = p.ring[i], b = p.box[i];
+        if (b >= 0) { /* a receive: its message's ring may be another through the pair */
+            p.got[(const char *)p.boxes[b] - ring_tags]++;
+            p.recv_out[j]--, p.free_box[p.n_free++] = b;
+            eng_received(s, s, chunk);
+        } else {
+            p.send_out[j]--;
+        }
+        p.n--;
+        p.comm[i] = p.comm[p.n], p.ring[i] = p.ring[p.n], p.box[i] = p.box[p.n];
+        for (int k = 0; k < h->rings; k++)
+            rings_post(s, v, &p, k, steps, chunk);
+    }
+}
+
+/* Every ring's edge as one flow of all its steps, posted when the rings' longest chain less
+ * its own latency has passed, the shortest wait first; then the members meet. */
 static void rings_as_flows(eng_sim *s, const eng_hier *h, const rings_view *v, int steps,
                            long chunk)
 {
+    double chain_s[ENG_RINGS_MAX];
+    for (int j = 0; j < h->rings; j++)
+        chain_s[j] = h->rings_chain_s - latency_s(s, v->me, v->right[j]);
     int r = h->rings;
     sg_comm_t c[2 * ENG_RINGS_MAX];
     void *payload[ENG_RINGS_MAX];
-    double post_s[ENG_RINGS_MAX];
     bool sent[ENG_RINGS_MAX] = {false};
-    sg_host_t me = s->plat->gpus[s->gpu_of_rank[v->me]];
-    for (int j = 0; j < r; j++) {
+    for (int j = 0; j < r; j++)
         c[j] = sg_mailbox_get_async(eng_mbox(s, v->left[j], v->me), &payload[j]);
-        sg_host_t right = s->plat->gpus[s->gpu_of_rank[v->right[j]]];
-        post_s[j] = (steps - 1) * sg_host_get_route_latency(me, right);
-    }
     double slept_s = 0;
     for (int posted = 0; posted < r; posted++) {
         int next = -1;
         for (int j = 0; j < r; j++)
-            if (!sent[j] && (next < 0 || post_s[j] < post_s[next]))
+            if (!sent[j] && (next < 0 || chain_s[j] < chain_s[next]))
                 next = j;
-        if (post_s[next] > slept_s) {
-            sg_actor_sleep_for(post_s[next] - slept_s);
-            slept_s = post_s[next];
+        if (chain_s[next] > slept_s) {
+            sg_actor_sleep_for(chain_s[next] - slept_s);
+            slept_s = chain_s[next];
         }
         sent[next] = true;
         c[r + posted] = eng_post_send(s, v->me, v->right[next], (long)steps * chunk);

@@ -137,6 +137,11 @@ bool co_channel_enters_at(int local, int per_node, int rings)
     return rings > 0 && per_node >= rings && local % (per_node / rings) == 0;
 }
 
+double co_ring_chain_s(double lap_s, double next_s, double after_s)
+{
+    return 2 * lap_s - next_s - after_s;
+}
+
 co_algo co_nccl_choice(int n, int nodes, int nics, double bytes)
 {
     if (nodes < 2 || n < 2)

@@ -78,6 +78,15 @@ int co_ring_count(int per_node, int nodes, int nics);
 int co_channel_entry(int j, int per_node, int rings);
 bool co_channel_enters_at(int local, int per_node, int rings);
 
+/* The latency of NCCL's ring allreduce (2(n-1) steps over a ring of n edges) as its pipeline
+ * accumulates it: each step pays the latency of the edge it crosses, so the steps that end on an
+ * edge pay the 2(n-1) edges up to it, two laps of the ring (lap_s) but the two edges after it
+ * (next_s, then after_s); NVLink steps are cheaper than network steps (NCCL
+ * src/graph/tuning.cc, ncclTopoTuneModel: latency += (nsteps - nInterSteps) intraLat +
+ * nInterSteps interLat, nsteps = 2(nRanks-1)). The closed form's rings_s and the simulator's
+ * rings (engine_rings.c) both price an edge by it. */
+double co_ring_chain_s(double lap_s, double next_s, double after_s);
+
 /* NCCL 2.4's choice for an allreduce of `bytes` over n members on `nodes` nodes (n/nodes on
  * each), with `nics` NICs a node offers the group: the tree when bytes are under its tree
  * threshold (NCCL src/init.cc ncclTreeThreshold, 2.4.8), else its rings (CO_RINGS, or CO_RING

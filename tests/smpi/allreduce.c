@@ -9,8 +9,9 @@
  *     node, timed from the last rank's exit of a barrier;
  *   with RINGS: NCCL's rings over every NIC written as point-to-point messages (SMPI has no
  *     such allreduce): RINGS ring allreduces of COUNT / RINGS floats at once, ring j visiting
- *     every node's ranks from local index j G / RINGS, side by side step by step (each step
- *     posts every ring's receive and synchronous send, then waits for them all).
+ *     every node's ranks from local index j G / RINGS, each as NCCL's pipeline runs it (its
+ *     own tag; a step's synchronous send posted once the step it forwards is in and the one
+ *     two steps before it is out; receives posted up to two steps ahead).
  * Prints the time from the last rank's start to the last rank's end, in seconds. The buffers
  * are SMPI's shared allocations: the ranks move no real data worth the name. */
 #include <mpi.h>
@@ -24,7 +25,7 @@ static void rings_allreduce(float *buf, long count, int per_node, int rings)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     int chunk = (int)(count / rings / n), right[16], left[16];
-    MPI_Request req[32];
+    MPI_Request req[4 * 16];
     for (int j = 0; j < rings && j < 16; j++) {
         int shift = j * per_node / rings;
         int q = rank / per_node * per_node + ((rank % per_node - shift) % per_node + per_node) %
@@ -35,15 +36,29 @@ static void rings_allreduce(float *buf, long count, int per_node, int rings)
             *(d < 0 ? &left[j] : &right[j]) = r;
         }
     }
-    for (int step = 0; step < 2 * (n - 1); step++) {
-        for (int j = 0; j < rings; j++)
-            MPI_Irecv(buf + (size_t)j * chunk, chunk, MPI_FLOAT, left[j], j, MPI_COMM_WORLD,
-                      &req[j]);
-        for (int j = 0; j < rings; j++)
-            MPI_Issend(buf + (size_t)(rings + j) * chunk, chunk, MPI_FLOAT, right[j], j,
-                       MPI_COMM_WORLD, &req[rings + j]);
-        MPI_Waitall(2 * rings, req, MPI_STATUSES_IGNORE);
+    int steps = 2 * (n - 1), got[16] = {0}, sent[16] = {0}, posted[16] = {0}, done = 0;
+    for (int i = 0; i < 4 * 16; i++)
+        req[i] = MPI_REQUEST_NULL; /* ring j: receives 4j, 4j+1; sends 4j+2, 4j+3 */
+    while (done < rings) {
+        for (int j = 0; j < rings; j++) {
+            while (posted[j] < steps && posted[j] - got[j] < 2) {
+                MPI_Irecv(buf + (size_t)j * chunk, chunk, MPI_FLOAT, left[j], j, MPI_COMM_WORLD,
+                          &req[4 * j + posted[j] % 2]);
+                posted[j]++;
+            }
+            while (sent[j] < steps && sent[j] <= got[j] &&
+                   req[4 * j + 2 + sent[j] % 2] == MPI_REQUEST_NULL) {
+                MPI_Issend(buf + (size_t)(rings + j) * chunk, chunk, MPI_FLOAT, right[j], j,
+                           MPI_COMM_WORLD, &req[4 * j + 2 + sent[j] % 2]);
+                sent[j]++;
+            }
+        }
+        int i;
+        MPI_Waitany(4 * rings, req, &i, MPI_STATUS_IGNORE);
+        if (i != MPI_UNDEFINED && i % 4 < 2 && ++got[i / 4] == steps)
+            done++;
     }
+    MPI_Waitall(4 * rings, req, MPI_STATUSES_IGNORE);
 }
 
 int main(int argc, char **argv)

@@ -214,7 +214,9 @@ static int check_nics(const pg_params *p, char *err)
         return HS_OK; /* one per switch */
     if ((rc = check_count("nics-per-node", p->nics_per_node, PG_MAX_GPUS_PER_NODE, err)))
         return rc;
-    if (p->nics_per_node % switches != 0)
+    /* Fewer NICs than switches: NIC k on switch k x switches / nics, reached from the others
+     * through the CPUs (platgen_walk.c, switch_hops). */
+    if (p->nics_per_node % switches != 0 && switches % p->nics_per_node != 0)
         return hs_fail(err, HS_EINPUT,
                        "--nics-per-node: %d NICs cannot be shared evenly by the %d PCIe switches "
                        "of a node (--gpus-per-node %d / --gpus-per-pcie-switch %d)",
@@ -240,6 +242,7 @@ static int check_nvlink(const pg_params *p, char *err)
     switch (p->nvlink_topology) {
     case PG_NVLINK_ALL_TO_ALL:
     case PG_NVLINK_NVSWITCH:
+    case PG_NVLINK_NONE:
         return HS_OK;
     case PG_NVLINK_CUBE_MESH:
         if (p->gpus_per_node != PG_CUBE_MESH_GPUS)

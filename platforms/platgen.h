@@ -19,8 +19,10 @@ typedef enum {
     PG_NVLINK_CUBE_MESH,      /* DGX-1V hybrid cube mesh (8 GPUs): two fully connected quads
                                * plus GPU i <-> i+4, 1 or 2 links per pair as in the DGX-1V;
                                * a pair without a link goes through one intermediate GPU */
-    PG_NVLINK_NVSWITCH        /* every GPU one bundle of nvlink_links_per_gpu links to a
+    PG_NVLINK_NVSWITCH,       /* every GPU one bundle of nvlink_links_per_gpu links to a
                                * non-blocking NVSwitch; every pair goes through it */
+    PG_NVLINK_NONE            /* no NVLink (PCIe boards): a pair goes over PCIe, through its
+                               * PCIe switch, or up to the CPU and across to the other's */
 } pg_nvlink_topology;
 
 #define PG_CUBE_MESH_GPUS 8 /* the DGX-1V's GPUs, the only size its cube mesh comes in */
@@ -40,8 +42,9 @@ typedef struct pg_params {
     int nodes;                  /* nodes in the machine */
     int gpus_per_node;
     int gpus_per_pcie_switch;   /* GPUs sharing one PCIe switch and its NIC(s) */
-    int nics_per_node;          /* 0: one per PCIe switch; else a multiple of the switches that
-                                 * divides gpus_per_node (GPU g uses NIC g / (gpus/nics)) */
+    int nics_per_node;          /* 0: one per PCIe switch; else a multiple or a divisor of the
+                                 * switches that divides gpus_per_node (GPU g uses NIC
+                                 * g / (gpus/nics), on switch k x switches / nics) */
     double gpu_speed_flops;
     double gpu_memory_bytes;
     const char *gpu_model;      /* e.g. "V100-16GB" */

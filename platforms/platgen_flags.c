@@ -33,6 +33,7 @@ _Static_assert(sizeof(pg_uplink_routing) == sizeof(int), "enum fields are ints")
 static const pg_word topologies[] = {{"all-to-all", PG_NVLINK_ALL_TO_ALL},
                                      {"cube-mesh", PG_NVLINK_CUBE_MESH},
                                      {"nvswitch", PG_NVLINK_NVSWITCH},
+                                     {"none", PG_NVLINK_NONE},
                                      {0}};
 static const pg_word uplink_routings[] = {
     {"fat", PG_UPLINKS_FAT}, {"dmodk", PG_UPLINKS_DMODK}, {"hash", PG_UPLINKS_HASH}, {0}};
@@ -51,7 +52,7 @@ const pg_flag pg_flags[] = {
     {"gpu-memory", FL_QTY, UN_SIZE, F(gpu_memory_bytes), NULL, "memory of one GPU"},
     {"gpu-model", FL_STR, 0, F(gpu_model), NULL, "GPU model, compared with a workload's device"},
     {"nvlink-topology", FL_ENUM, 0, F(nvlink_topology), topologies,
-     "all-to-all, cube-mesh (DGX-1V, 8 GPUs) or nvswitch"},
+     "all-to-all, cube-mesh (DGX-1V, 8 GPUs), nvswitch or none (PCIe only)"},
     {"nvlink-gen", FL_CHOICE, 0, F(nvlink_link_bw_Bps), nvlink_gens,
      "1 (20GBps a link), 2, 3, 4 (25GBps): sets --nvlink-link-bw"},
     {"nvlink-link-bw", FL_QTY, UN_BANDWIDTH, F(nvlink_link_bw_Bps), NULL,

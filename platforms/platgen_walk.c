@@ -11,7 +11,9 @@
  *    spine (Full)                  router spine-router only, first because of SimGrid's DTD
  *    rNN (star)                    leaf groups joined through leaf uplinks and the rack switch
  *     lNNN (star)                  nodes joined through the leaf switch
- *      nNNNN (Full)                GPU-GPU: NVLink; GPU-gateway: its PCIe link + its NIC cable;
+ *      nNNNN (Full)                GPU-GPU: NVLink, or without it (PCIe boards) PCIe through
+ *                                  their switch or the CPUs; GPU-gateway: its PCIe link + its
+ *                                  NIC cable (through the CPUs if the NIC is on another switch);
  *                                  GPU-host memory (host nNNNN-cpu): its PCIe link, then its
  *                                  switch's link to the CPU if the machine has one; with two
  *                                  CPUs, each CPU's memory (nNNNN-cpu, nNNNN-cpu1), the other
@@ -254,6 +256,8 @@ static void walk_up_zone(const pg_walk *w, const char *zone, const char *name)
 
 /* ---------------------------------------------------------------- NVLink */
 
+#define PG_NODE_HOPS 5 /* the longest route inside a node: PCIe, switch up, CPUs, down, PCIe */
+
 /* NVLinks between GPUs i and j of a DGX-1 with V100s (DGX-1V), as `nvidia-smi topo -m` shows
  * them (NV1, NV2; NVIDIA's DGX-1 documentation, and NCCL's topology dumps of a DGX-1V): two
  * fully connected quads, 0-3 and 4-7, and GPU i <-> i+4; each GPU uses all 6 of its links. */
@@ -326,10 +330,64 @@ static void walk_nvlinks(const pg_walk *w, const char *node)
         compose(name, node, "-nvswitch", -1, 0, "");
         SINK(w, link, name, w->nvswitch_bw.s, w->nvswitch_lat.s, PG_FATPIPE);
         break;
+    case PG_NVLINK_NONE: /* the PCIe links, written for every topology, are all */
+        break;
     }
 }
 
-/* The hops of the route from GPU a to GPU b (a < b) of one node, names in `names` (room for 3);
+/* The CPU a node's PCIe switch s hangs off: its first GPU's (pg_socket_of). */
+static int switch_socket(const pg_params *p, int s)
+{
+    return pg_socket_of(p, s * p->gpus_per_pcie_switch);
+}
+
+/* Appends to hops[*n] the way from PCIe switch sa of node nz to switch sb (sa != sb): up sa's
+ * link to its CPU, across the link between the CPUs when sb hangs off the other, down sb's
+ * link; the switch links only when the machine has them (--pcie-uplink-bw). It is the way
+ * NCCL's paths take between a GPU and a GPU or NIC under another switch (PATH_PHB through one
+ * CPU, PATH_SYS across both: src/graph/paths.cc:91-92, v2.11.4), whether as P2P or, where NCCL
+ * refuses P2P beyond PATH_PXB (Intel CPUs, :284-285), through host memory (:375-379): the same
+ * links. names: room for 3 from names[*n]. */
+static void switch_hops(const pg_walk *w, const char *nz, int sa, int sb,
+                        char names[][PG_NAME_LEN], pg_hop *hops, int *n)
+{
+    const pg_params *p = w->p;
+    int ca = switch_socket(p, sa), cb = switch_socket(p, sb);
+    if (p->pcie_uplink_bw_Bps > 0) {
+        compose(names[*n], nz, "-pcieup", sa, 1, "");
+        hops[*n] = (pg_hop){names[*n], PG_UP};
+        ++*n;
+    }
+    if (ca != cb) { /* UP: from CPU 0 to CPU 1 */
+        compose(names[*n], nz, "-cpulink", -1, 0, "");
+        hops[*n] = (pg_hop){names[*n], ca == 0 ? PG_UP : PG_DOWN};
+        ++*n;
+    }
+    if (p->pcie_uplink_bw_Bps > 0) {
+        compose(names[*n], nz, "-pcieup", sb, 1, "");
+        hops[*n] = (pg_hop){names[*n], PG_DOWN};
+        ++*n;
+    }
+}
+
+/* Without NVLink, GPU a to GPU b: a's PCIe link up, b's down, and between their switches the
+ * way through the CPUs (NCCL's PATH_PIX under one switch, else switch_hops). */
+static int pcie_pair_hops(const pg_walk *w, const char *node, int a, int b,
+                          char names[][PG_NAME_LEN], pg_hop *hops)
+{
+    int n = 0, per = w->p->gpus_per_pcie_switch;
+    compose(names[n], node, "-pcie", a, w->L.gpu_w, "");
+    hops[n] = (pg_hop){names[n], PG_UP};
+    n++;
+    if (a / per != b / per)
+        switch_hops(w, node, a / per, b / per, names, hops, &n);
+    compose(names[n], node, "-pcie", b, w->L.gpu_w, "");
+    hops[n] = (pg_hop){names[n], PG_DOWN};
+    return n + 1;
+}
+
+/* The hops of the route from GPU a to GPU b (a < b) of one node, names in `names` (room for
+ * PG_NODE_HOPS);
  * SimGrid reverses it for b to a, swapping UP and DOWN. Returns the hop count. */
 static int nvlink_hops(const pg_walk *w, const char *node, int a, int b,
                        char names[][PG_NAME_LEN], pg_hop *hops)
@@ -355,6 +413,8 @@ static int nvlink_hops(const pg_walk *w, const char *node, int a, int b,
         hops[1] = (pg_hop){names[1], PG_NONE};
         hops[2] = (pg_hop){names[2], PG_DOWN};
         return 3;
+    case PG_NVLINK_NONE:
+        return pcie_pair_hops(w, node, a, b, names, hops);
     }
     nvlink_name(node, a, b, names[0]); /* the pair's own link, UP from the lower GPU */
     hops[0] = (pg_hop){names[0], a < b ? PG_UP : PG_DOWN};
@@ -450,8 +510,8 @@ static void walk_node(const pg_walk *w, int node)
 {
     const pg_params *p = w->p;
     char nz[PG_NAME_LEN], gw[PG_NAME_LEN], g1[PG_NAME_LEN], g2[PG_NAME_LEN], cpu[PG_NAME_LEN];
-    char names[3][PG_NAME_LEN];
-    pg_hop hops[3];
+    char names[PG_NODE_HOPS][PG_NAME_LEN];
+    pg_hop hops[PG_NODE_HOPS];
     node_name(&w->L, node, nz);
     compose(gw, nz, "-gw", -1, 0, "");
     SINK(w, zone_open, nz, PG_FULL);
@@ -473,15 +533,22 @@ static void walk_node(const pg_walk *w, int node)
             gpu_name(&w->L, node, b, g2);
             SINK(w, route, g1, g2, hops, nvlink_hops(w, nz, a, b, names, hops));
         }
-    /* Each GPU leaves the node through its own PCIe link and a NIC of its PCIe switch: NICs are
-     * numbered in GPU order and each serves gpus_per_node / nics_per_node GPUs (check_nics). */
+    /* Each GPU leaves the node through its own PCIe link and a NIC: NICs are numbered in GPU
+     * order and each serves gpus_per_node / nics_per_node GPUs (check_nics); NIC k is on switch
+     * k x switches / nics, the GPU's own unless a node has fewer NICs than switches. */
+    int switches = p->gpus_per_node / p->gpus_per_pcie_switch;
     for (int g = 0; g < p->gpus_per_node; g++) {
+        int n = 0, nic = g / (p->gpus_per_node / w->L.nics_per_node);
+        int own = g / p->gpus_per_pcie_switch, theirs = nic * switches / w->L.nics_per_node;
         gpu_name(&w->L, node, g, g1);
-        compose(names[0], nz, "-pcie", g, w->L.gpu_w, "");
-        compose(names[1], nz, "-nic", g / (p->gpus_per_node / w->L.nics_per_node), w->L.nic_w, "");
-        hops[0] = (pg_hop){names[0], PG_UP};
-        hops[1] = (pg_hop){names[1], PG_UP};
-        SINK(w, route, g1, gw, hops, 2);
+        compose(names[n], nz, "-pcie", g, w->L.gpu_w, "");
+        hops[n] = (pg_hop){names[n], PG_UP};
+        n++;
+        if (own != theirs)
+            switch_hops(w, nz, own, theirs, names, hops, &n);
+        compose(names[n], nz, "-nic", nic, w->L.nic_w, "");
+        hops[n] = (pg_hop){names[n], PG_UP};
+        SINK(w, route, g1, gw, hops, n + 1);
         if (!w->k->no_host_memory)
             walk_memory_routes(w, node, nz, g);
     }
@@ -583,7 +650,8 @@ static void walk_note(const pg_walk *w)
              "      Per leaf group and rack: a switch (FATPIPE) and an uplink. Then the spine.",
              w->p->nvlink_topology == PG_NVLINK_NVSWITCH ? "NVLink per GPU into the NVSwitch (nvsG)"
              : w->p->nvlink_topology == PG_NVLINK_CUBE_MESH ? "NVLink per joined GPU pair (nvlA-B)"
-                                                           : "NVLink per GPU pair (nvlA-B)");
+             : w->p->nvlink_topology == PG_NVLINK_NONE ? "no NVLink (GPU pairs over PCIe)"
+                                                       : "NVLink per GPU pair (nvlA-B)");
     SINK(w, note, note);
 }
 

@@ -303,6 +303,10 @@ static pg_text nvlink_summary(const pg_params *p)
                  pg_qty(p->nvlink_latency_s, UN_TIME).s,
                  pg_qty(p->nvswitch_latency_s, UN_TIME).s);
         return t;
+    case PG_NVLINK_NONE:
+        snprintf(t.s, sizeof t.s, "none: GPU pairs over PCIe (%s a GPU), through their switch "
+                 "or the CPUs", pg_qty(p->pcie_bw_Bps, UN_BANDWIDTH).s);
+        return t;
     case PG_NVLINK_ALL_TO_ALL:
         break;
     }

@@ -192,8 +192,13 @@ static void test_generator_errors_name_the_flag(void **state)
     p.nvlink_bw_Bps = 50e9; /* its pairs have 1 or 2 links */
     assert_bad(&p, "--nvlink-bw");
     pg_abci(&p);
-    p.nics_per_node = 1;  /* 2 PCIe switches */
+    p.gpus_per_node = 12; /* 3 PCIe switches: 2 NICs are neither a multiple nor a divisor */
+    p.gpus_per_pcie_switch = 4;
+    p.nics_per_node = 2;
     assert_bad(&p, "--nics-per-node");
+    pg_abci(&p);
+    p.nics_per_node = 1;  /* 2 PCIe switches share one NIC: fine */
+    assert_int_equal(pg_check(&p, err), HS_OK);
     pg_abci(&p);
     p.nics_per_node = 6;  /* 4 GPUs */
     assert_bad(&p, "--nics-per-node");

@@ -56,6 +56,9 @@ static const machine machines[] = {
     {"gen:abci:nodes=40,leaf-latency=3ns,spine-latency=1.7us", {0, 17, 33, 34, 39, -1}},
     /* one rack of 2 of its 8 leaf groups */
     {"gen:nvswitch-ndr:nodes=8", {0, 3, 4, 7, -1}},
+    /* no NVLink: GPU pairs over PCIe, across the CPUs; one NIC a node on the first switch */
+    {"gen:abci:nodes=40,nvlink-topology=none,pcie-uplink-bw=20GBps,cpu-link-bw=12GBps,"
+     "cpu-link-latency=50ns,nics-per-node=1", {0, 1, 17, 34, 39, -1}},
 };
 #define N_MACHINES (sizeof machines / sizeof machines[0])
 
@@ -433,7 +436,8 @@ static void test_spec_round_trip(void **state)
     const char *flags[] = {"gen:abci", "gen:dgx1", "gen:nvswitch-ndr",
                            "gen:abci:nvlink-bw=20GBps,nodes=8,nodes-per-leaf=2,leaves-per-rack=2",
                            "gen:dgx1:nvlink-topology=nvswitch,gpu-model=A%2CB%25C",
-                           "gen:abci:nic-latency=1.23456789us,leaf-oversub=1:3,rack-oversub=2.5"};
+                           "gen:abci:nic-latency=1.23456789us,leaf-oversub=1:3,rack-oversub=2.5",
+                           "gen:dgx1:nvlink-topology=none,nics-per-node=2,cpu-link-bw=40GBps"};
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
         char err[HS_ERR_LEN], store[2048], spec[4096], store2[4096];
         pg_params p, q;

@@ -1,6 +1,7 @@
 /* test_platform_nvlink.c: the NVLink topologies and the what-if presets, loaded into SimGrid.
  *
- * Four machines: a small generated cube mesh (DGX-1V) and a small generated NVSwitch machine,
+ * Five machines: a small generated cube mesh (DGX-1V), a small generated NVSwitch machine and
+ * a small one without NVLink (PCIe boards),
  * each with its own round link figures so that every route is predicted from the parameters
  * (a pair with 2 links, with 1, with none; a pair through the switch), and the shipped
  * platforms/dgx1.xml and platforms/nvswitch-ndr.xml against the figures of platforms/README.md.
@@ -263,6 +264,87 @@ static int group_nvswitch(void)
     return cmocka_run_group_tests_name("nvswitch (small)", tests, setup_nvswitch, unload);
 }
 
+/* ---------------------------------------------------------------- no NVLink (PCIe boards) */
+
+/* 2 nodes of 4 GPUs without NVLink, 2 GPUs a PCIe switch (16 GB/s, 100 ns a GPU link), each
+ * switch 20 GB/s up to its CPU, the CPUs joined by 12 GB/s and 50 ns; one 8 GB/s NIC a node,
+ * on the first switch. */
+static int setup_pcie(void **state)
+{
+    (void)state;
+    pg_abci(&P);
+    P.nodes = 2;
+    P.gpus_per_node = 4;
+    P.gpus_per_pcie_switch = 2;
+    P.nics_per_node = 1;
+    P.nodes_per_leaf = 2;
+    P.leaves_per_rack = 2;
+    P.nvlink_topology = PG_NVLINK_NONE;
+    P.pcie_bw_Bps = 16e9;
+    P.pcie_latency_s = 100e-9;
+    P.pcie_uplink_bw_Bps = 20e9;
+    P.cpu_link_bw_Bps = 12e9;
+    P.cpu_link_latency_s = 50e-9;
+    P.nic_bw_Bps = 8e9;
+    return write_and_load(TMP "-pcie.xml");
+}
+
+/* Under one switch: P2P through it, two GPU links (NCCL's PATH_PIX). Under switches of two
+ * CPUs: up to one CPU, across, down (PATH_SYS), the link between the CPUs the thinnest. */
+static void test_pcie_pairs(void **state)
+{
+    (void)state;
+    for (int node = 0; node < 2; node++) {
+        int g = node * 4;
+        assert_route(g + 0, g + 1, 200e-9, 16e9);
+        assert_route(g + 2, g + 3, 200e-9, 16e9);
+        for (int a = 0; a < 2; a++)
+            for (int b = 2; b < 4; b++)
+                assert_route(g + a, g + b, 250e-9, 12e9);
+    }
+    /* The NIC is on switch 0: GPUs 2 and 3 reach it across the CPUs. */
+    double lat = 2 * (100e-9 + 15e-6) + P.leaf_switch_latency_s;
+    assert_route(0, 5, lat, 8e9);
+    assert_route(2, 6, lat + 2 * 50e-9, 8e9);
+}
+
+/* Pairs under their own switches share nothing; pairs across the CPUs share the link between
+ * them (and their switches' uplinks). */
+static void test_pcie_sharing(void **state)
+{
+    (void)state;
+    const double n = 1e8;
+    transfer local[2] = {{.src = 0, .dst = 1, .bytes = n}, {.src = 2, .dst = 3, .bytes = n}};
+    assert_times(local, 2, (double[]){200e-9, 200e-9}, (double[]){16e9, 16e9});
+    transfer across[2] = {{.src = 0, .dst = 2, .bytes = n}, {.src = 1, .dst = 3, .bytes = n}};
+    assert_times(across, 2, (double[]){250e-9, 250e-9}, (double[]){6e9, 6e9});
+    transfer duplex[2] = {{.src = 0, .dst = 2, .bytes = n}, {.src = 3, .dst = 1, .bytes = n}};
+    assert_times(duplex, 2, (double[]){250e-9, 250e-9}, (double[]){12e9, 12e9});
+}
+
+/* A ring over a node in rank order crosses the CPUs (1 -> 2, 3 -> 0): their link sets its
+ * alpha and beta. */
+static void test_pcie_rings(void **state)
+{
+    (void)state;
+    int gpu[4] = {0, 1, 2, 3};
+    double alpha, beta;
+    plat_ring_cost(&plat, gpu, 4, &alpha, &beta);
+    assert_true(close_rel(alpha, 250e-9, 1e-9) && close_rel(beta, 1 / 12e9, 1e-12));
+    plat_ring_cost(&plat, gpu, 2, &alpha, &beta);
+    assert_true(close_rel(alpha, 200e-9, 1e-9) && close_rel(beta, 1 / 16e9, 1e-12));
+}
+
+static int group_pcie(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pcie_pairs),
+        cmocka_unit_test(test_pcie_sharing),
+        cmocka_unit_test(test_pcie_rings),
+    };
+    return cmocka_run_group_tests_name("no NVLink (small)", tests, setup_pcie, unload);
+}
+
 /* ---------------------------------------------------------------- platforms/dgx1.xml */
 
 static int setup_dgx1(void **state)
@@ -433,6 +515,7 @@ int main(void)
     int failed = 0;
     failed += in_child(group_cube);
     failed += in_child(group_nvswitch);
+    failed += in_child(group_pcie);
     failed += in_child(group_dgx1);
     failed += in_child(group_ndr);
     return failed;

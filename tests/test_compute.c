@@ -190,6 +190,32 @@ static void test_devices(void **state)
     char names[256];
     dv_names(names, sizeof names);
     assert_non_null(strstr(names, "a100-80gb"));
+    assert_non_null(strstr(names, "v100s-pcie-32gb"));
+}
+
+/* The PCIe boards of MLPerf's rows: their datasheets' bandwidths and memories, and the
+ * generation whose efficiencies the kernel model applies. */
+static void test_pcie_devices(void **state)
+{
+    (void)state;
+    const struct {
+        const char *name;
+        dv_arch arch;
+        double fp32_tf, fp16_tensor_tf, memory_gb, bw_gbps;
+    } want[] = {{"A100-PCIe-40GB", DV_AMPERE, 19.5, 312, 40, 1555},
+                {"a100-pcie-80gb", DV_AMPERE, 19.5, 312, 80, 1935},
+                {"V100S-PCIe-32GB", DV_VOLTA, 16.4, 130, 32, 1134}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const dv_device *d = dv_find(want[i].name);
+        assert_non_null(d);
+        assert_int_equal(d->arch, want[i].arch);
+        assert_true(rel_close(d->fp32_flops, want[i].fp32_tf * 1e12, 1e-12));
+        assert_true(rel_close(d->fp16_tensor_flops, want[i].fp16_tensor_tf * 1e12, 1e-12));
+        assert_true(rel_close(d->memory_bytes, want[i].memory_gb * 1e9, 1e-12));
+        assert_true(rel_close(d->memory_bw_Bps, want[i].bw_gbps * 1e9, 1e-12));
+    }
+    assert_true(dv_find("a100-pcie-40gb")->tf32_tensor_flops == 156e12);
+    assert_true(dv_find("v100s-pcie-32gb")->tf32_tensor_flops == 0); /* Volta: no TF32 */
 }
 
 /* A convolution cut 32 ways is far from 32 times faster: its products fill a fraction of
@@ -458,7 +484,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernel_time),     cmocka_unit_test(test_precision),
-        cmocka_unit_test(test_devices),         cmocka_unit_test(test_library_choices),
+        cmocka_unit_test(test_devices), cmocka_unit_test(test_pcie_devices),         cmocka_unit_test(test_library_choices),
         cmocka_unit_test(test_split_is_not_linear), cmocka_unit_test(test_anchoring),
         cmocka_unit_test(test_anchoring_without_batch),
         cmocka_unit_test(test_layout_copy),     cmocka_unit_test(test_scatter_copies),

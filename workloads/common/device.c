@@ -39,6 +39,10 @@ static const dv_device dv_table[] = {
     /* V100 datasheet, PCIe column (1380 MHz): 14 TF FP32, 112 TF tensor; FP16 derived 2 x FP32. */
     {"v100-pcie", "V100-PCIe-16GB", "NVIDIA Tesla V100 PCIe 16 GB", DV_VOLTA, 80, 14 * TF, 28 * TF,
      0, 112 * TF, 0, 16 * GB, 900 * GB, STREAM_FRAC, LAUNCH_S},
+    /* V100 datasheet, V100S PCIe column (250 W, 1601 MHz boost): 16.4 TF FP32, 130 TF tensor,
+     * 32 GB HBM2 at 1134 GB/s; FP16 derived 2 x FP32. DellEMC's DSS8440 in MLPerf v0.7. */
+    {"v100s-pcie-32gb", "V100S-PCIe-32GB", "NVIDIA Tesla V100S PCIe 32 GB", DV_VOLTA, 80,
+     16.4 * TF, 32.8 * TF, 0, 130 * TF, 0, 32 * GB, 1134 * GB, STREAM_FRAC, LAUNCH_S},
     /* T4 datasheet (Turing TU104, 70 W, 1590 MHz boost): 8.1 TF FP32, 65 TF FP16 tensor, 320
      * GB/s GDDR6; 40 SMs (Turing whitepaper: 2560 CUDA cores, 64 a SM); FP16 on CUDA cores
      * derived 2 x FP32. The DeepBench T4 sheets. */

@@ -151,7 +151,18 @@ MLPERF_GPUS = {  # the system JSON's accelerator -> the device table (device.h)
     "A100-SXM4-40GB": "a100-40gb", "NVIDIA A100": "a100-40gb",
     "NVIDIA V100-SXM2-16GB": "v100-sxm2-16gb", "Nvidia Tesla V100-SXM2-32GB": "v100-sxm2-32gb",
     "NVIDIA V100-SXM3-32GB": "v100-sxm3-32gb", "Nvidia Tesla V100": "v100-sxm2-16gb",
-    "NVIDIA V100": "v100-sxm2-16gb"}
+    "NVIDIA V100": "v100-sxm2-16gb",
+    # PCIe boards: nodes without NVLink (systems.tsv's "PCIe" systems)
+    "NVIDIA A100-PCIE-40GB": "a100-pcie-40gb", "NVIDIA A100-PCIe-40GB": "a100-pcie-40gb",
+    "NVIDIA A100-PCIE-80GB": "a100-pcie-80gb", "NVIDIA A100-PCIe-80GB": "a100-pcie-80gb",
+    "Nvidia Tesla V100S-PCIe-32GB": "v100s-pcie-32gb"}
+
+# The PCIe generation of a PCIe board's slot, from its system JSON's
+# accelerator_host_interconnect: Dell's DSS8440 ("PCIe 3.0x16", its switches are Gen3, whatever
+# the board) and Lenovo's SR670 of v1.0 ("PCIe 3.0x16"); every other PCIe system of the rows
+# states Gen4 (R750xa, SR670 V2, Fujitsu GX2460 M1, nettrix X640 G40) or nothing (Supermicro
+# AS-4124GS-TNR: its EPYC 7513 and the A100 are both Gen4).
+PCIE_GEN3_SYSTEMS = re.compile(r"^(\d+x)?(DSS8440|SR670_)")
 
 
 def mlperf_system(r):
@@ -161,9 +172,13 @@ def mlperf_system(r):
     links, hosts = r["accelerator_interconnect"], r["host_networking"]
     per_node, nodes = int(r["accel_per_node"]), int(r["num_nodes"])
     if device is None:
-        return None, "GPU %s: not in the device table, or a PCIe board (nodes of PCIe-only " \
-            "GPUs: the platform generator's nodes have NVLink)" % r["gpu_model"]
-    if per_node == 4:  # HGX A100 4-GPU and C4140 boards: direct NVLink (no NVSwitch there,
+        return None, "GPU %s: not in the device table" % r["gpu_model"]
+    if "pcie" in device:  # PCIe boards: NVLink bridges where the JSON says so, else none
+        if "NVLINK" in links.upper():
+            return None, "PCIe boards in NVLink-bridged pairs (%s): the generator has no " \
+                "bridged pairs" % links
+        kind = "PCIe Gen%d" % (3 if PCIE_GEN3_SYSTEMS.match(r["system"]) else 4)
+    elif per_node == 4:  # HGX A100 4-GPU and C4140 boards: direct NVLink (no NVSwitch there,
         kind = "4-GPU NVLink"  # whatever a system JSON says)
     elif per_node in (8, 16) and ("NVSWITCH" in links.upper() or device.startswith("a100") or
                                   per_node == 16):

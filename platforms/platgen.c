@@ -244,6 +244,11 @@ static int check_nvlink(const pg_params *p, char *err)
     case PG_NVLINK_NVSWITCH:
     case PG_NVLINK_NONE:
         return HS_OK;
+    case PG_NVLINK_PAIRS:
+        if (p->gpus_per_node % 2 != 0)
+            return hs_fail(err, HS_EINPUT, "--nvlink-topology: pairs joins GPUs two by two, "
+                           "but --gpus-per-node is %d", p->gpus_per_node);
+        return HS_OK;
     case PG_NVLINK_CUBE_MESH:
         if (p->gpus_per_node != PG_CUBE_MESH_GPUS)
             return hs_fail(err, HS_EINPUT, "--nvlink-topology: cube-mesh is the DGX-1V's "

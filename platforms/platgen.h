@@ -21,8 +21,10 @@ typedef enum {
                                * a pair without a link goes through one intermediate GPU */
     PG_NVLINK_NVSWITCH,       /* every GPU one bundle of nvlink_links_per_gpu links to a
                                * non-blocking NVSwitch; every pair goes through it */
-    PG_NVLINK_NONE            /* no NVLink (PCIe boards): a pair goes over PCIe, through its
+    PG_NVLINK_NONE,           /* no NVLink (PCIe boards): a pair goes over PCIe, through its
                                * PCIe switch, or up to the CPU and across to the other's */
+    PG_NVLINK_PAIRS           /* PCIe boards bridged in pairs: GPUs 2k and 2k+1 joined by a
+                               * bundle of nvlink_links_per_pair links, other pairs as NONE */
 } pg_nvlink_topology;
 
 #define PG_CUBE_MESH_GPUS 8 /* the DGX-1V's GPUs, the only size its cube mesh comes in */

@@ -34,6 +34,7 @@ static const pg_word topologies[] = {{"all-to-all", PG_NVLINK_ALL_TO_ALL},
                                      {"cube-mesh", PG_NVLINK_CUBE_MESH},
                                      {"nvswitch", PG_NVLINK_NVSWITCH},
                                      {"none", PG_NVLINK_NONE},
+                                     {"pairs", PG_NVLINK_PAIRS},
                                      {0}};
 static const pg_word uplink_routings[] = {
     {"fat", PG_UPLINKS_FAT}, {"dmodk", PG_UPLINKS_DMODK}, {"hash", PG_UPLINKS_HASH}, {0}};
@@ -52,13 +53,13 @@ const pg_flag pg_flags[] = {
     {"gpu-memory", FL_QTY, UN_SIZE, F(gpu_memory_bytes), NULL, "memory of one GPU"},
     {"gpu-model", FL_STR, 0, F(gpu_model), NULL, "GPU model, compared with a workload's device"},
     {"nvlink-topology", FL_ENUM, 0, F(nvlink_topology), topologies,
-     "all-to-all, cube-mesh (DGX-1V, 8 GPUs), nvswitch or none (PCIe only)"},
+     "all-to-all, cube-mesh (DGX-1V, 8 GPUs), nvswitch, none (PCIe) or pairs (bridged)"},
     {"nvlink-gen", FL_CHOICE, 0, F(nvlink_link_bw_Bps), nvlink_gens,
      "1 (20GBps a link), 2, 3, 4 (25GBps): sets --nvlink-link-bw"},
     {"nvlink-link-bw", FL_QTY, UN_BANDWIDTH, F(nvlink_link_bw_Bps), NULL,
      "one NVLink link, one direction"},
     {"nvlink-links-per-pair", FL_INT, 0, F(nvlink_links_per_pair), NULL,
-     "all-to-all: links joining each GPU pair"},
+     "all-to-all, pairs: links joining each (bridged) GPU pair"},
     {"nvlink-links-per-gpu", FL_INT, 0, F(nvlink_links_per_gpu), NULL,
      "nvswitch: links from each GPU into the switch"},
     {"nvlink-bw", FL_QTY, UN_BANDWIDTH, F(nvlink_bw_Bps), auto_word,
@@ -117,16 +118,35 @@ static const char *const pg_conflicts[][2] = {
 };
 #define PG_NCONFLICTS (sizeof pg_conflicts / sizeof pg_conflicts[0])
 
-/* Flags that one NVLink topology alone reads: with another they would silently do nothing. */
+/* Flags that some NVLink topologies alone read (a bit per topology): with another they would
+ * silently do nothing. */
+#define TOPO(t) (1u << (t))
 static const struct {
     const char *flag;
-    pg_nvlink_topology topology;
+    unsigned topologies;
 } pg_topology_flags[] = {
-    {"nvlink-links-per-pair", PG_NVLINK_ALL_TO_ALL},
-    {"nvlink-links-per-gpu", PG_NVLINK_NVSWITCH},
-    {"nvswitch-latency", PG_NVLINK_NVSWITCH},
+    {"nvlink-links-per-pair", TOPO(PG_NVLINK_ALL_TO_ALL) | TOPO(PG_NVLINK_PAIRS)},
+    {"nvlink-links-per-gpu", TOPO(PG_NVLINK_NVSWITCH)},
+    {"nvswitch-latency", TOPO(PG_NVLINK_NVSWITCH)},
 };
 #define PG_NTOPOLOGY_FLAGS (sizeof pg_topology_flags / sizeof pg_topology_flags[0])
+
+static bool topology_reads(size_t i, pg_nvlink_topology t)
+{
+    return (pg_topology_flags[i].topologies & TOPO(t)) != 0;
+}
+
+/* "all-to-all or pairs": the topologies that read flag i. */
+static const char *topology_words(size_t i, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int t = 0; topologies[t].word && used < len; t++)
+        if (pg_topology_flags[i].topologies & TOPO(t))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " or " : "",
+                                     topologies[t].word);
+    return buf;
+}
 
 /* Quantities added after generated files were first written: a spec names one only when it is
  * set, by a flag or by the preset, so that the files written before it read back the same. */
@@ -351,12 +371,13 @@ int pg__check_given(const unsigned char *given, const pg_params *p, char *err)
             return hs_fail(err, HS_EINPUT, "--%s: cannot be combined with --%s, which sets the "
                            "same bandwidth: give one of them", pg_conflicts[i][0],
                            pg_conflicts[i][1]);
+    char words[64];
     for (size_t i = 0; i < PG_NTOPOLOGY_FLAGS; i++)
         if (was_given(given, pg_topology_flags[i].flag) &&
-            p->nvlink_topology != pg_topology_flags[i].topology)
+            !topology_reads(i, p->nvlink_topology))
             return hs_fail(err, HS_EINPUT, "--%s: only --nvlink-topology %s uses it (the "
                            "topology is %s)", pg_topology_flags[i].flag,
-                           topologies[pg_topology_flags[i].topology].word,
+                           topology_words(i, words, sizeof words),
                            topologies[p->nvlink_topology].word);
     return HS_OK;
 }
@@ -506,7 +527,7 @@ bool pg__flag_in_spec(const pg_flag *f, const pg_params *p)
             return later_flag_set(f, p);
     for (size_t i = 0; i < PG_NTOPOLOGY_FLAGS; i++)
         if (strcmp(f->name, pg_topology_flags[i].flag) == 0 &&
-            p->nvlink_topology != pg_topology_flags[i].topology)
+            !topology_reads(i, p->nvlink_topology))
             return false;
     for (size_t i = 0; i < PG_NCONFLICTS; i++)
         for (int side = 0; side < 2; side++) {

@@ -332,6 +332,12 @@ static void walk_nvlinks(const pg_walk *w, const char *node)
         break;
     case PG_NVLINK_NONE: /* the PCIe links, written for every topology, are all */
         break;
+    case PG_NVLINK_PAIRS: /* a bridge's bundle between GPUs 2k and 2k+1 */
+        for (int a = 0; a + 1 < G; a += 2) {
+            nvlink_name(node, a, a + 1, name);
+            SINK(w, link, name, w->nvlink_bw[0].s, w->nvlink_lat.s, PG_SPLITDUPLEX);
+        }
+        break;
     }
 }
 
@@ -414,6 +420,10 @@ static int nvlink_hops(const pg_walk *w, const char *node, int a, int b,
         hops[2] = (pg_hop){names[2], PG_DOWN};
         return 3;
     case PG_NVLINK_NONE:
+        return pcie_pair_hops(w, node, a, b, names, hops);
+    case PG_NVLINK_PAIRS:
+        if (a % 2 == 0 && b == a + 1)
+            break;
         return pcie_pair_hops(w, node, a, b, names, hops);
     }
     nvlink_name(node, a, b, names[0]); /* the pair's own link, UP from the lower GPU */
@@ -651,6 +661,7 @@ static void walk_note(const pg_walk *w)
              w->p->nvlink_topology == PG_NVLINK_NVSWITCH ? "NVLink per GPU into the NVSwitch (nvsG)"
              : w->p->nvlink_topology == PG_NVLINK_CUBE_MESH ? "NVLink per joined GPU pair (nvlA-B)"
              : w->p->nvlink_topology == PG_NVLINK_NONE ? "no NVLink (GPU pairs over PCIe)"
+             : w->p->nvlink_topology == PG_NVLINK_PAIRS ? "NVLink per bridged pair (nvlA-B)"
                                                        : "NVLink per GPU pair (nvlA-B)");
     SINK(w, note, note);
 }

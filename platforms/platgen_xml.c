@@ -307,6 +307,11 @@ static pg_text nvlink_summary(const pg_params *p)
         snprintf(t.s, sizeof t.s, "none: GPU pairs over PCIe (%s a GPU), through their switch "
                  "or the CPUs", pg_qty(p->pcie_bw_Bps, UN_BANDWIDTH).s);
         return t;
+    case PG_NVLINK_PAIRS:
+        snprintf(t.s, sizeof t.s, "pairs 2k, 2k+1 bridged, %s %s; other pairs over PCIe",
+                 pg_qty(pg_nvlink_bundle_Bps(p, p->nvlink_links_per_pair), UN_BANDWIDTH).s,
+                 pg_qty(p->nvlink_latency_s, UN_TIME).s);
+        return t;
     case PG_NVLINK_ALL_TO_ALL:
         break;
     }

@@ -188,6 +188,14 @@ static void test_generator_errors_name_the_flag(void **state)
     pg_abci(&p);
     p.nvlink_topology = PG_NVLINK_CUBE_MESH; /* 4 GPUs per node */
     assert_bad(&p, "--nvlink-topology");
+    pg_abci(&p);
+    p.nvlink_topology = PG_NVLINK_PAIRS;
+    p.gpus_per_node = 6;
+    p.gpus_per_pcie_switch = 3;
+    assert_int_equal(pg_check(&p, err), HS_OK);
+    p.gpus_per_node = 3; /* pairs need an even count */
+    p.gpus_per_pcie_switch = 1;
+    assert_bad(&p, "--nvlink-topology");
     assert_int_equal(pg_preset("dgx1", &p, err), HS_OK);
     p.nvlink_bw_Bps = 50e9; /* its pairs have 1 or 2 links */
     assert_bad(&p, "--nvlink-bw");

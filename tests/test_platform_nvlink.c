@@ -1,7 +1,7 @@
 /* test_platform_nvlink.c: the NVLink topologies and the what-if presets, loaded into SimGrid.
  *
- * Five machines: a small generated cube mesh (DGX-1V), a small generated NVSwitch machine and
- * a small one without NVLink (PCIe boards),
+ * Six machines: a small generated cube mesh (DGX-1V), a small generated NVSwitch machine, a
+ * small one without NVLink (PCIe boards) and the same with its boards bridged in pairs,
  * each with its own round link figures so that every route is predicted from the parameters
  * (a pair with 2 links, with 1, with none; a pair through the switch), and the shipped
  * platforms/dgx1.xml and platforms/nvswitch-ndr.xml against the figures of platforms/README.md.
@@ -269,9 +269,8 @@ static int group_nvswitch(void)
 /* 2 nodes of 4 GPUs without NVLink, 2 GPUs a PCIe switch (16 GB/s, 100 ns a GPU link), each
  * switch 20 GB/s up to its CPU, the CPUs joined by 12 GB/s and 50 ns; one 8 GB/s NIC a node,
  * on the first switch. */
-static int setup_pcie(void **state)
+static void pcie_params(void)
 {
-    (void)state;
     pg_abci(&P);
     P.nodes = 2;
     P.gpus_per_node = 4;
@@ -286,6 +285,12 @@ static int setup_pcie(void **state)
     P.cpu_link_bw_Bps = 12e9;
     P.cpu_link_latency_s = 50e-9;
     P.nic_bw_Bps = 8e9;
+}
+
+static int setup_pcie(void **state)
+{
+    (void)state;
+    pcie_params();
     return write_and_load(TMP "-pcie.xml");
 }
 
@@ -333,6 +338,41 @@ static void test_pcie_rings(void **state)
     assert_true(close_rel(alpha, 250e-9, 1e-9) && close_rel(beta, 1 / 12e9, 1e-12));
     plat_ring_cost(&plat, gpu, 2, &alpha, &beta);
     assert_true(close_rel(alpha, 200e-9, 1e-9) && close_rel(beta, 1 / 16e9, 1e-12));
+}
+
+/* The same node with its boards bridged in pairs (0-1, 2-3) by 3 links of 20 GB/s, 2 us: a
+ * bridged pair over its bridge, every other pair over PCIe as before. */
+static int setup_pairs(void **state)
+{
+    (void)state;
+    pcie_params();
+    P.nvlink_topology = PG_NVLINK_PAIRS;
+    P.nvlink_link_bw_Bps = 20e9;
+    P.nvlink_links_per_pair = 3;
+    P.nvlink_latency_s = 2e-6;
+    return write_and_load(TMP "-pairs.xml");
+}
+
+static void test_pairs_routes(void **state)
+{
+    (void)state;
+    assert_route(0, 1, 2e-6, 60e9);
+    assert_route(2, 3, 2e-6, 60e9);
+    assert_route(4, 5, 2e-6, 60e9);
+    assert_route(0, 2, 250e-9, 12e9);
+    assert_route(1, 3, 250e-9, 12e9);
+    /* a bridged pair's traffic leaves the PCIe links free */
+    const double n = 1e8;
+    transfer t[2] = {{.src = 0, .dst = 1, .bytes = n}, {.src = 0, .dst = 2, .bytes = n}};
+    assert_times(t, 2, (double[]){2e-6, 250e-9}, (double[]){60e9, 12e9});
+}
+
+static int group_pairs(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pairs_routes),
+    };
+    return cmocka_run_group_tests_name("bridged pairs (small)", tests, setup_pairs, unload);
 }
 
 static int group_pcie(void)
@@ -516,6 +556,7 @@ int main(void)
     failed += in_child(group_cube);
     failed += in_child(group_nvswitch);
     failed += in_child(group_pcie);
+    failed += in_child(group_pairs);
     failed += in_child(group_dgx1);
     failed += in_child(group_ndr);
     return failed;

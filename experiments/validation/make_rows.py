@@ -174,10 +174,9 @@ def mlperf_system(r):
     if device is None:
         return None, "GPU %s: not in the device table" % r["gpu_model"]
     if "pcie" in device:  # PCIe boards: NVLink bridges where the JSON says so, else none
-        if "NVLINK" in links.upper():
-            return None, "PCIe boards in NVLink-bridged pairs (%s): the generator has no " \
-                "bridged pairs" % links
         kind = "PCIe Gen%d" % (3 if PCIE_GEN3_SYSTEMS.match(r["system"]) else 4)
+        if "NVLINK" in links.upper():
+            kind += " bridged"
     elif per_node == 4:  # HGX A100 4-GPU and C4140 boards: direct NVLink (no NVSwitch there,
         kind = "4-GPU NVLink"  # whatever a system JSON says)
     elif per_node in (8, 16) and ("NVSWITCH" in links.upper() or device.startswith("a100") or

@@ -133,7 +133,7 @@ xargs -P "$jobs" -n 1 bash -c 'mapfile -t a <"$1.args"
     HYBRIDSIM_HOME="$root" "$exe" "${a[@]}" >"$1.json" 2>"$1.err" || echo "exit $?" >>"$1.err"' \
     _ <"$tmp/list.txt"
 
-python3 "$here/summarize.py" "$here" "$tmp" "$out" "$subset" >"$tmp/summary.txt"
+python3 "$here/summarize.py" "$here" "$tmp" "$out" "$subset" "$measured" >"$tmp/summary.txt"
 mv "$tmp/summary.txt" "$out/summary.txt"
 cat "$out/summary.txt"
 if [ "$subset" = 0 ] && command -v gnuplot >/dev/null; then

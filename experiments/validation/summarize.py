@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """summarize.py: run.sh's accuracy tables, from its runs (experiments/validation/run.sh).
 
-Usage: summarize.py HERE TMP OUT SUBSET
+Usage: summarize.py HERE TMP OUT SUBSET [MEASURED]
   HERE    experiments/validation (rows.tsv)
   TMP     run.sh's work folder: run-<id>.args/.json/.err of every run, deepbench.tsv (every
           DeepBench kernel with the model's time: experiments/compute/fit.c --dump)
   OUT     where results.tsv goes (every row: measured, predicted, accuracy, command)
-  SUBSET  1: only the rows run (no "not expressed" list)
+  SUBSET  1: only the rows run (no "not expressed" list, no list of the files)
+  MEASURED  the measured files: every one of them is listed with what is run of it and why
+          the rest is not (`measured files`)
 Prints the summary. Accuracy = 1 - |predicted - measured| / measured (negative when off by more
 than the measurement). Rank agreement: within a group of rows that compete (rows.tsv's group:
 ParaDL's strategies at one GPU count, MLPerf's systems at one GPU count, DLE's networks on one
@@ -142,6 +144,57 @@ def stats_line(name, rows):
                                                  statistics.median(acc), min(acc), rank)
 
 
+# Measured files no rule runs, and why (the per-file rules: make_rows.py's rows, the compute
+# fit's DeepBench GPUs).
+DEEPBENCH_UNFITTED = "not run: GPU %s not in the device table (device.h; the compute " \
+    "model's fit reads V100, P100, T4: experiments/compute/fit.c)"
+UNRUN = {
+    "deepbench-allreduce.tsv": "not run: hybridsim times training iterations, not one bare "
+    "allreduce of N floats (DeepBench's README states the machines: 8-GPU nodes of two "
+    "sockets with two PLX switches each, QPI and FDR InfiniBand for P100, M40, TitanX; 10-GPU "
+    "one-socket nodes for TitanX Pascal, 1080 Ti; NCCL 2.0, OpenMPI)",
+}
+
+
+def file_lines(measured, rows, deepbench):
+    """What is run of every measured file, and why the rest is not."""
+    per_file = {}
+    for r in rows:
+        if r["dataset"] == "deepbench":
+            continue
+        f = per_file.setdefault(r["id"].split(":")[0], {"run": 0, "calibration": 0, "not": 0})
+        key = "not" if r["status"] == "not expressed" else \
+            "calibration" if r["status"].startswith("calibration") else "run"
+        f[key] += 1
+    kernels = {}
+    for k in deepbench:
+        c = kernels.setdefault("deepbench-%s.tsv" % k["gpu"], [0, 0])
+        c[k["held_out"] == "1"] += 1
+    lines = []
+    for name in sorted(os.listdir(measured)):
+        if not name.endswith(".tsv"):
+            continue
+        if name in per_file:
+            f = per_file[name]
+            what = "%d rows run" % f["run"]
+            if f["calibration"]:
+                what += ", %d calibration" % f["calibration"]
+            if f["not"]:
+                what += ", %d not expressed (above)" % f["not"]
+        elif name in kernels:
+            fitted, held = kernels[name]
+            what = "%d kernels: %d fitted on, %d held out and compared (deepbench)" % (
+                fitted + held, fitted, held)
+        elif name in UNRUN:
+            what = UNRUN[name]
+        elif name.startswith("deepbench-"):
+            what = DEEPBENCH_UNFITTED % name[len("deepbench-"):-len(".tsv")]
+        else:
+            what = "not run: no rule reads it (make_rows.py, experiments/compute/fit.c)"
+        lines.append("  %-28s %s" % (name, what))
+    return lines
+
+
 def fmt(v):
     return "%.6g" % v if isinstance(v, float) else str(v)
 
@@ -165,6 +218,7 @@ def main(argv):
             if status == "ok" and r["id"] in calibration:
                 r["status"] = "calibration of " + calibration[r["id"]]
         rows.append(r)
+    every_kernel = table(os.path.join(tmp, "deepbench.tsv"))
     rows = deepbench_rows(tmp) + rows
     cols = ["dataset", "id", "label", "group", "measured", "predicted", "unit", "accuracy",
             "status", "reason", "note", "command"]
@@ -218,6 +272,10 @@ def main(argv):
                 reasons.setdefault((r["dataset"], r["reason"]), []).append(r["id"])
         for (d, why), ids in sorted(reasons.items()):
             print("  %-16s %3d rows: %s" % (d, len(ids), why))
+    if not subset and len(argv) > 4:
+        print("\nmeasured files (every one: what is run of it, and why the rest is not):")
+        for line in file_lines(argv[4], rows, every_kernel):
+            print(line)
     notes = sorted(set(n for r in rows if r["status"] == "ok" for n in r["note"].split("; ")
                        if n))
     if notes:

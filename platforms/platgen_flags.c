@@ -121,6 +121,8 @@ static const char *const pg_conflicts[][2] = {
 /* Flags that some NVLink topologies alone read (a bit per topology): with another they would
  * silently do nothing. */
 #define TOPO(t) (1u << (t))
+#define ANY_NVLINK (TOPO(PG_NVLINK_ALL_TO_ALL) | TOPO(PG_NVLINK_CUBE_MESH) | \
+                    TOPO(PG_NVLINK_NVSWITCH) | TOPO(PG_NVLINK_PAIRS))
 static const struct {
     const char *flag;
     unsigned topologies;
@@ -128,6 +130,11 @@ static const struct {
     {"nvlink-links-per-pair", TOPO(PG_NVLINK_ALL_TO_ALL) | TOPO(PG_NVLINK_PAIRS)},
     {"nvlink-links-per-gpu", TOPO(PG_NVLINK_NVSWITCH)},
     {"nvswitch-latency", TOPO(PG_NVLINK_NVSWITCH)},
+    /* every topology with NVLink links: none has no link these would describe */
+    {"nvlink-gen", ANY_NVLINK},
+    {"nvlink-link-bw", ANY_NVLINK},
+    {"nvlink-bw", ANY_NVLINK},
+    {"nvlink-latency", ANY_NVLINK},
 };
 #define PG_NTOPOLOGY_FLAGS (sizeof pg_topology_flags / sizeof pg_topology_flags[0])
 

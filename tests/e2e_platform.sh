@@ -116,6 +116,8 @@ bad_platform "--nvlink-topology" --nvlink-topology torus
 bad_platform "--nvlink-topology" --nvlink-topology cube-mesh          # 4 GPUs per node
 bad_platform "--nvlink-topology" --nvlink-topology pairs --gpus-per-node 3 --gpus-per-pcie-switch 1
 bad_platform "only --nvlink-topology all-to-all or pairs" --nvlink-topology none --nvlink-links-per-pair 3
+bad_platform "the topology is none" --nvlink-topology none --nvlink-gen 3
+bad_platform "the topology is none" --nvlink-topology none --nvlink-latency 5us
 bad_platform "--nvlink-gen" --nvlink-gen 5
 bad_platform "--pcie-gen" --pcie-gen 2
 bad_platform "--nic-type" --nic-type fdr

@@ -4,7 +4,8 @@
  * The simulator's overlap order (sim/expand/expand.c) writes the backward layer by layer, last
  * layer first, each layer's input-gradient kernel then its weight-gradient kernel, and closes a
  * bucket of the gradients produced so far each time it reaches the runtime's bucket size
- * (st->bucket_bytes; CO_BUCKET_BYTES when none is said); a bucket's
+ * (st->bucket_bytes; CO_BUCKET_BYTES when none is said; the first bucket at
+ * st->first_bucket_bytes where the runtime says it, PyTorch DDP's 1 MiB); a bucket's
  * allreduce starts when its last kernel is done and the previous bucket's allreduce has
  * finished (one communication stream). On a free network that is the recurrence
  *   f_k = max(f_{k-1}, r_k) + c_k,
@@ -19,6 +20,9 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
                                   double *comm_s)
 {
     double b = batch / st->p, t_s = 0, f_s = 0, bucket = 0;
+    double cap = st->bucket_bytes > 0 ? st->bucket_bytes : CO_BUCKET_BYTES;
+    double first_cap = st->first_bucket_bytes > 0 ? st->first_bucket_bytes : cap;
+    bool first = true; /* the first bucket is not closed yet */
     *comm_s = 0;
     for (int l = wl->n_layers - 1; l >= 0; l--) {
         const wl_layer *ly = &wl->layers[l];
@@ -29,13 +33,14 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
         if (ly->w_elems <= 0)
             continue;
         bucket += (double)ly->w_elems * st_gradient_bytes(&st->train, kc);
-        if (bucket < (st->bucket_bytes > 0 ? st->bucket_bytes : CO_BUCKET_BYTES) && l > 0)
+        if (bucket < (first ? first_cap : cap) && l > 0)
             continue;
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
                                           &ln->grad_across);
         f_s = (f_s > t_s ? f_s : t_s) + c_s;
         *comm_s += c_s;
         bucket = 0;
+        first = false;
     }
     if (bucket > 0) { /* weights only above a weightless first layer */
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,

@@ -404,6 +404,42 @@ static void test_overlap_order(void **state)
     }
 }
 
+/* Data parallelism's first bucket (PyTorch DDP's 1 MiB, ex_options.first_bucket_bytes) closes
+ * at its own size, the later ones at bucket_bytes: the tiny network's gradients, in the order
+ * the backward produces them, are the fc's 5120 bytes, CONV_2's 1152, CONV_1's 432. */
+static void test_first_bucket(void **state)
+{
+    (void)state;
+    wl_workload wl = tiny();
+    st_strategy st = strat(ST_DATA, 2, 2, 1, 1);
+    struct {
+        double first, rest; /* the options' bucket sizes */
+        int n;              /* the allreduces expected */
+        double bytes[3];    /* and their amounts */
+    } cases[] = {
+        {4096, 1 << 20, 2, {5120, 1152 + 432}}, /* the fc alone, then the rest at the end */
+        {6000, 1000, 2, {5120 + 1152, 432}},    /* the first bucket is the larger here */
+        {0, 1000, 3, {5120, 1152, 432}},        /* no first bucket: every one at 1000 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tg_graph g;
+        char err[HS_ERR_LEN] = "";
+        ex_options opt = {.overlap = true, .bucket_bytes = cases[i].rest,
+                          .first_bucket_bytes = cases[i].first};
+        assert_int_equal(ex_expand_opt(&wl, NULL, &st, 8, &opt, &g, err), HS_OK);
+        const tg_rank *rk = &g.ranks[0];
+        assert_int_equal(nth(rk, TG_ALLREDUCE, cases[i].n), -1);
+        for (int k = 0; k < cases[i].n; k++) {
+            int ar = nth(rk, TG_ALLREDUCE, k);
+            assert_true(ar >= 0);
+            assert_close(rk->tasks[ar].amount, cases[i].bytes[k]);
+            /* each follows the weight-gradient kernel that filled it */
+            assert_int_equal(rk->tasks[rk->tasks[ar].after].phase, TG_BACKWARD_WEIGHT);
+        }
+        tg_free(&g);
+    }
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -443,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_data_filter),
         cmocka_unit_test(test_data_spatial),
         cmocka_unit_test(test_overlap_order),
+        cmocka_unit_test(test_first_bucket),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

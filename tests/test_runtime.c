@@ -66,7 +66,8 @@ static void test_chainermn(void **state)
     assert_int_equal(rt.compute, RT_COMPUTE_UNSAID); /* hybridsim's default kernels */
 }
 
-/* DDP: 25 MiB buckets behind the backward, FP32 gradients, NCCL >= 2.4 choosing by size;
+/* DDP: 25 MiB buckets behind the backward (its 1 MiB first bucket not set: pytorch-ddp.rt
+ * says why), FP32 gradients, NCCL >= 2.4 choosing by size;
  * Horovod: 64 MiB fusion; MLPerf's MXNet: one FP16 allreduce after the backward, its batch
  * normalisation fused with the ReLUs and adds after it. */
 static void test_nccl_runtimes(void **state)
@@ -76,6 +77,7 @@ static void test_nccl_runtimes(void **state)
     assert_int_equal(ddp.allreduce, CO_AUTO);
     assert_true(ddp.overlap);
     assert_true(ddp.bucket_bytes == 25.0 * 1024 * 1024);
+    assert_true(ddp.first_bucket_bytes == 0);
     assert_true(ddp.gradient_bytes == 4);
     assert_true(ddp.kernels.optimizer_kernels_per_tensor == 4);
     assert_true(ddp.kernels.optimizer_bytes_per_weight == 20);
@@ -87,6 +89,7 @@ static void test_nccl_runtimes(void **state)
     assert_true(ddp.kernels.loader_samples_per_s == 2470.0 / 16);
     rt_runtime hvd = load_ok("horovod-nccl");
     assert_true(hvd.bucket_bytes == 64.0 * 1024 * 1024);
+    assert_true(hvd.first_bucket_bytes == 0);
     assert_true(hvd.gradient_bytes == 4);
     assert_true(hvd.kernels.loader_workers == 0); /* DALI's or tf.data's, not priced */
     rt_runtime mlperf = load_ok("horovod-mxnet-mlperf");
@@ -136,6 +139,7 @@ static void test_apply_strategy(void **state)
     rt_apply_strategy(&ddp, &d);
     assert_int_equal(d.allreduce, CO_AUTO);
     assert_true(d.overlap && d.bucket_bytes == 25.0 * 1024 * 1024);
+    assert_true(d.first_bucket_bytes == 0);
     assert_false(d.halo_chain); /* data has no halos: left as parsed */
     st_strategy file = {.kind = ST_LAYERWISE, .allreduce = CO_RING, .halo_chain = true,
                         .filter_rs = true};
@@ -219,12 +223,40 @@ static void refused(const char *extra, const char *want)
         fail_msg("'%s' for %s: no '%s'", err, extra, want);
 }
 
+/* first_bucket_bytes (DDP's 1 MiB first bucket): read with overlap, set in a strategy beside
+ * bucket_bytes; absent, 0 (every bucket at bucket_bytes). */
+static void test_first_bucket(void **state)
+{
+    (void)state;
+    char text[4096], err[HS_ERR_LEN] = "", path[512];
+    snprintf(text, sizeof text, "%s", base_lines);
+    char *off = strstr(text, "overlap = off");
+    assert_non_null(off);
+    memcpy(off, "overlap = on ", 13); /* the same length: the lines stay in place */
+    snprintf(text + strlen(text), sizeof text - strlen(text),
+             "# source: a\nbucket_bytes = 25 MiB\n# source: b\nfirst_bucket_bytes = 512 KiB\n");
+    snprintf(path, sizeof path, "%s/test_runtime_first.rt", HS_TEST_TMP);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    rt_runtime rt;
+    assert_int_equal(rt_parse_file(path, &rt, err), HS_OK);
+    assert_true(rt.first_bucket_bytes == 512.0 * 1024);
+    st_strategy d;
+    assert_int_equal(st_parse("data", 8, 4, 0, &d, err), HS_OK);
+    rt_apply_strategy(&rt, &d);
+    assert_true(d.overlap && d.bucket_bytes == 25.0 * 1024 * 1024);
+    assert_true(d.first_bucket_bytes == 512.0 * 1024);
+}
+
 static void test_bad_files(void **state)
 {
     (void)state;
     char err[HS_ERR_LEN] = "", text[4096];
     assert_int_equal(parse_text(base_lines, err), HS_OK);
     refused("# source: a\nbucket_bytes = 1 MiB\n", "overlap is off");
+    refused("# source: a\nfirst_bucket_bytes = 1 MiB\n", "first_bucket_bytes: overlap is off");
     refused("overlap2 = on\n", "test_runtime.rt:16: unknown key 'overlap2'");
     refused("# source: a\nhalo = sendrecv\n", ":17: halo given twice (first on line 11)");
     refused("host_call_s = 1e-6\n", ":16: host_call_s has no '# source:' comment");
@@ -461,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_list),          cmocka_unit_test(test_apply_strategy),
         cmocka_unit_test(test_training),      cmocka_unit_test(test_optimizer_sync),
         cmocka_unit_test(test_not_text),      cmocka_unit_test(test_grad_copies),
+        cmocka_unit_test(test_first_bucket),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

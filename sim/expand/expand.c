@@ -81,6 +81,7 @@ typedef struct {
     double grad_model_bytes;  /* allreduce inside the group, 0: none */
     double grad_across_bytes; /* allreduce across the groups, 0: none */
     double bucket_bytes;      /* overlap order: gradients reduced in buckets of this size */
+    double first_bucket_bytes; /* and the first bucket the backward fills of this one */
 } ex_plan;
 
 /* The communicators one rank uses (group indices in the graph, -1: none). */
@@ -340,6 +341,7 @@ typedef struct {
     int n_deferred;
     double bucket_bytes;  /* gradients of the kernels written since the last bucket */
     int bucket_end;       /* the last of those kernels */
+    bool first_closed;    /* the first bucket was reduced: the others take bucket_bytes */
     int grad;             /* the last gradient allreduce written, -1 for none */
 } ex_backward;
 
@@ -352,9 +354,11 @@ static void ex_flush(ex_backward *b, bool all)
         b->bucket_end = ex_exec(b->c, TG_BACKWARD_WEIGHT, b->deferred[i], lp->bw_s,
                                 b->deferred_after[i]);
         b->bucket_bytes += lp->grad_bytes;
-        if (b->bucket_bytes >= b->plan->bucket_bytes) {
+        double cap = b->first_closed ? b->plan->bucket_bytes : b->plan->first_bucket_bytes;
+        if (b->bucket_bytes >= cap) {
             b->grad = ex_gradient(b->c, b->plan, b->grp, b->bucket_bytes, b->bucket_end);
             b->bucket_bytes = 0;
+            b->first_closed = true;
         }
     }
     b->n_deferred = 0;
@@ -365,8 +369,9 @@ static void ex_flush(ex_backward *b, bool all)
 /* The overlap order's backward: a layer's weight-gradient kernel waits, in the list, until the
  * next collective on the data path has been posted, so that the compute stream runs it while
  * the collective runs (Zero Bubble's split of B and W, Qi et al. 2023); the weight gradients are
- * reduced in buckets of plan->bucket_bytes in the order they are produced (PyTorch DDP's
- * reverse-order buckets), each as soon as its kernels are done. Returns the last allreduce. */
+ * reduced in buckets of plan->bucket_bytes, the first of plan->first_bucket_bytes, in the order
+ * they are produced (PyTorch DDP's reverse-order buckets), each as soon as its kernels are
+ * done. Returns the last allreduce. */
 static int ex_write_backward_overlap(ex_backward *b, int ready)
 {
     const ex_plan *plan = b->plan;
@@ -460,6 +465,8 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
     int rc = groups && deferred ? ex_plan_build(sh, wl, kc, &plan, err)
                                 : hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", sh->p);
     plan.bucket_bytes = opt && opt->bucket_bytes > 0 ? opt->bucket_bytes : CO_BUCKET_BYTES;
+    plan.first_bucket_bytes = opt && opt->first_bucket_bytes > 0 ? opt->first_bucket_bytes
+                                                                  : plan.bucket_bytes;
     if (rc == HS_OK)
         rc = ex_groups_layerwise(sh, g, groups, err);
     for (int r = 0; rc == HS_OK && r < sh->p; r++) {

@@ -20,8 +20,9 @@
  *                           micro-batch back; in the backward of the layer-wise strategies a
  *                           layer's weight-gradient kernel is written after the next collective
  *                           on the data path, so it runs while that collective does, and the
- *                           weight gradients are reduced in buckets (ex_options.bucket_bytes)
- *                           as they are produced, as PyTorch DDP and Horovod do.
+ *                           weight gradients are reduced in buckets (ex_options.bucket_bytes,
+ *                           the first one ex_options.first_bucket_bytes where said) as they
+ *                           are produced, as PyTorch DDP and Horovod do.
  *
  * Folder: sim/expand/ (this is its main header): strategy -> per-rank task graphs (ex_), and the
  * task graph itself (taskgraph.h, tg_), which the engine runs and the observers read. May include
@@ -41,6 +42,8 @@
 typedef struct {
     bool overlap;   /* false: blocking order (mirrors the analytic model); true: data order */
     double bucket_bytes; /* overlap order: gradient bucket size, 0 for CO_BUCKET_BYTES */
+    double first_bucket_bytes; /* the first bucket's size (PyTorch DDP's 1 MiB), 0: as the
+                                * others */
 } ex_options;
 
 /* Build the graph (g is initialised by the call; free with tg_free) in the blocking order.

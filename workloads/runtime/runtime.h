@@ -46,6 +46,8 @@ typedef struct {
                                 * the library's own choice (rt_library_choice) */
     bool overlap;              /* overlap = on: gradients in buckets behind the backward */
     double bucket_bytes;       /* bucket_bytes: a bucket's size (overlap only; 0 otherwise) */
+    double first_bucket_bytes; /* first_bucket_bytes: the size of the first bucket the backward
+                                * fills (DDP's 1 MiB); 0: bucket_bytes, as the others */
     double gradient_bytes;     /* gradient_precision: bytes a gradient element travels in
                                 * (fp32 4, fp16 2; 0 = storage: the run's precision says) */
     bool halo_chain;           /* halo = chain (true) | sendrecv */
@@ -71,7 +73,8 @@ const char *rt_default_dir(void);
 /* Read the runtime file at `path` into rt. HS_EINPUT "path:line: ..." for a line that is not
  * `key = value`, a comment or blank, an unknown or repeated key, a value that is not one the
  * key takes, a value line without a `# source:` comment since the previous one, a required key
- * missing ("path: ..."), keys that contradict each other (bucket_bytes without overlap). */
+ * missing ("path: ..."), keys that contradict each other (bucket_bytes or
+ * first_bucket_bytes without overlap). */
 int rt_parse_file(const char *path, rt_runtime *rt, char *err);
 
 /* A runtime by name (rt_default_dir()/NAME.rt) or by path (a spec with '/' or ending in .rt).

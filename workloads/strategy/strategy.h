@@ -48,6 +48,8 @@ typedef struct {
                           * (CO_BUCKET_BYTES); false: one fused allreduce after it */
     double bucket_bytes; /* the overlap's bucket size (a runtime's: DDP's bucket_cap_mb,
                           * Horovod's fusion threshold); 0: CO_BUCKET_BYTES */
+    double first_bucket_bytes; /* the size of the first bucket the backward fills (a
+                                * runtime's: DDP's 1 MiB); 0: bucket_bytes, as the others */
     bool halo_chain;     /* a spatial halo is sent, then received, with synchronous sends
                           * (ChainerMN's halo_exchange over MPI), so the group's messages follow
                           * one another along it (st_parse's default for spatial and

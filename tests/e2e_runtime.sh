@@ -2,7 +2,8 @@
 # e2e_runtime.sh: --runtime NAME (workloads/runtime/). `hybridsim runtimes` lists the shipped
 # files; analytic --runtime paradl is the run with ParaDL's collectives said by flags; a flag
 # given with a runtime overrides it; pytorch-ddp reduces in 25 MiB buckets with NCCL's choice
-# (the comm of --overlap --allreduce auto) and sends FP32 gradients under mixed precision;
+# (without its 1 MiB first bucket, the comm of --overlap --allreduce auto; with it, more) and
+# sends FP32 gradients under mixed precision;
 # horovod-nccl's 64 MiB fusions are fewer than DDP's buckets; pytorch-ddp's depthwise
 # convolutions take half their TF32 time under AMP (depthwise_limit = bytes); bad runtimes and
 # runtime files exit 2 naming the file and line; pytorch-ddp's input loader bounds an iteration
@@ -42,10 +43,13 @@ run=(-w resnet50 -p abci -s data+spatial:8x4 -g 32 -b 2048 --json)
 sed -i 's/, "runtime": "paradl"//' "$TMP/over.json"
 cmp -s "$TMP/over.json" "$TMP/default.json" || fail "--halo chain does not override paradl's"
 
-# NCCL runtimes on a DGX-1 pair: DDP's buckets are --overlap's with NCCL's choice
+# NCCL runtimes on a DGX-1 pair: DDP's buckets but the first are --overlap's with NCCL's choice
 run=(-w resnet50-v1.5 -p gen:dgx1:nodes=2,gpu=v100-sxm2-16gb -s data -g 16 -b 1024 --json)
 "$HS" simulate "${run[@]}" --runtime pytorch-ddp >"$TMP/ddp.json" 2>"$TMP/err" ||
     fail "pytorch-ddp: $(cat "$TMP/err")"
+grep -v '^first_bucket_bytes' "$SRC/workloads/runtime/pytorch-ddp.rt" >"$TMP/nofirst.rt"
+"$HS" simulate "${run[@]}" --runtime "$TMP/nofirst.rt" >"$TMP/nofirst.json" 2>"$TMP/err" ||
+    fail "pytorch-ddp without first_bucket_bytes: $(cat "$TMP/err")"
 "$HS" simulate "${run[@]}" --overlap --allreduce auto >"$TMP/flags.json" 2>"$TMP/err" ||
     fail "--overlap --allreduce auto: $(cat "$TMP/err")"
 "$HS" simulate "${run[@]}" --runtime horovod-nccl >"$TMP/hvd.json" 2>"$TMP/err" ||
@@ -58,9 +62,13 @@ python3 - "$TMP" <<'PY' || fail "NCCL runtimes"
 import json, sys
 d = sys.argv[1]
 it = lambda n: json.load(open(f"{d}/{n}.json"))["iteration"]
-ddp, flags, hvd = it("ddp"), it("flags"), it("hvd")
+ddp, flags, hvd, nofirst = it("ddp"), it("flags"), it("hvd"), it("nofirst")
 # the same buckets and algorithms: the same communication (FP32 gradients either way)
-assert abs(ddp["comm_s"] / flags["comm_s"] - 1) < 1e-9, (ddp, flags)
+assert abs(nofirst["comm_s"] / flags["comm_s"] - 1) < 1e-9, (nofirst, flags)
+# the 1 MiB first bucket (the fc's gradients) reduced alone, the later ones shifted: more
+# allreduces
+assert ddp["comm_s"] > nofirst["comm_s"], (ddp, nofirst)
+assert ddp["compute_s"] == nofirst["compute_s"], (ddp, nofirst)
 # DDP's SGD adds its optimizer's kernels to the compute
 assert ddp["compute_s"] > flags["compute_s"], (ddp, flags)
 # Horovod's 64 MiB fusions: fewer allreduces, more of them exposed after the backward

@@ -30,8 +30,10 @@ shape (v1.0 and v1.1 common/dali.py:467-469 and :420-422, fill_last_batch=False;
 CUDA graphs are captured at that shape, v1.1 common/fit.py:935-942), so the prediction is the
 samples over iterations_per_epoch simulated iterations (unit epoch img/s; 1281167 images over
 38 iterations of 34,560 at 768 GPUs: 2.5% below the batch over the iteration); ParaDL's rows
-the epoch (seconds). DeepBench's
-kernels are not rows here: run.sh takes the held-out kernels from experiments/compute/fit.sh.
+the epoch (seconds); DeepBench's allreduce rows the time of one allreduce of N fp32 values
+(unit s: simulate's iteration.comm_s of workloads/allreduce-N.xml, one layer of N weights and no
+compute, allreduce_workload.py). DeepBench's kernels are not rows here: run.sh takes the
+held-out kernels from experiments/compute/fit.sh.
 """
 
 import csv
@@ -232,13 +234,51 @@ def paradl_rows(measured):
     return out
 
 
+# DeepBench's machines (DeepBench README.md@da81ba78:208-216): P100, M40 and TitanX (Maxwell) in
+# 8-GPU nodes of two sockets, TitanX Pascal and 1080 Ti in 10-GPU nodes of one socket
+# (systems.tsv "DeepBench 8-GPU", "DeepBench 10-GPU").
+DEEPBENCH_NODES = {"P100": "DeepBench 8-GPU", "M40": "DeepBench 8-GPU",
+                   "TitanX": "DeepBench 8-GPU", "TitanX_Pascal": "DeepBench 10-GPU",
+                   "1080Ti": "DeepBench 10-GPU"}
+
+
+def deepbench_allreduce_rows(measured, table):
+    """DeepBench's measured allreduce of N fp32 values on G GPUs: the best time of NCCL 2.0
+    (single process or MPI), OSU's and Baidu's ring allreduce (README.md@da81ba78:202, "We
+    report the shortest latency achieved from all implementations"; the row's algorithm), each
+    the data-parallel iteration of the workload of N weights with no compute."""
+    out = []
+    for line, r in read_tsv(os.path.join(measured, "deepbench-allreduce.tsv")):
+        gpus, n = int(r["num_gpus"]), int(r["size_floats"])
+        system = DEEPBENCH_NODES.get(r["gpu"])
+        spec = platform(table, system, r["gpu"], gpus) if system else None
+        reason = ""
+        if spec is None:
+            reason = "no platform for %s GPUs (systems.tsv)" % r["gpu"]
+        elif not r["mean_time_us"]:
+            reason = "no measured time in the sheet"
+        notes = ["timed as P100 PCIe: a bare allreduce crosses PCIe and the network only",
+                 "the fastest of NCCL 2.0, OSU's and Baidu's allreduce: here %s" % r["algorithm"]]
+        if system == "DeepBench 10-GPU" and gpus > 10:
+            notes.append("10-GPU nodes' network not stated: FDR as the 8-GPU nodes'")
+        out.append(row("deepbench-allreduce", "deepbench-allreduce.tsv:%d" % line,
+                       "DeepBench allreduce %s %d floats %d GPUs" % (r["gpu"], n, gpus),
+                       "",  # no competing rows: one machine a GPU type, sizes ordered
+                       workload="experiments/validation/workloads/allreduce-%d.xml" % n,
+                       platform=spec or "", gpus=gpus, batch=gpus, precision="fp32",
+                       measured="%.9g" % (float(r["mean_time_us"]) * 1e-6) if r["mean_time_us"] else "",
+                       unit="s", reason=reason, note="; ".join(notes)))
+    return out
+
+
 def main(argv):
     measured = argv[0] if argv else os.path.join(ROOT, "..", "shared", "reference", "measured")
     if not os.path.isdir(measured):
         print("make_rows.py: no measured data at %s" % measured, file=sys.stderr)
         return 2
     table = systems()
-    rows = dle_rows(measured, table) + mlperf_rows(measured, table) + paradl_rows(measured)
+    rows = dle_rows(measured, table) + mlperf_rows(measured, table) + paradl_rows(measured) + \
+        deepbench_allreduce_rows(measured, table)
     w = csv.DictWriter(sys.stdout, COLUMNS, delimiter="\t", lineterminator="\n")
     w.writeheader()
     w.writerows(rows)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh: hybridsim against every measured file of ../shared/reference/measured/ it can express:
 # DeepBench's kernels held out of the compute model's fit (experiments/compute/fit.sh), NVIDIA's
-# DeepLearningExamples throughputs (PyTorch, TensorFlow 1), MLPerf Training ResNet-50 v0.7-v1.1
-# and ParaDL's ResNet-50 Table VIII on ABCI. rows.tsv maps each measured row to its hybridsim
+# DeepLearningExamples throughputs (PyTorch, TensorFlow 1), MLPerf Training ResNet-50 v0.7-v1.1,
+# ParaDL's ResNet-50 Table VIII on ABCI and DeepBench's NCCL 2.0 allreduce times (a workload of
+# N weights and no compute: allreduce_workload.py). rows.tsv maps each measured row to its hybridsim
 # run (make_rows.py writes it: workload, platform from systems.tsv, GPUs, global batch,
 # precision, DLE PyTorch's loader workers a GPU as --loader-workers N), datasets.tsv adds each dataset's options and runtime. Prints the accuracy of each
 # row (1 - |predicted - measured| / measured), per dataset and overall, the rank agreement where
@@ -104,7 +105,10 @@ with open(os.path.join(tmp, "list.txt"), "w") as listing:
         if r["reason"] or (wanted is not None and r["id"] not in wanted) or \
                 (dataset and r["dataset"] != dataset):
             continue
-        args = ["simulate", "-w", r["workload"], "-p", r["platform"], "-s", r["strategy"],
+        workload = r["workload"]  # a path is the checkout's (make_rows.py), a name is shipped
+        if "/" in workload:
+            workload = os.path.join(os.path.dirname(os.path.dirname(here)), workload)
+        args = ["simulate", "-w", workload, "-p", r["platform"], "-s", r["strategy"],
                 "-g", r["gpus"], "-b", r["batch"], "--json"]
         precision = swap.get(r["precision"], r["precision"])
         if precision != "fp32":

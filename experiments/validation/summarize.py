@@ -25,7 +25,8 @@ import re
 import statistics
 import sys
 
-DATASETS = ["deepbench", "dle-pytorch", "dle-tensorflow1", "mlperf", "paradl"]
+DATASETS = ["deepbench", "dle-pytorch", "dle-tensorflow1", "mlperf", "paradl",
+            "deepbench-allreduce"]
 
 
 def table(path):
@@ -46,7 +47,9 @@ def run_result(here, tmp, r):
     """(predicted, status) of row r's run. Units: img/s, the global batch over the iteration;
     epoch img/s, the training set's images over an epoch of iterations_per_epoch (the samples
     over the batch, rounded up) whole iterations, as MLPerf's logs time their epochs (the last
-    batch filled to full size: make_rows.py says where); otherwise the epoch's seconds."""
+    batch filled to full size: make_rows.py says where); s, the seconds of the iteration's
+    communication (DeepBench's allreduce rows: a workload whose iteration is one allreduce);
+    otherwise (s/epoch) the epoch's seconds."""
     base = os.path.join(tmp, "run-" + r["id"].replace(":", "_").replace("/", "_"))
     if not os.path.exists(base + ".args"):
         return None, "not run"
@@ -65,14 +68,18 @@ def run_result(here, tmp, r):
         except (OSError, ValueError) as e:
             return None, "failed: %s" % e
         return samples / (d["iterations_per_epoch"] * d["iteration"]["total_s"]), "ok"
+    if r["unit"] == "s":
+        return d["iteration"]["comm_s"], "ok"
     return d["epoch"]["total_s"], "ok"
 
 
-def command(tmp, r):
+def command(tmp, r, root):
+    """The row's hybridsim command, paths of the checkout (a workload file) relative to it."""
     base = os.path.join(tmp, "run-" + r["id"].replace(":", "_").replace("/", "_"))
     if not os.path.exists(base + ".args"):
         return ""
-    return "hybridsim " + " ".join(open(base + ".args").read().split("\n")).strip()
+    return "hybridsim " + " ".join(open(base + ".args").read().split("\n")).strip().replace(
+        root + os.sep, "")
 
 
 def accuracy(predicted, measured):
@@ -148,12 +155,7 @@ def stats_line(name, rows):
 # fit's DeepBench GPUs).
 DEEPBENCH_UNFITTED = "not run: GPU %s not in the device table (device.h; the compute " \
     "model's fit reads V100, P100, T4: experiments/compute/fit.c)"
-UNRUN = {
-    "deepbench-allreduce.tsv": "not run: hybridsim times training iterations, not one bare "
-    "allreduce of N floats (DeepBench's README states the machines: 8-GPU nodes of two "
-    "sockets with two PLX switches each, QPI and FDR InfiniBand for P100, M40, TitanX; 10-GPU "
-    "one-socket nodes for TitanX Pascal, 1080 Ti; NCCL 2.0, OpenMPI)",
-}
+UNRUN = {}  # every file has a rule now; a new file gets its line here until it has one
 
 
 def file_lines(measured, rows, deepbench):
@@ -202,10 +204,11 @@ def fmt(v):
 def main(argv):
     here, tmp, out, subset = argv[0], argv[1], argv[2], argv[3] == "1"
     rows = []
+    root = os.path.dirname(os.path.dirname(os.path.abspath(here)))
     calibration = calibration_ids(here)
     for r in table(os.path.join(here, "rows.tsv")):
         r = dict(r)
-        r["measured"] = float(r["measured"])
+        r["measured"] = float(r["measured"]) if r["measured"] else ""  # none: a reason
         if r["reason"]:
             r.update(predicted="", status="not expressed", accuracy="", command="")
         else:
@@ -214,7 +217,7 @@ def main(argv):
                 continue
             r.update(predicted=p if p is not None else "", status=status,
                      accuracy=accuracy(p, r["measured"]) if p is not None else "",
-                     command=command(tmp, r))
+                     command=command(tmp, r, root))
             if status == "ok" and r["id"] in calibration:
                 r["status"] = "calibration of " + calibration[r["id"]]
         rows.append(r)
@@ -230,8 +233,9 @@ def main(argv):
     os.replace(os.path.join(out, "results.tsv.tmp"), os.path.join(out, "results.tsv"))
 
     print("hybridsim against measured runs (experiments/validation/run.sh)")
-    print("accuracy = 1 - |predicted - measured| / measured; DeepBench: the kernels held out "
-          "of the compute model's fit\n")
+    print("accuracy = 1 - |predicted - measured| / measured; deepbench: the kernels held out "
+          "of the compute model's fit;\ndeepbench-allreduce: DeepBench's bare allreduces; all but "
+          "deepbench: the training runs (neither DeepBench file)\n")
     print("%-24s %5s %7s %7s %7s  %s" % ("dataset", "rows", "mean", "median", "min",
                                          "rank agreement"))
     means = []
@@ -241,7 +245,8 @@ def main(argv):
         ok = [r["accuracy"] for r in mine if r["status"] == "ok"]
         if ok:
             means.append(statistics.mean(ok))
-    print(stats_line("all but deepbench", [r for r in rows if r["dataset"] != "deepbench"]))
+    print(stats_line("all but deepbench", [r for r in rows
+                                           if not r["dataset"].startswith("deepbench")]))
     if means:
         print("%-24s %5s %7.3f" % ("mean of the datasets", "", statistics.mean(means)))
 

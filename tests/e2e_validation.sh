@@ -15,6 +15,11 @@ measured="$SHARED/reference/measured"
     --fit "$(dirname "$HS")/compute_fit" --measured "$measured" -j 2 >"$TMP/summary" \
     2>"$TMP/err" || fail "run.sh --subset: $(cat "$TMP/err")"
 grep -q "^paradl .* groups" "$TMP/summary" || fail "no paradl line with rank agreement"
+grep -q "^deepbench-allreduce  *2 " "$TMP/summary" || fail "no deepbench-allreduce line of 2 rows"
+# The allreduce rows' workloads are what their generator writes.
+mkdir -p "$TMP/wl" && python3 "$SRC/experiments/validation/allreduce_workload.py" --all "$TMP/wl" &&
+    diff -r "$TMP/wl" "$SRC/experiments/validation/workloads" >/dev/null ||
+    fail "experiments/validation/workloads differs from allreduce_workload.py --all"
 python3 - "$TMP/out/results.tsv" "$SRC/experiments/results/validation/results.tsv" \
     "$SRC/experiments/validation/subset.txt" <<'PY' || fail "the subset's predictions"
 import csv, sys

@@ -3,8 +3,9 @@
 N fp32 values and nothing else, to time a bare allreduce (DeepBench's measured NCCL allreduce,
 experiments/validation/make_rows.py's deepbench-allreduce rows).
 
-Usage: experiments/validation/allreduce_workload.py N > experiments/validation/workloads/allreduce-N.xml
-       experiments/validation/allreduce_workload.py --all DIR   (every size make_rows.py uses)
+Usage: experiments/validation/allreduce_workload.py N > allreduce-N.xml
+       experiments/validation/allreduce_workload.py --all DIR   (every size make_rows.py uses:
+       experiments/validation/workloads/ holds what --all writes)
 
 The network is one fully connected layer of N inputs and one output: weights "Nx1x1x1", N
 values (the format counts no biases), so data parallelism allreduces exactly 4N bytes of fp32

@@ -258,7 +258,8 @@ def deepbench_allreduce_rows(measured, table):
         elif not r["mean_time_us"]:
             reason = "no measured time in the sheet"
         notes = ["timed as P100 PCIe: a bare allreduce crosses PCIe and the network only",
-                 "the fastest of NCCL 2.0, OSU's and Baidu's allreduce: here %s" % r["algorithm"]]
+                 "the fastest of NCCL 2.0, OSU's and Baidu's allreduce: here %s" %
+                 r["algorithm"]]
         if system == "DeepBench 10-GPU" and gpus > 10:
             notes.append("10-GPU nodes' network not stated: FDR as the 8-GPU nodes'")
         out.append(row("deepbench-allreduce", "deepbench-allreduce.tsv:%d" % line,
@@ -266,7 +267,8 @@ def deepbench_allreduce_rows(measured, table):
                        "",  # no competing rows: one machine a GPU type, sizes ordered
                        workload="experiments/validation/workloads/allreduce-%d.xml" % n,
                        platform=spec or "", gpus=gpus, batch=gpus, precision="fp32",
-                       measured="%.9g" % (float(r["mean_time_us"]) * 1e-6) if r["mean_time_us"] else "",
+                       measured="%.9g" % (float(r["mean_time_us"]) * 1e-6)
+                       if r["mean_time_us"] else "",
                        unit="s", reason=reason, note="; ".join(notes)))
     return out
 

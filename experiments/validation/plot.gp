@@ -20,8 +20,8 @@ do for [t in "svg png"] {
             set terminal png size 760,720 } }
     set output out . "." . t
     plot x with lines lc rgb "#888888" dt 2 title "y = x", \
-        for [i=1:6] pick(word(datasets, i)) using 5:6 with points pt int(word("7 5 9 13 11 15", i)) \
-            ps 0.8 \
+        for [i=1:6] pick(word(datasets, i)) using 5:6 with points \
+            pt int(word("7 5 9 13 11 15", i)) ps 0.8 \
             lc rgb word(colors, i) title word(datasets, i)
     unset output
 }

@@ -173,6 +173,90 @@ static void child_staged_allgather(const plat_platform *plat, case_out *out)
     out->v[4] = plat->staging_latency_s;
 }
 
+/* A halo chain inside a node (synchronous staged sends) between staged allgathers on the same
+ * ring pairs, the ranks arriving at different times: a synchronous sender that is its own
+ * relay (engine_p2p.c) moves its message at exactly the times of a relay actor
+ * (eng_options.relay_all). */
+static void halo_chain_graph(tg_graph *g)
+{
+    int ranks[4] = {0, 1, 2, 3};
+    tg_init(g, 4, NULL);
+    int group = tg_add_group(g, ranks, 4);
+    for (int k = 0; k < 4; k++) {
+        int last = tg_add(g, k, exec_task(1e-3 * (k + 1), -1));
+        tg_task t = comm_task(TG_ALLGATHER, group, 8e6, last);
+        t.flags = TG_FLAG_STAGED;
+        tg_add(g, k, t);
+        for (int up = 1; up >= 0; up--) {
+            int to = up ? k + 1 : k - 1, from = up ? k - 1 : k + 1;
+            last = tg_add(g, k, exec_task(0.5e-3 * (up ? 4 - k : k + 1), -1));
+            tg_task send = comm_task(TG_SEND, to, P2P_BYTES / 8, last);
+            send.flags = TG_FLAG_STAGED | TG_FLAG_SYNC;
+            if (to >= 0 && to < 4)
+                tg_add(g, k, send);
+            tg_task recv = comm_task(TG_RECV, from, P2P_BYTES / 8, to >= 0 && to < 4 ? -1 : last);
+            recv.flags = TG_FLAG_STAGED;
+            if (from >= 0 && from < 4)
+                tg_add(g, k, recv);
+        }
+        tg_add(g, k, t);
+    }
+}
+
+/* Both fidelities, one after the other in one process (so that the two cases' clocks agree):
+ * v[100f] the makespan, v[100f + 1] the messages their sender relayed, v[100f + 2] the
+ * messages, then every task's start and end, rank by rank. */
+static void halo_case(const plat_platform *plat, case_out *out, bool relay_all)
+{
+    for (int f = 0; f < 2; f++) {
+        tg_graph g;
+        halo_chain_graph(&g);
+        eng_result res;
+        eng_options opt = {.fidelity = f ? ENG_STEP : ENG_FLOW, .exec_speed_scale = 1,
+                           .record_tasks = true, .relay_all = relay_all};
+        out->status = eng_run(&g, plat, NODE_GPUS, &opt, &res, out->err);
+        if (out->status != HS_OK)
+            return;
+        double *v = &out->v[100 * f];
+        v[0] = res.makespan_s;
+        v[1] = (double)res.self_relayed;
+        v[2] = (double)res.messages;
+        for (int r = 0, k = 3; r < 4; r++)
+            for (int i = 0; i < g.ranks[r].n_tasks && k < 99; i++) {
+                v[k++] = res.task_start_s[r][i];
+                v[k++] = res.task_end_s[r][i];
+            }
+        eng_result_free(&res);
+        tg_free(&g);
+    }
+}
+
+static void child_self_relayed_halo(const plat_platform *plat, case_out *out)
+{
+    halo_case(plat, out, false);
+}
+
+static void child_relayed_halo(const plat_platform *plat, case_out *out)
+{
+    halo_case(plat, out, true);
+}
+
+static void test_sync_sender_as_relay_keeps_its_times(void **state)
+{
+    (void)state;
+    case_out self = run_case(child_self_relayed_halo), relayed = run_case(child_relayed_halo);
+    assert_int_equal(self.status, HS_OK);
+    assert_int_equal(relayed.status, HS_OK);
+    for (int f = 0; f < 2; f++) {
+        const double *d = &self.v[100 * f], *r = &relayed.v[100 * f];
+        assert_true(d[0] > 0);
+        assert_true(d[1] == 6); /* the chain's 6 halos, each relayed by its sender */
+        assert_true(r[1] == 0); /* relay_all: none */
+        assert_true(d[2] == r[2]);
+        assert_memory_equal(d + 3, r + 3, 96 * sizeof *d); /* every task, to the bit */
+    }
+}
+
 static void test_staged_ring_pays_every_step(void **state)
 {
     (void)state;
@@ -590,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_staged_message_pays_staging_and_takes_pcie),
         cmocka_unit_test(test_staged_copies_share_pcie_and_wait_for_the_slower_half),
         cmocka_unit_test(test_staged_ring_pays_every_step),
+        cmocka_unit_test(test_sync_sender_as_relay_keeps_its_times),
         cmocka_unit_test(test_shift_posts_send_and_receive_at_once),
         cmocka_unit_test(test_balanced_pipeline_is_gpipe),
         cmocka_unit_test(test_two_flows_through_one_nic_share_it),

@@ -382,6 +382,7 @@ static void fill_result(const eng_sim *s, double t0, eng_result *res)
     res->bytes_sent = s->bytes_sent;
     res->computed = s->computed;
     res->in_segments = s->in_segments;
+    res->self_relayed = s->self_relayed;
     res->messages_received = s->messages_received;
     res->bytes_received = s->bytes_received;
     res->rings_stepped = s->rings_stepped;

@@ -61,6 +61,9 @@ typedef struct {
     double step_budget_messages; /* flow mode: the messages an iteration exposed rings may
                               * spend on their steps (engine_exposed.c); 0 for the default,
                               * ENG_STEP_BUDGET_MESSAGES */
+    bool relay_all;          /* every staged message inside a node through a relay actor, no
+                              * synchronous sender its own relay (engine_p2p.c): the same
+                              * times, slower; tests compare the two */
 } eng_options;
 
 typedef struct {
@@ -87,6 +90,9 @@ typedef struct {
                               * through SimGrid (engine_private.c): same times */
     long in_segments;        /* of those, the collectives computed ahead in segments, with the
                               * kernels between them (engine_segment.c): same times */
+    long self_relayed;       /* of the messages, staged ones whose synchronous sender copied
+                              * them through host memory itself, not a relay actor
+                              * (engine_p2p.c): same times */
     long messages_received;  /* the messages the receivers took, and the payload they
                               * expected: equal to the sent ones in a sound run (sim/run) */
     double bytes_received;

@@ -8,7 +8,8 @@
  *      engine_layout.c   where a rank stands in its groups; the rings their collectives run on
  *      engine_kernels.c  a rank's kernels in fused runs, run or computed ahead
  *   1  engine_p2p.c      point-to-point messages: posted, received, relayed through host
- *                        memory, sent and received at once, synchronous          (mbox)
+ *                        memory (by a relay actor, or by a synchronous sender itself:
+ *                        engine_sendto.cpp), sent and received at once, synchronous (mbox)
  *   2  engine_private.c  ring edges whose links nothing else uses, computed, not sent
  *      engine_tree.c     an allreduce as NCCL's double binary tree
  *      engine_rings.c    an allreduce as NCCL's rings over every NIC of a node
@@ -185,6 +186,8 @@ typedef struct {
     long messages;          /* point-to-point messages posted */
     long computed;          /* of them, computed on private links */
     long in_segments;       /* of those, collectives computed ahead in segments */
+    long self_relayed;      /* of them, staged ones whose synchronous sender was its own relay
+                             * (engine_p2p.c) */
     double bytes_sent;      /* their payload */
     long messages_received; /* receives completed */
     double bytes_received;  /* the payload their receivers expected */
@@ -263,6 +266,10 @@ bool eng_relayed(const eng_sim *s, int src, int dst);
  * it (the run's invariants compare it with what was sent), and if it came from a relay, wait
  * for the relay's other copy as well. */
 void eng_received(eng_sim *s, void *payload, long bytes);
+
+/* A transfer of `bytes` from host `from` to host `to` that no actor receives, started
+ * (engine_sendto.cpp); wait for it with sg_comm_wait. */
+sg_comm_t eng_sendto_async(sg_host_t from, sg_host_t to, long bytes);
 
 /* A message from src to dst, through host memory when staged (TG_FLAG_STAGED) and relayed
  * (eng_relayed); its caller pays the staging latency. */

@@ -5,14 +5,15 @@
 # ParaDL's ResNet-50 Table VIII on ABCI and DeepBench's NCCL 2.0 allreduce times (a workload of
 # N weights and no compute: allreduce_workload.py). rows.tsv maps each measured row to its hybridsim
 # run (make_rows.py writes it: workload, platform from systems.tsv, GPUs, global batch,
-# precision, DLE PyTorch's loader workers a GPU as --loader-workers N), datasets.tsv adds each dataset's options and runtime. Prints the accuracy of each
+# precision, DLE PyTorch's loader workers a GPU as --loader-workers N, the row's own published
+# settings), datasets.tsv adds each dataset's options and runtime. Prints the accuracy of each
 # row (1 - |predicted - measured| / measured), per dataset and overall, the rank agreement where
 # rows compete (the pairs a group's measurements order, ordered alike), the rows it cannot
 # express and why; draws predicted against measured (log-log, y = x, a colour a dataset).
 #
 # Usage: experiments/validation/run.sh [-o OUTDIR] [-j N] [--exe PATH] [--fit PATH]
 #            [--measured DIR] [--subset] [--dataset NAME] [--compute MODE]
-#            [--fallback-precision FROM=TO] [--row-options] [--runtime DATASET=FILE]
+#            [--fallback-precision FROM=TO] [--no-row-options] [--runtime DATASET=FILE]
 #   -o DIR        results (default experiments/results/validation): results.tsv (every row,
 #                 its command and prediction), summary.txt, validation.png/.svg, MANIFEST
 #   -j N          simulations at a time (default: the cores)
@@ -24,10 +25,11 @@
 #   --compute M   add --compute M to every run (default: hybridsim's own default)
 #   --fallback-precision FROM=TO  run rows of precision FROM in TO (an older hybridsim without
 #                 tf32: tf32=fp32)
-#   --row-options add each row's own published settings (rows.tsv `options`: DLE PyTorch's
-#                 optimizer cadence, --optimizer-every N) to its run
-#   --runtime D=F run dataset D's rows under the runtime file F instead of datasets.tsv's (an
-#                 opt-in mechanism, e.g. experiments/validation/pytorch-ddp-amp-host.rt)
+#   --no-row-options  leave out each row's own published settings (rows.tsv `options`: DLE
+#                 PyTorch's optimizer cadence, --optimizer-every N), which every run takes
+#                 otherwise (--row-options, the default)
+#   --runtime D=F run dataset D's rows under the runtime file F instead of datasets.tsv's (a
+#                 variant of a runtime, e.g. a copy of workloads/runtime/pytorch-ddp.rt less a key)
 # Exit status 0, 2 (bad arguments or missing data; 77 with --subset when the measured files are
 # absent, ctest's skip).
 set -euo pipefail
@@ -38,7 +40,7 @@ die() { echo "validation: $*" >&2; exit 2; }
 out="$root/experiments/results/validation" jobs="$(nproc 2>/dev/null || echo 2)"
 exe="$root/build/hybridsim" fit="$root/build/compute_fit"
 measured="$root/../shared/reference/measured" subset=0 compute="" fallback="" dataset=""
-row_options=0 runtimes=""
+row_options=1 runtimes=""
 cmdline="experiments/validation/run.sh $*"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -53,6 +55,7 @@ while [ $# -gt 0 ]; do
         --fallback-precision) [[ "${2:-}" =~ ^[a-z0-9]+=[a-z0-9]+$ ]] ||
                 die "--fallback-precision needs FROM=TO"; fallback="$2"; shift ;;
         --row-options) row_options=1 ;;
+        --no-row-options) row_options=0 ;;
         --runtime) [[ "${2:-}" =~ ^[a-z0-9-]+=.+$ ]] || die "--runtime needs DATASET=FILE"
             [ -f "${2#*=}" ] || die "--runtime: no runtime file '${2#*=}'"
             runtimes="$runtimes ${2%%=*}=$(cd "$(dirname "${2#*=}")" && pwd)/$(basename "${2#*=}")"

@@ -136,14 +136,16 @@ static const char ring_tags[ENG_RINGS_MAX];
 
 /* A member's messages in flight in rings_in_steps. */
 typedef struct {
-    sg_comm_t comm[RINGS_PENDING];
+    sg_comm_t comm[RINGS_PENDING]; /* the receives and sends posted, not yet done */
     int ring[RINGS_PENDING];   /* the ring it was posted for */
     int box[RINGS_PENDING];    /* a receive's payload slot in boxes, -1 for a send */
-    int n;
+    int n;                     /* entries in comm, ring and box */
     void *boxes[RINGS_PENDING]; /* where the receives' payloads land */
-    int free_box[RINGS_PENDING], n_free;
+    int free_box[RINGS_PENDING], n_free; /* the slots of boxes no receive holds, and how many */
     int got[ENG_RINGS_MAX], sent[ENG_RINGS_MAX]; /* per ring: steps received, sent */
-    int recv_posted[ENG_RINGS_MAX], recv_out[ENG_RINGS_MAX], send_out[ENG_RINGS_MAX];
+    int recv_posted[ENG_RINGS_MAX]; /* per ring: receives posted, done or not */
+    int recv_out[ENG_RINGS_MAX], send_out[ENG_RINGS_MAX]; /* per ring: receives and sends
+                                                           * posted, not yet done */
 } rings_pending;
 
 /* Post every receive and send ring j may: receives up to RINGS_SLOTS ahead, a step's send once

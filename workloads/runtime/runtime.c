@@ -18,21 +18,19 @@ typedef enum {
     RT_K_DESCRIPTION, RT_K_LIBRARY, RT_K_ALLREDUCE, RT_K_OVERLAP, RT_K_GRADIENT,
     RT_K_HALO, RT_K_FILTER_BACKWARD, RT_K_OPTIMIZER, RT_K_REQUIRED_END = RT_K_OPTIMIZER,
     RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_DEPTHWISE,
-    RT_K_LIBRARY_EFF,
-    RT_K_LOADER_WORKERS, RT_K_LOADER_RATE, RT_K_OPT_KERNELS, RT_K_CALIBRATION, RT_K_BN_FUSION, RT_K_COMPUTE,
-    RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY, RT_K_GRAD_COPY, RT_K_NORM_BUFFERS,
-    RT_K_FIRST_BUCKET, RT_K_COUNT
+    RT_K_LIBRARY_EFF, RT_K_LOADER_WORKERS, RT_K_LOADER_RATE, RT_K_OPT_KERNELS, RT_K_CALIBRATION,
+    RT_K_BN_FUSION, RT_K_COMPUTE, RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY,
+    RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
     "description", "library", "allreduce", "overlap", "gradient_precision", "halo",
     "filter_backward", "optimizer", "nccl_version", "bucket_bytes", "host_call_s",
-    "elementwise_efficiency", "depthwise_efficiency", "library_efficiency", "loader_workers_per_gpu",
-    "loader_samples_per_s",
-    "optimizer_kernels_per_tensor", "calibration", "bn_activation_fusion", "compute",
-    "depthwise_limit", "nchw_precisions", "optimizer_sync_precisions",
-    "activation_memory", "gradient_copy_kernels_per_tensor", "buffer_copy_kernels_per_norm",
-    "first_bucket_bytes"};
+    "elementwise_efficiency", "depthwise_efficiency", "library_efficiency",
+    "loader_workers_per_gpu", "loader_samples_per_s", "optimizer_kernels_per_tensor",
+    "calibration", "bn_activation_fusion", "compute", "depthwise_limit", "nchw_precisions",
+    "optimizer_sync_precisions", "activation_memory", "gradient_copy_kernels_per_tensor",
+    "buffer_copy_kernels_per_norm", "first_bucket_bytes"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {

@@ -81,7 +81,8 @@ typedef struct {
     double grad_model_bytes;  /* allreduce inside the group, 0: none */
     double grad_across_bytes; /* allreduce across the groups, 0: none */
     double bucket_bytes;      /* overlap order: gradients reduced in buckets of this size */
-    double first_bucket_bytes; /* and the first bucket the backward fills of this one */
+    double first_bucket_bytes; /* the first bucket the backward fills closes at this size
+                                * (PyTorch DDP's 1 MiB; bucket_bytes when not said) */
 } ex_plan;
 
 /* The communicators one rank uses (group indices in the graph, -1: none). */

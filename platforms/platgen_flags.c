@@ -124,8 +124,8 @@ static const char *const pg_conflicts[][2] = {
 #define ANY_NVLINK (TOPO(PG_NVLINK_ALL_TO_ALL) | TOPO(PG_NVLINK_CUBE_MESH) | \
                     TOPO(PG_NVLINK_NVSWITCH) | TOPO(PG_NVLINK_PAIRS))
 static const struct {
-    const char *flag;
-    unsigned topologies;
+    const char *flag;     /* the flag's name, without its dashes */
+    unsigned topologies;  /* TOPO(t) set for each topology t that reads it */
 } pg_topology_flags[] = {
     {"nvlink-links-per-pair", TOPO(PG_NVLINK_ALL_TO_ALL) | TOPO(PG_NVLINK_PAIRS)},
     {"nvlink-links-per-gpu", TOPO(PG_NVLINK_NVSWITCH)},
@@ -138,6 +138,7 @@ static const struct {
 };
 #define PG_NTOPOLOGY_FLAGS (sizeof pg_topology_flags / sizeof pg_topology_flags[0])
 
+/* Whether topology t reads flag i of pg_topology_flags. */
 static bool topology_reads(size_t i, pg_nvlink_topology t)
 {
     return (pg_topology_flags[i].topologies & TOPO(t)) != 0;

@@ -63,7 +63,7 @@ const pg_flag pg_flags[] = {
     {"nvlink-links-per-gpu", FL_INT, 0, F(nvlink_links_per_gpu), NULL,
      "nvswitch: links from each GPU into the switch"},
     {"nvlink-bw", FL_QTY, UN_BANDWIDTH, F(nvlink_bw_Bps), auto_word,
-     "all-to-all: a pair, nvswitch: a GPU (auto: links x link bw)"},
+     "all-to-all, pairs: a pair, nvswitch: a GPU (auto: links x link bw)"},
     {"nvlink-latency", FL_QTY, UN_TIME, F(nvlink_latency_s), NULL,
      "one NVLink transfer (cube-mesh: per hop)"},
     {"nvswitch-latency", FL_QTY, UN_TIME, F(nvswitch_latency_s), NULL,
@@ -332,11 +332,12 @@ static void usage(FILE *o, const pg_params *d, const char *preset)
     fputs("usage: hybridsim platform [--preset abci|abci-achieved|abci-built|dgx1|nvswitch-ndr]\n"
           "                          [--FLAG VALUE ...] [-o FILE.xml]\n"
           "Writes a SimGrid platform: nodes of GPUs joined by NVLink (all pairs, the DGX-1V's\n"
-          "hybrid cube mesh, or an NVSwitch), PCIe switches with their NICs, and a 3-level fat\n"
-          "tree (leaf groups, racks, spine). Without -o, writes to stdout. Values take units\n"
-          "(SI when bare): times 9us 110ns 3ms, bandwidths 50GBps 100Gbps (bits), sizes 16GB\n"
-          "16GiB, speeds 7.8Tf. Flags override the preset in any order; two flags that set one\n"
-          "quantity (--nic-type and --nic-bw, ...) cannot both be given. Defaults shown are the\n",
+          "hybrid cube mesh, an NVSwitch, bridged pairs, or none: PCIe boards), PCIe switches\n"
+          "with their NICs, and a 3-level fat tree (leaf groups, racks, spine). Without -o,\n"
+          "writes to stdout. Values take units (SI when bare): times 9us 110ns 3ms, bandwidths\n"
+          "50GBps 100Gbps (bits), sizes 16GB 16GiB, speeds 7.8Tf. Flags override the preset in\n"
+          "any order; two flags that set one quantity (--nic-type and --nic-bw, ...) cannot\n"
+          "both be given. Defaults shown are the\n",
           o);
     fprintf(o, "%s preset's (`hybridsim platform --preset NAME --help` shows another's).\n\n",
             preset);

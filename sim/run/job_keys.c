@@ -21,7 +21,8 @@ const js_key js_keys[] = {
              "(resnet50, resnet152, vgg16, vgg16-cifar10, alexnet, cosmoflow-512, "
              "cosmoflow-256, pase-alexnet; as NVIDIA trained them, timed by the model: "
              "resnet50-v1.5, resnext101-32x4d, se-resnext101-32x4d, efficientnet-b0, "
-             "efficientnet-b4; PaSE's sequence benchmarks: pase-rnnlm, pase-transformer)"},
+             "efficientnet-b4, efficientnet-widese-b0, efficientnet-widese-b4; PaSE's "
+             "sequence benchmarks: pase-rnnlm, pase-transformer)"},
     {.name = "strategy", .short_flag = 's', .type = JS_TEXT, .offset = F(strategy), .arg = "S",
      .job_own = true, .scope = JS_IN_FABRIC | JS_IN_SWEEP,
      .help = "serial, data, spatial, filter, channel, pipeline, data+filter[:P1xP2], "
@@ -82,7 +83,8 @@ const js_key js_keys[] = {
      .help = "the training software as it ran: a name (hybridsim runtimes lists them: "
              "chainermn, pytorch-ddp, horovod-nccl, horovod-mxnet-mlperf, paradl) or a FILE.rt: "
              "its allreduce choice, overlap and bucket size, gradient precision, halos, filter "
-             "backward, optimizer and kernel terms; the keys above, given, override it "
+             "backward, optimizer, kernel terms and input loader; the keys above, given, "
+             "override it "
              "(default: none, the defaults above; workloads/runtime/README.md)"},
     {.name = "optimizer-every", .type = JS_COUNT, .offset = F(optimizer_every), .arg = "N",
      .job_own = true, .scope = EVERYWHERE,
@@ -94,7 +96,7 @@ const js_key js_keys[] = {
      .help = "the input loader's worker processes a GPU (a DataLoader's num_workers): an "
              "iteration lasts at least a GPU's batch over N times the runtime's "
              "loader_samples_per_s (default: the runtime's loader_workers_per_gpu; needs a "
-             "runtime that sets a worker's rate)"},
+             "runtime that sets a worker's rate, and the compute model)"},
 };
 const int js_n_keys = (int)(sizeof js_keys / sizeof js_keys[0]);
 _Static_assert(sizeof js_keys / sizeof js_keys[0] <= JS_MAX_KEYS,

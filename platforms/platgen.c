@@ -215,7 +215,7 @@ static int check_nics(const pg_params *p, char *err)
     if ((rc = check_count("nics-per-node", p->nics_per_node, PG_MAX_GPUS_PER_NODE, err)))
         return rc;
     /* Fewer NICs than switches: NIC k on switch k x switches / nics, reached from the others
-     * through the CPUs (platgen_walk.c, switch_hops). */
+     * through the CPUs (platgen_pcie.c, pg__switch_hops). */
     if (p->nics_per_node % switches != 0 && switches % p->nics_per_node != 0)
         return hs_fail(err, HS_EINPUT,
                        "--nics-per-node: %d NICs cannot be shared evenly by the %d PCIe switches "

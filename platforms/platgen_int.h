@@ -1,6 +1,7 @@
 /* platgen_int.h: what the generator's files share (platgen.h is its public face).
  *   platgen.c        the parameters: presets and checks
  *   platgen_walk.c   the machine as a walk (pg_describe)
+ *   platgen_pcie.c   the walk's routes over PCIe: GPU pairs without NVLink, ways through the CPUs
  *   platgen_xml.c    the XML writer, a sink of the walk
  *   platgen_flags.c  the flags of `hybridsim platform`, bound to pg_params by a table
  *   platgen_spec.c   parameters as a spec ("gen:abci:nodes=4352,...")
@@ -41,6 +42,24 @@ typedef struct {
 
 pg_num pg_qty(double v, un_kind kind);
 pg_num pg_exact(double v);
+
+/* ---------------------------------------------------------------- names (platgen_walk.c) */
+
+/* A name built as a + b + v (zero-padded to w digits; none when v < 0) + c: "n0042" + "-pcie"
+ * + "1". Returns the end of the name, so that another part can follow. */
+char *pg__compose(char *buf, const char *a, const char *b, int v, int w, const char *c);
+
+/* ---------------------------------------------------------------- PCIe routes (platgen_pcie.c) */
+
+/* Appends to hops[*n] the way from PCIe switch sa of node `node` to switch sb (sa != sb),
+ * through the CPUs; names: room for 3 from names[*n]. */
+void pg__switch_hops(const pg_params *p, const char *node, int sa, int sb,
+                     char names[][PG_NAME_LEN], pg_hop *hops, int *n);
+
+/* The hops of the route from GPU a to GPU b of node `node` over PCIe alone (no NVLink between
+ * them), names in `names` (room for 5); returns the hop count. */
+int pg__pcie_pair_hops(const pg_params *p, const pg_layout *L, const char *node, int a, int b,
+                       char names[][PG_NAME_LEN], pg_hop *hops);
 
 /* ---------------------------------------------------------------- the flags (platgen_flags.c)
  * shared with the spec reader and writer (platgen_spec.c) */

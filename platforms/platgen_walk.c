@@ -123,11 +123,10 @@ int pg_rack_of_gpu(const pg_params *p, int gpu)
 
 /* ---------------------------------------------------------------- names */
 
-/* Every name is built here, as a + b + v (zero-padded to w digits; none when v < 0) + c:
- * "n0042" + "-pcie" + "1". Not snprintf: names are most of the cost of walking a large machine.
- * Widths are at most a few digits (PG_MAX_NODES), so a name always fits PG_NAME_LEN. Returns
- * the end of the name, so that another part can follow. */
-static char *compose(char *buf, const char *a, const char *b, int v, int w, const char *c)
+/* Every name is built here (platgen_int.h). Not snprintf: names are most of the cost of
+ * walking a large machine. Widths are at most a few digits (PG_MAX_NODES), so a name always
+ * fits PG_NAME_LEN. */
+char *pg__compose(char *buf, const char *a, const char *b, int v, int w, const char *c)
 {
     size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
     char digits[16], *p = buf;
@@ -147,22 +146,22 @@ static char *compose(char *buf, const char *a, const char *b, int v, int w, cons
 
 static void node_name(const pg_layout *L, int node, char *buf)
 {
-    compose(buf, "n", "", node, L->node_w, "");
+    pg__compose(buf, "n", "", node, L->node_w, "");
 }
 
 static void gpu_name(const pg_layout *L, int node, int gpu, char *buf)
 {
-    compose(compose(buf, "n", "", node, L->node_w, "-gpu"), "", "", gpu, L->gpu_w, "");
+    pg__compose(pg__compose(buf, "n", "", node, L->node_w, "-gpu"), "", "", gpu, L->gpu_w, "");
 }
 
 static void leaf_name(const pg_layout *L, int leaf, const char *suffix, char *buf)
 {
-    compose(buf, "l", "", leaf, L->leaf_w, suffix);
+    pg__compose(buf, "l", "", leaf, L->leaf_w, suffix);
 }
 
 static void rack_name(const pg_layout *L, int rack, const char *suffix, char *buf)
 {
-    compose(buf, "r", "", rack, L->rack_w, suffix);
+    pg__compose(buf, "r", "", rack, L->rack_w, suffix);
 }
 
 void pg_gpu_host(const pg_params *p, int gpu, char *name)
@@ -180,7 +179,7 @@ int pg_socket_of(const pg_params *p, int gpu)
 /* The host memory of CPU `socket` of node `node`: "n0003-cpu", the second CPU's "n0003-cpu1". */
 static void memory_name(const pg_layout *L, int node, int socket, char *name)
 {
-    compose(name, "n", "", node, L->node_w, socket ? "-cpu1" : "-cpu");
+    pg__compose(name, "n", "", node, L->node_w, socket ? "-cpu1" : "-cpu");
 }
 
 void pg_memory_host(const pg_params *p, int gpu, char *name)
@@ -293,12 +292,13 @@ static int cube_mesh_via(int a, int b)
 
 static void nvlink_name(const char *node, int a, int b, char *buf)
 {
-    compose(compose(buf, node, "-nvl", a < b ? a : b, 0, "-"), "", "", a < b ? b : a, 0, "");
+    char *end = pg__compose(buf, node, "-nvl", a < b ? a : b, 0, "-");
+    pg__compose(end, "", "", a < b ? b : a, 0, "");
 }
 
 static void nvswitch_port_name(const pg_layout *L, const char *node, int gpu, char *buf)
 {
-    compose(buf, node, "-nvs", gpu, L->gpu_w, "");
+    pg__compose(buf, node, "-nvs", gpu, L->gpu_w, "");
 }
 
 /* A node's NVLinks: one per joined pair (nvlA-B, A < B), or one per GPU into the NVSwitch
@@ -327,7 +327,7 @@ static void walk_nvlinks(const pg_walk *w, const char *node)
             nvswitch_port_name(&w->L, node, g, name);
             SINK(w, link, name, w->nvlink_bw[0].s, w->port_lat.s, PG_SPLITDUPLEX);
         }
-        compose(name, node, "-nvswitch", -1, 0, "");
+        pg__compose(name, node, "-nvswitch", -1, 0, "");
         SINK(w, link, name, w->nvswitch_bw.s, w->nvswitch_lat.s, PG_FATPIPE);
         break;
     case PG_NVLINK_NONE: /* the PCIe links, written for every topology, are all */
@@ -339,57 +339,6 @@ static void walk_nvlinks(const pg_walk *w, const char *node)
         }
         break;
     }
-}
-
-/* The CPU a node's PCIe switch s hangs off: its first GPU's (pg_socket_of). */
-static int switch_socket(const pg_params *p, int s)
-{
-    return pg_socket_of(p, s * p->gpus_per_pcie_switch);
-}
-
-/* Appends to hops[*n] the way from PCIe switch sa of node nz to switch sb (sa != sb): up sa's
- * link to its CPU, across the link between the CPUs when sb hangs off the other, down sb's
- * link; the switch links only when the machine has them (--pcie-uplink-bw). It is the way
- * NCCL's paths take between a GPU and a GPU or NIC under another switch (PATH_PHB through one
- * CPU, PATH_SYS across both: src/graph/paths.cc:91-92, v2.11.4), whether as P2P or, where NCCL
- * refuses P2P beyond PATH_PXB (Intel CPUs, :284-285), through host memory (:375-379): the same
- * links. names: room for 3 from names[*n]. */
-static void switch_hops(const pg_walk *w, const char *nz, int sa, int sb,
-                        char names[][PG_NAME_LEN], pg_hop *hops, int *n)
-{
-    const pg_params *p = w->p;
-    int ca = switch_socket(p, sa), cb = switch_socket(p, sb);
-    if (p->pcie_uplink_bw_Bps > 0) {
-        compose(names[*n], nz, "-pcieup", sa, 1, "");
-        hops[*n] = (pg_hop){names[*n], PG_UP};
-        ++*n;
-    }
-    if (ca != cb) { /* UP: from CPU 0 to CPU 1 */
-        compose(names[*n], nz, "-cpulink", -1, 0, "");
-        hops[*n] = (pg_hop){names[*n], ca == 0 ? PG_UP : PG_DOWN};
-        ++*n;
-    }
-    if (p->pcie_uplink_bw_Bps > 0) {
-        compose(names[*n], nz, "-pcieup", sb, 1, "");
-        hops[*n] = (pg_hop){names[*n], PG_DOWN};
-        ++*n;
-    }
-}
-
-/* Without NVLink, GPU a to GPU b: a's PCIe link up, b's down, and between their switches the
- * way through the CPUs (NCCL's PATH_PIX under one switch, else switch_hops). */
-static int pcie_pair_hops(const pg_walk *w, const char *node, int a, int b,
-                          char names[][PG_NAME_LEN], pg_hop *hops)
-{
-    int n = 0, per = w->p->gpus_per_pcie_switch;
-    compose(names[n], node, "-pcie", a, w->L.gpu_w, "");
-    hops[n] = (pg_hop){names[n], PG_UP};
-    n++;
-    if (a / per != b / per)
-        switch_hops(w, node, a / per, b / per, names, hops, &n);
-    compose(names[n], node, "-pcie", b, w->L.gpu_w, "");
-    hops[n] = (pg_hop){names[n], PG_DOWN};
-    return n + 1;
 }
 
 /* The hops of the route from GPU a to GPU b (a < b) of one node, names in `names` (room for
@@ -413,18 +362,18 @@ static int nvlink_hops(const pg_walk *w, const char *node, int a, int b,
     }
     case PG_NVLINK_NVSWITCH:
         nvswitch_port_name(&w->L, node, a, names[0]);
-        compose(names[1], node, "-nvswitch", -1, 0, "");
+        pg__compose(names[1], node, "-nvswitch", -1, 0, "");
         nvswitch_port_name(&w->L, node, b, names[2]);
         hops[0] = (pg_hop){names[0], PG_UP};
         hops[1] = (pg_hop){names[1], PG_NONE};
         hops[2] = (pg_hop){names[2], PG_DOWN};
         return 3;
     case PG_NVLINK_NONE:
-        return pcie_pair_hops(w, node, a, b, names, hops);
+        return pg__pcie_pair_hops(w->p, &w->L, node, a, b, names, hops);
     case PG_NVLINK_PAIRS:
         if (a % 2 == 0 && b == a + 1)
             break;
-        return pcie_pair_hops(w, node, a, b, names, hops);
+        return pg__pcie_pair_hops(w->p, &w->L, node, a, b, names, hops);
     }
     nvlink_name(node, a, b, names[0]); /* the pair's own link, UP from the lower GPU */
     hops[0] = (pg_hop){names[0], a < b ? PG_UP : PG_DOWN};
@@ -439,21 +388,21 @@ static void walk_node_links(const pg_walk *w, int node)
     node_name(&w->L, node, nz);
     walk_nvlinks(w, nz);
     for (int g = 0; g < w->p->gpus_per_node; g++) {
-        compose(name, nz, "-pcie", g, w->L.gpu_w, "");
+        pg__compose(name, nz, "-pcie", g, w->L.gpu_w, "");
         SINK(w, link, name, w->pcie_bw.s, w->pcie_lat.s, PG_SPLITDUPLEX);
     }
     for (int k = 0; k < w->L.nics_per_node; k++) {
-        compose(name, nz, "-nic", k, w->L.nic_w, "");
+        pg__compose(name, nz, "-nic", k, w->L.nic_w, "");
         SINK(w, link, name, w->nic_bw.s, w->nic_lat.s, PG_SPLITDUPLEX);
     }
     /* The switch crossing's latency is the GPU links' (pcie_latency_s): none of its own. */
     int switches = w->p->gpus_per_node / w->p->gpus_per_pcie_switch;
     for (int s = 0; w->p->pcie_uplink_bw_Bps > 0 && s < switches; s++) {
-        compose(name, nz, "-pcieup", s, 1, "");
+        pg__compose(name, nz, "-pcieup", s, 1, "");
         SINK(w, link, name, w->pcie_up_bw.s, w->zero_lat.s, PG_SPLITDUPLEX);
     }
     if (w->p->cpu_link_bw_Bps > 0) { /* UP: from CPU 0 to CPU 1 */
-        compose(name, nz, "-cpulink", -1, 0, "");
+        pg__compose(name, nz, "-cpulink", -1, 0, "");
         SINK(w, link, name, w->cpu_link_bw.s, w->cpu_link_lat.s, PG_SPLITDUPLEX);
     }
 }
@@ -500,17 +449,17 @@ static void walk_memory_routes(const pg_walk *w, int node, const char *nz, int g
     pg_hop hops[3];
     int n = 0, mine = pg_socket_of(p, node * p->gpus_per_node + g);
     gpu_name(&w->L, node, g, gpu);
-    compose(names[0], nz, "-pcie", g, w->L.gpu_w, "");
+    pg__compose(names[0], nz, "-pcie", g, w->L.gpu_w, "");
     hops[n++] = (pg_hop){names[0], PG_UP};
     if (p->pcie_uplink_bw_Bps > 0) {
-        compose(names[1], nz, "-pcieup", g / p->gpus_per_pcie_switch, 1, "");
+        pg__compose(names[1], nz, "-pcieup", g / p->gpus_per_pcie_switch, 1, "");
         hops[n++] = (pg_hop){names[1], PG_UP};
     }
     memory_name(&w->L, node, mine, mem);
     SINK(w, route, gpu, mem, hops, n);
     if (p->cpu_link_bw_Bps <= 0)
         return;
-    compose(names[2], nz, "-cpulink", -1, 0, "");
+    pg__compose(names[2], nz, "-cpulink", -1, 0, "");
     hops[n++] = (pg_hop){names[2], mine == 0 ? PG_UP : PG_DOWN};
     memory_name(&w->L, node, !mine, mem);
     SINK(w, route, gpu, mem, hops, n);
@@ -523,7 +472,7 @@ static void walk_node(const pg_walk *w, int node)
     char names[PG_NODE_HOPS][PG_NAME_LEN];
     pg_hop hops[PG_NODE_HOPS];
     node_name(&w->L, node, nz);
-    compose(gw, nz, "-gw", -1, 0, "");
+    pg__compose(gw, nz, "-gw", -1, 0, "");
     SINK(w, zone_open, nz, PG_FULL);
     for (int g = 0; g < p->gpus_per_node; g++) {
         gpu_name(&w->L, node, g, g1);
@@ -551,12 +500,12 @@ static void walk_node(const pg_walk *w, int node)
         int n = 0, nic = g / (p->gpus_per_node / w->L.nics_per_node);
         int own = g / p->gpus_per_pcie_switch, theirs = nic * switches / w->L.nics_per_node;
         gpu_name(&w->L, node, g, g1);
-        compose(names[n], nz, "-pcie", g, w->L.gpu_w, "");
+        pg__compose(names[n], nz, "-pcie", g, w->L.gpu_w, "");
         hops[n] = (pg_hop){names[n], PG_UP};
         n++;
         if (own != theirs)
-            switch_hops(w, nz, own, theirs, names, hops, &n);
-        compose(names[n], nz, "-nic", nic, w->L.nic_w, "");
+            pg__switch_hops(w->p, nz, own, theirs, names, hops, &n);
+        pg__compose(names[n], nz, "-nic", nic, w->L.nic_w, "");
         hops[n] = (pg_hop){names[n], PG_UP};
         SINK(w, route, g1, gw, hops, n + 1);
         if (!w->k->no_host_memory)
@@ -582,7 +531,7 @@ static void walk_leaf(const pg_walk *w, int leaf)
     walk_up_zone(w, up_zone, up);
     for (int i = 0; i < n; i++) {
         node_name(&w->L, first + i, nz);
-        compose(gw, nz, "-gw", -1, 0, "");
+        pg__compose(gw, nz, "-gw", -1, 0, "");
         SINK(w, star_route, nz, gw, &through_switch, 1);
     }
     SINK(w, star_route, up_zone, up, &through_switch, 1);

@@ -127,11 +127,11 @@ int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
                            : hs_fail(err, status, "--job %d (%s): %s", j->index, j->name, inner);
 }
 
-/* Seconds a GPU's input pipeline takes for the job's iteration (hs_estimate_input_floor): each
- * GPU's loader prepares its data-parallel group's samples; 0 without the compute model. */
+/* Seconds a GPU's input pipeline takes for the job's iteration (hs_estimate_input_floor); 0
+ * without the compute model. */
 static double job_input_s(const fb_job *j)
 {
-    return j->job.kc ? kt_compute_input_s(j->job.kc, (double)j->spec.batch / j->job.st.p1) : 0;
+    return kt_compute_input_s(j->job.kc, j->spec.batch, j->job.st.p1);
 }
 
 /* ---- each job alone ----------------------------------------------------------------------- */
@@ -160,9 +160,7 @@ static void baseline_child(void *arg, void *answer)
                                 out->err);
     if (out->status == HS_OK) {
         out->times = cr_times(&res, 0, res.n_ranks);
-        double input_s = job_input_s(in->j); /* the floor the shared run takes too */
-        if (input_s > out->times.total_s)
-            out->times.total_s = input_s;
+        hs_times_input_floor(&out->times, job_input_s(in->j)); /* as the shared run does */
         eng_result_free(&res);
     }
 }

@@ -23,14 +23,19 @@ void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch)
     est->epoch.total_s = est->epoch.compute_s + est->epoch.exposed_comm_s + idle_s * fraction;
 }
 
+double hs_times_input_floor(hs_times *it, double input_s)
+{
+    if (!(input_s > it->total_s))
+        return 0;
+    double wait_s = input_s - it->total_s;
+    it->total_s = input_s;
+    return wait_s;
+}
+
 void hs_estimate_input_floor(hs_estimate *est, double input_s)
 {
     est->input_s = input_s > 0 ? input_s : 0;
-    est->input_wait_s = 0;
-    if (est->input_s > est->iteration.total_s) {
-        est->input_wait_s = est->input_s - est->iteration.total_s;
-        est->iteration.total_s = est->input_s;
-    }
+    est->input_wait_s = hs_times_input_floor(&est->iteration, est->input_s);
 }
 
 static const char *term_keys[HS_TERM_COUNT] = {

@@ -76,6 +76,10 @@ void hs_estimate_scale_epoch(hs_estimate *est, int64_t samples, int64_t batch);
  * idle time, which the epoch scales with the samples. Both answers call it alike. */
 void hs_estimate_input_floor(hs_estimate *est, double input_s);
 
+/* The same floor on one iteration's times alone: total_s becomes at least input_s. Returns the
+ * seconds the GPUs wait for their data (0 when they are the slower). */
+double hs_times_input_floor(hs_times *it, double input_s);
+
 /* HS_OK when every number of est is finite, else HS_EINTERNAL naming the first that is not
  * ("what: the iteration's comm_s is inf"): no report, JSON or CSV may carry inf or NaN (the
  * platform's ranges, units.h, keep bad input from getting this far). */

@@ -239,9 +239,12 @@ double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int 
     return c->device.runtime.norm_buffer_kernels * c->device.device->launch_s;
 }
 
-double kt_compute_input_s(const kt_compute *c, double samples)
+double kt_compute_input_s(const kt_compute *c, int64_t batch, int data_groups)
 {
+    if (!c)
+        return 0.0;
     const kt_runtime *r = &c->device.runtime;
+    double samples = (double)batch / data_groups;
     double rate = r->loader_workers * r->loader_samples_per_s;
     return rate > 0 && samples > 0 ? samples / rate : 0.0;
 }

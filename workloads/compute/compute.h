@@ -275,11 +275,13 @@ double kt_compute_grad_copy_s(const kt_compute *c, const wl_workload *wl, int in
  * few channels' values stream in no time), 0 for any other layer. */
 double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int index);
 
-/* Seconds one GPU's input pipeline needs to deliver `samples` samples: its loader_workers
- * at loader_samples_per_s each (0: the runtime sets no limit). The workers prepare the next
- * batches while the GPU computes (a DataLoader's prefetch), so an iteration lasts at least
- * this, and no longer for it when the GPU is slower (hs_estimate_input_floor). */
-double kt_compute_input_s(const kt_compute *c, double samples);
+/* Seconds one GPU's input pipeline needs for an iteration of `batch` samples split among
+ * `data_groups` data-parallel groups (a strategy's p1): each GPU's loader prepares its group's
+ * batch / data_groups samples, its loader_workers at loader_samples_per_s each (0: the runtime
+ * sets no limit, or c is NULL: measured times, no loader). The workers prepare the next batches
+ * while the GPU computes (a DataLoader's prefetch), so an iteration lasts at least this, and no
+ * longer for it when the GPU is slower (hs_estimate_input_floor). */
+double kt_compute_input_s(const kt_compute *c, int64_t batch, int data_groups);
 
 /* Whether two device names (device.h names or labels) compute alike: the same peak rates and
  * memory bandwidth (a V100 of 16 or 32 GB). Unknown names are alike only when equal. */

@@ -1,5 +1,6 @@
 /* platgen_int.h: what the generator's files share (platgen.h is its public face).
  *   platgen.c        the parameters: presets and checks
+ *   platgen_layout.c the sizes derived from the parameters (pg_layout), values as text
  *   platgen_walk.c   the machine as a walk (pg_describe)
  *   platgen_pcie.c   the walk's routes over PCIe: GPU pairs without NVLink, ways through the CPUs
  *   platgen_xml.c    the XML writer, a sink of the walk
@@ -30,6 +31,10 @@ typedef struct {
 } pg_layout;
 
 void pg_layout_of(const pg_params *p, pg_layout *L);
+
+/* How many of n items from `first` on exist when there are `total`: n, fewer at the end (the
+ * nodes of a partly filled leaf group, the leaf groups of a partly filled rack). */
+int pg__filled(int first, int n, int total);
 
 /* One direction of a bundle of `links` NVLinks, or the direct bandwidth given in its place. */
 double pg_nvlink_bundle_Bps(const pg_params *p, int links);

@@ -58,7 +58,7 @@ int wl_load(const char *spec, wl_workload *wl, char *err)
     int is_xml = 0;
     int rc = sniff_xml(wl->path, &is_xml, err);
     if (rc != HS_OK) {
-        char known[HS_ERR_LEN / 2];
+        char known[HS_ERR_LEN * 3 / 4]; /* the whole list fits beside a short path */
         hs_known_names(wl_default_dir(), ".xml", known, sizeof known);
         if (!is_path(spec))
             hs_fail(err, HS_EINPUT, "unknown workload '%s' (no %s; known: %s)", spec, wl->path,

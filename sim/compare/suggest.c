@@ -430,6 +430,22 @@ int su_best_builtin(const su_list *l)
     return -1;
 }
 
+int su_model_choice(const su_list *l)
+{
+    if (l->n == 0 || !l->c[l->order[0]].simulated)
+        return -1;
+    int cheapest = -1; /* the first in the ranking on a tie */
+    for (int i = 0; i < l->n; i++) {
+        const su_candidate *c = &l->c[l->order[i]];
+        if (c->simulated && (cheapest < 0 || c->analytic.iteration.total_s <
+                                                 l->c[cheapest].analytic.iteration.total_s))
+            cheapest = l->order[i];
+    }
+    const su_candidate *a = &l->c[l->order[0]];
+    return l->c[cheapest].analytic.iteration.total_s < a->analytic.iteration.total_s ? cheapest
+                                                                                     : -1;
+}
+
 /* Why candidate c is behind the first one, f, in words (sibling: another gradient allreduce of
  * its strategy was simulated instead). */
 static void reason(su_candidate *c, const su_candidate *f, bool sibling, double gpu_memory_bytes)

@@ -126,6 +126,11 @@ void su_describe(const su_question *q, const su_list *l, int i, const hs_estimat
 /* The fastest built-in (whole-model) candidate: simulated first, else by the model; -1. */
 int su_best_builtin(const su_list *l);
 
+/* The model's choice among the finalists when the simulation overruled it: the simulated
+ * candidate the analytic model prices cheapest, if the answer (the ranking's first) is dearer
+ * by the model; else -1 (the answer is the model's cheapest finalist, or nothing simulated). */
+int su_model_choice(const su_list *l);
+
 /* Every candidate that runs at p GPUs and this batch, priced (those a strategy cannot run, as
  * a batch that does not divide, are left out). HS_EINPUT when none runs; HS_EINTERNAL when one
  * was priced without compute (its kernels have no time), which is never ranked. */

@@ -49,6 +49,33 @@ static void json_question(hs_json *j, const su_question *q)
     json_kernels(j, q->wl, q->kc);
 }
 
+/* The model's cheapest finalist when the simulation overruled it (su_model_choice), a line. */
+static void print_model_choice(FILE *out, const su_list *l)
+{
+    int m = su_model_choice(l);
+    if (m < 0)
+        return;
+    fprintf(out, "  the model's choice: %s %.6f s by the model, %.6f s simulated; the simulation "
+            "preferred the answer\n", l->c[m].name, l->c[m].analytic.iteration.total_s,
+            l->c[m].sim.iteration.total_s);
+}
+
+/* "model_choice": {"strategy", "analytic_s", "simulated_s"}, only when the simulation overruled
+ * the model (su_model_choice). */
+static void model_choice_json(hs_json *j, const su_list *l)
+{
+    int m = su_model_choice(l);
+    if (m < 0)
+        return;
+    hs_json_break(j, "\n ");
+    hs_json_key(j, "model_choice");
+    hs_json_object(j);
+    hs_json_kv_str(j, "strategy", l->c[m].name);
+    hs_json_kv_number(j, "analytic_s", l->c[m].analytic.iteration.total_s);
+    hs_json_kv_number(j, "simulated_s", l->c[m].sim.iteration.total_s);
+    hs_json_end(j);
+}
+
 /* ---------------------------------------------------------------- suggest's ranking */
 
 /* A candidate's simulated seconds in its column, or "-" when it was not simulated. */
@@ -82,6 +109,7 @@ void su_print_ranking(FILE *out, const su_question *q, const su_list *l)
         print_simulated(out, c);
         fprintf(out, " %9.3f  %s\n", c->analytic.memory_per_gpu_bytes / 1e9, c->why);
     }
+    print_model_choice(out, l);
     fprintf(out, "  times are seconds per iteration; epoch = %lld iterations\n",
             (long long)l->c[l->order[0]].analytic.iterations_per_epoch);
 }
@@ -114,6 +142,7 @@ void su_print_ranking_json(FILE *out, const su_question *q, const su_list *l)
         hs_json_end(&j);
     }
     hs_json_end(&j);
+    model_choice_json(&j, l);
     hs_json_end(&j);
     fputc('\n', out);
 }
@@ -226,6 +255,7 @@ void su_print_found(FILE *out, const su_found *f)
     print_layers(out, f);
     print_search(out, &l->search);
     print_rows(out, f);
+    print_model_choice(out, l);
     if (f->file && f->file->iteration.total_s != a->sim.iteration.total_s)
         fprintf(out, "  as the file written (the built-in as a per-layer plan): %.6f s "
                 "simulated\n", f->file->iteration.total_s);
@@ -292,6 +322,7 @@ void su_print_found_json(FILE *out, const su_found *f)
         hs_json_break(&j, "\n ");
         hs_json_kv_number(&j, "file_simulated_s", f->file->iteration.total_s);
     }
+    model_choice_json(&j, l);
     hs_json_break(&j, "\n ");
     search_json(&j, f);
     if (f->builtin >= 0) {

@@ -3,8 +3,9 @@
 # default) on abci: for ResNet-50, VGG16 and AlexNet at 16, 64 and 256 GPUs (64, 32 and 64
 # samples a GPU) the searched strategy, simulated, is never slower than the best whole-model
 # strategy that fits; an answer dearer by the analytic model than that strategy is one the
-# simulation of the finalists preferred (faster simulated); the exact model's polish never makes
-# the search's plan dearer;
+# simulation of the finalists preferred (faster simulated), and then the JSON's "model_choice"
+# names the finalist the model priced cheapest (absent when that is the answer); the exact
+# model's polish never makes the search's plan dearer;
 # on AlexNet and VGG16, whose fully connected layers hold most weights, it is at least 3%
 # faster simulated; the strategy file it writes gives its analytic number again through
 # `analytic -s FILE`; a batch that fits nowhere is refused.
@@ -45,6 +46,16 @@ print("%-9s g=%-4s searched %.6f s simulated (%.6f analytic), %s %.6f s: ratio %
 assert s["simulated_s"] <= u["simulated_s"], "slower than the best uniform strategy"
 assert not overruled or s["simulated_s"] < u["simulated_s"], \
     "dearer by the analytic model, and not faster simulated"
+# "model_choice" names the finalist the model priced cheapest, exactly when it is not the answer.
+m = j.get("model_choice")
+if overruled:
+    assert m is not None, "overruled, and no model_choice"
+if m is not None:
+    assert m["analytic_s"] < s["analytic_s"], ("model_choice not cheaper by the model", m)
+    assert m["simulated_s"] >= s["simulated_s"], ("model_choice faster simulated", m)
+    assert m["analytic_s"] <= u["analytic_s"], ("model_choice dearer than best_uniform", m)
+else:
+    assert s["analytic_s"] <= u["analytic_s"] * (1 + 1e-12), "no model_choice, not the cheapest"
 assert j["search"]["polished_s"] <= j["search"]["exact_s"] * (1 + 1e-12), "polish made it dearer"
 assert s["memory_bytes"] <= 16e9, "does not fit"
 if w != "resnet50":

@@ -37,9 +37,11 @@ TEMPLATE = """<?xml version="1.0" encoding="UTF-8"?>
 
 def main(argv):
     if len(argv) == 2 and argv[0] == "--all":
-        for n in SIZES:
-            with open(os.path.join(argv[1], "allreduce-%d.xml" % n), "w") as f:
+        for n in SIZES:  # each file whole or not at all: written beside, then renamed
+            path = os.path.join(argv[1], "allreduce-%d.xml" % n)
+            with open(path + ".tmp", "w") as f:
                 f.write(TEMPLATE.format(n=n, b=4 * n))
+            os.replace(path + ".tmp", path)
         return 0
     if len(argv) != 1 or not argv[0].isdigit() or int(argv[0]) < 1:
         print("usage: allreduce_workload.py N (a positive number of fp32 values) | --all DIR",

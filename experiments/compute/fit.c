@@ -5,7 +5,10 @@
  *
  * The data: ../shared/reference/measured/deepbench-{V100,P100,T4}.tsv (its README; the V100
  * ran in a DGX-1, the P100 is a PCIe board, FP32 sheets and FP16 ones: tensor cores on the
- * V100 and T4, FP16 storage with FP32 arithmetic on the P100). Every GEMM row is one kernel;
+ * V100 and T4; on the P100 FP32 arithmetic for the GEMMs (gemm_bench.cu, CUDA_R_32F) but
+ * cuDNN 6's true half for the convolutions (conv_bench.cu of Nov 2017: a HALF compute type),
+ * which the model still prices at the FP32 rate: modelled as true half at the datasheet's
+ * FP16 rate it predicted worse, 17.5% held-out median against 15.3%). Every GEMM row is one kernel;
  * every convolution row is three (forward, input gradient, weight gradient; a first layer's
  * input gradient is not measured). Each kernel goes through the simulator's own path: a
  * convolution is a layer of an in-memory workload (lw_kernel_of), timed by kt_terms_of.

@@ -64,8 +64,8 @@ double pr_mask_bytes(void);
 /* Peak FLOP/s of dev for matrix products (convolutions, fully connected) in precision: FP32
  * CUDA cores; FP16 tensor cores (without them, the FP32 CUDA cores: libraries multiply FP16
  * inputs with FP32 arithmetic there, as DeepBench's P100 GEMMs ran, "16 bit inputs, 32 bit
- * multiplication"; its P100 convolutions ran cuDNN's true half, which this rate prices as well
- * as the FP16 rate does: experiments/compute/fit.c); BF16 tensor cores; TF32 tensor cores. 0
+ * multiplication"; its P100 convolutions ran cuDNN's true half, which this rate still prices better
+ * than the FP16 rate does: experiments/compute/fit.c); BF16 tensor cores; TF32 tensor cores. 0
  * when dev cannot. */
 double pr_matmul_flops(const dv_device *dev, pr_precision precision);
 

@@ -2,10 +2,11 @@
  *
  * One row per GPU model: streaming multiprocessors, peak FLOP rates per kind of arithmetic
  * (CUDA cores in FP32 and FP16, tensor cores in TF32, FP16 and BF16; 0 where the GPU has
- * none), memory size and bandwidth, and the kernel launch overhead. Every value comes from a
- * vendor whitepaper or datasheet; platforms/README.md ("GPU devices") lists each with its
- * source. This is vocabulary, not a model: the kernel-time model (workloads/compute/) reads
- * these numbers, `hybridsim platform --gpu NAME` writes the name into a platform file, and the
+ * none), memory size and bandwidth, the kernel launch overhead, and the fraction of the peak
+ * rates a board of low power sustains. Every value comes from a vendor whitepaper, datasheet
+ * or launch specification; platforms/README.md ("GPU devices") lists each with its source.
+ * This is vocabulary, not a model: the kernel-time model (workloads/compute/) reads these
+ * numbers, `hybridsim platform --gpu NAME` writes the name into a platform file, and the
  * platform check accepts only names found here.
  *
  * Units are SI: FLOP/s (a multiply-add counts 2), bytes (10^9 per GB, as the datasheets write
@@ -36,6 +37,10 @@ typedef struct {
                                * copy or triad over the peak) */
     double launch_s;          /* GPU-side cost of launching one kernel (set by the driver and
                                * the CPU, not the GPU generation: the same on every row) */
+    double sustained_frac;    /* fraction of the peak arithmetic rates above the board sustains
+                               * in training under its power limit (the peaks are at the boost
+                               * clock, which a board of low power cannot hold): 1 unless a
+                               * source gives less */
 } dv_device;
 
 /* The device called `name`: its name ("a100-40gb") or its model label ("A100-40GB"), in any
@@ -45,6 +50,10 @@ const dv_device *dv_find(const char *name);
 /* The table, for listings: dv_count() rows, dv_at(0 .. dv_count()-1). */
 int dv_count(void);
 const dv_device *dv_at(int index);
+
+/* A peak arithmetic rate of d (one of its *_flops) as the board sustains it in training:
+ * peak_flops x d->sustained_frac. Every kernel time computes from these, never the peaks. */
+double dv_sustained_flops(const dv_device *d, double peak_flops);
 
 /* "volta" for DV_VOLTA, ... */
 const char *dv_arch_name(dv_arch arch);

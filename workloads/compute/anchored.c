@@ -11,7 +11,8 @@ int kt_same_compute(const char *a, const char *b)
     if (!da || !db)
         return a && b && strcmp(a, b) == 0;
     return da->fp32_flops == db->fp32_flops && da->memory_bw_Bps == db->memory_bw_Bps &&
-           da->fp16_tensor_flops == db->fp16_tensor_flops;
+           da->fp16_tensor_flops == db->fp16_tensor_flops &&
+           da->sustained_frac == db->sustained_frac;
 }
 
 /* The measured seconds per sample over the model's, every layer whole at `samples` on the

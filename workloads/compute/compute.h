@@ -35,7 +35,9 @@
  * "Compute", quotes them). Generations DeepBench did not measure (Ampere, Hopper) take
  * Volta's; TF32, which DeepBench did not measure either, takes the fraction of its peak
  * NVIDIA's CUTLASS TF32 GEMMs reached with CUDA 11.2 (kernel_time.c). The peak rates,
- * bandwidth, SM count and launch overhead come from device.h.
+ * bandwidth, SM count and launch overhead come from device.h; `peak` above is the rate as
+ * the board sustains it (dv_sustained_flops: less than the datasheet's on a board whose power
+ * limit holds its clock down, the A100 PCIe 40 GB).
  *
  * What a training framework adds (kt_runtime: its host time a kernel, its kernel library's
  * efficiency against DeepBench's cuDNN and cuBLAS, its input pipeline, its optimizer's
@@ -283,8 +285,9 @@ double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int 
  * longer for it when the GPU is slower (hs_estimate_input_floor). */
 double kt_compute_input_s(const kt_compute *c, int64_t batch, int data_groups);
 
-/* Whether two device names (device.h names or labels) compute alike: the same peak rates and
- * memory bandwidth (a V100 of 16 or 32 GB). Unknown names are alike only when equal. */
+/* Whether two device names (device.h names or labels) compute alike: the same peak rates,
+ * sustained fraction and memory bandwidth (a V100 of 16 or 32 GB; not an A100 SXM4 and the
+ * 250 W PCIe board). Unknown names are alike only when equal. */
 int kt_same_compute(const char *a, const char *b);
 
 /* The precision a job timed by c trains in: c's, or fp32 (NULL: the measured times, which

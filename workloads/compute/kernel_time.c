@@ -167,7 +167,8 @@ static double product_rate(const kt_model *m, const lw_kernel *kn, kt_tile_set *
     double rate;
     *set = KT_SET(kt_cuda_tiles);
     if (kt_math_of(d, m->precision) == KT_TENSOR_CORES && !kt_aligned(m, kn)) {
-        rate = p->unaligned_eff * (m->precision == PR_TF32 ? d->fp32_flops : d->fp16_flops);
+        rate = p->unaligned_eff *
+               dv_sustained_flops(d, m->precision == PR_TF32 ? d->fp32_flops : d->fp16_flops);
     } else {
         rate = p->gemm_eff * pr_matmul_flops(d, m->precision) * m->runtime.library_rel;
         if (kt_math_of(d, m->precision) == KT_TENSOR_CORES)
@@ -224,7 +225,7 @@ static double winograd_s(const kt_model *m, const lw_kernel *kn, double bw)
  * in elements for 2-byte ones. */
 static double depthwise_s(const kt_model *m, const lw_kernel *kn)
 {
-    double fp32_s = kn->flops / (m->device->fp32_flops * m->runtime.depthwise_rel);
+    double fp32_s = kn->flops / (pr_vector_flops(m->device, PR_FP32) * m->runtime.depthwise_rel);
     if (!m->runtime.depthwise_by_bytes)
         return fp32_s;
     return fp32_s * pr_activation_bytes(m->precision) / 4.0;

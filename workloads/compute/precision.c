@@ -75,7 +75,8 @@ double pr_mask_bytes(void)
     return 1.0;
 }
 
-double pr_matmul_flops(const dv_device *dev, pr_precision precision)
+/* The datasheet's peak of the units that multiply in `precision`. */
+static double matmul_peak(const dv_device *dev, pr_precision precision)
 {
     switch (precision) {
     case PR_FP32:
@@ -92,10 +93,15 @@ double pr_matmul_flops(const dv_device *dev, pr_precision precision)
     return 0;
 }
 
+double pr_matmul_flops(const dv_device *dev, pr_precision precision)
+{
+    return dv_sustained_flops(dev, matmul_peak(dev, precision));
+}
+
 double pr_vector_flops(const dv_device *dev, pr_precision precision)
 {
     (void)precision;
-    return dev->fp32_flops;
+    return dv_sustained_flops(dev, dev->fp32_flops);
 }
 
 int pr_tensor_cores(const dv_device *dev, pr_precision precision)

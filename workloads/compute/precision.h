@@ -61,12 +61,12 @@ double pr_parameter_bytes(pr_precision precision, int optimizer_states);
 /* Bytes of a mask element (ReLU, dropout): 1, whatever the precision. */
 double pr_mask_bytes(void);
 
-/* Peak FLOP/s of dev for matrix products (convolutions, fully connected) in precision: FP32
+/* FLOP/s of dev for matrix products (convolutions, fully connected) in precision: FP32
  * CUDA cores; FP16 tensor cores (without them, the FP32 CUDA cores: libraries multiply FP16
  * inputs with FP32 arithmetic there, as DeepBench's P100 GEMMs ran, "16 bit inputs, 32 bit
- * multiplication"; its P100 convolutions ran cuDNN's true half, which this rate still prices better
- * than the FP16 rate does: experiments/compute/fit.c); BF16 tensor cores; TF32 tensor cores. 0
- * when dev cannot. */
+ * multiplication"; its P100 convolutions ran cuDNN's true half, which this rate still prices
+ * better than the FP16 rate does: experiments/compute/fit.c); BF16 tensor cores; TF32 tensor
+ * cores. The peak as the board sustains it (dv_sustained_flops). 0 when dev cannot. */
 double pr_matmul_flops(const dv_device *dev, pr_precision precision);
 
 /* Whether matrix products in precision run on dev's tensor cores. */
@@ -77,7 +77,8 @@ int pr_tensor_cores(const dv_device *dev, pr_precision precision);
  * access); 1 for fp32, which has no tensor-core products. Meaningful where pr_tensor_cores. */
 int pr_tensor_multiple(pr_precision precision);
 
-/* Peak FLOP/s of dev for element-wise work: the FP32 CUDA cores in every precision. */
+/* FLOP/s of dev for element-wise work: the FP32 CUDA cores in every precision, as the board
+ * sustains them (dv_sustained_flops). */
 double pr_vector_flops(const dv_device *dev, pr_precision precision);
 
 /* HS_EINPUT naming --precision when dev cannot train in precision (bf16 without BF16 tensor

@@ -344,6 +344,12 @@ static int check_host_links(const pg_params *p, char *err)
     rc = check_latency("cpu-link-latency", p->cpu_link_latency_s, err);
     if (rc)
         return rc;
+    if (p->nic_path == PG_NIC_PATH_HOST && p->pcie_uplink_bw_Bps <= 0)
+        return hs_fail(err, HS_EINPUT, "--nic-path host: needs --pcie-uplink-bw (the PCIe "
+                       "switches' links to their CPU, which the staged traffic crosses)");
+    if (p->gpu_path == PG_GPU_PATH_HOST && p->pcie_uplink_bw_Bps <= 0)
+        return hs_fail(err, HS_EINPUT, "--gpu-path host: needs --pcie-uplink-bw (the PCIe "
+                       "switches' links to their CPU, which the staged traffic crosses)");
     int switches = p->gpus_per_node / p->gpus_per_pcie_switch;
     if (p->cpu_link_bw_Bps > 0 && switches % 2 != 0)
         return hs_fail(err, HS_EINPUT, "--cpu-link-bw: the node's %d PCIe switch%s cannot be "

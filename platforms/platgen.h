@@ -37,6 +37,21 @@ typedef enum {
  * SimGrid's XML routes by zone, not by flow. */
 typedef enum { PG_UPLINKS_FAT = 0, PG_UPLINKS_DMODK, PG_UPLINKS_HASH } pg_uplink_routing;
 
+/* How a GPU's network traffic reaches its NIC. DIRECT: below their PCIe switch when they share
+ * one, else through the CPUs (GPUDirect RDMA). HOST: through host memory, as NCCL sends without
+ * GPUDirect RDMA (the GPU writes a host buffer the NIC reads; NVIDIA/nccl v2.3.5
+ * src/transport/net.cu:216-225): up the GPU's switch link to its CPU and down the NIC's, even
+ * under one switch. */
+typedef enum { PG_NIC_PATH_DIRECT = 0, PG_NIC_PATH_HOST } pg_nic_path;
+
+/* How two GPUs of a node without an NVLink between them exchange data. P2P: over PCIe, below
+ * their switch when they share one, else through the CPUs (NCCL's P2P transport). HOST: through
+ * host memory, as NCCL does where CUDA gives the pair no peer access (its SHM transport: the
+ * sender writes a host buffer the receiver reads; NVIDIA/nccl v2.3.5 src/transport/p2p.cu:85-92
+ * and shm.cu:69-72): up the sender's switch link to its CPU and down the receiver's, even under one
+ * switch. */
+typedef enum { PG_GPU_PATH_P2P = 0, PG_GPU_PATH_HOST } pg_gpu_path;
+
 typedef struct pg_params {
     const char *preset;         /* the preset the parameters started from ("abci" when NULL):
                                  * named in the generated file so that fields without a flag
@@ -86,6 +101,8 @@ typedef struct pg_params {
     double spine_switch_latency_s;
     pg_nvlink_topology nvlink_topology;
     pg_uplink_routing uplink_routing;
+    pg_nic_path nic_path;       /* how a GPU reaches its NIC (needs pcie_uplink_bw_Bps for HOST) */
+    pg_gpu_path gpu_path;       /* how GPUs without NVLink talk (needs pcie_uplink_bw_Bps for HOST) */
 } pg_params;
 
 /* ---------------------------------------------------------------- the machine as a walk */

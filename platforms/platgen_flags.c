@@ -30,6 +30,8 @@ static const pg_word none_word[] = {{"none", 0}, {0}};
 /* FL_ENUM fields are enums written through an int. */
 _Static_assert(sizeof(pg_nvlink_topology) == sizeof(int), "enum fields are ints");
 _Static_assert(sizeof(pg_uplink_routing) == sizeof(int), "enum fields are ints");
+_Static_assert(sizeof(pg_nic_path) == sizeof(int), "enum fields are ints");
+_Static_assert(sizeof(pg_gpu_path) == sizeof(int), "enum fields are ints");
 static const pg_word topologies[] = {{"all-to-all", PG_NVLINK_ALL_TO_ALL},
                                      {"cube-mesh", PG_NVLINK_CUBE_MESH},
                                      {"nvswitch", PG_NVLINK_NVSWITCH},
@@ -38,6 +40,9 @@ static const pg_word topologies[] = {{"all-to-all", PG_NVLINK_ALL_TO_ALL},
                                      {0}};
 static const pg_word uplink_routings[] = {
     {"fat", PG_UPLINKS_FAT}, {"dmodk", PG_UPLINKS_DMODK}, {"hash", PG_UPLINKS_HASH}, {0}};
+static const pg_word nic_paths[] = {
+    {"direct", PG_NIC_PATH_DIRECT}, {"host", PG_NIC_PATH_HOST}, {0}};
+static const pg_word gpu_paths[] = {{"p2p", PG_GPU_PATH_P2P}, {"host", PG_GPU_PATH_HOST}, {0}};
 
 #define F(field) offsetof(pg_params, field)
 const pg_flag pg_flags[] = {
@@ -103,6 +108,10 @@ const pg_flag pg_flags[] = {
      "extra latency of a message staged through host memory"},
     {"uplink-routing", FL_ENUM, 0, F(uplink_routing), uplink_routings,
      "fat (one link a bundle), dmodk or hash (a cable a flow; gen: specs only)"},
+    {"nic-path", FL_ENUM, 0, F(nic_path), nic_paths,
+     "direct (GPUDirect RDMA) or host (through host memory; needs --pcie-uplink-bw)"},
+    {"gpu-path", FL_ENUM, 0, F(gpu_path), gpu_paths,
+     "GPUs without NVLink: p2p or host (through host memory; needs --pcie-uplink-bw)"},
 };
 #undef F
 const size_t pg_n_flags = sizeof pg_flags / sizeof pg_flags[0];
@@ -159,7 +168,8 @@ static const char *topology_words(size_t i, char *buf, size_t len)
 /* Quantities added after generated files were first written: a spec names one only when it is
  * set, by a flag or by the preset, so that the files written before it read back the same. */
 static const char *const pg_later_flags[] = {"pcie-uplink-bw", "cpu-link-bw",
-                                             "cpu-link-latency", "uplink-routing"};
+                                             "cpu-link-latency", "uplink-routing",
+                                             "nic-path", "gpu-path"};
 #define PG_NLATER_FLAGS (sizeof pg_later_flags / sizeof pg_later_flags[0])
 
 /* "3" or "1:3" (one uplink unit per three downlink units) -> 3. */

@@ -38,7 +38,8 @@ void pg__switch_hops(const pg_params *p, const char *nz, int sa, int sb,
 }
 
 /* a's PCIe link up, b's down, and between their switches the way through the CPUs (NCCL's
- * PATH_PIX under one switch, else pg__switch_hops). */
+ * PATH_PIX under one switch, else pg__switch_hops); through host memory (--gpu-path host) that
+ * way even under one switch. */
 int pg__pcie_pair_hops(const pg_params *p, const pg_layout *L, const char *node, int a, int b,
                        char names[][PG_NAME_LEN], pg_hop *hops)
 {
@@ -46,7 +47,7 @@ int pg__pcie_pair_hops(const pg_params *p, const pg_layout *L, const char *node,
     pg__compose(names[n], node, "-pcie", a, L->gpu_w, "");
     hops[n] = (pg_hop){names[n], PG_UP};
     n++;
-    if (a / per != b / per)
+    if (a / per != b / per || p->gpu_path == PG_GPU_PATH_HOST)
         pg__switch_hops(p, node, a / per, b / per, names, hops, &n);
     pg__compose(names[n], node, "-pcie", b, L->gpu_w, "");
     hops[n] = (pg_hop){names[n], PG_DOWN};

@@ -412,7 +412,8 @@ static void walk_node(const pg_walk *w, int node)
         }
     /* Each GPU leaves the node through its own PCIe link and a NIC: NICs are numbered in GPU
      * order and each serves gpus_per_node / nics_per_node GPUs (check_nics); NIC k is on switch
-     * k x switches / nics, the GPU's own unless a node has fewer NICs than switches. */
+     * k x switches / nics, the GPU's own unless a node has fewer NICs than switches. Through
+     * host memory (--nic-path host) the way crosses the CPUs' side even under one switch. */
     int switches = p->gpus_per_node / p->gpus_per_pcie_switch;
     for (int g = 0; g < p->gpus_per_node; g++) {
         int n = 0, nic = g / (p->gpus_per_node / w->L.nics_per_node);
@@ -421,7 +422,7 @@ static void walk_node(const pg_walk *w, int node)
         pg__compose(names[n], nz, "-pcie", g, w->L.gpu_w, "");
         hops[n] = (pg_hop){names[n], PG_UP};
         n++;
-        if (own != theirs)
+        if (own != theirs || p->nic_path == PG_NIC_PATH_HOST)
             pg__switch_hops(w->p, nz, own, theirs, names, hops, &n);
         pg__compose(names[n], nz, "-nic", nic, w->L.nic_w, "");
         hops[n] = (pg_hop){names[n], PG_UP};

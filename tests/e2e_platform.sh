@@ -130,6 +130,9 @@ bad_platform "--pcie-uplink-bw" --pcie-uplink-bw fast
 bad_platform "--pcie-uplink-bw" --pcie-uplink-bw -5GBps
 bad_platform "--cpu-link-bw" --cpu-link-bw -1GBps
 bad_platform "--cpu-link-bw" --cpu-link-bw 40GBps --gpus-per-node 2
+bad_platform "--nic-path host: needs --pcie-uplink-bw" --nic-path host
+bad_platform "--gpu-path host: needs --pcie-uplink-bw" --gpu-path host
+bad_platform "--gpu-path" --gpu-path shm
 
 # The node as built (abci-built): each PCIe switch's link to its CPU is on its two GPUs' way
 # to host memory, not on their way to the NIC; the spec says it, other presets' specs do not.
@@ -154,6 +157,17 @@ has_route gpu2 cpu pcie2:UP pcieup1:UP cpulink:DOWN ||
     fail "abci-built: gpu2 to the other CPU's memory across the CPU link"
 grep -q 'cpu-link-bw=41.6GBps' "$TMP/built.xml" || fail "abci-built: spec lacks cpu-link-bw"
 grep -q 'cpu-link' "$SRC/platforms/abci.xml" && fail "abci.xml: spec names cpu-link"
+grep -q 'nic-path\|gpu-path' "$TMP/built.xml" && fail "abci-built: spec names nic-path or gpu-path"
+# Through host memory (--nic-path host --gpu-path host): a GPU reaches its NIC, and two GPUs
+# of one switch without NVLink each other, up that switch's link to the CPU and down again.
+"$HS" platform --preset abci-built --nodes 2 --nodes-per-leaf 2 --leaves-per-rack 1 \
+    --nvlink-topology none --nic-path host --gpu-path host -o "$TMP/built.xml" >/dev/null 2>&1 ||
+    fail "abci-built host"
+has_route gpu0 gw pcie0:UP pcieup0:UP pcieup0:DOWN nic0:UP ||
+    fail "--nic-path host: gpu0 to its NIC not through host memory"
+has_route gpu0 gpu1 pcie0:UP pcieup0:UP pcieup0:DOWN pcie1:DOWN ||
+    fail "--gpu-path host: gpu0 to gpu1 not through host memory"
+grep -q 'nic-path=host,gpu-path=host' "$TMP/built.xml" || fail "spec lacks nic-path, gpu-path"
 # A staged halo between GPUs of the two CPUs is relayed through the sender's CPU's memory, so
 # it crosses the CPU link (both ways, as many messages as bytes say: 40 a direction in steps;
 # 36 in flow mode, where the gradients' ring crosses it as one flow an edge, not one a step).

@@ -59,6 +59,9 @@ static const machine machines[] = {
     /* no NVLink: GPU pairs over PCIe, across the CPUs; one NIC a node on the first switch */
     {"gen:abci:nodes=40,nvlink-topology=none,pcie-uplink-bw=20GBps,cpu-link-bw=12GBps,"
      "cpu-link-latency=50ns,nics-per-node=1", {0, 1, 17, 34, 39, -1}},
+    /* the same through host memory: GPU pairs and the way to the NIC up and down the uplinks */
+    {"gen:abci:nodes=40,nvlink-topology=none,pcie-uplink-bw=20GBps,cpu-link-bw=12GBps,"
+     "cpu-link-latency=50ns,nics-per-node=1,nic-path=host,gpu-path=host", {0, 1, 17, 34, 39, -1}},
 };
 #define N_MACHINES (sizeof machines / sizeof machines[0])
 

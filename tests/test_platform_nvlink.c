@@ -385,6 +385,41 @@ static int group_pcie(void)
     return cmocka_run_group_tests_name("no NVLink (small)", tests, setup_pcie, unload);
 }
 
+/* The no-NVLink node with its GPUs talking through host memory (--gpu-path host) and reaching
+ * the NIC that way (--nic-path host), its switches' links to the CPU at 6 GB/s, under the GPU
+ * links' 16 and the NIC's 8: every route crosses one, even under one switch, where P2P and
+ * GPUDirect RDMA would not; a ring of two under one switch crosses it up and down twice. */
+static int setup_host(void **state)
+{
+    (void)state;
+    pcie_params();
+    P.pcie_uplink_bw_Bps = 6e9;
+    P.gpu_path = PG_GPU_PATH_HOST;
+    P.nic_path = PG_NIC_PATH_HOST;
+    return write_and_load(TMP "-host.xml");
+}
+
+static void test_host_routes(void **state)
+{
+    (void)state;
+    assert_route(0, 1, 200e-9, 6e9);
+    assert_route(0, 2, 250e-9, 6e9);
+    double lat = 2 * (100e-9 + 15e-6) + P.leaf_switch_latency_s;
+    assert_route(0, 4, lat, 6e9);
+    assert_route(3, 7, lat + 2 * 50e-9, 6e9);
+    const double n = 1e8;
+    transfer pair[2] = {{.src = 0, .dst = 1, .bytes = n}, {.src = 1, .dst = 0, .bytes = n}};
+    assert_times(pair, 2, (double[]){200e-9, 200e-9}, (double[]){3e9, 3e9});
+}
+
+static int group_host(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_host_routes),
+    };
+    return cmocka_run_group_tests_name("through host memory (small)", tests, setup_host, unload);
+}
+
 /* ---------------------------------------------------------------- platforms/dgx1.xml */
 
 static int setup_dgx1(void **state)
@@ -557,6 +592,7 @@ int main(void)
     failed += in_child(group_nvswitch);
     failed += in_child(group_pcie);
     failed += in_child(group_pairs);
+    failed += in_child(group_host);
     failed += in_child(group_dgx1);
     failed += in_child(group_ndr);
     return failed;

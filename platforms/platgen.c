@@ -344,6 +344,9 @@ static int check_host_links(const pg_params *p, char *err)
     rc = check_latency("cpu-link-latency", p->cpu_link_latency_s, err);
     if (rc)
         return rc;
+    if (p->root_p2p_bw_Bps != 0 && (rc = check_quantity("root-p2p-bw", UN_BANDWIDTH,
+                                                        p->root_p2p_bw_Bps, err)))
+        return rc;
     if (p->nic_path == PG_NIC_PATH_HOST && p->pcie_uplink_bw_Bps <= 0)
         return hs_fail(err, HS_EINPUT, "--nic-path host: needs --pcie-uplink-bw (the PCIe "
                        "switches' links to their CPU, which the staged traffic crosses)");

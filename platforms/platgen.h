@@ -86,6 +86,10 @@ typedef struct pg_params {
                                  * the PCIe switches on CPU 0, the second on CPU 1; 0: one host
                                  * memory a node */
     double cpu_link_latency_s;  /* crossing that link */
+    double root_p2p_bw_Bps;     /* > 0: the most one GPU-to-GPU P2P flow through a CPU's PCIe root
+                                 * (between two of its switches) moves a direction: Intel roots
+                                 * forward P2P in 64-byte packets (NVIDIA/nccl v2.7.8
+                                 * src/graph/topo.h:24-27); 0: the links' rates alone */
     double nic_bw_Bps;          /* one direction of one NIC's cable to its leaf switch */
     double nic_latency_s;
     int nodes_per_leaf;         /* nodes under one leaf group */

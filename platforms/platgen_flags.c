@@ -84,6 +84,8 @@ const pg_flag pg_flags[] = {
      "the link between a node's two CPUs (UPI), each then with its own host memory (none)"},
     {"cpu-link-latency", FL_QTY, UN_TIME, F(cpu_link_latency_s), NULL,
      "crossing the link between the CPUs"},
+    {"root-p2p-bw", FL_QTY, UN_BANDWIDTH, F(root_p2p_bw_Bps), none_word,
+     "the most a GPU pair's P2P flow through a CPU's PCIe root moves (none)"},
     {"nic-type", FL_CHOICE, 0, F(nic_bw_Bps), nic_types,
      "InfiniBand edr, hdr, ndr (12.5, 25, 50GBps): sets --nic-bw"},
     {"nic-bw", FL_QTY, UN_BANDWIDTH, F(nic_bw_Bps), NULL, "one direction of a NIC's cable"},
@@ -169,7 +171,7 @@ static const char *topology_words(size_t i, char *buf, size_t len)
  * set, by a flag or by the preset, so that the files written before it read back the same. */
 static const char *const pg_later_flags[] = {"pcie-uplink-bw", "cpu-link-bw",
                                              "cpu-link-latency", "uplink-routing",
-                                             "nic-path", "gpu-path"};
+                                             "nic-path", "gpu-path", "root-p2p-bw"};
 #define PG_NLATER_FLAGS (sizeof pg_later_flags / sizeof pg_later_flags[0])
 
 /* "3" or "1:3" (one uplink unit per three downlink units) -> 3. */

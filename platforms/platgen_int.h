@@ -56,13 +56,14 @@ char *pg__compose(char *buf, const char *a, const char *b, int v, int w, const c
 
 /* ---------------------------------------------------------------- PCIe routes (platgen_pcie.c) */
 
-/* Appends to hops[*n] the way from PCIe switch sa of node `node` to switch sb (sa != sb),
- * through the CPUs; names: room for 3 from names[*n]. */
+/* Appends to hops[*n] the way from PCIe switch sa of node `node` to switch sb through the CPUs
+ * (sa == sb: up its link and down again, the way through host memory); names: room for 3 from
+ * names[*n]. */
 void pg__switch_hops(const pg_params *p, const char *node, int sa, int sb,
                      char names[][PG_NAME_LEN], pg_hop *hops, int *n);
 
 /* The hops of the route from GPU a to GPU b of node `node` over PCIe alone (no NVLink between
- * them), names in `names` (room for 5); returns the hop count. */
+ * them), names in `names` (room for 6); returns the hop count. */
 int pg__pcie_pair_hops(const pg_params *p, const pg_layout *L, const char *node, int a, int b,
                        char names[][PG_NAME_LEN], pg_hop *hops);
 

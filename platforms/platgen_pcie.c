@@ -38,8 +38,8 @@ void pg__switch_hops(const pg_params *p, const char *nz, int sa, int sb,
 }
 
 /* a's PCIe link up, b's down, and between their switches the way through the CPUs (NCCL's
- * PATH_PIX under one switch, else pg__switch_hops); through host memory (--gpu-path host) that
- * way even under one switch. */
+ * PATH_PIX under one switch, else pg__switch_hops), P2P there capped by a's CPU's root
+ * (--root-p2p-bw); through host memory (--gpu-path host) that way even under one switch. */
 int pg__pcie_pair_hops(const pg_params *p, const pg_layout *L, const char *node, int a, int b,
                        char names[][PG_NAME_LEN], pg_hop *hops)
 {
@@ -49,6 +49,11 @@ int pg__pcie_pair_hops(const pg_params *p, const pg_layout *L, const char *node,
     n++;
     if (a / per != b / per || p->gpu_path == PG_GPU_PATH_HOST)
         pg__switch_hops(p, node, a / per, b / per, names, hops, &n);
+    if (a / per != b / per && p->gpu_path == PG_GPU_PATH_P2P && p->root_p2p_bw_Bps > 0) {
+        pg__compose(names[n], node, "-rootp2p", switch_socket(p, a / per), 1, "");
+        hops[n] = (pg_hop){names[n], PG_NONE};
+        n++;
+    }
     pg__compose(names[n], node, "-pcie", b, L->gpu_w, "");
     hops[n] = (pg_hop){names[n], PG_DOWN};
     return n + 1;

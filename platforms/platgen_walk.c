@@ -116,7 +116,7 @@ typedef struct {
     pg_layout L;
     const pg_sink *k;
     pg_num gpu_speed, pcie_bw, pcie_lat, nic_bw, nic_lat, nvlink_lat, port_lat, nvswitch_lat;
-    pg_num pcie_up_bw, zero_lat, cpu_link_bw, cpu_link_lat;
+    pg_num pcie_up_bw, zero_lat, cpu_link_bw, cpu_link_lat, root_p2p_bw;
     pg_num nvlink_bw[3];        /* a bundle of 1 or 2 links (cube mesh), [0]: of a pair or GPU */
     pg_num nvswitch_bw;
     pg_num leaf_sw_bw, leaf_sw_lat, leaf_up_bw, leaf_up_lat;
@@ -138,6 +138,7 @@ static void walk_init(pg_walk *w, const pg_params *p, const pg_sink *k)
     w->zero_lat = pg_qty(0, UN_TIME);
     w->cpu_link_bw = pg_qty(p->cpu_link_bw_Bps, UN_BANDWIDTH);
     w->cpu_link_lat = pg_qty(p->cpu_link_latency_s, UN_TIME);
+    w->root_p2p_bw = pg_qty(p->root_p2p_bw_Bps, UN_BANDWIDTH);
     w->nic_bw = pg_qty(p->nic_bw_Bps, UN_BANDWIDTH);
     w->nic_lat = pg_qty(p->nic_latency_s, UN_TIME);
     w->nvlink_lat = pg_qty(p->nvlink_latency_s, UN_TIME);
@@ -173,7 +174,7 @@ static void walk_up_zone(const pg_walk *w, const char *zone, const char *name)
 
 /* ---------------------------------------------------------------- NVLink */
 
-#define PG_NODE_HOPS 5 /* the longest route inside a node: PCIe, switch up, CPUs, down, PCIe */
+#define PG_NODE_HOPS 6 /* the longest route inside a node: PCIe, switch up, CPUs, down, root, PCIe */
 
 /* NVLinks between GPUs i and j of a DGX-1 with V100s (DGX-1V), as `nvidia-smi topo -m` shows
  * them (NV1, NV2; NVIDIA's DGX-1 documentation, and NCCL's topology dumps of a DGX-1V): two
@@ -322,6 +323,12 @@ static void walk_node_links(const pg_walk *w, int node)
     if (w->p->cpu_link_bw_Bps > 0) { /* UP: from CPU 0 to CPU 1 */
         pg__compose(name, nz, "-cpulink", -1, 0, "");
         SINK(w, link, name, w->cpu_link_bw.s, w->cpu_link_lat.s, PG_SPLITDUPLEX);
+    }
+    /* A CPU's root as P2P flows between its switches see it: a cap on each, shared by none. */
+    int sockets = w->p->cpu_link_bw_Bps > 0 ? 2 : 1;
+    for (int c = 0; w->p->root_p2p_bw_Bps > 0 && c < sockets; c++) {
+        pg__compose(name, nz, "-rootp2p", c, 1, "");
+        SINK(w, link, name, w->root_p2p_bw.s, w->zero_lat.s, PG_FATPIPE);
     }
 }
 

@@ -133,6 +133,7 @@ bad_platform "--cpu-link-bw" --cpu-link-bw 40GBps --gpus-per-node 2
 bad_platform "--nic-path host: needs --pcie-uplink-bw" --nic-path host
 bad_platform "--gpu-path host: needs --pcie-uplink-bw" --gpu-path host
 bad_platform "--gpu-path" --gpu-path shm
+bad_platform "--root-p2p-bw" --root-p2p-bw -9GBps
 
 # The node as built (abci-built): each PCIe switch's link to its CPU is on its two GPUs' way
 # to host memory, not on their way to the NIC; the spec says it, other presets' specs do not.
@@ -168,6 +169,16 @@ has_route gpu0 gw pcie0:UP pcieup0:UP pcieup0:DOWN nic0:UP ||
 has_route gpu0 gpu1 pcie0:UP pcieup0:UP pcieup0:DOWN pcie1:DOWN ||
     fail "--gpu-path host: gpu0 to gpu1 not through host memory"
 grep -q 'nic-path=host,gpu-path=host' "$TMP/built.xml" || fail "spec lacks nic-path, gpu-path"
+# P2P through a CPU's root, capped (--root-p2p-bw): the pairs of two switches cross the cap.
+"$HS" platform --preset abci-built --nodes 2 --nodes-per-leaf 2 --leaves-per-rack 1 \
+    --nvlink-topology none --root-p2p-bw 9GBps -o "$TMP/built.xml" >/dev/null 2>&1 ||
+    fail "abci-built root-p2p-bw"
+r='<route src="n0000-gpu0" dst="n0000-gpu2"><link_ctn id="n0000-pcie0" direction="UP"/>'
+r="$r"'<link_ctn id="n0000-pcieup0" direction="UP"/><link_ctn id="n0000-cpulink" direction="UP"/>'
+r="$r"'<link_ctn id="n0000-pcieup1" direction="DOWN"/><link_ctn id="n0000-rootp2p0"/>'
+r="$r"'<link_ctn id="n0000-pcie2" direction="DOWN"/></route>'
+grep -qF "$r" "$TMP/built.xml" || fail "--root-p2p-bw: gpu0 to gpu2 does not cross CPU 0's root"
+grep -q 'root-p2p-bw=9GBps' "$TMP/built.xml" || fail "spec lacks root-p2p-bw"
 # A staged halo between GPUs of the two CPUs is relayed through the sender's CPU's memory, so
 # it crosses the CPU link (both ways, as many messages as bytes say: 40 a direction in steps;
 # 36 in flow mode, where the gradients' ring crosses it as one flow an edge, not one a step).

@@ -62,6 +62,9 @@ static const machine machines[] = {
     /* the same through host memory: GPU pairs and the way to the NIC up and down the uplinks */
     {"gen:abci:nodes=40,nvlink-topology=none,pcie-uplink-bw=20GBps,cpu-link-bw=12GBps,"
      "cpu-link-latency=50ns,nics-per-node=1,nic-path=host,gpu-path=host", {0, 1, 17, 34, 39, -1}},
+    /* one CPU, two switches of 5 GPUs, P2P between them capped at the CPU's root */
+    {"gen:abci:nodes=4,nvlink-topology=none,gpus-per-node=10,gpus-per-pcie-switch=5,"
+     "pcie-uplink-bw=12GBps,nics-per-node=1,root-p2p-bw=9GBps", {0, 1, 3, -1}},
 };
 #define N_MACHINES (sizeof machines / sizeof machines[0])
 

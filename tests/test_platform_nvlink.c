@@ -412,6 +412,39 @@ static void test_host_routes(void **state)
     assert_times(pair, 2, (double[]){200e-9, 200e-9}, (double[]){3e9, 3e9});
 }
 
+/* The no-NVLink node with P2P through a CPU's root capped at 5 GB/s a flow (--root-p2p-bw):
+ * pairs under one switch keep their 16, pairs through the CPUs get 5 each, the cap shared by
+ * none (two such flows get 5 each where the CPU link alone would give them 6). */
+static int setup_root(void **state)
+{
+    (void)state;
+    pcie_params();
+    P.root_p2p_bw_Bps = 5e9;
+    return write_and_load(TMP "-root.xml");
+}
+
+static void test_root_routes(void **state)
+{
+    (void)state;
+    assert_route(0, 1, 200e-9, 16e9);
+    assert_route(0, 2, 250e-9, 5e9);
+    const double n = 1e8;
+    transfer across[2] = {{.src = 0, .dst = 2, .bytes = n}, {.src = 1, .dst = 3, .bytes = n}};
+    assert_times(across, 2, (double[]){250e-9, 250e-9}, (double[]){5e9, 5e9});
+    /* the way to the NIC does not cross the root's cap */
+    double lat = 2 * (100e-9 + 15e-6) + P.leaf_switch_latency_s;
+    assert_route(2, 6, lat + 2 * 50e-9, 8e9);
+}
+
+static int group_root(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_root_routes),
+    };
+    return cmocka_run_group_tests_name("P2P through a CPU's root (small)", tests, setup_root,
+                                       unload);
+}
+
 static int group_host(void)
 {
     const struct CMUnitTest tests[] = {
@@ -593,6 +626,7 @@ int main(void)
     failed += in_child(group_pcie);
     failed += in_child(group_pairs);
     failed += in_child(group_host);
+    failed += in_child(group_root);
     failed += in_child(group_dgx1);
     failed += in_child(group_ndr);
     return failed;

@@ -14,7 +14,8 @@ than the measurement). Rank agreement: within a group of rows that compete (rows
 ParaDL's strategies at one GPU count, MLPerf's systems at one GPU count, DLE's networks on one
 system, precision and GPU count), the pairs of rows the measurements order (ties left out) that
 the predictions order alike. Rows a dataset's runtime names as its calibration (the
-runtime file's `calibration = ID ...`, workloads/runtime/README.md) are left out of every
+runtime file's `calibration = ID ...`, workloads/runtime/README.md), and those datasets.tsv's
+`calibration` column names for its machine descriptions, are left out of every
 accuracy figure and listed apart.
 """
 
@@ -87,9 +88,12 @@ def accuracy(predicted, measured):
 
 
 def calibration_ids(here):
-    """{row id: runtime} of the rows each dataset's runtime was calibrated on."""
+    """{row id: what was calibrated on it}: the rows each dataset's runtime was calibrated on,
+    and those datasets.tsv names for a choice in the dataset's machine descriptions."""
     ids = {}
     for d in table(os.path.join(here, "datasets.tsv")):
+        ids.update((i, d["dataset"] + "'s machines (systems.tsv)")
+                   for i in (d.get("calibration") or "").split())
         if not d["runtime"]:
             continue
         path = os.path.join(here, "..", "..", "workloads", "runtime", d["runtime"] + ".rt")

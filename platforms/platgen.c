@@ -354,6 +354,13 @@ static int check_host_links(const pg_params *p, char *err)
         return hs_fail(err, HS_EINPUT, "--gpu-path host: needs --pcie-uplink-bw (the PCIe "
                        "switches' links to their CPU, which the staged traffic crosses)");
     int switches = p->gpus_per_node / p->gpus_per_pcie_switch;
+    if (p->root_p2p_bw_Bps > 0 && p->gpu_path == PG_GPU_PATH_HOST)
+        return hs_fail(err, HS_EINPUT, "--root-p2p-bw: caps P2P through a CPU's root, but "
+                       "--gpu-path host sends every GPU pair through host memory");
+    if (p->root_p2p_bw_Bps > 0 && switches == 1)
+        return hs_fail(err, HS_EINPUT, "--root-p2p-bw: the node's one PCIe switch (--gpus-per-node "
+                       "%d / --gpus-per-pcie-switch %d) leaves no P2P through a CPU's root",
+                       p->gpus_per_node, p->gpus_per_pcie_switch);
     if (p->cpu_link_bw_Bps > 0 && switches % 2 != 0)
         return hs_fail(err, HS_EINPUT, "--cpu-link-bw: the node's %d PCIe switch%s cannot be "
                        "shared evenly by its two CPUs (--gpus-per-node %d / "

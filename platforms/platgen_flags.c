@@ -85,7 +85,8 @@ const pg_flag pg_flags[] = {
     {"cpu-link-latency", FL_QTY, UN_TIME, F(cpu_link_latency_s), NULL,
      "crossing the link between the CPUs"},
     {"root-p2p-bw", FL_QTY, UN_BANDWIDTH, F(root_p2p_bw_Bps), none_word,
-     "the most a GPU pair's P2P flow through a CPU's PCIe root moves (none)"},
+     "GPUs without NVLink: the most a pair's P2P flow through a CPU's PCIe root moves, e.g. "
+     "9GBps (none)"},
     {"nic-type", FL_CHOICE, 0, F(nic_bw_Bps), nic_types,
      "InfiniBand edr, hdr, ndr (12.5, 25, 50GBps): sets --nic-bw"},
     {"nic-bw", FL_QTY, UN_BANDWIDTH, F(nic_bw_Bps), NULL, "one direction of a NIC's cable"},
@@ -134,6 +135,8 @@ static const char *const pg_conflicts[][2] = {
 #define TOPO(t) (1u << (t))
 #define ANY_NVLINK (TOPO(PG_NVLINK_ALL_TO_ALL) | TOPO(PG_NVLINK_CUBE_MESH) | \
                     TOPO(PG_NVLINK_NVSWITCH) | TOPO(PG_NVLINK_PAIRS))
+/* the topologies that leave some GPU pairs without an NVLink, to talk over PCIe */
+#define SOME_PCIE_PAIRS (TOPO(PG_NVLINK_NONE) | TOPO(PG_NVLINK_CUBE_MESH) | TOPO(PG_NVLINK_PAIRS))
 static const struct {
     const char *flag;     /* the flag's name, without its dashes */
     unsigned topologies;  /* TOPO(t) set for each topology t that reads it */
@@ -146,6 +149,9 @@ static const struct {
     {"nvlink-link-bw", ANY_NVLINK},
     {"nvlink-bw", ANY_NVLINK},
     {"nvlink-latency", ANY_NVLINK},
+    /* the way of the GPU pairs without NVLink: all-to-all and nvswitch have none */
+    {"gpu-path", SOME_PCIE_PAIRS},
+    {"root-p2p-bw", SOME_PCIE_PAIRS},
 };
 #define PG_NTOPOLOGY_FLAGS (sizeof pg_topology_flags / sizeof pg_topology_flags[0])
 

@@ -2,8 +2,9 @@
 # e2e_platform.sh: `hybridsim platform` end to end: --help (and a preset's defaults), a generated
 # machine that the other commands accept, what-if flags that reach the model (NVLink 20 vs 50
 # GB/s; a DGX-1V cube mesh vs an NVSwitch node; EDR vs NDR), the shipped presets by short name,
-# the node as built (abci-built: PCIe switch uplinks on the way to host memory),
-# and bad flags: exit status 2, a message naming the flag, and no file written or clobbered.
+# the node as built (abci-built: PCIe switch uplinks on the way to host memory; GPU pairs and
+# NICs through host memory, P2P through a CPU's root capped), and bad flags and gen: specs:
+# exit status 2, a message naming the flag, and no file written or clobbered.
 # Usage (from ctest): e2e_platform.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2"
@@ -13,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 if "$HS" platform --help >"$TMP/help" 2>"$TMP/err"; then
     for needle in "--nvlink-bw" "50GBps" "--rack-oversub" "--nic-latency" "15us" "-o" \
         "--nvlink-topology" "cube-mesh" "nvswitch" "--nvlink-gen" "--pcie-gen" "--nic-type" \
-        "--nics-per-node" "dgx1" "nvswitch-ndr"; do
+        "--nics-per-node" "dgx1" "nvswitch-ndr" "--nic-path" "--gpu-path" "--root-p2p-bw"; do
         grep -qF -- "$needle" "$TMP/help" || fail "--help lacks '$needle'"
     done
 else
@@ -131,9 +132,30 @@ bad_platform "--pcie-uplink-bw" --pcie-uplink-bw -5GBps
 bad_platform "--cpu-link-bw" --cpu-link-bw -1GBps
 bad_platform "--cpu-link-bw" --cpu-link-bw 40GBps --gpus-per-node 2
 bad_platform "--nic-path host: needs --pcie-uplink-bw" --nic-path host
-bad_platform "--gpu-path host: needs --pcie-uplink-bw" --gpu-path host
-bad_platform "--gpu-path" --gpu-path shm
-bad_platform "--root-p2p-bw" --root-p2p-bw -9GBps
+bad_platform "--nic-path: unknown value 'gdr'" --nic-path gdr
+bad_platform "--gpu-path host: needs --pcie-uplink-bw" --nvlink-topology none --gpu-path host
+bad_platform "--gpu-path: unknown value 'shm'" --gpu-path shm
+# every GPU pair has an NVLink: no pair for --gpu-path to route
+bad_platform "--gpu-path: only --nvlink-topology cube-mesh or none or pairs uses it (the topology is all-to-all)" \
+    --gpu-path host --pcie-uplink-bw 12GBps
+none=(--nvlink-topology none)
+bad_platform "--root-p2p-bw: must be between" "${none[@]}" --root-p2p-bw -9GBps
+bad_platform "--root-p2p-bw: must be between" "${none[@]}" --root-p2p-bw 9      # bytes/s: unit missing
+bad_platform "--root-p2p-bw: cannot read '9GB'" "${none[@]}" --root-p2p-bw 9GB
+bad_platform "--root-p2p-bw: cannot read 'fast'" "${none[@]}" --root-p2p-bw fast
+bad_platform "--root-p2p-bw: only --nvlink-topology" --preset nvswitch-ndr --root-p2p-bw 9GBps
+bad_platform "--root-p2p-bw: caps P2P through a CPU's root, but --gpu-path host" "${none[@]}" \
+    --root-p2p-bw 9GBps --gpu-path host --pcie-uplink-bw 12GBps
+bad_platform "--root-p2p-bw: the node's one PCIe switch" "${none[@]}" --root-p2p-bw 9GBps \
+    --gpus-per-pcie-switch 4
+# The same refused in a gen: spec, by simulate and analytic alike (nothing on stdout).
+for kv in nic-path=host gpu-path=host root-p2p-bw=9GBps nvlink-topology=none,root-p2p-bw=9 \
+    nvlink-topology=none,pcie-uplink-bw=12GBps,gpu-path=host,root-p2p-bw=9GBps; do
+    for cmd in simulate analytic; do
+        expect_bad "$cmd gen:abci:$kv" "-p gen:abci:nodes=2,$kv: --" \
+            "$HS" $cmd -w resnet50 -p "gen:abci:nodes=2,$kv" -s data -g 8 -b 256
+    done
+done
 
 # The node as built (abci-built): each PCIe switch's link to its CPU is on its two GPUs' way
 # to host memory, not on their way to the NIC; the spec says it, other presets' specs do not.

@@ -4,8 +4,9 @@
  * sender actor on its source GPU putting `bytes` into a mailbox and a receiver actor on its
  * destination GPU getting it, all started at once; it records when each one completes. This is
  * how the tests show that a message's simulated time is latency + bytes / bandwidth, and how
- * concurrent flows share a NIC or an oversubscribed uplink. Also: text-file helpers for the
- * checker's error tests. */
+ * concurrent flows share a NIC or an oversubscribed uplink; platform_assert_route and
+ * platform_assert_times check a route's and a transfer's figures, platform_in_child runs a test
+ * group in a child process. Also: text-file helpers for the checker's error tests. */
 #ifndef PLATFORM_HELPERS_H
 #define PLATFORM_HELPERS_H
 
@@ -17,6 +18,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/mailbox.h>
 
+#include "hs_child.h"
 #include "platform.h"
 #include "platgen.h"
 
@@ -141,6 +143,66 @@ static inline int platform_fixture_load(const pg_params *params, const char *spe
         plat_load(spec, plat, err) != HS_OK) {
         print_error("%s\n", err);
         return -1;
+    }
+    return 0;
+}
+
+/* Both directions of the route between GPUs a and b of plat: latency_s and bw_Bps. */
+static inline void platform_assert_route(const plat_platform *plat, int a, int b,
+                                         double latency_s, double bw_Bps)
+{
+    double lat, bw;
+    for (int dir = 0; dir < 2; dir++) {
+        int src = dir ? b : a, dst = dir ? a : b;
+        plat_route(plat, src, dst, &lat, &bw);
+        if (!close_rel(lat, latency_s, 1e-9) || !close_rel(bw, bw_Bps, 1e-12)) {
+            print_error("route %d -> %d: %.17g s %.17g B/s, want %.17g s %.17g B/s\n", src, dst,
+                        lat, bw, latency_s, bw_Bps);
+            fail();
+        }
+    }
+}
+
+/* Run the transfers at once on plat; each must take latency + bytes / rate_Bps[i]. */
+static inline void platform_assert_times(const plat_platform *plat, transfer *t, int n,
+                                         const double *latency_s, const double *rate_Bps)
+{
+    run_transfers(plat, t, n);
+    for (int i = 0; i < n; i++) {
+        double want = latency_s[i] + t[i].bytes / rate_Bps[i];
+        if (!close_rel(t[i].duration_s, want, 1e-9)) {
+            print_error("%d -> %d: %.17g s, want %.17g s\n", t[i].src, t[i].dst,
+                        t[i].duration_s, want);
+            fail();
+        }
+    }
+}
+
+/* In the child (hs_child_work): run the group, its result the answer. */
+static inline void platform_group_work(void *arg, void *answer)
+{
+    int (*const *group)(void) = arg;
+    *(int *)answer = (*group)();
+    fflush(NULL); /* the child ends with _exit: cmocka's report must not stay in a buffer */
+}
+
+/* Run one CMocka group in a child process (its own SimGrid engine, hs_child.h: SimGrid allows
+ * one platform a process); nonzero if it failed or died. */
+static inline int platform_in_child(int (*group)(void))
+{
+    hs_child_spec s = {.work = platform_group_work, .arg = &group, .answer_bytes = sizeof(int),
+                       .what = "a test group"};
+    hs_child_end end;
+    char err[HS_ERR_LEN];
+    int failed = 1;
+    if (hs_child_run(&s, &failed, &end, err) != HS_OK) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    if (end.exit_status != 0 || !end.answered || failed) {
+        fprintf(stderr, "a test group failed or crashed (exit status %d, signal %d)\n",
+                end.exit_status, end.signal);
+        return 1;
     }
     return 0;
 }

@@ -1,10 +1,10 @@
 /* test_platform_nvlink.c: the NVLink topologies and the what-if presets, loaded into SimGrid.
  *
- * Six machines: a small generated cube mesh (DGX-1V), a small generated NVSwitch machine, a
- * small one without NVLink (PCIe boards) and the same with its boards bridged in pairs,
+ * Four machines: a small generated cube mesh (DGX-1V) and a small generated NVSwitch machine,
  * each with its own round link figures so that every route is predicted from the parameters
  * (a pair with 2 links, with 1, with none; a pair through the switch), and the shipped
  * platforms/dgx1.xml and platforms/nvswitch-ndr.xml against the figures of platforms/README.md.
+ * The machines of PCIe boards (no NVLink, bridged pairs) are test_platform_pcie.c's.
  * Simulations check what routes alone cannot show: links shared by routes through an
  * intermediate GPU, a non-blocking NVSwitch whose ports are shared, one NIC per GPU.
  * SimGrid allows one platform per process, so each machine's group runs in a child process. */
@@ -42,33 +42,15 @@ static int unload(void **state)
     return 0;
 }
 
-/* Both directions of the route between GPUs a and b. */
+/* The shared checks (platform_helpers.h) on this file's platform. */
 static void assert_route(int a, int b, double latency_s, double bw_Bps)
 {
-    double lat, bw;
-    for (int dir = 0; dir < 2; dir++) {
-        int src = dir ? b : a, dst = dir ? a : b;
-        plat_route(&plat, src, dst, &lat, &bw);
-        if (!close_rel(lat, latency_s, 1e-9) || !close_rel(bw, bw_Bps, 1e-12)) {
-            print_error("route %d -> %d: %.17g s %.17g B/s, want %.17g s %.17g B/s\n", src, dst,
-                        lat, bw, latency_s, bw_Bps);
-            fail();
-        }
-    }
+    platform_assert_route(&plat, a, b, latency_s, bw_Bps);
 }
 
-/* Run the transfers at once; each must take latency + bytes / rate_Bps[i]. */
 static void assert_times(transfer *t, int n, const double *latency_s, const double *rate_Bps)
 {
-    run_transfers(&plat, t, n);
-    for (int i = 0; i < n; i++) {
-        double want = latency_s[i] + t[i].bytes / rate_Bps[i];
-        if (!close_rel(t[i].duration_s, want, 1e-9)) {
-            print_error("%d -> %d: %.17g s, want %.17g s\n", t[i].src, t[i].dst,
-                        t[i].duration_s, want);
-            fail();
-        }
-    }
+    platform_assert_times(&plat, t, n, latency_s, rate_Bps);
 }
 
 /* ---------------------------------------------------------------- cube mesh, small */
@@ -264,195 +246,6 @@ static int group_nvswitch(void)
     return cmocka_run_group_tests_name("nvswitch (small)", tests, setup_nvswitch, unload);
 }
 
-/* ---------------------------------------------------------------- no NVLink (PCIe boards) */
-
-/* 2 nodes of 4 GPUs without NVLink, 2 GPUs a PCIe switch (16 GB/s, 100 ns a GPU link), each
- * switch 20 GB/s up to its CPU, the CPUs joined by 12 GB/s and 50 ns; one 8 GB/s NIC a node,
- * on the first switch. */
-static void pcie_params(void)
-{
-    pg_abci(&P);
-    P.nodes = 2;
-    P.gpus_per_node = 4;
-    P.gpus_per_pcie_switch = 2;
-    P.nics_per_node = 1;
-    P.nodes_per_leaf = 2;
-    P.leaves_per_rack = 2;
-    P.nvlink_topology = PG_NVLINK_NONE;
-    P.pcie_bw_Bps = 16e9;
-    P.pcie_latency_s = 100e-9;
-    P.pcie_uplink_bw_Bps = 20e9;
-    P.cpu_link_bw_Bps = 12e9;
-    P.cpu_link_latency_s = 50e-9;
-    P.nic_bw_Bps = 8e9;
-}
-
-static int setup_pcie(void **state)
-{
-    (void)state;
-    pcie_params();
-    return write_and_load(TMP "-pcie.xml");
-}
-
-/* Under one switch: P2P through it, two GPU links (NCCL's PATH_PIX). Under switches of two
- * CPUs: up to one CPU, across, down (PATH_SYS), the link between the CPUs the thinnest. */
-static void test_pcie_pairs(void **state)
-{
-    (void)state;
-    for (int node = 0; node < 2; node++) {
-        int g = node * 4;
-        assert_route(g + 0, g + 1, 200e-9, 16e9);
-        assert_route(g + 2, g + 3, 200e-9, 16e9);
-        for (int a = 0; a < 2; a++)
-            for (int b = 2; b < 4; b++)
-                assert_route(g + a, g + b, 250e-9, 12e9);
-    }
-    /* The NIC is on switch 0: GPUs 2 and 3 reach it across the CPUs. */
-    double lat = 2 * (100e-9 + 15e-6) + P.leaf_switch_latency_s;
-    assert_route(0, 5, lat, 8e9);
-    assert_route(2, 6, lat + 2 * 50e-9, 8e9);
-}
-
-/* Pairs under their own switches share nothing; pairs across the CPUs share the link between
- * them (and their switches' uplinks). */
-static void test_pcie_sharing(void **state)
-{
-    (void)state;
-    const double n = 1e8;
-    transfer local[2] = {{.src = 0, .dst = 1, .bytes = n}, {.src = 2, .dst = 3, .bytes = n}};
-    assert_times(local, 2, (double[]){200e-9, 200e-9}, (double[]){16e9, 16e9});
-    transfer across[2] = {{.src = 0, .dst = 2, .bytes = n}, {.src = 1, .dst = 3, .bytes = n}};
-    assert_times(across, 2, (double[]){250e-9, 250e-9}, (double[]){6e9, 6e9});
-    transfer duplex[2] = {{.src = 0, .dst = 2, .bytes = n}, {.src = 3, .dst = 1, .bytes = n}};
-    assert_times(duplex, 2, (double[]){250e-9, 250e-9}, (double[]){12e9, 12e9});
-}
-
-/* A ring over a node in rank order crosses the CPUs (1 -> 2, 3 -> 0): their link sets its
- * alpha and beta. */
-static void test_pcie_rings(void **state)
-{
-    (void)state;
-    int gpu[4] = {0, 1, 2, 3};
-    double alpha, beta;
-    plat_ring_cost(&plat, gpu, 4, &alpha, &beta);
-    assert_true(close_rel(alpha, 250e-9, 1e-9) && close_rel(beta, 1 / 12e9, 1e-12));
-    plat_ring_cost(&plat, gpu, 2, &alpha, &beta);
-    assert_true(close_rel(alpha, 200e-9, 1e-9) && close_rel(beta, 1 / 16e9, 1e-12));
-}
-
-/* The same node with its boards bridged in pairs (0-1, 2-3) by 3 links of 20 GB/s, 2 us: a
- * bridged pair over its bridge, every other pair over PCIe as before. */
-static int setup_pairs(void **state)
-{
-    (void)state;
-    pcie_params();
-    P.nvlink_topology = PG_NVLINK_PAIRS;
-    P.nvlink_link_bw_Bps = 20e9;
-    P.nvlink_links_per_pair = 3;
-    P.nvlink_latency_s = 2e-6;
-    return write_and_load(TMP "-pairs.xml");
-}
-
-static void test_pairs_routes(void **state)
-{
-    (void)state;
-    assert_route(0, 1, 2e-6, 60e9);
-    assert_route(2, 3, 2e-6, 60e9);
-    assert_route(4, 5, 2e-6, 60e9);
-    assert_route(0, 2, 250e-9, 12e9);
-    assert_route(1, 3, 250e-9, 12e9);
-    /* a bridged pair's traffic leaves the PCIe links free */
-    const double n = 1e8;
-    transfer t[2] = {{.src = 0, .dst = 1, .bytes = n}, {.src = 0, .dst = 2, .bytes = n}};
-    assert_times(t, 2, (double[]){2e-6, 250e-9}, (double[]){60e9, 12e9});
-}
-
-static int group_pairs(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pairs_routes),
-    };
-    return cmocka_run_group_tests_name("bridged pairs (small)", tests, setup_pairs, unload);
-}
-
-static int group_pcie(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pcie_pairs),
-        cmocka_unit_test(test_pcie_sharing),
-        cmocka_unit_test(test_pcie_rings),
-    };
-    return cmocka_run_group_tests_name("no NVLink (small)", tests, setup_pcie, unload);
-}
-
-/* The no-NVLink node with its GPUs talking through host memory (--gpu-path host) and reaching
- * the NIC that way (--nic-path host), its switches' links to the CPU at 6 GB/s, under the GPU
- * links' 16 and the NIC's 8: every route crosses one, even under one switch, where P2P and
- * GPUDirect RDMA would not; a ring of two under one switch crosses it up and down twice. */
-static int setup_host(void **state)
-{
-    (void)state;
-    pcie_params();
-    P.pcie_uplink_bw_Bps = 6e9;
-    P.gpu_path = PG_GPU_PATH_HOST;
-    P.nic_path = PG_NIC_PATH_HOST;
-    return write_and_load(TMP "-host.xml");
-}
-
-static void test_host_routes(void **state)
-{
-    (void)state;
-    assert_route(0, 1, 200e-9, 6e9);
-    assert_route(0, 2, 250e-9, 6e9);
-    double lat = 2 * (100e-9 + 15e-6) + P.leaf_switch_latency_s;
-    assert_route(0, 4, lat, 6e9);
-    assert_route(3, 7, lat + 2 * 50e-9, 6e9);
-    const double n = 1e8;
-    transfer pair[2] = {{.src = 0, .dst = 1, .bytes = n}, {.src = 1, .dst = 0, .bytes = n}};
-    assert_times(pair, 2, (double[]){200e-9, 200e-9}, (double[]){3e9, 3e9});
-}
-
-/* The no-NVLink node with P2P through a CPU's root capped at 5 GB/s a flow (--root-p2p-bw):
- * pairs under one switch keep their 16, pairs through the CPUs get 5 each, the cap shared by
- * none (two such flows get 5 each where the CPU link alone would give them 6). */
-static int setup_root(void **state)
-{
-    (void)state;
-    pcie_params();
-    P.root_p2p_bw_Bps = 5e9;
-    return write_and_load(TMP "-root.xml");
-}
-
-static void test_root_routes(void **state)
-{
-    (void)state;
-    assert_route(0, 1, 200e-9, 16e9);
-    assert_route(0, 2, 250e-9, 5e9);
-    const double n = 1e8;
-    transfer across[2] = {{.src = 0, .dst = 2, .bytes = n}, {.src = 1, .dst = 3, .bytes = n}};
-    assert_times(across, 2, (double[]){250e-9, 250e-9}, (double[]){5e9, 5e9});
-    /* the way to the NIC does not cross the root's cap */
-    double lat = 2 * (100e-9 + 15e-6) + P.leaf_switch_latency_s;
-    assert_route(2, 6, lat + 2 * 50e-9, 8e9);
-}
-
-static int group_root(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_root_routes),
-    };
-    return cmocka_run_group_tests_name("P2P through a CPU's root (small)", tests, setup_root,
-                                       unload);
-}
-
-static int group_host(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_host_routes),
-    };
-    return cmocka_run_group_tests_name("through host memory (small)", tests, setup_host, unload);
-}
-
 /* ---------------------------------------------------------------- platforms/dgx1.xml */
 
 static int setup_dgx1(void **state)
@@ -589,45 +382,12 @@ static int group_ndr(void)
 
 /* ---------------------------------------------------------------- main */
 
-/* In the child (hs_child_work): run the group, its result the answer. */
-static void group_work(void *arg, void *answer)
-{
-    int (*const *group)(void) = arg;
-    *(int *)answer = (*group)();
-    fflush(NULL); /* the child ends with _exit: cmocka's report must not stay in a buffer */
-}
-
-/* Run one group in a child process (its own SimGrid engine, hs_child.h); nonzero if it failed
- * or died. */
-static int in_child(int (*group)(void))
-{
-    hs_child_spec s = {.work = group_work, .arg = &group, .answer_bytes = sizeof(int),
-                       .what = "a test group"};
-    hs_child_end end;
-    char err[HS_ERR_LEN];
-    int failed = 1;
-    if (hs_child_run(&s, &failed, &end, err) != HS_OK) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
-    if (end.exit_status != 0 || !end.answered || failed) {
-        fprintf(stderr, "a test group failed or crashed (exit status %d, signal %d)\n",
-                end.exit_status, end.signal);
-        return 1;
-    }
-    return 0;
-}
-
 int main(void)
 {
     int failed = 0;
-    failed += in_child(group_cube);
-    failed += in_child(group_nvswitch);
-    failed += in_child(group_pcie);
-    failed += in_child(group_pairs);
-    failed += in_child(group_host);
-    failed += in_child(group_root);
-    failed += in_child(group_dgx1);
-    failed += in_child(group_ndr);
+    failed += platform_in_child(group_cube);
+    failed += platform_in_child(group_nvswitch);
+    failed += platform_in_child(group_dgx1);
+    failed += platform_in_child(group_ndr);
     return failed;
 }

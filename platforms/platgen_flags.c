@@ -135,8 +135,9 @@ static const char *const pg_conflicts[][2] = {
 #define TOPO(t) (1u << (t))
 #define ANY_NVLINK (TOPO(PG_NVLINK_ALL_TO_ALL) | TOPO(PG_NVLINK_CUBE_MESH) | \
                     TOPO(PG_NVLINK_NVSWITCH) | TOPO(PG_NVLINK_PAIRS))
-/* the topologies that leave some GPU pairs without an NVLink, to talk over PCIe */
-#define SOME_PCIE_PAIRS (TOPO(PG_NVLINK_NONE) | TOPO(PG_NVLINK_CUBE_MESH) | TOPO(PG_NVLINK_PAIRS))
+/* the topologies that route some GPU pairs over PCIe (the cube mesh routes its unlinked pairs
+ * through a GPU between: platgen_walk.c, nvlink_hops) */
+#define SOME_PCIE_PAIRS (TOPO(PG_NVLINK_NONE) | TOPO(PG_NVLINK_PAIRS))
 static const struct {
     const char *flag;     /* the flag's name, without its dashes */
     unsigned topologies;  /* TOPO(t) set for each topology t that reads it */
@@ -149,7 +150,7 @@ static const struct {
     {"nvlink-link-bw", ANY_NVLINK},
     {"nvlink-bw", ANY_NVLINK},
     {"nvlink-latency", ANY_NVLINK},
-    /* the way of the GPU pairs without NVLink: all-to-all and nvswitch have none */
+    /* the way of the GPU pairs over PCIe, which all-to-all, cube-mesh and nvswitch have not */
     {"gpu-path", SOME_PCIE_PAIRS},
     {"root-p2p-bw", SOME_PCIE_PAIRS},
 };

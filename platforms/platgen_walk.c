@@ -261,8 +261,7 @@ static void walk_nvlinks(const pg_walk *w, const char *node)
 }
 
 /* The hops of the route from GPU a to GPU b (a < b) of one node, names in `names` (room for
- * PG_NODE_HOPS);
- * SimGrid reverses it for b to a, swapping UP and DOWN. Returns the hop count. */
+ * PG_NODE_HOPS); SimGrid reverses it for b to a, swapping UP and DOWN. Returns the hop count. */
 static int nvlink_hops(const pg_walk *w, const char *node, int a, int b,
                        char names[][PG_NAME_LEN], pg_hop *hops)
 {

@@ -135,8 +135,8 @@ bad_platform "--nic-path host: needs --pcie-uplink-bw" --nic-path host
 bad_platform "--nic-path: unknown value 'gdr'" --nic-path gdr
 bad_platform "--gpu-path host: needs --pcie-uplink-bw" --nvlink-topology none --gpu-path host
 bad_platform "--gpu-path: unknown value 'shm'" --gpu-path shm
-# every GPU pair has an NVLink: no pair for --gpu-path to route
-bad_platform "--gpu-path: only --nvlink-topology cube-mesh or none or pairs uses it (the topology is all-to-all)" \
+# every GPU pair has an NVLink way: no pair for --gpu-path or --root-p2p-bw to route over PCIe
+bad_platform "--gpu-path: only --nvlink-topology none or pairs uses it (the topology is all-to-all)" \
     --gpu-path host --pcie-uplink-bw 12GBps
 none=(--nvlink-topology none)
 bad_platform "--root-p2p-bw: must be between" "${none[@]}" --root-p2p-bw -9GBps
@@ -144,6 +144,7 @@ bad_platform "--root-p2p-bw: must be between" "${none[@]}" --root-p2p-bw 9      
 bad_platform "--root-p2p-bw: cannot read '9GB'" "${none[@]}" --root-p2p-bw 9GB
 bad_platform "--root-p2p-bw: cannot read 'fast'" "${none[@]}" --root-p2p-bw fast
 bad_platform "--root-p2p-bw: only --nvlink-topology" --preset nvswitch-ndr --root-p2p-bw 9GBps
+bad_platform "the topology is cube-mesh" --preset dgx1 --root-p2p-bw 9GBps
 bad_platform "--root-p2p-bw: caps P2P through a CPU's root, but --gpu-path host" "${none[@]}" \
     --root-p2p-bw 9GBps --gpu-path host --pcie-uplink-bw 12GBps
 bad_platform "--root-p2p-bw: the node's one PCIe switch" "${none[@]}" --root-p2p-bw 9GBps \

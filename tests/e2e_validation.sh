@@ -19,6 +19,21 @@ grep -q "^deepbench-allreduce  *2 " "$TMP/summary" || fail "no deepbench-allredu
 # datasets.tsv's calibration rows are listed apart, out of the figures (the 2 above).
 grep -q "P100 64500000 floats 2 GPUs .*calibration of deepbench-allreduce's machines" \
     "$TMP/summary" || fail "deepbench-allreduce.tsv:30 not listed as a calibration row"
+# A calibration row datasets.tsv names that is no row of its dataset (misspelt) is refused
+# before any run, by file and dataset: exit 2, no results written.
+mkdir -p "$TMP/bad/experiments" && cp -r "$SRC/experiments/validation" "$TMP/bad/experiments/" &&
+    ln -s "$SRC/workloads" "$TMP/bad/workloads" &&
+    sed -i 's/deepbench-allreduce\.tsv:30 /deepbench-allreduce.tsv:3000 /' \
+        "$TMP/bad/experiments/validation/datasets.tsv" ||
+    fail "copying experiments/validation"
+"$TMP/bad/experiments/validation/run.sh" --subset -o "$TMP/bad/out" --exe "$HS" \
+    --fit "$(dirname "$HS")/compute_fit" --measured "$measured" -j 2 >"$TMP/bad/summary" \
+    2>"$TMP/bad/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -qF "datasets.tsv: deepbench-allreduce's calibration names \
+deepbench-allreduce.tsv:3000, not a row of deepbench-allreduce" "$TMP/bad/err" ||
+    fail "a misspelt calibration row: exit $rc, $(cat "$TMP/bad/err")"
+[ ! -e "$TMP/bad/out/results.tsv" ] || fail "a refused datasets.tsv wrote results.tsv"
 # The allreduce rows' workloads are what their generator writes.
 mkdir -p "$TMP/wl" && python3 "$SRC/experiments/validation/allreduce_workload.py" --all "$TMP/wl" &&
     diff -r "$TMP/wl" "$SRC/experiments/validation/workloads" >/dev/null ||

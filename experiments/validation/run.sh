@@ -98,13 +98,20 @@ for d in runtime_of:
     if d not in options:
         sys.exit("validation: --runtime %s=...: not a dataset of datasets.tsv (%s)" %
                  (d, ", ".join(options)))
+rows = table("rows.tsv")
+dataset_of = {r["id"]: r["dataset"] for r in rows}
+for name, d in options.items():  # a misspelt calibration row would stay in the figures
+    for ident in (d.get("calibration") or "").split():
+        if dataset_of.get(ident) != name:
+            sys.exit("validation: datasets.tsv: %s's calibration names %s, not a row of %s in "
+                     "rows.tsv" % (name, ident, name))
 wanted = None
 if subset == "1":
     with open(os.path.join(here, "subset.txt")) as f:
         wanted = set(l.split()[0] for l in f if l.strip() and not l.startswith("#"))
 swap = dict([fallback.split("=")]) if fallback else {}
 with open(os.path.join(tmp, "list.txt"), "w") as listing:
-    for r in table("rows.tsv"):
+    for r in rows:
         if r["reason"] or (wanted is not None and r["id"] not in wanted) or \
                 (dataset and r["dataset"] != dataset):
             continue

@@ -243,6 +243,13 @@ static void test_sustained_rates(void **state)
     lw_kernel odd = product(8191, 8191, 8191); /* not a multiple of 8: the CUDA cores' FP16 */
     assert_true(rel_close(kt_terms_of(&p, &odd).compute_s, kt_terms_of(&x, &odd).compute_s / 0.9,
                           1e-12));
+    /* element-wise and depthwise arithmetic (the CUDA cores' FP32) take 1/0.9 too */
+    lw_kernel stream = {.kind = LW_STREAM, .flops = 1e9, .bytes = 1e6}, dw = stream;
+    dw.depthwise = 1;
+    assert_true(rel_close(kt_terms_of(&p, &stream).compute_s,
+                          kt_terms_of(&x, &stream).compute_s / 0.9, 1e-12));
+    assert_true(rel_close(kt_terms_of(&p, &dw).compute_s, kt_terms_of(&x, &dw).compute_s / 0.9,
+                          1e-12));
     assert_false(kt_same_compute("a100-40gb", "a100-pcie-40gb"));
     assert_true(kt_same_compute("v100-sxm2-16gb", "V100-32GB"));
 }

@@ -1,7 +1,8 @@
 /* platgen_pcie.c: the generated machine's routes inside a node over PCIe, for the walk
  * (platgen_walk.c): between GPUs without an NVLink between them (--nvlink-topology none, the
- * unbridged pairs of pairs), and between PCIe switches through the CPUs (also a GPU's way to a
- * NIC on another switch). */
+ * unbridged pairs of pairs), P2P (capped through a CPU's root: --root-p2p-bw) or through host
+ * memory (--gpu-path host), and between PCIe switches through the CPUs (also a GPU's way to a
+ * NIC on another switch, or to any NIC through host memory: --nic-path host). */
 #include "platgen_int.h"
 
 /* The CPU a node's PCIe switch s hangs off: its first GPU's (pg_socket_of). */

@@ -3,7 +3,8 @@
 # or two of each dataset) and DeepBench's held-out kernels, and predicts each exactly as the
 # committed full run (experiments/results/validation/results.tsv) says: a change of the model
 # or of the rows' settings shows here until the results are made again (the command in that
-# folder's MANIFEST). Skipped (77) without the shared measured files.
+# folder's MANIFEST); datasets.tsv's calibration rows are listed apart, and a misspelt one is
+# refused. Skipped (77) without the shared measured files.
 # Usage (from ctest): e2e_validation.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2" SHARED="$3"

@@ -331,6 +331,22 @@ static int check_rates(const pg_params *p, char *err)
     return HS_OK;
 }
 
+/* Whether some GPU pair of a node goes over PCIe between two switches (pg__pcie_pair_hops),
+ * where --root-p2p-bw caps it: with --nvlink-topology none any pair, with pairs any but a
+ * bridged one; the other topologies route every pair over NVLink (platgen_walk.c). */
+static bool p2p_between_switches(const pg_params *p)
+{
+    if (p->nvlink_topology != PG_NVLINK_NONE && p->nvlink_topology != PG_NVLINK_PAIRS)
+        return false;
+    int per = p->gpus_per_pcie_switch;
+    for (int a = 0; a < p->gpus_per_node; a++)
+        for (int b = a + 1; b < p->gpus_per_node; b++)
+            if (a / per != b / per &&
+                !(p->nvlink_topology == PG_NVLINK_PAIRS && a % 2 == 0 && b == a + 1))
+                return true;
+    return false;
+}
+
 /* The node as built (optional): the PCIe switches' uplinks and the link between the CPUs. */
 static int check_host_links(const pg_params *p, char *err)
 {
@@ -357,10 +373,11 @@ static int check_host_links(const pg_params *p, char *err)
     if (p->root_p2p_bw_Bps > 0 && p->gpu_path == PG_GPU_PATH_HOST)
         return hs_fail(err, HS_EINPUT, "--root-p2p-bw: caps P2P through a CPU's root, but "
                        "--gpu-path host sends every GPU pair through host memory");
-    if (p->root_p2p_bw_Bps > 0 && switches == 1)
-        return hs_fail(err, HS_EINPUT, "--root-p2p-bw: the node's one PCIe switch (--gpus-per-node "
-                       "%d / --gpus-per-pcie-switch %d) leaves no P2P through a CPU's root",
-                       p->gpus_per_node, p->gpus_per_pcie_switch);
+    if (p->root_p2p_bw_Bps > 0 && !p2p_between_switches(p))
+        return hs_fail(err, HS_EINPUT, "--root-p2p-bw: no GPU pair goes over PCIe between two "
+                       "switches, through a CPU's root (--gpus-per-node %d, --gpus-per-pcie-switch "
+                       "%d; NVLink and bridged pairs do not)", p->gpus_per_node,
+                       p->gpus_per_pcie_switch);
     if (p->cpu_link_bw_Bps > 0 && switches % 2 != 0)
         return hs_fail(err, HS_EINPUT, "--cpu-link-bw: the node's %d PCIe switch%s cannot be "
                        "shared evenly by its two CPUs (--gpus-per-node %d / "

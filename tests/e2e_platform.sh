@@ -147,8 +147,10 @@ bad_platform "--root-p2p-bw: only --nvlink-topology" --preset nvswitch-ndr --roo
 bad_platform "the topology is cube-mesh" --preset dgx1 --root-p2p-bw 9GBps
 bad_platform "--root-p2p-bw: caps P2P through a CPU's root, but --gpu-path host" "${none[@]}" \
     --root-p2p-bw 9GBps --gpu-path host --pcie-uplink-bw 12GBps
-bad_platform "--root-p2p-bw: the node's one PCIe switch" "${none[@]}" --root-p2p-bw 9GBps \
-    --gpus-per-pcie-switch 4
+bad_platform "--root-p2p-bw: no GPU pair goes over PCIe between two switches" "${none[@]}" \
+    --root-p2p-bw 9GBps --gpus-per-pcie-switch 4                   # one switch a node
+bad_platform "--root-p2p-bw: no GPU pair goes over PCIe between two switches" \
+    --nvlink-topology pairs --gpus-per-node 2 --gpus-per-pcie-switch 1 --root-p2p-bw 9GBps
 # The same refused in a gen: spec, by simulate and analytic alike (nothing on stdout).
 for kv in nic-path=host gpu-path=host root-p2p-bw=9GBps nvlink-topology=none,root-p2p-bw=9 \
     nvlink-topology=none,pcie-uplink-bw=12GBps,gpu-path=host,root-p2p-bw=9GBps; do

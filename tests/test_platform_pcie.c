@@ -222,10 +222,46 @@ static void test_root_routes(void **state)
     assert_route(2, 6, lat + 2 * 50e-9, 8e9);
 }
 
+/* pg_check refuses q (HS_EINPUT), naming --root-p2p-bw. */
+static void assert_root_refused(const pg_params *q)
+{
+    char err[HS_ERR_LEN] = "";
+    assert_int_equal(pg_check(q, err), HS_EINPUT);
+    assert_non_null(strstr(err, "--root-p2p-bw"));
+}
+
+/* A root cap that no route would cross is refused by pg_check itself, not only by the flags:
+ * every pair over NVLink, every pair through host memory, one switch a node, a bridged pair
+ * alone across two switches. */
+static void test_root_refused(void **state)
+{
+    (void)state;
+    char err[HS_ERR_LEN];
+    pg_params q = P;
+    assert_int_equal(pg_check(&q, err), HS_OK);
+    q.nvlink_topology = PG_NVLINK_ALL_TO_ALL;
+    assert_root_refused(&q);
+    q = P;
+    q.gpu_path = PG_GPU_PATH_HOST;
+    assert_root_refused(&q);
+    q = P;
+    q.gpus_per_pcie_switch = 4;
+    q.cpu_link_bw_Bps = 0;
+    assert_root_refused(&q);
+    q = P;
+    q.nvlink_topology = PG_NVLINK_PAIRS;
+    q.gpus_per_node = 2;
+    q.gpus_per_pcie_switch = 1;
+    assert_root_refused(&q);
+    q.gpus_per_node = 4; /* 0 and 2: unbridged, across the switches */
+    assert_int_equal(pg_check(&q, err), HS_OK);
+}
+
 static int group_root(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_root_routes),
+        cmocka_unit_test(test_root_refused),
     };
     return cmocka_run_group_tests_name("P2P through a CPU's root (small)", tests, setup_root,
                                        unload);

@@ -324,7 +324,7 @@ static long count_actors(const eng_sim *s)
                       (eng_next_of(list, 1, 0) < list->n_tasks);
         n += s->one_actor[r] && streams > 0 ? 1 : streams;
     }
-    return n + (s->host_mem ? 2L * s->g->n_ranks : 0);
+    return n + (s->host_mem ? 2L * s->g->n_ranks + eng_sinks_count(s) : 0);
 }
 
 /* A run that ended with streams still waiting deadlocked. Name a stuck communication stream
@@ -427,6 +427,8 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
         status = prepare_records(&s, err);
     if (status == HS_OK)
         status = eng_fit_actors(count_actors(&s), err);
+    if (status == HS_OK)
+        status = eng_sinks_start(&s, err);
     if (status == HS_OK) {
         double t0 = simgrid_get_clock();
         start_actors(&s, args);
@@ -446,6 +448,7 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
         }
     }
 
+    eng_sinks_release(&s);
     eng_comm_release(&s);
     for (int r = 0; s.rs && r < g->n_ranks; r++)
         for (int stream = 0; stream < 2; stream++)

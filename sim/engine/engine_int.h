@@ -9,7 +9,7 @@
  *      engine_kernels.c  a rank's kernels in fused runs, run or computed ahead
  *   1  engine_p2p.c      point-to-point messages: posted, received, relayed through host
  *                        memory (by a relay actor, or by a synchronous sender itself:
- *                        engine_sendto.cpp), sent and received at once, synchronous (mbox)
+ *                        engine_sg.cpp), sent and received at once, synchronous (mbox)
  *   2  engine_private.c  ring edges whose links nothing else uses, computed, not sent
  *      engine_tree.c     an allreduce as NCCL's double binary tree
  *      engine_rings.c    an allreduce as NCCL's rings over every NIC of a node
@@ -146,6 +146,7 @@ typedef struct {
     double exposed_s;       /* time the compute stream waited for communication */
     sg_comm_t *scratch;     /* room for the comms of this rank's widest exchange */
     void **payloads;        /* and for the payloads of its receives */
+    int up_held;            /* copies up its mailbox holds, done (engine_p2p.c) */
     int seg_next;           /* after a computed segment (engine_segment.c): the list index to
                              * go on from, the segment's tasks accounted for; else -1 */
 } eng_rank_state;
@@ -180,6 +181,9 @@ typedef struct {
                              * rings' */
     int nics_per_node;      /* the platform's (plat_nics_per_node), for NCCL's choice */
     eng_relay **relay_idle; /* per rank, with host_mem: its idle relays (engine_p2p.c) */
+    sg_mailbox_t *up_box;   /* per rank: its mailbox of copies up, whose permanent receiver is
+                             * a sink (engine_p2p.c), or NULL; the array NULL if no rank has */
+    sg_sem_t sink_sem;      /* the sinks wait on it, never released; or NULL */
     sg_host_t *host_mem;    /* per rank: the host standing for the host memory it stages
                              * through (its node's or its CPU's: plat_host_memory), or NULL;
                              * the array is NULL when no task is staged */
@@ -267,9 +271,10 @@ bool eng_relayed(const eng_sim *s, int src, int dst);
  * for the relay's other copy as well. */
 void eng_received(eng_sim *s, void *payload, long bytes);
 
-/* A transfer of `bytes` from host `from` to host `to` that no actor receives, started
- * (engine_sendto.cpp); wait for it with sg_comm_wait. */
-sg_comm_t eng_sendto_async(sg_host_t from, sg_host_t to, long bytes);
+/* The mailbox's permanent receiver (NULL: none), and the mailbox emptied of what it holds
+ * (engine_sg.cpp); both from outside the actors too. */
+void eng_mbox_set_receiver(sg_mailbox_t mailbox, sg_actor_t receiver);
+void eng_mbox_clear(sg_mailbox_t mailbox);
 
 /* A message from src to dst, through host memory when staged (TG_FLAG_STAGED) and relayed
  * (eng_relayed); its caller pays the staging latency. */
@@ -286,6 +291,14 @@ void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from
 /* A synchronous send (TG_FLAG_SYNC, MPI_Ssend): returns when the receiver has the message,
  * and, staged, the staging latency after that. */
 void eng_sync_send(eng_sim *s, int rank, int dst, double bytes, bool staged);
+
+/* The sinks of copies up the run needs (one per host memory of a rank that sends staged
+ * messages as its own relay); eng_sinks_start starts them and registers their mailboxes before
+ * the ranks' actors start (HS_OK, or HS_EINTERNAL out of memory), eng_sinks_release, after the
+ * run, empties and frees those. */
+long eng_sinks_count(const eng_sim *s);
+int eng_sinks_start(eng_sim *s, char *err);
+void eng_sinks_release(eng_sim *s);
 
 /* engine_private.c */
 

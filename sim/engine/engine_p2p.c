@@ -245,38 +245,141 @@ void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from
  * A relay is an actor, and every SimGrid call of an actor is a visit by SimGrid's scheduler
  * into its stack: the relays cost their stacks in the cache and about half the calls of the
  * messages they carry (a halo chain of 4,096 GPUs: 4,096 relays). A synchronous sender waits
- * for both copies anyway (the delivery), so it does the relay's work itself: it moves to the
- * host memory (a copy's source is its sender's host when the copy starts, at the rendezvous),
- * posts the copy down into the pair's mailbox from there, as the relay did, and the copy up
- * from its GPU as a host-to-host transfer that no actor receives (eng_sendto_async), waits for
- * both, tells the receiver (eng_received) and moves back. The same copies start and end at the
- * same times as the relay's: the receiver cannot tell them apart.
+ * for both copies anyway (the delivery), so it does the relay's work itself: it posts the copy
+ * up from its GPU, moves to the host memory (a copy's source is its sender's host when the copy
+ * starts, at the rendezvous), posts the copy down into the pair's mailbox from there, as the
+ * relay did, waits for both, tells the receiver (eng_received) and moves back. The copies
+ * start at the same date as the relay's and take the same routes: the receiver cannot tell
+ * them apart.
  *
- * SimGrid 3.32 keeps host-to-host transfers in one list and walks all of it whenever one ends,
- * so each costs in proportion to those in flight: one a message here, where a transfer for the
- * copy down too would double both. */
+ * The copy up goes into the rank's own mailbox, whose permanent receiver is a sink: an actor
+ * on the rank's host memory that never runs (one per host memory). SimGrid starts a message
+ * into such a mailbox as soon as it is posted, from the sender's host to the receiver's, and
+ * keeps it in the mailbox, done, until someone receives it (engine_sg.cpp): nobody does, so the
+ * sender empties its mailbox every ENG_UP_HELD messages and the run's end empties them all.
+ * (SimGrid's host-to-host transfer, Comm::sendto, needs no receiver, but SimGrid 3.32 keeps
+ * those in one list that it walks whole whenever one ends: with a halo in flight per spatial
+ * group, a walk that grew with the GPUs squared, 7% of the instructions at 4,096 GPUs.) */
+
+/* Copies up a sender's mailbox holds, done, before the sender empties it: about 500 bytes
+ * each, against one more SimGrid call per message if it emptied it every time. */
+#define ENG_UP_HELD 8
+
+/* Does rank `rank` send a staged message as its own relay (eng_sync_send)? */
+static bool sends_self_relayed(const eng_sim *s, int rank)
+{
+    const tg_rank *list = &s->g->ranks[rank];
+    unsigned both = TG_FLAG_SYNC | TG_FLAG_STAGED;
+    if (!s->host_mem || s->opt.relay_all)
+        return false;
+    for (int i = 0; i < list->n_tasks; i++) {
+        const tg_task *t = &list->tasks[i];
+        if (t->op == TG_SEND && (t->flags & both) == both && eng_relayed(s, rank, t->peer))
+            return true;
+    }
+    return false;
+}
+
+/* A sink: the permanent receiver of its host memory's mailboxes of copies up. It never runs
+ * after it starts: a daemon, ended with the run. */
+static void sink_main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    eng_sim *s = sg_actor_self_get_data();
+    sg_actor_daemonize(sg_actor_self());
+    sg_sem_acquire(s->sink_sem); /* never released */
+}
+
+/* Calls fn for every rank that sends as its own relay, with start true for the first of each
+ * run of such ranks on one host memory (ranks of a node are numbered in a row); returns how
+ * many runs: the sinks needed. */
+static long each_self_relaying(eng_sim *s, void (*fn)(eng_sim *, int, bool, void *), void *arg)
+{
+    long sinks = 0;
+    sg_host_t last = NULL;
+    for (int r = 0; s->host_mem && !s->opt.relay_all && r < s->g->n_ranks; r++) {
+        if (!sends_self_relayed(s, r))
+            continue;
+        bool start = s->host_mem[r] != last;
+        sinks += start;
+        last = s->host_mem[r];
+        if (fn)
+            fn(s, r, start, arg);
+    }
+    return sinks;
+}
+
+long eng_sinks_count(const eng_sim *s)
+{
+    return each_self_relaying((eng_sim *)s, NULL, NULL);
+}
+
+/* Give rank r its mailbox of copies up, received by the sink *arg, made first if start. */
+static void sink_for(eng_sim *s, int r, bool start, void *arg)
+{
+    sg_actor_t *sink = arg;
+    if (start) {
+        *sink = sg_actor_init("sink", s->host_mem[r]);
+        sg_actor_set_data(*sink, s);
+        sg_actor_start(*sink, sink_main, 0, NULL);
+    }
+    s->up_box[r] = eng_mbox_on(s, r, r, 1); /* its pair with itself: it sends nothing to itself */
+    eng_mbox_set_receiver(s->up_box[r], *sink);
+}
+
+int eng_sinks_start(eng_sim *s, char *err)
+{
+    if (eng_sinks_count(s) == 0)
+        return HS_OK;
+    s->up_box = calloc((size_t)s->g->n_ranks, sizeof *s->up_box);
+    if (!s->up_box || !(s->sink_sem = sg_sem_init(0)))
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", s->g->n_ranks);
+    sg_actor_t sink = NULL;
+    each_self_relaying(s, sink_for, &sink);
+    return HS_OK;
+}
+
+void eng_sinks_release(eng_sim *s)
+{
+    for (int r = 0; s->up_box && r < s->g->n_ranks; r++)
+        if (s->up_box[r]) { /* the copies up it still holds (a run that failed: some running) */
+            eng_mbox_clear(s->up_box[r]);
+            eng_mbox_set_receiver(s->up_box[r], NULL);
+        }
+    free(s->up_box);
+    s->up_box = NULL;
+    if (s->sink_sem)
+        sg_sem_destroy(s->sink_sem);
+    s->sink_sem = NULL;
+}
+
+/* The message from src to dst as its sender's own relay. Without memory for its relay_arg it
+ * still takes both copies; its receiver then only waits for the copy down. */
 static void sync_send_self_relayed(eng_sim *s, int src, int dst, long bytes)
 {
     relay_arg *a = malloc(sizeof *a);
-    sg_host_t gpu = s->plat->gpus[s->gpu_of_rank[src]], mem = s->host_mem[src];
-    if (!a) { /* cannot carry its copies: the message still arrives, over its route */
-        sg_comm_wait(eng_post_send(s, src, dst, bytes));
-        return;
-    }
-    *a = (relay_arg){s, src, dst, bytes, false, NULL, NULL, 2};
+    if (a)
+        *a = (relay_arg){s, src, dst, bytes, false, NULL, NULL, 2};
     s->messages++;
     s->self_relayed++;
     s->bytes_sent += (double)bytes;
     sg_actor_t self = sg_actor_self();
-    sg_actor_set_host(self, mem);
-    sg_comm_t down = sg_mailbox_put_async(eng_mbox(s, src, dst), a, bytes);
-    sg_comm_wait(eng_sendto_async(gpu, mem, bytes));
+    sg_comm_t up = sg_mailbox_put_async(s->up_box[src], s, bytes); /* starts now: a sink */
+    sg_actor_set_host(self, s->host_mem[src]);
+    sg_comm_t down = sg_mailbox_put_async(eng_mbox(s, src, dst), a ? (void *)a : s, bytes);
+    sg_comm_wait(up);
     sg_comm_wait(down);
-    a->copied = true;
-    if (a->copied_sem)
-        sg_sem_release(a->copied_sem);
-    relay_unref(a);
-    sg_actor_set_host(self, gpu);
+    if (a) {
+        a->copied = true;
+        if (a->copied_sem)
+            sg_sem_release(a->copied_sem);
+        relay_unref(a);
+    }
+    if (++s->rs[src].up_held >= ENG_UP_HELD) { /* all done: they were waited for */
+        s->rs[src].up_held = 0;
+        eng_mbox_clear(s->up_box[src]);
+    }
+    sg_actor_set_host(self, s->plat->gpus[s->gpu_of_rank[src]]);
 }
 
 /* A synchronous send (TG_FLAG_SYNC, MPI_Ssend): the sender goes on when the receiver has the
@@ -287,7 +390,7 @@ static void sync_send_self_relayed(eng_sim *s, int src, int dst, long bytes)
  * hop, one after the other, as the closed form charges a chain. */
 void eng_sync_send(eng_sim *s, int rank, int dst, double bytes, bool staged)
 {
-    if (staged && !s->opt.relay_all && eng_relayed(s, rank, dst)) {
+    if (staged && s->up_box && s->up_box[rank] && eng_relayed(s, rank, dst)) {
         sync_send_self_relayed(s, rank, dst, eng_chunk_bytes(bytes));
         if (s->plat->staging_latency_s > 0)
             sg_actor_sleep_for(s->plat->staging_latency_s);

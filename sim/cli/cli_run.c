@@ -94,7 +94,7 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err)
                       .compute = in.job.kc ? kt_compute_name(in.job.kc) : "measured",
                       .precision = kt_precision(in.job.kc) != PR_FP32
                                        ? pr_name(kt_precision(in.job.kc)) : NULL,
-                      .runtime = o->job.runtime,
+                      .runtime = in.job.settings.runtime, /* a file's <setting> too */
                       .device = in.job.kc ? in.job.compute.device.device->name
                                           : in.job.wl.device};
         if (o->command == CMD_ANALYTIC)

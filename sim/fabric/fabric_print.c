@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "precision.h"
 #include "report.h"
 
 static int cmp_int(const void *a, const void *b)
@@ -51,8 +52,13 @@ static rp_run job_run(const plat_platform *plat, const fb_job *j, const lk_stats
     return (rp_run){.mode = "simulate", .workload = j->job.wl.name, .platform = plat->name,
                     .strategy = j->job.st, .batch = j->spec.batch,
                     .gpu_memory_bytes = plat->gpu_memory_bytes, .links = links, .links_job = k,
-                    .runtime = j->spec.runtime, .rings_stepped = j->rings_stepped,
-                    .rings_over_budget = j->rings_over_budget};
+                    .runtime = j->job.settings.runtime, /* a strategy file's too */
+                    .compute = j->job.kc ? kt_compute_name(j->job.kc) : "measured",
+                    .precision = kt_precision(j->job.kc) != PR_FP32
+                                     ? pr_name(kt_precision(j->job.kc)) : NULL,
+                    .device = j->job.kc ? j->job.compute.device.device->name
+                                        : j->job.wl.device,
+                    .rings_stepped = j->rings_stepped, .rings_over_budget = j->rings_over_budget};
 }
 
 void fb_print_tables(FILE *out, const fb_request *req, const plat_platform *plat,

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# e2e_frontdoor.sh: what a user trying the front door's tasks reads is what ran. A strategy
+# file whose <setting> names the runtime runs under it, and the report's header and JSON name
+# it, as they do for --runtime (analytic, simulate, compare, and a --job of a shared fabric,
+# whose header also names the precision and how kernels are timed, as a single run's does).
+# Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
+set -uo pipefail
+HS="$1"
+source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
+
+# A data-parallel plan of ResNet-50 on 16 GPUs, with <setting key="runtime" value="pytorch-ddp">.
+if expect_ok "generate" strategy --generate data -w resnet50 -g 16 -b 256 -o "$TMP/d.xml"; then
+    with_setting "$TMP/d.xml" "$TMP/rt.xml" runtime pytorch-ddp
+    for mode in analytic simulate compare; do
+        expect_ok "$mode file runtime" "$mode" -w resnet50 -p abci -s "$TMP/rt.xml" -g 16 -b 256 \
+            || continue
+        head -1 "$TMP/out" | grep -q ", runtime pytorch-ddp," ||
+            fail "$mode: the file's runtime is not in the header: $(head -1 "$TMP/out")"
+        expect_ok "$mode file runtime json" "$mode" -w resnet50 -p abci -s "$TMP/rt.xml" -g 16 \
+            -b 256 --json || continue
+        grep -q '"runtime": *"pytorch-ddp"' "$TMP/out" || fail "$mode --json: no runtime key"
+    done
+    # the same job in a shared fabric: runtime (the file's), precision and kernels named
+    if expect_ok "job file runtime" simulate -p abci \
+        --job "w=resnet50,s=$TMP/rt.xml,g=16,b=256,precision=mixed,name=a" \
+        --job "w=resnet50,s=data,g=16,b=256,compute=measured,name=b"; then
+        a=$(grep -A1 '^job a ' "$TMP/out" | tail -1)
+        b=$(grep -A1 '^job b ' "$TMP/out" | tail -1)
+        case "$a" in
+        *", mixed precision, runtime pytorch-ddp, kernels from the model alone on v100-sxm2-16gb")
+            ;;
+        *) fail "job a's header: $a" ;;
+        esac
+        case "$b" in
+        *", batch 256, kernels measured on V100-16GB") ;;
+        *) fail "job b's header: $b" ;;
+        esac
+    fi
+fi
+
+finish e2e_frontdoor

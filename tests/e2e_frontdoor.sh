@@ -3,6 +3,9 @@
 # file whose <setting> names the runtime runs under it, and the report's header and JSON name
 # it, as they do for --runtime (analytic, simulate, compare, and a --job of a shared fabric,
 # whose header also names the precision and how kernels are timed, as a single run's does).
+# suggest's "why not first" never blames more seconds of communication (or compute) than the
+# candidate spends on it: under pytorch-ddp's input loader, ResNet-50 v1.5's splitbrain
+# candidates wait for their samples, and say so.
 # Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -36,6 +39,26 @@ if expect_ok "generate" strategy --generate data -w resnet50 -g 16 -b 256 -o "$T
         *) fail "job b's header: $b" ;;
         esac
     fi
+fi
+
+if expect_ok "suggest runtime" suggest -w resnet50-v1.5 -p gen:dgx1 -g 16 --batch-per-gpu 128 \
+    --runtime pytorch-ddp --precision mixed --top 2 --json; then
+    python3 - "$TMP/out" <<'PY' || fail "suggest: a reason blames more than the part costs"
+import json, re, sys
+bad, loader = [], 0
+for c in json.load(open(sys.argv[1]))["ranking"]:
+    m = re.search(r"slower: (communication|compute|waiting for the input loader) \+([0-9.]+) s",
+                  c["why"])
+    if not m:
+        continue
+    part, by = m.group(1), float(m.group(2))
+    loader += part.startswith("waiting")
+    own = {"communication": c["comm_s"], "compute": c["compute_s"]}.get(part)
+    if own is not None and by > own + 1e-4:
+        bad.append("%s: %s (its %s is %.4f s)" % (c["strategy"], c["why"], part, own))
+print("\n".join(bad))
+sys.exit(1 if bad or loader == 0 else 0)
+PY
 fi
 
 finish e2e_frontdoor

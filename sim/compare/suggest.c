@@ -450,9 +450,12 @@ int su_model_choice(const su_list *l)
  * its strategy was simulated instead). */
 static void reason(su_candidate *c, const su_candidate *f, bool sibling, double gpu_memory_bytes)
 {
-    const hs_times *ct = c->simulated ? &c->sim.iteration : &c->analytic.iteration;
-    const hs_times *ft = f->simulated ? &f->sim.iteration : &f->analytic.iteration;
-    double comm = ct->total_s - ct->compute_s - (ft->total_s - ft->compute_s);
+    const hs_estimate *ce = c->simulated ? &c->sim : &c->analytic;
+    const hs_estimate *fe = f->simulated ? &f->sim : &f->analytic;
+    const hs_times *ct = &ce->iteration, *ft = &fe->iteration;
+    /* the GPUs' wait for the input loader is neither compute nor communication */
+    double input = ce->input_wait_s - fe->input_wait_s;
+    double comm = ct->total_s - ct->compute_s - (ft->total_s - ft->compute_s) - input;
     double compute = ct->compute_s - ft->compute_s, late = ct->total_s / ft->total_s - 1;
     double congestion = c->simulated ? c->sim.iteration.comm_s - c->analytic.iteration.comm_s : 0;
     if (!c->analytic.fits_in_memory)
@@ -469,10 +472,14 @@ static void reason(su_candidate *c, const su_candidate *f, bool sibling, double 
         snprintf(c->why, sizeof c->why, "congestion: +%.0f%% communication simulated over the "
                  "model; %.1f%% slower", 100 * congestion / c->analytic.iteration.comm_s,
                  100 * late);
-    else
+    else {
+        const char *part = comm >= compute ? "communication" : "compute";
+        double by = comm >= compute ? comm : compute;
+        if (input > by)
+            part = "waiting for the input loader", by = input;
         snprintf(c->why, sizeof c->why, "%s%.1f%% slower: %s %+.4f s", c->simulated ? "" :
-                 "not simulated (beyond --top); by the model ", 100 * late,
-                 comm >= compute ? "communication" : "compute", comm >= compute ? comm : compute);
+                 "not simulated (beyond --top); by the model ", 100 * late, part, by);
+    }
 }
 
 /* Whether another gradient allreduce of c's strategy was simulated. */

@@ -5,7 +5,8 @@
 # whose header also names the precision and how kernels are timed, as a single run's does).
 # suggest's "why not first" never blames more seconds of communication (or compute) than the
 # candidate spends on it: under pytorch-ddp's input loader, ResNet-50 v1.5's splitbrain
-# candidates wait for their samples, and say so.
+# candidates wait for their samples, and say so. `sweep --help` says which job keys have no CSV
+# column (only the row's key): a sweep given them all has a column for exactly the others.
 # Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -58,6 +59,28 @@ for c in json.load(open(sys.argv[1]))["ranking"]:
         bad.append("%s: %s (its %s is %.4f s)" % (c["strategy"], c["why"], part, own))
 print("\n".join(bad))
 sys.exit(1 if bad or loader == 0 else 0)
+PY
+fi
+
+if expect_ok "sweep job keys" sweep -m analytic -w resnet50-v1.5 -p abci -s data -g 4 \
+    --batch-per-gpu 32 --precision mixed --runtime pytorch-ddp --optimizer-every 2 \
+    --loader-workers 4 --overlap on --quiet -o "$TMP/keys.csv"; then
+    "$HS" sweep --help >"$TMP/help" 2>&1
+    python3 - "$TMP/help" "$TMP/keys.csv" <<'PY' || fail "sweep: the help's columns are not the CSV's"
+import re, sys
+help = " ".join(open(sys.argv[1]).read().split())
+m = re.search(r"empty for the default, but (.*?), which are in the row's key only", help)
+keyonly = set(re.split(r", | and ", m.group(1))) if m else set()
+header = open(sys.argv[2]).readline().strip().split(",")
+row_key = open(sys.argv[2]).readlines()[1].split(",")[0]
+bad = []
+for key in ("precision", "runtime", "optimizer-every", "loader-workers", "overlap"):
+    if (key in header) == (key in keyonly):
+        bad.append("%s: column %s, help says key only %s" % (key, key in header, key in keyonly))
+    if key in keyonly and "|%s=" % key not in row_key:
+        bad.append("%s: not in the row's key %s" % (key, row_key))
+print("\n".join(bad) or "")
+sys.exit(1 if bad or not m else 0)
 PY
 fi
 

@@ -362,8 +362,8 @@ void sw_print_usage(FILE *out)
             "      --stop-after N       testing: start only N runs, then stop as if interrupted\n"
             "\n"
             "Job keys with one value, for every run they apply to (as in hybridsim --help;\n"
-            "each has its CSV column, the value said, empty for the default; overlap is in\n"
-            "the row's key):\n",
+            "each has its CSV column, the value said, empty for the default, but overlap,\n"
+            "optimizer-every and loader-workers, which are in the row's key only):\n",
             sw_default_jobs());
     for (int k = 0; k < js_n_keys; k++)
         if (job_option(k)) {

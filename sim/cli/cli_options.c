@@ -275,6 +275,16 @@ static int cli_job_key_named(const char *arg)
 }
 
 
+/* Whether arg is one of sweep's and suggest's batch rules (--batch-per-gpu, -node, -group),
+ * which a user of those may well give a command that takes -b alone. */
+static bool batch_rule_flag(const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    return (n == 17 && strncmp(arg, "--batch-per-group", n) == 0) ||
+           (n == 16 && strncmp(arg, "--batch-per-node", n) == 0) ||
+           (n == 15 && strncmp(arg, "--batch-per-gpu", n) == 0);
+}
+
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
                const char *command, cli_flag_fn one, void *ctx, char *err)
 {
@@ -288,6 +298,12 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
         if (c == '?' && cli_job_key_named(argv[optind - 1]) >= 0) /* not a pricing key */
             return hs_fail(err, HS_EINPUT, "%s: %s chooses it itself (it ranks every choice)",
                            argv[optind - 1], command);
+        if (c == '?' && batch_rule_flag(argv[optind - 1]))
+            return hs_fail(err, HS_EINPUT, "unknown option '%s': the batch here is -b B, the "
+                           "global mini-batch (the samples of all GPUs: -b 2048 for 256 a GPU on "
+                           "8)%s; sweep takes --batch-per-gpu, -node and -group",
+                           argv[optind - 1], command && strcmp(command, "suggest") == 0
+                                                 ? ", or --batch-per-gpu b (B = b x GPUs)" : "");
         if (c == '?')
             return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim%s%s --help)",
                            argv[optind - 1], command ? " " : "", command ? command : "");

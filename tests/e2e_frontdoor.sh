@@ -7,6 +7,8 @@
 # candidate spends on it: under pytorch-ddp's input loader, ResNet-50 v1.5's splitbrain
 # candidates wait for their samples, and say so. `sweep --help` says which job keys have no CSV
 # column (only the row's key): a sweep given them all has a column for exactly the others.
+# --links on PCIe nodes with --root-p2p-bw: a link's peak utilisation exceeds 1 only on the
+# links sim/README.md says cap each flow (switches, a CPU's root), and the roots do here.
 # Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -81,6 +83,19 @@ for key in ("precision", "runtime", "optimizer-every", "loader-workers", "overla
         bad.append("%s: not in the row's key %s" % (key, row_key))
 print("\n".join(bad) or "")
 sys.exit(1 if bad or not m else 0)
+PY
+fi
+
+pcie=gen:abci-built:nvlink-topology=none,gpus-per-node=8,gpus-per-pcie-switch=2,nics-per-node=1
+if expect_ok "links root" simulate -w resnet50 -p "$pcie,root-p2p-bw=9GBps,nodes=2" -s data \
+    -g 16 -b 512 --layers-top 0 --links "$TMP/links.csv"; then
+    python3 - "$TMP/links.csv" <<'PY' || fail "links: a peak utilisation over 1 where none may be"
+import csv, sys
+over = [r for r in csv.DictReader(open(sys.argv[1])) if float(r["peak_utilisation"]) > 1 + 1e-9]
+bad = [r["link"] for r in over if "switch" not in r["kind"] and r["kind"] != "spine"
+       and "-rootp2p" not in r["link"]]
+print(" ".join(bad))
+sys.exit(1 if bad or not any("-rootp2p" in r["link"] for r in over) else 0)
 PY
 fi
 

@@ -391,9 +391,42 @@ static int was_given(const unsigned char *given, const char *name)
     return f && given[f - pg_flags];
 }
 
-/* Refuse flags that contradict each other or that the chosen NVLink topology would ignore. */
+/* Refuse the flags of a fat-tree level the machine does not have: one rack (a 2-level tree)
+ * has no rack uplink and no spine, one leaf group no leaf uplink and no rack switch, so no
+ * route crosses what they set (platforms/README.md, "A 2-level fat tree"). */
+static int check_levels(const unsigned char *given, const pg_params *p, char *err)
+{
+    static const char *const above_rack[] = {"rack-oversub", "spine-latency",
+                                             "spine-switch-latency"};
+    static const char *const above_leaf[] = {"leaf-oversub", "leaf-latency",
+                                             "rack-switch-latency"};
+    if (p->nodes <= 0 || p->nodes_per_leaf <= 0 || p->leaves_per_rack <= 0)
+        return HS_OK; /* pg_check refuses them */
+    int leaves = (p->nodes + p->nodes_per_leaf - 1) / p->nodes_per_leaf;
+    int racks = (leaves + p->leaves_per_rack - 1) / p->leaves_per_rack;
+    for (int level = 0; level < 2; level++) {
+        const char *const *flags = level ? above_leaf : above_rack;
+        if ((level ? leaves : racks) > 1)
+            continue;
+        for (int i = 0; i < 3; i++)
+            if (was_given(given, flags[i]))
+                return hs_fail(err, HS_EINPUT, "--%s: the machine has one %s (--nodes %d, "
+                               "--nodes-per-leaf %d, --leaves-per-rack %d: %d leaf group%s, "
+                               "%d rack), so no route crosses what it sets",
+                               flags[i], level ? "leaf group" : "rack", p->nodes,
+                               p->nodes_per_leaf, p->leaves_per_rack, leaves,
+                               leaves == 1 ? "" : "s", racks);
+    }
+    return HS_OK;
+}
+
+/* Refuse flags that contradict each other, that the chosen NVLink topology would ignore, or
+ * that set a level of the tree the machine does not have. */
 int pg__check_given(const unsigned char *given, const pg_params *p, char *err)
 {
+    int rc = check_levels(given, p, err);
+    if (rc != HS_OK)
+        return rc;
     for (size_t i = 0; i < PG_NCONFLICTS; i++)
         if (was_given(given, pg_conflicts[i][0]) && was_given(given, pg_conflicts[i][1]))
             return hs_fail(err, HS_EINPUT, "--%s: cannot be combined with --%s, which sets the "

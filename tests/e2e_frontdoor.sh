@@ -9,6 +9,9 @@
 # column (only the row's key): a sweep given them all has a column for exactly the others.
 # --links on PCIe nodes with --root-p2p-bw: a link's peak utilisation exceeds 1 only on the
 # links sim/README.md says cap each flow (switches, a CPU's root), and the roots do here.
+# A what-if of a fat-tree level the machine lacks is refused, not run as if it changed
+# something: --rack-oversub (and the spine's latencies) on dgx1's one rack, --leaf-oversub on
+# one leaf group; the same on a machine of two racks (or two leaf groups) runs.
 # Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -98,5 +101,17 @@ print(" ".join(bad))
 sys.exit(1 if bad or not any("-rootp2p" in r["link"] for r in over) else 0)
 PY
 fi
+
+expect_bad_hs "one rack, --rack-oversub" "--rack-oversub: the machine has one rack (--nodes 128" \
+    platform --preset dgx1 --rack-oversub 1:6 -o "$TMP/never.xml"
+expect_bad_hs "one rack, spine-latency" "--spine-latency: the machine has one rack" \
+    analytic -w resnet50 -p gen:dgx1:spine-latency=1us -s data -g 8 -b 256
+expect_bad_hs "one leaf group, leaf-oversub" "--leaf-oversub: the machine has one leaf group" \
+    analytic -w resnet50 -p gen:abci:nodes=17,leaf-oversub=1:2 -s data -g 8 -b 256
+[ -e "$TMP/never.xml" ] && fail "one rack: a platform file was written"
+expect_ok "two racks, --rack-oversub" platform --preset dgx1 --nodes 256 --rack-oversub 1:6 \
+    -o "$TMP/two.xml"
+expect_ok "two leaf groups, leaf-oversub" analytic -w resnet50 \
+    -p gen:abci:nodes=18,leaf-oversub=1:2 -s data -g 8 -b 256
 
 finish e2e_frontdoor

@@ -12,6 +12,8 @@
 # A what-if of a fat-tree level the machine lacks is refused, not run as if it changed
 # something: --rack-oversub (and the spine's latencies) on dgx1's one rack, --leaf-oversub on
 # one leaf group; the same on a machine of two racks (or two leaf groups) runs.
+# An iteration bound by the input loader (pytorch-ddp's default 8 workers a GPU, on an A100)
+# says which flag gives it more workers; with enough workers the line does not.
 # Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -113,5 +115,15 @@ expect_ok "two racks, --rack-oversub" platform --preset dgx1 --nodes 256 --rack-
     -o "$TMP/two.xml"
 expect_ok "two leaf groups, leaf-oversub" analytic -w resnet50 \
     -p gen:abci:nodes=18,leaf-oversub=1:2 -s data -g 8 -b 256
+
+a100=gen:nvswitch-ndr:gpu=a100-80gb,nvlink-gen=3,nvlink-links-per-gpu=12,pcie-gen=4,nic-type=hdr
+for workers in "" 16; do
+    extra=()
+    [ -n "$workers" ] && extra=(--loader-workers "$workers")
+    expect_ok "loader $workers" analytic -w resnet50-v1.5 -p "$a100" -s data -g 8 -b 2048 \
+        --precision mixed --runtime pytorch-ddp "${extra[@]}" || continue
+    n=$(grep -c "it bounds the iteration (.*more workers a GPU: --loader-workers N)" "$TMP/out")
+    [ "$n" -eq $((workers ? 0 : 1)) ] || fail "loader '$workers': $(grep 'input pipeline' "$TMP/out")"
+done
 
 finish e2e_frontdoor

@@ -70,7 +70,8 @@ static void print_input(FILE *out, const hs_estimate *est)
         return;
     if (est->input_wait_s > 0)
         fprintf(out, "  input pipeline: %.6g s a GPU's samples: it bounds the iteration (the "
-                "GPUs wait %.6g s for data)\n", est->input_s, est->input_wait_s);
+                "GPUs wait %.6g s for data; more workers a GPU: --loader-workers N)\n",
+                est->input_s, est->input_wait_s);
     else
         fprintf(out, "  input pipeline: %.6g s a GPU's samples, within the iteration (not the "
                 "bound)\n", est->input_s);

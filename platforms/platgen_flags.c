@@ -356,10 +356,12 @@ static void usage(FILE *o, const pg_params *d, const char *preset)
           "writes to stdout. Values take units (SI when bare): times 9us 110ns 3ms, bandwidths\n"
           "50GBps 100Gbps (bits), sizes 16GB 16GiB, speeds 7.8Tf. Flags override the preset in\n"
           "any order; two flags that set one quantity (--nic-type and --nic-bw, ...) cannot\n"
-          "both be given. Defaults shown are the\n",
+          "both be given, nor a flag that changes nothing (--rack-oversub on one rack, ...).\n"
+          "The machines of the measured runs (DGX-1, DGX-2, DGX A100, PCIe servers) are gen:\n"
+          "specs in experiments/validation/systems.tsv. ",
           o);
-    fprintf(o, "%s preset's (`hybridsim platform --preset NAME --help` shows another's).\n\n",
-            preset);
+    fprintf(o, "Defaults shown are the %s preset's\n(`hybridsim platform --preset NAME --help` "
+            "shows another's).\n\n", preset);
     fprintf(o, "  %-24s %-12s %s\n", "--preset NAME", preset,
             "abci, abci-achieved, abci-built, dgx1 or nvswitch-ndr (README: sources)");
     for (size_t i = 0; i < PG_NFLAGS; i++) {

@@ -14,9 +14,12 @@
 # one leaf group; the same on a machine of two racks (or two leaf groups) runs.
 # An iteration bound by the input loader (pytorch-ddp's default 8 workers a GPU, on an A100)
 # says which flag gives it more workers; with enough workers the line does not.
+# `platform --help` points to the measured runs' machines, a file of the source tree whose DGX
+# A100 line runs.
 # Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
+SRC="$2"
 source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 
 # A data-parallel plan of ResNet-50 on 16 GPUs, with <setting key="runtime" value="pytorch-ddp">.
@@ -125,5 +128,15 @@ for workers in "" 16; do
     n=$(grep -c "it bounds the iteration (.*more workers a GPU: --loader-workers N)" "$TMP/out")
     [ "$n" -eq $((workers ? 0 : 1)) ] || fail "loader '$workers': $(grep 'input pipeline' "$TMP/out")"
 done
+
+"$HS" platform --help >"$TMP/phelp" 2>&1
+tsv=$(tr '\n' ' ' <"$TMP/phelp" | grep -o "experiments/validation/[a-z]*\.tsv" | head -1)
+if [ -z "$tsv" ] || [ ! -f "$SRC/$tsv" ]; then
+    fail "platform --help names no machine file of the tree ('$tsv')"
+else
+    spec=$(awk -F'\t' '$1 == "DGX A100" { print $4; exit }' "$SRC/$tsv")
+    expect_ok "systems.tsv DGX A100" analytic -w resnet50 -p "$spec" -s data -g 16 -b 512 &&
+        grep -q "on a100-" "$TMP/out" || fail "the DGX A100 line '$spec' runs no A100"
+fi
 
 finish e2e_frontdoor

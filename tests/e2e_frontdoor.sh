@@ -15,7 +15,8 @@
 # An iteration bound by the input loader (pytorch-ddp's default 8 workers a GPU, on an A100)
 # says which flag gives it more workers; with enough workers the line does not.
 # `platform --help` points to the measured runs' machines, a file of the source tree whose DGX
-# A100 line runs.
+# A100 line runs. With --job, a key given outside holds for every job (--precision: the job's
+# header says it), and a job's own key given outside is refused naming the KEY= to give inside.
 # Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -138,5 +139,18 @@ else
     expect_ok "systems.tsv DGX A100" analytic -w resnet50 -p "$spec" -s data -g 16 -b 512 &&
         grep -q "on a100-" "$TMP/out" || fail "the DGX A100 line '$spec' runs no A100"
 fi
+
+if expect_ok "job outside precision" simulate -p abci --job "w=resnet50,s=data,g=16,b=256" \
+    --precision mixed; then
+    grep -q "^hybridsim simulate: resnet50 on abci, data, 16 GPUs, batch 256, mixed precision," \
+        "$TMP/out" || fail "--precision outside --job: $(sed -n 4p "$TMP/out")"
+fi
+for own in "--loader-workers 2:loader-workers=" "--optimizer-every 2:optimizer-every=" "-P spread:placement="; do
+    # shellcheck disable=SC2086
+    expect_bad_hs "job outside ${own%%:*}" "give it inside each --job as ${own#*:}" simulate -p abci \
+        --runtime pytorch-ddp --job "w=resnet50,s=data,g=16,b=256" ${own%%:*}
+done
+"$HS" --help | tr -s ' \n' ' ' | grep -q "keys (w s g b layers S optimizer-every loader-workers placement) go inside" ||
+    fail "--help: the --job keys that go inside"
 
 finish e2e_frontdoor

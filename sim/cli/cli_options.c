@@ -187,7 +187,9 @@ static int check_fabric(const cli_options *o, char *err)
     const char *per_job = per_job_flag(o, flag);
     if (per_job)
         return hs_fail(err, HS_EINPUT, "%s cannot be combined with --job: give it inside each "
-                       "--job (w=, s=, g=, b=, layers=, S=, placement=)", per_job);
+                       "--job as %s= (a job's own keys: w=, s=, g=, b=, layers=, S=, "
+                       "optimizer-every=, loader-workers=, placement=)", per_job,
+                       per_job + strspn(per_job, "-"));
     if (single_run_flag(o, flag))
         return hs_fail(err, HS_EINPUT, "%s is for single runs, not --job", flag);
     const cli_rule rules[] = {

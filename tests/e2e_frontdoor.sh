@@ -17,6 +17,9 @@
 # `platform --help` points to the measured runs' machines, a file of the source tree whose DGX
 # A100 line runs. With --job, a key given outside holds for every job (--precision: the job's
 # header says it), and a job's own key given outside is refused naming the KEY= to give inside.
+# The link summary's "over X s" (sim/README.md: what mean utilisation divides by) is the
+# iteration without the input loader's wait: a loader-bound run's equals the same run's with
+# workers enough, below its own iteration.
 # Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -152,5 +155,18 @@ for own in "--loader-workers 2:loader-workers=" "--optimizer-every 2:optimizer-e
 done
 "$HS" --help | tr -s ' \n' ' ' | grep -q "keys (w s g b layers S optimizer-every loader-workers placement) go inside" ||
     fail "--help: the --job keys that go inside"
+
+over() { sed -n 's/.*links (link directions that carried traffic, over \([0-9.e+-]*\) s).*/\1/p' "$TMP/out"; }
+lrun=(simulate -w resnet50-v1.5 -p "$a100" -s data -g 16 -b 4096 --precision mixed --runtime
+    pytorch-ddp --layers-top 0 --links-summary)
+if expect_ok "links loader-bound" "${lrun[@]}"; then
+    slow=$(over) total=$(awk '/^  per iteration/ { print $6; exit }' "$TMP/out")
+    if expect_ok "links loader enough" "${lrun[@]}" --loader-workers 64; then
+        fast=$(over)
+        python3 -c "import sys; a, b, t = map(float, sys.argv[1:]); sys.exit(not (a == b < t))" \
+            "${slow:-0}" "${fast:--1}" "${total:-0}" ||
+            fail "links over: $slow s loader-bound, $fast s with 64 workers, iteration $total s"
+    fi
+fi
 
 finish e2e_frontdoor

@@ -87,6 +87,12 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
     int status = model ? HS_OK : job_check_device(wl, plat, compute, err);
     if (status != HS_OK)
         return status;
+    if (!model && wl->calibration == WL_CAL_NONE && compute == JS_COMPUTE_MEASURED)
+        return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
+                       "method=\"none\", or a ParaDL file without times), and %s%s%s asks "
+                       "the measured times: time its kernels with --compute kernels",
+                       wl->path, spec->compute ? "--compute measured" : "--runtime ",
+                       spec->compute ? "" : spec->runtime, spec->compute ? "" : "'s compute");
     if (!model && wl->calibration == WL_CAL_NONE)
         return hs_fail(err, HS_EINPUT, "%s: the workload has no compute time (calibration "
                        "method=\"none\", or a ParaDL file without times), and %s cannot be "

@@ -178,9 +178,10 @@ static int suggest(const suggest_options *o, const cli_sim *sim, char *err)
         return status;
     if ((status = cli_open_routes(o->platform, sim, &plat, err)) == HS_OK) {
         status = job_compute_for_pricing(&wl, &plat, &o->job, &kc, &model, err);
-        if (status == HS_OK && o->job.gpus > plat.n_gpus)
-            status = hs_fail(err, HS_EINPUT, "-g %d: the platform %s has %d GPUs", o->job.gpus,
-                             plat.name, plat.n_gpus);
+        if (status == HS_OK && (o->job.gpus > plat.n_gpus || o->max_gpus > plat.n_gpus))
+            status = hs_fail(err, HS_EINPUT, "%s %d: the platform %s has %d GPUs",
+                             o->max_gpus ? "--max-gpus" : "-g", o->max_gpus ? o->max_gpus
+                             : o->job.gpus, plat.name, plat.n_gpus);
         if (status == HS_OK)
             status = ask(o, sim, &wl, model, &plat, err);
         plat_free(&plat);

@@ -39,8 +39,16 @@ static int runtimes_main(int argc, char **argv, char *err)
              "the sources: workloads/runtime/README.md).");
         return HS_OK;
     }
-    if (argc > 1)
-        return hs_fail(err, HS_EINPUT, "runtimes takes no argument ('%s')", argv[1]);
+    if (argc > 1) { /* one runtime asked: its file holds every value with its source */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.rt", rt_default_dir(), argv[1]);
+        FILE *f = strchr(argv[1], '/') ? NULL : fopen(path, "r");
+        if (f)
+            fclose(f);
+        return hs_fail(err, HS_EINPUT, "runtimes takes no argument ('%s')%s%s", argv[1],
+                       f ? "; a runtime's values and their sources are its file, " : "",
+                       f ? path : "");
+    }
     printf("runtimes (--runtime NAME; %s):\n", rt_default_dir());
     return rt_list(stdout, err);
 }

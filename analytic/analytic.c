@@ -250,7 +250,7 @@ int an_model_terms(const wl_workload *wl, const kt_compute *kc, const st_strateg
     if (!(st->overlap && (st->kind == ST_DATA || st->kind == ST_SERIAL)))
         it->exposed_comm_s = it->comm_s;
     it->total_s = it->compute_s + it->exposed_comm_s;
-    hs_estimate_input_floor(est, kt_compute_input_s(kc, batch, st->p1));
+    hs_estimate_input_floor(est, kt_compute_input_s(kc, batch, st_input_groups(st)));
     hs_estimate_scale_epoch(est, wl->samples, batch);
     /* Memory is the strategy's footprint, the same one the simulator reports. */
     return fp_fill(wl, kc, st, batch, gpu_memory_bytes, est, err);

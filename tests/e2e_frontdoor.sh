@@ -20,6 +20,9 @@
 # The link summary's "over X s" (sim/README.md: what mean utilisation divides by) is the
 # iteration without the input loader's wait: a loader-bound run's equals the same run's with
 # workers enough, below its own iteration.
+# A per-layer plan's GPU loads the samples its first layer reads: splitbrain:2's first layers
+# split the batch 16 ways on 16 GPUs, so its input pipeline line equals data parallelism's
+# (it charged a group's batch, twice that, and bounded the iteration), in analytic and simulate.
 # Usage (from ctest): e2e_frontdoor.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -168,6 +171,19 @@ if expect_ok "links loader-bound" "${lrun[@]}"; then
             "${slow:-0}" "${fast:--1}" "${total:-0}" ||
             fail "links over: $slow s loader-bound, $fast s with 64 workers, iteration $total s"
     fi
+fi
+
+if expect_ok "splitbrain plan" strategy --generate splitbrain:2 -w resnet50-v1.5 -g 16 -b 2048 \
+    -o "$TMP/sb.xml"; then
+    for mode in analytic simulate; do
+        for s in data "$TMP/sb.xml"; do
+            expect_ok "$mode loader $s" "$mode" -w resnet50-v1.5 -p gen:dgx1 -s "$s" -g 16 \
+                -b 2048 --runtime pytorch-ddp --precision mixed &&
+                grep '^  input pipeline:' "$TMP/out" | cut -d' ' -f5 >"$TMP/in-$mode-${s##*/}"
+        done
+        [ -s "$TMP/in-$mode-data" ] && cmp -s "$TMP/in-$mode-data" "$TMP/in-$mode-sb.xml" ||
+            fail "$mode: a plan's input pipeline $(cat "$TMP/in-$mode-sb.xml") s, data's $(cat "$TMP/in-$mode-data") s"
+    done
 fi
 
 finish e2e_frontdoor

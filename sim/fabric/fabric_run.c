@@ -131,7 +131,7 @@ int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
  * without the compute model. */
 static double job_input_s(const fb_job *j)
 {
-    return kt_compute_input_s(j->job.kc, j->spec.batch, j->job.st.p1);
+    return kt_compute_input_s(j->job.kc, j->spec.batch, st_input_groups(&j->job.st));
 }
 
 /* ---- each job alone ----------------------------------------------------------------------- */

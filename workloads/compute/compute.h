@@ -277,8 +277,9 @@ double kt_compute_grad_copy_s(const kt_compute *c, const wl_workload *wl, int in
  * few channels' values stream in no time), 0 for any other layer. */
 double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int index);
 
-/* Seconds one GPU's input pipeline needs for an iteration of `batch` samples split among
- * `data_groups` data-parallel groups (a strategy's p1): each GPU's loader prepares its group's
+/* Seconds one GPU's input pipeline needs for an iteration of `batch` samples split
+ * `data_groups` ways where they enter the network (st_input_groups: a strategy's data-parallel
+ * groups, a plan's first layer's data split): each GPU's loader prepares
  * batch / data_groups samples, its loader_workers at loader_samples_per_s each (0: the runtime
  * sets no limit, or c is NULL: measured times, no loader). The workers prepare the next batches
  * while the GPU computes (a DataLoader's prefetch), so an iteration lasts at least this, and no

@@ -91,6 +91,14 @@ void st_from_plan(const st_plan *plan, st_strategy *st)
     st->train = plan->train;
 }
 
+int st_input_groups(const st_strategy *st)
+{
+    const st_plan *plan = st->kind == ST_LAYERWISE ? st->plan : NULL;
+    if (plan && plan->micro_batches == 0 && plan->n_layers > 0 && plan->layers[0].batch > 0)
+        return plan->layers[0].batch;
+    return st->p1 > 0 ? st->p1 : 1;
+}
+
 /* The known names, comma separated, for "unknown strategy" messages (the built-in kinds: a
  * layer-wise strategy is given as a file). */
 static const char *known_list(char *buf, size_t len)

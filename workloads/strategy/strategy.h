@@ -89,6 +89,12 @@ int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strate
  * schedule). */
 void st_from_plan(const st_plan *plan, st_strategy *st);
 
+/* The ways the batch is split where it enters the network: a GPU's input pipeline loads
+ * batch / this many samples an iteration (kt_compute_input_s). A plan's first layer's data
+ * split (GPUs that split that layer's work otherwise load the same samples); the data-parallel
+ * groups for the other kinds and for a plan with a schedule (its first stage loads them all). */
+int st_input_groups(const st_strategy *st);
+
 /* Whether the batch flows through stages in micro-batches: the pipeline, or a plan with a
  * schedule. */
 bool st_is_pipelined(const st_strategy *st);

@@ -4,8 +4,8 @@
 # it, as they do for --runtime (analytic, simulate, compare, and a --job of a shared fabric,
 # whose header also names the precision and how kernels are timed, as a single run's does).
 # suggest's "why not first" never blames more seconds of communication (or compute) than the
-# candidate spends on it: under pytorch-ddp's input loader, ResNet-50 v1.5's splitbrain
-# candidates wait for their samples, and say so. `sweep --help` says which job keys have no CSV
+# candidate spends on it: under pytorch-ddp's input loader, ResNet-50 v1.5's pipelines (their
+# first stage loads the whole batch) wait for their samples, and say so. `sweep --help` says which job keys have no CSV
 # column (only the row's key): a sweep given them all has a column for exactly the others.
 # --links on PCIe nodes with --root-p2p-bw: a link's peak utilisation exceeds 1 only on the
 # links sim/README.md says cap each flow (switches, a CPU's root), and the roots do here.

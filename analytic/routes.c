@@ -265,6 +265,39 @@ int an__layout_lines(const plat_platform *plat, const int *gpu_of_rank, int p, a
     return failed;
 }
 
+/* How the n GPUs of a group fall on nodes, for a message: "8 on each of 10 nodes, 4 on 1". */
+static void describe_nodes(const plat_platform *plat, const int *gpu, int n, char *buf,
+                           size_t len)
+{
+    int gpn = plat->gpus_per_node > 0 ? plat->gpus_per_node : 1, nodes = 0;
+    int *count = calloc((size_t)n, sizeof *count); /* GPUs on each node, in first-seen order */
+    snprintf(buf, len, "%d GPUs", n);
+    if (!count)
+        return;
+    for (int i = 0; i < n; i++) {
+        bool seen = false; /* quadratic, but only on the way to an error */
+        for (int k = 0; k < i && !seen; k++)
+            seen = gpu[k] / gpn == gpu[i] / gpn;
+        for (int k = i; k < n && !seen; k++)
+            count[nodes] += gpu[k] / gpn == gpu[i] / gpn;
+        nodes += !seen;
+    }
+    size_t at = 0;
+    for (int c = 0; c < nodes && at < len; c++) {
+        int same = 0;
+        for (int k = 0; k < nodes; k++)
+            same += count[k] == count[c];
+        bool listed = false;
+        for (int k = 0; k < c && !listed; k++)
+            listed = count[k] == count[c];
+        if (!listed)
+            at += (size_t)snprintf(buf + at, len - at, "%s%d on %s%d node%s", at ? ", " : "",
+                                   count[c], same > 1 ? "each of " : "", same,
+                                   same > 1 ? "s" : "");
+    }
+    free(count);
+}
+
 /* The layouts of the gradient allreduces: across the p2-strided groups, inside group 0. */
 static int layouts_load(const plat_platform *plat, const st_strategy *st,
                         const int *gpu_of_rank, an_links *links, int *gpu, char *err)
@@ -287,12 +320,22 @@ static int layouts_load(const plat_platform *plat, const st_strategy *st,
     free(flows);
     if (failed)
         return hs_fail(err, HS_EINTERNAL, "out of memory laying out %d ranks by node", st->p);
-    bool uneven = (p1 > 1 && !links->grad_across.per_node) ||
-                  (p2 > 1 && !links->grad_group.per_node);
-    if (uneven && st->allreduce != CO_AUTO)
-        return hs_fail(err, HS_EINPUT, "--allreduce %s: the gradient allreduce's ranks are not "
-                       "spread evenly over their nodes; hier, tree and rings need the same "
-                       "number on every node", co_algo_name(st->allreduce));
+    bool across = p1 > 1 && !links->grad_across.per_node;
+    if ((across || (p2 > 1 && !links->grad_group.per_node)) && st->allreduce != CO_AUTO) {
+        int n = across ? p1 : p2; /* the uneven group: across ranks 0, p2, 2 p2..., or group 0 */
+        for (int j = 0; j < n; j++)
+            gpu[j] = gpu_of_rank ? gpu_of_rank[across ? j * p2 : j] : (across ? j * p2 : j);
+        char found[160], hint[96] = "";
+        describe_nodes(plat, gpu, n, found, sizeof found);
+        int gpn = plat->gpus_per_node;
+        if (p2 == 1 && gpn > 0 && p1 > gpn) /* data parallel: whole nodes, packed */
+            snprintf(hint, sizeof hint, " (-g %d or %d fills whole nodes)", p1 / gpn * gpn,
+                     p1 / gpn * gpn + gpn);
+        return hs_fail(err, HS_EINPUT, "--allreduce %s: the gradient allreduce's %d ranks are "
+                       "not spread evenly over their nodes (%s; %s has %d GPUs a node); hier, "
+                       "tree and rings need the same number on every node%s",
+                       co_algo_name(st->allreduce), n, found, plat->name, gpn, hint);
+    }
     return HS_OK;
 }
 

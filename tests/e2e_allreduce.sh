@@ -88,7 +88,7 @@ PY
 run=(-w resnet50 -p abci -s data -b 2040)
 expect_bad unknown "--allreduce: unknown algorithm 'nccl' (known: ring, hier, tree, rings, auto)" \
     "$HS" analytic "${run[@]}" -g 6 --allreduce nccl
-expect_bad uneven-analytic "--allreduce tree: the gradient allreduce's ranks are not spread evenly" \
+expect_bad uneven-analytic "--allreduce tree: the gradient allreduce's 6 ranks are not spread evenly over their nodes (4 on 1 node, 2 on 1 node; abci has 4 GPUs a node)" \
     "$HS" analytic "${run[@]}" -g 6 --allreduce tree
 expect_bad uneven-simulate "--allreduce hier, tree and rings need the same number on every node" \
     "$HS" simulate "${run[@]}" -g 6 --allreduce hier

@@ -283,10 +283,22 @@ static void on_zone_close(void *ctx)
 
 /* ---------------------------------------------------------------- the file */
 
-/* The NVLink part of the file's head comment: "50GBps 9us" for all-to-all, as it always was. */
+/* The NVLink part of the file's head comment: "50 GB/s, 9us" for all-to-all. */
 typedef struct {
     char s[160];
 } pg_text;
+
+/* A bandwidth for a person, as the tool's reports print one ("283.333 GB/s"); the exact value
+ * is in the links below. */
+static pg_num gbs(double bw_Bps)
+{
+    pg_num n;
+    snprintf(n.s, sizeof n.s, "%.6g GB/s", bw_Bps / 1e9);
+    return n;
+}
+
+/* "s" for a count other than one: "1 rack", "2 racks". */
+static const char *plural(int n) { return n == 1 ? "" : "s"; }
 
 static pg_text nvlink_summary(const pg_params *p)
 {
@@ -294,29 +306,29 @@ static pg_text nvlink_summary(const pg_params *p)
     switch (p->nvlink_topology) {
     case PG_NVLINK_CUBE_MESH:
         snprintf(t.s, sizeof t.s, "DGX-1V cube-mesh, 1 or 2 links of %s per pair, %s per hop",
-                 pg_qty(p->nvlink_link_bw_Bps, UN_BANDWIDTH).s,
+                 gbs(p->nvlink_link_bw_Bps).s,
                  pg_qty(p->nvlink_latency_s, UN_TIME).s);
         return t;
     case PG_NVLINK_NVSWITCH:
-        snprintf(t.s, sizeof t.s, "%s %s per GPU through an NVSwitch (%s)",
-                 pg_qty(pg_nvlink_bundle_Bps(p, p->nvlink_links_per_gpu), UN_BANDWIDTH).s,
+        snprintf(t.s, sizeof t.s, "%s, %s per GPU through an NVSwitch (%s)",
+                 gbs(pg_nvlink_bundle_Bps(p, p->nvlink_links_per_gpu)).s,
                  pg_qty(p->nvlink_latency_s, UN_TIME).s,
                  pg_qty(p->nvswitch_latency_s, UN_TIME).s);
         return t;
     case PG_NVLINK_NONE:
         snprintf(t.s, sizeof t.s, "none: GPU pairs over PCIe (%s a GPU), through their switch "
-                 "or the CPUs", pg_qty(p->pcie_bw_Bps, UN_BANDWIDTH).s);
+                 "or the CPUs", gbs(p->pcie_bw_Bps).s);
         return t;
     case PG_NVLINK_PAIRS:
-        snprintf(t.s, sizeof t.s, "pairs 2k, 2k+1 bridged, %s %s; other pairs over PCIe",
-                 pg_qty(pg_nvlink_bundle_Bps(p, p->nvlink_links_per_pair), UN_BANDWIDTH).s,
+        snprintf(t.s, sizeof t.s, "pairs 2k, 2k+1 bridged, %s, %s; other pairs over PCIe",
+                 gbs(pg_nvlink_bundle_Bps(p, p->nvlink_links_per_pair)).s,
                  pg_qty(p->nvlink_latency_s, UN_TIME).s);
         return t;
     case PG_NVLINK_ALL_TO_ALL:
         break;
     }
-    snprintf(t.s, sizeof t.s, "%s %s",
-             pg_qty(pg_nvlink_bundle_Bps(p, p->nvlink_links_per_pair), UN_BANDWIDTH).s,
+    snprintf(t.s, sizeof t.s, "%s, %s",
+             gbs(pg_nvlink_bundle_Bps(p, p->nvlink_links_per_pair)).s,
              pg_qty(p->nvlink_latency_s, UN_TIME).s);
     return t;
 }
@@ -330,24 +342,26 @@ static void write_head(xw_state *x, const pg_params *p)
     char partial[96] = "";
     int last_leaf = pg_leaf_nodes(p, L.leaves - 1), last_rack = pg_rack_nodes(p, L.racks - 1);
     if (last_leaf != p->nodes_per_leaf || last_rack != p->nodes_per_leaf * p->leaves_per_rack)
-        snprintf(partial, sizeof partial, " (partly filled: the last leaf group %d nodes, the "
-                 "last rack %d)", last_leaf, last_rack);
+        snprintf(partial, sizeof partial, " (partly filled: the last leaf group %d node%s, "
+                 "the last rack %d)", last_leaf, plural(last_leaf), last_rack);
     put(x, "<?xml version='1.0'?>\n"
            "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
     put(x,
         "<!-- Written by `hybridsim platform` (platforms/README.md explains the structure).\n"
-        "     %d nodes x %d GPUs, %d NICs per node; %d leaf groups of %d nodes, %d racks of "
-        "%d leaf groups%s.\n"
-        "     NVLink %s; PCIe %s %s; NIC %s %s.\n"
-        "     Leaf uplink %s %s (oversubscription %s), rack uplink %s %s "
+        "     %d node%s x %d GPU%s, %d NIC%s per node; %d leaf group%s of %d node%s, %d rack%s of "
+        "%d leaf group%s%s.\n"
+        "     NVLink %s; PCIe %s, %s; NIC %s, %s.\n"
+        "     Leaf uplink %s, %s (oversubscription %s), rack uplink %s, %s "
         "(oversubscription %s).\n"
         "     Switch latencies: leaf %s, rack %s, spine %s. -->\n",
-        p->nodes, p->gpus_per_node, L.nics_per_node, L.leaves, p->nodes_per_leaf, L.racks,
-        p->leaves_per_rack, partial, nvlink_summary(p).s, pg_qty(p->pcie_bw_Bps, UN_BANDWIDTH).s,
-        pg_qty(p->pcie_latency_s, UN_TIME).s, pg_qty(p->nic_bw_Bps, UN_BANDWIDTH).s,
-        pg_qty(p->nic_latency_s, UN_TIME).s, pg_qty(L.leaf_uplink_bw_Bps, UN_BANDWIDTH).s,
+        p->nodes, plural(p->nodes), p->gpus_per_node, plural(p->gpus_per_node), L.nics_per_node,
+        plural(L.nics_per_node), L.leaves, plural(L.leaves), p->nodes_per_leaf,
+        plural(p->nodes_per_leaf), L.racks, plural(L.racks), p->leaves_per_rack,
+        plural(p->leaves_per_rack), partial, nvlink_summary(p).s, gbs(p->pcie_bw_Bps).s,
+        pg_qty(p->pcie_latency_s, UN_TIME).s, gbs(p->nic_bw_Bps).s,
+        pg_qty(p->nic_latency_s, UN_TIME).s, gbs(L.leaf_uplink_bw_Bps).s,
         pg_qty(p->leaf_latency_s, UN_TIME).s, pg_exact(p->leaf_oversub).s,
-        pg_qty(L.rack_uplink_bw_Bps, UN_BANDWIDTH).s, pg_qty(p->spine_latency_s, UN_TIME).s,
+        gbs(L.rack_uplink_bw_Bps).s, pg_qty(p->spine_latency_s, UN_TIME).s,
         pg_exact(p->rack_oversub).s, pg_qty(p->leaf_switch_latency_s, UN_TIME).s,
         pg_qty(p->rack_switch_latency_s, UN_TIME).s, pg_qty(p->spine_switch_latency_s, UN_TIME).s);
     put(x, "<platform version=\"4.1\">\n");

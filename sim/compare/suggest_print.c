@@ -219,10 +219,16 @@ static void print_search(FILE *out, const su_search *s)
         fprintf(out, "  exact model: the search's plan %.6f s, polished %.6f s; the best "
                 "whole-model strategy (%s) is cheaper and stands for it\n",
                 s->polish.searched_s, s->polish.polished_s, s->reference);
+    else if (s->reference[0] && s->polish.layers_reverted == 0)
+        fprintf(out, "  exact model: the search's plan %.6f s; no layer of it is cheaper as %s "
+                "(the best whole-model strategy) splits it\n", s->polish.searched_s,
+                s->reference);
     else if (s->reference[0])
-        fprintf(out, "  exact model: the search's plan %.6f s; %d layers given %s's "
-                "configuration -> %.6f s\n", s->polish.searched_s, s->polish.layers_reverted,
-                s->reference, s->polish.polished_s);
+        fprintf(out, "  exact model: the search's plan %.6f s, %.6f s after %d layer%s switched "
+                "to how %s (the best whole-model strategy) splits %s\n", s->polish.searched_s,
+                s->polish.polished_s, s->polish.layers_reverted,
+                s->polish.layers_reverted == 1 ? " was" : "s were", s->reference,
+                s->polish.layers_reverted == 1 ? "it" : "them");
 }
 
 /* The answer against the search's plan and the best whole-model strategy. */

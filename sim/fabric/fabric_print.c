@@ -66,8 +66,8 @@ void fb_print_tables(FILE *out, const fb_request *req, const plat_platform *plat
                          const lk_stats *links)
 {
     char gpus[512];
-    fprintf(out, "hybridsim simulate: %d jobs sharing %s (%s collectives)\n", n_jobs, plat->name,
-            req->fidelity == ENG_STEP ? "step" : "flow");
+    fprintf(out, "hybridsim simulate: %d job%s sharing %s (%s collectives)\n", n_jobs,
+            n_jobs == 1 ? "" : "s", plat->name, req->fidelity == ENG_STEP ? "step" : "flow");
     for (int k = 0; k < n_jobs; k++) {
         const fb_job *j = &jobs[k];
         format_gpus(j, gpus, sizeof gpus);

@@ -277,7 +277,8 @@ int sw_merge(const char *dir, const char *output, bool quiet, sw_arena *a, char 
         status = sw_write_atomic("-o", output, header, lines, n_lines, err);
     if (status == HS_OK && !quiet) {
         report_missing(dir, indices, with_row, a);
-        fprintf(stderr, "sweep: merged %d rows from %s into %s\n", n_lines, dir, output);
+        fprintf(stderr, "sweep: merged %d row%s from %s into %s\n", n_lines,
+                n_lines == 1 ? "" : "s", dir, output);
     }
     free(indices);
     free(lines);

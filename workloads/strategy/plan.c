@@ -205,9 +205,10 @@ static int check_extents(const st_plan *plan, const wl_workload *wl, int index,
     static const char *const names[3] = {"width", "height", "depth"};
     for (int d = 0; d < 3 && d < l->y.n_spatial; d++)
         if (split[d] > l->y.spatial[d])
-            return fail_layer(plan, l, c, err, "%s=%d is more than its output's %lld %s",
+            return fail_layer(plan, l, c, err, "%s=%d is more than its output's %lld %s%s",
                               names[d], split[d], (long long)l->y.spatial[d],
-                              d == 0 ? "columns" : d == 1 ? "rows" : "planes");
+                              d == 0 ? "column" : d == 1 ? "row" : "plane",
+                              l->y.spatial[d] == 1 ? "" : "s");
     return HS_OK;
 }
 

@@ -251,7 +251,7 @@ int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strate
  * splits, of the dimension it splits. */
 typedef struct {
     int64_t extent;     /* min over split layers; 0 when no layer is split */
-    const char *what;   /* "filters", "channels", "columns (W)" */
+    const char *what;   /* "filters", "channels", "columns (W)"; singular for one */
     const char *symbol; /* "F", "C", "W" */
 } split_bound;
 
@@ -285,14 +285,15 @@ static split_bound model_bound(st_kind kind, const wl_workload *wl)
     }
     if (b.extent == 0)
         b.extent = first_layer_c;
+    bool one = b.extent == 1; /* "the 1 column", not "the 1 columns" */
     if (bit == WL_SPLIT_FILTER) {
-        b.what = "filters";
+        b.what = one ? "filter" : "filters";
         b.symbol = "F";
     } else if (bit == WL_SPLIT_CHANNEL) {
-        b.what = "channels";
+        b.what = one ? "channel" : "channels";
         b.symbol = "C";
     } else {
-        b.what = "columns";
+        b.what = one ? "column" : "columns";
         b.symbol = "W";
     }
     return b;

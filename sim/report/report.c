@@ -11,18 +11,36 @@
 #include "hs_json.h"
 
 /* The built-in strategies whose filter backward (--filter-backward) or halos (--halo) can
- * follow ParaDL's assumption instead of the default mechanism (strategy.h). */
-/* A filter built-in's; a strategy file's when not the default reduce-scatter (as has_halos). */
-static bool has_filter_backward(const st_strategy *st)
+ * follow ParaDL's assumption instead of the default mechanism (strategy.h). A strategy file
+ * names them only when one of its layers has them, as a built-in does by its kind. */
+
+/* Whether a layer of the plan splits its filters (filters), or cuts its output spatially and
+ * is charged as cut (halos: charge="whole" layers exchange none). */
+static bool plan_splits(const st_plan *plan, bool filters)
 {
-    return st_split_bit(st->kind) == WL_SPLIT_FILTER || (st->plan && !st->filter_rs);
+    for (int l = 0; l < plan->n_layers; l++) {
+        const st_layer_config *c = &plan->layers[l];
+        if (filters ? c->filter > 1
+                    : !c->whole && (c->width > 1 || c->height > 1 || c->depth > 1))
+            return true;
+    }
+    return false;
 }
 
-/* A spatial built-in's halos; a strategy file's when they are not the default chain (a file
- * says nothing of them otherwise, whether it cuts any layer spatially or not). */
+/* A filter built-in's; a strategy file's when it splits filters and does not reduce-scatter,
+ * the default (as has_halos). */
+static bool has_filter_backward(const st_strategy *st)
+{
+    return st_split_bit(st->kind) == WL_SPLIT_FILTER ||
+           (st->plan && !st->filter_rs && plan_splits(st->plan, true));
+}
+
+/* A spatial built-in's halos; a strategy file's when it cuts a layer spatially and its halos
+ * are not the default chain. */
 static bool has_halos(const st_strategy *st)
 {
-    return st_split_bit(st->kind) == WL_SPLIT_SPATIAL || (st->plan && !st->halo_chain);
+    return st_split_bit(st->kind) == WL_SPLIT_SPATIAL ||
+           (st->plan && !st->halo_chain && plan_splits(st->plan, false));
 }
 
 static void print_shape(FILE *out, const rp_run *run)

@@ -296,6 +296,68 @@ void plat_route(const plat_platform *plat, int a, int b, double *latency_s, doub
     *bandwidth_Bps = r[1];
 }
 
+static int by_link(const void *a, const void *b)
+{
+    int x = ((const pm_link_use *)a)->id, y = ((const pm_link_use *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* The largest k / bandwidth over the link directions in use[0..n), k the ring edges crossing
+ * one (a FATPIPE, which SimGrid does not divide among its flows, counts once). Sorts use. */
+static double shared_beta(pm_link_use *use, size_t n)
+{
+    double beta = 0;
+    qsort(use, n, sizeof *use, by_link);
+    for (size_t i = 0, k; i < n; i += k) {
+        for (k = 1; i + k < n && use[i + k].id == use[i].id; k++)
+            ;
+        double b = (use[i].shared ? (double)k : 1.0) / use[i].bandwidth_Bps;
+        if (b > beta)
+            beta = b;
+    }
+    return beta;
+}
+
+/* plat_ring_cost on a generated machine, whose routes' links are known: the ring's steps run
+ * every edge at once, so a link direction that k of its edges cross gives each a k-th of its
+ * bandwidth (GPU pairs through host memory: both directions of a pair climb one switch's
+ * link to the CPU). -1 when a route is unknown or out of memory. */
+static int ring_cost_links(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
+                           double *beta_s_per_byte)
+{
+    size_t used = 0, cap = (size_t)n * 8;
+    pm_link_use *use = malloc(cap * sizeof *use);
+    int status = use ? 0 : -1;
+    for (int i = 0; status == 0 && i < n; i++) {
+        int a = gpu[i], b = gpu[(i + 1) % n];
+        double lat_s = 0;
+        if (a < 0 || b < 0 || a >= plat->n_gpus || b >= plat->n_gpus) {
+            status = -1;
+            break;
+        }
+        if (a == b) /* nothing crosses a link */
+            continue;
+        if (cap - used < PM_MAX_ROUTE) {
+            pm_link_use *more = realloc(use, 2 * cap * sizeof *use);
+            if (!more) {
+                status = -1;
+                break;
+            }
+            use = more, cap *= 2;
+        }
+        int k = pm_route_links(plat->machine, a, b, use + used, PM_MAX_ROUTE, &lat_s);
+        if (k < 0)
+            status = -1;
+        used += k > 0 ? (size_t)k : 0;
+        if (lat_s > *alpha_s)
+            *alpha_s = lat_s;
+    }
+    if (status == 0)
+        *beta_s_per_byte = shared_beta(use, used);
+    free(use);
+    return status;
+}
+
 void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
                     double *beta_s_per_byte)
 {
@@ -303,6 +365,11 @@ void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *al
     *beta_s_per_byte = 0;
     if (n < 2)
         return;
+    if (plat->machine) {
+        if (ring_cost_links(plat, gpu, n, alpha_s, beta_s_per_byte) != 0)
+            *alpha_s = *beta_s_per_byte = NAN; /* a caller's bug, as plat_route's */
+        return;
+    }
     for (int i = 0; i < n; i++) {
         double lat_s, bw_Bps;
         plat_route(plat, gpu[i], gpu[(i + 1) % n], &lat_s, &bw_Bps);

@@ -127,8 +127,11 @@ void plat_route(const plat_platform *plat, int gpu_a, int gpu_b, double *latency
                 double *bandwidth_Bps);
 
 /* The cost parameters of a ring over the given GPUs, in order (gpu[i] sends to gpu[i+1], the
- * last to the first): alpha is the largest route latency of a ring edge and beta the largest
- * 1/bandwidth, as the ring's steps wait for their slowest pair. n == 1 gives alpha = beta = 0. */
+ * last to the first): alpha is the largest route latency of a ring edge, as the ring's steps
+ * wait for their slowest pair; beta, as a step runs every edge at once, the largest
+ * (edges crossing it) / bandwidth over the link directions the edges cross (a generated
+ * machine; a hand-written file's routes come from SimGrid as a latency and a bottleneck only:
+ * the largest 1/bandwidth of an edge's route). n == 1 gives alpha = beta = 0. */
 void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
                     double *beta_s_per_byte);
 

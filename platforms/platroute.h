@@ -11,6 +11,8 @@
 #ifndef PLATROUTE_H
 #define PLATROUTE_H
 
+#include <stdbool.h>
+
 #include "platgen.h"
 
 typedef struct plat_machine plat_machine;
@@ -24,6 +26,21 @@ void pm_free(plat_machine *m);
  * be recorded (out of memory) or has no such route (a bug). */
 int pm_route(plat_machine *m, int gpu_a, int gpu_b, double *latency_s, double *bandwidth_Bps,
              double *first_latency_s, double *first_bandwidth_Bps);
+
+/* One link direction of a route: an id the same for every route crossing it, its bandwidth,
+ * and whether flows crossing it share it (a split-duplex link's direction: SimGrid divides
+ * its bandwidth among them; a FATPIPE gives each flow the whole). */
+typedef struct {
+    int id;
+    double bandwidth_Bps;
+    bool shared;
+} pm_link_use;
+
+/* The route from GPU a to GPU b (a != b) as its link directions in order into use (at most
+ * max), and its latency as pm_route's. The number of links, or -1 as pm_route (or more than
+ * max). */
+int pm_route_links(plat_machine *m, int gpu_a, int gpu_b, pm_link_use *use, int max,
+                   double *latency_s);
 
 /* The route from host host_a to host host_b (GPUs or host memories, a GPU index of each one's
  * node for the racks to record), as SimGrid builds it from the zones: its link directions in

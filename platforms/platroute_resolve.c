@@ -166,6 +166,22 @@ int pm_route(plat_machine *m, int a, int b, double *latency_s, double *bandwidth
     return 0;
 }
 
+int pm_route_links(plat_machine *m, int a, int b, pm_link_use *use, int max, double *latency_s)
+{
+    char name_a[PG_NAME_LEN], name_b[PG_NAME_LEN];
+    pm_path path;
+    pg_gpu_host(m->p, a, name_a);
+    pg_gpu_host(m->p, b, name_b);
+    if (resolve(m, a, name_a, b, name_b, &path) != 0 || path.n > max)
+        return -1;
+    for (int i = 0; i < path.n; i++) {
+        const pm_link *l = &m->links[path.link[i]];
+        use[i] = (pm_link_use){path.link[i], l->bandwidth_Bps, l->reverse != path.link[i]};
+    }
+    *latency_s = path.latency_s;
+    return path.n;
+}
+
 int pm_hops(plat_machine *m, int a, const char *host_a, int b, const char *host_b,
             pg_hop *hops, int max, double *latency_s)
 {

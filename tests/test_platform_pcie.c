@@ -267,10 +267,35 @@ static int group_root(void)
                                        unload);
 }
 
+/* A ring's steps run every edge at once, so its beta is set by the link direction most of its
+ * edges cross: the two of a pair under one switch both climb the switch's link to the CPU, and
+ * so do 0 -> 1 and 1 -> 2 of the node's ring (2 -> 3 and 3 -> 0 the other switch's), 2/6 GB/s
+ * where each edge's own route says 1/6; the ring's edges simulated at once take alpha + n beta,
+ * the slowest of them (SimGrid gives the shorter routes a little more than their share). */
+static void test_host_rings(void **state)
+{
+    (void)state;
+    int gpu[4] = {0, 1, 2, 3};
+    double alpha, beta;
+    plat_ring_cost(&plat, gpu, 2, &alpha, &beta);
+    assert_true(close_rel(alpha, 200e-9, 1e-9) && close_rel(beta, 2 / 6e9, 1e-12));
+    plat_ring_cost(&plat, gpu, 4, &alpha, &beta);
+    assert_true(close_rel(alpha, 250e-9, 1e-9) && close_rel(beta, 2 / 6e9, 1e-12));
+    const double n = 1e8;
+    transfer ring[4] = {{.src = 0, .dst = 1, .bytes = n}, {.src = 1, .dst = 2, .bytes = n},
+                        {.src = 2, .dst = 3, .bytes = n}, {.src = 3, .dst = 0, .bytes = n}};
+    run_transfers(&plat, ring, 4);
+    double step_s = 0;
+    for (int i = 0; i < 4; i++)
+        step_s = ring[i].duration_s > step_s ? ring[i].duration_s : step_s;
+    assert_true(close_rel(step_s, alpha + n * beta, 1e-5)); /* latencies overlap a little */
+}
+
 static int group_host(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_routes),
+        cmocka_unit_test(test_host_rings),
     };
     return cmocka_run_group_tests_name("through host memory (small)", tests, setup_host, unload);
 }

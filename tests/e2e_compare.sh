@@ -31,6 +31,10 @@
 #   the activation collective's label: "reduce-scatter" under the default filter backward,
 #     "allreduce" with --filter-backward allreduce.
 #   data, 64 GPUs: agrees, no difference printed.
+#   DeepBench's allreduce of 64.5 million floats on two P100s whose pairs go through host memory
+#     (systems.tsv's "DeepBench 8-GPU", --gpu-path host), --allreduce ring: agrees (43.0 ms
+#     both), as the ring's two edges climb one switch's link to the CPU and the model's ring
+#     prices that link's sharing (plat_ring_cost; pricing each edge by its own route: 21.5 ms).
 # Usage (from ctest): e2e_compare.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1"
@@ -208,6 +212,13 @@ for s in "serial -g 1 -b 64" "data -g 8 -b 256" "spatial -g 4 -b 32" "filter -g 
     run "s$i" "${rn[@]}" -s $s || continue
     check "s$i" any -
 done
+
+deepbench=$(awk -F'\t' '$1 == "DeepBench 8-GPU" && $2 == "P100" { print $4 }' \
+    "$SRC/experiments/validation/systems.tsv")
+[ -n "$deepbench" ] || fail "deepbench: no DeepBench 8-GPU P100 row in systems.tsv"
+run deepbench2 -w "$SRC/experiments/validation/workloads/allreduce-64500000.xml" \
+    -p "$deepbench" -s data -g 2 -b 2 --precision fp32 --allreduce ring &&
+    check deepbench2 none -
 
 # the table says the same as the JSON, and identical runs print identical bytes
 "$HS" compare "${rn[@]}" -s data+spatial:4x4 -g 16 -b 1024 --halo sendrecv >"$TMP/spatial.txt" 2>&1 ||

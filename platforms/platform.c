@@ -298,7 +298,7 @@ void plat_route(const plat_platform *plat, int a, int b, double *latency_s, doub
 
 static int by_link(const void *a, const void *b)
 {
-    int x = ((const pm_link_use *)a)->id, y = ((const pm_link_use *)b)->id;
+    uintptr_t x = ((const pm_link_use *)a)->id, y = ((const pm_link_use *)b)->id;
     return (x > y) - (x < y);
 }
 
@@ -318,10 +318,21 @@ static double shared_beta(pm_link_use *use, size_t n)
     return beta;
 }
 
-/* plat_ring_cost on a generated machine, whose routes' links are known: the ring's steps run
- * every edge at once, so a link direction that k of its edges cross gives each a k-th of its
- * bandwidth (GPU pairs through host memory: both directions of a pair climb one switch's
- * link to the CPU). -1 when a route is unknown or out of memory. */
+/* The link directions of the route from a to b, by whoever knows them; -1 when nobody does. */
+static int links_of(const plat_platform *plat, int a, int b, pm_link_use *use, int max,
+                    double *latency_s)
+{
+    if (plat->machine)
+        return pm_route_links(plat->machine, a, b, use, max, latency_s);
+    if (plat->engine_links)
+        return plat->engine_links(plat, a, b, use, max, latency_s);
+    return -1;
+}
+
+/* plat_ring_cost: the ring's steps run every edge at once, so a link direction that k of its
+ * edges cross gives each a k-th of its bandwidth (GPU pairs through host memory: both
+ * directions of a pair climb one switch's link to the CPU; spread ranks: a rack's uplink).
+ * -1 when a route is unknown or out of memory. */
 static int ring_cost_links(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
                            double *beta_s_per_byte)
 {
@@ -345,7 +356,7 @@ static int ring_cost_links(const plat_platform *plat, const int *gpu, int n, dou
             }
             use = more, cap *= 2;
         }
-        int k = pm_route_links(plat->machine, a, b, use + used, PM_MAX_ROUTE, &lat_s);
+        int k = links_of(plat, a, b, use + used, PM_MAX_ROUTE, &lat_s);
         if (k < 0)
             status = -1;
         used += k > 0 ? (size_t)k : 0;
@@ -365,20 +376,8 @@ void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *al
     *beta_s_per_byte = 0;
     if (n < 2)
         return;
-    if (plat->machine) {
-        if (ring_cost_links(plat, gpu, n, alpha_s, beta_s_per_byte) != 0)
-            *alpha_s = *beta_s_per_byte = NAN; /* a caller's bug, as plat_route's */
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        double lat_s, bw_Bps;
-        plat_route(plat, gpu[i], gpu[(i + 1) % n], &lat_s, &bw_Bps);
-        if (lat_s > *alpha_s || isnan(lat_s))
-            *alpha_s = lat_s;
-        double beta = 1.0 / bw_Bps;
-        if (beta > *beta_s_per_byte || isnan(beta))
-            *beta_s_per_byte = beta;
-    }
+    if (ring_cost_links(plat, gpu, n, alpha_s, beta_s_per_byte) != 0)
+        *alpha_s = *beta_s_per_byte = NAN; /* a caller's bug, as plat_route's */
 }
 
 int plat_host_link(const plat_platform *plat, int g, double *latency_s, double *bandwidth_Bps)

@@ -34,6 +34,7 @@
 #define PLAT_SPEC_LEN 1024 /* a platform's name: a file's stem or a gen: spec */
 
 struct plat_machine; /* platroute.h */
+struct pm_link_use;  /* platroute.h */
 struct plat_facts;   /* platcheck.h */
 typedef struct plat_platform plat_platform;
 
@@ -42,6 +43,11 @@ typedef struct plat_platform plat_platform;
 typedef int (*plat_route_fn)(const plat_platform *plat, int gpu_a, int gpu_b, double *latency_s,
                              double *bandwidth_Bps, double *first_latency_s,
                              double *first_bandwidth_Bps);
+
+/* A route's link directions through SimGrid (platform_sg.c), as pm_route_links gives a
+ * generated machine's: at most max into use, the route's latency; their number, or -1. */
+typedef int (*plat_links_fn)(const plat_platform *plat, int gpu_a, int gpu_b,
+                             struct pm_link_use *use, int max, double *latency_s);
 
 struct plat_platform {
     char name[PLAT_SPEC_LEN];   /* short name, e.g. "abci" (the file's stem), or the gen: spec */
@@ -70,6 +76,7 @@ struct plat_platform {
                                  * n<node>-cpu, or its CPU's: pg_memory_host), or NULL */
     bool host_memory_out;       /* host memories left out (plat_engine_load_job) */
     plat_route_fn engine_route; /* a hand-written file's routes, through SimGrid */
+    plat_links_fn engine_links; /* and their link directions (rings: plat_ring_cost) */
 };
 
 /* What the machine is, without SimGrid: the spec's parameters, or a generated file's (digest
@@ -130,8 +137,8 @@ void plat_route(const plat_platform *plat, int gpu_a, int gpu_b, double *latency
  * last to the first): alpha is the largest route latency of a ring edge, as the ring's steps
  * wait for their slowest pair; beta, as a step runs every edge at once, the largest
  * (edges crossing it) / bandwidth over the link directions the edges cross (a generated
- * machine; a hand-written file's routes come from SimGrid as a latency and a bottleneck only:
- * the largest 1/bandwidth of an edge's route). n == 1 gives alpha = beta = 0. */
+ * machine's routes computed, a hand-written file's from SimGrid: the same links either way).
+ * n == 1 gives alpha = beta = 0. */
 void plat_ring_cost(const plat_platform *plat, const int *gpu, int n, double *alpha_s,
                     double *beta_s_per_byte);
 

@@ -1,6 +1,7 @@
 /* platform_sg.c: the machine in the process's SimGrid engine (platform.h): the engine started
  * with hybridsim's network semantics and context settings, the user's SimGrid settings, the
- * platform built or loaded, and the routes of hand-written files.
+ * platform built or loaded, and the routes of hand-written files (their link directions too,
+ * for rings: plat_ring_cost).
  *
  * Network semantics. hybridsim wants plain alpha-beta: one message of n bytes alone on a route
  * takes exactly (sum of the route's latencies) + n / (its bottleneck bandwidth), and what the
@@ -72,6 +73,7 @@
 #include "platbuild_sg.h"
 #include "platcfg.h"
 #include "platcheck.h"
+#include "platroute.h"
 
 /* SimGrid allows one engine per process and one platform per engine, and cannot be asked
  * whether it has them: the module's global state, forced by that rule. */
@@ -164,6 +166,29 @@ static int sg_route(const plat_platform *plat, int a, int b, double *latency_s,
     return found ? 0 : -1;
 }
 
+/* A hand-written file's route as its link directions (plat_links_fn): a split-duplex link's
+ * two directions are two SimGrid links, so a link's address names one direction. */
+static int sg_links(const plat_platform *plat, int a, int b, pm_link_use *use, int max,
+                    double *latency_s)
+{
+    sg_host_t ha = plat->gpus[a], hb = plat->gpus[b];
+    if (!ha || !hb)
+        return -1;
+    xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    sg_host_get_route(ha, hb, route);
+    int n = (int)xbt_dynar_length(route);
+    if (n == 0 || n > max)
+        n = -1;
+    for (int i = 0; i < n; i++) {
+        sg_link_t link = xbt_dynar_get_as(route, i, sg_link_t);
+        use[i] = (pm_link_use){(uintptr_t)link, sg_link_get_bandwidth(link),
+                               sg_link_is_shared(link) != 0};
+    }
+    xbt_dynar_free(&route);
+    *latency_s = sg_host_get_route_latency(ha, hb);
+    return n;
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(sg_host_get_name(*(const sg_host_t *)a), sg_host_get_name(*(const sg_host_t *)b));
@@ -252,6 +277,7 @@ int plat_engine_load_job(plat_platform *plat, const int *gpus, int n, bool host_
         rc = collect_hosts(plat, err);
         plat->whole = true;
         plat->engine_route = sg_route;
+        plat->engine_links = sg_links;
         if (rc == HS_OK)
             plat->gpu_speed_flops = sg_host_get_speed(plat->gpus[0]);
     }

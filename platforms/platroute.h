@@ -12,6 +12,7 @@
 #define PLATROUTE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "platgen.h"
 
@@ -30,10 +31,10 @@ int pm_route(plat_machine *m, int gpu_a, int gpu_b, double *latency_s, double *b
 /* One link direction of a route: an id the same for every route crossing it, its bandwidth,
  * and whether flows crossing it share it (a split-duplex link's direction: SimGrid divides
  * its bandwidth among them; a FATPIPE gives each flow the whole). */
-typedef struct {
-    int id;
-    double bandwidth_Bps;
-    bool shared;
+typedef struct pm_link_use {
+    uintptr_t id;         /* a generated machine's link index, or a SimGrid link's address */
+    double bandwidth_Bps; /* the direction's bandwidth */
+    bool shared;          /* its flows divide its bandwidth (not a FATPIPE) */
 } pm_link_use;
 
 /* The route from GPU a to GPU b (a != b) as its link directions in order into use (at most

@@ -6,8 +6,9 @@
  * is read as a hand-written file), the machine built in SimGrid's memory (gen: spec), the same
  * built for two racks only, and the routes computed without SimGrid must give the same route
  * between every pair of a sample of GPUs: the same links in the same order, the same latency
- * and bandwidth to the last bit, the same first link; and concurrent transfers sharing links
- * the same durations. Also: specs written by the generator read back to the same machine, user
+ * and bandwidth to the last bit, the same first link; concurrent transfers sharing links
+ * the same durations; rings the same alpha and beta (plat_ring_cost: a file's links from
+ * SimGrid's routes, a spec's computed). Also: specs written by the generator read back to the same machine, user
  * specs are refused like the flags, a generated file is recognised by its digest and an edited
  * one is not; racks built for a job that stages nothing, without host memories, give the GPUs
  * the same routes. Each SimGrid case runs in a forked child (one engine per process) and
@@ -113,6 +114,20 @@ static void dump_transfers(FILE *out, const plat_platform *plat, const int *gpus
         fprintf(out, "T %d>%d %a\n", t[i].src, t[i].dst, t[i].duration_s);
 }
 
+/* Rings over the sample (plat_ring_cost: alpha, beta in exact hex): in order, and alternating
+ * between its halves, whose edges cross the links between them several times each way. */
+static void dump_rings(FILE *out, const plat_platform *plat, const int *gpus, int n)
+{
+    int ring[MAX_SAMPLE];
+    for (int i = 0; i < n; i++)
+        ring[i] = gpus[i / 2 + (i % 2) * ((n + 1) / 2)];
+    for (int k = 0; k < 2; k++) {
+        double alpha, beta;
+        plat_ring_cost(plat, k ? ring : gpus, n, &alpha, &beta);
+        fprintf(out, "R%d %a %a\n", k, alpha, beta);
+    }
+}
+
 /* What a child does on the loaded platform, writing to out. */
 typedef void (*child_body)(FILE *out, const plat_platform *plat, const void *arg);
 
@@ -175,9 +190,10 @@ static void in_child(const char *spec, const int *only, int n_only, const char *
 /* The routes and transfers among the machine's sampled GPUs. */
 static void dump_body(FILE *out, const plat_platform *plat, const void *arg)
 {
-    int gpus[MAX_SAMPLE], n = sample(plat, arg, gpus);
+    int gpus[MAX_SAMPLE] = {0}, n = sample(plat, arg, gpus);
     dump_routes(out, plat, gpus, n);
     dump_transfers(out, plat, gpus, n);
+    dump_rings(out, plat, gpus, n);
 }
 
 static void dump_in_child(const char *spec, const machine *m, const int *only, int n_only,

@@ -256,7 +256,7 @@ int plat_nics_per_node(const plat_platform *plat)
 {
     const pg_params *g = plat->gen;
     if (!g)
-        return 1;
+        return plat->file_nics_per_node > 0 ? plat->file_nics_per_node : 1;
     if (g->nics_per_node > 0)
         return g->nics_per_node;
     return g->gpus_per_pcie_switch > 0 ? g->gpus_per_node / g->gpus_per_pcie_switch : 1;

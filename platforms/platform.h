@@ -77,6 +77,8 @@ struct plat_platform {
     bool host_memory_out;       /* host memories left out (plat_engine_load_job) */
     plat_route_fn engine_route; /* a hand-written file's routes, through SimGrid */
     plat_links_fn engine_links; /* and their link directions (rings: plat_ring_cost) */
+    int file_nics_per_node;     /* a hand-written file's NICs a node (plat_nics_per_node),
+                                 * counted on its routes; 0 before it is loaded */
 };
 
 /* What the machine is, without SimGrid: the spec's parameters, or a generated file's (digest
@@ -156,8 +158,10 @@ int plat_host_link(const plat_platform *plat, int gpu, double *latency_s, double
 sg_host_t plat_host_memory(const plat_platform *plat, int gpu);
 
 /* The NICs of one node: a generated machine's (one per PCIe switch unless it says otherwise);
- * 1 for a hand-written file, whose NICs the check does not count (ParaDL's one NIC a node).
- * NCCL's choice of algorithm depends on it (collective.h, co_nccl_choice). */
+ * for a hand-written file once loaded, the distinct links named <node>-nic<k> (as the
+ * generator names them; platforms/README.md) that node 0's GPUs leave the node through, and 1
+ * when it names none, or before it is loaded (ParaDL's one NIC a node). NCCL's choice of
+ * algorithm and the rings' and trees' channels depend on it (collective.h, co_nccl_choice). */
 int plat_nics_per_node(const plat_platform *plat);
 
 /* The folder short names are looked up in ("<home>/platforms"). */

@@ -232,6 +232,35 @@ static int collect_hosts(plat_platform *plat, char *err)
     return HS_OK;
 }
 
+/* A hand-written file's NICs a node (plat_nics_per_node): the distinct links named
+ * <node>-nic<k> on the routes from each GPU g of node 0 to GPU g of node 1, which leave node 0
+ * through the NIC GPU g uses; 1 when there is one node or the routes name no such link. */
+static int count_file_nics(const plat_platform *plat)
+{
+    const char *gpu = plat->facts->gpu_names[0];
+    char prefix[256];
+    int n_seen = 0, per = plat->gpus_per_node;
+    sg_link_t *seen = calloc((size_t)per, sizeof *seen); /* a GPU leaves through one NIC */
+    snprintf(prefix, sizeof prefix, "%.*s-nic", (int)(strrchr(gpu, '-') - gpu), gpu);
+    for (int g = 0; seen && plat->n_nodes > 1 && g < per; g++) {
+        xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+        sg_host_get_route(plat->gpus[g], plat->gpus[per + g], route);
+        for (unsigned long i = 0; i < xbt_dynar_length(route); i++) {
+            sg_link_t link = xbt_dynar_get_as(route, i, sg_link_t);
+            int k = 0;
+            if (strncmp(sg_link_get_name(link), prefix, strlen(prefix)) != 0)
+                continue;
+            while (k < n_seen && seen[k] != link)
+                k++;
+            if (k == n_seen && n_seen < per)
+                seen[n_seen++] = link;
+        }
+        xbt_dynar_free(&route);
+    }
+    free(seen);
+    return n_seen > 0 ? n_seen : 1;
+}
+
 /* The racks holding the listed GPUs (NULL: all of them). */
 static unsigned char *racks_of(const plat_platform *plat, const int *gpus, int n)
 {
@@ -278,8 +307,10 @@ int plat_engine_load_job(plat_platform *plat, const int *gpus, int n, bool host_
         plat->whole = true;
         plat->engine_route = sg_route;
         plat->engine_links = sg_links;
-        if (rc == HS_OK)
+        if (rc == HS_OK) {
             plat->gpu_speed_flops = sg_host_get_speed(plat->gpus[0]);
+            plat->file_nics_per_node = count_file_nics(plat);
+        }
     }
     plat->in_engine = rc == HS_OK;
     return rc;

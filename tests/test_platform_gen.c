@@ -8,7 +8,8 @@
  * between every pair of a sample of GPUs: the same links in the same order, the same latency
  * and bandwidth to the last bit, the same first link; concurrent transfers sharing links
  * the same durations; rings the same alpha and beta (plat_ring_cost: a file's links from
- * SimGrid's routes, a spec's computed). Also: specs written by the generator read back to the same machine, user
+ * SimGrid's routes, a spec's computed); the same NICs a node (plat_nics_per_node, which sets
+ * NCCL's tree and ring channels: a file's counted on its routes). Also: specs written by the generator read back to the same machine, user
  * specs are refused like the flags, a generated file is recognised by its digest and an edited
  * one is not; racks built for a job that stages nothing, without host memories, give the GPUs
  * the same routes. Each SimGrid case runs in a forked child (one engine per process) and
@@ -194,6 +195,7 @@ static void dump_body(FILE *out, const plat_platform *plat, const void *arg)
     dump_routes(out, plat, gpus, n);
     dump_transfers(out, plat, gpus, n);
     dump_rings(out, plat, gpus, n);
+    fprintf(out, "NICs %d\n", plat_nics_per_node(plat)); /* the file's counted on its routes */
 }
 
 static void dump_in_child(const char *spec, const machine *m, const int *only, int n_only,

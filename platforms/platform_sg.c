@@ -241,6 +241,7 @@ static int count_file_nics(const plat_platform *plat)
     char prefix[256];
     int n_seen = 0, per = plat->gpus_per_node;
     sg_link_t *seen = calloc((size_t)per, sizeof *seen); /* a GPU leaves through one NIC */
+    /* platcheck has made every GPU host n<node>-gpu<g>: the node's prefix ends at its '-' */
     snprintf(prefix, sizeof prefix, "%.*s-nic", (int)(strrchr(gpu, '-') - gpu), gpu);
     for (int g = 0; seen && plat->n_nodes > 1 && g < per; g++) {
         xbt_dynar_t route = xbt_dynar_new(sizeof(sg_link_t), NULL);

@@ -329,9 +329,9 @@ static void sink_for(eng_sim *s, int r, bool start, void *arg)
 
 int eng_sinks_start(eng_sim *s, char *err)
 {
-    if (eng_sinks_count(s) == 0)
+    if (!s->host_mem || s->opt.relay_all) /* no rank can be its own relay */
         return HS_OK;
-    s->up_box = calloc((size_t)s->g->n_ranks, sizeof *s->up_box);
+    s->up_box = calloc((size_t)s->g->n_ranks, sizeof *s->up_box); /* NULL: not its own relay */
     if (!s->up_box || !(s->sink_sem = sg_sem_init(0)))
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", s->g->n_ranks);
     sg_actor_t sink = NULL;

@@ -13,6 +13,7 @@
 
 #include "device.h"
 #include "hs_parse.h"
+#include "platgen_int.h"
 #include "units.h"
 
 /* ---------------------------------------------------------------- ABCI */
@@ -332,17 +333,13 @@ static int check_rates(const pg_params *p, char *err)
 }
 
 /* Whether some GPU pair of a node goes over PCIe between two switches (pg__pcie_pair_hops),
- * where --root-p2p-bw caps it: with --nvlink-topology none any pair, with pairs any but a
- * bridged one; the other topologies route every pair over NVLink (platgen_walk.c). */
+ * where --root-p2p-bw caps it. */
 static bool p2p_between_switches(const pg_params *p)
 {
-    if (p->nvlink_topology != PG_NVLINK_NONE && p->nvlink_topology != PG_NVLINK_PAIRS)
-        return false;
     int per = p->gpus_per_pcie_switch;
     for (int a = 0; a < p->gpus_per_node; a++)
         for (int b = a + 1; b < p->gpus_per_node; b++)
-            if (a / per != b / per &&
-                !(p->nvlink_topology == PG_NVLINK_PAIRS && a % 2 == 0 && b == a + 1))
+            if (a / per != b / per && pg__pcie_pair(p, a, b))
                 return true;
     return false;
 }

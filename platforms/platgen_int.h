@@ -62,6 +62,11 @@ char *pg__compose(char *buf, const char *a, const char *b, int v, int w, const c
 void pg__switch_hops(const pg_params *p, const char *node, int sa, int sb,
                      char names[][PG_NAME_LEN], pg_hop *hops, int *n);
 
+/* Whether GPUs a and b (a != b) of a node have no NVLink between them, so go over PCIe: every
+ * pair with --nvlink-topology none, every pair but a bridged one (2k, 2k+1) with pairs; none
+ * with the other topologies (the cube mesh routes an unlinked pair through a GPU between). */
+bool pg__pcie_pair(const pg_params *p, int a, int b);
+
 /* The hops of the route from GPU a to GPU b of node `node` over PCIe alone (no NVLink between
  * them), names in `names` (room for 6); returns the hop count. */
 int pg__pcie_pair_hops(const pg_params *p, const pg_layout *L, const char *node, int a, int b,

@@ -38,6 +38,14 @@ void pg__switch_hops(const pg_params *p, const char *nz, int sa, int sb,
     }
 }
 
+bool pg__pcie_pair(const pg_params *p, int a, int b)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    if (p->nvlink_topology == PG_NVLINK_PAIRS)
+        return !(lo % 2 == 0 && hi == lo + 1);
+    return p->nvlink_topology == PG_NVLINK_NONE;
+}
+
 /* a's PCIe link up, b's down, and between their switches the way through the CPUs (NCCL's
  * PATH_PIX under one switch, else pg__switch_hops), P2P there capped by a's CPU's root
  * (--root-p2p-bw); through host memory (--gpu-path host) that way even under one switch. */

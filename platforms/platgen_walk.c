@@ -287,11 +287,10 @@ static int nvlink_hops(const pg_walk *w, const char *node, int a, int b,
         hops[2] = (pg_hop){names[2], PG_DOWN};
         return 3;
     case PG_NVLINK_NONE:
-        return pg__pcie_pair_hops(w->p, &w->L, node, a, b, names, hops);
     case PG_NVLINK_PAIRS:
-        if (a % 2 == 0 && b == a + 1)
-            break;
-        return pg__pcie_pair_hops(w->p, &w->L, node, a, b, names, hops);
+        if (pg__pcie_pair(w->p, a, b))
+            return pg__pcie_pair_hops(w->p, &w->L, node, a, b, names, hops);
+        break; /* a bridged pair */
     }
     nvlink_name(node, a, b, names[0]); /* the pair's own link, UP from the lower GPU */
     hops[0] = (pg_hop){names[0], a < b ? PG_UP : PG_DOWN};

@@ -181,7 +181,16 @@ static void test_devices(void **state)
     assert_null(dv_find(NULL));
     for (int i = 0; i < dv_count(); i++) {
         const dv_device *d = dv_at(i);
-        assert_true(d->sms > 0 && d->fp32_flops > 0 && d->fp16_flops >= d->fp32_flops);
+        /* FP16 on the CUDA cores at least FP32's rate, but on the chips with few FP16 units
+         * (GP102, a 64th) or none (GM200) */
+        assert_true(d->sms > 0 && d->fp32_flops > 0);
+        if (d->arch == DV_MAXWELL)
+            assert_true(d->fp16_flops == 0);
+        else if (strncmp(d->description, "NVIDIA GeForce GTX 1080", 23) == 0 ||
+                 strncmp(d->description, "NVIDIA TITAN X", 14) == 0)
+            assert_true(rel_close(d->fp16_flops, d->fp32_flops / 64, 1e-12));
+        else
+            assert_true(d->fp16_flops >= d->fp32_flops);
         assert_true(d->memory_bytes > 0 && d->memory_bw_Bps > 0 && d->launch_s > 0);
         assert_true(d->fp16_tensor_flops == 0 || d->fp16_tensor_flops > d->fp16_flops);
         assert_true(dv_find(d->name) == d && dv_find(d->model) == d);
@@ -192,6 +201,58 @@ static void test_devices(void **state)
     dv_names(names, sizeof names);
     assert_non_null(strstr(names, "a100-80gb"));
     assert_non_null(strstr(names, "v100s-pcie-32gb"));
+    /* the listing holds every row: the last one's name ends it (not cut at the buffer) */
+    const char *last = dv_at(dv_count() - 1)->name;
+    assert_string_equal(names + strlen(names) - strlen(last), last);
+}
+
+/* DeepBench's older GPUs (device.c; platforms/README.md, "GPU devices"): each row from its spec
+ * page's primary figures, computed here independently: FP32 = CUDA cores x 2 x boost clock,
+ * SMs = cores / 128 (the GP102 and GM200 SM), bandwidth = bus bits / 8 x data rate (the pages
+ * round it; 0.3% allowed, a wrong clock or bus is off by more). */
+static void test_older_devices(void **state)
+{
+    (void)state;
+    const struct {
+        const char *name;
+        dv_arch arch;
+        int cores;
+        double boost_mhz, bus_bits, gbps, memory_gb;
+    } want[] = {{"gtx1080ti", DV_PASCAL, 3584, 1582, 352, 11.0, 11},
+                {"TitanXPascal-12GB", DV_PASCAL, 3584, 1531, 384, 10.0, 12},
+                {"titan-xp", DV_PASCAL, 3840, 1582, 384, 11.41, 12},
+                {"titan-x-maxwell", DV_MAXWELL, 3072, 1075, 384, 7.01, 12},
+                {"M40-12GB", DV_MAXWELL, 3072, 1114, 384, 6.0, 12}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const dv_device *d = dv_find(want[i].name);
+        assert_non_null(d);
+        assert_int_equal(d->arch, want[i].arch);
+        assert_int_equal(d->sms, want[i].cores / 128);
+        assert_true(rel_close(d->fp32_flops, want[i].cores * 2.0 * want[i].boost_mhz * 1e6, 3e-3));
+        assert_true(rel_close(d->memory_bw_Bps, want[i].bus_bits / 8 * want[i].gbps * 1e9, 3e-3));
+        assert_true(rel_close(d->memory_bytes, want[i].memory_gb * 1e9, 1e-12));
+        assert_true(d->fp16_tensor_flops == 0 && d->tf32_tensor_flops == 0 &&
+                    d->bf16_tensor_flops == 0 && d->sustained_frac == 1);
+    }
+    /* Maxwell takes Pascal's fitted efficiencies (kernel_time.c): a product of one full wave
+     * of 256x128 tiles (one a SM) runs at the P100's gemm_eff of the board's own peak, the
+     * M40's 24 SMs and the 1080 Ti's 28 alike; no tensor cores, and mixed precision multiplies
+     * at the FP32 rate (FP16 storage), as on the P100 */
+    kt_model m40 = model_ok("m40", PR_FP32), p100 = model_ok("p100-pcie", PR_FP32);
+    kt_model ti = model_ok("gtx1080ti", PR_FP32);
+    assert_true(m40.params.gemm_eff == p100.params.gemm_eff);
+    assert_true(ti.params.gemm_eff == p100.params.gemm_eff);
+    assert_string_equal(dv_arch_name(DV_MAXWELL), "maxwell");
+    lw_kernel wave24 = product(256 * 24, 128, 4096), wave28 = product(256 * 28, 128, 4096);
+    assert_true(rel_close(kt_terms_of(&m40, &wave24).compute_s,
+                          wave24.flops / (p100.params.gemm_eff * 6.84e12), 1e-12));
+    assert_true(rel_close(kt_terms_of(&ti, &wave28).compute_s,
+                          wave28.flops / (p100.params.gemm_eff * 11.34e12), 1e-12));
+    kt_model mixed = model_ok("titan-x-maxwell", PR_MIXED);
+    assert_int_equal(kt_math_of(mixed.device, PR_MIXED), KT_CUDA_CORES);
+    assert_true(pr_matmul_flops(mixed.device, PR_MIXED) == 6.60e12);
+    char err[HS_ERR_LEN];
+    assert_int_equal(kt_model_init(&m40, "m40", PR_TF32, err), HS_EINPUT);
 }
 
 /* The PCIe boards of MLPerf's rows: their datasheets' bandwidths and memories, and the
@@ -521,6 +582,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernel_time),     cmocka_unit_test(test_precision),
         cmocka_unit_test(test_devices), cmocka_unit_test(test_pcie_devices),
+        cmocka_unit_test(test_older_devices),
         cmocka_unit_test(test_sustained_rates),         cmocka_unit_test(test_library_choices),
         cmocka_unit_test(test_split_is_not_linear), cmocka_unit_test(test_anchoring),
         cmocka_unit_test(test_anchoring_without_batch),

@@ -77,6 +77,38 @@ static const dv_device dv_table[] = {
      * datasheet's headline figures are with 2:4 sparsity, twice these). */
     {"h100-sxm5", "H100-80GB", "NVIDIA H100 SXM5 80 GB", DV_HOPPER, 132, 66.9 * TF, 133.8 * TF,
      494.7 * TF, 989.4 * TF, 989.4 * TF, 80 * GB, 3350 * GB, STREAM_FRAC, LAUNCH_S, PEAK},
+    /* The older GPUs of DeepBench's FP32 sheets, never fitted on (experiments/compute/fit.c
+     * predicts their kernels). GP102 (Pascal) and GM200 (Maxwell) have 128 FP32 CUDA cores a
+     * SM (GeForce GTX 1080 whitepaper, GP104's SM, which GP102 repeats; GeForce GTX 980
+     * whitepaper, Maxwell's SMM): SMs = cores / 128. FP32 = cores x 2 x the boost clock, the
+     * clock the vendors' TFLOPS are quoted at (platforms/README.md, "GPU devices", says why
+     * the boost and not what a GeForce board may reach above it). FP16 on CUDA cores (CUDA C
+     * Programming Guide, "Arithmetic Instructions", results a clock a SM): compute capability
+     * 6.1 2 against FP32's 128, a 64th; 5.2 none (FP16 a storage format only): 0. No tensor
+     * cores. Bandwidth = bus bits / 8 x data rate, as the spec pages give it. */
+    /* GeForce GTX 1080 Ti specification page (nvidia.com): 3584 cores, 1582 MHz boost, 11 GB
+     * GDDR5X at 11 Gbps on 352 bits, 484 GB/s. 11.34 TF = 3584 x 2 x 1.582 GHz. */
+    {"gtx1080ti", "GTX1080Ti-11GB", "NVIDIA GeForce GTX 1080 Ti 11 GB", DV_PASCAL, 28,
+     11.34 * TF, 11.34 * TF / 64, 0, 0, 0, 11 * GB, 484 * GB, STREAM_FRAC, LAUNCH_S, PEAK},
+    /* NVIDIA TITAN X (Pascal) specification page: 3584 cores, 1531 MHz boost ("11 TFLOPS"),
+     * 12 GB GDDR5X at 10 Gbps on 384 bits, 480 GB/s. 10.97 TF = 3584 x 2 x 1.531 GHz. */
+    {"titan-x-pascal", "TitanXPascal-12GB", "NVIDIA TITAN X (Pascal) 12 GB", DV_PASCAL, 28,
+     10.97 * TF, 10.97 * TF / 64, 0, 0, 0, 12 * GB, 480 * GB, STREAM_FRAC, LAUNCH_S, PEAK},
+    /* NVIDIA TITAN Xp specification page: 3840 cores (the whole GP102), 1582 MHz boost, 12 GB
+     * GDDR5X at 11.4 Gbps on 384 bits, 547.7 GB/s. 12.15 TF = 3840 x 2 x 1.582 GHz. */
+    {"titan-xp", "TitanXp-12GB", "NVIDIA TITAN Xp 12 GB", DV_PASCAL, 30, 12.15 * TF,
+     12.15 * TF / 64, 0, 0, 0, 12 * GB, 547.7 * GB, STREAM_FRAC, LAUNCH_S, PEAK},
+    /* GeForce GTX TITAN X specification page (Maxwell GM200): 3072 cores, 1000 MHz base,
+     * 1075 MHz boost, 12 GB GDDR5 at 7 Gbps on 384 bits, 336.5 GB/s. 6.60 TF = 3072 x 2 x
+     * 1.075 GHz. */
+    {"titan-x-maxwell", "TitanXMaxwell-12GB", "NVIDIA GeForce GTX TITAN X (Maxwell) 12 GB",
+     DV_MAXWELL, 24, 6.60 * TF, 0, 0, 0, 0, 12 * GB, 336.5 * GB, STREAM_FRAC, LAUNCH_S, PEAK},
+    /* Tesla M40 datasheet (GM200): 3072 cores, "7 Teraflops" single precision with GPU Boost,
+     * 12 GB GDDR5, 288 GB/s; its board specification: 948 MHz base, 1114 MHz boost. 6.84 TF
+     * = 3072 x 2 x 1.114 GHz (the datasheet's 7 rounded). The 24 GB board of November 2015
+     * has the same clocks and bandwidth; DeepBench's sheet names no memory size. */
+    {"m40", "M40-12GB", "NVIDIA Tesla M40 12 GB", DV_MAXWELL, 24, 6.84 * TF, 0, 0, 0, 0,
+     12 * GB, 288 * GB, STREAM_FRAC, LAUNCH_S, PEAK},
 };
 
 #define DV_COUNT ((int)(sizeof dv_table / sizeof dv_table[0]))
@@ -109,7 +141,7 @@ double dv_sustained_flops(const dv_device *d, double peak_flops)
 const char *dv_arch_name(dv_arch arch)
 {
     static const char *const names[DV_ARCH_COUNT] = {"pascal", "volta", "turing", "ampere",
-                                                     "hopper"};
+                                                     "hopper", "maxwell"};
     return (unsigned)arch < DV_ARCH_COUNT ? names[arch] : "?";
 }
 

@@ -17,8 +17,17 @@
 #include <stddef.h>
 
 /* GPU generations: the kernel-time model's efficiencies are fitted per generation on measured
- * kernels (workloads/compute/compute.h). */
-typedef enum { DV_PASCAL = 0, DV_VOLTA, DV_TURING, DV_AMPERE, DV_HOPPER, DV_ARCH_COUNT } dv_arch;
+ * kernels (workloads/compute/compute.h). Maxwell comes last so that the others keep their
+ * values; it was never fitted and takes Pascal's (kernel_time.c says why). */
+typedef enum {
+    DV_PASCAL = 0,
+    DV_VOLTA,
+    DV_TURING,
+    DV_AMPERE,
+    DV_HOPPER,
+    DV_MAXWELL,
+    DV_ARCH_COUNT
+} dv_arch;
 
 typedef struct {
     const char *name;         /* what --gpu takes, e.g. "v100-sxm2-16gb" */
@@ -27,7 +36,8 @@ typedef struct {
     dv_arch arch;             /* its generation */
     int sms;                  /* streaming multiprocessors */
     double fp32_flops;        /* CUDA cores, FP32 */
-    double fp16_flops;        /* CUDA cores, FP16 (non-tensor) */
+    double fp16_flops;        /* CUDA cores, FP16 (non-tensor); 0: no FP16 arithmetic (Maxwell
+                               * GM200), below FP32 where its FP16 units are few (GP102) */
     double tf32_tensor_flops; /* tensor cores, TF32 inputs, dense; 0: none */
     double fp16_tensor_flops; /* tensor cores, FP16 inputs, FP32 accumulate, dense; 0: none */
     double bf16_tensor_flops; /* tensor cores, BF16 inputs, dense; 0: none */

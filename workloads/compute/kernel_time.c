@@ -10,9 +10,22 @@
  * experiments/compute/fit.sh fits these on DeepBench's measured kernels (a quarter held out)
  * and `--check` fails when they differ from the fit; workloads/README.md quotes the errors.
  * gemm_eff per generation and arithmetic: Pascal has no tensor cores; Ampere and Hopper were
- * not measured and take Volta's (the newest measured generation). */
+ * not measured and take Volta's (the newest measured generation).
+ *
+ * Maxwell (GM200: the Titan X and Tesla M40) was never fitted and takes Pascal's: its SM
+ * (GeForce GTX 980 whitepaper: 128 FP32 cores in four blocks of 32, 96 KB of shared memory) is
+ * the SM of the consumer Pascal chips, GP104 and GP102 (GeForce GTX 1080 whitepaper), and
+ * cuBLAS and cuDNN run one family of FP32 kernels on both: the Maxwell kernels
+ * (maxwell_sgemm_128x64_nn on a Tesla P4, GP104, in PaddlePaddle's design document
+ * 20220823_deformable_op_optimization.md; maxwell_scudnn_* in cuDNN's profiles). Pascal's
+ * value was fitted on the P100 (GP100: 64 FP32 cores a SM), so GP102 and Maxwell alike are
+ * predictions: DeepBench's kernels of the 1080 Ti, Titan X (Pascal), Titan Xp, Titan X
+ * (Maxwell) and M40 check them (experiments/validation, `deepbench-unseen`). */
+#define KT_PASCAL_GEMM_EFF 0.89
+
 static const double kt_gemm_eff[DV_ARCH_COUNT][KT_MATH_COUNT] = {
-    [DV_PASCAL] = {0.89, 0.0},
+    [DV_PASCAL] = {KT_PASCAL_GEMM_EFF, 0.0},
+    [DV_MAXWELL] = {KT_PASCAL_GEMM_EFF, 0.0},
     [DV_VOLTA] = {0.86, 0.83},
     [DV_TURING] = {0.50, 0.60},
     [DV_AMPERE] = {0.86, 0.83},

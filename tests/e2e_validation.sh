@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # e2e_validation.sh: experiments/validation/run.sh --subset runs the rows subset.txt lists (one
-# or two of each dataset) and DeepBench's held-out kernels, and predicts each exactly as the
+# or two of each dataset), DeepBench's held-out kernels and every kernel of the five GPUs the
+# compute model's fit never saw (deepbench-unseen), and predicts each exactly as the
 # committed full run (experiments/results/validation/results.tsv) says: a change of the model
 # or of the rows' settings shows here until the results are made again (the command in that
 # folder's MANIFEST); datasets.tsv's calibration rows are listed apart, and a misspelt one is
@@ -17,6 +18,10 @@ measured="$SHARED/reference/measured"
     2>"$TMP/err" || fail "run.sh --subset: $(cat "$TMP/err")"
 grep -q "^paradl .* groups" "$TMP/summary" || fail "no paradl line with rank agreement"
 grep -q "^deepbench-allreduce  *2 " "$TMP/summary" || fail "no deepbench-allreduce line of 2 rows"
+# The held-out kernels' line is the fit's (V100, P100, T4 alone); the GPUs never fitted have
+# their own line, every kernel of their FP32 sheets (AMD's MIOpen sheets are not read).
+grep -q "^deepbench  *662 " "$TMP/summary" || fail "no deepbench line of 662 held-out kernels"
+grep -q "^deepbench-unseen  *2181 " "$TMP/summary" || fail "no deepbench-unseen line of 2181 kernels"
 # datasets.tsv's calibration rows are listed apart, out of the figures (the 2 above).
 grep -q "P100 64500000 floats 2 GPUs .*calibration of deepbench-allreduce's machines" \
     "$TMP/summary" || fail "deepbench-allreduce.tsv:30 not listed as a calibration row"
@@ -51,7 +56,15 @@ for ident in subset:
     assert ident in now and now[ident]["status"] in ("ok", kept[ident]["status"]), ident
 deepbench = [i for i in now if now[i]["dataset"] == "deepbench"]
 assert len(deepbench) > 600, len(deepbench)
-for ident in subset + deepbench:
+gpu = lambda i: i.split()[0][len("deepbench-"):-len(".tsv")]
+assert set(map(gpu, deepbench)) == {"V100", "P100", "T4"}, set(map(gpu, deepbench))
+unseen = [i for i in now if now[i]["dataset"] == "deepbench-unseen"]
+assert set(map(gpu, unseen)) == {"1080Ti", "TitanX_Pascal", "TitanXp", "TitanX", "M40"}, \
+    set(map(gpu, unseen))
+assert all(now[i]["note"] == "a GPU never fitted" for i in unseen)
+# every unseen kernel is in the committed results, so none was dropped or added silently
+assert set(unseen) == {i for i in kept if kept[i]["dataset"] == "deepbench-unseen"}
+for ident in subset + deepbench + unseen:
     a, b = float(now[ident]["predicted"]), float(kept[ident]["predicted"])
     assert abs(a / b - 1) < 1e-5, (ident, a, b)  # results.tsv keeps 6 digits
 PY

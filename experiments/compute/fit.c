@@ -24,6 +24,13 @@
  * errors of the other rows (a median fit: DeepBench holds a few pathological kernels, e.g.
  * FP16 convolutions of one input channel at a twentieth of the usual rate, which a squared
  * error would let pull every efficiency), by a deterministic pattern search in log space.
+ *
+ * DeepBench's FP32 sheets of five older GPUs (1080 Ti, Titan X (Pascal), Titan Xp: GP102;
+ * Titan X (Maxwell), M40: GM200) are never fitted on: every one of their kernels is predicted
+ * with the committed parameters (kt_model_init, as the simulator predicts them) and reported
+ * apart, per GPU and pass (the GPUs the fit never saw: workloads/compute/kernel_time.c says
+ * which generation's values they take). AMD's two sheets (MIOpen) are not read
+ * (experiments/README.md, "validation", says why).
  * Exit status: 0, 1 (--check: the committed values differ), 2 (bad data), 77 (no data: the
  * shared reference is absent, as ctest's skip code). */
 #include <errno.h>
@@ -51,7 +58,9 @@ static const char *const param_names[NPARAM] = {
 
 /* ---------------------------------------------------------------- kernels */
 
-#define MAX_KERNELS 4096
+#define MAX_KERNELS 8192
+#define N_FITTED 3 /* gpus[0..2]: V100, P100, T4, the fit's; the others never fitted */
+#define N_GPUS 8
 
 typedef struct {
     const char *gpu;        /* DeepBench's name */
@@ -59,17 +68,22 @@ typedef struct {
     kt_model model[2];      /* FP32 sheet, FP16 sheet (mixed) */
 } fit_gpu;
 
+/* Which part of the data a kernel is: fitted on, held out of the fit (a fitted GPU's row whose
+ * number is a multiple of 4), or a kernel of a GPU never fitted. */
+typedef enum { PART_FITTED = 0, PART_HELD_OUT, PART_UNSEEN } fit_part;
+static const char *const part_names[] = {"fitted", "held-out", "unseen"};
+
 typedef struct {
     lw_kernel kn;
     int gpu, fp16;          /* fit_gpu index; 1: the FP16 sheet */
-    int held_out;
+    fit_part part;
     int sheet_row;          /* the spreadsheet row DeepBench's workbook has it on */
     const char *what;       /* gemm, forward, input-grad, weight-grad */
     double measured_s;
 } fit_kernel;
 
 typedef struct {
-    fit_gpu gpus[3];
+    fit_gpu gpus[N_GPUS];
     fit_kernel *k;
     int n;
 } fit_data;
@@ -114,7 +128,10 @@ static int add_kernel(fit_data *d, const lw_kernel *kn, int gpu, int fp16, int s
         return HS_OK;
     if (d->n == MAX_KERNELS)
         return HS_EINPUT;
-    d->k[d->n++] = (fit_kernel){*kn, gpu, fp16, sheet_row % 4 == 0, sheet_row, what, t * 1e-6};
+    fit_part part = gpu >= N_FITTED     ? PART_UNSEEN
+                    : sheet_row % 4 == 0 ? PART_HELD_OUT
+                                         : PART_FITTED;
+    d->k[d->n++] = (fit_kernel){*kn, gpu, fp16, part, sheet_row, what, t * 1e-6};
     return HS_OK;
 }
 
@@ -217,12 +234,15 @@ static int load_gpu(fit_data *d, const char *dir, int gpu, char *err)
 
 static int load_all(fit_data *d, const char *dir, char *err)
 {
-    static const char *const names[3][2] = {
-        {"V100", "v100-sxm2-16gb"}, {"P100", "p100-pcie"}, {"T4", "t4"}};
+    /* DeepBench's names (its files') and the device table's; the first N_FITTED are fitted */
+    static const char *const names[N_GPUS][2] = {
+        {"V100", "v100-sxm2-16gb"}, {"P100", "p100-pcie"}, {"T4", "t4"},
+        {"1080Ti", "gtx1080ti"}, {"TitanX_Pascal", "titan-x-pascal"}, {"TitanXp", "titan-xp"},
+        {"TitanX", "titan-x-maxwell"}, {"M40", "m40"}};
     d->k = calloc(MAX_KERNELS, sizeof *d->k);
     if (!d->k)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
-    for (int g = 0; g < 3; g++) {
+    for (int g = 0; g < N_GPUS; g++) {
         d->gpus[g].gpu = names[g][0];
         d->gpus[g].device = names[g][1];
         int rc = kt_model_init(&d->gpus[g].model[0], names[g][1], PR_FP32, err);
@@ -241,7 +261,7 @@ static int load_all(fit_data *d, const char *dir, char *err)
 /* Parameters x into every model's kt_params. */
 static void set_params(fit_data *d, const double *x)
 {
-    for (int g = 0; g < 3; g++)
+    for (int g = 0; g < N_FITTED; g++) /* the others keep the committed values */
         for (int h = 0; h < 2; h++) {
             kt_model *m = &d->gpus[g].model[h];
             kt_params *p = &m->params;
@@ -288,7 +308,7 @@ static double objective(fit_data *d, const double *x)
     set_params(d, x);
     double f = 0;
     for (int i = 0; i < d->n; i++)
-        if (!d->k[i].held_out)
+        if (d->k[i].part == PART_FITTED)
             f += fabs(log(kernel_s(d, &d->k[i]) / d->k[i].measured_s));
     return f;
 }
@@ -336,14 +356,14 @@ typedef struct {
     double median, p90, worst;
 } fit_errors;
 
-static fit_errors errors_of(const fit_data *d, int held_out, int gpu, int fp16,
+static fit_errors errors_of(const fit_data *d, fit_part part, int gpu, int fp16,
                             const char *what)
 {
     static double e[MAX_KERNELS];
     fit_errors r = {0, 0, 0, 0};
     for (int i = 0; i < d->n; i++) {
         const fit_kernel *k = &d->k[i];
-        if (k->held_out != held_out || (gpu >= 0 && k->gpu != gpu) ||
+        if (k->part != part || (gpu >= 0 && k->gpu != gpu) ||
             (fp16 >= 0 && k->fp16 != fp16) || (what && strcmp(k->what, what) != 0))
             continue;
         e[r.n++] = fabs(kernel_s(d, k) / k->measured_s - 1);
@@ -372,16 +392,30 @@ static void print_report(const fit_data *d, const double *x)
     printf("\nheld-out kernels (sheet row a multiple of 4): |model / measured - 1|\n");
     printf("%-34s %5s %8s %8s %9s\n", "kernels", "n", "median", "p90", "worst");
     static const char *const what[] = {"gemm", "forward", "input-grad", "weight-grad"};
-    for (int g = 0; g < 3; g++)
+    for (int g = 0; g < N_FITTED; g++)
         for (int h = 0; h < 2; h++)
             for (int w = 0; w < 4; w++) {
                 char label[96];
                 snprintf(label, sizeof label, "%s %s %s", d->gpus[g].gpu, h ? "fp16" : "fp32",
                          what[w]);
-                print_errors(label, errors_of(d, 1, g, h, what[w]));
+                print_errors(label, errors_of(d, PART_HELD_OUT, g, h, what[w]));
             }
-    print_errors("all held out", errors_of(d, 1, -1, -1, NULL));
-    print_errors("all fitted (for comparison)", errors_of(d, 0, -1, -1, NULL));
+    print_errors("all held out", errors_of(d, PART_HELD_OUT, -1, -1, NULL));
+    print_errors("all fitted (for comparison)", errors_of(d, PART_FITTED, -1, -1, NULL));
+    printf("\nGPUs never fitted (FP32 sheets; every kernel predicted with the committed "
+           "parameters)\n");
+    printf("%-34s %5s %8s %8s %9s\n", "kernels", "n", "median", "p90", "worst");
+    for (int g = N_FITTED; g < N_GPUS; g++) {
+        for (int w = 0; w < 4; w++) {
+            char label[96];
+            snprintf(label, sizeof label, "%s fp32 %s", d->gpus[g].gpu, what[w]);
+            print_errors(label, errors_of(d, PART_UNSEEN, g, 0, what[w]));
+        }
+        char label[96];
+        snprintf(label, sizeof label, "%s fp32 all", d->gpus[g].gpu);
+        print_errors(label, errors_of(d, PART_UNSEEN, g, 0, NULL));
+    }
+    print_errors("all never fitted", errors_of(d, PART_UNSEEN, -1, -1, NULL));
 }
 
 /* The committed values against the fit: efficiencies to 2 decimals, call costs to 0.5 us. */
@@ -409,16 +443,16 @@ static int dump_kernels(const fit_data *d, const char *path, char *err)
     FILE *out = fopen(path, "w");
     if (!out)
         return hs_fail(err, HS_EINPUT, "--dump %s: %s", path, strerror(errno));
-    fprintf(out, "gpu\tprecision\tsheet_row\tkernel\theld_out\tm\tn\tk\tgroups\tc\tf"
+    fprintf(out, "gpu\tprecision\tsheet_row\tkernel\tpart\tm\tn\tk\tgroups\tc\tf"
                  "\twindow\tstride\tsamples\tflops\tbytes\tmeasured_s\tmodel_s\tcompute_s"
                  "\tmemory_s\twinograd\n");
     for (int i = 0; i < d->n; i++) {
         const fit_kernel *k = &d->k[i];
         const lw_kernel *kn = &k->kn;
         kt_terms t = kt_terms_of(&d->gpus[k->gpu].model[k->fp16], kn);
-        fprintf(out, "%s\t%s\t%d\t%s\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%d\t%lld",
+        fprintf(out, "%s\t%s\t%d\t%s\t%s\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%d\t%lld",
                 d->gpus[k->gpu].gpu, k->fp16 ? "fp16" : "fp32", k->sheet_row, k->what,
-                k->held_out, (long long)kn->m, (long long)kn->n, (long long)kn->k,
+                part_names[k->part], (long long)kn->m, (long long)kn->n, (long long)kn->k,
                 (long long)kn->groups, (long long)kn->in_channels, (long long)kn->out_channels,
                 (long long)kn->window, kn->stride, (long long)kn->samples);
         fprintf(out, "\t%g\t%g\t%g\t%g\t%g\t%g\t%d\n", kn->flops, kn->bytes, k->measured_s,
@@ -470,8 +504,10 @@ int main(int argc, char **argv)
     }
     double x[NPARAM];
     fit(&d, x);
-    printf("kernel-time model fit on DeepBench (%s): %d kernels, %d held out\n", dir, d.n,
-           errors_of(&d, 1, -1, -1, NULL).n);
+    int held = errors_of(&d, PART_HELD_OUT, -1, -1, NULL).n;
+    printf("kernel-time model fit on DeepBench (%s): %d kernels, %d held out; %d kernels of "
+           "%d GPUs never fitted\n", dir, errors_of(&d, PART_FITTED, -1, -1, NULL).n + held, held,
+           errors_of(&d, PART_UNSEEN, -1, -1, NULL).n, N_GPUS - N_FITTED);
     print_report(&d, x);
     int same = check_committed(x);
     if (dump && (rc = dump_kernels(&d, dump, err)) != HS_OK)

@@ -2,10 +2,12 @@
 # fit.sh: fits the kernel-time model's efficiencies (workloads/compute/compute.h) on Baidu
 # DeepBench's measured GEMM and convolution kernels (../shared/reference/measured/deepbench-
 # {V100,P100,T4}.tsv, FP32 and FP16), a fixed quarter held out, and prints the parameters and
-# the error distribution on the held-out kernels (fit.c says how). The parameters it finds are
+# the error distribution on the held-out kernels (fit.c says how), then the errors on every FP32
+# kernel of five older NVIDIA GPUs it never fits on (1080 Ti, Titan X Pascal, Titan Xp, Titan X
+# Maxwell, M40: deepbench-<GPU>.tsv), per GPU and pass. The parameters it finds are
 # the ones committed in workloads/compute/kernel_time.c; `--check` exits 1 when they differ
 # (ctest runs that; 77 without the shared data). `--dump FILE.tsv` writes every kernel with the
-# model's terms (experiments/validation/run.sh reads it).
+# model's terms and its part, fitted, held-out or unseen (experiments/validation/run.sh reads it).
 # Usage: fit.sh [BUILD_DIR] [--check] [--data DIR] [--dump FILE.tsv]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

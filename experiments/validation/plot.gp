@@ -1,7 +1,8 @@
 # plot.gp: predicted against measured, every row of run.sh's results.tsv (log-log, y = x), a
 # colour a dataset. Called by run.sh: gnuplot -e "data='results.tsv'; out='PREFIX'; term='png'"
-# Units differ by dataset (DeepBench kernels and allreduces and ParaDL epochs in seconds,
-# throughputs in images/s): each dataset keeps its own, the diagonal holds for all.
+# Units differ by dataset (DeepBench kernels, held out or of GPUs never fitted, DeepBench
+# allreduces and ParaDL epochs in seconds, throughputs in images/s): each dataset keeps its
+# own, the diagonal holds for all.
 set datafile separator "\t"
 set logscale xy
 set xlabel "measured (kernel s, allreduce s, epoch s, or images/s)"
@@ -10,8 +11,8 @@ set key top left
 set grid
 set size square
 set format xy "10^{%L}"
-datasets = "deepbench dle-pytorch dle-tensorflow1 mlperf paradl deepbench-allreduce"
-colors = "#1b9e77 #d95f02 #7570b3 #e7298a #66a61e #e6ab02"
+datasets = "deepbench dle-pytorch dle-tensorflow1 mlperf paradl deepbench-allreduce deepbench-unseen"
+colors = "#1b9e77 #d95f02 #7570b3 #e7298a #66a61e #e6ab02 #a6761d"
 # only the rows that ran: predicted present (column 6), status ok (column 9)
 pick(d) = sprintf("< awk -F'\t' 'NR > 1 && $1 == \"%s\" && $9 == \"ok\"' '%s'", d, data)
 do for [t in "svg png"] {
@@ -20,8 +21,8 @@ do for [t in "svg png"] {
             set terminal png size 760,720 } }
     set output out . "." . t
     plot x with lines lc rgb "#888888" dt 2 title "y = x", \
-        for [i=1:6] pick(word(datasets, i)) using 5:6 with points \
-            pt int(word("7 5 9 13 11 15", i)) ps 0.8 \
+        for [i=1:7] pick(word(datasets, i)) using 5:6 with points \
+            pt int(word("7 5 9 13 11 15 4", i)) ps 0.8 \
             lc rgb word(colors, i) title word(datasets, i)
     unset output
 }

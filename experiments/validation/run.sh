@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh: hybridsim against every measured file of ../shared/reference/measured/ it can express:
-# DeepBench's kernels held out of the compute model's fit (experiments/compute/fit.sh), NVIDIA's
+# DeepBench's kernels held out of the compute model's fit (experiments/compute/fit.sh) and those
+# of five older NVIDIA GPUs it never saw (deepbench-unseen, every kernel predicted), NVIDIA's
 # DeepLearningExamples throughputs (PyTorch, TensorFlow 1), MLPerf Training ResNet-50 v0.7-v1.1,
 # ParaDL's ResNet-50 Table VIII on ABCI and DeepBench's NCCL 2.0 allreduce times (a workload of
 # N weights and no compute: allreduce_workload.py). rows.tsv maps each measured row to its hybridsim
@@ -21,7 +22,8 @@
 #   --fit PATH    the compute model's fit program (default build/compute_fit)
 #   --measured D  the measured files (default ../shared/reference/measured beside the checkout)
 #   --subset      only the rows subset.txt lists (the test's pinned rows)
-#   --dataset D   only dataset D's rows (datasets.tsv names them; deepbench is always there)
+#   --dataset D   only dataset D's rows (datasets.tsv names them; deepbench and
+#                 deepbench-unseen, compute_fit's kernels, are always there)
 #   --compute M   add --compute M to every run (default: hybridsim's own default)
 #   --fallback-precision FROM=TO  run rows of precision FROM in TO (an older hybridsim without
 #                 tf32: tf32=fp32)
@@ -77,7 +79,8 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/hs-validation-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 start_s=$(date +%s)
 
-# DeepBench: every kernel with the model's time; the summary keeps the held-out ones.
+# DeepBench: every kernel with the model's time; the summary keeps the held-out ones and those of
+# the GPUs never fitted.
 "$fit" --data "$measured" --dump "$tmp/deepbench.tsv" >"$tmp/fit.txt" ||
     die "compute_fit failed: $(tail -3 "$tmp/fit.txt")"
 

@@ -4,7 +4,8 @@
 Usage: summarize.py HERE TMP OUT SUBSET [MEASURED]
   HERE    experiments/validation (rows.tsv)
   TMP     run.sh's work folder: run-<id>.args/.json/.err of every run, deepbench.tsv (every
-          DeepBench kernel with the model's time: experiments/compute/fit.c --dump)
+          DeepBench kernel with the model's time and its part, fitted, held-out or unseen:
+          experiments/compute/fit.c --dump)
   OUT     where results.tsv goes (every row: measured, predicted, accuracy, command)
   SUBSET  1: only the rows run (no "not expressed" list, no list of the files)
   MEASURED  the measured files: every one of them is listed with what is run of it and why
@@ -26,8 +27,8 @@ import re
 import statistics
 import sys
 
-DATASETS = ["deepbench", "dle-pytorch", "dle-tensorflow1", "mlperf", "paradl",
-            "deepbench-allreduce"]
+DATASETS = ["deepbench", "deepbench-unseen", "dle-pytorch", "dle-tensorflow1", "mlperf",
+            "paradl", "deepbench-allreduce"]
 
 
 def table(path):
@@ -105,20 +106,41 @@ def calibration_ids(here):
     return ids
 
 
+# DeepBench's kernels by their part of compute_fit's data: (dataset, note). The fitted ones
+# are no dataset; "unseen" are the kernels of the GPUs the fit never saw, every one predicted.
+DEEPBENCH_PARTS = {"held-out": ("deepbench", "held out of the fit"),
+                   "unseen": ("deepbench-unseen", "a GPU never fitted")}
+
+
 def deepbench_rows(tmp):
     rows = []
     for k in table(os.path.join(tmp, "deepbench.tsv")):
-        if k["held_out"] != "1":
+        if k["part"] not in DEEPBENCH_PARTS:
             continue
+        dataset, note = DEEPBENCH_PARTS[k["part"]]
         m, p = float(k["measured_s"]), float(k["model_s"])
         label = "DeepBench %s %s %s row %s" % (k["gpu"], k["precision"], k["kernel"],
                                                 k["sheet_row"])
-        rows.append({"dataset": "deepbench", "id": "deepbench-%s.tsv row %s %s %s" % (
+        rows.append({"dataset": dataset, "id": "deepbench-%s.tsv row %s %s %s" % (
             k["gpu"], k["sheet_row"], k["precision"], k["kernel"]), "label": label,
             "group": "", "measured": m, "predicted": p, "unit": "s", "status": "ok",
             "accuracy": accuracy(p, m), "command": "compute_fit (experiments/compute/fit.sh)",
-            "note": "held out of the fit", "reason": ""})
+            "note": note, "reason": ""})
     return rows
+
+
+def per_gpu_lines(rows):
+    """deepbench-unseen per GPU: kernels, median accuracy, median model / measured."""
+    by_gpu = {}
+    for r in rows:
+        if r["dataset"] == "deepbench-unseen":
+            by_gpu.setdefault(r["id"].split()[0], []).append(r)
+    lines = []
+    for name, mine in sorted(by_gpu.items()):
+        lines.append("  %-28s %5d %7.3f %7.3f" % (
+            name, len(mine), statistics.median(r["accuracy"] for r in mine),
+            statistics.median(r["predicted"] / r["measured"] for r in mine)))
+    return lines
 
 
 def rank_agreement(rows):
@@ -157,8 +179,10 @@ def stats_line(name, rows):
 
 # Measured files no rule runs, and why (the per-file rules: make_rows.py's rows, the compute
 # fit's DeepBench GPUs).
-DEEPBENCH_UNFITTED = "not run: GPU %s not in the device table (device.h; the compute " \
-    "model's fit reads V100, P100, T4: experiments/compute/fit.c)"
+DEEPBENCH_UNFITTED = "not run: GPU %s not in the device table (device.h; compute_fit reads " \
+    "V100, P100, T4 and five older NVIDIA GPUs: experiments/compute/fit.c)"
+DEEPBENCH_AMD = "not run: MIOpen's kernels, which the model cannot express (experiments/" \
+    "README.md, \"validation\")"
 UNRUN = {}  # every file has a rule now; a new file gets its line here until it has one
 
 
@@ -166,7 +190,7 @@ def file_lines(measured, rows, deepbench):
     """What is run of every measured file, and why the rest is not."""
     per_file = {}
     for r in rows:
-        if r["dataset"] == "deepbench":
+        if r["dataset"] in ("deepbench", "deepbench-unseen"):
             continue
         f = per_file.setdefault(r["id"].split(":")[0], {"run": 0, "calibration": 0, "not": 0})
         key = "not" if r["status"] == "not expressed" else \
@@ -174,8 +198,8 @@ def file_lines(measured, rows, deepbench):
         f[key] += 1
     kernels = {}
     for k in deepbench:
-        c = kernels.setdefault("deepbench-%s.tsv" % k["gpu"], [0, 0])
-        c[k["held_out"] == "1"] += 1
+        c = kernels.setdefault("deepbench-%s.tsv" % k["gpu"], {})
+        c[k["part"]] = c.get(k["part"], 0) + 1
     lines = []
     for name in sorted(os.listdir(measured)):
         if not name.endswith(".tsv"):
@@ -187,12 +211,17 @@ def file_lines(measured, rows, deepbench):
                 what += ", %d calibration" % f["calibration"]
             if f["not"]:
                 what += ", %d not expressed (above)" % f["not"]
+        elif name in kernels and "unseen" in kernels[name]:
+            what = "%d kernels: none fitted on, every one predicted (deepbench-unseen)" % (
+                sum(kernels[name].values()))
         elif name in kernels:
-            fitted, held = kernels[name]
+            fitted, held = kernels[name].get("fitted", 0), kernels[name].get("held-out", 0)
             what = "%d kernels: %d fitted on, %d held out and compared (deepbench)" % (
                 fitted + held, fitted, held)
         elif name in UNRUN:
             what = UNRUN[name]
+        elif name.startswith("deepbench-AMD_"):
+            what = DEEPBENCH_AMD
         elif name.startswith("deepbench-"):
             what = DEEPBENCH_UNFITTED % name[len("deepbench-"):-len(".tsv")]
         else:
@@ -238,8 +267,10 @@ def main(argv):
 
     print("hybridsim against measured runs (experiments/validation/run.sh)")
     print("accuracy = 1 - |predicted - measured| / measured; deepbench: the kernels held out "
-          "of the compute model's fit;\ndeepbench-allreduce: DeepBench's bare allreduces; all but "
-          "deepbench: the training runs (neither DeepBench file)\n")
+          "of the compute model's fit;\ndeepbench-unseen: the kernels of five GPUs the fit never "
+          "saw (1080 Ti, Titan X Pascal, Titan Xp, Titan X\nMaxwell, M40), every one predicted; "
+          "deepbench-allreduce: DeepBench's bare allreduces; all but deepbench:\nthe training "
+          "runs (no DeepBench file)\n")
     print("%-24s %5s %7s %7s %7s  %s" % ("dataset", "rows", "mean", "median", "min",
                                          "rank agreement"))
     means = []
@@ -254,9 +285,16 @@ def main(argv):
     if means:
         print("%-24s %5s %7.3f" % ("mean of the datasets", "", statistics.mean(means)))
 
+    unseen = per_gpu_lines(rows)
+    if unseen:
+        print("\ndeepbench-unseen per GPU (kernels, median accuracy, median predicted / "
+              "measured):")
+        for line in unseen:
+            print(line)
+
     print("\nper row (predicted, measured; DeepBench in results.tsv):")
     for r in rows:
-        if r["dataset"] == "deepbench" or r["status"] != "ok":
+        if r["dataset"] in ("deepbench", "deepbench-unseen") or r["status"] != "ok":
             continue
         print("  %-16s %-64s %10.4g %10.4g %s %6.3f" % (r["dataset"], r["label"][:64],
                                                        r["predicted"], r["measured"],

@@ -129,18 +129,22 @@ wl_layer *wl__add_layer(wl_workload *wl, size_t *capacity)
  * own formula: although its files write a pool's weights as 0x0xKxK, it reads C and F as the
  * input and output channel counts, so a pool costs C*F*prod(K)*prod(Y). Layer types the oracle
  * has no formula for (dropout, softmax, LRN, concat) get 0: their cost is part of the measured
- * total anyway, they just take no share of it. */
+ * total anyway, they just take no share of it. A transposed convolution (not in ParaDL) is
+ * counted as the convolution it is the input gradient of: the same products, at its input. */
 static double layer_flops(const wl_layer *l)
 {
-    double kernel = 1, y_spatial = 1;
+    double kernel = 1, y_spatial = 1, x_spatial = 1;
     for (int i = 0; i < l->y.n_spatial; i++) {
         kernel *= (double)l->w_kernel[i];
         y_spatial *= (double)l->y.spatial[i];
+        x_spatial *= (double)l->x.spatial[i];
     }
     switch (l->type) {
     case WL_CONV: /* each output channel sees C/groups inputs */
         return 2.0 * (double)l->w_in * (double)l->w_out * kernel * y_spatial /
                (double)(l->groups > 1 ? l->groups : 1);
+    case WL_DECONV: /* each input element meets every output channel's window once */
+        return 2.0 * (double)l->w_in * (double)l->w_out * kernel * x_spatial;
     case WL_POOL:
         return (double)l->x.channels * (double)l->y.channels * kernel * y_spatial;
     case WL_RELU:
@@ -242,7 +246,7 @@ const char *wl_type_name(wl_type type)
         [WL_HARDSWISH] = "hardswish", [WL_HARDSIGMOID] = "hardsigmoid", [WL_GELU] = "gelu",
         [WL_MUL] = "mul",         [WL_LAYERNORM] = "layernorm", [WL_MATMUL] = "matmul",
         [WL_RESHAPE] = "reshape", [WL_MOVE] = "move",         [WL_TANH] = "tanh",
-        [WL_EMBED] = "embed",     [WL_LSTM] = "lstm",
+        [WL_EMBED] = "embed",     [WL_LSTM] = "lstm",         [WL_DECONV] = "deconv",
     };
     return (unsigned)type < WL_TYPE_COUNT ? names[type] : "?";
 }

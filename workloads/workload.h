@@ -57,6 +57,9 @@ typedef enum {
                      * rows of w_out values; y the rows gathered, no arithmetic */
     WL_LSTM,        /* stacked LSTM over the positions (the W extent) of x: w_kernel[0] layers of
                      * w_out units, the first reading w_in features; 4 gates per step */
+    WL_DECONV,      /* transposed convolution (w_in inputs to w_out outputs, window w_kernel,
+                     * stride): each input element scatters a window into the output, which
+                     * is a convolution's input gradient; split by batch only */
     WL_TYPE_COUNT
 } wl_type;
 

@@ -20,7 +20,8 @@
  *
  * `autograd`: every layer keeps what autograd saves for it (wl_layer.ag_saved_elems, the same
  * derivatives.yaml, v1.13, by entry):
- *   convolution         input (convolution_backward(grad, input, weight, ..))
+ *   convolution         input (convolution_backward(grad, input, weight, ..)); a deconv too
+ *                       (the same convolution op, transposed=true)
  *   fc                  input (linear is addmm / matmul: mm_mat2_backward(grad, mat1, ..))
  *   native_batch_norm   input (native_batch_norm_backward(grad, input, weight, .., result1,
  *                       result2)); its mean and 1/std, 2 values a channel for the whole
@@ -116,7 +117,7 @@ static int64_t keep_input(const wl_workload *wl, char *counted, int i, int k, in
     int64_t elems = k == 0 ? wl->layers[i].x_elems : p < 0 ? 0 : wl->layers[p].y_elems;
     wl_type t = wl->layers[i].type;
     if (s >= 0 && wl->layers[s].type == WL_SOFTMAX &&
-        (t == WL_CONV || t == WL_FC || t == WL_MATMUL))
+        (t == WL_CONV || t == WL_FC || t == WL_MATMUL || t == WL_DECONV))
         *copy += elems;
     return keep(counted, s, elems);
 }
@@ -128,7 +129,7 @@ static void ag_layer(wl_workload *wl, char *counted, int i)
     int64_t x = l->x_elems, y = l->y_elems, s = 0, index_bytes = 0, copy = 0;
     switch (l->type) {
     case WL_CONV: case WL_FC: case WL_BNORM: case WL_SILU: case WL_GELU: case WL_HARDSWISH:
-    case WL_HARDSIGMOID:
+    case WL_HARDSIGMOID: case WL_DECONV:
         s = keep_input(wl, counted, i, 0, &copy);
         break;
     case WL_RELU: case WL_SIGMOID: case WL_TANH: case WL_SOFTMAX:

@@ -46,13 +46,14 @@ static int read_padding(const char *text, wl_layer *l)
     return 0;
 }
 
-/* Window parameters of a conv or pool layer (stride, padding, round), checked against the
- * declared output extents. */
-static int read_window(xr_reader *rd, xmlNode *node, wl_layer *l, const int64_t *kernel)
+/* stride and padding of a windowed layer (conv, deconv, pool) into l; *same for "same". */
+static int read_stride_padding(xr_reader *rd, xmlNode *node, wl_layer *l, const int64_t *kernel,
+                               int *same)
 {
     char v[XR_ATTR_LEN];
     long long n;
-    int same = 0, ceil_mode = 0, got;
+    int got;
+    *same = 0;
     if ((got = xr_attr(rd, node, "stride", v)) < 0)
         return HS_EINPUT;
     if (got) {
@@ -64,12 +65,24 @@ static int read_window(xr_reader *rd, xmlNode *node, wl_layer *l, const int64_t 
     if ((got = xr_attr(rd, node, "padding", v)) < 0)
         return HS_EINPUT;
     if (got && strcmp(v, "same") == 0) {
-        same = 1;
+        *same = 1;
         for (int i = 0; i < l->x.n_spatial; i++) /* per side; an even kernel pads one more after */
             l->padding[i] = (int)((kernel[i] - 1) / 2);
     } else if (got && read_padding(v, l))
         return xr_fail(rd, node, "layer %s: padding '%s' is not a non-negative integer, one per "
                        "extent (P1x..), or \"same\"", l->name, v);
+    return HS_OK;
+}
+
+/* Window parameters of a conv or pool layer (stride, padding, round), checked against the
+ * declared output extents. */
+static int read_window(xr_reader *rd, xmlNode *node, wl_layer *l, const int64_t *kernel)
+{
+    char v[XR_ATTR_LEN];
+    int same, ceil_mode, got;
+    int rc = read_stride_padding(rd, node, l, kernel, &same);
+    if (rc)
+        return rc;
     if ((got = xr_attr(rd, node, "round", v)) < 0)
         return HS_EINPUT;
     ceil_mode = got && strcmp(v, "ceil") == 0;
@@ -83,6 +96,34 @@ static int read_window(xr_reader *rd, xmlNode *node, wl_layer *l, const int64_t 
                            (long long)l->y.spatial[i], (long long)l->x.spatial[i],
                            (long long)kernel[i], l->stride, same ? "same (" : "", l->padding[i],
                            same ? ")" : ceil_mode ? ", round=ceil" : "", (long long)want);
+    }
+    return HS_OK;
+}
+
+/* A transposed convolution's output extents, as TensorFlow's conv2d_transpose
+ * (deconv_output_length: x stride for "same", (x - 1) stride + K for "valid") and PyTorch's
+ * ConvTranspose2d ((x - 1) stride - 2 padding + K, no output_padding) compute them: the
+ * extents whose convolution by the same window, stride and padding gives back x. */
+static int read_deconv_window(xr_reader *rd, xmlNode *node, wl_layer *l)
+{
+    int same;
+    int rc = read_stride_padding(rd, node, l, l->w_kernel, &same);
+    if (rc)
+        return rc;
+    for (int i = 0; i < l->x.n_spatial; i++) {
+        int64_t want = same ? l->x.spatial[i] * l->stride
+                            : (l->x.spatial[i] - 1) * l->stride - 2 * (int64_t)l->padding[i] +
+                                  l->w_kernel[i];
+        if (want < 1)
+            return xr_fail(rd, node, "layer %s: padding %d leaves no output in extent %d (x=%lld,"
+                           " kernel=%lld, stride=%d)", l->name, l->padding[i], i + 1,
+                           (long long)l->x.spatial[i], (long long)l->w_kernel[i], l->stride);
+        if (l->y.spatial[i] != want)
+            return xr_fail(rd, node, "layer %s: output extent %d is %lld but a deconv of x=%lld, "
+                           "kernel=%lld, stride=%d, padding=%s%d%s gives %lld", l->name, i + 1,
+                           (long long)l->y.spatial[i], (long long)l->x.spatial[i],
+                           (long long)l->w_kernel[i], l->stride, same ? "same (" : "",
+                           l->padding[i], same ? ")" : "", (long long)want);
     }
     return HS_OK;
 }
@@ -154,7 +195,7 @@ static int read_weights(xr_reader *rd, xmlNode *node, wl_layer *l)
                            wl_type_name(l->type), l->type == WL_EMBED ? "VxD" : "DxHxL");
         return read_sequence_weights(rd, node, l, v);
     }
-    int weighted = l->type == WL_CONV || l->type == WL_FC;
+    int weighted = l->type == WL_CONV || l->type == WL_FC || l->type == WL_DECONV;
     if (has_w != weighted)
         return xr_fail(rd, node, weighted ? "layer %s: a %s layer needs w=\"CxFxK..\""
                                           : "layer %s: a %s layer has no weights (w)",
@@ -242,6 +283,8 @@ static int check_type_shapes(xr_reader *rd, xmlNode *node, wl_layer *l)
     switch (l->type) {
     case WL_CONV:
         return read_window(rd, node, l, l->w_kernel);
+    case WL_DECONV:
+        return read_deconv_window(rd, node, l);
     case WL_POOL:
         if (l->y.channels != l->x.channels)
             return xr_fail(rd, node, "layer %s: pooling keeps the channels, but x has %lld and "
@@ -282,11 +325,14 @@ static int check_type_shapes(xr_reader *rd, xmlNode *node, wl_layer *l)
 static int check_misplaced(xr_reader *rd, xmlNode *node, const wl_layer *l)
 {
     static const char *const window_attrs[] = {"stride", "padding", "round"};
-    int windowed = l->type == WL_CONV || l->type == WL_POOL;
+    int windowed = l->type == WL_CONV || l->type == WL_POOL || l->type == WL_DECONV;
     for (int i = 0; i < 3; i++)
         if (!windowed && xmlHasProp(node, (const xmlChar *)window_attrs[i]))
-            return xr_fail(rd, node, "layer %s: %s applies to conv and pool layers only",
+            return xr_fail(rd, node, "layer %s: %s applies to conv, deconv and pool layers only",
                            l->name, window_attrs[i]);
+    if (l->type == WL_DECONV && xmlHasProp(node, (const xmlChar *)"round"))
+        return xr_fail(rd, node, "layer %s: round applies to conv and pool layers only (a "
+                       "deconv's output extents follow from x, stride and padding)", l->name);
     if (l->type != WL_POOL && xmlHasProp(node, (const xmlChar *)"kernel"))
         return xr_fail(rd, node, "layer %s: kernel applies to pool layers only (conv and fc "
                        "give it in w)", l->name);
@@ -478,6 +524,10 @@ static int read_split(xr_reader *rd, xmlNode *node, wl_layer *l)
         else
             return xr_fail(rd, node, "layer %s: split '%s' is not one of filter, channel, "
                            "spatial", l->name, tok);
+        if (l->type == WL_DECONV) /* work.c and plan.c refuse the cuts too */
+            return xr_fail(rd, node, "layer %s: split '%s': a deconv layer is split by batch "
+                           "only (its cuts of channels and extents are not modelled)", l->name,
+                           tok);
     }
     return HS_OK;
 }

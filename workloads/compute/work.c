@@ -52,7 +52,7 @@ static int cut_channels(const wl_layer *l, const lw_split *s, lw_shape *sh, char
 {
     int64_t c = l->type == WL_FC ? l->x_elems : l->x.channels, f = l->y.channels;
     int64_t g = groups_of(l);
-    int keeps_channels = l->type != WL_CONV && l->type != WL_FC;
+    int keeps_channels = l->type != WL_CONV && l->type != WL_FC && l->type != WL_DECONV;
     int rc;
     if (keeps_channels && s->in_parts != 1)
         return hs_fail(err, HS_EINPUT, "layer %s: a %s layer keeps its channels: cut them with "
@@ -81,7 +81,7 @@ static int cut_channels(const wl_layer *l, const lw_split *s, lw_shape *sh, char
  * its window covers for its output rows, (Y' - 1) stride + K, at most the whole input. */
 static int cut_spatial(const wl_layer *l, const lw_split *s, lw_shape *sh, char *err)
 {
-    int windowed = l->type == WL_CONV || l->type == WL_POOL;
+    int windowed = l->type == WL_CONV || l->type == WL_POOL || l->type == WL_DECONV;
     sh->x_spatial = sh->y_spatial = sh->kernel = 1;
     for (int d = 0; d < WL_MAX_SPATIAL; d++)
         sh->y_extent[d] = 1;
@@ -128,6 +128,14 @@ int lw_shape_of(const wl_workload *wl, int index, const lw_split *split, lw_shap
                        wl_type_name(l->type),
                        l->type == WL_EMBED ? "its table's rows are looked up whole"
                                            : "each step needs the last one's whole state");
+    /* A transposed convolution's output rows need input rows (y' + K - 1) / stride, not a
+     * convolution's halo, and its channel cuts are a plan's business nobody has written:
+     * split by batch only, and say so rather than time a cut nobody modelled. */
+    if (l->type == WL_DECONV &&
+        (split->out_parts != 1 || split->in_parts != 1 || split->spatial_parts[0] != 1 ||
+         split->spatial_parts[1] != 1 || split->spatial_parts[2] != 1))
+        return hs_fail(err, HS_EINPUT, "layer %s: a deconv layer is split by batch only (cuts "
+                       "of its channels or extents are not modelled)", l->name);
     int rc = cut_channels(l, split, shape, err);
     return rc ? rc : cut_spatial(l, split, shape, err);
 }

@@ -72,7 +72,8 @@ typedef struct {
     int64_t m, n, k; /* LW_GEMM: the product of one group */
     int64_t groups;  /* LW_GEMM: independent products */
     int volumetric;  /* 1: a 3-D convolution */
-    lw_pass pass;    /* the pass it computes */
+    lw_pass pass;    /* the pass it computes (a deconv's: the convolution pass the library
+                      * runs for it, forward and input gradient swapped) */
     lw_lib lib;      /* LW_GEMM: who runs it */
     int64_t samples;                 /* LW_LIB_CONV: samples */
     int64_t in_channels;             /* LW_LIB_CONV: C'/g, LW_LIB_BLAS: C' */

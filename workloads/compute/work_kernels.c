@@ -9,7 +9,12 @@
  *   input gradient   M = b X'   N = C'/g   K = (F'/g) k Y'/X' (a strided layer's rows)
  *   weight gradient  M = F'/g   N = (C'/g) k   K = b Y'
  * per group. A depthwise convolution (one input channel per group) is no GEMM: libraries run
- * it as a streaming kernel whose few FLOPs per byte leave it memory-bound. */
+ * it as a streaming kernel whose few FLOPs per byte leave it memory-bound. A transposed
+ * convolution (deconv) is the input gradient of the convolution from its output to its input,
+ * and the libraries run it so (TensorFlow's conv2d_transpose calls conv2d_backprop_input,
+ * PyTorch's ConvTranspose2d cuDNN's backward-data; its input gradient is that convolution's
+ * forward, its weight gradient that convolution's): deconv_kernel mirrors the shape and the
+ * pass and times those convolution kernels. */
 #include "work.h"
 
 #include <math.h>
@@ -126,6 +131,26 @@ static void conv_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, doub
     else
         gemm(kn, flops, bytes, fg, cg * k, s->groups);
     conv_geometry(l, s, kn);
+}
+
+/* A deconv of C' to F' channels, X' to Y' elements a channel, is the input gradient of the
+ * convolution of F' to C' channels, Y' to X' elements with the same window and stride: run
+ * that convolution's kernel of the mirrored pass (forward <-> input gradient; the weight
+ * gradient stays), which is what the library runs and what its fitted efficiency is of. */
+static void deconv_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, double e,
+                          lw_kernel *kn)
+{
+    lw_shape m = *s;
+    m.in_channels = s->out_channels;
+    m.out_channels = s->in_channels;
+    m.x_spatial = s->y_spatial;
+    m.y_spatial = s->x_spatial;
+    for (int d = 0; d < WL_MAX_SPATIAL; d++)
+        m.y_extent[d] = d < l->x.n_spatial ? l->x.spatial[d] : 1;
+    lw_pass mirrored = pass == LW_FORWARD ? LW_INPUT_GRAD
+                       : pass == LW_INPUT_GRAD ? LW_FORWARD : LW_WEIGHT_GRAD;
+    kn->pass = mirrored;
+    conv_kernel(l, &m, mirrored, e, kn);
 }
 
 static void fc_kernel(const lw_shape *s, lw_pass pass, double e, lw_kernel *kn)
@@ -270,7 +295,7 @@ static int pass_exists(const wl_workload *wl, int index, lw_pass pass)
         return 0;
     if (pass == LW_WEIGHT_GRAD)
         return l->type == WL_CONV || l->type == WL_FC || l->type == WL_EMBED ||
-               l->type == WL_LSTM;
+               l->type == WL_LSTM || l->type == WL_DECONV;
     if (pass == LW_INPUT_GRAD)
         return index > 0 && l->type != WL_EMBED;
     return 1;
@@ -294,6 +319,9 @@ int lw_kernels_of(const wl_workload *wl, int index, const lw_split *split, lw_pa
     switch (l->type) {
     case WL_CONV:
         conv_kernel(l, &s, pass, elem_bytes, kernel);
+        break;
+    case WL_DECONV:
+        deconv_kernel(l, &s, pass, elem_bytes, kernel);
         break;
     case WL_FC:
         fc_kernel(&s, pass, elem_bytes, kernel);

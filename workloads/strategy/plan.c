@@ -161,6 +161,9 @@ static int check_dims(const st_plan *plan, const wl_layer *l, const st_layer_con
                           wl_type_name(l->type), l->type == WL_EMBED
                               ? "its table's rows are looked up whole"
                               : "each step needs the last one's whole state");
+    if (l->type == WL_DECONV && c->filter * c->channel * c->height * c->width * c->depth > 1)
+        return fail_layer(plan, l, c, err, "a deconv layer splits its batch only (cuts of its "
+                          "channels or extents are not modelled; replicas= runs it whole)");
     if (c->filter > 1 && !st_has_filters(l))
         return fail_layer(plan, l, c, err, "filter=%d: only conv and fc layers have filters; a %s "
                           "layer splits its channels with channel=", c->filter,

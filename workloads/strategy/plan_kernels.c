@@ -19,7 +19,7 @@
 static lw_split cut_of(const wl_layer *ly, const st_layer_config *c, double samples)
 {
     lw_split cut = lw_whole((int64_t)llround(samples));
-    bool weighted = ly->type == WL_CONV || ly->type == WL_FC;
+    bool weighted = ly->type == WL_CONV || ly->type == WL_FC || ly->type == WL_DECONV;
     cut.out_parts = c->filter * (weighted ? 1 : c->channel);
     cut.in_parts = weighted ? c->channel : 1;
     cut.spatial_parts[0] = c->width;

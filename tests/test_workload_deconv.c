@@ -2,7 +2,7 @@
  * extents as TensorFlow's conv2d_transpose and PyTorch's ConvTranspose2d give them, weights,
  * FLOPs), what it refuses with the file's line, that its kernels are the mirrored
  * convolution's (forward = that convolution's input gradient and back, hand counts), that
- * every cut but the batch's is refused. */
+ * every cut but the batch's is refused, and the shipped U-Nets that use it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -175,6 +175,32 @@ static void test_plan(void **state)
     wl_free(&wl);
 }
 
+/* The shipped U-Nets (experiments/import/unet_tf1.py) load, with the weights the sources'
+ * layers hold (biases left out: 6,850 and 1,665 of them) and their deconvs and crops. */
+static void test_shipped(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("unet-medical", &wl);
+    assert_int_equal(wl.n_layers, 59);
+    assert_int_equal(wl.w_total, 34512258 - 6850);
+    assert_true(wl.calibration == WL_CAL_NONE);
+    int deconvs = 0;
+    for (int i = 0; i < wl.n_layers; i++)
+        deconvs += wl.layers[i].type == WL_DECONV;
+    assert_int_equal(deconvs, 4);
+    int last = wl.n_layers - 1;
+    assert_true(wl.layers[last].type == WL_SOFTMAX && wl.layers[last].y.channels == 2 &&
+                wl.layers[last].y.spatial[0] == 388);
+    wl_free(&wl);
+    load_ok("unet-industrial", &wl);
+    assert_int_equal(wl.n_layers, 68);
+    assert_int_equal(wl.w_total, 1850305 - 1665);
+    assert_true(wl.layers[wl.n_layers - 1].type == WL_SIGMOID &&
+                wl.layers[wl.n_layers - 1].y.spatial[0] == 512);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -182,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_work),
         cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_shipped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,11 @@ deepbench-allreduce.tsv:3000, not a row of deepbench-allreduce" "$TMP/bad/err" |
 mkdir -p "$TMP/wl" && python3 "$SRC/experiments/validation/allreduce_workload.py" --all "$TMP/wl" &&
     diff -r "$TMP/wl" "$SRC/experiments/validation/workloads" >/dev/null ||
     fail "experiments/validation/workloads differs from allreduce_workload.py --all"
+# The U-Nets' workloads are what their generator writes (experiments/import/unet_tf1.py).
+mkdir -p "$TMP/unet" && python3 "$SRC/experiments/import/unet_tf1.py" "$TMP/unet" >/dev/null &&
+    cmp -s "$TMP/unet/unet-medical.xml" "$SRC/workloads/unet-medical.xml" &&
+    cmp -s "$TMP/unet/unet-industrial.xml" "$SRC/workloads/unet-industrial.xml" ||
+    fail "workloads/unet-*.xml differ from experiments/import/unet_tf1.py"
 python3 - "$TMP/out/results.tsv" "$SRC/experiments/results/validation/results.tsv" \
     "$SRC/experiments/validation/subset.txt" <<'PY' || fail "the subset's predictions"
 import csv, sys

@@ -5,8 +5,8 @@ predicts it: experiments/validation/rows.tsv, which run.sh reads.
 Usage: experiments/validation/make_rows.py [MEASURED_DIR] > experiments/validation/rows.tsv
 
 The mapping is rules, written here once for each file (no constant per row):
-  - the network: its shipped workload (workloads/*.xml); networks the format cannot express
-    (detection, segmentation) are rows with a reason;
+  - the network: its shipped workload (workloads/*.xml); networks without one (detection,
+    nnU-Net) are rows with a reason;
   - the machine: systems.tsv gives the `gen:` platform of each system (its sources there);
     systems not listed there are rows with a reason;
   - GPUs, the global batch (GPUs x per-GPU batch as the run used), the precision (FP32 -> fp32,
@@ -56,7 +56,19 @@ DLE_NETWORKS = {"resnet50": "resnet50-v1.5", "resnet50v1.5": "resnet50-v1.5",
                 "se-resnext101-32x4d": "se-resnext101-32x4d",
                 "efficientnet-b0": "efficientnet-b0", "efficientnet-b4": "efficientnet-b4",
                 "efficientnet-widese-b0": "efficientnet-widese-b0",
-                "efficientnet-widese-b4": "efficientnet-widese-b4"}
+                "efficientnet-widese-b4": "efficientnet-widese-b4",
+                # TensorFlow 1 U-Nets as their model code builds them
+                # (experiments/import/unet_tf1.py; UNet_Industrial's benchmarks train tinyUNet)
+                "UNet_Medical (2D, EM segmentation)": "unet-medical",
+                "UNet_Industrial": "unet-industrial"}
+# Networks whose benchmark scripts compile with XLA although their README tables' headers do
+# not say so (dle-throughput.tsv's xla column reads the headers), with the script and line
+# that passes --xla (DeepLearningExamples@729963dd, TensorFlow/Segmentation/).
+DLE_XLA_SCRIPTS = {
+    "UNet_Medical (2D, EM segmentation)":
+        "UNet_Medical/examples/unet_TRAIN_BENCHMARK*.sh:18",
+    "UNet_Industrial": "UNet_Industrial/scripts/benchmarking/UNet_trainbench*.sh:43 (1 GPU), "
+                       ":53 (4 and 8)"}
 PRECISIONS = {"FP32": "fp32", "TF32": "tf32", "AMP (mixed)": "mixed"}
 
 
@@ -126,8 +138,9 @@ def dle_rows(measured, table):
         spec = platform(table, r["system"], r["gpu"], gpus)
         reason = ""
         if workload is None:
-            reason = "no workload for %s%s (the format has CNN classifiers only)" % (
-                r["network"], " " + r["variant"] if r["variant"] else "")
+            reason = "no workload for %s%s (none written: the shipped ones are CNN " \
+                     "classifiers and the TensorFlow 1 U-Nets)" % (
+                         r["network"], " " + r["variant"] if r["variant"] else "")
         elif spec is None:
             reason = "no platform for %s with %s (systems.tsv)" % (r["system"], r["gpu"])
         elif "inconsistent" in r["notes"]:
@@ -135,6 +148,9 @@ def dle_rows(measured, table):
         notes = ["input pipeline included"]
         if r["xla"] == "yes":
             notes.append("XLA fuses element-wise kernels: not modelled")
+        elif r["network"] in DLE_XLA_SCRIPTS:
+            notes.append("XLA (--xla, %s) fuses element-wise kernels: not modelled" %
+                         DLE_XLA_SCRIPTS[r["network"]])
         if "does not state the batch" in r["notes"]:
             notes.append("per-GPU batch of multi-node runs not stated: configs.yml's")
         every = optimizer_every(r, gpus, per_gpu)

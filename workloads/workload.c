@@ -247,6 +247,7 @@ const char *wl_type_name(wl_type type)
         [WL_MUL] = "mul",         [WL_LAYERNORM] = "layernorm", [WL_MATMUL] = "matmul",
         [WL_RESHAPE] = "reshape", [WL_MOVE] = "move",         [WL_TANH] = "tanh",
         [WL_EMBED] = "embed",     [WL_LSTM] = "lstm",         [WL_DECONV] = "deconv",
+        [WL_UPSAMPLE] = "upsample",
     };
     return (unsigned)type < WL_TYPE_COUNT ? names[type] : "?";
 }
@@ -278,5 +279,5 @@ bool wl_is_activation(wl_type type)
 
 bool wl_reshapes(wl_type type)
 {
-    return type == WL_MATMUL || type == WL_RESHAPE || type == WL_MOVE;
+    return type == WL_MATMUL || type == WL_RESHAPE || type == WL_MOVE || type == WL_UPSAMPLE;
 }

@@ -60,6 +60,9 @@ typedef enum {
     WL_DECONV,      /* transposed convolution (w_in inputs to w_out outputs, window w_kernel,
                      * stride): each input element scatters a window into the output, which
                      * is a convolution's input gradient; split by batch only */
+    WL_UPSAMPLE,    /* nearest-neighbour upsampling: each input element copied into a block of
+                     * y/x elements per extent (whole factors), no arithmetic forward, the
+                     * block's gradients summed backward; split by batch only */
     WL_TYPE_COUNT
 } wl_type;
 

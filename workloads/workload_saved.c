@@ -36,6 +36,7 @@
  *                       only): counted as max, the global average pools' |y| being small
  *   native_dropout      its bool mask (result1), one byte an element
  *   add, cat            nothing (sizes only); mul, matmul, layernorm: as above
+ *   upsample_nearest2d  nothing (upsample_nearest2d_backward(grad, output_size, input_size))
  *   local_response_norm (torch/nn/functional.py, composite): the input, its padded squares (the
  *                       average pool's input), the base before pow and the divisor (div keeps
  *                       both operands): 3 |x| of its own besides x, the padding left out
@@ -150,7 +151,7 @@ static void ag_layer(wl_workload *wl, char *counted, int i)
         if (l->n_inputs >= 2)
             s += keep_input(wl, counted, i, 1, &copy);
         break;
-    default: break; /* add, concat, reshape, move: sizes only */
+    default: break; /* add, concat, reshape, move, upsample: sizes only */
     }
     l->ag_saved_elems = s;
     l->ag_index_bytes = index_bytes;

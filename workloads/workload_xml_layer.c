@@ -198,8 +198,9 @@ static int read_weights(xr_reader *rd, xmlNode *node, wl_layer *l)
     int weighted = l->type == WL_CONV || l->type == WL_FC || l->type == WL_DECONV;
     if (has_w != weighted)
         return xr_fail(rd, node, weighted ? "layer %s: a %s layer needs w=\"CxFxK..\""
-                                          : "layer %s: a %s layer has no weights (w)",
-                       l->name, wl_type_name(l->type));
+                                          : "layer %s: %s %s layer has no weights (w)",
+                       l->name, weighted ? wl_type_name(l->type) :
+                       l->type == WL_UPSAMPLE ? "an" : "a", wl_type_name(l->type));
     if (weighted) {
         if (wl__parse_dims(v, d, WL_MAX_DIMS) != 2 + n_s)
             return xr_fail(rd, node, "layer %s: w '%s' is not CxF and %d kernel extents",
@@ -312,6 +313,15 @@ static int check_type_shapes(xr_reader *rd, xmlNode *node, wl_layer *l)
                            (long long)wl__shape_elems(&l->y));
         break;
     case WL_MOVE: /* any shape: a permute, a roll, a slice or a chunk of x */
+        break;
+    case WL_UPSAMPLE: /* nearest neighbour: whole factors, the channels kept */
+        for (int i = 0; i < l->x.n_spatial; i++)
+            if (l->y.channels != l->x.channels || l->y.spatial[i] % l->x.spatial[i] != 0)
+                return xr_fail(rd, node, "layer %s: an upsample layer keeps the channels and "
+                               "multiplies each extent by a whole factor, but x is %lldx%lld.. "
+                               "and y %lldx%lld..", l->name, (long long)l->x.channels,
+                               (long long)l->x.spatial[0], (long long)l->y.channels,
+                               (long long)l->y.spatial[0]);
         break;
     default:
         if (!wl__shape_equal(&l->x, &l->y))
@@ -524,10 +534,10 @@ static int read_split(xr_reader *rd, xmlNode *node, wl_layer *l)
         else
             return xr_fail(rd, node, "layer %s: split '%s' is not one of filter, channel, "
                            "spatial", l->name, tok);
-        if (l->type == WL_DECONV) /* work.c and plan.c refuse the cuts too */
-            return xr_fail(rd, node, "layer %s: split '%s': a deconv layer is split by batch "
-                           "only (its cuts of channels and extents are not modelled)", l->name,
-                           tok);
+        if (l->type == WL_DECONV || l->type == WL_UPSAMPLE) /* work.c, plan.c refuse cuts too */
+            return xr_fail(rd, node, "layer %s: split '%s': %s layer is split by batch only "
+                           "(its cuts of channels and extents are not modelled)", l->name, tok,
+                           l->type == WL_DECONV ? "a deconv" : "an upsample");
     }
     return HS_OK;
 }

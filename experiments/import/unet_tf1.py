@@ -123,7 +123,7 @@ def concat(n, ident, inputs):
 def industrial():
     """UNet_Industrial, the tinyUNet its benchmark scripts train (model/unet.py, model/blocks,
     model/layers): 'same' 3x3 convolutions in NCHW, each up-convolution a nearest-neighbour
-    upscale (between two transposes to NHWC and back) and a 2x2 'same' convolution."""
+    upscale (upsample, between two transposes to NHWC and back) and a 2x2 'same' convolution."""
     n = Net((1, 512, 512))
     n.add("input_transpose", "move", (1, 512, 512))  # NHWC -> NCHW
 
@@ -136,7 +136,7 @@ def industrial():
     def deconv(tag, f):
         c, h, w = n.shape[n.last]
         n.add(tag + "_to_nhwc", "move", (c, h, w))
-        n.add(tag + "_upscale", "move", (c, 2 * h, 2 * w))
+        n.add(tag + "_upscale", "upsample", (c, 2 * h, 2 * w))
         n.add(tag + "_to_nchw", "move", (c, 2 * h, 2 * w))
         n.conv(tag + "_upconv", f, 2, True)
         return n.relu(tag + "_act3")
@@ -198,7 +198,8 @@ INDUSTRIAL_DESCRIPTION = (
     "convolutions of 256 and an up-convolution to 128 with ReLU. The up-convolution "
     "(model/layers/deconv2d.py:41 use_upscale_conv=True, :54-70) is a nearest-neighbour "
     "upscale by 2 (model/layers/array_ops.py:69-104: NCHW transposed to NHWC, "
-    "tf.image.resize_images, transposed back: three copies, type move) and a 2x2 'same' "
+    "tf.image.resize_images with NEAREST_NEIGHBOR, type upsample, transposed back: two copies, "
+    "type move) and a 2x2 'same' "
     "convolution of stride 1. Decoder blocks (model/unet.py:485-488 filters 128, 64, 32; "
     "model/blocks/unet_upsample.py:51-99): the skip connection concatenated after the "
     "decoder's channels, a 3x3 convolution to the filters, a 3x3 convolution to half of "

@@ -129,13 +129,15 @@ int lw_shape_of(const wl_workload *wl, int index, const lw_split *split, lw_shap
                        l->type == WL_EMBED ? "its table's rows are looked up whole"
                                            : "each step needs the last one's whole state");
     /* A transposed convolution's output rows need input rows (y' + K - 1) / stride, not a
-     * convolution's halo, and its channel cuts are a plan's business nobody has written:
-     * split by batch only, and say so rather than time a cut nobody modelled. */
-    if (l->type == WL_DECONV &&
+     * convolution's halo, and its channel cuts are a plan's business nobody has written (an
+     * upsample's rows y' / factor likewise): split by batch only, and say so rather than time
+     * a cut nobody modelled. */
+    if ((l->type == WL_DECONV || l->type == WL_UPSAMPLE) &&
         (split->out_parts != 1 || split->in_parts != 1 || split->spatial_parts[0] != 1 ||
          split->spatial_parts[1] != 1 || split->spatial_parts[2] != 1))
-        return hs_fail(err, HS_EINPUT, "layer %s: a deconv layer is split by batch only (cuts "
-                       "of its channels or extents are not modelled)", l->name);
+        return hs_fail(err, HS_EINPUT, "layer %s: %s layer is split by batch only (cuts "
+                       "of its channels or extents are not modelled)", l->name,
+                       l->type == WL_DECONV ? "a deconv" : "an upsample");
     int rc = cut_channels(l, split, shape, err);
     return rc ? rc : cut_spatial(l, split, shape, err);
 }

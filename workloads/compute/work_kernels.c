@@ -213,6 +213,17 @@ static void stream_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, do
               e * n * (fw ? c.fw_tensors : c.bw_tensors) + masks);
 }
 
+/* Nearest-neighbour upsampling (TensorFlow's ResizeNearestNeighbor and its Grad, PyTorch's
+ * upsample_nearest2d and its backward): forward reads the n input elements and writes the m
+ * output ones, no arithmetic; backward reads dy and writes dx, adding each block of m / n
+ * gradients into one (m - n adds). */
+static void upsample_kernel(const lw_shape *s, lw_pass pass, double e, lw_kernel *kn)
+{
+    double n = (double)s->samples * s->in_channels * s->x_spatial;
+    double m = (double)s->samples * s->out_channels * s->y_spatial;
+    streaming(kn, pass == LW_FORWARD ? 0.0 : m - n, e * (n + m));
+}
+
 /* An embedding, as PyTorch's nn.Embedding (sparse=False) runs it: forward gathers one row
  * of the table a position (reads and writes the n output elements); the weight gradient zeroes
  * the dense table gradient and adds each position's dy into its row (reads dy, reads and writes
@@ -334,6 +345,9 @@ int lw_kernels_of(const wl_workload *wl, int index, const lw_split *split, lw_pa
         break;
     case WL_EMBED:
         embed_kernel(l, &s, pass, elem_bytes, kernel);
+        break;
+    case WL_UPSAMPLE:
+        upsample_kernel(&s, pass, elem_bytes, kernel);
         break;
     case WL_LSTM:
         *count = lstm_kernels(l, &s, pass, elem_bytes, kernels);

@@ -172,10 +172,11 @@ static int check_dims(const st_plan *plan, const wl_layer *l, const st_layer_con
         return fail_layer(plan, l, c, err, "channel=%d: a concat joins its inputs' channels and "
                           "cannot split them", c->channel);
     if (wl_reshapes(l->type) && c->channel * c->height * c->width * c->depth > 1)
-        return fail_layer(plan, l, c, err, "a %s layer gives its output another shape than its "
+        return fail_layer(plan, l, c, err, "%s %s layer gives its output another shape than its "
                           "input's, so a cut of its channels or extents is not modelled "
                           "(channel, height, width and depth must be 1; replicas= runs it "
-                          "whole)", wl_type_name(l->type));
+                          "whole)", l->type == WL_UPSAMPLE ? "an" : "a",
+                          wl_type_name(l->type));
     if (l->type == WL_LAYERNORM && c->channel > 1)
         return fail_layer(plan, l, c, err, "channel=%d: a layernorm's statistics span the "
                           "channels and are not split (its extents may be)", c->channel);

@@ -1,8 +1,10 @@
-/* test_workload_deconv.c: the transposed convolution (deconv): how the format reads it (output
- * extents as TensorFlow's conv2d_transpose and PyTorch's ConvTranspose2d give them, weights,
- * FLOPs), what it refuses with the file's line, that its kernels are the mirrored
- * convolution's (forward = that convolution's input gradient and back, hand counts), that
- * every cut but the batch's is refused, and the shipped U-Nets that use it. */
+/* test_workload_upsampling.c: the layer types that make extents larger, a U-Net's decoder:
+ * the transposed convolution (deconv): how the format reads it (output extents as
+ * TensorFlow's conv2d_transpose and PyTorch's ConvTranspose2d give them, weights, FLOPs), what
+ * it refuses with the file's line, that its kernels are the mirrored convolution's (forward =
+ * that convolution's input gradient and back, hand counts); nearest-neighbour upsampling
+ * (upsample): whole factors, its copy and summed gradient; that every cut of either but the
+ * batch's is refused; and the shipped U-Nets that use them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,7 +33,8 @@
     "    <layer id=\"r\" type=\"relu\" x=\"6x8x8\" y=\"6x8x8\"/>\n"                              \
     "    <layer id=\"v\" type=\"deconv\" x=\"6x8x8\" w=\"6x4x2x2\" y=\"4x16x16\" stride=\"2\"/>\n" \
     "    <layer id=\"c\" type=\"conv\" x=\"6x8x8\" w=\"6x8x3x3\" y=\"8x4x4\" stride=\"2\" "        \
-    "padding=\"same\" inputs=\"r\"/>\n"
+    "padding=\"same\" inputs=\"r\"/>\n"                                                           \
+    "    <layer id=\"u\" type=\"upsample\" x=\"8x4x4\" y=\"8x8x12\"/>\n"
 
 static void test_read(void **state)
 {
@@ -51,6 +54,11 @@ static void test_read(void **state)
     assert_string_equal(wl_type_name(WL_DECONV), "deconv");
     /* a layer with weights: a third of its share forward (the spread of a measured time) */
     assert_int_equal(v->w_elems, 6 * 4 * 4);
+    /* upsample by 2 and 3: no weights, no arithmetic, another shape than its input's */
+    const wl_layer *u = &wl.layers[5];
+    assert_true(u->type == WL_UPSAMPLE && u->w_elems == 0 && u->flops == 0.0);
+    assert_true(wl_reshapes(WL_UPSAMPLE) && !wl_reshapes(WL_DECONV));
+    assert_string_equal(wl_type_name(WL_UPSAMPLE), "upsample");
     wl_free(&wl);
 }
 
@@ -89,6 +97,22 @@ static void test_errors(void **state)
         "    <layer id=\"d\" type=\"deconv\" x=\"8x4x4\" w=\"8x5x3x3\" y=\"6x8x8\" stride=\"2\" "
         "padding=\"same\"/>\n"),
         "wl_d_w.xml:6:", "layer d: w is 8x5.. but x has 8 channels and y 6");
+    expect_bad("u_c.xml", HEAD LAYERS(
+        "    <layer id=\"u\" type=\"upsample\" x=\"8x4x4\" y=\"6x8x8\"/>\n"),
+        "wl_u_c.xml:6:", "layer u: an upsample layer keeps the channels and multiplies each "
+        "extent by a whole factor, but x is 8x4.. and y 6x8..");
+    expect_bad("u_f.xml", HEAD LAYERS(
+        "    <layer id=\"u\" type=\"upsample\" x=\"8x4x4\" y=\"8x8x6\"/>\n"),
+        "wl_u_f.xml:6:", "an upsample layer keeps the channels and multiplies each extent");
+    expect_bad("u_s.xml", HEAD LAYERS(
+        "    <layer id=\"u\" type=\"upsample\" x=\"8x4x4\" y=\"8x8x8\" stride=\"2\"/>\n"),
+        "wl_u_s.xml:6:", "layer u: stride applies to conv, deconv and pool layers only");
+    expect_bad("u_split.xml", HEAD LAYERS(
+        "    <layer id=\"u\" type=\"upsample\" x=\"8x4x4\" y=\"8x8x8\" split=\"spatial\"/>\n"),
+        "wl_u_split.xml:6:", "layer u: split 'spatial': an upsample layer is split by batch only");
+    expect_bad("u_w.xml", HEAD LAYERS(
+        "    <layer id=\"u\" type=\"upsample\" x=\"8x4x4\" w=\"8x8x1x1\" y=\"8x8x8\"/>\n"),
+        "wl_u_w.xml:6:", "layer u: an upsample layer has no weights (w)");
     expect_bad("d_stride.xml", HEAD LAYERS(
         "    <layer id=\"d\" type=\"deconv\" x=\"8x4x4\" w=\"8x6x3x3\" y=\"6x8x8\" stride=\"0\"/>\n"),
         "wl_d_stride.xml:6:", "layer d: stride '0' is not a positive integer");
@@ -147,6 +171,17 @@ static void test_work(void **state)
     cut = s;
     cut.in_parts = 2;
     assert_int_equal(lw_kernel_of(&wl, 1, &cut, LW_WEIGHT_GRAD, 4, &kn, err), HS_EINPUT);
+    /* upsample 8x4x4 -> 8x8x12 at 2 samples: n = 256 in, m = 1536 out; forward a copy, no
+     * arithmetic; backward m - n adds (each block of 6 summed into one), dy read, dx written */
+    lw_kernel uf = kernel_ok(&wl, 5, &s, LW_FORWARD, 4);
+    assert_true(uf.kind == LW_STREAM && uf.flops == 0.0 && uf.bytes == 4.0 * (256 + 1536));
+    lw_kernel ub = kernel_ok(&wl, 5, &s, LW_INPUT_GRAD, 4);
+    assert_true(ub.kind == LW_STREAM && ub.flops == 1536.0 - 256 && ub.bytes == uf.bytes);
+    assert_int_equal(kernel_ok(&wl, 5, &s, LW_WEIGHT_GRAD, 4).kind, LW_NONE);
+    cut = s;
+    cut.spatial_parts[0] = 2;
+    assert_int_equal(lw_kernel_of(&wl, 5, &cut, LW_FORWARD, 4, &kn, err), HS_EINPUT);
+    assert_non_null(strstr(err, "layer u: an upsample layer is split by batch only"));
     wl_free(&wl);
 }
 
@@ -168,6 +203,11 @@ static void test_plan(void **state)
     assert_int_equal(st_plan_check(&plan, &wl, 2, 4, err), HS_EINPUT);
     assert_non_null(strstr(err, "a deconv layer splits its batch only"));
     plan.layers[3].height = 1;
+    plan.layers[5].channel = 2; /* an upsample gives another shape: no cut of its channels */
+    assert_int_equal(st_plan_check(&plan, &wl, 2, 4, err), HS_EINPUT);
+    if (!strstr(err, "layer u") || !strstr(err, "an upsample layer gives its output another shape"))
+        fail_msg("%s", err);
+    plan.layers[5].channel = 1;
     for (int i = 0; i < wl.n_layers; i++)
         plan.layers[i].batch = 2;
     assert_int_equal(st_plan_check(&plan, &wl, 2, 4, err), HS_OK);
@@ -176,7 +216,8 @@ static void test_plan(void **state)
 }
 
 /* The shipped U-Nets (experiments/import/unet_tf1.py) load, with the weights the sources'
- * layers hold (biases left out: 6,850 and 1,665 of them) and their deconvs and crops. */
+ * layers hold (biases left out: 6,850 and 1,665 of them), UNet_Medical's deconvs and
+ * UNet_Industrial's upsamples. */
 static void test_shipped(void **state)
 {
     (void)state;
@@ -198,6 +239,10 @@ static void test_shipped(void **state)
     assert_int_equal(wl.w_total, 1850305 - 1665);
     assert_true(wl.layers[wl.n_layers - 1].type == WL_SIGMOID &&
                 wl.layers[wl.n_layers - 1].y.spatial[0] == 512);
+    int upsamples = 0;
+    for (int i = 0; i < wl.n_layers; i++)
+        upsamples += wl.layers[i].type == WL_UPSAMPLE;
+    assert_int_equal(upsamples, 4);
     wl_free(&wl);
 }
 

@@ -96,4 +96,11 @@ h="$(head_of resnet50 df.xml)"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 assert "halo" not in d and "filter_backward" not in d, d' d.json || fail "data file's JSON names halos"
 
+# ---- a batch larger than the dataset: the epoch is part of an iteration, and said so ----
+line="$("$HS" analytic -w unet-medical -p abci -s data -g 8 -b 64 | sed -n 2p)"
+[[ "$line" == *"1 (the batch 64 is larger than the dataset's 24 samples: an epoch's compute is 0.375 of an iteration's)" ]] ||
+    fail "batch over the dataset: $line"
+line="$("$HS" analytic -w unet-medical -p abci -s data -g 8 -b 16 | sed -n 2p)"
+[[ "$line" == "  iterations per epoch: 2" ]] || fail "batch under the dataset: $line"
+
 finish e2e_wording

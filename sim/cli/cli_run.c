@@ -88,6 +88,7 @@ int cli_run_single(const cli_options *o, const cli_sim *sim, char *err)
                       .platform = in.plat.name,
                       .strategy = in.job.st,
                       .batch = in.job.batch,
+                      .samples = in.job.wl.samples,
                       .gpu_memory_bytes = in.plat.gpu_memory_bytes,
                       .layers_top = o->layers_top,
                       .links_job = -1,

@@ -51,6 +51,7 @@ static rp_run job_run(const plat_platform *plat, const fb_job *j, const lk_stats
 {
     return (rp_run){.mode = "simulate", .workload = j->job.wl.name, .platform = plat->name,
                     .strategy = j->job.st, .batch = j->spec.batch,
+                    .samples = j->job.wl.samples,
                     .gpu_memory_bytes = plat->gpu_memory_bytes, .links = links, .links_job = k,
                     .runtime = j->job.settings.runtime, /* a strategy file's too */
                     .compute = j->job.kc ? kt_compute_name(j->job.kc) : "measured",

@@ -272,7 +272,12 @@ static void print_head(FILE *out, const char *mode, const rp_run *run, int64_t i
 {
     fprintf(out, "hybridsim %s: ", mode);
     print_shape(out, run);
-    fprintf(out, "  iterations per epoch: %lld\n", (long long)iterations);
+    fprintf(out, "  iterations per epoch: %lld", (long long)iterations);
+    if (run->samples > 0 && run->samples < run->batch) /* an epoch is part of an iteration */
+        fprintf(out, " (the batch %lld is larger than the dataset's %lld samples: an epoch's "
+                "compute is %.3g of an iteration's)", (long long)run->batch,
+                (long long)run->samples, (double)run->samples / (double)run->batch);
+    fputc('\n', out);
     fprintf(out, "  %-22s %12s %12s %12s %12s\n", "seconds", "compute", "comm", "exposed comm",
             "total");
 }

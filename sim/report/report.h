@@ -23,6 +23,7 @@ typedef struct {
     const char *platform;   /* short name */
     st_strategy strategy;
     int64_t batch;          /* global mini-batch B */
+    int64_t samples;        /* the workload's dataset, samples an epoch (0: not said) */
     double gpu_memory_bytes;/* the platform's, for the memory verdict */
     const bd_breakdown *layers; /* the simulated critical rank per layer, or NULL: printed in
                                  * the table and the simulated JSON ("layers") */

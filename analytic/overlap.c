@@ -10,10 +10,40 @@
  * finished (one communication stream). On a free network that is the recurrence
  *   f_k = max(f_{k-1}, r_k) + c_k,
  * r_k the bucket's ready time in the backward, c_k its allreduce (the chosen algorithm's closed
- * form); the communication left when the backward ends, f_K - r_end, is exposed. */
+ * form); the communication left when the backward ends, f_K - r_end, is exposed. Under a
+ * runtime with a background cycle (st->cycle_time_s, Horovod's HOROVOD_CYCLE_TIME) a bucket's
+ * allreduce is launched at the first cycle at or after r_k, the cycles counted from the
+ * iteration's start (the forward's F seconds before the backward), as the simulation's
+ * TG_FLAG_CYCLE tasks wait (sim/engine/engine.c):
+ *   f_k = max(f_{k-1}, ceil((F + r_k) / T) T - F) + c_k. */
 #include "analytic_int.h"
 
+#include <math.h>
+
 #include "collective.h"
+
+/* When a bucket ready at ready_s (in the backward, which starts fwd_s into the iteration) is
+ * launched: at once, or at the next cycle of period_s. */
+static double launch_s(double ready_s, double fwd_s, double period_s)
+{
+    if (period_s <= 0)
+        return ready_s;
+    return ceil((fwd_s + ready_s) / period_s) * period_s - fwd_s;
+}
+
+/* The forward's kernels of one rank, the time before its backward starts. */
+static double forward_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                        double batch)
+{
+    double b = batch / st->p, sum = 0;
+    for (int l = 0; l < wl->n_layers; l++) {
+        double fw_s = b * wl->layers[l].fw_s, bw_s;
+        if (kc && an__layer_kernels_s(wl, kc, st, l, batch, &fw_s, &bw_s, NULL) != HS_OK)
+            fw_s = b * wl->layers[l].fw_s; /* cannot happen, as below */
+        sum += fw_s;
+    }
+    return sum;
+}
 
 double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
                                   const st_strategy *st, double batch, const an_links *ln,
@@ -23,6 +53,7 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
     double cap = st->bucket_bytes > 0 ? st->bucket_bytes : CO_BUCKET_BYTES;
     double first_cap = st->first_bucket_bytes > 0 ? st->first_bucket_bytes : cap;
     bool first = true; /* the first bucket is not closed yet */
+    double period = st->cycle_time_s, fwd = period > 0 ? forward_s(wl, kc, st, batch) : 0;
     *comm_s = 0;
     for (int l = wl->n_layers - 1; l >= 0; l--) {
         const wl_layer *ly = &wl->layers[l];
@@ -37,7 +68,8 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
             continue;
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
                                           &ln->grad_across);
-        f_s = (f_s > t_s ? f_s : t_s) + c_s;
+        double at = launch_s(t_s, fwd, period);
+        f_s = (f_s > at ? f_s : at) + c_s;
         *comm_s += c_s;
         bucket = 0;
         first = false;
@@ -45,7 +77,8 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
     if (bucket > 0) { /* weights only above a weightless first layer */
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
                                           &ln->grad_across);
-        f_s = (f_s > t_s ? f_s : t_s) + c_s;
+        double at = launch_s(t_s, fwd, period);
+        f_s = (f_s > at ? f_s : at) + c_s;
         *comm_s += c_s;
     }
     return f_s > t_s ? f_s - t_s : 0.0;

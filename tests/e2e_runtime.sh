@@ -4,7 +4,8 @@
 # given with a runtime overrides it; pytorch-ddp reduces in 25 MiB buckets with NCCL's choice
 # (without its 1 MiB first bucket, the comm of --overlap --allreduce auto; with it, more) and
 # sends FP32 gradients under mixed precision;
-# horovod-nccl's 64 MiB fusions are fewer than DDP's buckets; pytorch-ddp's depthwise
+# horovod-nccl's 64 MiB fusions are fewer than DDP's buckets, and wait for its 5 ms cycle alike
+# in both answers; pytorch-ddp's depthwise
 # convolutions take half their TF32 time under AMP (depthwise_limit = bytes); bad runtimes and
 # runtime files exit 2 naming the file and line; pytorch-ddp's input loader bounds an iteration
 # at a GPU's batch over its workers' rate, alike in both answers.
@@ -75,6 +76,30 @@ assert ddp["compute_s"] > flags["compute_s"], (ddp, flags)
 assert hvd["exposed_comm_s"] > ddp["exposed_comm_s"], (hvd, ddp)
 # under AMP DDP still sends 4-byte gradients, the O2 convention 2
 assert it("ddp16")["comm_s"] > 1.5 * it("o2")["comm_s"], (it("ddp16"), it("o2"))
+PY
+
+# horovod-nccl's 5 ms cycle (cycle_time_s): UNet_Industrial on 8 A100s at 2 images a GPU, its
+# gradients one fusion: the allreduce waits for the next cycle after the backward, in both
+# answers alike; a copy of the file without the key starts it at once
+run=(-w unet-industrial -p gen:nvswitch-ndr:gpu=a100-40gb -s data -g 8 -b 16 --precision mixed --json)
+grep -v '^cycle_time_s' "$SRC/workloads/runtime/horovod-nccl.rt" >"$TMP/nocycle.rt"
+for r in horovod-nccl "$TMP/nocycle.rt"; do
+    "$HS" compare "${run[@]}" --runtime "$r" >"$TMP/cyc-$(basename "$r").json" 2>"$TMP/err" ||
+        fail "unet-industrial --runtime $r: $(cat "$TMP/err")"
+done
+python3 - "$TMP" <<'PY' || fail "horovod-nccl's cycle"
+import json, sys
+d = sys.argv[1]
+c, n = (json.load(open(f"{d}/cyc-{x}.json")) for x in ("horovod-nccl", "nocycle.rt"))
+for j in (c, n):
+    a, s = j["analytic"]["iteration"], j["simulate"]["iteration"]
+    assert abs(a["total_s"] / s["total_s"] - 1) < 1e-9, (a, s)
+it, it0 = c["simulate"]["iteration"], n["simulate"]["iteration"]
+assert abs(it["comm_s"] / it0["comm_s"] - 1) < 1e-9 and it["compute_s"] == it0["compute_s"]
+# the fusion waits for the cycle: more exposed, by less than a cycle
+wait = it["total_s"] - it0["total_s"]
+assert 1e-3 < wait < 5e-3, (it, it0)
+assert abs(it["exposed_comm_s"] - it0["exposed_comm_s"] - wait) < 1e-9, (it, it0)
 PY
 
 # pytorch-ddp's depthwise convolutions (depthwise_limit = bytes): under AMP (cuDNN's

@@ -378,6 +378,62 @@ static void test_exchange_posts_all_messages_at_once(void **state)
     assert_rel(o.bytes_sent, 8 * P2P_BYTES, 1e-12);
 }
 
+/* ---- Horovod's background cycle ----------------------------------------------------------- */
+
+/* Two ranks of a node, each: a 3 ms kernel, its gradients' allreduce (TG_FLAG_CYCLE), a 4 ms
+ * kernel, the next allreduce (TG_FLAG_CYCLE), a 0.1 ms update after it. v[4k..4k+3], run k:
+ * rank 0's allreduces' starts and ends. Run 0: a 5 ms cycle, 1 MB allreduces; run 1: the same
+ * graph without a cycle; run 2: the cycle, the first allreduce 1 GB (it outlasts the cycle). */
+static void child_cycle(const plat_platform *plat, case_out *out)
+{
+    const double period[3] = {5e-3, 0, 5e-3}, first[3] = {1e6, 1e6, 1e9};
+    int gpus[2] = {0, 1};
+    for (int k = 0; k < 3; k++) {
+        tg_graph g;
+        tg_init(&g, 2, NULL);
+        int group = tg_add_group(&g, gpus, 2);
+        g.cycle_time_s = period[k];
+        for (int r = 0; r < 2; r++) {
+            tg_task a = comm_task(TG_ALLREDUCE, group, first[k], 0);
+            tg_task b = comm_task(TG_ALLREDUCE, group, 1e6, 2);
+            a.flags = b.flags = TG_FLAG_CYCLE;
+            tg_add(&g, r, exec_task(3e-3, -1));
+            tg_add(&g, r, a);
+            tg_add(&g, r, exec_task(4e-3, -1));
+            tg_add(&g, r, b);
+            tg_add(&g, r, exec_task(1e-4, 3));
+        }
+        eng_result res;
+        if (run(plat, &g, gpus, ENG_FLOW, true, &res, out) != HS_OK)
+            return;
+        out->v[4 * k] = res.task_start_s[0][1];
+        out->v[4 * k + 1] = res.task_end_s[0][1];
+        out->v[4 * k + 2] = res.task_start_s[0][3];
+        out->v[4 * k + 3] = res.task_end_s[0][3];
+        eng_result_free(&res);
+        tg_free(&g);
+    }
+}
+
+/* horovod/common/operations.cc (v0.19) RunLoopOnce: the background thread wakes every cycle
+ * and launches what is ready then. A gradient ready at 3 ms is reduced at 5 ms, one ready at
+ * 7 ms at 10 ms; without a cycle at 3 and 7 ms; an allreduce queued behind a longer one starts
+ * when that one ends, not at the cycle after. */
+static void test_cycle_delays_allreduces(void **state)
+{
+    (void)state;
+    case_out o = run_case(child_cycle);
+    assert_int_equal(o.status, HS_OK);
+    assert_rel(o.v[0], 5e-3, 1e-9);
+    assert_rel(o.v[2], 10e-3, 1e-9);
+    assert_rel(o.v[4], 3e-3, 1e-9);
+    assert_rel(o.v[6], 7e-3, 1e-9);
+    assert_rel(o.v[1] - o.v[0], o.v[5] - o.v[4], 1e-9); /* the same allreduce, later */
+    assert_true(o.v[9] > 10e-3);                        /* the 1 GB allreduce ends after 10 ms */
+    assert_rel(o.v[8], 5e-3, 1e-9);
+    assert_rel(o.v[10], o.v[9], 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_hierarchical_allreduce_shares_nics),
         cmocka_unit_test(test_rings_use_every_nic),
         cmocka_unit_test(test_exchange_posts_all_messages_at_once),
+        cmocka_unit_test(test_cycle_delays_allreduces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -440,6 +440,28 @@ static void test_first_bucket(void **state)
     }
 }
 
+/* Under a runtime with a background cycle (Horovod's, ex_options.cycle_time_s) each bucket's
+ * allreduce is flagged TG_FLAG_CYCLE and the graph carries the period; without one, neither. */
+static void test_cycle_flags_buckets(void **state)
+{
+    (void)state;
+    wl_workload wl = tiny();
+    st_strategy st = strat(ST_DATA, 2, 2, 1, 1);
+    for (int with = 0; with < 2; with++) {
+        tg_graph g;
+        char err[HS_ERR_LEN] = "";
+        ex_options opt = {.overlap = true, .bucket_bytes = 1000, .cycle_time_s = with ? 5e-3 : 0};
+        assert_int_equal(ex_expand_opt(&wl, NULL, &st, 8, &opt, &g, err), HS_OK);
+        assert_true(g.cycle_time_s == (with ? 5e-3 : 0));
+        const tg_rank *rk = &g.ranks[0];
+        assert_int_equal(nth(rk, TG_ALLREDUCE, 3), -1);
+        for (int k = 0; k < 3; k++)
+            assert_int_equal(rk->tasks[nth(rk, TG_ALLREDUCE, k)].flags & TG_FLAG_CYCLE,
+                             with ? TG_FLAG_CYCLE : 0);
+        tg_free(&g);
+    }
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -480,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_data_spatial),
         cmocka_unit_test(test_overlap_order),
         cmocka_unit_test(test_first_bucket),
+        cmocka_unit_test(test_cycle_flags_buckets),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

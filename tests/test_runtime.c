@@ -90,6 +90,8 @@ static void test_nccl_runtimes(void **state)
     rt_runtime hvd = load_ok("horovod-nccl");
     assert_true(hvd.bucket_bytes == 64.0 * 1024 * 1024);
     assert_true(hvd.first_bucket_bytes == 0); /* Horovod fuses by size and cycle time */
+    assert_true(hvd.cycle_time_s == 0.005);   /* v0.19 operations.cc SetCycleTimeMs(5) */
+    assert_true(ddp.cycle_time_s == 0);       /* DDP's buckets launch when full */
     assert_true(hvd.gradient_bytes == 4);
     assert_true(hvd.kernels.loader_workers == 0); /* DALI's or tf.data's, not priced */
     rt_runtime mlperf = load_ok("horovod-mxnet-mlperf");
@@ -248,6 +250,10 @@ static void test_first_bucket(void **state)
     rt_apply_strategy(&rt, &d);
     assert_true(d.overlap && d.bucket_bytes == 25.0 * 1024 * 1024);
     assert_true(d.first_bucket_bytes == 512.0 * 1024);
+    assert_true(d.cycle_time_s == 0);
+    rt_runtime hvd = load_ok("horovod-nccl");
+    rt_apply_strategy(&hvd, &d); /* the cycle reaches the strategy the job runs */
+    assert_true(d.cycle_time_s == 0.005);
 }
 
 static void test_bad_files(void **state)
@@ -257,6 +263,7 @@ static void test_bad_files(void **state)
     assert_int_equal(parse_text(base_lines, err), HS_OK);
     refused("# source: a\nbucket_bytes = 1 MiB\n", "overlap is off");
     refused("# source: a\nfirst_bucket_bytes = 1 MiB\n", "first_bucket_bytes: overlap is off");
+    refused("# source: a\ncycle_time_s = 0.005\n", ":17: cycle_time_s: overlap is off");
     refused("overlap2 = on\n", "test_runtime.rt:16: unknown key 'overlap2'");
     refused("# source: a\nhalo = sendrecv\n", ":17: halo given twice (first on line 11)");
     refused("host_call_s = 1e-6\n", ":16: host_call_s has no '# source:' comment");

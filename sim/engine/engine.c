@@ -55,10 +55,26 @@ static void notify_other(eng_rank_state *st, int s)
     }
 }
 
+/* A TG_FLAG_CYCLE task waits for the first cycle (multiples of the graph's cycle_time_s from
+ * the run's start) at or after the kernel it waits for ended: Horovod's background thread
+ * fuses and launches what is ready when its cycle starts (horovod/common/operations.cc
+ * RunLoopOnce). A task behind another communication task may start later still. */
+static void wait_cycle(eng_sim *s, int r, const tg_task *t)
+{
+    const eng_rank_state *st = &s->rs[r];
+    double period = s->g->cycle_time_s, now = simgrid_get_clock();
+    double ready = t->after >= 0 && st->done_s ? st->done_s[t->after] : now;
+    double launch = s->t0_s + ceil((ready - s->t0_s) / period) * period;
+    if (launch > now)
+        sg_actor_sleep_until(launch);
+}
+
 /* Run communication task i of rank r on the calling actor and record its times. */
 static void run_comm(eng_sim *s, int r, int i)
 {
     eng_rank_state *st = &s->rs[r];
+    if ((s->g->ranks[r].tasks[i].flags & TG_FLAG_CYCLE) && s->g->cycle_time_s > 0)
+        wait_cycle(s, r, &s->g->ranks[r].tasks[i]);
     double start = simgrid_get_clock();
     st->seg_next = -1;
     eng_comm_run(s, r, &s->g->ranks[r].tasks[i]);
@@ -228,6 +244,9 @@ static int prepare_streams(eng_sim *s, char *err)
         eng_rank_state *st = &s->rs[r];
         st->waiting_for[0] = st->waiting_for[1] = -1;
         st->current[0] = st->current[1] = -1;
+        if (g->cycle_time_s > 0 && !(st->done_s = calloc((size_t)list->n_tasks + 1,
+                                                          sizeof *st->done_s)))
+            return hs_fail(err, HS_EINTERNAL, "out of memory for rank %d's tasks", r);
         if (list->owner != r) { /* a list shared with an earlier rank: its marks too */
             s->awaited[r] = s->awaited[list->owner];
             s->one_actor[r] = s->one_actor[list->owner];
@@ -238,6 +257,7 @@ static int prepare_streams(eng_sim *s, char *err)
         s->awaited[r] = calloc((size_t)list->n_tasks + 1, 1);
         if (!s->awaited[r])
             return hs_fail(err, HS_EINTERNAL, "out of memory for rank %d's tasks", r);
+
         s->one_actor[r] = chained(list);
         for (int i = 0; i < list->n_tasks; i++) {
             const tg_task *t = &list->tasks[i];
@@ -431,6 +451,7 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
         status = eng_sinks_start(&s, err);
     if (status == HS_OK) {
         double t0 = simgrid_get_clock();
+        s.t0_s = t0;
         start_actors(&s, args);
         /* On a deadlock SimGrid logs a notice (kept) and every actor's state (thousands of lines,
          * silenced), then kills the actors and returns; our message names a stuck task. */
@@ -457,6 +478,8 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
     for (int r = 0; s.awaited && r < g->n_ranks; r++)
         if (g->ranks[r].owner == r)
             free(s.awaited[r]);
+    for (int r = 0; s.rs && r < g->n_ranks; r++)
+        free(s.rs[r].done_s);
     free(s.awaited);
     free(s.one_actor);
     free(s.rs);

@@ -149,6 +149,9 @@ typedef struct {
     int up_held;            /* copies up its mailbox holds, done (engine_p2p.c) */
     int seg_next;           /* after a computed segment (engine_segment.c): the list index to
                              * go on from, the segment's tasks accounted for; else -1 */
+    double *done_s;         /* with a cycle (tg_graph.cycle_time_s): per list index, when an
+                             * awaited kernel ended (what a TG_FLAG_CYCLE task waited for);
+                             * else NULL */
 } eng_rank_state;
 
 typedef struct {
@@ -197,6 +200,7 @@ typedef struct {
     double bytes_received;  /* the payload their receivers expected */
     double **start_s;       /* with record_tasks: per rank, per task */
     double **end_s;
+    double t0_s;            /* the clock when the run started (the cycles count from it) */
 } eng_sim;
 
 /* engine_fit.c */

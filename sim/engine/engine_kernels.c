@@ -43,6 +43,8 @@ static void account_kernels(eng_sim *s, int r, int i, int last, double start, do
     }
     st->busy_s[0] += end - start;
     st->last_end_s[0] = end;
+    if (st->done_s)
+        st->done_s[last] = end;
 }
 
 /* Run the kernels of the fused run starting at list index i (fused_run_end) on the calling

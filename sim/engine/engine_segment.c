@@ -26,7 +26,8 @@
  * (ring-only) allreduce, not staged, on a group with a private ring, in flow mode. */
 bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk)
 {
-    if (s->opt.fidelity != ENG_FLOW || (t->flags & TG_FLAG_STAGED) || !s->ring_priv ||
+    if (s->opt.fidelity != ENG_FLOW || (t->flags & (TG_FLAG_STAGED | TG_FLAG_CYCLE)) ||
+        !s->ring_priv ||
         (t->op != TG_ALLGATHER && t->op != TG_REDUCE_SCATTER && t->op != TG_ALLREDUCE) ||
         !s->ring_priv[t->peer] || (t->op == TG_ALLREDUCE && s->hier[t->peer]))
         return false;

@@ -83,6 +83,8 @@ typedef struct {
     double bucket_bytes;      /* overlap order: gradients reduced in buckets of this size */
     double first_bucket_bytes; /* the first bucket the backward fills closes at this size
                                 * (PyTorch DDP's 1 MiB; bucket_bytes when not said) */
+    uint8_t bucket_flags;     /* overlap order: a bucket's first allreduce's flags
+                               * (TG_FLAG_CYCLE under a runtime with a cycle) */
 } ex_plan;
 
 /* The communicators one rank uses (group indices in the graph, -1: none). */
@@ -323,12 +325,15 @@ static int ex_gradient(ex_cursor *c, const ex_plan *plan, const ex_rank_groups *
     int grad = producer;
     double whole = plan->grad_across_bytes > 0 ? plan->grad_across_bytes : plan->grad_model_bytes;
     double share = whole > 0 ? bytes / whole : 0.0;
-    if (plan->grad_model_bytes > 0 && grp->model >= 0)
+    uint8_t flags = plan->bucket_flags; /* the first allreduce waits for the cycle */
+    if (plan->grad_model_bytes > 0 && grp->model >= 0) {
         grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->model,
-                       plan->grad_model_bytes * share, 0, grad);
+                       plan->grad_model_bytes * share, flags, grad);
+        flags = 0;
+    }
     if (plan->grad_across_bytes > 0 && grp->across >= 0)
         grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->across,
-                       plan->grad_across_bytes * share, 0, grad);
+                       plan->grad_across_bytes * share, flags, grad);
     return grad;
 }
 
@@ -468,6 +473,10 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
     plan.bucket_bytes = opt && opt->bucket_bytes > 0 ? opt->bucket_bytes : CO_BUCKET_BYTES;
     plan.first_bucket_bytes = opt && opt->first_bucket_bytes > 0 ? opt->first_bucket_bytes
                                                                   : plan.bucket_bytes;
+    if (overlap && opt->cycle_time_s > 0) {
+        plan.bucket_flags = TG_FLAG_CYCLE;
+        g->cycle_time_s = opt->cycle_time_s;
+    }
     if (rc == HS_OK)
         rc = ex_groups_layerwise(sh, g, groups, err);
     for (int r = 0; rc == HS_OK && r < sh->p; r++) {

@@ -22,7 +22,9 @@
  *                           on the data path, so it runs while that collective does, and the
  *                           weight gradients are reduced in buckets (ex_options.bucket_bytes,
  *                           the first one ex_options.first_bucket_bytes where said) as they
- *                           are produced, as PyTorch DDP and Horovod do.
+ *                           are produced, as PyTorch DDP and Horovod do; with
+ *                           ex_options.cycle_time_s each bucket's allreduce is flagged
+ *                           TG_FLAG_CYCLE (Horovod launches it in its next cycle).
  *
  * Folder: sim/expand/ (this is its main header): strategy -> per-rank task graphs (ex_), and the
  * task graph itself (taskgraph.h, tg_), which the engine runs and the observers read. May include
@@ -44,6 +46,8 @@ typedef struct {
     double bucket_bytes; /* overlap order: gradient bucket size, 0 for CO_BUCKET_BYTES */
     double first_bucket_bytes; /* the first bucket's size (PyTorch DDP's 1 MiB), 0: as the
                                 * others */
+    double cycle_time_s; /* overlap order: a bucket's allreduce waits for the next multiple of
+                          * it (Horovod's background cycle; g->cycle_time_s), 0: none */
 } ex_options;
 
 /* Build the graph (g is initialised by the call; free with tg_free) in the blocking order.

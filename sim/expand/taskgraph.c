@@ -143,6 +143,11 @@ const char *tg_phase_name(tg_phase phase)
 int tg_append(tg_graph *all, const tg_graph *g, int rank_offset, char *err)
 {
     int group_offset = all->n_groups;
+    if (g->cycle_time_s > 0 && all->cycle_time_s > 0 && g->cycle_time_s != all->cycle_time_s)
+        return hs_fail(err, HS_EINPUT, "jobs whose runtimes have different cycle times (%g s "
+                       "and %g s) cannot share a run", all->cycle_time_s, g->cycle_time_s);
+    if (g->cycle_time_s > 0)
+        all->cycle_time_s = g->cycle_time_s;
     for (int gi = 0; gi < g->n_groups; gi++) {
         const tg_group *gr = &g->groups[gi];
         int *ranks = malloc((size_t)(gr->n ? gr->n : 1) * sizeof *ranks);

@@ -61,6 +61,9 @@ typedef enum {
                              * sender's flag decides; the expansion sets it on both ends. */
 #define TG_FLAG_SYNC 0x02   /* TG_SEND: synchronous (MPI_Ssend): done when the receiver has the
                              * message, also when it is staged through host memory */
+#define TG_FLAG_CYCLE 0x04  /* a collective a background cycle launches (Horovod's): it starts
+                             * no earlier than the first multiple of tg_graph.cycle_time_s from
+                             * the run's start at or after its `after` task ended */
 
 typedef struct {
     uint8_t op;        /* tg_op */
@@ -98,6 +101,7 @@ typedef struct {
     tg_group *groups;  /* communicator groups, shared by the ranks that use them */
     int n_groups;
     size_t cap_groups;
+    double cycle_time_s; /* the period of the cycle TG_FLAG_CYCLE tasks wait for, 0: none */
 } tg_graph;
 
 int tg_init(tg_graph *g, int n_ranks, char *err);
@@ -129,7 +133,8 @@ int tg_lists(const tg_graph *g);
 int tg_add_group(tg_graph *g, const int *ranks, int n);
 
 /* Append g's groups and tasks to all, g's rank r becoming all's rank rank_offset + r (all must
- * have those ranks): several jobs' graphs in one run. HS_EINTERNAL when out of memory. */
+ * have those ranks): several jobs' graphs in one run. HS_EINTERNAL when out of memory;
+ * HS_EINPUT when both graphs have a cycle (cycle_time_s), of different periods. */
 int tg_append(tg_graph *all, const tg_graph *g, int rank_offset, char *err);
 
 /* The stream a task runs on: 0 compute (TG_EXEC), 1 communication (everything else). */

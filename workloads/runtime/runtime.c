@@ -20,7 +20,7 @@ typedef enum {
     RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_DEPTHWISE,
     RT_K_LIBRARY_EFF, RT_K_LOADER_WORKERS, RT_K_LOADER_RATE, RT_K_OPT_KERNELS, RT_K_CALIBRATION,
     RT_K_BN_FUSION, RT_K_COMPUTE, RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY,
-    RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_COUNT
+    RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_CYCLE, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -30,7 +30,7 @@ static const char *const key_names[RT_K_COUNT] = {
     "loader_workers_per_gpu", "loader_samples_per_s", "optimizer_kernels_per_tensor",
     "calibration", "bn_activation_fusion", "compute", "depthwise_limit", "nchw_precisions",
     "optimizer_sync_precisions", "activation_memory", "gradient_copy_kernels_per_tensor",
-    "buffer_copy_kernels_per_norm", "first_bucket_bytes"};
+    "buffer_copy_kernels_per_norm", "first_bucket_bytes", "cycle_time_s"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -218,6 +218,7 @@ static int set_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v
         return number(r, line, "bucket_bytes", v, 1e12, true, &rt->bucket_bytes, err);
     case RT_K_FIRST_BUCKET:
         return number(r, line, "first_bucket_bytes", v, 1e12, true, &rt->first_bucket_bytes, err);
+    case RT_K_CYCLE: return number(r, line, "cycle_time_s", v, 1, false, &rt->cycle_time_s, err);
     case RT_K_HOST_CALL: return number(r, line, "host_call_s", v, 1, false, &kr->host_call_s, err);
     case RT_K_ELEMENTWISE:
         return number(r, line, "elementwise_efficiency", v, 1, false, &kr->stream_rel, err);
@@ -278,6 +279,9 @@ static int finish(rt_read *r, rt_runtime *rt, char *err)
     if (!rt->overlap && r->line[RT_K_FIRST_BUCKET])
         return hs_fail(err, HS_EINPUT, "%s:%d: first_bucket_bytes: overlap is off (one "
                        "allreduce after the backward)", r->path, r->line[RT_K_FIRST_BUCKET]);
+    if (!rt->overlap && r->line[RT_K_CYCLE])
+        return hs_fail(err, HS_EINPUT, "%s:%d: cycle_time_s: overlap is off (one allreduce "
+                       "after the backward)", r->path, r->line[RT_K_CYCLE]);
     if (r->line[RT_K_OPT_KERNELS] && rt->optimizer == RT_OPT_NONE)
         return hs_fail(err, HS_EINPUT, "%s:%d: optimizer_kernels_per_tensor: the optimizer is "
                        "none", r->path, r->line[RT_K_OPT_KERNELS]);
@@ -410,6 +414,7 @@ void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
     st->overlap = rt->overlap;
     st->bucket_bytes = rt->bucket_bytes;
     st->first_bucket_bytes = rt->first_bucket_bytes;
+    st->cycle_time_s = rt->cycle_time_s;
     st->train = rt_training(rt);
     if (file || bit == WL_SPLIT_SPATIAL) /* a file's plan reads it in job.c, su__add_plan */
         st->halo_chain = rt->halo_chain;

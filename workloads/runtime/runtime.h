@@ -48,6 +48,8 @@ typedef struct {
     double bucket_bytes;       /* bucket_bytes: a bucket's size (overlap only; 0 otherwise) */
     double first_bucket_bytes; /* first_bucket_bytes: the size of the first bucket the backward
                                 * fills (DDP's 1 MiB); 0: bucket_bytes, as the others */
+    double cycle_time_s;       /* cycle_time_s: a bucket's allreduce starts at the next multiple
+                                * of it (Horovod's background cycle; overlap only; 0: at once) */
     double gradient_bytes;     /* gradient_precision: bytes a gradient element travels in
                                 * (fp32 4, fp16 2; 0 = storage: the run's precision says) */
     bool halo_chain;           /* halo = chain (true) | sendrecv */

@@ -50,6 +50,9 @@ typedef struct {
                           * Horovod's fusion threshold); 0: CO_BUCKET_BYTES */
     double first_bucket_bytes; /* the size of the first bucket the backward fills (a
                                 * runtime's: DDP's 1 MiB); 0: bucket_bytes, as the others */
+    double cycle_time_s; /* the overlap's buckets start their allreduce at the next multiple of
+                          * it from the iteration's start (a runtime's: Horovod's background
+                          * cycle, HOROVOD_CYCLE_TIME); 0: as soon as ready */
     bool halo_chain;     /* a spatial halo is sent, then received, with synchronous sends
                           * (ChainerMN's halo_exchange over MPI), so the group's messages follow
                           * one another along it (st_parse's default for spatial and

@@ -102,6 +102,16 @@ assert 1e-3 < wait < 5e-3, (it, it0)
 assert abs(it["exposed_comm_s"] - it0["exposed_comm_s"] - wait) < 1e-9, (it, it0)
 PY
 
+# two jobs of one run share the cycle: different periods are refused, nothing printed
+sed 's/^cycle_time_s = 0.005/cycle_time_s = 0.001/' "$SRC/workloads/runtime/horovod-nccl.rt" \
+    >"$TMP/cycle1.rt"
+"$HS" simulate -p gen:nvswitch-ndr:gpu=a100-40gb,nodes=2 \
+    --job "w=unet-industrial,s=data,g=8,b=16,runtime=horovod-nccl" \
+    --job "w=unet-industrial,s=data,g=8,b=16,runtime=$TMP/cycle1.rt" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" = 2 ] && [ ! -s "$TMP/out" ] && grep -q "different cycle times (0.005 s and 0.001 s)" \
+    "$TMP/err" || fail "jobs of two cycles: exit $rc, $(cat "$TMP/err")"
+
 # pytorch-ddp's depthwise convolutions (depthwise_limit = bytes): under AMP (cuDNN's
 # channels-last kernels, 2-byte elements) about half their TF32 time (4-byte, the calibrated
 # rate) on the same A100; a copy of the file without the key times them alike

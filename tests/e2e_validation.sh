@@ -49,6 +49,11 @@ mkdir -p "$TMP/unet" && python3 "$SRC/experiments/import/unet_tf1.py" "$TMP/unet
     cmp -s "$TMP/unet/unet-medical.xml" "$SRC/workloads/unet-medical.xml" &&
     cmp -s "$TMP/unet/unet-industrial.xml" "$SRC/workloads/unet-industrial.xml" ||
     fail "workloads/unet-*.xml differ from experiments/import/unet_tf1.py"
+# So are nnU-Net's (experiments/import/nnunet_pytorch.py).
+mkdir -p "$TMP/nnunet" && python3 "$SRC/experiments/import/nnunet_pytorch.py" "$TMP/nnunet" \
+    >/dev/null && cmp -s "$TMP/nnunet/nnunet-2d.xml" "$SRC/workloads/nnunet-2d.xml" &&
+    cmp -s "$TMP/nnunet/nnunet-3d.xml" "$SRC/workloads/nnunet-3d.xml" ||
+    fail "workloads/nnunet-*.xml differ from experiments/import/nnunet_pytorch.py"
 python3 - "$TMP/out/results.tsv" "$SRC/experiments/results/validation/results.tsv" \
     "$SRC/experiments/validation/subset.txt" <<'PY' || fail "the subset's predictions"
 import csv, sys

@@ -246,6 +246,44 @@ static void test_shipped(void **state)
     wl_free(&wl);
 }
 
+/* nnU-Net (experiments/import/nnunet_pytorch.py), 2D and 3D, loads with the convolution and
+ * deconvolution weights DynUNet holds (the description's count less its 992 and 800 deconv
+ * biases, 4 output biases and the instance norms' 9,984 and 7,680 scales and shifts), five
+ * 2x2 deconvs of stride 2 and 4 classes over the patch's voxels. */
+static void test_shipped_nnunet(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int64_t weights;
+        int dims;
+        int64_t voxels;
+    } nets[] = {{"nnunet-2d", 20613092 - 992 - 4 - 9984, 2, 192 * 160},
+                {"nnunet-3d", 31192868 - 800 - 4 - 7680, 3, 128 * 128 * 128}};
+    for (int n = 0; n < 2; n++) {
+        wl_workload wl;
+        load_ok(nets[n].name, &wl);
+        assert_int_equal(wl.n_layers, 77);
+        int deconvs = 0;
+        int64_t weights = 0;
+        for (int i = 0; i < wl.n_layers; i++) {
+            deconvs += wl.layers[i].type == WL_DECONV;
+            if (wl.layers[i].type == WL_CONV || wl.layers[i].type == WL_DECONV)
+                weights += wl.layers[i].w_elems;
+        }
+        assert_int_equal(deconvs, 5);
+        assert_int_equal(weights, nets[n].weights);
+        const wl_layer *out = &wl.layers[wl.n_layers - 1];
+        assert_int_equal(out->y.channels, 4);
+        assert_int_equal(out->y.n_spatial, nets[n].dims);
+        int64_t voxels = 1;
+        for (int d = 0; d < out->y.n_spatial; d++)
+            voxels *= out->y.spatial[d];
+        assert_int_equal(voxels, nets[n].voxels);
+        wl_free(&wl);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_work),
         cmocka_unit_test(test_plan),
         cmocka_unit_test(test_shipped),
+        cmocka_unit_test(test_shipped_nnunet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

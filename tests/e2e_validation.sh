@@ -54,6 +54,11 @@ mkdir -p "$TMP/nnunet" && python3 "$SRC/experiments/import/nnunet_pytorch.py" "$
     >/dev/null && cmp -s "$TMP/nnunet/nnunet-2d.xml" "$SRC/workloads/nnunet-2d.xml" &&
     cmp -s "$TMP/nnunet/nnunet-3d.xml" "$SRC/workloads/nnunet-3d.xml" ||
     fail "workloads/nnunet-*.xml differ from experiments/import/nnunet_pytorch.py"
+# nnU-Net's two runtimes set the same values but the layout (what make_rows.py says).
+rt="$SRC/experiments/validation/runtime/pytorch-nnunet"
+diff <(grep -v '^#\|^description\|^nchw_precisions' "$rt-2d.rt") \
+    <(grep -v '^#\|^description\|^nchw_precisions' "$rt-3d.rt") >/dev/null ||
+    fail "pytorch-nnunet-2d.rt and -3d.rt differ beyond nchw_precisions"
 python3 - "$TMP/out/results.tsv" "$SRC/experiments/results/validation/results.tsv" \
     "$SRC/experiments/validation/subset.txt" <<'PY' || fail "the subset's predictions"
 import csv, sys

@@ -5,8 +5,8 @@ predicts it: experiments/validation/rows.tsv, which run.sh reads.
 Usage: experiments/validation/make_rows.py [MEASURED_DIR] > experiments/validation/rows.tsv
 
 The mapping is rules, written here once for each file (no constant per row):
-  - the network: its shipped workload (workloads/*.xml); networks without one (detection,
-    nnU-Net) are rows with a reason;
+  - the network: its shipped workload (workloads/*.xml); networks without one (detection)
+    are rows with a reason;
   - the machine: systems.tsv gives the `gen:` platform of each system (its sources there);
     systems not listed there are rows with a reason;
   - GPUs, the global batch (GPUs x per-GPU batch as the run used), the precision (FP32 -> fp32,
@@ -15,6 +15,8 @@ The mapping is rules, written here once for each file (no constant per row):
   - DLE's PyTorch ConvNets' input loader workers a GPU (`loader_workers`, which run.sh always
     passes as --loader-workers N): configs.yml@097c7ff9 `platform:` DGX1V 8, DGX2V 8, DGXA100
     16 (`workers`, main.py's DataLoader num_workers);
+  - a row's own runtime (`runtime`) where its run's software differs from its dataset's:
+    DLE's PyTorch nnU-Net (Lightning, DALI, FusedAdam: experiments/validation/runtime/);
   - the row's own published settings as hybridsim options (`options`): DLE's PyTorch ConvNets
     step their optimizer once in optimizer_batch_size / (GPUs x batch) iterations
     (main.py@7bdfc81d:368 batch_size_multiplier, training.py@7bdfc81d:284; the configs.yml
@@ -45,7 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 COLUMNS = ["dataset", "id", "label", "group", "workload", "platform", "strategy", "gpus",
            "batch", "precision", "measured", "unit", "reason", "note", "options",
-           "loader_workers"]
+           "loader_workers", "runtime"]
 # DLE PyTorch ConvNets configs.yml@097c7ff9 `platform:` workers (DataLoader workers a GPU), by
 # dle-throughput.tsv's system.
 DLE_PYTORCH_WORKERS = {"DGX-1": 8, "DGX-2": 8, "DGX A100": 16}
@@ -69,6 +71,14 @@ DLE_XLA_SCRIPTS = {
         "UNet_Medical/examples/unet_TRAIN_BENCHMARK*.sh:18",
     "UNet_Industrial": "UNet_Industrial/scripts/benchmarking/UNet_trainbench*.sh:43 (1 GPU), "
                        ":53 (4 and 8)"}
+# nnU-Net by its variant (the dimension): the DynUNets its benchmark builds for MSD Task01
+# (experiments/import/nnunet_pytorch.py), each run under its own runtime (the row's `runtime`,
+# which run.sh passes instead of its dataset's): Lightning's DDP with DALI input and FusedAdam,
+# not the ConvNets' DataLoader and SGD that pytorch-ddp.rt describes; the two files differ in
+# the layout alone (2D keeps NCHW under AMP, 3D runs NDHWC).
+DLE_VARIANTS = {("nnUNet", "dim=2"): "nnunet-2d", ("nnUNet", "dim=3"): "nnunet-3d"}
+DLE_RUNTIMES = {("nnUNet", "dim=2"): "experiments/validation/runtime/pytorch-nnunet-2d.rt",
+                ("nnUNet", "dim=3"): "experiments/validation/runtime/pytorch-nnunet-3d.rt"}
 PRECISIONS = {"FP32": "fp32", "TF32": "tf32", "AMP (mixed)": "mixed"}
 
 
@@ -134,7 +144,8 @@ def dle_rows(measured, table):
         group = "%s %s %s %s %d" % (r["framework"], r["system"], r["gpu"], r["precision"], gpus)
         base = dict(gpus=gpus, batch=gpus * per_gpu, measured=r["throughput"], unit="img/s",
                     precision=PRECISIONS.get(r["precision"], ""))
-        workload = DLE_NETWORKS.get(r["network"]) if not r["variant"] else None
+        workload = DLE_NETWORKS.get(r["network"]) if not r["variant"] else \
+            DLE_VARIANTS.get((r["network"], r["variant"]))
         spec = platform(table, r["system"], r["gpu"], gpus)
         reason = ""
         if workload is None:
@@ -151,15 +162,19 @@ def dle_rows(measured, table):
         elif r["network"] in DLE_XLA_SCRIPTS:
             notes.append("XLA (--xla, %s) fuses element-wise kernels: not modelled" %
                          DLE_XLA_SCRIPTS[r["network"]])
+        if r["network"] == "nnUNet":
+            notes.append("DALI's input pipeline: not priced (no rate sourced)")
         if "does not state the batch" in r["notes"]:
             notes.append("per-GPU batch of multi-node runs not stated: configs.yml's")
         every = optimizer_every(r, gpus, per_gpu)
+        runtime = DLE_RUNTIMES.get((r["network"], r["variant"]), "")
         out.append(row(dataset, "dle-throughput.tsv:%d" % line, label, group,
                        workload=workload or "", platform=spec or "", reason=reason,
                        note="; ".join(notes),
                        options="--optimizer-every %d" % every if every > 1 else "",
                        loader_workers=DLE_PYTORCH_WORKERS.get(r["system"], "")
-                       if dataset == "dle-pytorch" else "", **base))
+                       if dataset == "dle-pytorch" and not runtime else "",
+                       runtime=runtime, **base))
     return out
 
 

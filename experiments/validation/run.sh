@@ -7,7 +7,8 @@
 # N weights and no compute: allreduce_workload.py). rows.tsv maps each measured row to its hybridsim
 # run (make_rows.py writes it: workload, platform from systems.tsv, GPUs, global batch,
 # precision, DLE PyTorch's loader workers a GPU as --loader-workers N, the row's own published
-# settings), datasets.tsv adds each dataset's options and runtime. Prints the accuracy of each
+# settings, its own runtime where its software is not its dataset's), datasets.tsv adds each
+# dataset's options and runtime. Prints the accuracy of each
 # row (1 - |predicted - measured| / measured), per dataset and overall, the rank agreement where
 # rows compete (the pairs a group's measurements order, ordered alike), the rows it cannot
 # express and why; draws predicted against measured (log-log, y = x, a colour a dataset).
@@ -30,8 +31,9 @@
 #   --no-row-options  leave out each row's own published settings (rows.tsv `options`: DLE
 #                 PyTorch's optimizer cadence, --optimizer-every N), which every run takes
 #                 otherwise (--row-options, the default)
-#   --runtime D=F run dataset D's rows under the runtime file F instead of datasets.tsv's (a
-#                 variant of a runtime, e.g. a copy of workloads/runtime/pytorch-ddp.rt less a key)
+#   --runtime D=F run dataset D's rows under the runtime file F instead of datasets.tsv's and
+#                 the rows' own (rows.tsv `runtime`; a variant of a runtime, e.g. a copy of
+#                 workloads/runtime/pytorch-ddp.rt less a key)
 # Exit status 0, 2 (bad arguments or missing data; 77 with --subset when the measured files are
 # absent, ctest's skip).
 set -euo pipefail
@@ -132,7 +134,11 @@ with open(os.path.join(tmp, "list.txt"), "w") as listing:
             args += ["--loader-workers", r["loader_workers"]]
         if row_options == "1":
             args += r.get("options", "").split()
-        runtime = runtime_of.get(r["dataset"], d["runtime"])
+        # the row's own runtime (make_rows.py: a path is the checkout's), else its dataset's;
+        # --runtime D=F replaces both for every row of D
+        runtime = runtime_of.get(r["dataset"], r.get("runtime") or d["runtime"])
+        if "/" in runtime and not os.path.isabs(runtime):
+            runtime = os.path.join(os.path.dirname(os.path.dirname(here)), runtime)
         if runtime:
             args += ["--runtime", runtime]
         if compute:

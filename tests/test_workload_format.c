@@ -3,7 +3,8 @@
  * (method="none") or with its batch, squeeze-and-excitation (the activations, a mul by a
  * broadcast per-channel scale), a concatenation of more than 8 inputs, and the errors of
  * each; the shipped EfficientNet-WideSE workloads against EfficientNet's and their parameter
- * counts. */
+ * counts; the shipped SSD300 (experiments/import/ssd_pytorch.py): its weights, anchors and
+ * loss layers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -259,6 +260,54 @@ static void test_efficientnet_widese(void **state)
     check_widese("efficientnet-b4", "efficientnet-widese-b4", 32, 2, 501, 19341616, 34927246);
 }
 
+/* SSD300 v1.1 (DeepLearningExamples' PyTorch/Detection/SSD ssd/model.py@729963dd) as
+ * experiments/import/ssd_pytorch.py writes it: its convolution weights counted here from the
+ * model's structure (torchvision's ResNet-50 to layer3, the five additional blocks, a 3x3 loc
+ * and conf head on each of the six feature maps; biases left out), the 8732 anchors the heads'
+ * concatenations hold (4 coordinates and 81 classes each), and the loss's two layers last. */
+static void test_ssd300(void **state)
+{
+    (void)state;
+    static const int64_t stage[3][4] = {{64, 64, 256, 3}, {256, 128, 512, 4}, {512, 256, 1024, 6}};
+    static const int64_t extra[5][3] = {{1024, 256, 512}, {512, 256, 512}, {512, 128, 256},
+                                        {256, 128, 256}, {256, 128, 256}};
+    static const int64_t maps[6][3] = {{1024, 38, 4}, {512, 19, 6}, {512, 10, 6},
+                                       {256, 5, 6},   {256, 3, 4},  {256, 1, 4}};
+    int64_t weights = 3 * 64 * 7 * 7, anchors = 0;
+    for (int s = 0; s < 3; s++)
+        for (int b = 0; b < stage[s][3]; b++) {
+            int64_t in = b ? stage[s][2] : stage[s][0], width = stage[s][1], out = stage[s][2];
+            weights += in * width + width * width * 9 + width * out + (b ? 0 : in * out);
+        }
+    for (int i = 0; i < 5; i++)
+        weights += extra[i][0] * extra[i][1] + extra[i][1] * extra[i][2] * 9;
+    for (int j = 0; j < 6; j++) {
+        weights += maps[j][0] * maps[j][2] * (4 + 81) * 9;
+        anchors += maps[j][1] * maps[j][1] * maps[j][2];
+    }
+    assert_int_equal(anchors, 8732);
+    wl_workload wl;
+    load_ok("ssd300", &wl);
+    assert_int_equal(wl.n_layers, 200);
+    assert_int_equal(wl.w_total, weights);
+    assert_true(wl.calibration == WL_CAL_NONE);
+    int concats = 0, moves = 0;
+    for (int i = 0; i < wl.n_layers; i++) {
+        concats += wl.layers[i].type == WL_CONCAT;
+        moves += wl.layers[i].type == WL_MOVE;
+        if (wl.layers[i].type == WL_CONCAT)
+            assert_true(wl.layers[i].y.channels == 4 * anchors ||
+                        wl.layers[i].y.channels == 81 * anchors);
+    }
+    assert_int_equal(concats, 2);
+    assert_int_equal(moves, 12); /* each head's channels-last reshape, a copy */
+    const wl_layer *loc = &wl.layers[wl.n_layers - 2], *conf = &wl.layers[wl.n_layers - 1];
+    assert_true(loc->type == WL_ADD && loc->y.channels == 4 && loc->y.spatial[0] == anchors);
+    assert_true(conf->type == WL_SOFTMAX && conf->y.channels == 81 &&
+                conf->y.spatial[0] == anchors);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_squeeze_excitation),
         cmocka_unit_test(test_mul_errors),
         cmocka_unit_test(test_efficientnet_widese),
+        cmocka_unit_test(test_ssd300),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

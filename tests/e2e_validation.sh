@@ -54,6 +54,10 @@ mkdir -p "$TMP/nnunet" && python3 "$SRC/experiments/import/nnunet_pytorch.py" "$
     >/dev/null && cmp -s "$TMP/nnunet/nnunet-2d.xml" "$SRC/workloads/nnunet-2d.xml" &&
     cmp -s "$TMP/nnunet/nnunet-3d.xml" "$SRC/workloads/nnunet-3d.xml" ||
     fail "workloads/nnunet-*.xml differ from experiments/import/nnunet_pytorch.py"
+# So is SSD300's (experiments/import/ssd_pytorch.py).
+mkdir -p "$TMP/ssd" && python3 "$SRC/experiments/import/ssd_pytorch.py" "$TMP/ssd" >/dev/null &&
+    cmp -s "$TMP/ssd/ssd300.xml" "$SRC/workloads/ssd300.xml" ||
+    fail "workloads/ssd300.xml differs from experiments/import/ssd_pytorch.py"
 # nnU-Net's two runtimes set the same values but the layout (what make_rows.py says).
 rt="$SRC/experiments/validation/runtime/pytorch-nnunet"
 diff <(grep -v '^#\|^description\|^nchw_precisions' "$rt-2d.rt") \

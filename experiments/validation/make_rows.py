@@ -5,8 +5,8 @@ predicts it: experiments/validation/rows.tsv, which run.sh reads.
 Usage: experiments/validation/make_rows.py [MEASURED_DIR] > experiments/validation/rows.tsv
 
 The mapping is rules, written here once for each file (no constant per row):
-  - the network: its shipped workload (workloads/*.xml); networks without one (detection)
-    are rows with a reason;
+  - the network: its shipped workload (workloads/*.xml); networks without one (TensorFlow 1's
+    SSD320) are rows with a reason;
   - the machine: systems.tsv gives the `gen:` platform of each system (its sources there);
     systems not listed there are rows with a reason;
   - GPUs, the global batch (GPUs x per-GPU batch as the run used), the precision (FP32 -> fp32,
@@ -16,7 +16,8 @@ The mapping is rules, written here once for each file (no constant per row):
     passes as --loader-workers N): configs.yml@097c7ff9 `platform:` DGX1V 8, DGX2V 8, DGXA100
     16 (`workers`, main.py's DataLoader num_workers);
   - a row's own runtime (`runtime`) where its run's software differs from its dataset's:
-    DLE's PyTorch nnU-Net (Lightning, DALI, FusedAdam: experiments/validation/runtime/);
+    DLE's PyTorch nnU-Net (Lightning, DALI, FusedAdam) and SSD300 (apex DDP, channels-last in
+    every precision, DALI): experiments/validation/runtime/;
   - the row's own published settings as hybridsim options (`options`): DLE's PyTorch ConvNets
     step their optimizer once in optimizer_batch_size / (GPUs x batch) iterations
     (main.py@7bdfc81d:368 batch_size_multiplier, training.py@7bdfc81d:284; the configs.yml
@@ -62,7 +63,9 @@ DLE_NETWORKS = {"resnet50": "resnet50-v1.5", "resnet50v1.5": "resnet50-v1.5",
                 # TensorFlow 1 U-Nets as their model code builds them
                 # (experiments/import/unet_tf1.py; UNet_Industrial's benchmarks train tinyUNet)
                 "UNet_Medical (2D, EM segmentation)": "unet-medical",
-                "UNet_Industrial": "unet-industrial"}
+                "UNet_Industrial": "unet-industrial",
+                # PyTorch SSD300 as its model code builds it (experiments/import/ssd_pytorch.py)
+                "SSD300 v1.1 (ResNet-50 backbone)": "ssd300"}
 # Networks whose benchmark scripts compile with XLA although their README tables' headers do
 # not say so (dle-throughput.tsv's xla column reads the headers), with the script and line
 # that passes --xla (DeepLearningExamples@729963dd, TensorFlow/Segmentation/).
@@ -77,8 +80,14 @@ DLE_XLA_SCRIPTS = {
 # not the ConvNets' DataLoader and SGD that pytorch-ddp.rt describes; the two files differ in
 # the layout alone (2D keeps NCHW under AMP, 3D runs NDHWC).
 DLE_VARIANTS = {("nnUNet", "dim=2"): "nnunet-2d", ("nnUNet", "dim=3"): "nnunet-3d"}
+# SSD300 wraps its model in apex's DistributedDataParallel, computes channels-last in every
+# precision and reads COCO through DALI (pytorch-apex-ddp.rt gives the sources).
 DLE_RUNTIMES = {("nnUNet", "dim=2"): "experiments/validation/runtime/pytorch-nnunet-2d.rt",
-                ("nnUNet", "dim=3"): "experiments/validation/runtime/pytorch-nnunet-3d.rt"}
+                ("nnUNet", "dim=3"): "experiments/validation/runtime/pytorch-nnunet-3d.rt",
+                ("SSD300 v1.1 (ResNet-50 backbone)", ""):
+                    "experiments/validation/runtime/pytorch-apex-ddp.rt"}
+# Networks whose input pipeline is DALI's, whose rate no source gives.
+DLE_DALI = ("nnUNet", "SSD300 v1.1 (ResNet-50 backbone)")
 PRECISIONS = {"FP32": "fp32", "TF32": "tf32", "AMP (mixed)": "mixed"}
 
 
@@ -150,7 +159,7 @@ def dle_rows(measured, table):
         reason = ""
         if workload is None:
             reason = "no workload for %s%s (none written: the shipped ones are CNN " \
-                     "classifiers and the TensorFlow 1 U-Nets)" % (
+                     "classifiers, the TensorFlow 1 U-Nets, nnU-Net and SSD300)" % (
                          r["network"], " " + r["variant"] if r["variant"] else "")
         elif spec is None:
             reason = "no platform for %s with %s (systems.tsv)" % (r["system"], r["gpu"])
@@ -162,7 +171,7 @@ def dle_rows(measured, table):
         elif r["network"] in DLE_XLA_SCRIPTS:
             notes.append("XLA (--xla, %s) fuses element-wise kernels: not modelled" %
                          DLE_XLA_SCRIPTS[r["network"]])
-        if r["network"] == "nnUNet":
+        if r["network"] in DLE_DALI:
             notes.append("DALI's input pipeline: not priced (no rate sourced)")
         if "does not state the batch" in r["notes"]:
             notes.append("per-GPU batch of multi-node runs not stated: configs.yml's")

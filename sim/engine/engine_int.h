@@ -279,6 +279,19 @@ void eng_received(eng_sim *s, void *payload, long bytes);
  * (engine_sg.cpp); both from outside the actors too. */
 void eng_mbox_set_receiver(sg_mailbox_t mailbox, sg_actor_t receiver);
 void eng_mbox_clear(sg_mailbox_t mailbox);
+/* A blocking put, a blocking get (returning the payload): each one SimGrid call, where the C
+ * API's post, then wait (engine_sg.cpp). A blocking put's Comm cannot be timed by link
+ * statistics (sim/observe/links_sg.cpp): only for messages nobody watches. */
+void eng_mbox_put(sg_mailbox_t mailbox, void *payload, long bytes);
+void *eng_mbox_get(sg_mailbox_t mailbox);
+/* Has a started message of at least one byte ended? Read without a SimGrid call. */
+bool eng_comm_over(sg_comm_t comm);
+/* The calling actor moved to `host` (a message it posts, or one posted earlier that starts
+ * meanwhile, leaves from there), without a SimGrid call. Only the caller: SimGrid carries out
+ * the messages posted in a round after all its actors have run, so another actor moved now
+ * may have moved on before its message starts (a sink shared by all senders, moved before
+ * each copy up, changed the run's times). */
+void eng_actor_move(sg_host_t host);
 
 /* A message from src to dst, through host memory when staged (TG_FLAG_STAGED) and relayed
  * (eng_relayed); its caller pays the staging latency. */

@@ -112,9 +112,9 @@ static void relay_main(int argc, char **argv)
         sg_sem_acquire(r->go);
         relay_arg *a = r->arg;
         /* the copy down posted, then the copy up received in one blocking call (posted and
-         * waited for in one visit of the actor), then the copy down waited for */
+         * waited for in one SimGrid call: eng_mbox_get), then the copy down waited for */
         sg_comm_t down = sg_mailbox_put_async(eng_mbox(a->s, a->src, a->dst), a, a->bytes);
-        (void)sg_mailbox_get(eng_mbox_on(a->s, a->src, a->dst, 1));
+        (void)eng_mbox_get(eng_mbox_on(a->s, a->src, a->dst, 1));
         sg_comm_wait(down);
         a->copied = true;
         if (a->copied_sem)
@@ -215,15 +215,15 @@ double eng_edge_latency(const eng_sim *s, int src, int dst, bool staged)
 /* Receive from every rank of `from` and send to every rank of `to`, all posted at once and
  * waited for together; the receives first, so that peers' messages start as soon as they are
  * sent, then the staging (once: the messages are staged side by side), then the sends. A lone
- * receive (a halo chain's) is one blocking call: posted and waited for in one visit of the
- * actor, not two (a blocking send could not be: link statistics time a message by its
- * sender's wait). */
+ * receive (a halo chain's) is one blocking call: posted and waited for in one SimGrid call
+ * (eng_mbox_get), not two (a blocking send could not be: link statistics time a message by
+ * its sender's wait). */
 void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from, int n_from,
                   double bytes, bool staged)
 {
     long b = eng_chunk_bytes(bytes);
     if (n_to == 0 && n_from == 1) {
-        eng_received(s, sg_mailbox_get(eng_mbox(s, from[0], rank)), b);
+        eng_received(s, eng_mbox_get(eng_mbox(s, from[0], rank)), b);
         return;
     }
     bool wide = n_to + n_from > 2;
@@ -250,7 +250,10 @@ void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from
  * starts, at the rendezvous), posts the copy down into the pair's mailbox from there, as the
  * relay did, waits for both, tells the receiver (eng_received) and moves back. The copies
  * start at the same date as the relay's and take the same routes: the receiver cannot tell
- * them apart.
+ * them apart. The moves are no SimGrid calls (eng_actor_move), and unless link statistics
+ * watch, the copy down is posted and waited for in one (eng_mbox_put): a message costs its
+ * sender three calls (post up, put down, wait up) and the staging latency's sleep, where
+ * SimGrid's C API took seven.
  *
  * The copy up goes into the rank's own mailbox, whose permanent receiver is a sink: an actor
  * on the rank's host memory that never runs (one per host memory). SimGrid starts a message
@@ -363,12 +366,21 @@ static void sync_send_self_relayed(eng_sim *s, int src, int dst, long bytes)
     s->messages++;
     s->self_relayed++;
     s->bytes_sent += (double)bytes;
-    sg_actor_t self = sg_actor_self();
     sg_comm_t up = sg_mailbox_put_async(s->up_box[src], s, bytes); /* starts now: a sink */
-    sg_actor_set_host(self, s->host_mem[src]);
-    sg_comm_t down = sg_mailbox_put_async(eng_mbox(s, src, dst), a ? (void *)a : s, bytes);
-    sg_comm_wait(up);
-    sg_comm_wait(down);
+    eng_actor_move(s->host_mem[src]);
+    void *payload = a ? (void *)a : s;
+    if (s->opt.computed) { /* link statistics time a message by its sender's wait */
+        sg_comm_t down = sg_mailbox_put_async(eng_mbox(s, src, dst), payload, bytes);
+        sg_comm_wait(up);
+        sg_comm_wait(down);
+    } else {
+        eng_mbox_put(eng_mbox(s, src, dst), payload, bytes);
+        /* The copy up usually ended first: tell the receiver now, not after one more call
+         * (woken with this sender, it would otherwise wait for it on a semaphore). */
+        if (a && bytes > 0 && eng_comm_over(up))
+            a->copied = true;
+        sg_comm_wait(up);
+    }
     if (a) {
         a->copied = true;
         if (a->copied_sem)
@@ -379,7 +391,7 @@ static void sync_send_self_relayed(eng_sim *s, int src, int dst, long bytes)
         s->rs[src].up_held = 0;
         eng_mbox_clear(s->up_box[src]);
     }
-    sg_actor_set_host(self, s->plat->gpus[s->gpu_of_rank[src]]);
+    eng_actor_move(s->plat->gpus[s->gpu_of_rank[src]]);
 }
 
 /* A synchronous send (TG_FLAG_SYNC, MPI_Ssend): the sender goes on when the receiver has the

@@ -1,15 +1,29 @@
 /* engine_sg.cpp: what engine_p2p.c needs of SimGrid that the C API of SimGrid 3.32 lacks, behind
- * extern "C" (engine_int.h): a mailbox's permanent receiver, and emptying a mailbox.
+ * extern "C" (engine_int.h): a mailbox's permanent receiver, emptying a mailbox, a blocking put
+ * and get in one SimGrid call, whether a message has ended, and an actor moved to another host
+ * without a SimGrid call.
  *
  * A mailbox with a permanent receiver starts a message as soon as it is posted, from its
  * sender's host to its receiver's, without the receiver asking (SimGrid's eager mode: the
  * message waits, started or done, in the mailbox's list of received messages, whence a later
  * receive takes it). engine_p2p.c gives each rank that sends staged messages as its own relay a
  * mailbox whose receiver stands on the rank's host memory: the copy up of such a message is a
- * put into it from the GPU, the same flow a relay's receive made. */
+ * put into it from the GPU, the same flow a relay's receive made.
+ *
+ * Every SimGrid call of an actor is a visit by SimGrid's scheduler: the actor yields to it and
+ * is switched back in, its stack and SimGrid's state of it in the cache again, which is what a
+ * large run pays per call (thousands of actors do not fit the caches). The C API's blocking
+ * sg_mailbox_put and sg_mailbox_get post, then wait: two calls. A Comm waited for before it was
+ * started does both in one (SimGrid 3.32's Comm::wait_for on an unstarted Comm: Comm::send or
+ * Comm::recv, posting and waiting in the same kernel step), the same message at the same date.
+ * s4u's Actor::set_host is a call too, to run ActorImpl::set_host in SimGrid's kernel; that
+ * function only moves the actor between its hosts' lists of actors, and actors here run one at
+ * a time on one thread (engine_int.h), so the engine runs it directly. */
 #include <simgrid/actor.h>
 #include <simgrid/mailbox.h>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
 extern "C" void eng_mbox_set_receiver(sg_mailbox_t mailbox, sg_actor_t receiver)
@@ -20,4 +34,33 @@ extern "C" void eng_mbox_set_receiver(sg_mailbox_t mailbox, sg_actor_t receiver)
 extern "C" void eng_mbox_clear(sg_mailbox_t mailbox)
 {
     mailbox->clear();
+}
+
+extern "C" void eng_mbox_put(sg_mailbox_t mailbox, void *payload, long bytes)
+{
+    mailbox->put_init(payload, (uint64_t)bytes)->wait();
+}
+
+extern "C" void *eng_mbox_get(sg_mailbox_t mailbox)
+{
+    void *payload = nullptr;
+    mailbox->get_init()->set_dst_data(&payload, sizeof payload)->wait();
+    return payload;
+}
+
+/* A started message has a flow until it ends; SimGrid drops the flow when it ends (its
+ * remaining amount is then 0), before any actor runs at that date. */
+extern "C" bool eng_comm_over(sg_comm_t comm)
+{
+    return comm->get_remaining() <= 0;
+}
+
+/* SimGrid 3.32's kernel side of s4u::Actor::set_host: exported by libsimgrid, not declared in
+ * its installed headers. */
+void eng_sg_kernel_set_host(simgrid::kernel::actor::ActorImpl *actor, simgrid::s4u::Host *host)
+    __asm__("_ZN7simgrid6kernel5actor9ActorImpl8set_hostEPNS_3s4u4HostE");
+
+extern "C" void eng_actor_move(sg_host_t host)
+{
+    eng_sg_kernel_set_host(simgrid::s4u::Actor::self()->get_impl(), host);
 }

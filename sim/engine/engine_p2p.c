@@ -31,6 +31,22 @@ sg_comm_t eng_post_send(eng_sim *s, int src, int dst, long bytes)
     return sg_mailbox_put_async(eng_mbox(s, src, dst), s, bytes);
 }
 
+/* Can a lone message from src to dst be put in one SimGrid call (eng_mbox_put), waited for as
+ * it is posted: it goes straight (not through a relay) and link statistics, which time a
+ * message by its sender's wait on it, do not watch? */
+static bool put_at_once(const eng_sim *s, int src, int dst, bool staged)
+{
+    return !s->opt.computed && !(staged && eng_relayed(s, src, dst));
+}
+
+/* The message from src to dst, posted and waited for in one SimGrid call (put_at_once). */
+static void put_straight(eng_sim *s, int src, int dst, long bytes)
+{
+    s->messages++;
+    s->bytes_sent += (double)bytes;
+    eng_mbox_put(eng_mbox(s, src, dst), s, bytes);
+}
+
 /* A message staged through host memory (TG_FLAG_STAGED: MPI without GPUDirect) is copied from
  * the GPU into host memory and from there into the other GPU. Its callers sleep the platform's
  * staging latency before posting it (the software cost of the copies); then, between two GPUs
@@ -216,14 +232,20 @@ double eng_edge_latency(const eng_sim *s, int src, int dst, bool staged)
  * waited for together; the receives first, so that peers' messages start as soon as they are
  * sent, then the staging (once: the messages are staged side by side), then the sends. A lone
  * receive (a halo chain's) is one blocking call: posted and waited for in one SimGrid call
- * (eng_mbox_get), not two (a blocking send could not be: link statistics time a message by
- * its sender's wait). */
+ * (eng_mbox_get), not two; so is a lone send that goes straight, unless link statistics watch
+ * (put_at_once). */
 void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from, int n_from,
                   double bytes, bool staged)
 {
     long b = eng_chunk_bytes(bytes);
     if (n_to == 0 && n_from == 1) {
         eng_received(s, eng_mbox_get(eng_mbox(s, from[0], rank)), b);
+        return;
+    }
+    if (n_to == 1 && n_from == 0 && put_at_once(s, rank, to[0], staged)) {
+        if (staged && s->plat->staging_latency_s > 0)
+            sg_actor_sleep_for(s->plat->staging_latency_s);
+        put_straight(s, rank, to[0], b);
         return;
     }
     bool wide = n_to + n_from > 2;
@@ -408,9 +430,11 @@ void eng_sync_send(eng_sim *s, int rank, int dst, double bytes, bool staged)
             sg_actor_sleep_for(s->plat->staging_latency_s);
         return;
     }
-    relay_arg *relay;
-    sg_comm_t c = send_message(s, rank, dst, eng_chunk_bytes(bytes), staged, &relay);
-    sg_comm_wait(c);
+    relay_arg *relay = NULL;
+    if (put_at_once(s, rank, dst, staged))
+        put_straight(s, rank, dst, eng_chunk_bytes(bytes));
+    else
+        sg_comm_wait(send_message(s, rank, dst, eng_chunk_bytes(bytes), staged, &relay));
     if (relay) {
         relay_wait(relay, &relay->delivered_sem);
         relay_unref(relay);

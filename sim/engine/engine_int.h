@@ -287,7 +287,7 @@ void *eng_mbox_get(sg_mailbox_t mailbox);
 /* Has a started message of at least one byte ended? Read without a SimGrid call. */
 bool eng_comm_over(sg_comm_t comm);
 /* The calling actor moved to `host` (a message it posts, or one posted earlier that starts
- * meanwhile, leaves from there), without a SimGrid call. Only the caller: SimGrid carries out
+ * meanwhile, leaves from there). Only the caller: SimGrid carries out
  * the messages posted in a round after all its actors have run, so another actor moved now
  * may have moved on before its message starts (a sink shared by all senders, moved before
  * each copy up, changed the run's times). */

@@ -272,10 +272,9 @@ void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from
  * starts, at the rendezvous), posts the copy down into the pair's mailbox from there, as the
  * relay did, waits for both, tells the receiver (eng_received) and moves back. The copies
  * start at the same date as the relay's and take the same routes: the receiver cannot tell
- * them apart. The moves are no SimGrid calls (eng_actor_move), and unless link statistics
- * watch, the copy down is posted and waited for in one (eng_mbox_put): a message costs its
- * sender three calls (post up, put down, wait up) and the staging latency's sleep, where
- * SimGrid's C API took seven.
+ * them apart. Unless link statistics watch, the copy down is posted and waited for in one
+ * (eng_mbox_put): a message costs its sender five calls (post up, move, put down, wait up,
+ * move back) and the staging latency's sleep, where SimGrid's C API took seven.
  *
  * The copy up goes into the rank's own mailbox, whose permanent receiver is a sink: an actor
  * on the rank's host memory that never runs (one per host memory). SimGrid starts a message

@@ -82,8 +82,12 @@ typedef struct {
     an_link hier_intra[AN_EDGE_KINDS]; /* hier: the intra-node rings' edges, one of each kind
                           * no other is slower than in both terms */
     int n_hier_intra;
-    an_link hier_inter[AN_EDGE_KINDS]; /* and the inter-node rings' edges, likewise */
+    an_link hier_inter[AN_EDGE_KINDS]; /* and the inter-node rings' edges, likewise, beta
+                          * that of the links between the GPUs' own (plat_route_ends), which
+                          * the rings through one NIC share */
     int n_hier_inter;
+    double hier_own_beta_s_per_byte; /* the slowest of those edges' own links (a GPU's PCIe
+                          * link): each carries one ring, whatever the NIC's sharing */
     int rings;           /* NCCL's rings over every NIC: rings at once (co_ring_count) */
     an_link rings_intra[AN_EDGE_KINDS]; /* their edges inside a node, beta times the rings
                           * through the pair: one of each kind no other is slower than in

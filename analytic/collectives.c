@@ -10,8 +10,10 @@
  * N nodes, m bytes; alpha/beta of the layout's slowest intra-node and inter-node edges (hier and
  * rings: the slowest edge at the step's size, which on a cube mesh is not the slowest latency
  * and the slowest bandwidth of two different edges):
- *   hier  2(g-1)(alpha_i + m/g beta_i) + 2(N-1)(alpha_o + m/(gN) beta_o u), u inter-node rings
- *         per NIC (reduce-scatter and allgather inside the node, the rings across between);
+ *   hier  2(g-1)(alpha_i + m/g beta_i) + 2(N-1)(alpha_o + m/(gN) max(beta_o u, beta_own)), u
+ *         inter-node rings per NIC sharing the links past the GPUs' own PCIe links (beta_o),
+ *         which each ring has to itself (beta_own) (reduce-scatter and allgather inside the
+ *         node, the rings across between);
  *   tree  2 [max(K alpha_i + m beta_i, K alpha_o + m/2 s beta_o) + (D-1)(alpha + c beta)], per
  *         phase (reduce, broadcast): K chunks of c = m/2/K per edge, the chain carrying both
  *         trees' halves, a master's NIC s of the trees' halves at once (co_tree_node_share
@@ -58,23 +60,28 @@ double an_terms_comm_s(const an_terms *terms)
 
 /* ------------------------------------------------------------------ the other allreduces */
 
-/* The slowest of n edge kinds for a step of `chunk` bytes, beta times `share`. */
-static double step_s(const an_link *kinds, int n, double chunk, double share)
+/* The slowest of n edge kinds for a step of `chunk` bytes, beta times `share`, and no less than
+ * own_beta (links a flow has to itself, which the sharing does not divide; 0: none). */
+static double step_s(const an_link *kinds, int n, double chunk, double share, double own_beta)
 {
     double worst_s = 0;
     for (int i = 0; i < n; i++) {
-        double s = kinds[i].alpha_s + chunk * kinds[i].beta_s_per_byte * share;
+        double beta = kinds[i].beta_s_per_byte * share;
+        double s = kinds[i].alpha_s + chunk * (beta > own_beta ? beta : own_beta);
         worst_s = s > worst_s ? s : worst_s;
     }
     return worst_s;
 }
 
+/* The inter-node rings of a node's members share its NICs past their own PCIe links: a GPU's
+ * link slower than its share of the NIC (dgx1: 12 GB/s against 12.5 / 2) is not divided. */
 static double hier_s(const an_layout *lay, double bytes)
 {
     int g = lay->per_node, nodes = lay->n_nodes;
-    double intra_s = 2.0 * (g - 1) * step_s(lay->hier_intra, lay->n_hier_intra, bytes / g, 1);
+    double intra_s = 2.0 * (g - 1) * step_s(lay->hier_intra, lay->n_hier_intra, bytes / g, 1, 0);
     double inter_s = 2.0 * (nodes - 1) * step_s(lay->hier_inter, lay->n_hier_inter,
-                                                bytes / g / nodes, lay->nic_share);
+                                                bytes / g / nodes, lay->nic_share,
+                                                lay->hier_own_beta_s_per_byte);
     return intra_s + inter_s;
 }
 
@@ -107,8 +114,8 @@ static double tree_s(const an_layout *lay, double bytes)
 static double rings_s(const an_layout *lay, int n, double bytes)
 {
     double chunk = bytes / lay->rings / n;
-    double intra_s = step_s(lay->rings_intra, lay->n_rings_intra, chunk, 1);
-    double inter_s = step_s(lay->rings_inter, lay->n_rings_inter, chunk, lay->rings_nic_share);
+    double intra_s = step_s(lay->rings_intra, lay->n_rings_intra, chunk, 1, 0);
+    double inter_s = step_s(lay->rings_inter, lay->n_rings_inter, chunk, lay->rings_nic_share, 0);
     return lay->rings_chain_s + 2.0 * (n - 1) * (intra_s > inter_s ? intra_s : inter_s);
 }
 

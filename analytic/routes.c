@@ -109,7 +109,9 @@ static void chains_add(const plat_platform *plat, const int *by, int per, int no
 
 /* The edges of the hierarchical allreduce's rings over the group laid out by node in
  * by[nodes * per] (each node's members in order, the members of equal local index across the
- * nodes), by kind into *lay. */
+ * nodes), by kind into *lay. An inter-node edge's beta is that of the links between the two
+ * GPUs' own (the NIC the rings of a node's members share, collectives.c hier_s); its own
+ * links' slowest goes into lay->hier_own_beta_s_per_byte. */
 static void hier_add(const plat_platform *plat, const int *by, int per, int nodes,
                      an_layout *lay)
 {
@@ -119,10 +121,17 @@ static void hier_add(const plat_platform *plat, const int *by, int per, int node
                           an__pair_link(plat, by[(size_t)c * per + l],
                                         by[(size_t)c * per + (l + 1) % per]));
     for (int j = 0; nodes > 1 && j < per; j++)
-        for (int c = 0; c < nodes; c++)
-            edge_kind_add(lay->hier_inter, &lay->n_hier_inter,
-                          an__pair_link(plat, by[(size_t)c * per + j],
-                                        by[(size_t)((c + 1) % nodes) * per + j]));
+        for (int c = 0; c < nodes; c++) {
+            int a = by[(size_t)c * per + j], b = by[(size_t)((c + 1) % nodes) * per + j];
+            an_link e = an__pair_link(plat, a, b);
+            double ends_Bps, between_Bps;
+            if (plat_route_ends(plat, a, b, &ends_Bps, &between_Bps) == 0) {
+                e.beta_s_per_byte = 1.0 / between_Bps;
+                if (1.0 / ends_Bps > lay->hier_own_beta_s_per_byte)
+                    lay->hier_own_beta_s_per_byte = 1.0 / ends_Bps;
+            }
+            edge_kind_add(lay->hier_inter, &lay->n_hier_inter, e);
+        }
 }
 
 /* NCCL's r rings over the group laid out by node in by[nodes * per] (collective.h): ring j

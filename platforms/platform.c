@@ -329,6 +329,23 @@ static int links_of(const plat_platform *plat, int a, int b, pm_link_use *use, i
     return -1;
 }
 
+int plat_route_ends(const plat_platform *plat, int a, int b, double *ends_bw_Bps,
+                    double *between_bw_Bps)
+{
+    pm_link_use use[PM_MAX_ROUTE];
+    double lat_s;
+    if (a < 0 || b < 0 || a >= plat->n_gpus || b >= plat->n_gpus || a == b)
+        return -1;
+    int k = links_of(plat, a, b, use, PM_MAX_ROUTE, &lat_s);
+    if (k < 3)
+        return -1;
+    *ends_bw_Bps = fmin(use[0].bandwidth_Bps, use[k - 1].bandwidth_Bps);
+    *between_bw_Bps = HUGE_VAL;
+    for (int i = 1; i < k - 1; i++)
+        *between_bw_Bps = fmin(*between_bw_Bps, use[i].bandwidth_Bps);
+    return 0;
+}
+
 /* plat_ring_cost: the ring's steps run every edge at once, so a link direction that k of its
  * edges cross gives each a k-th of its bandwidth (GPU pairs through host memory: both
  * directions of a pair climb one switch's link to the CPU; spread ranks: a rack's uplink).

@@ -135,6 +135,14 @@ int plat_engine_start(char *err);
 void plat_route(const plat_platform *plat, int gpu_a, int gpu_b, double *latency_s,
                 double *bandwidth_Bps);
 
+/* The route from GPU a to GPU b split at its ends: the bandwidth of the slower of its first and
+ * last links (the two GPUs' own: their PCIe links on a generated machine) into *ends_bw_Bps and
+ * of the slowest link between (NICs, the fabric), which other GPUs' flows through the same NIC
+ * share, into *between_bw_Bps. 0 with both; -1 when the route's links are unknown or fewer
+ * than three (the caller then takes the whole route as shared). */
+int plat_route_ends(const plat_platform *plat, int gpu_a, int gpu_b, double *ends_bw_Bps,
+                    double *between_bw_Bps);
+
 /* The cost parameters of a ring over the given GPUs, in order (gpu[i] sends to gpu[i+1], the
  * last to the first): alpha is the largest route latency of a ring edge, as the ring's steps
  * wait for their slowest pair; beta, as a step runs every edge at once, the largest

@@ -38,7 +38,7 @@ void pg_abci(pg_params *p)
     p->nvlink_bw_Bps = 0;           /* derived: 2 x 25 GB/s */
     p->nvlink_latency_s = 9e-6;     /* the oracle's intra-node alpha */
     p->nvswitch_latency_s = 0;      /* no NVSwitch */
-    p->pcie_bw_Bps = 16e9;          /* PCIe Gen3 x16 */
+    p->pcie_bw_Bps = 16e9;          /* PCIe Gen3 x16, nominal: the oracle's (its halo's 16 GB/s) */
     p->pcie_latency_s = 110e-9;     /* the oracle's PLX switch latency */
     p->nic_bw_Bps = 12.5e9;         /* InfiniBand EDR */
     p->nic_latency_s = 15e-6;       /* the oracle's "PLX cable" latency (mostly software) */
@@ -72,6 +72,11 @@ static void pg_dgx1(pg_params *p)
     p->nvlink_link_bw_Bps = 25e9;   /* NVLink 2; pairs have the DGX-1V's 1 or 2 links */
     p->nvlink_links_per_pair = 1;   /* only if made all-to-all: 6 links cannot join 7 peers twice */
     p->nvlink_links_per_gpu = 6;    /* only if made nvswitch (a DGX-2-like node) */
+    p->pcie_bw_Bps = 12e9;          /* PCIe Gen3 x16 at the rate NCCL plans with, 0.75 GB/s a
+                                     * lane at 8 GT/s (NVIDIA/nccl v2.11.4 src/graph/topo.cc:373,
+                                     * 436; v2.5.6 src/graph/topo.h:16 PCI_WIDTH 12), as the
+                                     * validation's DGX-1 (experiments/validation/systems.tsv);
+                                     * abci keeps the oracle's nominal 16 GB/s */
     /* A 2-level fat tree of 36-port EDR switches, in the 3-level generator: a leaf takes 4
      * nodes (16 of its 18 down ports) and the single "rack" level is the spine layer. */
     p->nodes_per_leaf = 4;
@@ -101,7 +106,10 @@ static void pg_nvswitch_ndr(pg_params *p)
     p->nvlink_links_per_gpu = 18;   /* H100 SXM5: 18 links, 450 GB/s per direction */
     p->nvlink_links_per_pair = 2;   /* only if made all-to-all: 18 links over 7 peers */
     p->nvswitch_latency_s = 0;      /* no published figure; small next to the 9 us alpha */
-    p->pcie_bw_Bps = 64e9;          /* PCIe Gen5 x16 */
+    p->pcie_bw_Bps = 48e9;          /* PCIe Gen5 x16 at the rate NCCL plans with, 3 GB/s a lane
+                                     * at 32 GT/s (NVIDIA/nccl v2.11.4 src/graph/topo.cc:373, 436;
+                                     * v2.30.7 :554, 657), as the validation's Gen3 and Gen4
+                                     * machines (experiments/validation/systems.tsv) */
     p->nic_bw_Bps = 50e9;           /* InfiniBand NDR, 400 Gb/s */
     /* 64-port NDR switches: a leaf takes 4 nodes (32 ports down, 32 up); a "rack" is a 32-node
      * scalable unit of 8 leaves, as in NVIDIA's DGX SuperPOD; 4 of them. Non-blocking. */
@@ -139,7 +147,8 @@ static void pg_abci_built(pg_params *p)
 {
     pg_abci(p);
     p->preset = "abci-built";
-    p->pcie_uplink_bw_Bps = 16e9; /* PCIe Gen3 x16, one direction */
+    p->pcie_uplink_bw_Bps = 16e9; /* PCIe Gen3 x16, one direction, at its GPUs' links' rate
+                                   * (abci's: the oracle's nominal 16 GB/s) */
     p->cpu_link_bw_Bps = 41.6e9;  /* two UPI links at 10.4 GT/s, 20.8 GB/s each a direction */
     p->cpu_link_latency_s = 50e-9; /* remote against local DRAM on Skylake-SP, approx. */
 }

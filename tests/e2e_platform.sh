@@ -26,7 +26,7 @@ grep -qE -- "--nvlink-topology +cube-mesh" "$TMP/help" || fail "dgx1 help lacks 
 grep -qE -- "--nic-type +edr" "$TMP/help" || fail "dgx1 help lacks its NIC type"
 "$HS" platform --preset nvswitch-ndr -h >"$TMP/help" 2>"$TMP/err" || fail "nvswitch-ndr -h: $?"
 grep -qE -- "--nvlink-topology +nvswitch" "$TMP/help" || fail "nvswitch-ndr help lacks nvswitch"
-grep -qE -- "--pcie-gen +5" "$TMP/help" || fail "nvswitch-ndr help lacks PCIe Gen5"
+grep -qE -- "--pcie-bw +48GBps" "$TMP/help" || fail "nvswitch-ndr help lacks NCCL's PCIe Gen5 x16"
 
 # A small machine (8 nodes of 4 GPUs) that analytic accepts by path.
 small=(--nodes 8 --nodes-per-leaf 2 --leaves-per-rack 2)

@@ -127,7 +127,7 @@ static void test_other_presets(void **state)
     assert_int_equal(p.gpus_per_node / p.gpus_per_pcie_switch, 4);
     assert_int_equal(p.nics_per_node, 4);
     assert_true(p.nic_bw_Bps == 12.5e9);             /* EDR */
-    assert_true(p.pcie_bw_Bps == 16e9);              /* Gen3 */
+    assert_true(p.pcie_bw_Bps == 12e9);              /* Gen3 x16, as NCCL plans */
     assert_true(p.gpu_memory_bytes == 32e9);
     assert_int_equal(pg_check(&p, err), HS_OK);
     assert_int_equal(pg_preset("nvswitch-ndr", &p, err), HS_OK);
@@ -137,7 +137,7 @@ static void test_other_presets(void **state)
     assert_true(p.nvlink_links_per_gpu * p.nvlink_link_bw_Bps == 450e9);
     assert_int_equal(p.nics_per_node, 8);
     assert_true(p.nic_bw_Bps == 50e9);               /* NDR */
-    assert_true(p.pcie_bw_Bps == 64e9);              /* Gen5 */
+    assert_true(p.pcie_bw_Bps == 48e9);              /* Gen5 x16, as NCCL plans */
     assert_true(p.gpu_memory_bytes == 80e9);
     assert_true(p.leaf_oversub == 1 && p.rack_oversub == 1);
     assert_int_equal(pg_check(&p, err), HS_OK);

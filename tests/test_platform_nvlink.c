@@ -266,8 +266,9 @@ static void test_dgx1_facts(void **state)
     assert_true(plat.gpu_memory_bytes == 32e9);
 }
 
-/* NVLink 2 at 25 GB/s a link, 9 us a hop; EDR between nodes with ABCI's latencies, and one
- * rack: the farthest GPU is a leaf-rack-leaf crossing away (30.49 us), never the spine. */
+/* NVLink 2 at 25 GB/s a link, 9 us a hop; between nodes ABCI's latencies, at the 12 GB/s of
+ * the GPU's PCIe link (NCCL's Gen3 x16, below EDR's 12.5), and one rack: the farthest GPU is a
+ * leaf-rack-leaf crossing away (30.49 us), never the spine. */
 static void test_dgx1_routes(void **state)
 {
     (void)state;
@@ -278,14 +279,20 @@ static void test_dgx1_routes(void **state)
     assert_route(0, 5, 18e-6, 25e9);
     assert_route(0, 7, 18e-6, 50e9);
     assert_route(1016, 1023, 18e-6, 50e9); /* the last node's GPUs 0 and 7 */
-    assert_route(0, 8, 30.31e-6, 12.5e9);  /* node 1, same leaf group */
-    assert_route(7, 31, 30.31e-6, 12.5e9); /* node 3: last of leaf group 0 */
-    assert_route(0, 32, 30.49e-6, 12.5e9); /* node 4: leaf group 1 */
-    assert_route(0, 1023, 30.49e-6, 12.5e9);
+    assert_route(0, 8, 30.31e-6, 12e9);  /* node 1, same leaf group */
+    assert_route(7, 31, 30.31e-6, 12e9); /* node 3: last of leaf group 0 */
+    assert_route(0, 32, 30.49e-6, 12e9); /* node 4: leaf group 1 */
+    assert_route(0, 1023, 30.49e-6, 12e9);
+    /* the GPUs' own PCIe links against the NICs and fabric between (hier's NIC sharing) */
+    double ends_Bps = 0, between_Bps = 0;
+    assert_int_equal(plat_route_ends(&plat, 0, 8, &ends_Bps, &between_Bps), 0);
+    assert_true(ends_Bps == 12e9 && between_Bps == 12.5e9);
+    assert_int_equal(plat_route_ends(&plat, 0, 5, &ends_Bps, &between_Bps), -1); /* 2 NVLinks */
 }
 
 /* A ring over the 8 GPUs of a node in rank order crosses two unlinked pairs (3 -> 4, 7 -> 0),
- * so its alpha is two hops; its slowest edge is a 1-link pair. Over two nodes, EDR. */
+ * so its alpha is two hops; its slowest edge is a 1-link pair. Over two nodes, the PCIe link
+ * on the way to the EDR NIC. */
 static void test_dgx1_rings(void **state)
 {
     (void)state;
@@ -296,10 +303,10 @@ static void test_dgx1_rings(void **state)
     plat_ring_cost(&plat, gpu, 8, &alpha, &beta);
     assert_true(close_rel(alpha, 18e-6, 1e-9) && close_rel(beta, 1 / 25e9, 1e-12));
     plat_ring_cost(&plat, gpu, 16, &alpha, &beta);
-    assert_true(close_rel(alpha, 30.31e-6, 1e-9) && close_rel(beta, 1 / 12.5e9, 1e-12));
+    assert_true(close_rel(alpha, 30.31e-6, 1e-9) && close_rel(beta, 1 / 12e9, 1e-12));
 }
 
-/* Two GPUs per PCIe switch share its EDR NIC. */
+/* Two GPUs per PCIe switch share its EDR NIC; apart, each has its PCIe link's 12 GB/s. */
 static void test_dgx1_nic_sharing(void **state)
 {
     (void)state;
@@ -307,7 +314,7 @@ static void test_dgx1_nic_sharing(void **state)
     transfer same[2] = {{.src = 0, .dst = 8, .bytes = n}, {.src = 1, .dst = 9, .bytes = n}};
     assert_times(same, 2, (double[]){lat, lat}, (double[]){6.25e9, 6.25e9});
     transfer apart[2] = {{.src = 0, .dst = 8, .bytes = n}, {.src = 6, .dst = 14, .bytes = n}};
-    assert_times(apart, 2, (double[]){lat, lat}, (double[]){12.5e9, 12.5e9});
+    assert_times(apart, 2, (double[]){lat, lat}, (double[]){12e9, 12e9});
 }
 
 static int group_dgx1(void)
@@ -341,7 +348,8 @@ static void test_ndr_facts(void **state)
     assert_true(plat.gpu_memory_bytes == 80e9);
 }
 
-/* 450 GB/s through the NVSwitch; NDR 50 GB/s between nodes; 2 x (110 ns + 15 us) plus 150 ns
+/* 450 GB/s through the NVSwitch; between nodes the GPU's PCIe link's 48 GB/s (NCCL's Gen5 x16,
+ * below NDR's 50) on the way to its NIC; 2 x (110 ns + 15 us) plus 150 ns
  * per switch: leaf (30.37 us), leaf-rack-leaf (30.67), leaf-rack-spine-rack-leaf (30.97). */
 static void test_ndr_routes(void **state)
 {
@@ -349,13 +357,14 @@ static void test_ndr_routes(void **state)
     assert_route(0, 1, 9e-6, 450e9);
     assert_route(0, 7, 9e-6, 450e9);
     assert_route(1021, 1022, 9e-6, 450e9);
-    assert_route(0, 8, 30.37e-6, 50e9);     /* node 1 */
-    assert_route(0, 32, 30.67e-6, 50e9);    /* node 4: leaf group 1 */
-    assert_route(0, 256, 30.97e-6, 50e9);   /* node 32: rack 1 */
-    assert_route(3, 1023, 30.97e-6, 50e9);
+    assert_route(0, 8, 30.37e-6, 48e9);     /* node 1 */
+    assert_route(0, 32, 30.67e-6, 48e9);    /* node 4: leaf group 1 */
+    assert_route(0, 256, 30.97e-6, 48e9);   /* node 32: rack 1 */
+    assert_route(3, 1023, 30.97e-6, 48e9);
 }
 
-/* Eight GPUs of a node send to the next node at once: each has its own NDR NIC. */
+/* Eight GPUs of a node send to the next node at once: each has its own NDR NIC, so each moves
+ * its PCIe link's 48 GB/s (two on one NIC would have 25). */
 static void test_ndr_nic_per_gpu(void **state)
 {
     (void)state;
@@ -365,7 +374,7 @@ static void test_ndr_nic_per_gpu(void **state)
     for (int g = 0; g < 8; g++) {
         t[g] = (transfer){.src = g, .dst = 8 + g, .bytes = n};
         lat[g] = 30.37e-6;
-        rate[g] = 50e9;
+        rate[g] = 48e9;
     }
     assert_times(t, 8, lat, rate);
 }

@@ -132,7 +132,10 @@ static int run_collected(const plat_platform *plat, const tg_graph *g, const int
         return status;
     for (int r = 0; jobs && r < g->n_ranks; r++)
         lk_set_job(col, gpus[r], jobs[r]);
-    eng_options opt = {.fidelity = fid, .exec_speed_scale = 1, .exact_messages = true};
+    /* computed: as simulate.c gives it, which tells the engine that link statistics watch
+     * (they time a message by its sender's wait: eng_options) */
+    eng_options opt = {.fidelity = fid, .exec_speed_scale = 1, .exact_messages = true,
+                       .computed = lk_computed_message, .computed_ctx = col};
     status = eng_run(g, plat, gpus, &opt, res, err);
     check(out, status == HS_OK, "eng_run: %s", err);
     int lk_status = lk_end(col, res->makespan_s, st, err);

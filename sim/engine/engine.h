@@ -56,7 +56,9 @@ typedef struct {
     bool exact_messages;     /* send every message through SimGrid: when something outside the
                               * graph uses links too (background traffic) */
     eng_message_fn computed; /* if not NULL, told of every message computed instead of sent
-                              * (link statistics see them as SimGrid's deliveries) */
+                              * (link statistics see them as SimGrid's deliveries); and link
+                              * statistics watch: every message is posted, then waited for,
+                              * as they time a message by its sender's wait */
     void *computed_ctx;      /* its first argument */
     double step_budget_messages; /* flow mode: the messages an iteration exposed rings may
                               * spend on their steps (engine_exposed.c); 0 for the default,

@@ -4,7 +4,10 @@
  *
  * The builder is a sink of the machine's walk (pg_describe), so it creates exactly what the
  * XML writer writes, in the same order (links, hosts and their models' resources come into
- * being in the XML's order), with the same text values parsed by the same SimGrid functions.
+ * being in the XML's order), with the same text values parsed by the same SimGrid functions,
+ * except that a FATPIPE switch that caps no flow is a SHARED link too fast to fill, which
+ * SimGrid's solve settles in one step a flow where a FATPIPE costs it all of the switch's
+ * flows (psg_fatpipe, platrouted_sg.hpp).
  * Zones the walk calls stars are SimGrid StarZones (the XML's Full zones with a zoneRoute per
  * pair of children give the same routes; test_platform_gen compares them).
  *
@@ -35,8 +38,13 @@
 
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+extern "C" {
+#include "units.h"
+}
 
 /* SimGrid 3.32's stack size in bytes (src/kernel/context/Context.cpp: contexts/stack-size
  * times 1024, read as each actor's context is made), exported but in no installed header. */
@@ -63,6 +71,7 @@ struct builder {
     psg_names<Link> links;
     psg_names<simgrid::s4u::Host> hosts;
     std::string error;                                /* the first failure */
+    double fastest_cable_Bps = 0;                     /* pg_fastest_cable_Bps: psg_fatpipe */
 };
 
 } // namespace
@@ -128,8 +137,7 @@ void link(void *ctx, const char *name, const char *bw, const char *lat, pg_polic
     NetZone *z = b->open.back();
     Link *l = policy == PG_SPLITDUPLEX
                   ? static_cast<Link *>(z->create_split_duplex_link(name, std::string(bw)))
-                  : z->create_link(name, std::string(bw))
-                        ->set_sharing_policy(Link::SharingPolicy::FATPIPE);
+                  : psg_fatpipe(z, name, bw, psg_bandwidth_Bps(name, bw), b->fastest_cable_Bps);
     l->set_latency(std::string(lat))->seal();
     b->links.put(l->get_cname(), l);
 }
@@ -201,10 +209,44 @@ void take_hosts(const pg_params *p, const builder &b, psg_routed *routed, sg_hos
 
 } // namespace
 
+double psg_bandwidth_Bps(const char *name, const char *bw)
+{
+    double bw_Bps;
+    if (un_parse(bw, UN_BANDWIDTH, &bw_Bps) != 0)
+        throw std::runtime_error("bad bandwidth " + std::string(bw) + " of link " + name);
+    return bw_Bps;
+}
+
+/* The property that marks a switch built as a SHARED link (psg_fatpipe): its nominal
+ * bandwidth, as the walk wrote it. */
+static const char *const switch_key = "hybridsim:switch-bandwidth";
+
+Link *psg_fatpipe(NetZone *z, const std::string &name, const std::string &bw, double bw_Bps,
+                  double fastest_cable_Bps)
+{
+    if (bw_Bps < fastest_cable_Bps) { /* it may cap a flow: SimGrid's FATPIPE */
+        Link *l = bw.empty() ? z->create_link(name, bw_Bps) : z->create_link(name, bw);
+        return l->set_sharing_policy(Link::SharingPolicy::FATPIPE);
+    }
+    char text[64];
+    un_format_exact(bw_Bps, text, sizeof text);
+    Link *l = z->create_link(name, bw_Bps * PSG_SWITCH_UNFILLED);
+    l->set_property(switch_key, bw.empty() ? std::string(text) : bw);
+    return l;
+}
+
+extern "C" double psg_switch_Bps(const_sg_link_t link)
+{
+    const char *bw = link->get_property(switch_key);
+    double bw_Bps;
+    return bw && un_parse(bw, UN_BANDWIDTH, &bw_Bps) == 0 ? bw_Bps : 0;
+}
+
 extern "C" int psg_build(const pg_params *p, const unsigned char *racks, bool host_memory,
                          sg_host_t *gpus, sg_host_t *host_mem, char *err)
 {
     builder b;
+    b.fastest_cable_Bps = pg_fastest_cable_Bps(p);
     const pg_sink zones = {&b,    zone_open, zone_close, prop,       note,
                            link,  host,      router,     route,      star_route,
                            !host_memory}; /* in pg_sink's order */
@@ -212,6 +254,7 @@ extern "C" int psg_build(const pg_params *p, const unsigned char *racks, bool ho
     try {
         b.world = simgrid::s4u::create_full_zone(world_name);
         psg_routed r{b.world, p, &b.hosts};
+        r.fastest_cable_Bps = b.fastest_cable_Bps;
         if (routed) {
             const pg_sink flat = psg_routed_sink(&r);
             pg_describe(p, racks, &flat);

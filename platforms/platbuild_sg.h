@@ -23,6 +23,10 @@ extern "C" {
 int psg_build(const pg_params *params, const unsigned char *racks, bool host_memory,
               sg_host_t *gpus, sg_host_t *host_mem, char *err);
 
+/* A switch built as a SHARED link (platrouted_sg.hpp, psg_fatpipe): its nominal bandwidth
+ * (B/s); 0 for every other link. */
+double psg_switch_Bps(const_sg_link_t link);
+
 /* Set SimGrid setting `name` to `value` (its text): 0, or -1 with SimGrid's reason in why. */
 int psg_cfg_set(const char *name, const char *value, char *why, size_t len);
 

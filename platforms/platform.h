@@ -129,6 +129,14 @@ double plat_engine_stack_bytes(void);
  * first only to add SimGrid configuration or plugins that must precede the platform. */
 int plat_engine_start(char *err);
 
+/* Is a link of the loaded machine shared among its flows? A switch is not: a FATPIPE, or a
+ * generated machine's switch built as a link too fast to fill (platrouted_sg.hpp, psg_fatpipe).
+ * Use this and plat_link_bandwidth_Bps, not sg_link_is_shared and sg_link_get_bandwidth. */
+int plat_link_is_shared(const_sg_link_t link);
+
+/* A link's bandwidth (B/s): a switch's nominal one. */
+double plat_link_bandwidth_Bps(const_sg_link_t link);
+
 /* Latency (sum over the links of the route) and bandwidth (the route's bottleneck) from GPU a
  * to GPU b. a == b gives 0 and HUGE_VAL (nothing to cross); NaN when the route is unknown (a
  * hand-written platform not yet loaded into SimGrid, a GPU out of range: a caller's bug). */

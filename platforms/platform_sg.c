@@ -137,6 +137,17 @@ int plat_engine_start(char *err)
     return status;
 }
 
+int plat_link_is_shared(const_sg_link_t link)
+{
+    return sg_link_is_shared(link) && psg_switch_Bps(link) == 0;
+}
+
+double plat_link_bandwidth_Bps(const_sg_link_t link)
+{
+    double switch_Bps = psg_switch_Bps(link);
+    return switch_Bps > 0 ? switch_Bps : sg_link_get_bandwidth(link);
+}
+
 double plat_engine_stack_bytes(void)
 {
     const char *given = plat_engine_cfg("contexts/stack-size"); /* KiB, checked by platcfg.c */
@@ -160,7 +171,7 @@ static int sg_route(const plat_platform *plat, int a, int b, double *latency_s,
     if (found) {
         sg_link_t first = xbt_dynar_get_as(route, 0, sg_link_t);
         *first_latency_s = sg_link_get_latency(first);
-        *first_bandwidth_Bps = sg_link_get_bandwidth(first);
+        *first_bandwidth_Bps = plat_link_bandwidth_Bps(first);
     }
     xbt_dynar_free(&route);
     return found ? 0 : -1;
@@ -181,8 +192,8 @@ static int sg_links(const plat_platform *plat, int a, int b, pm_link_use *use, i
         n = -1;
     for (int i = 0; i < n; i++) {
         sg_link_t link = xbt_dynar_get_as(route, i, sg_link_t);
-        use[i] = (pm_link_use){(uintptr_t)link, sg_link_get_bandwidth(link),
-                               sg_link_is_shared(link) != 0};
+        use[i] = (pm_link_use){(uintptr_t)link, plat_link_bandwidth_Bps(link),
+                               plat_link_is_shared(link) != 0};
     }
     xbt_dynar_free(&route);
     *latency_s = sg_host_get_route_latency(ha, hb);

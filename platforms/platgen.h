@@ -154,6 +154,11 @@ typedef struct {
     bool no_host_memory;
 } pg_sink;
 
+/* The largest bandwidth of the machine's split-duplex links (cables, PCIe, NVLink; B/s, as
+ * SimGrid reads their text): every route crosses at least one of them, so a FATPIPE switch at
+ * least this fast never sets a flow's bound, the smallest bandwidth of its route. */
+double pg_fastest_cable_Bps(const pg_params *params);
+
 /* Walk the machine of checked parameters into the sink: every rack when `racks` is NULL, else
  * the racks r with racks[r] != 0 (with what the machine level holds: the spine and its switch,
  * whose bandwidth stays the whole machine's). Routes between the racks walked are the same as

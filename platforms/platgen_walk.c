@@ -161,6 +161,20 @@ static void walk_init(pg_walk *w, const pg_params *p, const pg_sink *k)
     w->spine_lat = pg_qty(p->spine_switch_latency_s, UN_TIME);
 }
 
+double pg_fastest_cable_Bps(const pg_params *p)
+{
+    pg_walk w;
+    walk_init(&w, p, NULL);
+    const pg_num *cables[] = {&w.pcie_bw,      &w.nic_bw,       &w.pcie_up_bw,
+                              &w.cpu_link_bw,  &w.nvlink_bw[0], &w.nvlink_bw[1],
+                              &w.nvlink_bw[2], &w.leaf_up_bw,   &w.rack_up_bw};
+    double most = 0, v;
+    for (size_t i = 0; i < sizeof cables / sizeof *cables; i++)
+        if (un_parse(cables[i]->s, UN_BANDWIDTH, &v) == 0 && v > most)
+            most = v;
+    return most;
+}
+
 /* The sink's callbacks (platgen.h: every one set). */
 #define SINK(w, call, ...) ((w)->k->call((w)->k->ctx, __VA_ARGS__))
 

@@ -156,18 +156,28 @@ void flat_prop(void *ctx, const char *id, const char *value)
         f->zone->set_property(id, value);
 }
 
-/* One split-duplex link or FATPIPE link of the zone, as resources; the bandwidth as text (as
- * the zones' build reads it) or a number (a cable's share). */
+/* A bandwidth as text (as the zones' build reads it: SimGrid parses it) or a number (a cable's
+ * share), for psg_fatpipe. */
+std::string text_of(const std::string &bw) { return bw; }
+std::string text_of(double) { return ""; }
+double value_of(const std::string &name, const std::string &bw)
+{
+    return psg_bandwidth_Bps(name.c_str(), bw.c_str());
+}
+double value_of(const std::string &, double bw_Bps) { return bw_Bps; }
+
+/* One split-duplex link or FATPIPE link of the zone, as resources. */
 template <typename Bandwidth>
-RoutedMachine::sides flat_link_sides(NetZone *z, const std::string &name, Bandwidth bw,
+RoutedMachine::sides flat_link_sides(const psg_routed *f, const std::string &name, Bandwidth bw,
                                      const char *lat, pg_policy policy)
 {
+    NetZone *z = f->zone;
     if (policy == PG_SPLITDUPLEX) {
         auto *l = z->create_split_duplex_link(name, bw);
         l->set_latency(std::string(lat))->seal();
         return {l->get_link_up()->get_impl(), l->get_link_down()->get_impl()};
     }
-    Link *l = z->create_link(name, bw)->set_sharing_policy(Link::SharingPolicy::FATPIPE);
+    Link *l = psg_fatpipe(z, name, text_of(bw), value_of(name, bw), f->fastest_cable_Bps);
     l->set_latency(std::string(lat))->seal();
     return {l->get_impl(), l->get_impl()};
 }
@@ -179,7 +189,7 @@ void flat_link(void *ctx, const char *name, const char *bw, const char *lat, pg_
     int level;
     int cables = pg_uplink_cables(f->p, name, &level);
     if (cables == 0) {
-        f->machine->add_link(name, flat_link_sides(f->zone, name, std::string(bw), lat, policy));
+        f->machine->add_link(name, flat_link_sides(f, name, std::string(bw), lat, policy));
         return;
     }
     if (un_parse(bw, UN_BANDWIDTH, &bw_Bps) != 0)
@@ -187,7 +197,7 @@ void flat_link(void *ctx, const char *name, const char *bw, const char *lat, pg_
     char cable[PG_NAME_LEN];
     for (int c = 0; c < cables; c++) {
         pg_uplink_cable_name(name, c, cables, cable);
-        f->machine->add_link(cable, flat_link_sides(f->zone, cable, bw_Bps / cables, lat,
+        f->machine->add_link(cable, flat_link_sides(f, cable, bw_Bps / cables, lat,
                                                     policy));
     }
 }

@@ -27,7 +27,25 @@ struct psg_routed {
     RoutedMachine *machine = nullptr;              /* made at the walk's first zone */
     simgrid::s4u::NetZone *zone = nullptr;         /* its s4u face */
     int depth = 0;                                 /* of the walk's zones, all folded into it */
+    double fastest_cable_Bps = 0;                  /* pg_fastest_cable_Bps: psg_fatpipe */
 };
+
+/* How many times its nominal bandwidth a switch built as a SHARED link gets: more than all the
+ * flows it could ever carry, so that it never fills (psg_fatpipe). */
+#define PSG_SWITCH_UNFILLED 1e6
+
+/* A FATPIPE link of the walk (platbuild_sg.cpp): SimGrid's FATPIPE when it is slower than the
+ * fastest cable (it may cap a flow: a CPU root's P2P cap), else a switch that caps no flow
+ * (every route's bound is a cable's), built as a SHARED link PSG_SWITCH_UNFILLED times its
+ * bandwidth with that bandwidth as a property (psg_switch_Bps). SimGrid 3.32's max-min solve
+ * recomputes a FATPIPE's usage over all its flows each time it fixes one (maxmin.cpp), the
+ * square of its flows at every event; a SHARED link costs one update a flow. bw: the text
+ * SimGrid parses, or empty to give it bw_Bps itself. */
+simgrid::s4u::Link *psg_fatpipe(simgrid::s4u::NetZone *z, const std::string &name,
+                                const std::string &bw, double bw_Bps, double fastest_cable_Bps);
+
+/* A bandwidth's text read as SimGrid reads it (B/s); throws on bad text. */
+double psg_bandwidth_Bps(const char *name, const char *bw);
 
 pg_sink psg_routed_sink(psg_routed *r);
 

@@ -3,7 +3,7 @@
  * tiers (9, 30.31, 30.49, 30.98 us), NVLink 50 GB/s and 12.5 GB/s between nodes, ring costs for
  * p = 4, 8, 128, 256, and simulations: one message alone takes latency + n / bandwidth, two
  * GPUs under one PCIe switch share its NIC, and 68 NICs of a rack sending to another rack get a
- * third each (1:3). */
+ * third each (1:3); its switches are seen at their own bandwidth, which caps no flow. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <xbt/sysdep.h>
 
 #include "platcheck.h"
@@ -207,6 +208,23 @@ static void test_abci_rack_uplink_is_one_to_three(void **state)
         assert_true(close_rel(t[i].duration_s, 30.49e-6 + n / 12.5e9, 1e-9));
 }
 
+/* A switch faster than every cable caps no flow: SimGrid gets it as a shared link far too fast
+ * to fill (not a FATPIPE, whose solve costs the square of its flows: platrouted_sg.hpp), and
+ * hybridsim still sees a switch at its own bandwidth, 17 NICs and the leaf uplink: 850 GB/s. */
+static void test_abci_switch_is_unfilled_link(void **state)
+{
+    (void)state;
+    sg_link_t sw = sg_link_by_name("l000-switch"), nic = sg_link_by_name("n0000-nic0_UP");
+    assert_non_null(sw);
+    assert_non_null(nic);
+    assert_true(sg_link_is_shared(sw));
+    assert_true(sg_link_get_bandwidth(sw) >= 1e3 * 850e9);
+    assert_false(plat_link_is_shared(sw));
+    assert_true(plat_link_bandwidth_Bps(sw) == 850e9);
+    assert_true(plat_link_is_shared(nic));
+    assert_true(plat_link_bandwidth_Bps(nic) == 12.5e9);
+}
+
 static void test_second_load_is_refused(void **state)
 {
     (void)state;
@@ -226,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_abci_single_message_is_alpha_beta),
         cmocka_unit_test(test_abci_gpus_share_their_switch_nic),
         cmocka_unit_test(test_abci_rack_uplink_is_one_to_three),
+        cmocka_unit_test(test_abci_switch_is_unfilled_link),
         cmocka_unit_test(test_second_load_is_refused),
     };
     return cmocka_run_group_tests_name("platform abci", loaded, load_abci, free_abci);

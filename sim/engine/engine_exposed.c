@@ -150,7 +150,7 @@ static void add_route(walk *w, sg_host_t a, sg_host_t b, uint64_t cls, int h0, i
     sg_host_get_route(a, b, w->route);
     for (unsigned k = 0; k < xbt_dynar_length(w->route); k++) {
         sg_link_t l = xbt_dynar_get_as(w->route, k, sg_link_t);
-        if (sg_link_is_shared(l))
+        if (plat_link_is_shared(l))
             add_user(&w->links, eng_link_slot(&w->links.t, l), cls, h0, h1);
     }
 }
@@ -185,7 +185,7 @@ static void check_edge(const eng_sim *s, int src, int dst, void *arg)
                       w->route);
     for (unsigned k = 0; !w->exposed && k < xbt_dynar_length(w->route); k++) {
         sg_link_t l = xbt_dynar_get_as(w->route, k, sg_link_t);
-        if (!sg_link_is_shared(l))
+        if (!plat_link_is_shared(l))
             continue;
         size_t j = eng_link_slot(&w->links.t, l);
         const int *hold = w->links.hold + 2 * j;

@@ -154,7 +154,7 @@ static int count_links(const eng_sim *s, link_count *c)
                                                 s->plat->gpus[s->gpu_of_rank[dst]]);
         for (unsigned k = 0; k < xbt_dynar_length(route); k++) {
             sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
-            if (!sg_link_is_shared(l) && !switches_count(s))
+            if (!plat_link_is_shared(l) && !switches_count(s))
                 continue; /* a switch never limits a flow */
             size_t j = eng_link_slot(&c->t, l);
             c->count[j]++;
@@ -206,8 +206,8 @@ static bool private_pair(const eng_sim *s, link_count *c, size_t i, const uint8_
     for (unsigned k = 0; alone && k < xbt_dynar_length(route); k++) {
         sg_link_t l = xbt_dynar_get_as(route, k, sg_link_t);
         size_t j = eng_link_slot(&c->t, l);
-        alone = (!sg_link_is_shared(l) && !switches_count(s)) || c->count[j] == 1 ||
-                (!switches_count(s) && c->demand_Bps[j] <= sg_link_get_bandwidth(l));
+        alone = (!plat_link_is_shared(l) && !switches_count(s)) || c->count[j] == 1 ||
+                (!switches_count(s) && c->demand_Bps[j] <= plat_link_bandwidth_Bps(l));
     }
     xbt_dynar_free(&route);
     sg_host_t a = s->plat->gpus[s->gpu_of_rank[src]], b = s->plat->gpus[s->gpu_of_rank[dst]];

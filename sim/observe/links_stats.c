@@ -45,8 +45,8 @@ static int list_links(lk_stats *st, sg_link_t **links_out, lk_link_ix **ix_out, 
     }
     qsort(links, n, sizeof *links, cmp_sg_link_name);
     for (size_t i = 0; i < n; i++) {
-        lk__describe(sg_link_get_name(links[i]), sg_link_is_shared(links[i]), &st->links[i]);
-        st->links[i].bandwidth_Bps = sg_link_get_bandwidth(links[i]);
+        lk__describe(sg_link_get_name(links[i]), plat_link_is_shared(links[i]), &st->links[i]);
+        st->links[i].bandwidth_Bps = plat_link_bandwidth_Bps(links[i]);
         ix[i] = (lk_link_ix){links[i], (int)i};
     }
     qsort(ix, n, sizeof *ix, cmp_link_ix);
@@ -193,7 +193,7 @@ static int bottleneck_of(const lk_msg *m, const lk_pair *pr, const int *route_li
     for (int pass = 0; pass < 2 && best < 0; pass++) /* pass 1: switches too */
         for (int k = 0; k < pr->n; k++) {
             int l = route_links[pr->first + k];
-            if (pass == 0 && !sg_link_is_shared(sg_links[l]))
+            if (pass == 0 && !plat_link_is_shared(sg_links[l]))
                 continue;
             double u = util_at(periods, first, l, m->start_s);
             const lk_link *a = &st->links[l];

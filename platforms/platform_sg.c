@@ -22,8 +22,11 @@
  *     sharing one 4.25 GB/s rack uplink from one instant took 0.072-0.092 s instead of the
  *     0.107 s max-min fair sharing gives (4.9 GB/s through the link); replaying the same
  *     messages without the kernels gave 0.107 s, and so do Full, cpu/optim Full, and an extra
- *     actor waking every 2 ms (a missed revision, not found in SimGrid's code; test:
- *     e2e_links). Cost: 0-10% on flow runs; 1.7x on a step run whose 2 million messages all
+ *     actor waking every 2 ms (a missed revision; test: e2e_links). The cause, read in
+ *     SimGrid 3.32's lmm code: a flow enabled when its latency ends marks only the first link
+ *     of its route as modified, and nothing more when an earlier change of the same event
+ *     marked that link already, so the rest of its route is not re-solved; the selective
+ *     update (network/maxmin-selective-update) has the same fault. Cost: 0-10% on flow runs; 1.7x on a step run whose 2 million messages all
  *     go through SimGrid (experiments/bench: eng_bench).
  * Sharing: CM02 shares a saturated link among flows in inverse proportion to their route
  * latencies (TCP's RTT unfairness), where ptask_L07 shares equally. We keep CM02: flows that

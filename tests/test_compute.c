@@ -577,6 +577,56 @@ static void test_nchw_layout(void **state)
     wl_free(&wl);
 }
 
+/* A runtime whose cuDNN pads channels (pads_channels): a convolution the tensor cores cannot
+ * take as it is (SSD300's conf1, 512 -> 486 channels) computes as the same convolution with
+ * its channels rounded up to the multiple (488, aligned in TF32 and FP16) on the tensor
+ * cores, in every pass, plus the copies of its tensors; without it, it runs on the CUDA
+ * cores, far slower. */
+static void test_channel_padding(void **state)
+{
+    (void)state;
+    const pr_precision precisions[] = {PR_TF32, PR_MIXED};
+    wl_workload wl, padded;
+    load_ok("ssd300", &wl);
+    load_ok("ssd300", &padded);
+    int i = layer_named(&wl, "conf1");
+    assert_true(wl.layers[i].y.channels == 486);
+    padded.layers[i].y.channels = 488;
+    lw_split b = lw_whole(64);
+    for (int q = 0; q < 2; q++) {
+        kt_model m = model_ok("a100-80gb", precisions[q]);
+        for (int p = 0; p < LW_PASS_COUNT; p++) {
+            lw_kernel kn = kernel_ok(&wl, i, &b, (lw_pass)p, 2);
+            lw_kernel aligned = kernel_ok(&padded, i, &b, (lw_pass)p, 2);
+            double cuda_s = kt_terms_of(&m, &kn).compute_s;
+            double want_s = kt_terms_of(&m, &aligned).compute_s;
+            m.runtime.pads_channels = 1;
+            kt_terms t = kt_terms_of(&m, &kn);
+            assert_true(rel_close(t.compute_s, want_s, 1e-12));
+            assert_true(t.call_s == kt_terms_of(&m, &aligned).call_s);
+            assert_true(cuda_s > 2 * t.compute_s);
+            assert_true(t.padded == 1 && kt_terms_of(&m, &aligned).padded == 0);
+            /* the padding copies: each of the three tensors read and written once more */
+            double bw = m.device->stream_bw_frac * m.device->memory_bw_Bps;
+            assert_true(rel_close(t.layout_s, 3 * (m.device->launch_s + 2 * kn.bytes / 3 / bw),
+                                  1e-12));
+            assert_true(kt_terms_of(&m, &aligned).compute_s == want_s); /* aligned: as it was */
+            m.runtime.pads_channels = 0;
+        }
+    }
+    wl_free(&padded);
+    wl_free(&wl);
+    /* ResNeXt's 4-channel groups in FP16: padded to 8, a group's product is a sliver of a
+     * tensor-core tile; the CUDA cores' kernel is faster and the autotuner keeps it */
+    load_ok("resnext101-32x4d", &wl);
+    kt_model v = model_ok("v100-sxm2-16gb", PR_MIXED);
+    lw_kernel g = kernel_ok(&wl, layer_named(&wl, "layer1_0_conv2"), &b, LW_FORWARD, 2);
+    double cuda_s = kt_terms_of(&v, &g).compute_s;
+    v.runtime.pads_channels = 1;
+    assert_true(kt_terms_of(&v, &g).compute_s == cuda_s && kt_terms_of(&v, &g).padded == 0);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -588,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_anchoring_without_batch),
         cmocka_unit_test(test_layout_copy),     cmocka_unit_test(test_scatter_copies),
         cmocka_unit_test(test_bn_fusion),       cmocka_unit_test(test_nchw_layout),
+        cmocka_unit_test(test_channel_padding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,7 +109,11 @@ static void test_nccl_runtimes(void **state)
     unsigned nchw = 1u << PR_FP32 | 1u << PR_TF32;
     assert_true(ddp.kernels.nchw_precisions == nchw && hvd.kernels.nchw_precisions == nchw);
     assert_true(mlperf.kernels.nchw_precisions == 0);
+    /* cuDNN's channel padding is an option no shipped runtime sets (workloads/runtime/README) */
+    assert_true(ddp.kernels.pads_channels == 0 && hvd.kernels.pads_channels == 0 &&
+                mlperf.kernels.pads_channels == 0);
 }
+
 
 static void test_library_choice(void **state)
 {
@@ -225,6 +229,26 @@ static void refused(const char *extra, const char *want)
         fail_msg("'%s' for %s: no '%s'", err, extra, want);
 }
 
+/* pads_unaligned_channels: on and off read into kt_runtime pads_channels; absent, off. */
+static void test_pads_channels(void **state)
+{
+    (void)state;
+    const char *values[] = {"off", "on"};
+    for (int v = 0; v < 2; v++) {
+        char text[4096], err[HS_ERR_LEN] = "", path[512];
+        snprintf(text, sizeof text, "%s# source: a\npads_unaligned_channels = %s\n", base_lines,
+                 values[v]);
+        snprintf(path, sizeof path, "%s/test_runtime_pads.rt", HS_TEST_TMP);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        rt_runtime rt;
+        assert_int_equal(rt_parse_file(path, &rt, err), HS_OK);
+        assert_int_equal(rt.kernels.pads_channels, v);
+    }
+}
+
 /* first_bucket_bytes (DDP's 1 MiB first bucket): read with overlap, set in a strategy beside
  * bucket_bytes; absent, 0 (every bucket at bucket_bytes). */
 static void test_first_bucket(void **state)
@@ -263,6 +287,8 @@ static void test_bad_files(void **state)
     assert_int_equal(parse_text(base_lines, err), HS_OK);
     refused("# source: a\nbucket_bytes = 1 MiB\n", "overlap is off");
     refused("# source: a\nfirst_bucket_bytes = 1 MiB\n", "first_bucket_bytes: overlap is off");
+    refused("# source: a\npads_unaligned_channels = yes\n",
+            ":17: pads_unaligned_channels: unknown value 'yes' (known: off, on)");
     refused("# source: a\ncycle_time_s = 0.005\n", ":17: cycle_time_s: overlap is off");
     refused("overlap2 = on\n", "test_runtime.rt:16: unknown key 'overlap2'");
     refused("# source: a\nhalo = sendrecv\n", ":17: halo given twice (first on line 11)");
@@ -497,7 +523,7 @@ int main(void)
         cmocka_unit_test(test_list),          cmocka_unit_test(test_apply_strategy),
         cmocka_unit_test(test_training),      cmocka_unit_test(test_optimizer_sync),
         cmocka_unit_test(test_not_text),      cmocka_unit_test(test_grad_copies),
-        cmocka_unit_test(test_first_bucket),
+        cmocka_unit_test(test_first_bucket), cmocka_unit_test(test_pads_channels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

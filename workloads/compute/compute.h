@@ -111,6 +111,12 @@ typedef struct {
                                * read, one written) converted to NHWC or back by a kernel of
                                * its own that reads and writes it once (kernel_time.c); 0:
                                * NHWC, or no convolution converts */
+    int pads_channels;    /* 1: the framework's cuDNN (7.6.3 or later) can pad a convolution
+                           * whose channels the tensor cores cannot take up to their multiple
+                           * and run it there: the padded convolution plus the transformation
+                           * of its tensors (as nchw_precisions'), when that is faster than the
+                           * CUDA cores (kernel_time.c); 0: it runs on the CUDA cores (cuDNN
+                           * 7.6.2, DeepBench's) */
     int bn_act_fused;     /* 1: batch normalisation runs fused with the ReLU after it, and
                            * with a residual add and its ReLU (cuDNN's batch normalisation
                            * with an activation and a side input, MXNet's BatchNormAddRelu):
@@ -165,10 +171,12 @@ typedef struct {
     double compute_s;  /* FLOP time, quantised into tiles and waves, with the efficiencies (a
                         * Winograd convolution: its products and its transforms) */
     double memory_s;   /* bytes / (stream_frac x bandwidth) */
-    double layout_s;   /* the runtime's NCHW tensors converted for a tensor-core convolution
-                        * and back: kernels of their own, after and before it (kt_runtime
-                        * nchw_precisions; 0 otherwise) */
+    double layout_s;   /* the runtime's NCHW tensors, or padded channels, converted for a
+                        * tensor-core convolution and back: kernels of their own, after and
+                        * before it (kt_runtime nchw_precisions, pads_channels; 0 otherwise) */
     int winograd;      /* 1: the convolution runs as Winograd's algorithm */
+    int padded;        /* 1: its channels padded to run on the tensor cores (kt_runtime
+                        * pads_channels) */
 } kt_terms;
 
 /* The terms of one kernel. */

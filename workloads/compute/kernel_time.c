@@ -92,7 +92,7 @@ kt_params kt_params_for(const dv_device *device, pr_precision precision)
 kt_runtime kt_runtime_neutral(void)
 {
     kt_runtime r = {.host_call_s = 0, .stream_rel = 1.0, .depthwise_rel = 1.0,
-                    .nchw_precisions = 0,
+                    .nchw_precisions = 0, .pads_channels = 0,
                     .depthwise_by_bytes = 0, .library_rel = 1.0,
                     .loader_workers = 0, .loader_samples_per_s = 0,
                     .optimizer_kernels_per_tensor = 0, .optimizer_bytes_per_weight = 0,
@@ -172,14 +172,53 @@ static int kt_aligned(const kt_model *m, const lw_kernel *kn)
     return kn->m % mult == 0 && kn->n % mult == 0 && kn->k % mult == 0;
 }
 
-/* FLOP/s of a full wave of kn's products, and the tiles the library has for them. */
-static double product_rate(const kt_model *m, const lw_kernel *kn, kt_tile_set *set)
+/* Whether the runtime's cuDNN can pad kn's channels to run it on the tensor cores; it does
+ * when that is faster than its CUDA-core kernels (kt_terms_of: the library's autotuner,
+ * cudnnFind or PyTorch's cudnn.benchmark, takes the fastest algorithm it has). NVIDIA's
+ * Convolutional Layers User's Guide (docs.nvidia.com/deeplearning/performance/
+ * dl-performance-convolutional, Channels In And Out; quoted in TensorFlow's GPU performance
+ * guide): "With cuDNN v7.6.3 and later, convolution dimensions will automatically be padded
+ * where necessary to leverage Tensor Cores". cuBLAS's GEMMs are not covered by it. */
+static int kt_pads(const kt_model *m, const lw_kernel *kn)
+{
+    return m->runtime.pads_channels && kn->lib == LW_LIB_CONV &&
+           kt_math_of(m->device, m->precision) == KT_TENSOR_CORES && !kt_aligned(m, kn);
+}
+
+/* The product dimensions of kn with its channels padded up to the tensor cores' multiple
+ * (kt_pads): the dimension a pass takes each channel count in (work_kernels.c conv_kernel:
+ * forward n = F, k = C x window; input gradient n = C, k = F x window; weight gradient m =
+ * F, n = C x window) grows by the padded count over the count. */
+static void padded_dims(const kt_model *m, const lw_kernel *kn, int64_t *pm, int64_t *pn,
+                        int64_t *pk)
+{
+    double mult = (double)pr_tensor_multiple(m->precision);
+    double c = (double)kn->in_channels, f = (double)kn->out_channels;
+    double cp = ceil(c / mult) * mult, fp = ceil(f / mult) * mult;
+    *pm = kn->m;
+    *pn = kn->n;
+    *pk = kn->k;
+    if (kn->pass == LW_FORWARD) {
+        *pn = (int64_t)fp;
+        *pk = (int64_t)ceil((double)kn->k * cp / c - 1e-9);
+    } else if (kn->pass == LW_INPUT_GRAD) {
+        *pn = (int64_t)cp;
+        *pk = (int64_t)ceil((double)kn->k * fp / f - 1e-9);
+    } else {
+        *pm = (int64_t)fp;
+        *pn = (int64_t)ceil((double)kn->n * cp / c - 1e-9);
+    }
+}
+
+/* FLOP/s of a full wave of kn's products, and the tiles the library has for them; `padded`:
+ * its channels padded for the tensor cores (kt_pads). */
+static double product_rate(const kt_model *m, const lw_kernel *kn, int padded, kt_tile_set *set)
 {
     const dv_device *d = m->device;
     const kt_params *p = &m->params;
     double rate;
     *set = KT_SET(kt_cuda_tiles);
-    if (kt_math_of(d, m->precision) == KT_TENSOR_CORES && !kt_aligned(m, kn)) {
+    if (kt_math_of(d, m->precision) == KT_TENSOR_CORES && !padded && !kt_aligned(m, kn)) {
         rate = p->unaligned_eff *
                dv_sustained_flops(d, m->precision == PR_TF32 ? d->fp32_flops : d->fp16_flops);
     } else {
@@ -217,7 +256,7 @@ static double winograd_s(const kt_model *m, const lw_kernel *kn, double bw)
     double transforms = e * ((double)plain * (double)(c + f) + (double)(a2 * tiles) * (c + f) +
                              2.0 * (double)(a2 * c * f));
     kt_tile_set set;
-    double rate = product_rate(m, kn, &set) * m->params.winograd_rel;
+    double rate = product_rate(m, kn, 0, &set) * m->params.winograd_rel;
     double products;
     if (kn->pass == LW_FORWARD)
         products = gemm_waves_s(tiles, f, c, a2, set, m->device->sms, rate);
@@ -245,19 +284,22 @@ static double depthwise_s(const kt_model *m, const lw_kernel *kn)
 }
 
 
-/* Seconds of the layout conversions around a tensor-core convolution whose runtime keeps NCHW
- * tensors in this precision (kt_runtime nchw_precisions). cuDNN's tensor-core convolutions
- * compute on NHWC (and KRSC filters); given NCHW tensors it converts them ("The cuDNN library
- * may use padding, folding, and NCHW-to-NHWC transformations to call the Tensor Core
- * operations", cuDNN Developer Guide, Legacy API, Convolution Functions, Data and Filter
- * Formats; nchwToNhwcKernel beside the tensor-core kernels in NCHW runs' profiles, e.g.
+/* Seconds of the transformations around a tensor-core convolution: of a runtime that keeps
+ * NCHW tensors in this precision (kt_runtime nchw_precisions), and of channels padded for the
+ * tensor cores (`padded`, kt_pads). cuDNN's tensor-core convolutions compute on NHWC (and KRSC
+ * filters) with channels of the tensor cores' multiple; given other tensors it transforms them
+ * ("The cuDNN library may use padding, folding, and NCHW-to-NHWC transformations to call the
+ * Tensor Core operations", cuDNN Developer Guide, Legacy API, Convolution Functions, Data and
+ * Filter Formats; nchwToNhwcKernel beside the tensor-core kernels in NCHW runs' profiles, e.g.
  * tensorflow/tensorflow issue 15897). Each of the call's three tensors is read and written
- * once more, by a kernel launched on its own; a kernel of the CUDA cores (fp32, or channels
- * the tensor cores cannot take) reads NCHW as it is. */
-static double layout_s(const kt_model *m, const lw_kernel *kn, double bw)
+ * once more, by a kernel launched on its own (one conversion both reorders and pads); a kernel
+ * of the CUDA cores (fp32, or channels the tensor cores cannot take, unpadded) reads NCHW as
+ * it is. */
+static double layout_s(const kt_model *m, const lw_kernel *kn, int padded, double bw)
 {
-    if (kn->lib != LW_LIB_CONV || !(m->runtime.nchw_precisions & (1u << m->precision)) ||
-        kt_math_of(m->device, m->precision) != KT_TENSOR_CORES || !kt_aligned(m, kn))
+    int nchw = kn->lib == LW_LIB_CONV && (m->runtime.nchw_precisions & (1u << m->precision)) &&
+               kt_math_of(m->device, m->precision) == KT_TENSOR_CORES && kt_aligned(m, kn);
+    if (!nchw && !padded)
         return 0;
     double each_s = m->device->launch_s + 2.0 * kn->bytes / 3.0 / bw;
     return 3.0 * fmax(m->runtime.host_call_s, each_s);
@@ -265,7 +307,7 @@ static double layout_s(const kt_model *m, const lw_kernel *kn, double bw)
 
 kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
 {
-    kt_terms t = {0, 0, 0, 0, 0, 0};
+    kt_terms t = {0, 0, 0, 0, 0, 0, 0};
     const dv_device *d = m->device;
     if (kn->kind == LW_NONE)
         return t;
@@ -282,15 +324,28 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
         return t;
     }
     kt_tile_set set;
-    double rate = product_rate(m, kn, &set);
+    double rate = product_rate(m, kn, 0, &set);
     t.call_s = kn->lib == LW_LIB_CONV ? m->params.conv_call_s : m->params.gemm_call_s;
-    t.layout_s = layout_s(m, kn, bw);
     t.compute_s = gemm_waves_s(kn->m, kn->n, kn->k, kn->groups, set, d->sms, rate);
     if (winograd_applies(m, kn)) {
         double w = winograd_s(m, kn, bw);
         if (w < fmax(t.compute_s, t.memory_s)) {
             t.compute_s = w;
             t.winograd = 1;
+        }
+    }
+    t.layout_s = layout_s(m, kn, 0, bw);
+    if (kt_pads(m, kn)) { /* the autotuner's pick: padded on the tensor cores, or as it is */
+        int64_t pm, pn, pk;
+        padded_dims(m, kn, &pm, &pn, &pk);
+        rate = product_rate(m, kn, 1, &set);
+        double padded_s = gemm_waves_s(pm, pn, pk, kn->groups, set, d->sms, rate);
+        double copy_s = layout_s(m, kn, 1, bw);
+        if (fmax(padded_s, t.memory_s) + copy_s < fmax(t.compute_s, t.memory_s) + t.layout_s) {
+            t.compute_s = padded_s;
+            t.layout_s = copy_s;
+            t.winograd = 0;
+            t.padded = 1;
         }
     }
     return t;

@@ -20,7 +20,7 @@ typedef enum {
     RT_K_NCCL_VERSION, RT_K_BUCKET, RT_K_HOST_CALL, RT_K_ELEMENTWISE, RT_K_DEPTHWISE,
     RT_K_LIBRARY_EFF, RT_K_LOADER_WORKERS, RT_K_LOADER_RATE, RT_K_OPT_KERNELS, RT_K_CALIBRATION,
     RT_K_BN_FUSION, RT_K_COMPUTE, RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY,
-    RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_CYCLE, RT_K_COUNT
+    RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_CYCLE, RT_K_PADS, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -30,7 +30,8 @@ static const char *const key_names[RT_K_COUNT] = {
     "loader_workers_per_gpu", "loader_samples_per_s", "optimizer_kernels_per_tensor",
     "calibration", "bn_activation_fusion", "compute", "depthwise_limit", "nchw_precisions",
     "optimizer_sync_precisions", "activation_memory", "gradient_copy_kernels_per_tensor",
-    "buffer_copy_kernels_per_norm", "first_bucket_bytes", "cycle_time_s"};
+    "buffer_copy_kernels_per_norm", "first_bucket_bytes", "cycle_time_s",
+    "pads_unaligned_channels"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -135,6 +136,10 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     case RT_K_BN_FUSION:
         rc = one_of(r, line, key, v, onoff, 2, &i, err);
         rt->kernels.bn_act_fused = i;
+        break;
+    case RT_K_PADS:
+        rc = one_of(r, line, key, v, onoff, 2, &i, err);
+        rt->kernels.pads_channels = i;
         break;
     case RT_K_DEPTHWISE_LIMIT:
         rc = one_of(r, line, key, v, limits, 2, &i, err);

@@ -18,6 +18,9 @@ and shifts, as PyTorch's model has them.
 import os
 import sys
 
+import netxml
+from netxml import fmt
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 SOURCE = "DeepLearningExamples@729963dd PyTorch/Segmentation/nnUNet/"
@@ -30,31 +33,6 @@ MONAI = "MONAI 1.0.0 monai/networks/"
 TASK = {2: ([192, 160], [1.0, 1.0]), 3: ([128, 128, 128], [1.0, 1.0, 1.0])}
 IN_CHANNELS, OUT_CHANNELS = 4, 4
 DEPTH, MIN_FMAP = 5, 4  # utils/args.py:83-84, --depth and --min_fmap defaults
-
-
-class Net:
-    """Layers in execution order, each shape checked against its producer by wl_load."""
-
-    def __init__(self, sample):
-        self.layers = []
-        self.shape = {"data": sample}
-        self.last = "data"
-        self.params = 0
-
-    def add(self, ident, type_, y, x_from=None, **attrs):
-        src = x_from or self.last
-        a = dict(id=ident, type=type_, x=fmt(self.shape[src]), y=fmt(y), **attrs)
-        if x_from and x_from != self.last:
-            a["inputs"] = x_from
-        order = ["id", "type", "x", "w", "y", "stride", "padding", "inputs"]
-        self.layers.append(" ".join('%s="%s"' % (k, a[k]) for k in order if k in a))
-        self.shape[ident] = y
-        self.last = ident
-        return ident
-
-
-def fmt(shape):
-    return "x".join(str(d) for d in shape)
 
 
 def unet_params(dim):
@@ -85,7 +63,7 @@ def build(dim):
     ReLU."""
     kernels, strides, patch = unet_params(dim)
     filters = [min(2 ** (5 + i), 320 if dim == 3 else 512) for i in range(len(strides))]
-    n = Net(tuple([IN_CHANNELS] + patch))
+    n = netxml.Net(tuple([IN_CHANNELS] + patch))
     params = [0]
 
     def conv(ident, f, k, s, x_from=None):
@@ -127,9 +105,7 @@ def build(dim):
         skip = skips.pop()
         c = y[0] + n.shape[skip][0]
         cat = tuple([c] + list(y[1:]))
-        n.layers.append('id="%s_concat" type="concat" x="%s" y="%s" inputs="%s %s"' %
-                        (tag, fmt(cat), fmt(cat), n.last, skip))
-        n.shape[tag + "_concat"], n.last = cat, tag + "_concat"
+        n.add(tag + "_concat", "concat", cat, inputs=[n.last, skip])
         basic_block(tag, f, k, [1] * dim)
     conv("output_conv", OUT_CHANNELS, [1] * dim, [1] * dim)  # UnetOutBlock, a 1x1 convolution
     params[0] += OUT_CHANNELS  # with its bias
@@ -207,20 +183,9 @@ SAMPLES = {2: 387 * 155, 3: 387}
 
 
 def write(net, dim, path):
-    kernels, strides, filters = net.kernels, net.strides, net.filters
-    sample = fmt(net.shape["data"])
-    with open(path, "w") as f:
-        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        f.write('<!DOCTYPE workload SYSTEM "workload.dtd">\n')
-        f.write('<workload name="nnunet-%dd">\n' % dim)
-        f.write("  <description>%s%s</description>\n" %
-                (description(dim, kernels, strides, filters, net), DATASET[dim]))
-        f.write('  <dataset name="MSD Task01 BrainTumour" samples="%d" sample="%s"/>\n' %
-                (SAMPLES[dim], sample))
-        f.write('  <calibration method="none"/>\n  <layers>\n')
-        for layer in net.layers:
-            f.write("    <layer %s/>\n" % layer)
-        f.write("  </layers>\n</workload>\n")
+    text = description(dim, net.kernels, net.strides, net.filters, net) + DATASET[dim]
+    netxml.write(path, "nnunet-%dd" % dim, text, "MSD Task01 BrainTumour", SAMPLES[dim],
+                 fmt(net.shape["data"]), net.layers)
 
 
 def main(argv):

@@ -15,6 +15,8 @@ normalisations' scales and shifts, to compare with the model's own.
 import os
 import sys
 
+import netxml
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = "DeepLearningExamples@729963dd PyTorch/Detection/SSD/"
 CLASSES = 81                                  # ssd/model.py:61
@@ -23,35 +25,8 @@ EXTRA_CHANNELS = [256, 256, 128, 128, 128]    # ssd/model.py:77
 ANCHORS_PER_CELL = [4, 6, 6, 6, 4, 4]         # ssd/model.py:63, ssd/utils.py:249-254
 
 
-def fmt(shape):
-    return "x".join(str(d) for d in shape)
-
-
-class Net:
-    """Layers in execution order, each shape checked against its producer by wl_load."""
-
-    def __init__(self, sample):
-        self.layers = []
-        self.shape = {"data": sample}
-        self.last = "data"
-        self.params = 0
-
-    def add(self, ident, type_, y, x_from=None, inputs=None, **attrs):
-        src = x_from or self.last
-        # a concat's x is its output: the inputs' channels summed (workloads/README.md)
-        x = y if type_ == "concat" else self.shape[src]
-        a = dict(id=ident, type=type_, x=fmt(x))
-        a.update({k: str(v) for k, v in attrs.items()})
-        a["y"] = fmt(y)
-        if inputs:
-            a["inputs"] = " ".join(inputs)
-        elif x_from and x_from != self.last:
-            a["inputs"] = x_from
-        order = ["id", "type", "x", "w", "kernel", "y", "stride", "padding", "inputs"]
-        self.layers.append(" ".join('%s="%s"' % (k, a[k]) for k in order if k in a))
-        self.shape[ident] = y
-        self.last = ident
-        return ident
+class Net(netxml.Net):
+    """netxml's builder with the layers SSD300 repeats."""
 
     def conv(self, ident, f, k, stride=1, pad=0, bias=False, x_from=None):
         c, h, w = self.shape[x_from or self.last]
@@ -171,16 +146,8 @@ DESCRIPTION = (
 
 
 def write(net, anchors, path):
-    with open(path, "w") as f:
-        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        f.write('<!DOCTYPE workload SYSTEM "workload.dtd">\n')
-        f.write('<workload name="ssd300">\n')
-        f.write("  <description>%s</description>\n" % (DESCRIPTION % (anchors, net.params)))
-        f.write('  <dataset name="COCO 2017" samples="118287" sample="3x300x300"/>\n')
-        f.write('  <calibration method="none"/>\n  <layers>\n')
-        for layer in net.layers:
-            f.write("    <layer %s/>\n" % layer)
-        f.write("  </layers>\n</workload>\n")
+    netxml.write(path, "ssd300", DESCRIPTION % (anchors, net.params), "COCO 2017", 118287,
+                 "3x300x300", net.layers)
 
 
 def main(argv):

@@ -15,38 +15,22 @@ the sources' own counts.
 import os
 import sys
 
+import netxml
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = "DeepLearningExamples@729963dd TensorFlow/Segmentation/"
 
 
-class Net:
-    """Layers in execution order, each shape checked against its producer by wl_load."""
-
-    def __init__(self, sample):
-        self.layers = []
-        self.shape = {"data": sample}
-        self.last = "data"
-        self.params = 0
+class Net(netxml.Net):
+    """netxml's builder, a convolution's w given as (C, F, KH, KW) and its weights counted
+    with a bias an output channel."""
 
     def add(self, ident, type_, y, x_from=None, inputs=None, **attrs):
-        src = x_from or self.last
-        x = self.shape[src]
-        a = dict(id=ident, type=type_, x=fmt(x))
         if "w" in attrs:
             c, f, kh, kw = attrs["w"]
             attrs["w"] = "%dx%dx%dx%d" % (c, f, kh, kw)
             self.params += c * f * kh * kw + f  # weights and a bias an output channel
-        a.update({k: str(v) for k, v in attrs.items()})
-        a["y"] = fmt(y)
-        if inputs:
-            a["inputs"] = " ".join(inputs)
-        elif x_from and x_from != self.last:
-            a["inputs"] = x_from
-        order = ["id", "type", "x", "w", "kernel", "y", "stride", "padding", "inputs"]
-        self.layers.append(" ".join('%s="%s"' % (k, a[k]) for k in order if k in a))
-        self.shape[ident] = y
-        self.last = ident
-        return ident
+        return super().add(ident, type_, y, x_from, inputs, **attrs)
 
     def conv(self, ident, f, k, same, x_from=None):
         c, h, w = self.shape[x_from or self.last]
@@ -61,9 +45,6 @@ class Net:
         c, h, w = self.shape[self.last]
         return self.add(ident, "pool", (c, h // 2, w // 2), kernel="2x2", stride=2)
 
-
-def fmt(shape):
-    return "x".join(str(d) for d in shape)
 
 
 def medical():
@@ -111,13 +92,7 @@ def medical():
 def concat(n, ident, inputs):
     c = sum(n.shape[i][0] for i in inputs)
     _, h, w = n.shape[inputs[0]]
-    x = (c, h, w)
-    a = 'id="%s" type="concat" x="%s" y="%s" inputs="%s"' % (ident, fmt(x), fmt(x),
-                                                             " ".join(inputs))
-    n.layers.append(a)
-    n.shape[ident] = x
-    n.last = ident
-    return ident
+    return n.add(ident, "concat", (c, h, w), inputs=inputs)
 
 
 def industrial():
@@ -218,16 +193,7 @@ INDUSTRIAL_DESCRIPTION = (
 
 
 def write(net, name, dataset, samples, sample, description, path):
-    with open(path, "w") as f:
-        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        f.write('<!DOCTYPE workload SYSTEM "workload.dtd">\n')
-        f.write('<workload name="%s">\n' % name)
-        f.write("  <description>%s</description>\n" % (description % net.params))
-        f.write('  <dataset name="%s" samples="%d" sample="%s"/>\n' % (dataset, samples, sample))
-        f.write('  <calibration method="none"/>\n  <layers>\n')
-        for layer in net.layers:
-            f.write("    <layer %s/>\n" % layer)
-        f.write("  </layers>\n</workload>\n")
+    netxml.write(path, name, description % net.params, dataset, samples, sample, net.layers)
 
 
 def main(argv):

@@ -205,8 +205,8 @@ static const char *const base_lines =
     "# source: a\nfilter_backward = allreduce\n"
     "# source: a\noptimizer = sgd\n";
 
-/* Write text to a file, parse it; returns the status, the message in err. */
-static int parse_text(const char *text, char *err)
+/* Write text to a file, parse it into rt; returns the status, the message in err. */
+static int parse_into(const char *text, rt_runtime *rt, char *err)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/test_runtime.rt", HS_TEST_TMP);
@@ -214,8 +214,14 @@ static int parse_text(const char *text, char *err)
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
+    return rt_parse_file(path, rt, err);
+}
+
+/* parse_into, the runtime not kept. */
+static int parse_text(const char *text, char *err)
+{
     rt_runtime rt;
-    return rt_parse_file(path, &rt, err);
+    return parse_into(text, &rt, err);
 }
 
 /* The base file with `extra` added, expected to fail with a message containing `want`. */
@@ -235,16 +241,11 @@ static void test_pads_channels(void **state)
     (void)state;
     const char *values[] = {"off", "on"};
     for (int v = 0; v < 2; v++) {
-        char text[4096], err[HS_ERR_LEN] = "", path[512];
+        char text[4096], err[HS_ERR_LEN] = "";
         snprintf(text, sizeof text, "%s# source: a\npads_unaligned_channels = %s\n", base_lines,
                  values[v]);
-        snprintf(path, sizeof path, "%s/test_runtime_pads.rt", HS_TEST_TMP);
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
         rt_runtime rt;
-        assert_int_equal(rt_parse_file(path, &rt, err), HS_OK);
+        assert_int_equal(parse_into(text, &rt, err), HS_OK);
         assert_int_equal(rt.kernels.pads_channels, v);
     }
 }
@@ -254,20 +255,15 @@ static void test_pads_channels(void **state)
 static void test_first_bucket(void **state)
 {
     (void)state;
-    char text[4096], err[HS_ERR_LEN] = "", path[512];
+    char text[4096], err[HS_ERR_LEN] = "";
     snprintf(text, sizeof text, "%s", base_lines);
     char *off = strstr(text, "overlap = off");
     assert_non_null(off);
     memcpy(off, "overlap = on ", 13); /* the same length: the lines stay in place */
     snprintf(text + strlen(text), sizeof text - strlen(text),
              "# source: a\nbucket_bytes = 25 MiB\n# source: b\nfirst_bucket_bytes = 512 KiB\n");
-    snprintf(path, sizeof path, "%s/test_runtime_first.rt", HS_TEST_TMP);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
     rt_runtime rt;
-    assert_int_equal(rt_parse_file(path, &rt, err), HS_OK);
+    assert_int_equal(parse_into(text, &rt, err), HS_OK);
     assert_true(rt.first_bucket_bytes == 512.0 * 1024);
     st_strategy d;
     assert_int_equal(st_parse("data", 8, 4, 0, &d, err), HS_OK);

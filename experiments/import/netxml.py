@@ -3,6 +3,9 @@ ssd_pytorch.py): layers appended in execution order, each taking its producer's 
 as its input, and the workload XML they make (workloads/README.md, workloads/workload.dtd).
 wl_load checks every shape again when hybridsim reads the file."""
 
+import os
+import sys
+
 # The attributes of a <layer>, in the order the shipped workloads write them.
 ORDER = ["id", "type", "x", "w", "kernel", "y", "stride", "padding", "inputs"]
 
@@ -40,14 +43,24 @@ class Net:
 
 
 def write(path, name, description, dataset, samples, sample, layers):
-    """The workload file: no measured time (calibration none), the compute model times it."""
-    with open(path, "w") as f:
-        f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        f.write('<!DOCTYPE workload SYSTEM "workload.dtd">\n')
-        f.write('<workload name="%s">\n' % name)
-        f.write("  <description>%s</description>\n" % description)
-        f.write('  <dataset name="%s" samples="%d" sample="%s"/>\n' % (dataset, samples, sample))
-        f.write('  <calibration method="none"/>\n  <layers>\n')
-        for layer in layers:
-            f.write("    <layer %s/>\n" % layer)
-        f.write("  </layers>\n</workload>\n")
+    """The workload file: no measured time (calibration none), the compute model times it.
+    Written beside path and renamed when complete, so a failed run leaves the old file."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w") as f:
+            f.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+            f.write('<!DOCTYPE workload SYSTEM "workload.dtd">\n')
+            f.write('<workload name="%s">\n' % name)
+            f.write("  <description>%s</description>\n" % description)
+            f.write('  <dataset name="%s" samples="%d" sample="%s"/>\n' %
+                    (dataset, samples, sample))
+            f.write('  <calibration method="none"/>\n  <layers>\n')
+            for layer in layers:
+                f.write("    <layer %s/>\n" % layer)
+            f.write("  </layers>\n</workload>\n")
+        os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        sys.stderr.write("%s: cannot write %s: %s\n" % (name, path, e.strerror))
+        sys.exit(2)

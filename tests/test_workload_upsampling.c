@@ -249,7 +249,8 @@ static void test_shipped(void **state)
 /* nnU-Net (experiments/import/nnunet_pytorch.py), 2D and 3D, loads with the convolution and
  * deconvolution weights DynUNet holds (the description's count less its 992 and 800 deconv
  * biases, 4 output biases and the instance norms' 9,984 and 7,680 scales and shifts), five
- * 2x2 deconvs of stride 2 and 4 classes over the patch's voxels. */
+ * 2x2 deconvs of stride 2, 4 classes over the patch's voxels and the loss: two softmax layers
+ * over the output (MONAI's DiceCELoss, its Dice softmax and its cross-entropy). */
 static void test_shipped_nnunet(void **state)
 {
     (void)state;
@@ -263,7 +264,7 @@ static void test_shipped_nnunet(void **state)
     for (int n = 0; n < 2; n++) {
         wl_workload wl;
         load_ok(nets[n].name, &wl);
-        assert_int_equal(wl.n_layers, 77);
+        assert_int_equal(wl.n_layers, 79);
         int deconvs = 0;
         int64_t weights = 0;
         for (int i = 0; i < wl.n_layers; i++) {
@@ -273,7 +274,14 @@ static void test_shipped_nnunet(void **state)
         }
         assert_int_equal(deconvs, 5);
         assert_int_equal(weights, nets[n].weights);
-        const wl_layer *out = &wl.layers[wl.n_layers - 1];
+        for (int k = 1; k <= 2; k++) { /* the two loss layers read the output convolution */
+            const wl_layer *loss = &wl.layers[wl.n_layers - k];
+            assert_int_equal(loss->type, WL_SOFTMAX);
+            assert_int_equal(loss->x.channels, 4);
+            assert_true(k == 2 || (loss->n_inputs == 1 && loss->inputs[0] == wl.n_layers - 3));
+        }
+        const wl_layer *out = &wl.layers[wl.n_layers - 3];
+        assert_int_equal(out->type, WL_CONV);
         assert_int_equal(out->y.channels, 4);
         assert_int_equal(out->y.n_spatial, nets[n].dims);
         int64_t voxels = 1;

@@ -109,6 +109,12 @@ def build(dim):
         basic_block(tag, f, k, [1] * dim)
     conv("output_conv", OUT_CHANNELS, [1] * dim, [1] * dim)  # UnetOutBlock, a 1x1 convolution
     params[0] += OUT_CHANNELS  # with its bias
+    # The loss, MONAI's DiceCELoss over the output (nnunet/loss.py:27): the Dice term's softmax
+    # over the classes (dice.py:137) and the cross-entropy's log-softmax and NLL (dice.py:
+    # 696-702), each a softmax over the output's elements
+    out = n.last
+    n.add("loss_dice_softmax", "softmax", n.shape[out], x_from=out)
+    n.add("loss_ce", "softmax", n.shape[out], x_from=out)
     n.params = params[0]
     return n, kernels, strides, filters
 
@@ -156,7 +162,16 @@ def description(dim, kernels, strides, filters, net):
         "the statistics a sample's and channel's instead of a channel's. Activation: leaky "
         "ReLU of slope 0.01 (nn_unet.py:193), written as relu: the same elements. Biases are "
         "left out (the format has none); with them and the norms' scales and shifts the "
-        "network has %d parameters. FusedAdam (nn_unet.py:293, args.py:122-126). ")
+        "network has %d parameters. FusedAdam (nn_unet.py:293, args.py:122-126). Loss: "
+        "MONAI's DiceCELoss(include_background=False, softmax=True, to_onehot_y=True, "
+        "batch=True) over the output (nnunet/loss.py:27, nn_unet.py:91; MONAI 1.0.0 "
+        "monai/losses/dice.py): the Dice term's softmax over the 4 classes (dice.py:137) and "
+        "the cross-entropy's log-softmax and NLL (nn.CrossEntropyLoss, dice.py:696-702), each "
+        "a softmax layer over the output (loss_dice_softmax, loss_ce). Left out: the labels' "
+        "one-hot (monai/networks/utils.py one_hot, a scatter into zeros) and long casts, the "
+        "Dice term's product and three sums over the 3 foreground channels (dice.py:148-172; "
+        "no reduction layer type), FP32 under autocast (softmax and cross-entropy autocast to "
+        "FP32: the format keeps one precision). ")
     lines = (31, 57) if dim == 3 else (43, 69)
     return common % (
         dim, dim, IN_CHANNELS, "x".join(map(str, patch)), "x".join(map(str, patch)), lines[0],

@@ -1,7 +1,8 @@
 /* test_compute.c: the compute model against hand counts (a layer's work: test_compute_work.c):
  * the device table, precision bytes, the kernel-time model's tiles, waves and
  * roofline, the library's choices (Winograd, tensor-core alignment, TF32, NCHW conversions),
- * and how --compute model anchors on a measurement (the network's total, or each layer's). */
+ * how --compute model anchors on a measurement (the network's total, or each layer's), and the
+ * model's opt-in mechanisms. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -640,6 +641,57 @@ static void test_channel_padding(void **state)
     wl_free(&wl);
 }
 
+/* KT_MECH_STRIDED_DGRAD, off by default: an input gradient at stride 2 reduces over the
+ * output channels times the largest phase's taps, ceil(R/2)^2 (a 1x1: 1, a 3x3: 4), where the
+ * default takes the useful depth (R^2 / 4 of them); the other passes and stride 1 keep theirs. */
+static void test_strided_dgrad(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50-v1.5", &wl);
+    lw_split b = lw_whole(32);
+    const char *const layers[] = {"layer2_0_downsample_0", "layer2_0_conv2"};
+    const int64_t taps[] = {1, 4};
+    const pr_precision precisions[] = {PR_FP32, PR_MIXED};
+    for (int q = 0; q < 2; q++)
+        for (int l = 0; l < 2; l++) {
+            kt_model m = model_ok("v100-sxm2-16gb", precisions[q]);
+            assert_int_equal(m.params.mechanisms, 0);
+            int i = layer_named(&wl, layers[l]);
+            lw_kernel dx = kernel_ok(&wl, i, &b, LW_INPUT_GRAD, 2);
+            assert_int_equal(dx.stride, 2);
+            assert_int_equal(dx.k * 4, dx.out_channels * dx.window * dx.window); /* useful */
+            lw_kernel deep = dx;
+            deep.k = dx.out_channels * taps[l];
+            double plain_s = kt_terms_of(&m, &dx).compute_s;
+            double deep_s = kt_terms_of(&m, &deep).compute_s;
+            assert_true(deep_s > plain_s);
+            m.params.mechanisms = KT_MECH_STRIDED_DGRAD;
+            assert_true(kt_terms_of(&m, &dx).compute_s == deep_s);
+            for (int p = 0; p < LW_PASS_COUNT; p += 2) { /* forward, weight gradient */
+                lw_kernel kn = kernel_ok(&wl, i, &b, (lw_pass)p, 2);
+                double on_s = kt_terms_of(&m, &kn).compute_s;
+                m.params.mechanisms = 0;
+                assert_true(kt_terms_of(&m, &kn).compute_s == on_s);
+                m.params.mechanisms = KT_MECH_STRIDED_DGRAD;
+            }
+        }
+    kt_model m = model_ok("v100-sxm2-16gb", PR_MIXED); /* stride 1: as it was */
+    lw_kernel s1 = kernel_ok(&wl, layer_named(&wl, "layer1_0_conv2"), &b, LW_INPUT_GRAD, 2);
+    double s1_s = kt_terms_of(&m, &s1).compute_s;
+    m.params.mechanisms = KT_MECH_STRIDED_DGRAD;
+    assert_true(kt_terms_of(&m, &s1).compute_s == s1_s);
+    char err[HS_ERR_LEN] = "";
+    unsigned mask = 99;
+    assert_int_equal(kt_mechanisms_parse("strided-dgrad", "--m", &mask, err), HS_OK);
+    assert_int_equal(mask, KT_MECH_STRIDED_DGRAD);
+    assert_int_equal(kt_mechanisms_parse("none", "--m", &mask, err), HS_OK);
+    assert_int_equal(mask, 0);
+    assert_int_equal(kt_mechanisms_parse("strided-dgrad,dgrad", "--m", &mask, err), HS_EINPUT);
+    assert_non_null(strstr(err, "--m: unknown mechanism 'dgrad'"));
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -651,7 +703,7 @@ int main(void)
         cmocka_unit_test(test_anchoring_without_batch),
         cmocka_unit_test(test_layout_copy),     cmocka_unit_test(test_scatter_copies),
         cmocka_unit_test(test_bn_fusion),       cmocka_unit_test(test_nchw_layout),
-        cmocka_unit_test(test_channel_padding),
+        cmocka_unit_test(test_channel_padding), cmocka_unit_test(test_strided_dgrad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

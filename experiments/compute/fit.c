@@ -24,6 +24,13 @@
  * errors of the other rows (a median fit: DeepBench holds a few pathological kernels, e.g.
  * FP16 convolutions of one input channel at a twentieth of the usual rate, which a squared
  * error would let pull every efficiency), by a deterministic pattern search in log space.
+ * `--mechanisms LIST` fits the model with opt-in refinements instead, for comparison: the
+ * kernel-time model's (compute.h KT_MECH_*, e.g. strided-dgrad) and one of the fit's own,
+ * old-cudnn-call: the convolution call cost of the sheets run with cuDNN 5 or 6 (the P100's
+ * 6.0.21, and the never-fitted GPUs', their sheets' "Specs") its own parameter, fitted on the
+ * P100, where the default fits one call cost to every sheet (cuDNN 7.6.2 on the V100 and T4).
+ * The committed values are the default model's and are not compared then; the never-fitted
+ * GPUs take the fit's values then, not the committed ones.
  *
  * DeepBench's FP32 sheets of five older GPUs (1080 Ti, Titan X (Pascal), Titan Xp: GP102;
  * Titan X (Maxwell), M40: GM200) are never fitted on: every one of their kernels is predicted
@@ -47,13 +54,15 @@ enum {
     P_PASCAL, P_VOLTA, P_VOLTA_TC, P_TURING, P_TURING_TC, /* gemm_eff */
     P_CONV_FW, P_CONV_DX, P_CONV_DW,                      /* conv_rel, CUDA cores */
     P_CONV_FW_TC, P_CONV_DX_TC, P_CONV_DW_TC,             /* conv_rel, tensor cores */
-    P_WINOGRAD, P_GEMM_CALL, P_CONV_CALL, P_CONV_CALL_TC, NPARAM
+    P_WINOGRAD, P_GEMM_CALL, P_CONV_CALL, P_CONV_CALL_TC,
+    P_CONV_CALL_OLD,                                      /* old-cudnn-call only */
+    NPARAM
 };
 static const char *const param_names[NPARAM] = {
     "gemm_eff pascal", "gemm_eff volta", "gemm_eff volta tensor", "gemm_eff turing",
     "gemm_eff turing tensor", "conv_rel forward", "conv_rel input-grad", "conv_rel weight-grad",
     "conv_rel forward tensor", "conv_rel input-grad tensor", "conv_rel weight-grad tensor",
-    "winograd_rel", "gemm_call_s", "conv_call_s", "conv_call_s tensor"};
+    "winograd_rel", "gemm_call_s", "conv_call_s", "conv_call_s tensor", "conv_call_s cudnn 5-6"};
 #define IS_SECONDS(j) ((j) >= P_GEMM_CALL)
 
 /* ---------------------------------------------------------------- kernels */
@@ -65,6 +74,7 @@ static const char *const param_names[NPARAM] = {
 typedef struct {
     const char *gpu;        /* DeepBench's name */
     const char *device;     /* the device table's */
+    int old_cudnn;          /* 1: its sheet ran cuDNN 5 or 6 (its "Specs"), not 7.6.2 */
     kt_model model[2];      /* FP32 sheet, FP16 sheet (mixed) */
 } fit_gpu;
 
@@ -86,6 +96,8 @@ typedef struct {
     fit_gpu gpus[N_GPUS];
     fit_kernel *k;
     int n;
+    unsigned mechanisms;    /* the kernel-time model's opt-in mechanisms (KT_MECH_*) */
+    int old_call;           /* 1: old-cudnn-call, the cuDNN 5-6 sheets' own call cost */
 } fit_data;
 
 /* Column index of `name` in a tab-separated header; -1 when absent. */
@@ -239,12 +251,15 @@ static int load_all(fit_data *d, const char *dir, char *err)
         {"V100", "v100-sxm2-16gb"}, {"P100", "p100-pcie"}, {"T4", "t4"},
         {"1080Ti", "gtx1080ti"}, {"TitanX_Pascal", "titan-x-pascal"}, {"TitanXp", "titan-xp"},
         {"TitanX", "titan-x-maxwell"}, {"M40", "m40"}};
+    /* the sheets' "Specs": cuDNN 7.6.2.24 on the V100 and T4, 6.0.21 or 5 on the others */
+    static const int old_cudnn[N_GPUS] = {0, 1, 0, 1, 1, 1, 1, 1};
     d->k = calloc(MAX_KERNELS, sizeof *d->k);
     if (!d->k)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     for (int g = 0; g < N_GPUS; g++) {
         d->gpus[g].gpu = names[g][0];
         d->gpus[g].device = names[g][1];
+        d->gpus[g].old_cudnn = old_cudnn[g];
         int rc = kt_model_init(&d->gpus[g].model[0], names[g][1], PR_FP32, err);
         if (rc == HS_OK)
             rc = kt_model_init(&d->gpus[g].model[1], names[g][1], PR_MIXED, err);
@@ -258,10 +273,12 @@ static int load_all(fit_data *d, const char *dir, char *err)
 
 /* ---------------------------------------------------------------- the model at x */
 
-/* Parameters x into every model's kt_params. */
+/* Parameters x into every fitted GPU's kt_params; with mechanisms every GPU's (the committed
+ * values are the default model's). */
 static void set_params(fit_data *d, const double *x)
 {
-    for (int g = 0; g < N_FITTED; g++) /* the others keep the committed values */
+    int gpus = d->mechanisms || d->old_call ? N_GPUS : N_FITTED;
+    for (int g = 0; g < gpus; g++) /* the others keep the committed values */
         for (int h = 0; h < 2; h++) {
             kt_model *m = &d->gpus[g].model[h];
             kt_params *p = &m->params;
@@ -275,6 +292,9 @@ static void set_params(fit_data *d, const double *x)
             p->winograd_rel = x[P_WINOGRAD];
             p->gemm_call_s = x[P_GEMM_CALL];
             p->conv_call_s = x[tc ? P_CONV_CALL_TC : P_CONV_CALL];
+            if (d->old_call && d->gpus[g].old_cudnn)
+                p->conv_call_s = x[P_CONV_CALL_OLD];
+            p->mechanisms = d->mechanisms;
         }
 }
 
@@ -296,6 +316,7 @@ static void committed(double *x)
     x[P_GEMM_CALL] = p32.gemm_call_s;
     x[P_CONV_CALL] = p32.conv_call_s;
     x[P_CONV_CALL_TC] = tc.conv_call_s;
+    x[P_CONV_CALL_OLD] = p32.conv_call_s; /* not a parameter of the default fit */
 }
 
 static double kernel_s(const fit_data *d, const fit_kernel *k)
@@ -387,7 +408,8 @@ static void print_report(const fit_data *d, const double *x)
 {
     printf("fitted:\n");
     for (int j = 0; j < NPARAM; j++)
-        printf("  %-28s %.3g%s\n", param_names[j], IS_SECONDS(j) ? 1e6 * x[j] : x[j],
+        if (j != P_CONV_CALL_OLD || d->old_call)
+            printf("  %-28s %.3g%s\n", param_names[j], IS_SECONDS(j) ? 1e6 * x[j] : x[j],
                IS_SECONDS(j) ? " us" : "");
     printf("\nheld-out kernels (sheet row a multiple of 4): |model / measured - 1|\n");
     printf("%-34s %5s %8s %8s %9s\n", "kernels", "n", "median", "p90", "worst");
@@ -426,7 +448,7 @@ static int check_committed(const double *x)
     int same = 1;
     for (int j = 0; j < NPARAM; j++) {
         double tol = IS_SECONDS(j) ? 0.5e-6 : 0.005;
-        if (fabs(c[j] - x[j]) > tol + 1e-12) {
+        if (j != P_CONV_CALL_OLD && fabs(c[j] - x[j]) > tol + 1e-12) {
             printf("committed %-28s %.4g, fit %.4g\n", param_names[j],
                    IS_SECONDS(j) ? 1e6 * c[j] : c[j], IS_SECONDS(j) ? 1e6 * x[j] : x[j]);
             same = 0;
@@ -435,6 +457,26 @@ static int check_committed(const double *x)
     printf("committed parameters (workloads/compute/kernel_time.c) %s the fit\n",
            same ? "match" : "DO NOT MATCH");
     return same;
+}
+
+/* The --mechanisms list into d: the fit's own old-cudnn-call, the rest the kernel-time model's
+ * (kt_mechanisms_parse). */
+static int parse_mechanisms(const char *list, fit_data *d, char *err)
+{
+    char rest[512] = "";
+    size_t used = 0;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == 14 && strncmp(p, "old-cudnn-call", len) == 0)
+            d->old_call = 1;
+        else if (len > 0 && used + len + 2 < sizeof rest)
+            used += (size_t)snprintf(rest + used, sizeof rest - used, "%s%.*s",
+                                     used ? "," : "", (int)len, p);
+        else if (len > 0)
+            return hs_fail(err, HS_EINPUT, "--mechanisms: list too long");
+        p += len + (p[len] == ',');
+    }
+    return kt_mechanisms_parse(rest, "--mechanisms", &d->mechanisms, err);
 }
 
 /* --dump FILE: every kernel with the model's terms, for a closer look. */
@@ -466,18 +508,33 @@ int main(int argc, char **argv)
     char err[HS_ERR_LEN];
     const char *dir = NULL;
     int check = 0;
-    const char *dump = NULL;
+    const char *dump = NULL, *mechanisms = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--check") == 0) {
             check = 1;
+        } else if (strcmp(argv[i], "--mechanisms") == 0 && i + 1 < argc) {
+            mechanisms = argv[++i];
         } else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
             dump = argv[++i];
         } else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
             dir = argv[++i];
         } else {
-            fprintf(stderr, "usage: compute_fit [--data DIR] [--dump FILE.tsv] [--check]\n");
+            fprintf(stderr, "usage: compute_fit [--data DIR] [--dump FILE.tsv] [--check] "
+                            "[--mechanisms LIST]\n");
             return 2;
         }
+    }
+    fit_data d;
+    memset(&d, 0, sizeof d);
+    if (mechanisms && parse_mechanisms(mechanisms, &d, err) != HS_OK) {
+        fprintf(stderr, "compute_fit: %s (or the fit's own old-cudnn-call)\n", err);
+        return 2;
+    }
+    int opted = d.mechanisms || d.old_call;
+    if (check && opted) {
+        fprintf(stderr, "compute_fit: --check compares the default model's committed "
+                        "parameters; it takes no --mechanisms\n");
+        return 2;
     }
     char def[1024];
     if (!dir) {
@@ -494,8 +551,6 @@ int main(int argc, char **argv)
         return 77;
     }
     fclose(f);
-    fit_data d;
-    memset(&d, 0, sizeof d);
     int rc = load_all(&d, dir, err);
     if (rc != HS_OK) {
         fprintf(stderr, "compute_fit: %s\n", err);
@@ -508,8 +563,11 @@ int main(int argc, char **argv)
     printf("kernel-time model fit on DeepBench (%s): %d kernels, %d held out; %d kernels of "
            "%d GPUs never fitted\n", dir, errors_of(&d, PART_FITTED, -1, -1, NULL).n + held, held,
            errors_of(&d, PART_UNSEEN, -1, -1, NULL).n, N_GPUS - N_FITTED);
+    if (opted)
+        printf("with the opt-in mechanisms %s (the committed parameters are the default "
+               "model's: not compared; the GPUs never fitted take this fit's)\n", mechanisms);
     print_report(&d, x);
-    int same = check_committed(x);
+    int same = opted ? 1 : check_committed(x);
     if (dump && (rc = dump_kernels(&d, dump, err)) != HS_OK)
         fprintf(stderr, "compute_fit: %s\n", err);
     free(d.k);

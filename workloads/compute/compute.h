@@ -73,7 +73,23 @@ typedef struct {
     double conv_call_s;   /* seconds a convolution call costs beyond the launch (its setup
                            * kernels: precomputed indices, transforms) */
     double eff_3d;        /* 3-D convolutions relative to 2-D (1: no kernel measurement) */
+    unsigned mechanisms;  /* the opt-in refinements in force (KT_MECH_*); 0: none, the model
+                           * the committed efficiencies were fitted with */
 } kt_params;
+
+/* Opt-in refinements of the kernel-time model (kernel_time.c gives each one's source). Off by
+ * default: each explains a part of DeepBench's convolution errors, but refitted with it the
+ * efficiencies move some dataset's whole-network predictions away from the measured runs
+ * (experiments/compute/fit.sh --mechanisms fits and reports them; experiments/README.md). */
+enum {
+    KT_MECH_STRIDED_DGRAD = 1u << 2 /* an input gradient at stride s > 1 gives every input
+                                     * position the taps of the window's largest phase,
+                                     * ceil(R/s) x ceil(S/s), not the R x S / s^2 that land */
+};
+
+/* The mask of a comma-separated list of mechanism names ("strided-dgrad"; "" or "none": 0)
+ * into *mask. HS_EINPUT naming `what` (the flag) and the unknown name. */
+int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 
 /* What the training software adds to the kernels (a runtime, issue 26's `--runtime`). The
  * neutral runtime adds nothing: kernels as DeepBench's libraries run them, no host limit, no

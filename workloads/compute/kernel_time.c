@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---------------------------------------------------------------- fitted efficiencies
  *
@@ -83,10 +84,34 @@ kt_params kt_params_for(const dv_device *device, pr_precision precision)
         .gemm_call_s = KT_GEMM_CALL_S,
         .conv_call_s = mp->conv_call_s,
         .eff_3d = 1.0,
+        .mechanisms = 0,
     };
     for (int i = 0; i < LW_PASS_COUNT; i++)
         p.conv_rel[i] = mp->conv_rel[i];
     return p;
+}
+
+int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } known[] = {{"strided-dgrad", KT_MECH_STRIDED_DGRAD}};
+    *mask = 0;
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        int found = len == 4 && strncmp(p, "none", 4) == 0;
+        for (size_t i = 0; i < sizeof known / sizeof known[0] && !found; i++)
+            if (strlen(known[i].name) == len && strncmp(p, known[i].name, len) == 0) {
+                *mask |= known[i].bit;
+                found = 1;
+            }
+        if (!found && len > 0)
+            return hs_fail(err, HS_EINPUT, "%s: unknown mechanism '%.*s' (known: "
+                           "strided-dgrad, none)", what, (int)len, p);
+        p += len + (p[len] == ',');
+    }
+    return HS_OK;
 }
 
 kt_runtime kt_runtime_neutral(void)
@@ -232,6 +257,31 @@ static double product_rate(const kt_model *m, const lw_kernel *kn, int padded, k
     return rate;
 }
 
+/* ---------------------------------------------------------------- opt-in mechanisms */
+
+/* KT_MECH_STRIDED_DGRAD: the reduction depth of an input gradient at stride s > 1. The
+ * library's implicit GEMM for it has a row per input position (N x H x W) and K = output
+ * channels x filter taps (CUTLASS, include/cutlass/conv/conv2d_problem_size.h,
+ * implicit_gemm_problem_size, Operator::kDgrad). Of the R x S taps only those of the input
+ * position's phase land on an output; the positions of phase (r, s) have ceil((R - r) / s) x
+ * ceil((S - s) / s) of them (num_gemm_k_filter_positions there), R x S / s^2 on average: the
+ * useful work, what work_kernels.c gives (k = output channels x R x S x Y / X). A kernel whose
+ * thread blocks mix the phases walks every position through the largest phase's taps,
+ * ceil(R/s) x ceil(S/s), the others predicated off: a 1x1 window at stride 2 four times its
+ * useful products, a 3x3 1.8 times, a 5x5 1.4 times. CUTLASS decomposes by phase since 2.6
+ * (2021, implicit_gemm_convolution_strided_dgrad.h); cuDNN 7.6's kernels are closed, but
+ * DeepBench's sheets show the cost: its stride-2 input gradients take 1.6-2.3 times their
+ * forward (1x1) where its stride-1 ones take 1.0-1.3 (V100, T4, P100, FP32 and FP16).
+ * Square 2-D windows only (kn->window); 3-D and other windows keep the useful depth. */
+static int64_t strided_dgrad_k(const kt_model *m, const lw_kernel *kn)
+{
+    if (!(m->params.mechanisms & KT_MECH_STRIDED_DGRAD) || kn->lib != LW_LIB_CONV ||
+        kn->pass != LW_INPUT_GRAD || kn->stride <= 1 || kn->window <= 0)
+        return kn->k;
+    int64_t taps = (kn->window + kn->stride - 1) / kn->stride;
+    return kn->out_channels * taps * taps;
+}
+
 /* ---------------------------------------------------------------- Winograd */
 
 /* Whether the library would consider Winograd's algorithm: a 2-D convolution with a 3x3 or
@@ -326,7 +376,8 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
     kt_tile_set set;
     double rate = product_rate(m, kn, 0, &set);
     t.call_s = kn->lib == LW_LIB_CONV ? m->params.conv_call_s : m->params.gemm_call_s;
-    t.compute_s = gemm_waves_s(kn->m, kn->n, kn->k, kn->groups, set, d->sms, rate);
+    t.compute_s = gemm_waves_s(kn->m, kn->n, strided_dgrad_k(m, kn), kn->groups, set, d->sms,
+                               rate);
     if (winograd_applies(m, kn)) {
         double w = winograd_s(m, kn, bw);
         if (w < fmax(t.compute_s, t.memory_s)) {

@@ -692,6 +692,38 @@ static void test_strided_dgrad(void **state)
     wl_free(&wl);
 }
 
+/* KT_MECH_WINOGRAD_GEMM, off by default: Winograd's products at the library's GEMM rate, so
+ * the pass's implicit-GEMM efficiency (conv_rel) leaves them alone; by default they take it. */
+static void test_winograd_gemm(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50-v1.5", &wl);
+    lw_split b = lw_whole(32);
+    int i = layer_named(&wl, "layer1_0_conv2"); /* 3x3, stride 1, 64 channels */
+    for (int p = 0; p < LW_PASS_COUNT; p++) {
+        kt_model m = model_ok("v100-sxm2-16gb", PR_FP32);
+        lw_kernel kn = kernel_ok(&wl, i, &b, (lw_pass)p, 4);
+        m.params.conv_rel[p] = 1.0; /* dividing it out changes nothing then */
+        kt_terms off = kt_terms_of(&m, &kn);
+        assert_int_equal(off.winograd, 1);
+        m.params.mechanisms = KT_MECH_WINOGRAD_GEMM;
+        assert_true(kt_terms_of(&m, &kn).compute_s == off.compute_s);
+        m.params.conv_rel[p] = 0.5;
+        kt_terms on = kt_terms_of(&m, &kn);
+        assert_int_equal(on.winograd, 1);
+        assert_true(rel_close(on.compute_s, off.compute_s, 1e-12));
+        m.params.mechanisms = 0; /* by default half the rate: slower products */
+        assert_true(kt_terms_of(&m, &kn).compute_s > 1.2 * off.compute_s);
+    }
+    char err[HS_ERR_LEN] = "";
+    unsigned mask = 0;
+    assert_int_equal(kt_mechanisms_parse("winograd-gemm,strided-dgrad", "--m", &mask, err),
+                     HS_OK);
+    assert_int_equal(mask, KT_MECH_WINOGRAD_GEMM | KT_MECH_STRIDED_DGRAD);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -704,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_layout_copy),     cmocka_unit_test(test_scatter_copies),
         cmocka_unit_test(test_bn_fusion),       cmocka_unit_test(test_nchw_layout),
         cmocka_unit_test(test_channel_padding), cmocka_unit_test(test_strided_dgrad),
+        cmocka_unit_test(test_winograd_gemm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

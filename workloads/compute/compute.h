@@ -82,12 +82,15 @@ typedef struct {
  * efficiencies move some dataset's whole-network predictions away from the measured runs
  * (experiments/compute/fit.sh --mechanisms fits and reports them; experiments/README.md). */
 enum {
-    KT_MECH_STRIDED_DGRAD = 1u << 2 /* an input gradient at stride s > 1 gives every input
-                                     * position the taps of the window's largest phase,
-                                     * ceil(R/s) x ceil(S/s), not the R x S / s^2 that land */
+    KT_MECH_STRIDED_DGRAD = 1u << 2, /* an input gradient at stride s > 1 gives every input
+                                      * position the taps of the window's largest phase,
+                                      * ceil(R/s) x ceil(S/s), not the R x S / s^2 that land */
+    KT_MECH_WINOGRAD_GEMM = 1u << 3  /* Winograd's batched products at the library's GEMM
+                                      * rate, not at its implicit GEMM's pass efficiency */
 };
 
-/* The mask of a comma-separated list of mechanism names ("strided-dgrad"; "" or "none": 0)
+/* The mask of a comma-separated list of mechanism names ("strided-dgrad", "winograd-gemm";
+ * "" or "none": 0)
  * into *mask. HS_EINPUT naming `what` (the flag) and the unknown name. */
 int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 

@@ -96,7 +96,8 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
     static const struct {
         const char *name;
         unsigned bit;
-    } known[] = {{"strided-dgrad", KT_MECH_STRIDED_DGRAD}};
+    } known[] = {{"strided-dgrad", KT_MECH_STRIDED_DGRAD},
+                 {"winograd-gemm", KT_MECH_WINOGRAD_GEMM}};
     *mask = 0;
     for (const char *p = list; p && *p;) {
         size_t len = strcspn(p, ",");
@@ -108,7 +109,7 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
             }
         if (!found && len > 0)
             return hs_fail(err, HS_EINPUT, "%s: unknown mechanism '%.*s' (known: "
-                           "strided-dgrad, none)", what, (int)len, p);
+                           "strided-dgrad, winograd-gemm, none)", what, (int)len, p);
         p += len + (p[len] == ',');
     }
     return HS_OK;
@@ -282,6 +283,23 @@ static int64_t strided_dgrad_k(const kt_model *m, const lw_kernel *kn)
     return kn->out_channels * taps * taps;
 }
 
+/* KT_MECH_WINOGRAD_GEMM: what the implicit GEMM's pass efficiency (conv_rel) says of a
+ * Winograd convolution's products. By default they run at it, as the pass's implicit GEMM does.
+ * cuDNN's non-fused Winograd, the only Winograd its weight gradient has (cudnn.h,
+ * CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED; DeepBench lists WINOGRAD_NONFUSED for
+ * most FP32 3x3 forwards too), transforms its tensors by kernels of their own
+ * (cudnn::winograd_nonfused::winogradForwardData4x4, winogradWgradData4x4,
+ * winogradWgradDelta4x4 ... in TensorFlow's profiles of Conv2D, Conv2DBackpropInput and
+ * Conv2DBackpropFilter) into a workspace, where the 36 products are plain batched matrix
+ * products: none of the implicit GEMM's gathering of a window, so at the library's GEMM rate
+ * (gemm_eff x winograd_rel). The factor here divides the pass's efficiency back out. */
+static double winograd_pass_rel(const kt_model *m, const lw_kernel *kn)
+{
+    if (!(m->params.mechanisms & KT_MECH_WINOGRAD_GEMM))
+        return 1.0;
+    return m->params.conv_rel[kn->pass]; /* 2-D only: winograd_applies */
+}
+
 /* ---------------------------------------------------------------- Winograd */
 
 /* Whether the library would consider Winograd's algorithm: a 2-D convolution with a 3x3 or
@@ -306,7 +324,8 @@ static double winograd_s(const kt_model *m, const lw_kernel *kn, double bw)
     double transforms = e * ((double)plain * (double)(c + f) + (double)(a2 * tiles) * (c + f) +
                              2.0 * (double)(a2 * c * f));
     kt_tile_set set;
-    double rate = product_rate(m, kn, 0, &set) * m->params.winograd_rel;
+    double rate = product_rate(m, kn, 0, &set) * m->params.winograd_rel /
+                  winograd_pass_rel(m, kn);
     double products;
     if (kn->pass == LW_FORWARD)
         products = gemm_waves_s(tiles, f, c, a2, set, m->device->sms, rate);

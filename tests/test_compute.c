@@ -1,8 +1,8 @@
 /* test_compute.c: the compute model against hand counts (a layer's work: test_compute_work.c):
  * the device table, precision bytes, the kernel-time model's tiles, waves and
  * roofline, the library's choices (Winograd, tensor-core alignment, TF32, NCHW conversions),
- * how --compute model anchors on a measurement (the network's total, or each layer's), and the
- * model's opt-in mechanisms. */
+ * autograd's broadcast backward, how --compute model anchors on a measurement (the network's
+ * total, or each layer's), and the model's opt-in mechanisms. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -724,6 +724,65 @@ static void test_winograd_gemm(void **state)
     wl_free(&wl);
 }
 
+/* A streaming kernel's time (kt_kernel_s) of n FLOPs moving `tensors` tensors of n elements. */
+static double stream_time(const kt_model *m, double n, double tensors, double e)
+{
+    lw_kernel kn = {.kind = LW_STREAM, .flops = n, .bytes = tensors * n * e, .calls = 1,
+                    .pass = LW_INPUT_GRAD};
+    return kt_kernel_s(m, &kn);
+}
+
+/* A runtime whose backward of a broadcast mul and of a global average pool is autograd's
+ * (autograd_broadcast): the squeeze-and-excitation mul's input gradient is four kernels, dy b
+ * (2 tensors), dy a (3), its sum (1) and the fork's two gradients added (3: the block's tensor
+ * feeds the pool too); its pool's is one, dx written (n_in + n elements); forward unchanged. A
+ * max pool ending at 1x1 (stride 2) keeps its kernel, and without the flag every kernel is as
+ * before. */
+static void test_autograd_broadcast(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("se-resnext101-32x4d", &wl);
+    int mul = layer_named(&wl, "mul"), pool = layer_named(&wl, "layer1_0_se_avgpool");
+    kt_model m = model_ok("a100-80gb", PR_MIXED);
+    lw_split b = lw_whole(32);
+    char err[HS_ERR_LEN] = "";
+    double e = pr_activation_bytes(PR_MIXED), off[2][LW_PASS_COUNT], on[2][LW_PASS_COUNT];
+    int layers[2] = {mul, pool};
+    for (int f = 0; f < 2; f++) {
+        m.runtime.autograd_broadcast = f;
+        for (int i = 0; i < 2; i++)
+            for (int p = 0; p < LW_PASS_COUNT; p++)
+                assert_int_equal(kt_pass_s(&m, &wl, layers[i], &b, (lw_pass)p,
+                                           f ? &on[i][p] : &off[i][p], err), HS_OK);
+    }
+    double n = 32.0 * 256 * 56 * 56, n_out = 32.0 * 256;
+    double want = stream_time(&m, n, 2, e) + stream_time(&m, n, 3, e) +
+                  stream_time(&m, n, 1, e) + stream_time(&m, n, 3, e);
+    assert_true(rel_close(on[0][LW_INPUT_GRAD], want, 1e-12));
+    lw_kernel one = kernel_ok(&wl, mul, &b, LW_INPUT_GRAD, e);
+    assert_true(rel_close(off[0][LW_INPUT_GRAD], kt_kernel_s(&m, &one), 1e-12));
+    assert_true(on[0][LW_INPUT_GRAD] > 2 * off[0][LW_INPUT_GRAD]);
+    lw_kernel mean = {.kind = LW_STREAM, .flops = n, .bytes = (n + n_out) * e, .calls = 1};
+    assert_true(rel_close(on[1][LW_INPUT_GRAD], kt_kernel_s(&m, &mean), 1e-12));
+    assert_true(on[1][LW_INPUT_GRAD] < off[1][LW_INPUT_GRAD]); /* max pooling's reads gone */
+    for (int i = 0; i < 2; i++)
+        assert_true(on[i][LW_FORWARD] == off[i][LW_FORWARD]);
+    wl_free(&wl);
+    load_ok("vgg16-cifar10", &wl);
+    int last = 0; /* MPOOL5, 512x2x2 to 512x1x1 with stride 2 */
+    while (last < wl.n_layers && !(wl.layers[last].type == WL_POOL && wl.layers[last].stride == 2 &&
+                                    wl.layers[last].y.spatial[0] == 1))
+        last++;
+    assert_true(last < wl.n_layers && wl.layers[last].x.spatial[0] == 2);
+    m.runtime.autograd_broadcast = 1;
+    assert_int_equal(kt_pass_s(&m, &wl, last, &b, LW_INPUT_GRAD, on[0], err), HS_OK);
+    m.runtime.autograd_broadcast = 0;
+    assert_int_equal(kt_pass_s(&m, &wl, last, &b, LW_INPUT_GRAD, off[0], err), HS_OK);
+    assert_true(on[0][0] > 0 && on[0][0] == off[0][0]);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -736,7 +795,7 @@ int main(void)
         cmocka_unit_test(test_layout_copy),     cmocka_unit_test(test_scatter_copies),
         cmocka_unit_test(test_bn_fusion),       cmocka_unit_test(test_nchw_layout),
         cmocka_unit_test(test_channel_padding), cmocka_unit_test(test_strided_dgrad),
-        cmocka_unit_test(test_winograd_gemm),
+        cmocka_unit_test(test_winograd_gemm), cmocka_unit_test(test_autograd_broadcast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,6 +251,27 @@ static void test_pads_channels(void **state)
     }
 }
 
+/* broadcast_backward: one-kernel and autograd read into kt_runtime autograd_broadcast; absent,
+ * one kernel. pytorch-ddp leaves it unset (its file says why), so at its calibrated
+ * depthwise_efficiency. */
+static void test_broadcast_backward(void **state)
+{
+    (void)state;
+    const char *values[] = {"one-kernel", "autograd"};
+    for (int v = 0; v < 2; v++) {
+        char text[4096], err[HS_ERR_LEN] = "";
+        snprintf(text, sizeof text, "%s# source: a\nbroadcast_backward = %s\n", base_lines,
+                 values[v]);
+        rt_runtime rt;
+        assert_int_equal(parse_into(text, &rt, err), HS_OK);
+        assert_int_equal(rt.kernels.autograd_broadcast, v);
+    }
+    assert_int_equal(load_ok("pytorch-ddp").kernels.autograd_broadcast, 0);
+    assert_int_equal(load_ok("horovod-nccl").kernels.autograd_broadcast, 0);
+    refused("# source: a\nbroadcast_backward = eager\n",
+            ":17: broadcast_backward: unknown value 'eager' (known: one-kernel, autograd)");
+}
+
 /* first_bucket_bytes (DDP's 1 MiB first bucket): read with overlap, set in a strategy beside
  * bucket_bytes; absent, 0 (every bucket at bucket_bytes). */
 static void test_first_bucket(void **state)
@@ -521,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_training),      cmocka_unit_test(test_optimizer_sync),
         cmocka_unit_test(test_not_text),      cmocka_unit_test(test_grad_copies),
         cmocka_unit_test(test_first_bucket), cmocka_unit_test(test_pads_channels),
+        cmocka_unit_test(test_broadcast_backward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,6 +141,11 @@ typedef struct {
                            * with an activation and a side input, MXNet's BatchNormAddRelu):
                            * those ReLUs and adds launch nothing of their own and stream only
                            * the bytes the fused kernel adds; 0: separate kernels */
+    int autograd_broadcast; /* 1: the backward of a two-input broadcast mul (squeeze-and-
+                             * excitation's scale) and of a pool of stride 1 to one element a
+                             * channel (an adaptive average pool) as PyTorch's autograd runs
+                             * them, op by op (kernel_time.c); 0: the mul's backward one kernel
+                             * of three tensors, the pool's as max pooling's (work_kernels.c) */
     unsigned optimizer_sync_precisions; /* bit p: in precision p the framework reads a GPU
                                          * value on the host before its optimizer (AMP's
                                          * inf check), so the optimizer's kernels are

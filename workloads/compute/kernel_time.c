@@ -477,6 +477,78 @@ static double fused_share(const kt_model *m, const wl_workload *wl, int i, lw_pa
     return -1;
 }
 
+/* ---------------------------------------------------------------- autograd's broadcast backward
+ *
+ * Under a runtime with kt_runtime.autograd_broadcast, the backward of a two-input broadcast mul
+ * (y = a b, b one value a channel: squeeze-and-excitation's scale) and of a pool to one element
+ * a channel run as PyTorch's autograd runs them, an op a kernel. tools/autograd/
+ * derivatives.yaml, mul.Tensor: each input's gradient is the full product with the other
+ * (mul_tensor_backward); the engine (torch/csrc/autograd/engine.cpp, validate_outputs) reduces
+ * a gradient to its input's shape (metadata.reduce_grad, at::sum_to over the extents). So
+ * da = dy b (dy read, da written), dy a (dy and a read, the product written) and its sum (the
+ * product read): three kernels; where a feeds another layer too (a squeeze-and-excitation
+ * block's tensor feeds its pool and the mul), autograd adds a's two gradients (InputBuffer::add:
+ * both read, the sum written), a fourth. adaptive_avg_pool2d to 1x1 is input.mean({-1, -2})
+ * (aten/src/ATen/native/AdaptiveAveragePooling.cpp), whose backward expands dy over the
+ * extents and divides by their size (derivatives.yaml, mean.dim): dx written once, dy a value a
+ * channel. The format does not say max or average: a pool of stride 1 to one element a channel
+ * is how the importer writes adaptive_avg_pool2d(1) and x.mean over the extents
+ * (experiments/import/layers.py, adaptive_pool); a max pool that ends at 1x1 (vgg16-cifar10's
+ * last, stride 2) keeps its kernel. */
+
+/* How many layers read layer `src`'s output. */
+static int consumers(const wl_workload *wl, int src)
+{
+    int count = 0;
+    for (int j = src + 1; j < wl->n_layers; j++) {
+        int inputs = wl->layers[j].n_inputs ? wl->layers[j].n_inputs : 1;
+        for (int k = 0; k < inputs; k++)
+            if (input_of(wl, j, k) == src) {
+                count++;
+                break;
+            }
+    }
+    return count;
+}
+
+/* A streaming kernel of `flops` that reads and writes `elems` elements of e bytes. */
+static double stream_s(const kt_model *m, double flops, double elems, double e)
+{
+    lw_kernel kn = {.kind = LW_STREAM, .flops = flops, .bytes = elems * e, .calls = 1,
+                    .pass = LW_INPUT_GRAD};
+    return kt_kernel_s(m, &kn);
+}
+
+/* Layer i's input gradient as autograd runs it into *seconds, *applies 1; *applies 0: the
+ * runtime does not say so, or layer i is neither such a mul nor such a pool. */
+static int autograd_backward(const kt_model *m, const wl_workload *wl, int i,
+                             const lw_split *split, double *seconds, int *applies, char *err)
+{
+    const wl_layer *l = &wl->layers[i];
+    int mul = l->type == WL_MUL && l->broadcast && l->n_inputs == 2;
+    lw_shape s;
+    *applies = 0;
+    if (!m->runtime.autograd_broadcast || !(mul || l->type == WL_POOL))
+        return HS_OK;
+    int rc = lw_shape_of(wl, i, split, &s, err);
+    if (rc != HS_OK)
+        return rc;
+    double e = pr_activation_bytes(m->precision);
+    double n = (double)s.samples * (double)s.out_channels * (double)s.y_spatial;
+    if (!mul) {
+        double n_in = (double)s.samples * (double)s.in_channels * (double)s.x_spatial;
+        if (s.y_spatial != 1 || s.x_spatial == 1 || l->stride != 1)
+            return HS_OK; /* not a global average: the pool's own kernel */
+        *seconds = stream_s(m, n_in, n_in + n, e);
+    } else {
+        *seconds = stream_s(m, n, 2 * n, e) + stream_s(m, n, 3 * n, e) + stream_s(m, n, n, e);
+        if (consumers(wl, input_of(wl, i, 0)) > 1)
+            *seconds += stream_s(m, n, 3 * n, e);
+    }
+    *applies = 1;
+    return HS_OK;
+}
+
 int kt_pass_s(const kt_model *m, const wl_workload *wl, int index, const lw_split *split,
               lw_pass pass, double *seconds, char *err)
 {
@@ -486,6 +558,11 @@ int kt_pass_s(const kt_model *m, const wl_workload *wl, int index, const lw_spli
     int rc = lw_kernels_of(wl, index, split, pass, pr_activation_bytes(m->precision), all, &n,
                            err);
     if (rc != HS_OK || n == 0 || all[0].kind == LW_NONE)
+        return rc;
+    int autograd = 0;
+    if (pass == LW_INPUT_GRAD)
+        rc = autograd_backward(m, wl, index, split, seconds, &autograd, err);
+    if (rc != HS_OK || autograd)
         return rc;
     double share = n == 1 ? fused_share(m, wl, index, pass) : -1;
     if (share < 0) {

@@ -545,6 +545,58 @@ static void test_bn_fusion(void **state)
     wl_free(&wl);
 }
 
+/* A runtime whose NCHW normalisations reduce a plane at a plane's rate (norm_blocks):
+ * nnU-Net's first instance norm (32 channels of 128^3) takes as long for one patch as for two,
+ * well above the device's bandwidth, while a batch norm of the same layer (a plane a channel)
+ * grows with the batch; the backward slower than the forward; in a precision the runtime keeps
+ * channels-last, with enough planes, on a device without a measured rate (Turing), for a kernel
+ * that is not a norm, or by default: the device's bandwidth. Bytes a second, whatever the
+ * element size: half the bytes, half the time. */
+static void test_norm_blocks(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("nnunet-3d", &wl);
+    int first = layer_named(&wl, "input_norm1"), deep = layer_named(&wl, "down3_norm1");
+    int relu = layer_named(&wl, "input_lrelu1");
+    kt_model m = model_ok("v100-sxm2-32gb", PR_FP32), h = model_ok("v100-sxm2-32gb", PR_MIXED);
+    kt_model t4 = model_ok("t4", PR_FP32);
+    lw_split one = lw_whole(1), two = lw_whole(2);
+    double bw = m.device->stream_bw_frac * m.device->memory_bw_Bps, rate[2];
+    for (int p = 0; p < LW_PASS_COUNT - 1; p++) { /* forward and input gradient */
+        lw_kernel k1 = kernel_ok(&wl, first, &one, (lw_pass)p, 4);
+        lw_kernel k2 = kernel_ok(&wl, first, &two, (lw_pass)p, 4);
+        double any1 = kt_terms_of(&m, &k1).memory_s, any2 = kt_terms_of(&m, &k2).memory_s;
+        assert_true(rel_close(any1, k1.bytes / bw, 1e-12) && rel_close(any2, 2 * any1, 1e-12));
+        m.runtime.norm_blocks = KT_NORM_PER_SAMPLE_CHANNEL;
+        assert_true(kt_terms_of(&m, &k1).memory_s == any1); /* fp32 not in nchw_precisions */
+        m.runtime.nchw_precisions = 1u << PR_FP32;
+        double inst1 = kt_terms_of(&m, &k1).memory_s, inst2 = kt_terms_of(&m, &k2).memory_s;
+        assert_true(inst1 > 2 * any1 && rel_close(inst2, inst1, 1e-12));
+        rate[p] = k1.bytes / inst1;
+        m.runtime.norm_blocks = KT_NORM_PER_CHANNEL;
+        assert_true(rel_close(kt_terms_of(&m, &k1).memory_s, inst1, 1e-12));
+        assert_true(rel_close(kt_terms_of(&m, &k2).memory_s, 2 * inst1, 1e-12));
+        h.runtime.norm_blocks = KT_NORM_PER_SAMPLE_CHANNEL;
+        lw_kernel half = kernel_ok(&wl, first, &one, (lw_pass)p, 2);
+        assert_true(rel_close(kt_terms_of(&h, &half).memory_s, half.bytes / bw, 1e-12));
+        h.runtime.nchw_precisions = 1u << PR_MIXED;
+        assert_true(rel_close(kt_terms_of(&h, &half).memory_s, inst1 / 2, 1e-12));
+        lw_kernel many = kernel_ok(&wl, deep, &one, (lw_pass)p, 4); /* 256 planes */
+        assert_true(rel_close(kt_terms_of(&m, &many).memory_s, many.bytes / bw, 1e-12));
+        lw_kernel act = kernel_ok(&wl, relu, &one, (lw_pass)p, 4);
+        assert_true(rel_close(kt_terms_of(&m, &act).memory_s, act.bytes / bw, 1e-12));
+        t4.runtime.norm_blocks = KT_NORM_PER_SAMPLE_CHANNEL;
+        t4.runtime.nchw_precisions = 1u << PR_FP32;
+        double t4_bw = t4.device->stream_bw_frac * t4.device->memory_bw_Bps;
+        assert_true(rel_close(kt_terms_of(&t4, &k1).memory_s, k1.bytes / t4_bw, 1e-12));
+        m.runtime.norm_blocks = KT_NORM_ANY;
+        m.runtime.nchw_precisions = h.runtime.nchw_precisions = 0;
+    }
+    assert_true(rate[LW_INPUT_GRAD] < rate[LW_FORWARD] && rate[LW_FORWARD] < bw / 2);
+    wl_free(&wl);
+}
+
 /* A runtime's NCHW tensors in a precision: a tensor-core convolution's three tensors converted
  * by kernels of their own (read and written once each); not on the CUDA cores (fp32), not for
  * channels the tensor cores cannot take, not in another precision. */
@@ -796,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_bn_fusion),       cmocka_unit_test(test_nchw_layout),
         cmocka_unit_test(test_channel_padding), cmocka_unit_test(test_strided_dgrad),
         cmocka_unit_test(test_winograd_gemm), cmocka_unit_test(test_autograd_broadcast),
+        cmocka_unit_test(test_norm_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -272,6 +272,29 @@ static void test_broadcast_backward(void **state)
             ":17: broadcast_backward: unknown value 'eager' (known: one-kernel, autograd)");
 }
 
+/* norm_blocks: any, channel and sample-channel read into kt_runtime norm_blocks; absent, any;
+ * no shipped runtime sets it (an opt-in: workloads/runtime/README.md says why). */
+static void test_norm_blocks(void **state)
+{
+    (void)state;
+    const char *values[] = {"any", "channel", "sample-channel"};
+    const kt_norm_blocks want[] = {KT_NORM_ANY, KT_NORM_PER_CHANNEL, KT_NORM_PER_SAMPLE_CHANNEL};
+    for (int v = 0; v < 3; v++) {
+        char text[4096], err[HS_ERR_LEN] = "";
+        snprintf(text, sizeof text, "%s# source: a\nnorm_blocks = %s\n", base_lines, values[v]);
+        rt_runtime rt;
+        assert_int_equal(parse_into(text, &rt, err), HS_OK);
+        assert_int_equal(rt.kernels.norm_blocks, want[v]);
+    }
+    char err[HS_ERR_LEN] = "";
+    rt_runtime rt;
+    assert_int_equal(parse_into(base_lines, &rt, err), HS_OK);
+    assert_int_equal(rt.kernels.norm_blocks, KT_NORM_ANY);
+    const char *shipped[] = {"pytorch-ddp", "horovod-nccl", "horovod-mxnet-mlperf", "chainermn"};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(load_ok(shipped[i]).kernels.norm_blocks, KT_NORM_ANY);
+}
+
 /* first_bucket_bytes (DDP's 1 MiB first bucket): read with overlap, set in a strategy beside
  * bucket_bytes; absent, 0 (every bucket at bucket_bytes). */
 static void test_first_bucket(void **state)
@@ -308,6 +331,8 @@ static void test_bad_files(void **state)
     refused("# source: a\npads_unaligned_channels = yes\n",
             ":17: pads_unaligned_channels: unknown value 'yes' (known: off, on)");
     refused("# source: a\ncycle_time_s = 0.005\n", ":17: cycle_time_s: overlap is off");
+    refused("# source: a\nnorm_blocks = plane\n",
+            ":17: norm_blocks: unknown value 'plane' (known: any, channel, sample-channel)");
     refused("overlap2 = on\n", "test_runtime.rt:16: unknown key 'overlap2'");
     refused("# source: a\nhalo = sendrecv\n", ":17: halo given twice (first on line 11)");
     refused("host_call_s = 1e-6\n", ":16: host_call_s has no '# source:' comment");
@@ -543,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_not_text),      cmocka_unit_test(test_grad_copies),
         cmocka_unit_test(test_first_bucket), cmocka_unit_test(test_pads_channels),
         cmocka_unit_test(test_broadcast_backward),
+        cmocka_unit_test(test_norm_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,6 +94,12 @@ enum {
  * into *mask. HS_EINPUT naming `what` (the flag) and the unknown name. */
 int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 
+/* The planes a runtime's NCHW normalisation kernels (bnorm) reduce, each with a fixed part
+ * of the GPU (kernel_time.c, cuDNN's measured rate a plane): none (the device's bandwidth), a
+ * channel (batch normalisation) or a sample's channel (instance normalisation run as batch
+ * normalisation over a (1, N x C, ...) view of its input). */
+typedef enum { KT_NORM_ANY = 0, KT_NORM_PER_CHANNEL, KT_NORM_PER_SAMPLE_CHANNEL } kt_norm_blocks;
+
 /* What the training software adds to the kernels (a runtime, issue 26's `--runtime`). The
  * neutral runtime adds nothing: kernels as DeepBench's libraries run them, no host limit, no
  * input pipeline, the workload's own weight-update times. */
@@ -162,6 +168,9 @@ typedef struct {
     double norm_buffer_kernels; /* kernels a batch normalisation's buffers cost each forward
                                  * on each GPU of a data-parallel run (DDP's broadcast of the
                                  * buffers, copied back one a kernel); 0: none */
+    kt_norm_blocks norm_blocks; /* the planes its normalisations on NCHW tensors (in
+                                 * nchw_precisions) reduce at a plane's rate (kernel_time.c
+                                 * norm_bandwidth); KT_NORM_ANY: the device's bandwidth */
 } kt_runtime;
 
 /* The runtime that adds nothing (the values above). */

@@ -122,7 +122,8 @@ kt_runtime kt_runtime_neutral(void)
                     .depthwise_by_bytes = 0, .library_rel = 1.0,
                     .loader_workers = 0, .loader_samples_per_s = 0,
                     .optimizer_kernels_per_tensor = 0, .optimizer_bytes_per_weight = 0,
-                    .grad_copy_kernels_per_tensor = 0, .norm_buffer_kernels = 0};
+                    .grad_copy_kernels_per_tensor = 0, .norm_buffer_kernels = 0,
+                    .norm_blocks = KT_NORM_ANY};
     return r;
 }
 
@@ -374,6 +375,45 @@ static double layout_s(const kt_model *m, const lw_kernel *kn, int padded, doubl
     return 3.0 * fmax(m->runtime.host_call_s, each_s);
 }
 
+/* ---------------------------------------------------------------- normalisation blocks
+ *
+ * cuDNN's batch normalisation on NCHW tensors (CUDNN_BATCHNORM_SPATIAL, what PyTorch asks for
+ * whenever the input is not channels-last: aten/src/ATen/native/cudnn/BatchNorm.cpp
+ * getCudnnBatchNormMode) reduces each channel with a fixed part of the GPU, so its rate grows
+ * with the channels and not with the batch: measured on cuDNN 8.2 (xwang233/code-snippet,
+ * batchnorm3d-channels-last/V100/Tesla_V100-SXM2-32GB.md and A100/A100-SXM4-40GB.md, the
+ * `contiguous` column of the forward and backward tables: BatchNorm3d training on FP16
+ * NCDHW tensors), 32 channels of 112^3 stream the same bytes a second at 1, 2, 4, 8 and 16
+ * samples (a V100's forward 285, 285, 279, 274, 268 GB/s), 64 channels about twice that, 2
+ * channels a sixteenth. A channel's share, with the bytes this model counts (forward 3 tensors,
+ * backward 5, work_kernels.c), at 32 channels (N = 1-16 on the V100, 2-16 forward and 1-2
+ * backward on the A100): V100 forward 8.7 GB/s, backward 5.2; A100 forward 9.3, backward 5.6.
+ * Measured in FP16 only: other element sizes are taken at the same bytes a second. PyTorch's
+ * instance_norm is batch_norm over its input viewed as (1, N x C, ...) (aten/src/ATen/native/
+ * Normalization.cpp `instance_norm`): N x C planes of one channel each. A runtime says which
+ * (kt_runtime norm_blocks); it applies in the precisions it keeps NCHW (nchw_precisions: a
+ * channels-last tensor runs cuDNN's persistent kernels instead). Other generations: no
+ * measurement, no limit. */
+static const double kt_norm_plane_Bps[DV_ARCH_COUNT][2] = {
+    [DV_VOLTA] = {8.7e9, 5.2e9},
+    [DV_AMPERE] = {9.3e9, 5.6e9},
+};
+
+/* The bandwidth kn streams at: bw, or for a normalisation's kernel under a runtime whose
+ * NCHW normalisations reduce a plane a part of the GPU (kt_runtime norm_blocks), at most its
+ * planes times a plane's measured rate. */
+static double norm_bandwidth(const kt_model *m, const lw_kernel *kn, double bw)
+{
+    double plane_Bps = kt_norm_plane_Bps[m->device->arch][kn->pass == LW_FORWARD ? 0 : 1];
+    if (!kn->norm || m->runtime.norm_blocks == KT_NORM_ANY || plane_Bps <= 0 ||
+        !(m->runtime.nchw_precisions & (1u << m->precision)))
+        return bw;
+    double planes = (double)kn->out_channels;
+    if (m->runtime.norm_blocks == KT_NORM_PER_SAMPLE_CHANNEL)
+        planes *= (double)kn->samples;
+    return fmin(bw, planes * plane_Bps);
+}
+
 kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
 {
     kt_terms t = {0, 0, 0, 0, 0, 0, 0};
@@ -385,7 +425,7 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
     t.memory_s = kn->bytes / bw;
     if (kn->kind == LW_STREAM) {
         if (!kn->depthwise) {
-            t.memory_s /= m->runtime.stream_rel;
+            t.memory_s = kn->bytes / norm_bandwidth(m, kn, bw) / m->runtime.stream_rel;
             t.compute_s = kn->flops / pr_vector_flops(d, m->precision);
         } else {
             t.compute_s = depthwise_s(m, kn);

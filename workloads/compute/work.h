@@ -75,14 +75,18 @@ typedef struct {
     lw_pass pass;    /* the pass it computes (a deconv's: the convolution pass the library
                       * runs for it, forward and input gradient swapped) */
     lw_lib lib;      /* LW_GEMM: who runs it */
-    int64_t samples;                 /* LW_LIB_CONV: samples */
+    int64_t samples;                 /* LW_LIB_CONV and a norm: samples */
     int64_t in_channels;             /* LW_LIB_CONV: C'/g, LW_LIB_BLAS: C' */
-    int64_t out_channels;            /* LW_LIB_CONV: F'/g, LW_LIB_BLAS: F' */
+    int64_t out_channels;            /* LW_LIB_CONV: F'/g, LW_LIB_BLAS: F', a norm: its channels */
     int64_t window;                  /* LW_LIB_CONV, 2-D: a square window's side (0: other) */
     int stride;                      /* LW_LIB_CONV: the window's stride */
     int64_t y_extent[2];             /* LW_LIB_CONV, 2-D: the output's extents */
     int depthwise;                   /* LW_STREAM: 1 for a depthwise convolution (a framework
                                       * runs it with its own kernels: kt_runtime) */
+    int norm;                        /* LW_STREAM: 1 for a normalisation's kernel (bnorm), its
+                                      * samples and out_channels set: a runtime whose kernels
+                                      * reduce one plane a thread block (kt_runtime
+                                      * norm_blocks) runs it on that many blocks */
     int64_t calls;                   /* times the pass runs this kernel, one after another, each
                                       * launched on its own (an LSTM's per-step products);
                                       * flops and bytes are one call's */

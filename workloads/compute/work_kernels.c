@@ -211,6 +211,11 @@ static void stream_kernel(const wl_layer *l, const lw_shape *s, lw_pass pass, do
     double masks = (fw ? c.fw_masks : c.bw_masks) * n * pr_mask_bytes();
     streaming(kn, n * (fw ? c.fw_flops : c.bw_flops),
               e * n * (fw ? c.fw_tensors : c.bw_tensors) + masks);
+    if (l->type == WL_BNORM) { /* its planes, for a runtime that reduces one a block */
+        kn->norm = 1;
+        kn->samples = s->samples;
+        kn->out_channels = s->out_channels;
+    }
 }
 
 /* Nearest-neighbour upsampling (TensorFlow's ResizeNearestNeighbor and its Grad, PyTorch's

@@ -835,6 +835,55 @@ static void test_autograd_broadcast(void **state)
     wl_free(&wl);
 }
 
+/* KT_MECH_CHANNEL_K_TILE, off by default: a tensor-core forward reduces over its input channels,
+ * an input gradient over its output channels, at each filter tap in whole K tiles of 64 bytes
+ * (32 FP16 channels, 16 TF32 ones). UNet_Industrial's up3_upconv (16 to 16 channels, 2x2) and
+ * up3_conv2 (32 to 16, 3x3): 16 FP16 channels reduce as 32, twice the depth; 32 and TF32's 16
+ * as they are; the weight gradient (over N x P x Q) and the CUDA cores' kernels as they were. */
+static void test_channel_k_tile(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("unet-industrial", &wl);
+    lw_split b = lw_whole(16);
+    int up = layer_named(&wl, "up3_upconv"), conv = layer_named(&wl, "up3_conv2");
+    kt_model m = model_ok("v100-sxm2-16gb", PR_MIXED);
+    struct {
+        int layer;
+        lw_pass pass;
+        int64_t depth; /* the tiles' depth over the useful one */
+    } cases[] = {{up, LW_FORWARD, 2}, {up, LW_INPUT_GRAD, 2}, {up, LW_WEIGHT_GRAD, 1},
+                 {conv, LW_FORWARD, 1}, {conv, LW_INPUT_GRAD, 2}, {conv, LW_WEIGHT_GRAD, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        lw_kernel kn = kernel_ok(&wl, cases[c].layer, &b, cases[c].pass, 2);
+        lw_kernel deep = kn;
+        deep.k = kn.k * cases[c].depth;
+        m.params.mechanisms = 0;
+        double off_s = kt_terms_of(&m, &kn).compute_s, deep_s = kt_terms_of(&m, &deep).compute_s;
+        m.params.mechanisms = KT_MECH_CHANNEL_K_TILE;
+        assert_true(kt_terms_of(&m, &kn).compute_s == deep_s);
+        assert_true(cases[c].depth == 1 ? deep_s == off_s : deep_s > 1.5 * off_s);
+    }
+    const char *const devices[] = {"v100-sxm2-16gb", "a100-40gb"}; /* FP32; TF32's 16 */
+    const pr_precision precisions[] = {PR_FP32, PR_TF32};
+    for (int q = 0; q < 2; q++)
+        for (int p = 0; p < LW_PASS_COUNT; p++) {
+            kt_model o = model_ok(devices[q], precisions[q]);
+            lw_kernel kn = kernel_ok(&wl, up, &b, (lw_pass)p, 4);
+            double off_s = kt_terms_of(&o, &kn).compute_s;
+            o.params.mechanisms = KT_MECH_CHANNEL_K_TILE;
+            assert_true(kt_terms_of(&o, &kn).compute_s == off_s);
+        }
+    char err[HS_ERR_LEN] = "";
+    unsigned mask = 0;
+    assert_int_equal(kt_mechanisms_parse("channel-k-tile,strided-dgrad", "--m", &mask, err),
+                     HS_OK);
+    assert_int_equal(mask, KT_MECH_CHANNEL_K_TILE | KT_MECH_STRIDED_DGRAD);
+    assert_int_equal(kt_mechanisms_parse("channel-tile", "--m", &mask, err), HS_EINPUT);
+    assert_non_null(strstr(err, "channel-k-tile"));
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -848,7 +897,7 @@ int main(void)
         cmocka_unit_test(test_bn_fusion),       cmocka_unit_test(test_nchw_layout),
         cmocka_unit_test(test_channel_padding), cmocka_unit_test(test_strided_dgrad),
         cmocka_unit_test(test_winograd_gemm), cmocka_unit_test(test_autograd_broadcast),
-        cmocka_unit_test(test_norm_blocks),
+        cmocka_unit_test(test_norm_blocks),     cmocka_unit_test(test_channel_k_tile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

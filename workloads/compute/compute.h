@@ -85,12 +85,17 @@ enum {
     KT_MECH_STRIDED_DGRAD = 1u << 2, /* an input gradient at stride s > 1 gives every input
                                       * position the taps of the window's largest phase,
                                       * ceil(R/s) x ceil(S/s), not the R x S / s^2 that land */
-    KT_MECH_WINOGRAD_GEMM = 1u << 3  /* Winograd's batched products at the library's GEMM
+    KT_MECH_WINOGRAD_GEMM = 1u << 3, /* Winograd's batched products at the library's GEMM
                                       * rate, not at its implicit GEMM's pass efficiency */
+    KT_MECH_CHANNEL_K_TILE = 1u << 4 /* a tensor-core convolution's forward and input gradient
+                                      * reduce over each filter tap's channels in whole K
+                                      * tiles: C (forward) or F (input gradient) rounded up to
+                                      * the tile's depth, 32 elements of 16 bits or 16 of TF32
+                                      * (dense convolutions) */
 };
 
-/* The mask of a comma-separated list of mechanism names ("strided-dgrad", "winograd-gemm";
- * "" or "none": 0)
+/* The mask of a comma-separated list of mechanism names ("strided-dgrad", "winograd-gemm",
+ * "channel-k-tile"; "" or "none": 0)
  * into *mask. HS_EINPUT naming `what` (the flag) and the unknown name. */
 int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 

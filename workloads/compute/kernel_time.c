@@ -97,7 +97,8 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
         const char *name;
         unsigned bit;
     } known[] = {{"strided-dgrad", KT_MECH_STRIDED_DGRAD},
-                 {"winograd-gemm", KT_MECH_WINOGRAD_GEMM}};
+                 {"winograd-gemm", KT_MECH_WINOGRAD_GEMM},
+                 {"channel-k-tile", KT_MECH_CHANNEL_K_TILE}};
     *mask = 0;
     for (const char *p = list; p && *p;) {
         size_t len = strcspn(p, ",");
@@ -108,8 +109,8 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
                 found = 1;
             }
         if (!found && len > 0)
-            return hs_fail(err, HS_EINPUT, "%s: unknown mechanism '%.*s' (known: "
-                           "strided-dgrad, winograd-gemm, none)", what, (int)len, p);
+            return hs_fail(err, HS_EINPUT, "%s: unknown mechanism '%.*s' (known: strided-dgrad, "
+                           "winograd-gemm, channel-k-tile, none)", what, (int)len, p);
         p += len + (p[len] == ',');
     }
     return HS_OK;
@@ -301,6 +302,44 @@ static double winograd_pass_rel(const kt_model *m, const lw_kernel *kn)
     return m->params.conv_rel[kn->pass]; /* 2-D only: winograd_applies */
 }
 
+/* KT_MECH_CHANNEL_K_TILE: the reduction depth of a tensor-core convolution's forward and input
+ * gradient in whole K tiles. The implicit GEMM walks the filter taps and, at each, the reduced
+ * channels (C in the forward, the output channels F in the input gradient) a thread block's K
+ * tile at a time, the tail of the last tile predicated off: R x S x ceil(C / tile_K) iterations
+ * (NVIDIA/cutlass at 7107b05, include/cutlass/conv/conv2d_problem_size.h:398-408,
+ * implicit_gemm_k_iterations, Operator::kFprop and kDgrad; the weight gradient reduces over
+ * N x P x Q, untouched). So a pass with fewer channels than the tile pays for a whole tile at
+ * every tap. The tile's depth:
+ * 32 elements of 16 bits (CUTLASS's tensor-op convolutions GemmShape<128, 128, 32> on SM70 and
+ * SM75, test/unit/conv/device/conv2d_fprop_implicit_gemm_f16nhwc_f16nhwc_f32nhwc_tensor_op_
+ * f32_sm70.cu:64 and _sm75.cu:64; cuDNN 8's Ampere kernels tilesize128x32x32, 256x64x32 in
+ * their names) and 16 of TF32 (_tf32nhwc_..._sm80.cu:64, GemmShape<128, 128, 16>): 64 bytes.
+ * CUTLASS's few-channel iterators (kFewChannels, kFixedChannels, the same file :372-394) exist
+ * for the first layers this wastes most on; cuDNN 7.6, DeepBench's, shows the cost: its FP16
+ * forwards of 8 (padded) input channels take 4 times the model's time, of 16 twice, of 32 and
+ * more about the same (V100, T4). The useful depth kn->k scales by the tiles' channels over
+ * the channels; the CUDA cores' kernels (8-deep tiles) keep it, and so do grouped convolutions:
+ * their per-group products already pay a whole tile's width a group, cuDNN runs them by
+ * kernels of their own, and no DeepBench kernel measures them (with them ResNeXt-101's rows
+ * fall 3-5%). */
+static int64_t channel_k_tile_k(const kt_model *m, const lw_kernel *kn, int64_t k, int padded)
+{
+    if (!(m->params.mechanisms & KT_MECH_CHANNEL_K_TILE) || kn->lib != LW_LIB_CONV ||
+        kn->groups != 1 || kn->pass == LW_WEIGHT_GRAD || kt_math_of(m->device, m->precision) != KT_TENSOR_CORES ||
+        (!padded && !kt_aligned(m, kn)))
+        return k;
+    int64_t ch = kn->pass == LW_FORWARD ? kn->in_channels : kn->out_channels;
+    int64_t tile = (int64_t)(64.0 / pr_activation_bytes(m->precision));
+    if (padded) { /* the channels as the padded call has them */
+        int64_t mult = pr_tensor_multiple(m->precision);
+        ch = (ch + mult - 1) / mult * mult;
+    }
+    if (ch <= 0 || ch % tile == 0)
+        return k;
+    int64_t whole = (ch + tile - 1) / tile * tile;
+    return (int64_t)ceil((double)k * (double)whole / (double)ch - 1e-9);
+}
+
 /* ---------------------------------------------------------------- Winograd */
 
 /* Whether the library would consider Winograd's algorithm: a 2-D convolution with a 3x3 or
@@ -435,8 +474,8 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
     kt_tile_set set;
     double rate = product_rate(m, kn, 0, &set);
     t.call_s = kn->lib == LW_LIB_CONV ? m->params.conv_call_s : m->params.gemm_call_s;
-    t.compute_s = gemm_waves_s(kn->m, kn->n, strided_dgrad_k(m, kn), kn->groups, set, d->sms,
-                               rate);
+    t.compute_s = gemm_waves_s(kn->m, kn->n, channel_k_tile_k(m, kn, strided_dgrad_k(m, kn), 0),
+                               kn->groups, set, d->sms, rate);
     if (winograd_applies(m, kn)) {
         double w = winograd_s(m, kn, bw);
         if (w < fmax(t.compute_s, t.memory_s)) {
@@ -449,7 +488,8 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
         int64_t pm, pn, pk;
         padded_dims(m, kn, &pm, &pn, &pk);
         rate = product_rate(m, kn, 1, &set);
-        double padded_s = gemm_waves_s(pm, pn, pk, kn->groups, set, d->sms, rate);
+        double padded_s = gemm_waves_s(pm, pn, channel_k_tile_k(m, kn, pk, 1), kn->groups, set,
+                                       d->sms, rate);
         double copy_s = layout_s(m, kn, 1, bw);
         if (fmax(padded_s, t.memory_s) + copy_s < fmax(t.compute_s, t.memory_s) + t.layout_s) {
             t.compute_s = padded_s;

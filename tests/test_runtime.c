@@ -557,6 +557,31 @@ static void test_list(void **state)
     assert_non_null(strstr(buf, "ParaDL's closed form"));
 }
 
+/* grouped_convolution: per-group and packed read into kt_runtime packs_groups; absent,
+ * per-group; no shipped runtime sets it (an opt-in: workloads/runtime/README.md says why). */
+static void test_grouped_convolution(void **state)
+{
+    (void)state;
+    const char *values[] = {"per-group", "packed"};
+    for (int v = 0; v < 2; v++) {
+        char text[4096], err[HS_ERR_LEN] = "";
+        snprintf(text, sizeof text, "%s# source: a\ngrouped_convolution = %s\n", base_lines,
+                 values[v]);
+        rt_runtime rt;
+        assert_int_equal(parse_into(text, &rt, err), HS_OK);
+        assert_int_equal(rt.kernels.packs_groups, v);
+    }
+    char err[HS_ERR_LEN] = "";
+    rt_runtime rt;
+    assert_int_equal(parse_into(base_lines, &rt, err), HS_OK);
+    assert_int_equal(rt.kernels.packs_groups, 0);
+    const char *shipped[] = {"pytorch-ddp", "horovod-nccl", "horovod-mxnet-mlperf", "chainermn"};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(load_ok(shipped[i]).kernels.packs_groups, 0);
+    refused("# source: a\ngrouped_convolution = tiled\n",
+            ":17: grouped_convolution: unknown value 'tiled' (known: per-group, packed)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -569,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_first_bucket), cmocka_unit_test(test_pads_channels),
         cmocka_unit_test(test_broadcast_backward),
         cmocka_unit_test(test_norm_blocks),
+        cmocka_unit_test(test_grouped_convolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -176,6 +176,9 @@ typedef struct {
     kt_norm_blocks norm_blocks; /* the planes its normalisations on NCHW tensors (in
                                  * nchw_precisions) reduce at a plane's rate (kernel_time.c
                                  * norm_bandwidth); KT_NORM_ANY: the device's bandwidth */
+    int packs_groups;     /* 1: a grouped convolution's groups packed side by side into the
+                           * library's tiles, one product a pass (kernel_time.c
+                           * grouped_pack); 0: each group its own product on its own tiles */
 } kt_runtime;
 
 /* The runtime that adds nothing (the values above). */

@@ -124,7 +124,7 @@ kt_runtime kt_runtime_neutral(void)
                     .loader_workers = 0, .loader_samples_per_s = 0,
                     .optimizer_kernels_per_tensor = 0, .optimizer_bytes_per_weight = 0,
                     .grad_copy_kernels_per_tensor = 0, .norm_buffer_kernels = 0,
-                    .norm_blocks = KT_NORM_ANY};
+                    .norm_blocks = KT_NORM_ANY, .packs_groups = 0};
     return r;
 }
 
@@ -258,6 +258,53 @@ static double product_rate(const kt_model *m, const lw_kernel *kn, int padded, k
     if (kn->lib == LW_LIB_CONV)
         rate *= p->conv_rel[kn->pass] * (kn->volumetric ? p->eff_3d : 1.0);
     return rate;
+}
+
+/* ---------------------------------------------------------------- grouped convolutions
+ *
+ * A grouped convolution (g > 1 groups of C'/g > 1 input channels: ResNeXt's 32 groups of 4 to
+ * 32) is one library call: cuDNN (>= 7) takes the group count (cudnnSetConvolutionGroupCount,
+ * which PyTorch sets, aten/src/ATen/cudnn/Descriptors.h ConvolutionDescriptor::set;
+ * DeepLearningExamples' TensorFlow ResNeXt calls tf.nn.conv2d with a [3, 3, C/32, C] filter,
+ * TensorFlow/Classification/ConvNets/model/blocks/conv2d_block.py, one grouped Conv2D).
+ * By default the model prices its g products each on tiles of its own (gemm_waves_s's
+ * `groups`): a 4-channel group fills 4 of a 32- to 128-wide tile. Under a runtime with
+ * `grouped_convolution = packed` (kt_runtime packs_groups) the groups sit side by side in the
+ * tiles, one product a pass whose grouped dimension holds them all: forward N = F' (g groups of
+ * F'/g), input gradient N = C', weight gradient M = F', the depth K a group's own. Kernels
+ * built for a group's width do so: cuDNN 8's grouped implicit GEMMs carry it in their names
+ * (sm80_xmma_{fprop,dgrad,wgrad}_implicit_gemm_..._tilesize64x64x64_..._g8_tensor16x8x16 for
+ * groups of 8 channels, PyTorch's kernels in andravin/spio scripts/plot_kernel_bench.py), a
+ * 64-wide tile then 8 groups; a tensor-core instruction is 8 channels wide (PTX mma.m16n8k16,
+ * m16n8k8 for TF32), so a group of 8 (FP16) or 4 (TF32) fills it with its own products. This
+ * is the best the tiles can do: CUTLASS's own grouped kernels (GroupMode::kMultipleGroup,
+ * include/cutlass/conv/convolution.h, "One CTA calculates multiple groups") pack the groups
+ * into a tile but run each group's K over the whole tile width (conv2d_problem_size.h
+ * implicit_gemm_k_iterations: iterations *= threadblock_N / k_per_group), the default's cost.
+ * Off by default: it lowers dle-pytorch's and dle-tensorflow1's mean accuracy
+ * (workloads/runtime/README.md). DeepBench has no grouped convolution: the fit is unchanged. */
+
+/* The dimensions and product count gemm_waves_s prices kn's m x n x k products at: for a
+ * convolution of g > 1 groups, the groups packed side by side along the dimension of a
+ * group's channels, one product; otherwise as they are. */
+static int64_t grouped_pack(const kt_model *m, const lw_kernel *kn, int64_t *pm, int64_t *pn)
+{
+    if (!m->runtime.packs_groups || kn->lib != LW_LIB_CONV || kn->groups <= 1)
+        return kn->groups;
+    if (kn->pass == LW_WEIGHT_GRAD)
+        *pm *= kn->groups;
+    else
+        *pn *= kn->groups;
+    return 1;
+}
+
+/* Seconds of kn's products m x n x k (kn's own, or its padded or strided variants) at `rate`
+ * over the GPU, the best tile; a grouped convolution's groups packed (grouped_pack). */
+static double conv_products_s(const kt_model *m, const lw_kernel *kn, int64_t pm, int64_t pn,
+                              int64_t pk, kt_tile_set set, double rate)
+{
+    int64_t groups = grouped_pack(m, kn, &pm, &pn);
+    return gemm_waves_s(pm, pn, pk, groups, set, m->device->sms, rate);
 }
 
 /* ---------------------------------------------------------------- opt-in mechanisms */
@@ -474,8 +521,8 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
     kt_tile_set set;
     double rate = product_rate(m, kn, 0, &set);
     t.call_s = kn->lib == LW_LIB_CONV ? m->params.conv_call_s : m->params.gemm_call_s;
-    t.compute_s = gemm_waves_s(kn->m, kn->n, channel_k_tile_k(m, kn, strided_dgrad_k(m, kn), 0),
-                               kn->groups, set, d->sms, rate);
+    t.compute_s = conv_products_s(m, kn, kn->m, kn->n,
+                                  channel_k_tile_k(m, kn, strided_dgrad_k(m, kn), 0), set, rate);
     if (winograd_applies(m, kn)) {
         double w = winograd_s(m, kn, bw);
         if (w < fmax(t.compute_s, t.memory_s)) {
@@ -488,8 +535,7 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
         int64_t pm, pn, pk;
         padded_dims(m, kn, &pm, &pn, &pk);
         rate = product_rate(m, kn, 1, &set);
-        double padded_s = gemm_waves_s(pm, pn, channel_k_tile_k(m, kn, pk, 1), kn->groups, set,
-                                       d->sms, rate);
+        double padded_s = conv_products_s(m, kn, pm, pn, channel_k_tile_k(m, kn, pk, 1), set, rate);
         double copy_s = layout_s(m, kn, 1, bw);
         if (fmax(padded_s, t.memory_s) + copy_s < fmax(t.compute_s, t.memory_s) + t.layout_s) {
             t.compute_s = padded_s;

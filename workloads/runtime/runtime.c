@@ -21,7 +21,7 @@ typedef enum {
     RT_K_LIBRARY_EFF, RT_K_LOADER_WORKERS, RT_K_LOADER_RATE, RT_K_OPT_KERNELS, RT_K_CALIBRATION,
     RT_K_BN_FUSION, RT_K_COMPUTE, RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY,
     RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_CYCLE, RT_K_PADS,
-    RT_K_BROADCAST_BW, RT_K_NORM_BLOCKS, RT_K_COUNT
+    RT_K_BROADCAST_BW, RT_K_NORM_BLOCKS, RT_K_GROUPED, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -32,7 +32,7 @@ static const char *const key_names[RT_K_COUNT] = {
     "calibration", "bn_activation_fusion", "compute", "depthwise_limit", "nchw_precisions",
     "optimizer_sync_precisions", "activation_memory", "gradient_copy_kernels_per_tensor",
     "buffer_copy_kernels_per_norm", "first_bucket_bytes", "cycle_time_s",
-    "pads_unaligned_channels", "broadcast_backward", "norm_blocks"};
+    "pads_unaligned_channels", "broadcast_backward", "norm_blocks", "grouped_convolution"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -125,6 +125,7 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     static const char *const act_rules[] = {"paradl", "autograd"};
     static const char *const bcast_rules[] = {"one-kernel", "autograd"};
     static const char *const norm_blocks[] = {"any", "channel", "sample-channel"};
+    static const char *const grouped[] = {"per-group", "packed"};
     static const double grad_bytes[] = {0, 4, 2};
     int i = 0, rc = HS_OK;
     const char *key = key_names[k];
@@ -151,6 +152,10 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     case RT_K_NORM_BLOCKS:
         rc = one_of(r, line, key, v, norm_blocks, 3, &i, err);
         rt->kernels.norm_blocks = (kt_norm_blocks)i;
+        break;
+    case RT_K_GROUPED:
+        rc = one_of(r, line, key, v, grouped, 2, &i, err);
+        rt->kernels.packs_groups = i;
         break;
     case RT_K_DEPTHWISE_LIMIT:
         rc = one_of(r, line, key, v, limits, 2, &i, err);

@@ -535,7 +535,8 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
         int64_t pm, pn, pk;
         padded_dims(m, kn, &pm, &pn, &pk);
         rate = product_rate(m, kn, 1, &set);
-        double padded_s = conv_products_s(m, kn, pm, pn, channel_k_tile_k(m, kn, pk, 1), set, rate);
+        double padded_s =
+            conv_products_s(m, kn, pm, pn, channel_k_tile_k(m, kn, pk, 1), set, rate);
         double copy_s = layout_s(m, kn, 1, bw);
         if (fmax(padded_s, t.memory_s) + copy_s < fmax(t.compute_s, t.memory_s) + t.layout_s) {
             t.compute_s = padded_s;

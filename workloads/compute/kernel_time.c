@@ -372,7 +372,8 @@ static double winograd_pass_rel(const kt_model *m, const lw_kernel *kn)
 static int64_t channel_k_tile_k(const kt_model *m, const lw_kernel *kn, int64_t k, int padded)
 {
     if (!(m->params.mechanisms & KT_MECH_CHANNEL_K_TILE) || kn->lib != LW_LIB_CONV ||
-        kn->groups != 1 || kn->pass == LW_WEIGHT_GRAD || kt_math_of(m->device, m->precision) != KT_TENSOR_CORES ||
+        kn->groups != 1 || kn->pass == LW_WEIGHT_GRAD ||
+        kt_math_of(m->device, m->precision) != KT_TENSOR_CORES ||
         (!padded && !kt_aligned(m, kn)))
         return k;
     int64_t ch = kn->pass == LW_FORWARD ? kn->in_channels : kn->out_channels;

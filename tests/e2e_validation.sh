@@ -63,6 +63,36 @@ rt="$SRC/experiments/validation/runtime/pytorch-nnunet"
 diff <(grep -v '^#\|^description\|^nchw_precisions' "$rt-2d.rt") \
     <(grep -v '^#\|^description\|^nchw_precisions' "$rt-3d.rt") >/dev/null ||
     fail "pytorch-nnunet-2d.rt and -3d.rt differ beyond nchw_precisions"
+# TensorFlow 1 with XLA (the opt-in runtime of make_rows.py --xla-runtime) is horovod-nccl.rt's
+# values plus XLA's fused batch normalisation alone; it makes ResNet-50 v1.5 faster (its ReLUs
+# and residual adds inside the batch normalisations' kernels) and the U-Nets, which have no
+# batch normalisation, no faster; make_rows.py gives it to the rows that ran XLA, 56, and to
+# no other (ResNeXt-101's DGX-1 and DGX-2 tables say no XLA).
+xla="$SRC/experiments/validation/runtime/horovod-nccl-xla.rt"
+diff <(grep -v '^#\|^description' "$SRC/workloads/runtime/horovod-nccl.rt") \
+    <(grep -v '^#\|^description\|^bn_activation_fusion' "$xla") >/dev/null &&
+    grep -qx 'bn_activation_fusion = on' "$xla" ||
+    fail "horovod-nccl-xla.rt is not horovod-nccl.rt plus bn_activation_fusion = on"
+for w in resnet50-v1.5 unet-medical; do
+    for r in horovod-nccl "$xla"; do
+        "$HS" simulate -w "$w" -p gen:dgx1:gpu=v100-sxm2-16gb -s data -g 1 -b 8 --json \
+            --runtime "$r" >"$TMP/xla-$w-$(basename "$r" .rt).json" 2>"$TMP/err" ||
+            fail "$w under $r: $(cat "$TMP/err")"
+    done
+done
+python3 "$SRC/experiments/validation/make_rows.py" --xla-runtime "$measured" >"$TMP/xla-rows.tsv" ||
+    fail "make_rows.py --xla-runtime"
+python3 - "$TMP" <<'PY' || fail "the XLA runtime's effect or rows"
+import csv, json, sys
+t = lambda w, r: json.load(open(f"{sys.argv[1]}/xla-{w}-{r}.json"))["iteration"]["total_s"]
+assert t("resnet50-v1.5", "horovod-nccl-xla") < 0.95 * t("resnet50-v1.5", "horovod-nccl")
+assert t("unet-medical", "horovod-nccl-xla") == t("unet-medical", "horovod-nccl")
+rows = list(csv.DictReader(open(f"{sys.argv[1]}/xla-rows.tsv"), delimiter="\t"))
+xla = [r for r in rows if r["runtime"].endswith("horovod-nccl-xla.rt")]
+assert len(xla) == 56 and all(r["dataset"] == "dle-tensorflow1" and "XLA" in r["note"]
+                              for r in xla), len(xla)
+assert not any("resnext101-32x4d DGX-" in r["label"] and "se-" not in r["label"] for r in xla)
+PY
 python3 - "$TMP/out/results.tsv" "$SRC/experiments/results/validation/results.tsv" \
     "$SRC/experiments/validation/subset.txt" <<'PY' || fail "the subset's predictions"
 import csv, sys

@@ -498,7 +498,9 @@ static void test_scatter_copies(void **state)
 /* A runtime that fuses batch normalisation with its ReLU and residual add (bn_act_fused): a
  * ReLU after a batch normalisation costs nothing forward and a third of its bytes backward
  * (the mask read), with no launch; the add before a ReLU a third both ways; a ReLU or add
- * elsewhere, and every kernel without the flag, as before. */
+ * elsewhere, and every kernel without the flag, as before. As XLA fuses them
+ * (KT_BN_FUSED_XLA) the ReLU's backward is two thirds (its gradient recomputed in both of the
+ * normalisation's backward kernels, each reading dy and y), the rest as cuDNN's fusion. */
 static void test_bn_fusion(void **state)
 {
     (void)state;
@@ -509,26 +511,34 @@ static void test_bn_fusion(void **state)
     kt_model m = model_ok("a100-80gb", PR_MIXED);
     lw_split b = lw_whole(64);
     char err[HS_ERR_LEN] = "";
-    double plain[4][LW_PASS_COUNT], fused[4][LW_PASS_COUNT];
+    double t_s[3][4][LW_PASS_COUNT]; /* [fusion][layer][pass] */
     int layers[4] = {relu, add, relu_after_add, bn};
-    for (int f = 0; f < 2; f++) {
-        m.runtime.bn_act_fused = f;
+    for (int f = KT_BN_UNFUSED; f <= KT_BN_FUSED_XLA; f++) {
+        m.runtime.bn_act_fused = (kt_bn_fusion)f;
         for (int i = 0; i < 4; i++)
             for (int p = 0; p < LW_PASS_COUNT; p++)
-                assert_int_equal(kt_pass_s(&m, &wl, layers[i], &b, (lw_pass)p,
-                                           f ? &fused[i][p] : &plain[i][p], err), HS_OK);
+                assert_int_equal(kt_pass_s(&m, &wl, layers[i], &b, (lw_pass)p, &t_s[f][i][p],
+                                           err), HS_OK);
     }
+    double(*plain)[LW_PASS_COUNT] = t_s[KT_BN_UNFUSED], (*fused)[LW_PASS_COUNT] = t_s[KT_BN_FUSED];
+    double(*xla)[LW_PASS_COUNT] = t_s[KT_BN_FUSED_XLA];
     double e = pr_activation_bytes(PR_MIXED);
     for (int i = 0; i < 3; i++) {
         lw_kernel bw = kernel_ok(&wl, layers[i], &b, LW_INPUT_GRAD, e);
         kt_terms t = kt_terms_of(&m, &bw);
         assert_true(rel_close(fused[i][LW_INPUT_GRAD], t.memory_s / 3, 1e-9));
         assert_true(plain[i][LW_INPUT_GRAD] > 3 * fused[i][LW_INPUT_GRAD]); /* and a launch */
+        /* XLA: the ReLUs' backward two thirds, the add's as cuDNN's fusion */
+        double share = layers[i] == add ? 1.0 / 3 : 2.0 / 3;
+        assert_true(rel_close(xla[i][LW_INPUT_GRAD], t.memory_s * share, 1e-9));
+        assert_true(xla[i][LW_FORWARD] == fused[i][LW_FORWARD]);
     }
+    assert_true(xla[0][LW_INPUT_GRAD] > fused[0][LW_INPUT_GRAD] &&
+                xla[0][LW_INPUT_GRAD] < plain[0][LW_INPUT_GRAD]);
     assert_true(fused[0][LW_FORWARD] == 0 && fused[2][LW_FORWARD] == 0);
     assert_true(fused[1][LW_FORWARD] > 0 && fused[1][LW_FORWARD] < plain[1][LW_FORWARD] / 3);
-    for (int p = 0; p < LW_PASS_COUNT; p++)
-        assert_true(fused[3][p] == plain[3][p]); /* the batch normalisation itself unchanged */
+    for (int p = 0; p < LW_PASS_COUNT; p++) /* the batch normalisation itself unchanged */
+        assert_true(fused[3][p] == plain[3][p] && xla[3][p] == plain[3][p]);
     /* VGG16 has no batch normalisation: its ReLUs (after convolutions) are not fused */
     wl_free(&wl);
     load_ok("vgg16", &wl);

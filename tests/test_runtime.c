@@ -295,6 +295,29 @@ static void test_norm_blocks(void **state)
         assert_int_equal(load_ok(shipped[i]).kernels.norm_blocks, KT_NORM_ANY);
 }
 
+/* bn_activation_fusion: off, on (cuDNN's fused kernel) and xla (XLA's fusion) read into
+ * kt_runtime bn_act_fused; absent, off; another word refused by file, line and the words. */
+static void test_bn_activation_fusion(void **state)
+{
+    (void)state;
+    const char *values[] = {"off", "on", "xla"};
+    const kt_bn_fusion want[] = {KT_BN_UNFUSED, KT_BN_FUSED, KT_BN_FUSED_XLA};
+    for (int v = 0; v < 3; v++) {
+        char text[4096], err[HS_ERR_LEN] = "";
+        snprintf(text, sizeof text, "%s# source: a\nbn_activation_fusion = %s\n", base_lines,
+                 values[v]);
+        rt_runtime rt;
+        assert_int_equal(parse_into(text, &rt, err), HS_OK);
+        assert_int_equal(rt.kernels.bn_act_fused, want[v]);
+    }
+    char err[HS_ERR_LEN] = "";
+    rt_runtime rt;
+    assert_int_equal(parse_into(base_lines, &rt, err), HS_OK);
+    assert_int_equal(rt.kernels.bn_act_fused, KT_BN_UNFUSED);
+    refused("# source: a\nbn_activation_fusion = grappler\n",
+            ":17: bn_activation_fusion: unknown value 'grappler' (known: off, on, xla)");
+}
+
 /* first_bucket_bytes (DDP's 1 MiB first bucket): read with overlap, set in a strategy beside
  * bucket_bytes; absent, 0 (every bucket at bucket_bytes). */
 static void test_first_bucket(void **state)
@@ -595,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_broadcast_backward),
         cmocka_unit_test(test_norm_blocks),
         cmocka_unit_test(test_grouped_convolution),
+        cmocka_unit_test(test_bn_activation_fusion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,6 +105,14 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
  * normalisation over a (1, N x C, ...) view of its input). */
 typedef enum { KT_NORM_ANY = 0, KT_NORM_PER_CHANNEL, KT_NORM_PER_SAMPLE_CHANNEL } kt_norm_blocks;
 
+/* How a runtime fuses a batch normalisation with the ReLU after it and with a residual add and
+ * its ReLU (kernel_time.c, "fused batch normalisation"): not at all; in one library kernel
+ * (cuDNN's batch normalisation with an activation and a side input, MXNet's BatchNormAddRelu),
+ * which reads the ReLU's output once for its backward's mask; or as XLA's compiler fuses the
+ * expanded normalisation, the ReLU's gradient recomputed inside both kernels of the
+ * normalisation's backward, each reading the ReLU's output and its gradient. */
+typedef enum { KT_BN_UNFUSED = 0, KT_BN_FUSED, KT_BN_FUSED_XLA } kt_bn_fusion;
+
 /* What the training software adds to the kernels (a runtime, issue 26's `--runtime`). The
  * neutral runtime adds nothing: kernels as DeepBench's libraries run them, no host limit, no
  * input pipeline, the workload's own weight-update times. */
@@ -147,11 +155,11 @@ typedef struct {
                            * of its tensors (as nchw_precisions'), when that is faster than the
                            * CUDA cores (kernel_time.c); 0: it runs on the CUDA cores (cuDNN
                            * 7.6.2, DeepBench's) */
-    int bn_act_fused;     /* 1: batch normalisation runs fused with the ReLU after it, and
-                           * with a residual add and its ReLU (cuDNN's batch normalisation
-                           * with an activation and a side input, MXNet's BatchNormAddRelu):
-                           * those ReLUs and adds launch nothing of their own and stream only
-                           * the bytes the fused kernel adds; 0: separate kernels */
+    kt_bn_fusion bn_act_fused; /* KT_BN_FUSED, KT_BN_FUSED_XLA: batch normalisation runs
+                                * fused with the ReLU after it, and with a residual add and
+                                * its ReLU: those ReLUs and adds launch nothing of their own
+                                * and stream only the bytes the fusion adds; KT_BN_UNFUSED
+                                * (0): separate kernels */
     int autograd_broadcast; /* 1: the backward of a two-input broadcast mul (squeeze-and-
                              * excitation's scale) and of a pool of stride 1 to one element a
                              * channel (an adaptive average pool) as PyTorch's autograd runs

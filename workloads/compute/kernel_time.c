@@ -592,14 +592,28 @@ static int bn_add_relu(const wl_workload *wl, int i)
            is_type(wl, i + 1, WL_RELU) && input_of(wl, i + 1, 0) == i;
 }
 
+/* KT_BN_FUSED_XLA: the share of a fused ReLU's backward (read dy and y, write dx: 3 tensors)
+ * XLA's fusion streams. Its GPU compiler expands the batch normalisation's gradient into two
+ * reductions over dx and x and an element-wise dx (NVIDIA/tensorflow v1.15.2+nv20.06
+ * tensorflow/compiler/xla/service/batchnorm_expander.cc:504, :509; gpu/gpu_compiler.cc:177-180),
+ * a multi-output reduction fusion and a loop fusion, and fuses ReluGrad's select into both
+ * (gpu_compiler.cc:263, may_duplicate; instruction_fusion.cc:257-330: a producer of more
+ * bytes in than out is duplicated when it fuses into all its consumers): each reads dy and y
+ * where it would read the ReLU's gradient, so the ReLU adds two tensors to the normalisation's
+ * five, where cuDNN's fused kernel adds one (the mask, y read once). */
+static double relu_backward_share(const kt_model *m)
+{
+    return m->runtime.bn_act_fused == KT_BN_FUSED_XLA ? 2.0 / 3.0 : 1.0 / 3.0;
+}
+
 /* The share of layer i's bytes in `pass` a fused kernel streams; -1: not fused. */
 static double fused_share(const kt_model *m, const wl_workload *wl, int i, lw_pass pass)
 {
-    if (!m->runtime.bn_act_fused)
+    if (m->runtime.bn_act_fused == KT_BN_UNFUSED)
         return -1;
     int in = input_of(wl, i, 0);
     if (is_type(wl, i, WL_RELU) && (is_type(wl, in, WL_BNORM) || bn_add_relu(wl, in)))
-        return pass == LW_FORWARD ? 0.0 : 1.0 / 3.0;
+        return pass == LW_FORWARD ? 0.0 : relu_backward_share(m);
     if (bn_add_relu(wl, i))
         return 1.0 / 3.0;
     return -1;

@@ -126,6 +126,7 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     static const char *const bcast_rules[] = {"one-kernel", "autograd"};
     static const char *const norm_blocks[] = {"any", "channel", "sample-channel"};
     static const char *const grouped[] = {"per-group", "packed"};
+    static const char *const bn_fusions[] = {"off", "on", "xla"}; /* kt_bn_fusion's order */
     static const double grad_bytes[] = {0, 4, 2};
     int i = 0, rc = HS_OK;
     const char *key = key_names[k];
@@ -138,8 +139,8 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
         break;
     case RT_K_HALO: rc = one_of(r, line, key, v, halos, 2, &i, err); rt->halo_chain = i; break;
     case RT_K_BN_FUSION:
-        rc = one_of(r, line, key, v, onoff, 2, &i, err);
-        rt->kernels.bn_act_fused = i;
+        rc = one_of(r, line, key, v, bn_fusions, 3, &i, err);
+        rt->kernels.bn_act_fused = (kt_bn_fusion)i;
         break;
     case RT_K_PADS:
         rc = one_of(r, line, key, v, onoff, 2, &i, err);

@@ -63,16 +63,16 @@ rt="$SRC/experiments/validation/runtime/pytorch-nnunet"
 diff <(grep -v '^#\|^description\|^nchw_precisions' "$rt-2d.rt") \
     <(grep -v '^#\|^description\|^nchw_precisions' "$rt-3d.rt") >/dev/null ||
     fail "pytorch-nnunet-2d.rt and -3d.rt differ beyond nchw_precisions"
-# TensorFlow 1 with XLA (the opt-in runtime of make_rows.py --xla-runtime) is horovod-nccl.rt's
-# values plus XLA's fused batch normalisation alone; it makes ResNet-50 v1.5 faster (its ReLUs
-# and residual adds inside the batch normalisations' kernels) and the U-Nets, which have no
-# batch normalisation, no faster; make_rows.py gives it to the rows that ran XLA, 56, and to
-# no other (ResNeXt-101's DGX-1 and DGX-2 tables say no XLA).
+# TensorFlow 1 with XLA (the XLA rows' runtime) is horovod-nccl.rt's values plus XLA's fused
+# batch normalisation alone; it makes ResNet-50 v1.5 faster (its ReLUs and residual adds inside
+# the batch normalisations' kernels) and the U-Nets, which have no batch normalisation, no
+# faster; make_rows.py gives it to the rows that ran XLA, 56, and to no other (ResNeXt-101's
+# DGX-1 and DGX-2 tables say no XLA), and rows.tsv is what make_rows.py writes.
 xla="$SRC/experiments/validation/runtime/horovod-nccl-xla.rt"
 diff <(grep -v '^#\|^description' "$SRC/workloads/runtime/horovod-nccl.rt") \
     <(grep -v '^#\|^description\|^bn_activation_fusion' "$xla") >/dev/null &&
-    grep -qx 'bn_activation_fusion = on' "$xla" ||
-    fail "horovod-nccl-xla.rt is not horovod-nccl.rt plus bn_activation_fusion = on"
+    grep -qx 'bn_activation_fusion = xla' "$xla" ||
+    fail "horovod-nccl-xla.rt is not horovod-nccl.rt plus bn_activation_fusion = xla"
 for w in resnet50-v1.5 unet-medical; do
     for r in horovod-nccl "$xla"; do
         "$HS" simulate -w "$w" -p gen:dgx1:gpu=v100-sxm2-16gb -s data -g 1 -b 8 --json \
@@ -80,8 +80,9 @@ for w in resnet50-v1.5 unet-medical; do
             fail "$w under $r: $(cat "$TMP/err")"
     done
 done
-python3 "$SRC/experiments/validation/make_rows.py" --xla-runtime "$measured" >"$TMP/xla-rows.tsv" ||
-    fail "make_rows.py --xla-runtime"
+python3 "$SRC/experiments/validation/make_rows.py" "$measured" >"$TMP/xla-rows.tsv" &&
+    cmp -s "$TMP/xla-rows.tsv" "$SRC/experiments/validation/rows.tsv" ||
+    fail "experiments/validation/rows.tsv differs from make_rows.py's"
 python3 - "$TMP" <<'PY' || fail "the XLA runtime's effect or rows"
 import csv, json, sys
 t = lambda w, r: json.load(open(f"{sys.argv[1]}/xla-{w}-{r}.json"))["iteration"]["total_s"]

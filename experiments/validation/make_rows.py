@@ -2,8 +2,7 @@
 """make_rows.py: every row of ../shared/reference/measured/ mapped to the hybridsim run that
 predicts it: experiments/validation/rows.tsv, which run.sh reads.
 
-Usage: experiments/validation/make_rows.py [--xla-runtime] [MEASURED_DIR] >
-           experiments/validation/rows.tsv
+Usage: experiments/validation/make_rows.py [MEASURED_DIR] > experiments/validation/rows.tsv
 
 The mapping is rules, written here once for each file (no constant per row):
   - the network: its shipped workload (workloads/*.xml); networks without one (TensorFlow 1's
@@ -18,9 +17,9 @@ The mapping is rules, written here once for each file (no constant per row):
     16 (`workers`, main.py's DataLoader num_workers);
   - a row's own runtime (`runtime`) where its run's software differs from its dataset's:
     DLE's PyTorch nnU-Net (Lightning, DALI, FusedAdam) and SSD300 (apex DDP, channels-last in
-    every precision, DALI): experiments/validation/runtime/; with --xla-runtime (an opt-in,
-    not the committed rows) DLE's TensorFlow 1 rows that compiled with XLA too
-    (horovod-nccl-xla.rt: XLA's batch normalisation fused with its ReLU and residual add);
+    every precision, DALI), and DLE's TensorFlow 1 rows that compiled with XLA (the table
+    says "+ XLA" or the script passes --xla; horovod-nccl-xla.rt: XLA's batch normalisation
+    fused with its ReLU and residual add): experiments/validation/runtime/;
   - the row's own published settings as hybridsim options (`options`): DLE's PyTorch ConvNets
     step their optimizer once in optimizer_batch_size / (GPUs x batch) iterations
     (main.py@7bdfc81d:368 batch_size_multiplier, training.py@7bdfc81d:284; the configs.yml
@@ -89,10 +88,9 @@ DLE_RUNTIMES = {("nnUNet", "dim=2"): "experiments/validation/runtime/pytorch-nnu
                 ("nnUNet", "dim=3"): "experiments/validation/runtime/pytorch-nnunet-3d.rt",
                 ("SSD300 v1.1 (ResNet-50 backbone)", ""):
                     "experiments/validation/runtime/pytorch-apex-ddp.rt"}
-# With --xla-runtime the TensorFlow 1 rows that compiled with XLA (the table's header says
-# "+ XLA", or the benchmark script passes --xla) run under TensorFlow 1's runtime with XLA's
-# fusion of batch normalisation with its ReLU and residual add (the file gives the XLA
-# sources). An opt-in: it lowers dle-tensorflow1's mean accuracy (experiments/README.md).
+# The TensorFlow 1 rows that compiled with XLA (the table's header says "+ XLA", or the
+# benchmark script passes --xla) run under TensorFlow 1's runtime with XLA's fusion of batch
+# normalisation with its ReLU and residual add (the file gives the XLA sources).
 XLA_RUNTIME = "experiments/validation/runtime/horovod-nccl-xla.rt"
 XLA_NOTE = "fuses batch normalisation with its ReLU and add (horovod-nccl-xla.rt); " \
            "its other element-wise fusions: not modelled"
@@ -153,7 +151,7 @@ def optimizer_every(r, gpus, per_gpu):
     return max(1, int(int(m.group(1)) / (gpus * per_gpu)))
 
 
-def dle_rows(measured, table, xla_runtime):
+def dle_rows(measured, table):
     out = []
     for line, r in read_tsv(os.path.join(measured, "dle-throughput.tsv")):
         dataset = "dle-pytorch" if r["framework"] == "PyTorch" else "dle-tensorflow1"
@@ -181,8 +179,8 @@ def dle_rows(measured, table, xla_runtime):
         if xla:
             notes.append("XLA%s %s" % (
                 "" if r["xla"] == "yes" else " (--xla, %s)" % DLE_XLA_SCRIPTS[r["network"]],
-                XLA_NOTE if xla_runtime else "fuses element-wise kernels: not modelled"))
-            runtime = runtime or xla_runtime
+                XLA_NOTE))
+            runtime = runtime or XLA_RUNTIME
         if r["network"] in DLE_DALI:
             notes.append("DALI's input pipeline: not priced (no rate sourced)")
         if "does not state the batch" in r["notes"]:
@@ -325,18 +323,12 @@ def deepbench_allreduce_rows(measured, table):
 
 
 def main(argv):
-    xla_runtime = XLA_RUNTIME if "--xla-runtime" in argv else ""
-    argv = [a for a in argv if a != "--xla-runtime"]
-    if len(argv) > 1 or (argv and argv[0].startswith("-")):
-        print("make_rows.py: usage: make_rows.py [--xla-runtime] [MEASURED_DIR]",
-              file=sys.stderr)
-        return 2
     measured = argv[0] if argv else os.path.join(ROOT, "..", "shared", "reference", "measured")
     if not os.path.isdir(measured):
         print("make_rows.py: no measured data at %s" % measured, file=sys.stderr)
         return 2
     table = systems()
-    rows = dle_rows(measured, table, xla_runtime) + mlperf_rows(measured, table) + paradl_rows(measured) + \
+    rows = dle_rows(measured, table) + mlperf_rows(measured, table) + paradl_rows(measured) + \
         deepbench_allreduce_rows(measured, table)
     w = csv.DictWriter(sys.stdout, COLUMNS, delimiter="\t", lineterminator="\n")
     w.writeheader()

@@ -1,4 +1,4 @@
-/* test_compute_grouped.c: the kernel-time model's grouped convolutions (kernel_time.c,
+/* test_compute_grouped.c: the kernel-time model's grouped convolutions (kernel_refine.c,
  * grouped_pack): each group on tiles of its own by default, and under a runtime with
  * `grouped_convolution = packed` the groups side by side in the tiles, one product a pass,
  * priced as the dense product of the same per-group depth; ungrouped, depthwise and batched
@@ -12,16 +12,8 @@
 #include <cmocka.h>
 
 #include "compute.h"
+#include "compute_helpers.h"
 #include "workload_helpers.h"
-
-static kt_model model_ok(const char *device, pr_precision precision)
-{
-    char err[HS_ERR_LEN] = "";
-    kt_model m;
-    if (kt_model_init(&m, device, precision, err) != HS_OK)
-        fail_msg("kt_model_init: %s", err);
-    return m;
-}
 
 /* kn as one dense product: its groups laid along the dimension of a group's channels (the
  * weight gradient's M, the other passes' N), by hand. */

@@ -44,7 +44,9 @@
  * kernels) is the runtime's to say; kt_runtime_neutral() adds nothing.
  *
  * Folder: workloads/compute/ (this is its main header): layer work (work.h, lw_), precision
- * (precision.h, pr_) and this model (kt_). May include workloads/, workloads/common/ and the C
+ * (precision.h, pr_) and this model (kt_: kernel_time.c its fitted core, kernel_refine.c the
+ * opt-in mechanisms and runtime keys that refine it, kernel_time_internal.h what the two
+ * share; anchored.c --compute model). May include workloads/, workloads/common/ and the C
  * library; the expansion, the analytic model and the memory footprint may include it. */
 #ifndef COMPUTE_H
 #define COMPUTE_H
@@ -77,7 +79,7 @@ typedef struct {
                            * the committed efficiencies were fitted with */
 } kt_params;
 
-/* Opt-in refinements of the kernel-time model (kernel_time.c gives each one's source). Off by
+/* Opt-in refinements of the kernel-time model (kernel_refine.c gives each one's source). Off by
  * default: each explains a part of DeepBench's convolution errors, but refitted with it the
  * efficiencies move some dataset's whole-network predictions away from the measured runs
  * (experiments/compute/fit.sh --mechanisms fits and reports them; experiments/README.md). */
@@ -100,7 +102,7 @@ enum {
 int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 
 /* The planes a runtime's NCHW normalisation kernels (bnorm) reduce, each with a fixed part
- * of the GPU (kernel_time.c, cuDNN's measured rate a plane): none (the device's bandwidth), a
+ * of the GPU (kernel_refine.c, cuDNN's measured rate a plane): none (the device's bandwidth), a
  * channel (batch normalisation) or a sample's channel (instance normalisation run as batch
  * normalisation over a (1, N x C, ...) view of its input). */
 typedef enum { KT_NORM_ANY = 0, KT_NORM_PER_CHANNEL, KT_NORM_PER_SAMPLE_CHANNEL } kt_norm_blocks;
@@ -163,7 +165,7 @@ typedef struct {
     int autograd_broadcast; /* 1: the backward of a two-input broadcast mul (squeeze-and-
                              * excitation's scale) and of a pool of stride 1 to one element a
                              * channel (an adaptive average pool) as PyTorch's autograd runs
-                             * them, op by op (kernel_time.c); 0: the mul's backward one kernel
+                             * them, op by op (kernel_refine.c); 0: the mul's backward one kernel
                              * of three tensors, the pool's as max pooling's (work_kernels.c) */
     unsigned optimizer_sync_precisions; /* bit p: in precision p the framework reads a GPU
                                          * value on the host before its optimizer (AMP's
@@ -182,10 +184,10 @@ typedef struct {
                                  * on each GPU of a data-parallel run (DDP's broadcast of the
                                  * buffers, copied back one a kernel); 0: none */
     kt_norm_blocks norm_blocks; /* the planes its normalisations on NCHW tensors (in
-                                 * nchw_precisions) reduce at a plane's rate (kernel_time.c
-                                 * norm_bandwidth); KT_NORM_ANY: the device's bandwidth */
+                                 * nchw_precisions) reduce at a plane's rate (kernel_refine.c
+                                 * kt__norm_bandwidth); KT_NORM_ANY: the device's bandwidth */
     int packs_groups;     /* 1: a grouped convolution's groups packed side by side into the
-                           * library's tiles, one product a pass (kernel_time.c
+                           * library's tiles, one product a pass (kernel_refine.c
                            * grouped_pack); 0: each group its own product on its own tiles */
 } kt_runtime;
 

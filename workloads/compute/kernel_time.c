@@ -5,8 +5,6 @@
 #include "kernel_time_internal.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
 
 /* ---------------------------------------------------------------- fitted efficiencies
  *

@@ -111,7 +111,26 @@ static int version(const rt_read *r, int line, const char *value, int *out, char
     return HS_OK;
 }
 
-/* The choices a word key takes, in the order of its enum or flag (halo: chain first). */
+/* The words a word key takes, in the order of its enum or flag (halo: chain second). */
+typedef struct {
+    const char *const *words; /* the words (NULL: not a word key) */
+    int n;                    /* how many */
+} rt_words;
+#define RT_WORDS(a) {(a), (int)(sizeof(a) / sizeof((a)[0]))}
+
+/* allreduce: the library's choice or an algorithm collective.h names, as --allreduce takes. */
+static int allreduce_key(rt_read *r, int line, const char *v, char *err)
+{
+    const char *algos[1 + CO_ALGO_COUNT] = {"library"};
+    int i = 0;
+    for (int a = 0; a < CO_ALGO_COUNT; a++)
+        algos[1 + a] = co_algo_name((co_algo)a);
+    int rc = one_of(r, line, "allreduce", v, algos, 1 + CO_ALGO_COUNT, &i, err);
+    snprintf(r->allreduce, sizeof r->allreduce, "%s", v);
+    return rc;
+}
+
+/* A key that takes one of a few words: the word's index into rt. */
 static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v, char *err)
 {
     static const char *const libs[] = {"mpi", "nccl"};
@@ -127,69 +146,42 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     static const char *const norm_blocks[] = {"any", "channel", "sample-channel"};
     static const char *const grouped[] = {"per-group", "packed"};
     static const char *const bn_fusions[] = {"off", "on", "xla"}; /* kt_bn_fusion's order */
+    static const rt_words choices[RT_K_COUNT] = {
+        [RT_K_LIBRARY] = RT_WORDS(libs),          [RT_K_OVERLAP] = RT_WORDS(onoff),
+        [RT_K_GRADIENT] = RT_WORDS(grads),        [RT_K_HALO] = RT_WORDS(halos),
+        [RT_K_BN_FUSION] = RT_WORDS(bn_fusions),  [RT_K_PADS] = RT_WORDS(onoff),
+        [RT_K_BROADCAST_BW] = RT_WORDS(bcast_rules), [RT_K_NORM_BLOCKS] = RT_WORDS(norm_blocks),
+        [RT_K_DEPTHWISE_LIMIT] = RT_WORDS(limits), [RT_K_ACT_MEMORY] = RT_WORDS(act_rules),
+        [RT_K_COMPUTE] = RT_WORDS(computes),      [RT_K_FILTER_BACKWARD] = RT_WORDS(filters),
+        [RT_K_OPTIMIZER] = RT_WORDS(opts),        [RT_K_GROUPED] = RT_WORDS(grouped),
+    };
     static const double grad_bytes[] = {0, 4, 2};
-    int i = 0, rc = HS_OK;
-    const char *key = key_names[k];
+    if (k == RT_K_ALLREDUCE)
+        return allreduce_key(r, line, v, err);
+    if (!choices[k].words)
+        return HS_OK;
+    int i = 0;
+    int rc = one_of(r, line, key_names[k], v, choices[k].words, choices[k].n, &i, err);
+    if (rc != HS_OK)
+        return rc;
     switch (k) {
-    case RT_K_LIBRARY: rc = one_of(r, line, key, v, libs, 2, &i, err); rt->library = i; break;
-    case RT_K_OVERLAP: rc = one_of(r, line, key, v, onoff, 2, &i, err); rt->overlap = i; break;
-    case RT_K_GRADIENT:
-        rc = one_of(r, line, key, v, grads, 3, &i, err);
-        rt->gradient_bytes = grad_bytes[i];
-        break;
-    case RT_K_HALO: rc = one_of(r, line, key, v, halos, 2, &i, err); rt->halo_chain = i; break;
-    case RT_K_BN_FUSION:
-        rc = one_of(r, line, key, v, bn_fusions, 3, &i, err);
-        rt->kernels.bn_act_fused = (kt_bn_fusion)i;
-        break;
-    case RT_K_PADS:
-        rc = one_of(r, line, key, v, onoff, 2, &i, err);
-        rt->kernels.pads_channels = i;
-        break;
-    case RT_K_BROADCAST_BW:
-        rc = one_of(r, line, key, v, bcast_rules, 2, &i, err);
-        rt->kernels.autograd_broadcast = i;
-        break;
-    case RT_K_NORM_BLOCKS:
-        rc = one_of(r, line, key, v, norm_blocks, 3, &i, err);
-        rt->kernels.norm_blocks = (kt_norm_blocks)i;
-        break;
-    case RT_K_GROUPED:
-        rc = one_of(r, line, key, v, grouped, 2, &i, err);
-        rt->kernels.packs_groups = i;
-        break;
-    case RT_K_DEPTHWISE_LIMIT:
-        rc = one_of(r, line, key, v, limits, 2, &i, err);
-        rt->kernels.depthwise_by_bytes = i;
-        break;
-    case RT_K_ACT_MEMORY:
-        rc = one_of(r, line, key, v, act_rules, 2, &i, err);
-        rt->autograd_memory = i;
-        break;
-    case RT_K_COMPUTE:
-        rc = one_of(r, line, key, v, computes, 3, &i, err);
-        rt->compute = (rt_compute)(RT_COMPUTE_MEASURED + i);
-        break;
-    case RT_K_FILTER_BACKWARD:
-        rc = one_of(r, line, key, v, filters, 2, &i, err);
-        rt->filter_rs = i;
-        break;
-    case RT_K_OPTIMIZER:
-        rc = one_of(r, line, key, v, opts, 4, &i, err);
-        rt->optimizer = (rt_optimizer)i;
-        break;
-    case RT_K_ALLREDUCE: {
-        /* the library's choice or an algorithm collective.h names, as --allreduce takes */
-        const char *algos[1 + CO_ALGO_COUNT] = {"library"};
-        for (int a = 0; a < CO_ALGO_COUNT; a++)
-            algos[1 + a] = co_algo_name((co_algo)a);
-        rc = one_of(r, line, key, v, algos, 1 + CO_ALGO_COUNT, &i, err);
-        snprintf(r->allreduce, sizeof r->allreduce, "%s", v);
-        break;
-    }
+    case RT_K_LIBRARY: rt->library = i; break;
+    case RT_K_OVERLAP: rt->overlap = i; break;
+    case RT_K_GRADIENT: rt->gradient_bytes = grad_bytes[i]; break;
+    case RT_K_HALO: rt->halo_chain = i; break;
+    case RT_K_BN_FUSION: rt->kernels.bn_act_fused = (kt_bn_fusion)i; break;
+    case RT_K_PADS: rt->kernels.pads_channels = i; break;
+    case RT_K_BROADCAST_BW: rt->kernels.autograd_broadcast = i; break;
+    case RT_K_NORM_BLOCKS: rt->kernels.norm_blocks = (kt_norm_blocks)i; break;
+    case RT_K_GROUPED: rt->kernels.packs_groups = i; break;
+    case RT_K_DEPTHWISE_LIMIT: rt->kernels.depthwise_by_bytes = i; break;
+    case RT_K_ACT_MEMORY: rt->autograd_memory = i; break;
+    case RT_K_COMPUTE: rt->compute = (rt_compute)(RT_COMPUTE_MEASURED + i); break;
+    case RT_K_FILTER_BACKWARD: rt->filter_rs = i; break;
+    case RT_K_OPTIMIZER: rt->optimizer = (rt_optimizer)i; break;
     default: break;
     }
-    return rc;
+    return HS_OK;
 }
 
 /* A list of precision names (precision.h) for `key`, blank- or comma-separated, into a mask of

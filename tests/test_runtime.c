@@ -225,6 +225,17 @@ static int parse_text(const char *text, char *err)
     return parse_into(text, &rt, err);
 }
 
+/* The base file with `extra` added, parsed; fails the test if refused. */
+static rt_runtime accepted(const char *extra)
+{
+    char text[4096], err[HS_ERR_LEN] = "";
+    snprintf(text, sizeof text, "%s%s", base_lines, extra);
+    rt_runtime rt;
+    if (parse_into(text, &rt, err) != HS_OK)
+        fail_msg("refused: %s: %s", extra, err);
+    return rt;
+}
+
 /* The base file with `extra` added, expected to fail with a message containing `want`. */
 static void refused(const char *extra, const char *want)
 {
@@ -241,13 +252,10 @@ static void test_pads_channels(void **state)
 {
     (void)state;
     const char *values[] = {"off", "on"};
+    char extra[128];
     for (int v = 0; v < 2; v++) {
-        char text[4096], err[HS_ERR_LEN] = "";
-        snprintf(text, sizeof text, "%s# source: a\npads_unaligned_channels = %s\n", base_lines,
-                 values[v]);
-        rt_runtime rt;
-        assert_int_equal(parse_into(text, &rt, err), HS_OK);
-        assert_int_equal(rt.kernels.pads_channels, v);
+        snprintf(extra, sizeof extra, "# source: a\npads_unaligned_channels = %s\n", values[v]);
+        assert_int_equal(accepted(extra).kernels.pads_channels, v);
     }
 }
 
@@ -258,13 +266,10 @@ static void test_broadcast_backward(void **state)
 {
     (void)state;
     const char *values[] = {"one-kernel", "autograd"};
+    char extra[128];
     for (int v = 0; v < 2; v++) {
-        char text[4096], err[HS_ERR_LEN] = "";
-        snprintf(text, sizeof text, "%s# source: a\nbroadcast_backward = %s\n", base_lines,
-                 values[v]);
-        rt_runtime rt;
-        assert_int_equal(parse_into(text, &rt, err), HS_OK);
-        assert_int_equal(rt.kernels.autograd_broadcast, v);
+        snprintf(extra, sizeof extra, "# source: a\nbroadcast_backward = %s\n", values[v]);
+        assert_int_equal(accepted(extra).kernels.autograd_broadcast, v);
     }
     assert_int_equal(load_ok("pytorch-ddp").kernels.autograd_broadcast, 0);
     assert_int_equal(load_ok("horovod-nccl").kernels.autograd_broadcast, 0);
@@ -279,17 +284,13 @@ static void test_norm_blocks(void **state)
     (void)state;
     const char *values[] = {"any", "channel", "sample-channel"};
     const kt_norm_blocks want[] = {KT_NORM_ANY, KT_NORM_PER_CHANNEL, KT_NORM_PER_SAMPLE_CHANNEL};
-    for (int v = 0; v < 3; v++) {
-        char text[4096], err[HS_ERR_LEN] = "";
-        snprintf(text, sizeof text, "%s# source: a\nnorm_blocks = %s\n", base_lines, values[v]);
-        rt_runtime rt;
-        assert_int_equal(parse_into(text, &rt, err), HS_OK);
-        assert_int_equal(rt.kernels.norm_blocks, want[v]);
+    char extra[128];
+    for (int v = 0; v < 3; v++) { /* NCHW tensors' normalisations: with nchw_precisions */
+        snprintf(extra, sizeof extra, "# source: a\nnchw_precisions = fp32\n"
+                 "# source: a\nnorm_blocks = %s\n", values[v]);
+        assert_int_equal(accepted(extra).kernels.norm_blocks, want[v]);
     }
-    char err[HS_ERR_LEN] = "";
-    rt_runtime rt;
-    assert_int_equal(parse_into(base_lines, &rt, err), HS_OK);
-    assert_int_equal(rt.kernels.norm_blocks, KT_NORM_ANY);
+    assert_int_equal(accepted("").kernels.norm_blocks, KT_NORM_ANY);
     const char *shipped[] = {"pytorch-ddp", "horovod-nccl", "horovod-mxnet-mlperf", "chainermn"};
     for (int i = 0; i < 4; i++)
         assert_int_equal(load_ok(shipped[i]).kernels.norm_blocks, KT_NORM_ANY);

@@ -357,6 +357,7 @@ static void test_bad_files(void **state)
     refused("# source: a\ncycle_time_s = 0.005\n", ":17: cycle_time_s: overlap is off");
     refused("# source: a\nnorm_blocks = plane\n",
             ":17: norm_blocks: unknown value 'plane' (known: any, channel, sample-channel)");
+    refused("# source: a\nnorm_blocks = channel\n", ":17: norm_blocks: no nchw_precisions");
     refused("overlap2 = on\n", "test_runtime.rt:16: unknown key 'overlap2'");
     refused("# source: a\nhalo = sendrecv\n", ":17: halo given twice (first on line 11)");
     refused("host_call_s = 1e-6\n", ":16: host_call_s has no '# source:' comment");

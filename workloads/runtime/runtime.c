@@ -312,6 +312,10 @@ static int finish(rt_read *r, rt_runtime *rt, char *err)
                                                     : "loader_samples_per_s",
                        r->line[RT_K_LOADER_WORKERS] ? "loader_samples_per_s"
                                                     : "loader_workers_per_gpu");
+    if (rt->kernels.norm_blocks != KT_NORM_ANY && !r->line[RT_K_NCHW])
+        return hs_fail(err, HS_EINPUT, "%s:%d: norm_blocks: no nchw_precisions (it times the "
+                       "normalisations on NCHW tensors, in those precisions)", r->path,
+                       r->line[RT_K_NORM_BLOCKS]);
     if (strcmp(r->allreduce, "library") == 0)
         rt->allreduce = rt_library_choice(rt->library, rt->nccl_version);
     else

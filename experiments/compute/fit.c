@@ -503,40 +503,56 @@ static int dump_kernels(const fit_data *d, const char *path, char *err)
     return fclose(out) == 0 ? HS_OK : hs_fail(err, HS_EINPUT, "--dump %s: write failed", path);
 }
 
-int main(int argc, char **argv)
+/* The command line (fit.sh's usage). */
+typedef struct {
+    const char *dir;        /* --data: DeepBench's sheets (NULL: ../shared beside the tree) */
+    const char *dump;       /* --dump: every kernel's terms into this TSV (NULL: none) */
+    const char *mechanisms; /* --mechanisms: the opt-in list as given (NULL: none) */
+    int check;              /* --check: exit 1 when the fit leaves the committed values */
+} fit_args;
+
+/* argv into *a and its mechanisms into d; 0, or 2 with the reason on stderr. */
+static int parse_args(int argc, char **argv, fit_args *a, fit_data *d)
 {
     char err[HS_ERR_LEN];
-    const char *dir = NULL;
-    int check = 0;
-    const char *dump = NULL, *mechanisms = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--check") == 0) {
-            check = 1;
+            a->check = 1;
         } else if (strcmp(argv[i], "--mechanisms") == 0 && i + 1 < argc) {
-            mechanisms = argv[++i];
+            a->mechanisms = argv[++i];
         } else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc) {
-            dump = argv[++i];
+            a->dump = argv[++i];
         } else if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) {
-            dir = argv[++i];
+            a->dir = argv[++i];
         } else {
             fprintf(stderr, "usage: compute_fit [--data DIR] [--dump FILE.tsv] [--check] "
                             "[--mechanisms LIST]\n");
             return 2;
         }
     }
-    fit_data d;
-    memset(&d, 0, sizeof d);
-    if (mechanisms && parse_mechanisms(mechanisms, &d, err) != HS_OK) {
+    if (a->mechanisms && parse_mechanisms(a->mechanisms, d, err) != HS_OK) {
         fprintf(stderr, "compute_fit: %s (or the fit's own old-cudnn-call)\n", err);
         return 2;
     }
-    int opted = d.mechanisms || d.old_call;
-    if (check && opted) {
+    if (a->check && (d->mechanisms || d->old_call)) {
         fprintf(stderr, "compute_fit: --check compares the default model's committed "
                         "parameters; it takes no --mechanisms\n");
         return 2;
     }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    char err[HS_ERR_LEN];
+    fit_args a = {0};
+    fit_data d;
+    memset(&d, 0, sizeof d);
+    if (parse_args(argc, argv, &a, &d) != 0)
+        return 2;
+    int opted = d.mechanisms || d.old_call;
     char def[1024];
+    const char *dir = a.dir;
     if (!dir) {
         const char *home = getenv("HYBRIDSIM_HOME");
         snprintf(def, sizeof def, "%s/../shared/reference/measured",
@@ -565,11 +581,11 @@ int main(int argc, char **argv)
            errors_of(&d, PART_UNSEEN, -1, -1, NULL).n, N_GPUS - N_FITTED);
     if (opted)
         printf("with the opt-in mechanisms %s (the committed parameters are the default "
-               "model's: not compared; the GPUs never fitted take this fit's)\n", mechanisms);
+               "model's: not compared; the GPUs never fitted take this fit's)\n", a.mechanisms);
     print_report(&d, x);
     int same = opted ? 1 : check_committed(x);
-    if (dump && (rc = dump_kernels(&d, dump, err)) != HS_OK)
+    if (a.dump && (rc = dump_kernels(&d, a.dump, err)) != HS_OK)
         fprintf(stderr, "compute_fit: %s\n", err);
     free(d.k);
-    return check && !same ? 1 : 0;
+    return a.check && !same ? 1 : 0;
 }

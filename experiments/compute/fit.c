@@ -424,8 +424,8 @@ static void print_report(const fit_data *d, const double *x)
             }
     print_errors("all held out", errors_of(d, PART_HELD_OUT, -1, -1, NULL));
     print_errors("all fitted (for comparison)", errors_of(d, PART_FITTED, -1, -1, NULL));
-    printf("\nGPUs never fitted (FP32 sheets; every kernel predicted with the committed "
-           "parameters)\n");
+    printf("\nGPUs never fitted (FP32 sheets; every kernel predicted with %s parameters)\n",
+           d->mechanisms || d->old_call ? "this fit's" : "the committed");
     printf("%-34s %5s %8s %8s %9s\n", "kernels", "n", "median", "p90", "worst");
     for (int g = N_FITTED; g < N_GPUS; g++) {
         for (int w = 0; w < 4; w++) {

@@ -303,18 +303,12 @@ static void test_bn_activation_fusion(void **state)
     (void)state;
     const char *values[] = {"off", "on", "xla"};
     const kt_bn_fusion want[] = {KT_BN_UNFUSED, KT_BN_FUSED, KT_BN_FUSED_XLA};
+    char extra[128];
     for (int v = 0; v < 3; v++) {
-        char text[4096], err[HS_ERR_LEN] = "";
-        snprintf(text, sizeof text, "%s# source: a\nbn_activation_fusion = %s\n", base_lines,
-                 values[v]);
-        rt_runtime rt;
-        assert_int_equal(parse_into(text, &rt, err), HS_OK);
-        assert_int_equal(rt.kernels.bn_act_fused, want[v]);
+        snprintf(extra, sizeof extra, "# source: a\nbn_activation_fusion = %s\n", values[v]);
+        assert_int_equal(accepted(extra).kernels.bn_act_fused, want[v]);
     }
-    char err[HS_ERR_LEN] = "";
-    rt_runtime rt;
-    assert_int_equal(parse_into(base_lines, &rt, err), HS_OK);
-    assert_int_equal(rt.kernels.bn_act_fused, KT_BN_UNFUSED);
+    assert_int_equal(accepted("").kernels.bn_act_fused, KT_BN_UNFUSED);
     refused("# source: a\nbn_activation_fusion = grappler\n",
             ":17: bn_activation_fusion: unknown value 'grappler' (known: off, on, xla)");
 }
@@ -588,18 +582,12 @@ static void test_grouped_convolution(void **state)
 {
     (void)state;
     const char *values[] = {"per-group", "packed"};
+    char extra[128];
     for (int v = 0; v < 2; v++) {
-        char text[4096], err[HS_ERR_LEN] = "";
-        snprintf(text, sizeof text, "%s# source: a\ngrouped_convolution = %s\n", base_lines,
-                 values[v]);
-        rt_runtime rt;
-        assert_int_equal(parse_into(text, &rt, err), HS_OK);
-        assert_int_equal(rt.kernels.packs_groups, v);
+        snprintf(extra, sizeof extra, "# source: a\ngrouped_convolution = %s\n", values[v]);
+        assert_int_equal(accepted(extra).kernels.packs_groups, v);
     }
-    char err[HS_ERR_LEN] = "";
-    rt_runtime rt;
-    assert_int_equal(parse_into(base_lines, &rt, err), HS_OK);
-    assert_int_equal(rt.kernels.packs_groups, 0);
+    assert_int_equal(accepted("").kernels.packs_groups, 0);
     const char *shipped[] = {"pytorch-ddp", "horovod-nccl", "horovod-mxnet-mlperf", "chainermn"};
     for (int i = 0; i < 4; i++)
         assert_int_equal(load_ok(shipped[i]).kernels.packs_groups, 0);

@@ -212,6 +212,12 @@ static void test_strided_dgrad(void **state)
     assert_int_equal(mask, 0);
     assert_int_equal(kt_mechanisms_parse("strided-dgrad,dgrad", "--m", &mask, err), HS_EINPUT);
     assert_non_null(strstr(err, "--m: unknown mechanism 'dgrad'"));
+    /* "none" only alone; an empty item or a trailing comma is a typo, refused */
+    assert_int_equal(kt_mechanisms_parse("none,strided-dgrad", "--m", &mask, err), HS_EINPUT);
+    assert_int_equal(kt_mechanisms_parse("strided-dgrad,,winograd-gemm", "--m", &mask, err),
+                     HS_EINPUT);
+    assert_int_equal(kt_mechanisms_parse("strided-dgrad,", "--m", &mask, err), HS_EINPUT);
+    assert_non_null(strstr(err, "trailing comma"));
     wl_free(&wl);
 }
 

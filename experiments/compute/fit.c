@@ -467,12 +467,14 @@ static int parse_mechanisms(const char *list, fit_data *d, char *err)
     size_t used = 0;
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
+        if (len == 0 || (p[len] == ',' && p[len + 1] == '\0'))
+            return hs_fail(err, HS_EINPUT, "--mechanisms: an empty name in '%s'", list);
         if (len == 14 && strncmp(p, "old-cudnn-call", len) == 0)
             d->old_call = 1;
-        else if (len > 0 && used + len + 2 < sizeof rest)
+        else if (used + len + 2 < sizeof rest)
             used += (size_t)snprintf(rest + used, sizeof rest - used, "%s%.*s",
                                      used ? "," : "", (int)len, p);
-        else if (len > 0)
+        else
             return hs_fail(err, HS_EINPUT, "--mechanisms: list too long");
         p += len + (p[len] == ',');
     }

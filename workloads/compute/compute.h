@@ -84,12 +84,12 @@ typedef struct {
  * efficiencies move some dataset's whole-network predictions away from the measured runs
  * (experiments/compute/fit.sh --mechanisms fits and reports them; experiments/README.md). */
 enum {
-    KT_MECH_STRIDED_DGRAD = 1u << 2, /* an input gradient at stride s > 1 gives every input
+    KT_MECH_STRIDED_DGRAD = 1u << 0, /* an input gradient at stride s > 1 gives every input
                                       * position the taps of the window's largest phase,
                                       * ceil(R/s) x ceil(S/s), not the R x S / s^2 that land */
-    KT_MECH_WINOGRAD_GEMM = 1u << 3, /* Winograd's batched products at the library's GEMM
+    KT_MECH_WINOGRAD_GEMM = 1u << 1, /* Winograd's batched products at the library's GEMM
                                       * rate, not at its implicit GEMM's pass efficiency */
-    KT_MECH_CHANNEL_K_TILE = 1u << 4 /* a tensor-core convolution's forward and input gradient
+    KT_MECH_CHANNEL_K_TILE = 1u << 2 /* a tensor-core convolution's forward and input gradient
                                       * reduce over each filter tap's channels in whole K
                                       * tiles: C (forward) or F (input gradient) rounded up to
                                       * the tile's depth, 32 elements of 16 bits or 16 of TF32
@@ -97,8 +97,8 @@ enum {
 };
 
 /* The mask of a comma-separated list of mechanism names ("strided-dgrad", "winograd-gemm",
- * "channel-k-tile"; "" or "none": 0)
- * into *mask. HS_EINPUT naming `what` (the flag) and the unknown name. */
+ * "channel-k-tile"; "" or "none" alone: 0) into *mask. HS_EINPUT naming `what` (the flag)
+ * and the unknown name; an empty item or a trailing comma is refused too. */
 int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 
 /* The planes a runtime's NCHW normalisation kernels (bnorm) reduce, each with a fixed part

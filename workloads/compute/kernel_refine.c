@@ -22,18 +22,22 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
                  {"winograd-gemm", KT_MECH_WINOGRAD_GEMM},
                  {"channel-k-tile", KT_MECH_CHANNEL_K_TILE}};
     *mask = 0;
+    if (list && strcmp(list, "none") == 0)
+        return HS_OK;
     for (const char *p = list; p && *p;) {
         size_t len = strcspn(p, ",");
-        int found = len == 4 && strncmp(p, "none", 4) == 0;
+        int found = 0;
         for (size_t i = 0; i < sizeof known / sizeof known[0] && !found; i++)
             if (strlen(known[i].name) == len && strncmp(p, known[i].name, len) == 0) {
                 *mask |= known[i].bit;
                 found = 1;
             }
-        if (!found && len > 0)
+        if (!found) /* an empty item too: "a,,b" or a trailing comma is a typo, not a choice */
             return hs_fail(err, HS_EINPUT, "%s: unknown mechanism '%.*s' (known: strided-dgrad, "
-                           "winograd-gemm, channel-k-tile, none)", what, (int)len, p);
+                           "winograd-gemm, channel-k-tile; or none alone)", what, (int)len, p);
         p += len + (p[len] == ',');
+        if (p[-1] == ',' && *p == '\0')
+            return hs_fail(err, HS_EINPUT, "%s: a trailing comma in '%s'", what, list);
     }
     return HS_OK;
 }

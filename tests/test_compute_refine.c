@@ -297,6 +297,17 @@ static void test_autograd_broadcast(void **state)
     assert_true(on[1][LW_INPUT_GRAD] < off[1][LW_INPUT_GRAD]); /* max pooling's reads gone */
     for (int i = 0; i < 2; i++)
         assert_true(on[i][LW_FORWARD] == off[i][LW_FORWARD]);
+    /* the mul's first input read by the mul alone (the pool re-pointed at the layer before
+     * it): no fork, so no sum of two gradients: three kernels */
+    int x = wl.layers[mul].n_inputs ? wl.layers[mul].inputs[0] : mul - 1;
+    assert_true(x > 0 && wl.layers[pool].n_inputs <= 1);
+    wl.layers[pool].n_inputs = 1;
+    wl.layers[pool].inputs[0] = x - 1;
+    m.runtime.autograd_broadcast = 1;
+    double three = 0;
+    assert_int_equal(kt_pass_s(&m, &wl, mul, &b, LW_INPUT_GRAD, &three, err), HS_OK);
+    want = stream_time(&m, n, 2, e) + stream_time(&m, n, 3, e) + stream_time(&m, n, 1, e);
+    assert_true(rel_close(three, want, 1e-12));
     wl_free(&wl);
     load_ok("vgg16-cifar10", &wl);
     int last = 0; /* MPOOL5, 512x2x2 to 512x1x1 with stride 2 */

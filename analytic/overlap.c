@@ -15,7 +15,9 @@
  * allreduce is launched at the first cycle at or after r_k, the cycles counted from the
  * iteration's start (the forward's F seconds before the backward), as the simulation's
  * TG_FLAG_CYCLE tasks wait (sim/engine/engine.c):
- *   f_k = max(f_{k-1}, ceil((F + r_k) / T) T - F) + c_k. */
+ *   f_k = max(f_{k-1}, ceil((F + r_k) / T) T - F) + c_k.
+ * Under a runtime that hands every gradient over when the whole backward is done
+ * (st->after_backward: TensorFlow's XLA cluster) every r_k is the backward's end. */
 #include "analytic_int.h"
 
 #include <math.h>
@@ -81,5 +83,7 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
         f_s = (f_s > at ? f_s : at) + c_s;
         *comm_s += c_s;
     }
+    if (st->after_backward && *comm_s > 0) /* all launched at the end, one after the other */
+        return launch_s(t_s, fwd, period) - t_s + *comm_s;
     return f_s > t_s ? f_s - t_s : 0.0;
 }

@@ -5,7 +5,8 @@
 # (without its 1 MiB first bucket, the comm of --overlap --allreduce auto; with it, more) and
 # sends FP32 gradients under mixed precision;
 # horovod-nccl's 64 MiB fusions are fewer than DDP's buckets, and wait for its 5 ms cycle alike
-# in both answers; pytorch-ddp's depthwise
+# in both answers, and with gradients_ready = backward all wait for the backward's end;
+# pytorch-ddp's depthwise
 # convolutions take half their TF32 time under AMP (depthwise_limit = bytes); bad runtimes and
 # runtime files exit 2 naming the file and line; pytorch-ddp's input loader bounds an iteration
 # at a GPU's batch over its workers' rate, alike in both answers.
@@ -100,6 +101,29 @@ assert abs(it["comm_s"] / it0["comm_s"] - 1) < 1e-9 and it["compute_s"] == it0["
 wait = it["total_s"] - it0["total_s"]
 assert 1e-3 < wait < 5e-3, (it, it0)
 assert abs(it["exposed_comm_s"] - it0["exposed_comm_s"] - wait) < 1e-9, (it, it0)
+PY
+
+# gradients_ready = backward (TensorFlow's XLA cluster): ResNet-50's fusions all wait for the
+# backward's end, so every allreduce is exposed, plus the wait for the cycle after it, alike
+# in both answers; horovod-nccl (each as its kernels end) hides some of them
+run=(-w resnet50-v1.5 -p gen:dgx1:gpu=v100-sxm2-16gb -s data -g 8 -b 256 --precision mixed --json)
+{ cat "$SRC/workloads/runtime/horovod-nccl.rt"; printf '# source: a\ngradients_ready = backward\n'; } \
+    >"$TMP/atend.rt"
+for r in horovod-nccl "$TMP/atend.rt"; do
+    "$HS" compare "${run[@]}" --runtime "$r" >"$TMP/end-$(basename "$r").json" 2>"$TMP/err" ||
+        fail "resnet50-v1.5 --runtime $r: $(cat "$TMP/err")"
+done
+python3 - "$TMP" <<'PY' || fail "gradients_ready = backward"
+import json, sys
+d = sys.argv[1]
+e, k = (json.load(open(f"{d}/end-{x}.json")) for x in ("atend.rt", "horovod-nccl"))
+waits = [e[a]["iteration"]["exposed_comm_s"] - e[a]["iteration"]["comm_s"]
+         for a in ("analytic", "simulate")]
+assert abs(waits[0] - waits[1]) < 1e-9 and 0 <= waits[0] < 5e-3, (e, waits)
+it, it0 = e["simulate"]["iteration"], k["simulate"]["iteration"]
+assert abs(it["compute_s"] / it0["compute_s"] - 1) < 1e-9, (it, it0)
+assert abs(it["comm_s"] / it0["comm_s"] - 1) < 1e-9, (it, it0)
+assert it0["exposed_comm_s"] < it0["comm_s"] - 1e-3, it0
 PY
 
 # two jobs of one run share the cycle: different periods are refused, nothing printed

@@ -64,15 +64,16 @@ diff <(grep -v '^#\|^description\|^nchw_precisions' "$rt-2d.rt") \
     <(grep -v '^#\|^description\|^nchw_precisions' "$rt-3d.rt") >/dev/null ||
     fail "pytorch-nnunet-2d.rt and -3d.rt differ beyond nchw_precisions"
 # TensorFlow 1 with XLA (the XLA rows' runtime) is horovod-nccl.rt's values plus XLA's fused
-# batch normalisation alone; it makes ResNet-50 v1.5 faster (its ReLUs and residual adds inside
+# batch normalisation and its gradients handed to Horovod at the backward's end alone; it makes ResNet-50 v1.5 faster (its ReLUs and residual adds inside
 # the batch normalisations' kernels) and the U-Nets, which have no batch normalisation, no
 # faster; make_rows.py gives it to the rows that ran XLA, 56, and to no other (ResNeXt-101's
 # DGX-1 and DGX-2 tables say no XLA), and rows.tsv is what make_rows.py writes.
 xla="$SRC/experiments/validation/runtime/horovod-nccl-xla.rt"
 diff <(grep -v '^#\|^description' "$SRC/workloads/runtime/horovod-nccl.rt") \
-    <(grep -v '^#\|^description\|^bn_activation_fusion' "$xla") >/dev/null &&
-    grep -qx 'bn_activation_fusion = xla' "$xla" ||
-    fail "horovod-nccl-xla.rt is not horovod-nccl.rt plus bn_activation_fusion = xla"
+    <(grep -v '^#\|^description\|^bn_activation_fusion\|^gradients_ready' "$xla") >/dev/null &&
+    grep -qx 'bn_activation_fusion = xla' "$xla" && grep -qx 'gradients_ready = backward' "$xla" ||
+    fail "horovod-nccl-xla.rt is not horovod-nccl.rt plus bn_activation_fusion = xla and" \
+        "gradients_ready = backward"
 for w in resnet50-v1.5 unet-medical; do
     for r in horovod-nccl "$xla"; do
         "$HS" simulate -w "$w" -p gen:dgx1:gpu=v100-sxm2-16gb -s data -g 1 -b 8 --json \

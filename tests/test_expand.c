@@ -462,6 +462,37 @@ static void test_cycle_flags_buckets(void **state)
     }
 }
 
+/* With ex_options.after_backward (TensorFlow's XLA cluster hands every gradient over at once)
+ * the buckets are the same, but each allreduce waits for the backward's last kernel, the
+ * task written just before the first of them; without it the first follows the fc's. */
+static void test_after_backward(void **state)
+{
+    (void)state;
+    wl_workload wl = tiny();
+    st_strategy st = strat(ST_DATA, 2, 2, 1, 1);
+    const double bytes[3] = {5120, 1152, 432}; /* test_first_bucket's, at 1000 a bucket */
+    for (int at_end = 0; at_end < 2; at_end++) {
+        tg_graph g;
+        char err[HS_ERR_LEN] = "";
+        ex_options opt = {.overlap = true, .bucket_bytes = 1000, .after_backward = at_end};
+        assert_int_equal(ex_expand_opt(&wl, NULL, &st, 8, &opt, &g, err), HS_OK);
+        const tg_rank *rk = &g.ranks[0];
+        int first = nth(rk, TG_ALLREDUCE, 0), last_kernel = -1;
+        for (int i = 0; i < rk->n_tasks; i++)
+            if (rk->tasks[i].op == TG_EXEC && rk->tasks[i].phase != TG_UPDATE)
+                last_kernel = i;
+        assert_int_equal(nth(rk, TG_ALLREDUCE, 3), -1);
+        for (int k = 0; k < 3; k++) {
+            int ar = nth(rk, TG_ALLREDUCE, k);
+            assert_close(rk->tasks[ar].amount, bytes[k]);
+            if (at_end)
+                assert_int_equal(rk->tasks[ar].after, last_kernel);
+        }
+        assert_true(at_end ? first > last_kernel : rk->tasks[first].after < last_kernel);
+        tg_free(&g);
+    }
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -503,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_overlap_order),
         cmocka_unit_test(test_first_bucket),
         cmocka_unit_test(test_cycle_flags_buckets),
+        cmocka_unit_test(test_after_backward),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -337,6 +337,40 @@ static void test_first_bucket(void **state)
     rt_runtime hvd = load_ok("horovod-nccl");
     rt_apply_strategy(&hvd, &d); /* the cycle reaches the strategy the job runs */
     assert_true(d.cycle_time_s == 0.005);
+    assert_false(d.after_backward); /* Horovod without XLA: each gradient as it is written */
+}
+
+/* gradients_ready (overlap only): backward, every bucket handed over at the backward's end,
+ * reaches the strategy; kernel or absent, each as its kernels end; another word refused. */
+static void test_gradients_ready(void **state)
+{
+    (void)state;
+    char text[4096], err[HS_ERR_LEN] = "";
+    const char *values[] = {"kernel", "backward"};
+    for (int v = 0; v < 2; v++) {
+        snprintf(text, sizeof text, "%s", base_lines);
+        char *off = strstr(text, "overlap = off");
+        assert_non_null(off);
+        memcpy(off, "overlap = on ", 13); /* the same length: the lines stay in place */
+        snprintf(text + strlen(text), sizeof text - strlen(text),
+                 "# source: a\nbucket_bytes = 64 MiB\n# source: b\ngradients_ready = %s\n",
+                 values[v]);
+        rt_runtime rt;
+        assert_int_equal(parse_into(text, &rt, err), HS_OK);
+        assert_int_equal(rt.after_backward, v == 1);
+        st_strategy d;
+        assert_int_equal(st_parse("data", 8, 4, 0, &d, err), HS_OK);
+        rt_apply_strategy(&rt, &d);
+        assert_int_equal(d.after_backward, v == 1);
+        if (v == 1) { /* and any other word refused by line */
+            char *w = strstr(text, "= backward");
+            memcpy(w, "= backwards", 11);
+            assert_int_equal(parse_into(text, &rt, err), HS_EINPUT);
+            assert_non_null(strstr(err, ":19: gradients_ready: unknown value 'backwards' "
+                                        "(known: kernel, backward)"));
+        }
+    }
+    refused("# source: a\ngradients_ready = backward\n", ":17: gradients_ready: overlap is off");
 }
 
 static void test_bad_files(void **state)
@@ -609,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_norm_blocks),
         cmocka_unit_test(test_grouped_convolution),
         cmocka_unit_test(test_bn_activation_fusion),
+        cmocka_unit_test(test_gradients_ready),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,6 +85,7 @@ typedef struct {
                                 * (PyTorch DDP's 1 MiB; bucket_bytes when not said) */
     uint8_t bucket_flags;     /* overlap order: a bucket's first allreduce's flags
                                * (TG_FLAG_CYCLE under a runtime with a cycle) */
+    bool after_backward;      /* overlap order: every bucket waits for the backward's end */
 } ex_plan;
 
 /* The communicators one rank uses (group indices in the graph, -1: none). */
@@ -349,7 +350,20 @@ typedef struct {
     int bucket_end;       /* the last of those kernels */
     bool first_closed;    /* the first bucket was reduced: the others take bucket_bytes */
     int grad;             /* the last gradient allreduce written, -1 for none */
+    double *held;         /* plan->after_backward: the closed buckets' bytes, not written yet */
+    int n_held;
 } ex_backward;
+
+/* Close the bucket filled so far: its allreduce follows its last kernel, or with
+ * plan->after_backward waits, held, for the backward's end (ex_write_backward_overlap). */
+static void ex_close(ex_backward *b)
+{
+    if (b->plan->after_backward)
+        b->held[b->n_held++] = b->bucket_bytes;
+    else
+        b->grad = ex_gradient(b->c, b->plan, b->grp, b->bucket_bytes, b->bucket_end);
+    b->bucket_bytes = 0;
+}
 
 /* Write the deferred weight-gradient kernels and the buckets they fill: a bucket's allreduce
  * follows its last kernel (`all`: the rest of the gradients too, however few). */
@@ -362,14 +376,13 @@ static void ex_flush(ex_backward *b, bool all)
         b->bucket_bytes += lp->grad_bytes;
         double cap = b->first_closed ? b->plan->bucket_bytes : b->plan->first_bucket_bytes;
         if (b->bucket_bytes >= cap) {
-            b->grad = ex_gradient(b->c, b->plan, b->grp, b->bucket_bytes, b->bucket_end);
-            b->bucket_bytes = 0;
+            ex_close(b);
             b->first_closed = true;
         }
     }
     b->n_deferred = 0;
     if (all && b->bucket_bytes > 0)
-        b->grad = ex_gradient(b->c, b->plan, b->grp, b->bucket_bytes, b->bucket_end);
+        ex_close(b);
 }
 
 /* The overlap order's backward: a layer's weight-gradient kernel waits, in the list, until the
@@ -377,7 +390,8 @@ static void ex_flush(ex_backward *b, bool all)
  * the collective runs (Zero Bubble's split of B and W, Qi et al. 2023); the weight gradients are
  * reduced in buckets of plan->bucket_bytes, the first of plan->first_bucket_bytes, in the order
  * they are produced (PyTorch DDP's reverse-order buckets), each as soon as its kernels are
- * done. Returns the last allreduce. */
+ * done, or with plan->after_backward all when the backward's last kernel is. Returns the last
+ * allreduce. */
 static int ex_write_backward_overlap(ex_backward *b, int ready)
 {
     const ex_plan *plan = b->plan;
@@ -401,6 +415,9 @@ static int ex_write_backward_overlap(ex_backward *b, int ready)
             ready = ex_halo(b->c, grp, TG_BACKWARD_INPUT, l, lp->halo_bytes, bx);
     }
     ex_flush(b, true);
+    int end = b->bucket_end > ready ? b->bucket_end : ready; /* the backward's last task */
+    for (int i = 0; i < b->n_held; i++) /* the compute stream runs in list order */
+        b->grad = ex_gradient(b->c, plan, grp, b->held[i], end);
     return b->grad;
 }
 
@@ -468,7 +485,8 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
     bool overlap = opt && opt->overlap;
     ex_rank_groups *groups = calloc((size_t)sh->p, sizeof *groups);
     int *deferred = calloc(2 * (size_t)wl->n_layers + 1, sizeof *deferred);
-    int rc = groups && deferred ? ex_plan_build(sh, wl, kc, &plan, err)
+    double *held = calloc((size_t)wl->n_layers + 1, sizeof *held);
+    int rc = groups && deferred && held ? ex_plan_build(sh, wl, kc, &plan, err)
                                 : hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", sh->p);
     plan.bucket_bytes = opt && opt->bucket_bytes > 0 ? opt->bucket_bytes : CO_BUCKET_BYTES;
     plan.first_bucket_bytes = opt && opt->first_bucket_bytes > 0 ? opt->first_bucket_bytes
@@ -477,6 +495,7 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
         plan.bucket_flags = TG_FLAG_CYCLE;
         g->cycle_time_s = opt->cycle_time_s;
     }
+    plan.after_backward = overlap && opt->after_backward;
     if (rc == HS_OK)
         rc = ex_groups_layerwise(sh, g, groups, err);
     for (int r = 0; rc == HS_OK && r < sh->p; r++) {
@@ -484,7 +503,8 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
             continue; /* the list rank r - 1 has (all of data parallelism's ranks) */
         ex_cursor c = {.g = g, .rank = r, .overlap = overlap, .last = -1};
         ex_backward b = {.c = &c, .plan = &plan, .grp = &groups[r], .deferred = deferred,
-                         .deferred_after = deferred + wl->n_layers, .grad = -1};
+                         .deferred_after = deferred + wl->n_layers, .grad = -1,
+                         .held = held};
         ex_write_layerwise(&c, &plan, &groups[r], overlap ? &b : NULL);
         if (c.oom)
             rc = hs_fail(err, HS_EINTERNAL, "out of memory writing the tasks of rank %d", r);
@@ -494,6 +514,7 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
     free(plan.layers);
     free(groups);
     free(deferred);
+    free(held);
     return rc;
 }
 

@@ -24,7 +24,10 @@
  *                           the first one ex_options.first_bucket_bytes where said) as they
  *                           are produced, as PyTorch DDP and Horovod do; with
  *                           ex_options.cycle_time_s each bucket's allreduce is flagged
- *                           TG_FLAG_CYCLE (Horovod launches it in its next cycle).
+ *                           TG_FLAG_CYCLE (Horovod launches it in its next cycle); with
+ *                           ex_options.after_backward the buckets' allreduces all wait for
+ *                           the backward's last kernel (a framework that hands every
+ *                           gradient over at once: TensorFlow's XLA cluster).
  *
  * Folder: sim/expand/ (this is its main header): strategy -> per-rank task graphs (ex_), and the
  * task graph itself (taskgraph.h, tg_), which the engine runs and the observers read. May include
@@ -48,6 +51,8 @@ typedef struct {
                                 * others */
     double cycle_time_s; /* overlap order: a bucket's allreduce waits for the next multiple of
                           * it (Horovod's background cycle; g->cycle_time_s), 0: none */
+    bool after_backward; /* overlap order: every bucket's allreduce waits for the backward's
+                          * last kernel (TensorFlow's XLA cluster), not for its own */
 } ex_options;
 
 /* Build the graph (g is initialised by the call; free with tg_free) in the blocking order.

@@ -119,7 +119,8 @@ int sm_run(const wl_workload *wl, const kt_compute *kc, const plat_platform *pla
     /* a runtime or a strategy file's setting sets the overlap (and its buckets) (job.c) */
     ex_options xo = {.overlap = opt->overlap || st->overlap, .bucket_bytes = st->bucket_bytes,
                      .first_bucket_bytes = st->first_bucket_bytes,
-                     .cycle_time_s = st->cycle_time_s};
+                     .cycle_time_s = st->cycle_time_s,
+                     .after_backward = st->after_backward};
     int status = ex_expand_opt(wl, kc, st, batch, &xo, &graph, err);
     if (status != HS_OK)
         return status;

@@ -21,7 +21,7 @@ typedef enum {
     RT_K_LIBRARY_EFF, RT_K_LOADER_WORKERS, RT_K_LOADER_RATE, RT_K_OPT_KERNELS, RT_K_CALIBRATION,
     RT_K_BN_FUSION, RT_K_COMPUTE, RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY,
     RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_CYCLE, RT_K_PADS,
-    RT_K_BROADCAST_BW, RT_K_NORM_BLOCKS, RT_K_GROUPED, RT_K_COUNT
+    RT_K_BROADCAST_BW, RT_K_NORM_BLOCKS, RT_K_GROUPED, RT_K_GRADIENTS_READY, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -32,7 +32,8 @@ static const char *const key_names[RT_K_COUNT] = {
     "calibration", "bn_activation_fusion", "compute", "depthwise_limit", "nchw_precisions",
     "optimizer_sync_precisions", "activation_memory", "gradient_copy_kernels_per_tensor",
     "buffer_copy_kernels_per_norm", "first_bucket_bytes", "cycle_time_s",
-    "pads_unaligned_channels", "broadcast_backward", "norm_blocks", "grouped_convolution"};
+    "pads_unaligned_channels", "broadcast_backward", "norm_blocks", "grouped_convolution",
+    "gradients_ready"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -146,6 +147,7 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     static const char *const norm_blocks[] = {"any", "channel", "sample-channel"};
     static const char *const grouped[] = {"per-group", "packed"};
     static const char *const bn_fusions[] = {"off", "on", "xla"}; /* kt_bn_fusion's order */
+    static const char *const readies[] = {"kernel", "backward"};
     static const rt_words choices[RT_K_COUNT] = {
         [RT_K_LIBRARY] = RT_WORDS(libs),          [RT_K_OVERLAP] = RT_WORDS(onoff),
         [RT_K_GRADIENT] = RT_WORDS(grads),        [RT_K_HALO] = RT_WORDS(halos),
@@ -154,6 +156,7 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
         [RT_K_DEPTHWISE_LIMIT] = RT_WORDS(limits), [RT_K_ACT_MEMORY] = RT_WORDS(act_rules),
         [RT_K_COMPUTE] = RT_WORDS(computes),      [RT_K_FILTER_BACKWARD] = RT_WORDS(filters),
         [RT_K_OPTIMIZER] = RT_WORDS(opts),        [RT_K_GROUPED] = RT_WORDS(grouped),
+        [RT_K_GRADIENTS_READY] = RT_WORDS(readies),
     };
     static const double grad_bytes[] = {0, 4, 2};
     if (k == RT_K_ALLREDUCE)
@@ -179,6 +182,7 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     case RT_K_COMPUTE: rt->compute = (rt_compute)(RT_COMPUTE_MEASURED + i); break;
     case RT_K_FILTER_BACKWARD: rt->filter_rs = i; break;
     case RT_K_OPTIMIZER: rt->optimizer = (rt_optimizer)i; break;
+    case RT_K_GRADIENTS_READY: rt->after_backward = i; break;
     default: break;
     }
     return HS_OK;
@@ -296,6 +300,9 @@ static int finish(rt_read *r, rt_runtime *rt, char *err)
     if (!rt->overlap && r->line[RT_K_CYCLE])
         return hs_fail(err, HS_EINPUT, "%s:%d: cycle_time_s: overlap is off (one allreduce "
                        "after the backward)", r->path, r->line[RT_K_CYCLE]);
+    if (!rt->overlap && r->line[RT_K_GRADIENTS_READY])
+        return hs_fail(err, HS_EINPUT, "%s:%d: gradients_ready: overlap is off (one allreduce "
+                       "after the backward)", r->path, r->line[RT_K_GRADIENTS_READY]);
     if (r->line[RT_K_OPT_KERNELS] && rt->optimizer == RT_OPT_NONE)
         return hs_fail(err, HS_EINPUT, "%s:%d: optimizer_kernels_per_tensor: the optimizer is "
                        "none", r->path, r->line[RT_K_OPT_KERNELS]);
@@ -433,6 +440,7 @@ void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)
     st->bucket_bytes = rt->bucket_bytes;
     st->first_bucket_bytes = rt->first_bucket_bytes;
     st->cycle_time_s = rt->cycle_time_s;
+    st->after_backward = rt->after_backward;
     st->train = rt_training(rt);
     if (file || bit == WL_SPLIT_SPATIAL) /* a file's plan reads it in job.c, su__add_plan */
         st->halo_chain = rt->halo_chain;

@@ -50,6 +50,9 @@ typedef struct {
                                 * fills (DDP's 1 MiB); 0: bucket_bytes, as the others */
     double cycle_time_s;       /* cycle_time_s: a bucket's allreduce starts at the next multiple
                                 * of it (Horovod's background cycle; overlap only; 0: at once) */
+    bool after_backward;       /* gradients_ready = backward: the buckets are handed to their
+                                * allreduces when the whole backward is done (TensorFlow's XLA
+                                * cluster); kernel (absent): as their kernels end (overlap only) */
     double gradient_bytes;     /* gradient_precision: bytes a gradient element travels in
                                 * (fp32 4, fp16 2; 0 = storage: the run's precision says) */
     bool halo_chain;           /* halo = chain (true) | sendrecv */

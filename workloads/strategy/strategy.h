@@ -53,6 +53,9 @@ typedef struct {
     double cycle_time_s; /* the overlap's buckets start their allreduce at the next multiple of
                           * it from the iteration's start (a runtime's: Horovod's background
                           * cycle, HOROVOD_CYCLE_TIME); 0: as soon as ready */
+    bool after_backward; /* the overlap's buckets are ready when the whole backward is done,
+                          * not as their kernels end (a runtime's gradients_ready = backward:
+                          * TensorFlow's XLA cluster delivers its outputs together) */
     bool halo_chain;     /* a spatial halo is sent, then received, with synchronous sends
                           * (ChainerMN's halo_exchange over MPI), so the group's messages follow
                           * one another along it (st_parse's default for spatial and

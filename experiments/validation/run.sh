@@ -16,6 +16,7 @@
 # Usage: experiments/validation/run.sh [-o OUTDIR] [-j N] [--exe PATH] [--fit PATH]
 #            [--measured DIR] [--subset] [--dataset NAME] [--compute MODE]
 #            [--fallback-precision FROM=TO] [--no-row-options] [--runtime DATASET=FILE]
+#            [--swap-runtime RUNTIME=FILE]
 #   -o DIR        results (default experiments/results/validation): results.tsv (every row,
 #                 its command and prediction), summary.txt, validation.png/.svg, MANIFEST
 #   -j N          simulations at a time (default: the cores)
@@ -34,6 +35,10 @@
 #   --runtime D=F run dataset D's rows under the runtime file F instead of datasets.tsv's and
 #                 the rows' own (rows.tsv `runtime`; a variant of a runtime, e.g. a copy of
 #                 workloads/runtime/pytorch-ddp.rt less a key)
+#   --swap-runtime R=F  run every row whose runtime is R (as datasets.tsv or rows.tsv's
+#                 `runtime` names it: pytorch-ddp, experiments/validation/runtime/x.rt) under
+#                 the runtime file F instead, whatever its dataset (ablate.sh: a runtime's copy
+#                 with an opt-in key set); repeatable
 # Exit status 0, 2 (bad arguments or missing data; 77 with --subset when the measured files are
 # absent, ctest's skip).
 set -euo pipefail
@@ -44,7 +49,7 @@ die() { echo "validation: $*" >&2; exit 2; }
 out="$root/experiments/results/validation" jobs="$(nproc 2>/dev/null || echo 2)"
 exe="$root/build/hybridsim" fit="$root/build/compute_fit"
 measured="$root/../shared/reference/measured" subset=0 compute="" fallback="" dataset=""
-row_options=1 runtimes=""
+row_options=1 runtimes="" swaps=""
 cmdline="experiments/validation/run.sh $*"
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -63,6 +68,11 @@ while [ $# -gt 0 ]; do
         --runtime) [[ "${2:-}" =~ ^[a-z0-9-]+=.+$ ]] || die "--runtime needs DATASET=FILE"
             [ -f "${2#*=}" ] || die "--runtime: no runtime file '${2#*=}'"
             runtimes="$runtimes ${2%%=*}=$(cd "$(dirname "${2#*=}")" && pwd)/$(basename "${2#*=}")"
+            shift ;;
+        --swap-runtime) [[ "${2:-}" =~ ^[A-Za-z0-9_./-]+=.+$ ]] ||
+                die "--swap-runtime needs RUNTIME=FILE"
+            [ -f "${2#*=}" ] || die "--swap-runtime: no runtime file '${2#*=}'"
+            swaps="$swaps ${2%%=*}=$(cd "$(dirname "${2#*=}")" && pwd)/$(basename "${2#*=}")"
             shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (--help lists them)" ;;
@@ -89,10 +99,11 @@ start_s=$(date +%s)
 # One file per run, its hybridsim arguments one a line (from rows.tsv and datasets.tsv; rows
 # with a reason are not run), named by the row's id; list.txt lists them.
 python3 - "$here" "$tmp" "$subset" "$compute" "$fallback" "$dataset" "$row_options" \
-    "$runtimes" <<'PY' ||
+    "$runtimes" "$swaps" <<'PY' ||
 import csv, os, sys
-here, tmp, subset, compute, fallback, dataset, row_options, runtimes = sys.argv[1:9]
+here, tmp, subset, compute, fallback, dataset, row_options, runtimes, swaps = sys.argv[1:10]
 runtime_of = dict(w.split("=", 1) for w in runtimes.split())
+swap_of = dict(w.split("=", 1) for w in swaps.split())
 def table(name):
     with open(os.path.join(here, name)) as f:
         return list(csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t"))
@@ -105,6 +116,11 @@ for d in runtime_of:
                  (d, ", ".join(options)))
 rows = table("rows.tsv")
 dataset_of = {r["id"]: r["dataset"] for r in rows}
+in_use = set(d["runtime"] for d in options.values()) | set(r.get("runtime") for r in rows)
+for name in swap_of:
+    if name not in in_use:
+        sys.exit("validation: --swap-runtime %s=...: no row runs under %s (datasets.tsv and "
+                 "rows.tsv name: %s)" % (name, name, ", ".join(sorted(filter(None, in_use)))))
 for name, d in options.items():  # a misspelt calibration row would stay in the figures
     for ident in (d.get("calibration") or "").split():
         if dataset_of.get(ident) != name:
@@ -137,6 +153,7 @@ with open(os.path.join(tmp, "list.txt"), "w") as listing:
         # the row's own runtime (make_rows.py: a path is the checkout's), else its dataset's;
         # --runtime D=F replaces both for every row of D
         runtime = runtime_of.get(r["dataset"], r.get("runtime") or d["runtime"])
+        runtime = swap_of.get(runtime, runtime)
         if "/" in runtime and not os.path.isabs(runtime):
             runtime = os.path.join(os.path.dirname(os.path.dirname(here)), runtime)
         if runtime:

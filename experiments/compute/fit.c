@@ -460,15 +460,21 @@ static int check_committed(const double *x)
 }
 
 /* The --mechanisms list into d: the fit's own old-cudnn-call, the rest the kernel-time model's
- * (kt_mechanisms_parse). */
+ * (kt_mechanisms_parse); `none` alone or not at all (beside old-cudnn-call it would reach
+ * kt_mechanisms_parse alone and pass). */
 static int parse_mechanisms(const char *list, fit_data *d, char *err)
 {
     char rest[512] = "";
     size_t used = 0;
+    if (!*list)
+        return hs_fail(err, HS_EINPUT, "--mechanisms: an empty list");
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
         if (len == 0 || (p[len] == ',' && p[len + 1] == '\0'))
             return hs_fail(err, HS_EINPUT, "--mechanisms: an empty name in '%s'", list);
+        if (len == 4 && strncmp(p, "none", len) == 0 && strcmp(list, "none") != 0)
+            return hs_fail(err, HS_EINPUT, "--mechanisms: 'none' beside other names in '%s'",
+                           list);
         if (len == 14 && strncmp(p, "old-cudnn-call", len) == 0)
             d->old_call = 1;
         else if (used + len + 2 < sizeof rest)

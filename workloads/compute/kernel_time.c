@@ -369,8 +369,9 @@ double kt_kernel_s(const kt_model *m, const lw_kernel *kn)
  * the shortcut and the ReLU after the add (CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, MXNet's
  * BatchNormAddRelu). What the fused kernel adds to the batch normalisation's own bytes: the
  * ReLU's forward nothing (the output is written once, already rectified), its backward the
- * output read for the mask (1 of its 3 tensors); the add's forward the shortcut read (1 of 3),
- * its backward the shortcut's gradient written (1 of 3). None launches a kernel. */
+ * output read for the mask (1 of its 3 tensors; 2 of 3 as XLA fuses it, KT_BN_FUSED_XLA,
+ * relu_backward_share); the add's forward the shortcut read (1 of 3), its backward the
+ * shortcut's gradient written (1 of 3). None launches a kernel. */
 
 /* The layer feeding input k of layer i (no inputs listed: the previous one); -1: none. */
 int kt__input_of(const wl_workload *wl, int i, int k)
@@ -397,7 +398,7 @@ static int bn_add_relu(const wl_workload *wl, int i)
 
 /* KT_BN_FUSED_XLA: the share of a fused ReLU's backward (read dy and y, write dx: 3 tensors)
  * XLA's fusion streams. Its GPU compiler expands the batch normalisation's gradient into two
- * reductions over dx and x and an element-wise dx (NVIDIA/tensorflow v1.15.2+nv20.06
+ * reductions over dy and x and an element-wise dx (NVIDIA/tensorflow v1.15.2+nv20.06
  * tensorflow/compiler/xla/service/batchnorm_expander.cc:504, :509; gpu/gpu_compiler.cc:177-180),
  * a multi-output reduction fusion and a loop fusion, and fuses ReluGrad's select into both
  * (gpu_compiler.cc:263, may_duplicate; instruction_fusion.cc:257-330: a producer of more

@@ -323,6 +323,9 @@ def deepbench_allreduce_rows(measured, table):
 
 
 def main(argv):
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print("make_rows.py: usage: make_rows.py [MEASURED_DIR]", file=sys.stderr)
+        return 2
     measured = argv[0] if argv else os.path.join(ROOT, "..", "shared", "reference", "measured")
     if not os.path.isdir(measured):
         print("make_rows.py: no measured data at %s" % measured, file=sys.stderr)

@@ -79,15 +79,23 @@ assert hvd["exposed_comm_s"] > ddp["exposed_comm_s"], (hvd, ddp)
 assert it("ddp16")["comm_s"] > 1.5 * it("o2")["comm_s"], (it("ddp16"), it("o2"))
 PY
 
+# compare_under PREFIX RUNTIME...: "$HS" compare "${run[@]}" under each runtime, its JSON in
+# $TMP/PREFIX-$(basename RUNTIME).json; an error fails the test.
+compare_under() {
+    local prefix="$1" r
+    shift
+    for r in "$@"; do
+        "$HS" compare "${run[@]}" --runtime "$r" >"$TMP/$prefix-$(basename "$r").json" \
+            2>"$TMP/err" || fail "${run[1]} --runtime $r: $(cat "$TMP/err")"
+    done
+}
+
 # horovod-nccl's 5 ms cycle (cycle_time_s): UNet_Industrial on 8 A100s at 2 images a GPU, its
 # gradients one fusion: the allreduce waits for the next cycle after the backward, in both
 # answers alike; a copy of the file without the key starts it at once
 run=(-w unet-industrial -p gen:nvswitch-ndr:gpu=a100-40gb -s data -g 8 -b 16 --precision mixed --json)
 grep -v '^cycle_time_s' "$SRC/workloads/runtime/horovod-nccl.rt" >"$TMP/nocycle.rt"
-for r in horovod-nccl "$TMP/nocycle.rt"; do
-    "$HS" compare "${run[@]}" --runtime "$r" >"$TMP/cyc-$(basename "$r").json" 2>"$TMP/err" ||
-        fail "unet-industrial --runtime $r: $(cat "$TMP/err")"
-done
+compare_under cyc horovod-nccl "$TMP/nocycle.rt"
 python3 - "$TMP" <<'PY' || fail "horovod-nccl's cycle"
 import json, sys
 d = sys.argv[1]
@@ -109,10 +117,7 @@ PY
 run=(-w resnet50-v1.5 -p gen:dgx1:gpu=v100-sxm2-16gb -s data -g 8 -b 256 --precision mixed --json)
 { cat "$SRC/workloads/runtime/horovod-nccl.rt"; printf '# source: a\ngradients_ready = backward\n'; } \
     >"$TMP/atend.rt"
-for r in horovod-nccl "$TMP/atend.rt"; do
-    "$HS" compare "${run[@]}" --runtime "$r" >"$TMP/end-$(basename "$r").json" 2>"$TMP/err" ||
-        fail "resnet50-v1.5 --runtime $r: $(cat "$TMP/err")"
-done
+compare_under end horovod-nccl "$TMP/atend.rt"
 python3 - "$TMP" <<'PY' || fail "gradients_ready = backward"
 import json, sys
 d = sys.argv[1]

@@ -115,8 +115,8 @@ PY
 # backward's end, so every allreduce is exposed, plus the wait for the cycle after it, alike
 # in both answers; horovod-nccl (each as its kernels end) hides some of them
 run=(-w resnet50-v1.5 -p gen:dgx1:gpu=v100-sxm2-16gb -s data -g 8 -b 256 --precision mixed --json)
-{ cat "$SRC/workloads/runtime/horovod-nccl.rt"; printf '# source: a\ngradients_ready = backward\n'; } \
-    >"$TMP/atend.rt"
+{ cat "$SRC/workloads/runtime/horovod-nccl.rt"
+  printf '# source: a\ngradients_ready = backward\n'; } >"$TMP/atend.rt"
 compare_under end horovod-nccl "$TMP/atend.rt"
 python3 - "$TMP" <<'PY' || fail "gradients_ready = backward"
 import json, sys

@@ -64,9 +64,9 @@ diff <(grep -v '^#\|^description\|^nchw_precisions' "$rt-2d.rt") \
     <(grep -v '^#\|^description\|^nchw_precisions' "$rt-3d.rt") >/dev/null ||
     fail "pytorch-nnunet-2d.rt and -3d.rt differ beyond nchw_precisions"
 # TensorFlow 1 with XLA (the XLA rows' runtime) is horovod-nccl.rt's values plus XLA's fused
-# batch normalisation and its gradients handed to Horovod at the backward's end alone; it makes ResNet-50 v1.5 faster (its ReLUs and residual adds inside
-# the batch normalisations' kernels) and the U-Nets, which have no batch normalisation, no
-# faster; make_rows.py gives it to the rows that ran XLA, 56, and to no other (ResNeXt-101's
+# batch normalisation and its gradients handed to Horovod at the backward's end alone; it makes
+# ResNet-50 v1.5 faster (its ReLUs and residual adds inside the batch normalisations' kernels)
+# and the U-Nets, which have no batch normalisation, no faster on one GPU; make_rows.py gives it to the rows that ran XLA, 56, and to no other (ResNeXt-101's
 # DGX-1 and DGX-2 tables say no XLA), and rows.tsv is what make_rows.py writes.
 xla="$SRC/experiments/validation/runtime/horovod-nccl-xla.rt"
 diff <(grep -v '^#\|^description' "$SRC/workloads/runtime/horovod-nccl.rt") \

@@ -87,7 +87,7 @@ static void test_weight_gradient_by_hand(void **state)
 
 /* Packing changes nothing but a grouped convolution: an ungrouped convolution, a depthwise
  * one (a streaming kernel), and a batched cuBLAS product (groups of a matmul) keep their
- * times (the runtime key's words: test_runtime.c test_grouped_convolution). */
+ * times (the runtime key's words: test_runtime_keys.c test_grouped_convolution). */
 static void test_only_grouped_convolutions(void **state)
 {
     (void)state;

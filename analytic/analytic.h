@@ -193,8 +193,9 @@ int an_edge_price(an_net *net, const wl_workload *wl, const kt_compute *kc, cons
                   int64_t batch, bool covered, an_price *out, char *err);
 
 /* The job's settings of `rules` copied onto plan (its layers, schedule and reduce_replicas
- * kept): the gradient allreduce's algorithm, its bytes and optimizer (train), the halos and the
- * filter backward, what a job's keys set on a plan (job.c, the oracle). */
+ * kept): the gradient allreduce's algorithm, its bytes and optimizer (train), the halos, the
+ * filter backward and the runtime's cycle, what a job's keys set on a plan (job.c, the
+ * oracle). */
 void an_plan_rules(const st_plan *rules, st_plan *plan);
 
 /* The output of layer u when no layer reads it (the loss's input): a conv or fc split on input

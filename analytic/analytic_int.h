@@ -69,6 +69,11 @@ int an__model_compute_s(const wl_workload *wl, const kt_compute *kc, const st_st
 double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
                                   const st_strategy *st, double batch, const an_links *ln,
                                   double *comm_s);
+/* When a collective ready at ready_s, in a phase that starts fwd_s into the iteration, is
+ * launched under a background cycle of period_s (Horovod's): at the first multiple of it from
+ * the iteration's start at or after ready, as the simulation's TG_FLAG_CYCLE tasks wait; at
+ * once when period_s <= 0. Returns the launch, counted as ready_s is. */
+double an__cycle_launch_s(double ready_s, double fwd_s, double period_s);
 
 /* ---- net.c: links of rank groups, cached ---- */
 
@@ -100,6 +105,10 @@ int an__node_sharing(const an_net *net);
  * (kc) its kernels at the rank's real shape (st_layer_kernels_s). */
 int an__layer_compute_s(const wl_workload *wl, const kt_compute *kc, int i,
                         const st_layer_config *c, double batch, double *compute_s, char *err);
+/* Layer i's share of the weight update in an__layer_compute_s: what runs after the gradients'
+ * allreduce. */
+double an__layer_update_s(const wl_workload *wl, const kt_compute *kc, int i,
+                          const st_layer_config *c);
 /* Halo exchanges of a spatially split layer with a window wider than one (ParaDL's terms):
  * in a chain (the default), or with `chain` false every GPU sending and receiving at once
  * (--halo sendrecv). */

@@ -29,6 +29,13 @@ int an__layer_compute_s(const wl_workload *wl, const kt_compute *kc, int i,
     return HS_OK;
 }
 
+double an__layer_update_s(const wl_workload *wl, const kt_compute *kc, int i,
+                          const st_layer_config *c)
+{
+    int weight_ways = c->whole ? 1 : c->filter * c->channel;
+    return kc ? kt_compute_update_s(kc, wl, i, weight_ways) : wl->layers[i].wu_s / weight_ways;
+}
+
 /* One sample's halo along spatial axis `axis` (0 width, 1 height, 2 depth): its input channels
  * (cut by the channel split), floor((K-1)/2) of the axis, and the other axes as cut. */
 static double halo_elems(const wl_layer *l, const st_layer_config *c, int axis)
@@ -166,4 +173,5 @@ void an_plan_rules(const st_plan *rules, st_plan *plan)
     plan->train = rules->train;
     plan->halo_sendrecv = rules->halo_sendrecv;
     plan->filter_allreduce = rules->filter_allreduce;
+    plan->cycle_time_s = rules->cycle_time_s;
 }

@@ -24,9 +24,7 @@
 
 #include "collective.h"
 
-/* When a bucket ready at ready_s (in the backward, which starts fwd_s into the iteration) is
- * launched: at once, or at the next cycle of period_s. */
-static double launch_s(double ready_s, double fwd_s, double period_s)
+double an__cycle_launch_s(double ready_s, double fwd_s, double period_s)
 {
     if (period_s <= 0)
         return ready_s;
@@ -70,7 +68,7 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
             continue;
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
                                           &ln->grad_across);
-        double at = launch_s(t_s, fwd, period);
+        double at = an__cycle_launch_s(t_s, fwd, period);
         f_s = (f_s > at ? f_s : at) + c_s;
         *comm_s += c_s;
         bucket = 0;
@@ -79,11 +77,11 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
     if (bucket > 0) { /* weights only above a weightless first layer */
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
                                           &ln->grad_across);
-        double at = launch_s(t_s, fwd, period);
+        double at = an__cycle_launch_s(t_s, fwd, period);
         f_s = (f_s > at ? f_s : at) + c_s;
         *comm_s += c_s;
     }
     if (st->after_backward && *comm_s > 0) /* all launched at the end, one after the other */
-        return launch_s(t_s, fwd, period) - t_s + *comm_s;
+        return an__cycle_launch_s(t_s, fwd, period) - t_s + *comm_s;
     return f_s > t_s ? f_s - t_s : 0.0;
 }

@@ -4,7 +4,9 @@
  * sum of every layer's kernels and halos (layerwise.c), of every tensor's redistribution to the
  * layers that read it (redist.c; one redistribution serves every consumer that needs the same
  * layout), and of the weight-gradient allreduces, fused into one buffer per set of ranks as
- * ChainerMN packs gradients (one start-up per set, as ParaDL's data term). With a schedule the
+ * ChainerMN packs gradients (one start-up per set, as ParaDL's data term), launched under a
+ * runtime's cycle (st_plan.cycle_time_s) at its first multiple after the backward, as the
+ * simulation's TG_FLAG_CYCLE task waits (the wait exposed). With a schedule the
  * stages run GPipe's closed form, as ParaDL writes it: (p+S-1) steps of the slowest stage and
  * 2(p+S-2) of the costliest boundary. Equal configurations give the built-in strategies'
  * numbers: tests/test_layerwise.c checks every one of them. */
@@ -128,9 +130,24 @@ static int price_gradients(an_net *net, const wl_workload *wl, const kt_compute 
     return HS_OK;
 }
 
-static int layers_model(an_net *net, const wl_workload *wl, const kt_compute *kc,
-                        const st_plan *plan, double batch, hs_times *it, an_terms *terms, char *err)
+/* The wait of the gradients for the runtime's cycle (plan->cycle_time_s, Horovod's) when there
+ * is an allreduce: the backward ends at ready_s into the iteration (the layers' kernels but
+ * their updates, and every communication before the gradients'), the first allreduce launches
+ * at the cycle's next multiple and the others follow it, as the simulation's TG_FLAG_CYCLE
+ * task and the built-ins' buckets (overlap.c) wait. */
+static double cycle_wait_s(const st_plan *plan, double ready_s, double grad_s)
 {
+    if (plan->cycle_time_s <= 0 || grad_s <= 0)
+        return 0.0;
+    return an__cycle_launch_s(ready_s, 0.0, plan->cycle_time_s) - ready_s;
+}
+
+/* The layers one after another; *wait_s the gradients' wait for the cycle (cycle_wait_s). */
+static int layers_model(an_net *net, const wl_workload *wl, const kt_compute *kc,
+                        const st_plan *plan, double batch, hs_times *it, an_terms *terms,
+                        double *wait_s, char *err)
+{
+    double update_s = 0;
     bool *covered = calloc((size_t)wl->n_layers, sizeof *covered);
     if (!covered)
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d layers", wl->n_layers);
@@ -139,6 +156,7 @@ static int layers_model(an_net *net, const wl_workload *wl, const kt_compute *kc
         double compute_s = 0;
         status = an__layer_compute_s(wl, kc, i, &plan->layers[i], batch, &compute_s, err);
         it->compute_s += compute_s;
+        update_s += an__layer_update_s(wl, kc, i, &plan->layers[i]);
         terms->comm_s[HS_TERM_HALO] += an__halo_s(net, wl, kc, i, &plan->layers[i], batch,
                                                   !plan->halo_sendrecv);
     }
@@ -151,8 +169,11 @@ static int layers_model(an_net *net, const wl_workload *wl, const kt_compute *kc
     it->compute_s += moves.compute_s; /* layout copies */
     for (int t = 0; t < HS_TERM_COUNT; t++)
         terms->comm_s[t] += moves.comm_s[t];
+    double before_s = an_terms_comm_s(terms);
     if (status == HS_OK)
         status = price_gradients(net, wl, kc, plan, terms->comm_s, err);
+    *wait_s = cycle_wait_s(plan, it->compute_s - update_s + before_s,
+                           an_terms_comm_s(terms) - before_s);
     free(covered);
     return status;
 }
@@ -196,14 +217,15 @@ int an_plan_model(const wl_workload *wl, const kt_compute *kc, const st_plan *pl
     if (status != HS_OK)
         return status;
     hs_times *it = &est->iteration;
+    double wait_s = 0; /* a schedule's stages reduce no gradients */
     status = plan->micro_batches > 0
                  ? pipeline_model(net, wl, kc, plan, (double)batch, it, terms, err)
-                 : layers_model(net, wl, kc, plan, (double)batch, it, terms, err);
+                 : layers_model(net, wl, kc, plan, (double)batch, it, terms, &wait_s, err);
     if (status != HS_OK)
         return status;
     it->comm_s = an_terms_comm_s(terms);
-    it->exposed_comm_s = it->comm_s;
-    it->total_s = it->compute_s + it->comm_s;
+    it->exposed_comm_s = it->comm_s + wait_s;
+    it->total_s = it->compute_s + it->exposed_comm_s;
     st_strategy st;
     st_from_plan(plan, &st);
     hs_estimate_input_floor(est, kt_compute_input_s(kc, batch, st_input_groups(&st)));

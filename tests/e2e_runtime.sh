@@ -5,7 +5,8 @@
 # (without its 1 MiB first bucket, the comm of --overlap --allreduce auto; with it, more) and
 # sends FP32 gradients under mixed precision;
 # horovod-nccl's 64 MiB fusions are fewer than DDP's buckets, and wait for its 5 ms cycle alike
-# in both answers, and with gradients_ready = backward all wait for the backward's end;
+# in both answers, and with gradients_ready = backward all wait for the backward's end, as a
+# data-only plan's fused gradients do;
 # pytorch-ddp's depthwise
 # convolutions take half their TF32 time under AMP (depthwise_limit = bytes); bad runtimes and
 # runtime files exit 2 naming the file and line; pytorch-ddp's input loader bounds an iteration
@@ -129,6 +130,28 @@ it, it0 = e["simulate"]["iteration"], k["simulate"]["iteration"]
 assert abs(it["compute_s"] / it0["compute_s"] - 1) < 1e-9, (it, it0)
 assert abs(it["comm_s"] / it0["comm_s"] - 1) < 1e-9, (it, it0)
 assert it0["exposed_comm_s"] < it0["comm_s"] - 1e-3, it0
+PY
+
+# a per-layer plan's fused gradients wait for the cycle as the built-ins' buckets: data written
+# as a plan, under gradients_ready = backward, waits as long as -s data in both answers; with
+# one 1 GiB fusion (the plan's one fused buffer; 64 MiB makes the built-in's two) the times
+# are the same
+"$HS" strategy --generate data -w resnet50-v1.5 -g 8 -b 256 -o "$TMP/data.xml" >/dev/null \
+    2>"$TMP/err" || fail "generate data: $(cat "$TMP/err")"
+sed 's/^bucket_bytes = 64 MiB/bucket_bytes = 1024 MiB/' "$TMP/atend.rt" >"$TMP/one.rt"
+compare_under end "$TMP/one.rt"
+run[5]="$TMP/data.xml"
+compare_under plan "$TMP/atend.rt" "$TMP/one.rt"
+python3 - "$TMP" <<'PY' || fail "a plan's gradients and the cycle"
+import json, sys
+d = sys.argv[1]
+j = lambda n: json.load(open(f"{d}/{n}.json"))
+for a in ("analytic", "simulate"):
+    e, p = j("end-atend.rt")[a]["iteration"], j("plan-atend.rt")[a]["iteration"]
+    wait = lambda it: it["exposed_comm_s"] - it["comm_s"]
+    assert wait(e) > 1e-3 and abs(wait(p) - wait(e)) < 1e-9, (a, e, p)
+    b, q = j("end-one.rt")[a]["iteration"], j("plan-one.rt")[a]["iteration"]
+    assert all(abs(q[k] / b[k] - 1) < 1e-9 for k in ("total_s", "comm_s", "compute_s")), (a, b, q)
 PY
 
 # two jobs of one run share the cycle: different periods are refused, nothing printed

@@ -17,6 +17,7 @@
 
 #include "analytic.h"
 #include "expand.h"
+#include "generate.h"
 
 /* Equal to rounding: 1e-12 absolute or 1e-9 relative (cmocka's float assert is single precision). */
 #define assert_close(a, b) assert_close_at((a), (b), __FILE__, __LINE__)
@@ -462,6 +463,39 @@ static void test_cycle_flags_buckets(void **state)
     }
 }
 
+/* A per-layer plan under the same runtime: its fused gradient allreduces launch in Horovod's
+ * cycle as the built-ins' buckets do, the first after the backward flagged TG_FLAG_CYCLE (the
+ * others follow it in the same cycle) and the graph carries the period; without a cycle, or in
+ * the blocking order, neither. data+filter 2x2 with its replicas reduced: two fused buffers,
+ * three allreduces on every rank (the replicated fc inside its group, then across; the split
+ * convolutions' across). */
+static void test_cycle_flags_plan(void **state)
+{
+    (void)state;
+    wl_workload wl = tiny();
+    st_strategy st = strat(ST_DATA_FILTER, 4, 2, 2, 1), from;
+    st_plan plan;
+    char err[HS_ERR_LEN] = "";
+    assert_int_equal(st_plan_of(&wl, NULL, &st, 8, &plan, err), HS_OK);
+    plan.reduce_replicas = true;
+    st_from_plan(&plan, &from);
+    for (int how = 0; how < 3; how++) { /* cycle and overlap, no cycle, blocking */
+        tg_graph g;
+        ex_options opt = {.overlap = how != 2, .cycle_time_s = how != 1 ? 5e-3 : 0};
+        assert_int_equal(ex_expand_opt(&wl, NULL, &from, 8, &opt, &g, err), HS_OK);
+        assert_true(g.cycle_time_s == (how == 0 ? 5e-3 : 0));
+        for (int r = 0; r < 4; r++) {
+            const tg_rank *rk = &g.ranks[r];
+            assert_int_equal(count(rk, TG_ALLREDUCE, TG_GRADIENT), 3);
+            for (int k = 0; k < 3; k++)
+                assert_int_equal(rk->tasks[nth(rk, TG_ALLREDUCE, k)].flags & TG_FLAG_CYCLE,
+                                 how == 0 && k == 0 ? TG_FLAG_CYCLE : 0);
+        }
+        tg_free(&g);
+    }
+    st_plan_free(&plan);
+}
+
 /* With ex_options.after_backward (TensorFlow's XLA cluster hands every gradient over at once)
  * the buckets are the same, but each allreduce waits for the backward's last kernel, the
  * task written just before the first of them; without it the first follows the fc's. */
@@ -534,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_overlap_order),
         cmocka_unit_test(test_first_bucket),
         cmocka_unit_test(test_cycle_flags_buckets),
+        cmocka_unit_test(test_cycle_flags_plan),
         cmocka_unit_test(test_after_backward),
         cmocka_unit_test(test_bad_input),
     };

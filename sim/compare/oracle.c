@@ -44,7 +44,7 @@ int su_answer_plan(const su_list *l, int i, const su_question *q, const js_setti
     if (status != HS_OK)
         return status;
     if (!c->plan) /* a built-in's, as su__train ran it */
-        su__rules(q->runtime, q->halo, q->filter_rs, plan);
+        su__rules(q->runtime, q->overlap, q->halo, q->filter_rs, plan);
     plan->allreduce = c->st.allreduce;
     snprintf(plan->name, sizeof plan->name, "%s", c->base);
     js_settings s = *job; /* the command's keys, and the algorithm the oracle chose */

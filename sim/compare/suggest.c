@@ -40,10 +40,13 @@ void su__train(const rt_runtime *runtime, int overlap, int halo, int filter_rs, 
         st->filter_rs = filter_rs == JS_ON;
 }
 
-void su__rules(const rt_runtime *runtime, int halo, int filter_rs, st_plan *plan)
+void su__rules(const rt_runtime *runtime, int overlap, int halo, int filter_rs, st_plan *plan)
 {
     if (runtime) /* its gradient allreduce, bytes and optimizer, as the built-ins' */
         plan->allreduce = runtime->allreduce, plan->train = rt_training(runtime);
+    if (runtime) /* its cycle, when the overlap is on (su__train's), as the built-ins' buckets */
+        plan->cycle_time_s = (overlap ? overlap == JS_ON : runtime->overlap)
+                                 ? runtime->cycle_time_s : 0.0;
     if (runtime || halo) /* its halos as the spatial built-ins' (su__train) */
         plan->halo_sendrecv = halo ? halo == JS_OFF : !runtime->halo_chain;
     if (runtime || filter_rs) /* its gathers as the filter built-ins' */
@@ -154,7 +157,7 @@ void su__add_plan(su_list *l, const wl_workload *wl, const kt_compute *kc,
 {
     char why[HS_ERR_LEN];
     su_candidate *c = next(l);
-    su__rules(l->runtime, l->halo, l->filter_rs, plan);
+    su__rules(l->runtime, l->overlap, l->halo, l->filter_rs, plan);
     if (!c || an_plan_model(wl, kc, plan, batch, net, plat->gpu_memory_bytes, &c->analytic, NULL,
                             why) != HS_OK) {
         st_plan_free(plan);
@@ -293,7 +296,7 @@ int su__search(const su_question *q, an_net *net, su_list *l, char *err)
     st_plan *rules = calloc(1, sizeof *rules); /* the job's settings, as the plan written's */
     if (!rules)
         return hs_fail(err, HS_EINTERNAL, "%s: out of memory", q->who);
-    su__rules(q->runtime, q->halo, q->filter_rs, rules);
+    su__rules(q->runtime, q->overlap, q->halo, q->filter_rs, rules);
     an_search_model m = {.net = net, .wl = q->wl, .kc = q->kc, .rules = rules, .batch = q->batch,
                          .gpus = q->p, .gpu_memory_bytes = q->plat->gpu_memory_bytes};
     int status = search_rules(q, &m, l, err);

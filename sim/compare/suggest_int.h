@@ -23,11 +23,12 @@ int su__search(const su_question *q, an_net *net, su_list *l, char *err);
 void su__train(const rt_runtime *runtime, int overlap, int halo, int filter_rs, st_strategy *st);
 
 /* The job's settings on a plan as su__train puts them on a built-in: the runtime's gradient
- * allreduce, bytes and optimizer (NULL: the plan's kept), its halos and filter backward, or
- * --halo and --filter-backward when said (JS_ON, JS_OFF; 0 not said). The searched plan, every
- * plan candidate and a built-in answer written as a plan are set by it, so that the search
- * prices its candidates as the file written runs (an_search_model.rules). */
-void su__rules(const rt_runtime *runtime, int halo, int filter_rs, st_plan *plan);
+ * allreduce, bytes and optimizer (NULL: the plan's kept), its cycle when the overlap is on (the
+ * runtime's, or --overlap when said), its halos and filter backward, or --halo and
+ * --filter-backward when said (JS_ON, JS_OFF; 0 not said). The searched plan, every plan
+ * candidate and a built-in answer written as a plan are set by it, so that the search prices
+ * its candidates as the file written runs (an_search_model.rules). */
+void su__rules(const rt_runtime *runtime, int overlap, int halo, int filter_rs, st_plan *plan);
 
 /* A monotonic clock, seconds. */
 double su__now_s(void);

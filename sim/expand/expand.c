@@ -616,7 +616,7 @@ int ex_expand_opt(const wl_workload *wl, const kt_compute *kc, const st_strategy
     if (rc == HS_OK)
         rc = tg_init(g, sh.p, err);
     if (rc == HS_OK && sh.kind == ST_LAYERWISE)
-        rc = st->plan ? ex__expand_plan(wl, kc, st->plan, batch, overlap, g, err)
+        rc = st->plan ? ex__expand_plan(wl, kc, st->plan, batch, opt, g, err)
                       : hs_fail(err, HS_EINTERNAL, "expand: a layer-wise strategy without a plan");
     else if (rc == HS_OK)
         rc = sh.kind == ST_PIPELINE ? ex_expand_pipeline(&sh, wl, kc, overlap, g, err)

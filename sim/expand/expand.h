@@ -24,7 +24,8 @@
  *                           the first one ex_options.first_bucket_bytes where said) as they
  *                           are produced, as PyTorch DDP and Horovod do; with
  *                           ex_options.cycle_time_s each bucket's allreduce is flagged
- *                           TG_FLAG_CYCLE (Horovod launches it in its next cycle); with
+ *                           TG_FLAG_CYCLE (Horovod launches it in its next cycle), and so is
+ *                           the first of a per-layer plan's fused allreduces; with
  *                           ex_options.after_backward the buckets' allreduces all wait for
  *                           the backward's last kernel (a framework that hands every
  *                           gradient over at once: TensorFlow's XLA cluster).

@@ -142,8 +142,10 @@ void ex__round(const ex_moves *mv, int r, int k, bool reverse, int *to, double *
 
 /* ---- expand_plan.c ---- */
 
-/* The task lists of a per-layer plan (st->kind == ST_LAYERWISE) into g (initialised). */
+/* The task lists of a per-layer plan (st->kind == ST_LAYERWISE) into g (initialised), in the
+ * order of opt->overlap (NULL: blocking); with opt->cycle_time_s too, the first gradient
+ * allreduce after the backward is flagged TG_FLAG_CYCLE (a schedule's plan has none). */
 int ex__expand_plan(const wl_workload *wl, const kt_compute *kc, const st_plan *plan, int64_t batch,
-                    bool overlap, tg_graph *g, char *err);
+                    const ex_options *opt, tg_graph *g, char *err);
 
 #endif

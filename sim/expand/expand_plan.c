@@ -7,7 +7,9 @@
  * same in reverse, each redistribution's adjoint before the producer's backward kernels; then
  * the weight gradients, allreduced over the ranks that hold the same weights and saw different
  * data, fused into one buffer per set of ranks (as ChainerMN packs them: inside the group
- * first, then across the batch blocks); then the updates. Where ParaDL's closed form charges
+ * first, then across the batch blocks; under a runtime's cycle, ex_options.cycle_time_s in the
+ * overlap order, the first of them launched at the cycle's next multiple, as a bucket's in
+ * expand.c); then the updates. Where ParaDL's closed form charges
  * beyond the data layout, the lists follow it, so that a built-in strategy written as a plan
  * runs exactly the built-in lists' communication: a gather of a model-split layer's output is
  * paid back with a reduce-scatter (the built-ins' default; with --filter-backward allreduce,
@@ -61,6 +63,8 @@ typedef struct {
     size_t *cap_fused;  /* per rank: room in fused[r] */
     double (*kernel_s)[3]; /* per layer: its forward, input- and weight-gradient kernels on a
                             * rank (st_layer_kernels_s) */
+    uint8_t grad_flags;    /* the first gradient allreduce's: TG_FLAG_CYCLE under a runtime
+                            * with a background cycle (Horovod's), as a bucket's (expand.c) */
     bool oom;
     int status;            /* the first error timing a layout copy (HS_OK: none) */
     char *err;             /* its message */
@@ -505,14 +509,20 @@ static void gradients(planner *pl)
     }
     for (int r = 0; r < pl->p; r++) {
         int grad = pl->last_kernel[r];
+        uint8_t flags = pl->grad_flags; /* the first allreduce waits for the cycle, the others
+                                         * follow it in the same one */
         for (int k = 0; k < pl->n_fused[r]; k++) {
             const ex_fused *f = &pl->fused[r][k];
-            if (f->inner >= 0)
+            if (f->inner >= 0) {
                 grad = ex_comm(&pl->cur[r], TG_ALLREDUCE, TG_GRADIENT, -1, f->inner, f->bytes,
-                               0, grad);
-            if (f->outer >= 0)
+                               flags, grad);
+                flags = 0;
+            }
+            if (f->outer >= 0) {
                 grad = ex_comm(&pl->cur[r], TG_ALLREDUCE, TG_GRADIENT, -1, f->outer, f->bytes,
-                               0, grad);
+                               flags, grad);
+                flags = 0;
+            }
         }
         for (int l = 0; l < pl->wl->n_layers; l++) {
             const st_layer_config *c = cfg(pl, l);
@@ -560,8 +570,9 @@ static void planner_free(planner *pl)
 }
 
 int ex__expand_plan(const wl_workload *wl, const kt_compute *kc, const st_plan *plan, int64_t batch,
-                    bool overlap, tg_graph *g, char *err)
+                    const ex_options *opt, tg_graph *g, char *err)
 {
+    bool overlap = opt && opt->overlap;
     if (plan->n_layers != wl->n_layers || plan->gpus != g->n_ranks)
         return hs_fail(err, HS_EINPUT, "expand: a plan of %d layers on %d GPUs for %d layers on "
                        "%d ranks", plan->n_layers, plan->gpus, wl->n_layers, g->n_ranks);
@@ -569,6 +580,11 @@ int ex__expand_plan(const wl_workload *wl, const kt_compute *kc, const st_plan *
         return plan_pipeline(wl, kc, plan, batch, overlap, g, err);
     int p = plan->gpus;
     planner pl = {.wl = wl, .kc = kc, .plan = plan, .batch = batch, .p = p, .g = g, .err = err};
+    if (overlap && opt->cycle_time_s > 0) { /* Horovod launches the fused gradients in its
+                                             * cycle, as the built-ins' buckets */
+        pl.grad_flags = TG_FLAG_CYCLE;
+        g->cycle_time_s = opt->cycle_time_s;
+    }
     pl.cur = calloc((size_t)p, sizeof *pl.cur);
     pl.ready = malloc((size_t)p * sizeof *pl.ready);
     pl.last_kernel = malloc((size_t)p * sizeof *pl.last_kernel);

@@ -253,6 +253,7 @@ int job_load_strategy(const js_settings *given, const plat_platform *plat, job *
         j->plan.allreduce = j->st.allreduce, j->plan.train = j->st.train;
         j->plan.halo_sendrecv = !j->st.halo_chain;
         j->plan.filter_allreduce = !j->st.filter_rs;
+        j->plan.cycle_time_s = j->st.overlap ? j->st.cycle_time_s : 0.0; /* as the buckets' */
     }
     j->batch = spec->batch;
     return st_check(&j->st, &j->wl, spec->batch, err);

@@ -94,7 +94,7 @@ bool st_plan_same(const st_plan *a, const st_plan *b)
     if (a->n_layers != b->n_layers || a->gpus != b->gpus ||
         a->micro_batches != b->micro_batches || a->reduce_replicas != b->reduce_replicas ||
         a->allreduce != b->allreduce || a->halo_sendrecv != b->halo_sendrecv ||
-        a->filter_allreduce != b->filter_allreduce)
+        a->filter_allreduce != b->filter_allreduce || a->cycle_time_s != b->cycle_time_s)
         return false;
     for (int i = 0; i < a->n_layers; i++) {
         const st_layer_config *x = &a->layers[i], *y = &b->layers[i];

@@ -107,6 +107,10 @@ typedef struct {
                                       * the default (job.c) */
     st_training train;               /* the job's runtime's gradients and optimizer, set with
                                       * allreduce (st_from_plan carries both to the strategy) */
+    double cycle_time_s;             /* the job's runtime's background cycle when its overlap is
+                                      * on (st_strategy.cycle_time_s, Horovod's): the first
+                                      * gradient allreduce after the backward launches at its
+                                      * next multiple; 0: at once (job.c, the oracle's rules) */
 } st_plan;
 
 /* A configuration with every factor 1 on rank 0. */

@@ -30,6 +30,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+# The checkout's state before this run writes into it: its own outputs (MANIFEST is emptied as
+# it is opened) would otherwise count as uncommitted changes.
+commit_line="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+    git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
 die() { echo "ablate: $*" >&2; exit 2; }
 
 out="$root/experiments/results/ablation" jobs="$(nproc 2>/dev/null || echo 2)" only=""
@@ -123,8 +127,7 @@ python3 "$here/ablate.py" summary "$tmp/out" $results || exit 2
     echo "command: $cmdline"
     echo "hybridsim: $root/build/hybridsim ($("$root/build/hybridsim" --version 2>/dev/null |
         head -1)); fit variants: scratch builds of this checkout"
-    echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
-        git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    echo "commit: $commit_line"
     echo "measured: ${measured#"$root/"}"
     echo "variants: ${variants#"$root/"}"
     echo "seconds: $(($(date +%s) - start_s))"

@@ -44,6 +44,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+# The checkout's state before this run writes into it: its own outputs (MANIFEST is emptied as
+# it is opened) would otherwise count as uncommitted changes.
+commit_line="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+    git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
 die() { echo "validation: $*" >&2; exit 2; }
 
 out="$root/experiments/results/validation" jobs="$(nproc 2>/dev/null || echo 2)"
@@ -186,8 +190,7 @@ fi
 {
     echo "command: $cmdline"
     echo "hybridsim: $exe ($("$exe" --version 2>/dev/null | head -1))"
-    echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
-        git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+    echo "commit: $commit_line"
     echo "measured: ${measured#"$root/"}"
     echo "seconds: $(($(date +%s) - start_s))"
 } >"$out/MANIFEST"

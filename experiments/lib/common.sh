@@ -10,6 +10,14 @@ HS_LIB="$HS_ROOT/experiments/lib"
 
 hs_die() { echo "$HS_STUDY: $*" >&2; exit 2; }
 
+# hs_checkout_state DIR: the checkout's short commit, and " (with uncommitted changes)" when its
+# tracked files differ from it. Call it before a run writes into the checkout: its own outputs
+# (a MANIFEST is emptied as it is opened) would count as changes.
+hs_checkout_state() {
+    echo "$(git -C "$1" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+        git -C "$1" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+}
+
 hs_usage() {
     cat <<EOF
 usage: experiments/$HS_STUDY/run.sh [--quick] [-o OUTDIR] [options]

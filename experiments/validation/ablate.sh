@@ -30,10 +30,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-# The checkout's state before this run writes into it: its own outputs (MANIFEST is emptied as
-# it is opened) would otherwise count as uncommitted changes.
-commit_line="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
-    git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+# shellcheck source=../lib/common.sh
+source "$root/experiments/lib/common.sh"
+commit_line="$(hs_checkout_state "$root")" # before this run writes into the checkout
 die() { echo "ablate: $*" >&2; exit 2; }
 
 out="$root/experiments/results/ablation" jobs="$(nproc 2>/dev/null || echo 2)" only=""

@@ -29,6 +29,7 @@ grep -q "P100 64500000 floats 2 GPUs .*calibration of deepbench-allreduce's mach
 # before any run, by file and dataset: exit 2, no results written.
 mkdir -p "$TMP/bad/experiments" && cp -r "$SRC/experiments/validation" "$TMP/bad/experiments/" &&
     ln -s "$SRC/workloads" "$TMP/bad/workloads" &&
+    ln -s "$SRC/experiments/lib" "$TMP/bad/experiments/lib" &&
     sed -i 's/deepbench-allreduce\.tsv:30 /deepbench-allreduce.tsv:3000 /' \
         "$TMP/bad/experiments/validation/datasets.tsv" ||
     fail "copying experiments/validation"

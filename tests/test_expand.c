@@ -527,6 +527,34 @@ static void test_after_backward(void **state)
     }
 }
 
+/* With the gradients held to the backward's end and a first layer without weights but with a
+ * halo (a 3x3 pool split in space), the allreduces wait for the backward's last kernel, not for
+ * the halo after it. */
+static void test_after_backward_halo(void **state)
+{
+    (void)state;
+    wl_workload wl = tiny();
+    layer(&tiny_layers[0], "POOL", WL_POOL, shape(4, 8, 8), shape(4, 8, 8), 3, 0, 1e-3, 2e-3, 0,
+          WL_SPLIT_ALL);
+    wl.w_total = 288 + 1280;
+    tg_graph g;
+    char err[HS_ERR_LEN] = "";
+    ex_options opt = {.overlap = true, .bucket_bytes = 1000, .after_backward = true};
+    st_strategy st = strat(ST_DATA_SPATIAL, 4, 2, 2, 1);
+    assert_int_equal(ex_expand_opt(&wl, NULL, &st, 8, &opt, &g, err), HS_OK);
+    for (int r = 0; r < g.n_ranks; r++) {
+        const tg_rank *rk = &g.ranks[r];
+        int last_kernel = -1;
+        for (int i = 0; i < rk->n_tasks; i++)
+            if (rk->tasks[i].op == TG_EXEC && rk->tasks[i].phase != TG_UPDATE)
+                last_kernel = i;
+        int ar = nth(rk, TG_ALLREDUCE, 0);
+        assert_true(ar > last_kernel);
+        assert_int_equal(rk->tasks[ar].after, last_kernel);
+    }
+    tg_free(&g);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -570,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_cycle_flags_buckets),
         cmocka_unit_test(test_cycle_flags_plan),
         cmocka_unit_test(test_after_backward),
+        cmocka_unit_test(test_after_backward_halo),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

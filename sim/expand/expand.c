@@ -396,6 +396,7 @@ static int ex_write_backward_overlap(ex_backward *b, int ready)
 {
     const ex_plan *plan = b->plan;
     const ex_rank_groups *grp = b->grp;
+    int last_bx = ready; /* the backward's last input-gradient kernel */
     for (int l = plan->n_layers - 1; l >= 0; l--) {
         const ex_layer_plan *lp = &plan->layers[l];
         if (lp->dy_op != EX_NO_OP && grp->model >= 0) {
@@ -410,12 +411,14 @@ static int ex_write_backward_overlap(ex_backward *b, int ready)
         }
         if (!lp->dy_below || grp->model < 0)
             ex_flush(b, false); /* no collective left to hide it behind */
-        ready = bx;
+        ready = last_bx = bx;
         if (lp->halo && (grp->lo >= 0 || grp->hi >= 0))
             ready = ex_halo(b->c, grp, TG_BACKWARD_INPUT, l, lp->halo_bytes, bx);
     }
     ex_flush(b, true);
-    int end = b->bucket_end > ready ? b->bucket_end : ready; /* the backward's last task */
+    /* the backward's last kernel, not a halo after it: the held allreduces wait for the GPU's
+     * work (a cycle counts from a kernel's end, the only end the engine records) */
+    int end = b->bucket_end > last_bx ? b->bucket_end : last_bx;
     for (int i = 0; i < b->n_held; i++) /* the compute stream runs in list order */
         b->grad = ex_gradient(b->c, plan, grp, b->held[i], end);
     return b->grad;

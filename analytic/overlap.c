@@ -1,13 +1,13 @@
 /* overlap.c: data parallelism with its gradients reduced in buckets while the backward runs
  * (--overlap; PyTorch DDP's and Horovod's schedule).
  *
- * The simulator's overlap order (sim/expand/expand.c) writes the backward layer by layer, last
- * layer first, each layer's input-gradient kernel then its weight-gradient kernel, and closes a
- * bucket of the gradients produced so far each time it reaches the runtime's bucket size
- * (st->bucket_bytes; CO_BUCKET_BYTES when none is said; the first bucket at
- * st->first_bucket_bytes where the runtime says it, PyTorch DDP's 1 MiB); a bucket's
- * allreduce starts when its last kernel is done and the previous bucket's allreduce has
- * finished (one communication stream). On a free network that is the recurrence
+ * The simulator's overlap order (sim/expand/expand_overlap.c) writes the backward layer by layer,
+ * last layer first, each layer's input-gradient kernel then its weight-gradient kernel, and closes
+ * a bucket of the gradients produced so far each time it reaches the runtime's bucket size
+ * (st->bucket_bytes; CO_BUCKET_BYTES when none is said; the first bucket at st->first_bucket_bytes
+ * where the runtime says it, PyTorch DDP's 1 MiB); a bucket's allreduce starts when its last kernel
+ * is done and the previous bucket's allreduce has finished (one communication stream). On a free
+ * network that is the recurrence
  *   f_k = max(f_{k-1}, r_k) + c_k,
  * r_k the bucket's ready time in the backward, c_k its allreduce (the chosen algorithm's closed
  * form); the communication left when the backward ends, f_K - r_end, is exposed. Under a

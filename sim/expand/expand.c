@@ -22,8 +22,9 @@
  *   pipeline: rank s runs a contiguous group of layers on S micro-batches (GPipe): all forwards,
  *     then all backwards, with point-to-point messages between neighbouring stages; a middle
  *     stage sends one micro-batch while it receives the next (TG_SHIFT) (pipeline.c).
- * A per-layer plan (-s FILE.xml) has its own expansion, which derives the messages from which
- * rank holds which slice (expand_plan.c, layout.c, moves.c).
+ * In the overlap order (--overlap) the backward, its deferred weight gradients and its gradient
+ * buckets, is expand_overlap.c's. A per-layer plan (-s FILE.xml) has its own expansion, which
+ * derives the messages from which rank holds which slice (expand_plan.c, layout.c, moves.c).
  *
  * Work is expressed in samples: a kernel lasts (per-sample seconds) * (samples it processes) /
  * (ways its layer is split). The backward time of a layer with weights is split evenly between
@@ -35,9 +36,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#define EX_NO_OP TG_OP_COUNT /* "no collective" in a layer plan */
-
 
 /* The strategy reduced to what the expansion needs. */
 typedef struct {
@@ -54,49 +52,6 @@ typedef struct {
     st_training train;  /* st_strategy.train: the runtime's gradient bytes */
 } ex_shape;
 
-/* What one rank does for one layer of a layer-wise strategy (identical on every rank). */
-typedef struct {
-    double fw_s;          /* forward kernel */
-    double bx_s;          /* input-gradient kernel */
-    double bw_s;          /* weight-gradient kernel (written only when has_weights) */
-    double wu_s;          /* weight update (written only when > 0) */
-    bool has_weights;     /* the layer has a weight-gradient kernel */
-    uint8_t y_op;         /* collective on the output y_l after the forward, EX_NO_OP: none */
-    double y_bytes;       /* its amount (tg_task.amount semantics) */
-    uint8_t dy_op;        /* collective on dL/dy_l before the layer's backward, EX_NO_OP: none */
-    double dy_bytes;      /* its amount */
-    uint8_t act_flags;    /* tg_task.flags of those two (spatial's split point is staged) */
-    bool halo;            /* spatial: exchange a halo before the forward, after the backward */
-    double halo_bytes;    /* to each neighbour (0 for a 2-wide window: start-ups only) */
-    double grad_bytes;    /* what its weight gradients add to the gradient allreduces */
-    bool dy_below;        /* a layer before it reduces or gathers its output gradient */
-} ex_layer_plan;
-
-/* A layer-wise strategy: the per-layer plans and the closing gradient exchange, which runs
- * first inside the model-parallel group (spatial: replicated weights), then across the groups
- * among the ranks of equal index (data, and the hybrids). */
-typedef struct {
-    ex_layer_plan *layers; /* n_layers plans, in layer order */
-    int n_layers;
-    double grad_model_bytes;  /* allreduce inside the group, 0: none */
-    double grad_across_bytes; /* allreduce across the groups, 0: none */
-    double bucket_bytes;      /* overlap order: gradients reduced in buckets of this size */
-    double first_bucket_bytes; /* the first bucket the backward fills closes at this size
-                                * (PyTorch DDP's 1 MiB; bucket_bytes when not said) */
-    uint8_t bucket_flags;     /* overlap order: a bucket's first allreduce's flags
-                               * (TG_FLAG_CYCLE under a runtime with a cycle) */
-    bool after_backward;      /* overlap order: every bucket waits for the backward's end */
-} ex_plan;
-
-/* The communicators one rank uses (group indices in the graph, -1: none). */
-typedef struct {
-    int model;    /* the p2 ranks splitting the layers with it */
-    int across;   /* the p1 ranks of its index in the other groups */
-    int lo, hi;   /* its spatial neighbours, the ranks before and after it (-1: none) */
-    int shift_up; /* TG_SHIFT group {hi, lo} (send up, receive from below), -1 unless both */
-    int shift_down; /* TG_SHIFT group {lo, hi} */
-    bool chain;   /* halos sent, then received (st_strategy.halo_chain) */
-} ex_rank_groups;
 
 /* ---------------------------------------------------------------- layer-wise strategies */
 
@@ -307,7 +262,7 @@ static int ex_groups_layerwise(const ex_shape *sh, tg_graph *g, ex_rank_groups *
  * (ex_halo_chain, ChainerMN's), or with --halo sendrecv as the model charges it (two
  * messages, one after the other): first every rank sends its upper face up while receiving
  * from below, then the lower face down while receiving from above. Returns the last task. */
-static int ex_halo(ex_cursor *c, const ex_rank_groups *grp, tg_phase phase, int layer,
+int ex__halo(ex_cursor *c, const ex_rank_groups *grp, tg_phase phase, int layer,
                    double bytes, int producer)
 {
     if (grp->chain)
@@ -316,112 +271,6 @@ static int ex_halo(ex_cursor *c, const ex_rank_groups *grp, tg_phase phase, int 
              producer);
     return ex_shift(c, phase, layer, grp->lo, grp->hi, grp->shift_down, bytes, bytes,
                     TG_FLAG_STAGED, producer);
-}
-
-/* The gradient allreduces of `bytes` (inside the group, then across), after task `producer`;
- * returns the last one, or producer when there is none. */
-static int ex_gradient(ex_cursor *c, const ex_plan *plan, const ex_rank_groups *grp,
-                       double bytes, int producer)
-{
-    int grad = producer;
-    double whole = plan->grad_across_bytes > 0 ? plan->grad_across_bytes : plan->grad_model_bytes;
-    double share = whole > 0 ? bytes / whole : 0.0;
-    uint8_t flags = plan->bucket_flags; /* the first allreduce waits for the cycle */
-    if (plan->grad_model_bytes > 0 && grp->model >= 0) {
-        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->model,
-                       plan->grad_model_bytes * share, flags, grad);
-        flags = 0;
-    }
-    if (plan->grad_across_bytes > 0 && grp->across >= 0)
-        grad = ex_comm(c, TG_ALLREDUCE, TG_GRADIENT, -1, grp->across,
-                       plan->grad_across_bytes * share, flags, grad);
-    return grad;
-}
-
-/* The overlap order's backward: what is written but waits to be. */
-typedef struct {
-    ex_cursor *c;
-    const ex_plan *plan;
-    const ex_rank_groups *grp;
-    int *deferred;        /* layers whose weight-gradient kernel is not written yet */
-    int *deferred_after;  /* and the task each needs (its layer's output gradient) */
-    int n_deferred;
-    double bucket_bytes;  /* gradients of the kernels written since the last bucket */
-    int bucket_end;       /* the last of those kernels */
-    bool first_closed;    /* the first bucket was reduced: the others take bucket_bytes */
-    int grad;             /* the last gradient allreduce written, -1 for none */
-    double *held;         /* plan->after_backward: the closed buckets' bytes, not written yet */
-    int n_held;
-} ex_backward;
-
-/* Close the bucket filled so far: its allreduce follows its last kernel, or with
- * plan->after_backward waits, held, for the backward's end (ex_write_backward_overlap). */
-static void ex_close(ex_backward *b)
-{
-    if (b->plan->after_backward)
-        b->held[b->n_held++] = b->bucket_bytes;
-    else
-        b->grad = ex_gradient(b->c, b->plan, b->grp, b->bucket_bytes, b->bucket_end);
-    b->bucket_bytes = 0;
-}
-
-/* Write the deferred weight-gradient kernels and the buckets they fill: a bucket's allreduce
- * follows its last kernel (`all`: the rest of the gradients too, however few). */
-static void ex_flush(ex_backward *b, bool all)
-{
-    for (int i = 0; i < b->n_deferred; i++) {
-        const ex_layer_plan *lp = &b->plan->layers[b->deferred[i]];
-        b->bucket_end = ex_exec(b->c, TG_BACKWARD_WEIGHT, b->deferred[i], lp->bw_s,
-                                b->deferred_after[i]);
-        b->bucket_bytes += lp->grad_bytes;
-        double cap = b->first_closed ? b->plan->bucket_bytes : b->plan->first_bucket_bytes;
-        if (b->bucket_bytes >= cap) {
-            ex_close(b);
-            b->first_closed = true;
-        }
-    }
-    b->n_deferred = 0;
-    if (all && b->bucket_bytes > 0)
-        ex_close(b);
-}
-
-/* The overlap order's backward: a layer's weight-gradient kernel waits, in the list, until the
- * next collective on the data path has been posted, so that the compute stream runs it while
- * the collective runs (Zero Bubble's split of B and W, Qi et al. 2023); the weight gradients are
- * reduced in buckets of plan->bucket_bytes, the first of plan->first_bucket_bytes, in the order
- * they are produced (PyTorch DDP's reverse-order buckets), each as soon as its kernels are
- * done, or with plan->after_backward all when the backward's last kernel is. Returns the last
- * allreduce. */
-static int ex_write_backward_overlap(ex_backward *b, int ready)
-{
-    const ex_plan *plan = b->plan;
-    const ex_rank_groups *grp = b->grp;
-    int last_bx = ready; /* the backward's last input-gradient kernel */
-    for (int l = plan->n_layers - 1; l >= 0; l--) {
-        const ex_layer_plan *lp = &plan->layers[l];
-        if (lp->dy_op != EX_NO_OP && grp->model >= 0) {
-            ready = ex_comm(b->c, lp->dy_op, TG_BACKWARD_INPUT, l, grp->model, lp->dy_bytes,
-                            lp->act_flags, ready);
-            ex_flush(b, false); /* behind the collective just posted */
-        }
-        int bx = ex_exec(b->c, TG_BACKWARD_INPUT, l, lp->bx_s, ready);
-        if (lp->has_weights) {
-            b->deferred[b->n_deferred] = l;
-            b->deferred_after[b->n_deferred++] = ready;
-        }
-        if (!lp->dy_below || grp->model < 0)
-            ex_flush(b, false); /* no collective left to hide it behind */
-        ready = last_bx = bx;
-        if (lp->halo && (grp->lo >= 0 || grp->hi >= 0))
-            ready = ex_halo(b->c, grp, TG_BACKWARD_INPUT, l, lp->halo_bytes, bx);
-    }
-    ex_flush(b, true);
-    /* the backward's last kernel, not a halo after it: the held allreduces wait for the GPU's
-     * work (a cycle counts from a kernel's end, the only end the engine records) */
-    int end = b->bucket_end > last_bx ? b->bucket_end : last_bx;
-    for (int i = 0; i < b->n_held; i++) /* the compute stream runs in list order */
-        b->grad = ex_gradient(b->c, plan, grp, b->held[i], end);
-    return b->grad;
 }
 
 /* One rank's iteration: forward through the layers, backward in reverse, gradient exchange,
@@ -435,14 +284,14 @@ static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_
         const ex_layer_plan *lp = &plan->layers[l];
         bool halo = lp->halo && (grp->lo >= 0 || grp->hi >= 0);
         if (halo)
-            ready = ex_halo(c, grp, TG_FORWARD, l, lp->halo_bytes, ready);
+            ready = ex__halo(c, grp, TG_FORWARD, l, lp->halo_bytes, ready);
         ready = ex_exec(c, TG_FORWARD, l, lp->fw_s, ready);
         if (lp->y_op != EX_NO_OP && grp->model >= 0)
             ready = ex_comm(c, lp->y_op, TG_FORWARD, l, grp->model, lp->y_bytes, lp->act_flags,
                             ready);
     }
     if (overlap) {
-        int grad = ex_write_backward_overlap(overlap, ready);
+        int grad = ex__write_backward_overlap(overlap, ready);
         for (int l = 0; l < plan->n_layers; l++)
             if (plan->layers[l].wu_s > 0)
                 ex_exec(c, TG_UPDATE, l, plan->layers[l].wu_s, grad);
@@ -460,7 +309,7 @@ static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_
             last_kernel = ex_exec(c, TG_BACKWARD_WEIGHT, l, lp->bw_s, ready);
         ready = bx;
         if (lp->halo && (grp->lo >= 0 || grp->hi >= 0))
-            ready = ex_halo(c, grp, TG_BACKWARD_INPUT, l, lp->halo_bytes, bx);
+            ready = ex__halo(c, grp, TG_BACKWARD_INPUT, l, lp->halo_bytes, bx);
     }
     int grad = last_kernel;
     if (plan->grad_model_bytes > 0 && grp->model >= 0)

@@ -1,5 +1,6 @@
 /* expand_int.h: what sim/expand's files share (expand.h is the folder's public face).
  *   expand.c        the built-in strategies: one plan per layer, every rank's list from it
+ *   expand_overlap.c  their backward in the overlap order: deferred weight gradients, buckets
  *   cursor.c        appending tasks to a rank's list, blocking or overlapped
  *   pipeline.c      GPipe's stages as task lists
  *   expand_plan.c   a per-layer plan (plan.h): kernels, halos, gradients, each layer's output
@@ -47,6 +48,78 @@ int ex_shift(ex_cursor *c, tg_phase phase, int layer, int to, int from, int grou
  * it: each direction a synchronous send, then the receive, staged; returns the last task. */
 int ex_halo_chain(ex_cursor *c, tg_phase phase, int layer, int lo, int hi, double bytes,
                   int producer);
+
+/* ---- expand.c, expand_overlap.c: the built-in layer-wise strategies ---- */
+
+#define EX_NO_OP TG_OP_COUNT /* "no collective" in a layer plan */
+
+/* What one rank does for one layer of a layer-wise strategy (identical on every rank). */
+typedef struct {
+    double fw_s;          /* forward kernel */
+    double bx_s;          /* input-gradient kernel */
+    double bw_s;          /* weight-gradient kernel (written only when has_weights) */
+    double wu_s;          /* weight update (written only when > 0) */
+    bool has_weights;     /* the layer has a weight-gradient kernel */
+    uint8_t y_op;         /* collective on the output y_l after the forward, EX_NO_OP: none */
+    double y_bytes;       /* its amount (tg_task.amount semantics) */
+    uint8_t dy_op;        /* collective on dL/dy_l before the layer's backward, EX_NO_OP: none */
+    double dy_bytes;      /* its amount */
+    uint8_t act_flags;    /* tg_task.flags of those two (spatial's split point is staged) */
+    bool halo;            /* spatial: exchange a halo before the forward, after the backward */
+    double halo_bytes;    /* to each neighbour (0 for a 2-wide window: start-ups only) */
+    double grad_bytes;    /* what its weight gradients add to the gradient allreduces */
+    bool dy_below;        /* a layer before it reduces or gathers its output gradient */
+} ex_layer_plan;
+
+/* A layer-wise strategy: the per-layer plans and the closing gradient exchange, which runs
+ * first inside the model-parallel group (spatial: replicated weights), then across the groups
+ * among the ranks of equal index (data, and the hybrids). */
+typedef struct {
+    ex_layer_plan *layers; /* n_layers plans, in layer order */
+    int n_layers;
+    double grad_model_bytes;  /* allreduce inside the group, 0: none */
+    double grad_across_bytes; /* allreduce across the groups, 0: none */
+    double bucket_bytes;      /* overlap order: gradients reduced in buckets of this size */
+    double first_bucket_bytes; /* the first bucket the backward fills closes at this size
+                                * (PyTorch DDP's 1 MiB; bucket_bytes when not said) */
+    uint8_t bucket_flags;     /* overlap order: a bucket's first allreduce's flags
+                               * (TG_FLAG_CYCLE under a runtime with a cycle) */
+    bool after_backward;      /* overlap order: every bucket waits for the backward's end */
+} ex_plan;
+
+/* The communicators one rank uses (group indices in the graph, -1: none). */
+typedef struct {
+    int model;    /* the p2 ranks splitting the layers with it */
+    int across;   /* the p1 ranks of its index in the other groups */
+    int lo, hi;   /* its spatial neighbours, the ranks before and after it (-1: none) */
+    int shift_up; /* TG_SHIFT group {hi, lo} (send up, receive from below), -1 unless both */
+    int shift_down; /* TG_SHIFT group {lo, hi} */
+    bool chain;   /* halos sent, then received (st_strategy.halo_chain) */
+} ex_rank_groups;
+
+/* The overlap order's backward: what is written but waits to be. */
+typedef struct {
+    ex_cursor *c;
+    const ex_plan *plan;
+    const ex_rank_groups *grp;
+    int *deferred;        /* layers whose weight-gradient kernel is not written yet */
+    int *deferred_after;  /* and the task each needs (its layer's output gradient) */
+    int n_deferred;
+    double bucket_bytes;  /* gradients of the kernels written since the last bucket */
+    int bucket_end;       /* the last of those kernels */
+    bool first_closed;    /* the first bucket was reduced: the others take bucket_bytes */
+    int grad;             /* the last gradient allreduce written, -1 for none */
+    double *held;         /* plan->after_backward: the closed buckets' bytes, not written yet */
+    int n_held;
+} ex_backward;
+
+/* A halo exchange of `bytes` with grp's neighbours in the given phase, after task `producer`
+ * (expand.c); returns the last task. */
+int ex__halo(ex_cursor *c, const ex_rank_groups *grp, tg_phase phase, int layer, double bytes,
+             int producer);
+/* The overlap order's backward from task `ready` (the forward's end), then its gradient
+ * allreduces (expand_overlap.c); returns the last allreduce (-1: none). */
+int ex__write_backward_overlap(ex_backward *b, int ready);
 
 /* ---- pipeline.c ---- */
 

@@ -100,7 +100,7 @@ static double samples(const planner *pl, const st_layer_config *c)
 
 /* One halo of `bytes` between rank r and its neighbours lo, hi (-1: none) along an axis: in a
  * chain, the built-in strategies' default (ex_halo_chain); with --halo sendrecv (the plan's
- * halo_sendrecv) as the built-ins send it (expand.c, ex_halo): every rank sends its upper face
+ * halo_sendrecv) as the built-ins send it (expand.c, ex__halo): every rank sends its upper face
  * up while it receives from below (a TG_SHIFT over {hi, lo}), then the lower face down. */
 static void halo_exchange(planner *pl, int r, tg_phase phase, int l, int lo, int hi,
                           double bytes)

@@ -104,5 +104,10 @@ bad "not key = value" "sets 'norm_blocks' is not \`key = value\`" \
     $'x\truntime\tnorm_blocks\tall\tnone'
 bad "no runtime file" "no runtime file for 'nope'" $'x\truntime\tnorm_blocks = any\tnope\tnone'
 bad "twice" "given twice" $'refit\tfit\tnone\t-\tnone'
+bad "a key no runtime has" "variant x: pytorch-ddp with 'no_such_key = 1'" \
+    $'x\truntime\tno_such_key = 1\tpytorch-ddp\tnone'
+bad "a line short of a column" "(x): needs name, kind, sets, where and source" $'x\truntime\tnorm_blocks = any'
+: >"$TMP/o3"
+expect_bad "-o a file" "-o: $TMP/o3 is not a directory" "$ablate" --only refit -o "$TMP/o3"
 [ ! -e "$TMP/o1" ] && [ ! -e "$TMP/o2" ] || fail "a refused run created its -o folder"
 finish e2e_ablation

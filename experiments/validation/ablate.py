@@ -291,4 +291,9 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except OSError as e:  # an unreadable input, an unwritable output: named, no traceback
+        fail("%s: %s" % (e.filename or "", e.strerror or e))
+    except (KeyError, ValueError) as e:  # a results.tsv or summary.tsv short of a column
+        fail("a table lacks what it should have: %s" % e)

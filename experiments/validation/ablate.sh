@@ -59,8 +59,8 @@ done
 list="$(python3 "$here/ablate.py" variants "$variants" $only)" || exit 2
 [ -f "$measured/dle-throughput.tsv" ] || die "no measured files at $measured (--measured)"
 [ -f "$root/build/CMakeCache.txt" ] || die "no build at $root/build (experiments/setup.sh first)"
-mkdir -p "$out" || die "-o: cannot create $out"
-out="$(cd "$out" && pwd)"
+[ -n "$list" ] || die "$variants: no variant"
+[ ! -e "$out" ] || [ -d "$out" ] || die "-o: $out is not a directory"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/hs-ablate-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 start_s=$(date +%s)
@@ -87,6 +87,31 @@ scratch_build() {
         die "configuring the scratch build failed: $(tail -3 "$tmp/cmake.log")"
 }
 
+# Every runtime variant's copies, made and loaded by hybridsim before any run: a key it does
+# not know is refused now, not after minutes of runs.
+while IFS=$'\t' read -r -u 3 name kind sets where source; do
+    [ "$kind" = runtime ] || continue
+    mkdir -p "$tmp/$name.in"
+    for runtime in $where; do
+        copy="$tmp/$name.in/$(basename "$runtime" .rt).rt"
+        file="$root/workloads/runtime/$runtime.rt"
+        [ "${runtime#*/}" = "$runtime" ] || file="$root/$runtime"
+        python3 "$here/ablate.py" runtime-copy "$file" "$sets" "$source" "$copy" || exit 2
+        "$root/build/hybridsim" analytic -w resnet50 -p dgx1 -s data -g 8 -b 256 \
+            --runtime "$copy" >/dev/null 2>"$tmp/check.err" ||
+            die "$variants: variant $name: $runtime with '$sets': $(head -3 "$tmp/check.err")"
+    done
+done 3<<<"$list"
+
+# -o, made once every input is known good: a refused run leaves none.
+mkdir -p "$out" 2>/dev/null || die "-o: cannot create $out"
+out="$(cd "$out" && pwd)"
+[ -w "$out" ] || die "-o: cannot write into $out"
+for f in summary.tsv rows.tsv summary.txt MANIFEST; do
+    [ ! -e "$out/$f" ] || [ -f "$out/$f" ] || die "-o: $out/$f is not a regular file"
+done
+trap 'rm -rf "$tmp" "$out"/.ablate-*.tmp' EXIT
+
 results=""
 validate shipped
 while IFS=$'\t' read -r -u 3 name kind sets where source; do
@@ -108,12 +133,8 @@ while IFS=$'\t' read -r -u 3 name kind sets where source; do
         validate "$name" --exe "$tmp/build/hybridsim" --fit "$tmp/$name.in/fit.sh"
     else
         swaps=()
-        for runtime in $where; do
-            copy="$tmp/$name.in/$(basename "$runtime" .rt).rt"
-            file="$root/workloads/runtime/$runtime.rt"
-            [ "${runtime#*/}" = "$runtime" ] || file="$root/$runtime"
-            python3 "$here/ablate.py" runtime-copy "$file" "$sets" "$source" "$copy" || exit 2
-            swaps+=(--swap-runtime "$runtime=$copy")
+        for runtime in $where; do  # the copies made and checked above
+            swaps+=(--swap-runtime "$runtime=$tmp/$name.in/$(basename "$runtime" .rt).rt")
         done
         validate "$name" "${swaps[@]}"
     fi
@@ -130,8 +151,10 @@ python3 "$here/ablate.py" summary "$tmp/out" $results || exit 2
     echo "measured: ${measured#"$root/"}"
     echo "variants: ${variants#"$root/"}"
     echo "seconds: $(($(date +%s) - start_s))"
-} >"$tmp/out/MANIFEST"
+} >"$tmp/out/MANIFEST" || die "cannot write $tmp/out/MANIFEST"
+# Each file copied beside its place, then renamed over it (a rename within -o's file system).
 for f in summary.tsv rows.tsv summary.txt MANIFEST; do
-    mv "$tmp/out/$f" "$out/$f"
+    cp "$tmp/out/$f" "$out/.ablate-$f.tmp" && mv -f "$out/.ablate-$f.tmp" "$out/$f" ||
+        die "-o: cannot write $out/$f"
 done
 cat "$out/summary.txt"

@@ -88,10 +88,16 @@ if [ ! -f "$measured/dle-throughput.tsv" ]; then
 fi
 [ -x "$exe" ] || die "no hybridsim at $exe (build first, or --exe)"
 [ -x "$fit" ] || die "no compute_fit at $fit (cmake --build build --target compute_fit, or --fit)"
-mkdir -p "$out" || die "-o: cannot create $out"
+mkdir -p "$out" 2>/dev/null || die "-o: cannot create $out"
 out="$(cd "$out" && pwd)"
+[ -w "$out" ] || die "-o: cannot write into $out"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/hs-validation-XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$out"/.validation-*.tmp' EXIT
+# put FILE NAME: FILE as $out/NAME, copied beside it and renamed over it (atomic within -o).
+put() {
+    cp "$1" "$out/.validation-$2.tmp" && mv -f "$out/.validation-$2.tmp" "$out/$2" ||
+        die "-o: cannot write $out/$2"
+}
 start_s=$(date +%s)
 
 # DeepBench: every kernel with the model's time; the summary keeps the held-out ones and those of
@@ -177,14 +183,13 @@ xargs -P "$jobs" -n 1 bash -c 'mapfile -t a <"$1.args"
     _ <"$tmp/list.txt"
 
 python3 "$here/summarize.py" "$here" "$tmp" "$out" "$subset" "$measured" >"$tmp/summary.txt"
-mv "$tmp/summary.txt" "$out/summary.txt"
+put "$tmp/summary.txt" summary.txt
 cat "$out/summary.txt"
 if [ "$subset" = 0 ] && command -v gnuplot >/dev/null; then
     term=png
     grep -q pngcairo <<<"$(gnuplot -e 'set terminal' 2>&1)" && term=pngcairo
     gnuplot -e "data='$out/results.tsv'; out='$tmp/validation'; term='$term'" "$here/plot.gp" &&
-        mv "$tmp/validation.png" "$out/validation.png" &&
-        mv "$tmp/validation.svg" "$out/validation.svg"
+        put "$tmp/validation.png" validation.png && put "$tmp/validation.svg" validation.svg
 fi
 {
     echo "command: $cmdline"
@@ -192,4 +197,5 @@ fi
     echo "commit: $commit_line"
     echo "measured: ${measured#"$root/"}"
     echo "seconds: $(($(date +%s) - start_s))"
-} >"$out/MANIFEST"
+} >"$tmp/MANIFEST" || die "cannot write $tmp/MANIFEST"
+put "$tmp/MANIFEST" MANIFEST

@@ -72,6 +72,14 @@ if [ -f "$SHARED/reference/measured/deepbench-V100.tsv" ] && [ -x "$fit" ]; then
         "$SRC/experiments/validation/run.sh" --subset --exe "$HS" --fit "$fit" \
         --measured "$SHARED/reference/measured" -o "$TMP/swap2" \
         --swap-runtime "pytorch-apex=$TMP/nn2d.rt"
+    # a runtime file hybridsim refuses stops run.sh before any run, -o not made
+    { cat "$SRC/workloads/runtime/pytorch-ddp.rt"; echo "no_such_key = 1"; } >"$TMP/badkey.rt"
+    expect_bad "--swap-runtime of a file with a key no runtime has" \
+        "pytorch-ddp=$TMP/badkey.rt: hybridsim: $TMP/badkey.rt:" \
+        "$SRC/experiments/validation/run.sh" --subset --exe "$HS" --fit "$fit" \
+        --measured "$SHARED/reference/measured" -o "$TMP/swap3" \
+        --swap-runtime "pytorch-ddp=$TMP/badkey.rt"
+    [ ! -e "$TMP/swap3" ] || fail "run.sh refused a runtime file but made its -o"
 else
     echo "no DeepBench data or compute_fit: patch-fit and --swap-runtime not checked"
 fi

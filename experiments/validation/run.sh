@@ -39,7 +39,7 @@
 #                 `runtime` names it: pytorch-ddp, experiments/validation/runtime/x.rt) under
 #                 the runtime file F instead, whatever its dataset (ablate.sh: a runtime's copy
 #                 with an opt-in key set); repeatable
-# Exit status 0, 2 (bad arguments or missing data; 77 with --subset when the measured files are
+# Exit status 0, 2 (bad arguments, a runtime file hybridsim refuses, or missing data; 77 with --subset when the measured files are
 # absent, ctest's skip).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -88,6 +88,12 @@ if [ ! -f "$measured/dle-throughput.tsv" ]; then
 fi
 [ -x "$exe" ] || die "no hybridsim at $exe (build first, or --exe)"
 [ -x "$fit" ] || die "no compute_fit at $fit (cmake --build build --target compute_fit, or --fit)"
+# A runtime file given (--runtime, --swap-runtime) loads, or nothing runs: a key hybridsim does
+# not know would otherwise fail every row of it, listed among the failed runs.
+for pair in $runtimes $swaps; do
+    err="$(HYBRIDSIM_HOME="$root" "$exe" analytic -w resnet50 -p dgx1 -s data -g 8 -b 256 \
+        --runtime "${pair#*=}" 2>&1 >/dev/null)" || die "${pair%%=*}=${pair#*=}: $err"
+done
 mkdir -p "$out" 2>/dev/null || die "-o: cannot create $out"
 out="$(cd "$out" && pwd)"
 [ -w "$out" ] || die "-o: cannot write into $out"

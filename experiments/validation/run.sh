@@ -39,8 +39,8 @@
 #                 `runtime` names it: pytorch-ddp, experiments/validation/runtime/x.rt) under
 #                 the runtime file F instead, whatever its dataset (ablate.sh: a runtime's copy
 #                 with an opt-in key set); repeatable
-# Exit status 0, 2 (bad arguments, a runtime file hybridsim refuses, or missing data; 77 with --subset when the measured files are
-# absent, ctest's skip).
+# Exit status 0, 2 (bad arguments, a runtime file hybridsim refuses, or missing data; 77 with
+# --subset when the measured files are absent, ctest's skip).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

@@ -64,3 +64,21 @@ def write(path, name, description, dataset, samples, sample, layers):
             os.remove(tmp)
         sys.stderr.write("%s: cannot write %s: %s\n" % (name, path, e.strerror))
         sys.exit(2)
+
+
+def outdir(argv, doc, default):
+    """The OUTDIR an import script's arguments give (default when none): --help prints doc
+    and exits 0; a flag, a second argument or a missing directory: a message, exit 2."""
+    name = os.path.basename(sys.argv[0])
+    if argv and argv[0] in ("-h", "--help"):
+        print(doc.strip())
+        sys.exit(0)
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        sys.stderr.write("%s: usage: %s [OUTDIR] (not '%s'; --help)\n" %
+                         (name, name, " ".join(argv)))
+        sys.exit(2)
+    out = argv[0] if argv else default
+    if not os.path.isdir(out):
+        sys.stderr.write("%s: OUTDIR %s: no such directory\n" % (name, out))
+        sys.exit(2)
+    return out

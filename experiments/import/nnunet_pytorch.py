@@ -204,7 +204,7 @@ def write(net, dim, path):
 
 
 def main(argv):
-    out = argv[0] if argv else os.path.join(HERE, "..", "..", "workloads")
+    out = netxml.outdir(argv, __doc__, os.path.join(HERE, "..", "..", "workloads"))
     report = []
     for dim in (2, 3):
         net, kernels, strides, filters = build(dim)

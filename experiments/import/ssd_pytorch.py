@@ -151,7 +151,7 @@ def write(net, anchors, path):
 
 
 def main(argv):
-    out = argv[0] if argv else os.path.join(HERE, "..", "..", "workloads")
+    out = netxml.outdir(argv, __doc__, os.path.join(HERE, "..", "..", "workloads"))
     net, anchors = ssd300()
     write(net, anchors, os.path.join(out, "ssd300.xml"))
     print("ssd300: %d layers, %d anchors, %d parameters with biases and batch normalisation" %

@@ -197,7 +197,7 @@ def write(net, name, dataset, samples, sample, description, path):
 
 
 def main(argv):
-    out = argv[0] if argv else os.path.join(HERE, "..", "..", "workloads")
+    out = netxml.outdir(argv, __doc__, os.path.join(HERE, "..", "..", "workloads"))
     med, ind = medical(), industrial()
     write(med, "unet-medical", "ISBI 2012 EM segmentation", 24, "1x572x572",
           MEDICAL_DESCRIPTION, os.path.join(out, "unet-medical.xml"))

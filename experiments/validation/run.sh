@@ -98,7 +98,7 @@ mkdir -p "$out" 2>/dev/null || die "-o: cannot create $out"
 out="$(cd "$out" && pwd)"
 [ -w "$out" ] || die "-o: cannot write into $out"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/hs-validation-XXXXXX")"
-trap 'rm -rf "$tmp" "$out"/.validation-*.tmp' EXIT
+trap 'rm -rf "$tmp" "$out"/.validation-*.tmp "$out/results.tsv.tmp"' EXIT
 # put FILE NAME: FILE as $out/NAME, copied beside it and renamed over it (atomic within -o).
 put() {
     cp "$1" "$out/.validation-$2.tmp" && mv -f "$out/.validation-$2.tmp" "$out/$2" ||

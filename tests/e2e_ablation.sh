@@ -107,6 +107,7 @@ bad() {  # bad NAME NEEDLE LINE: ablations.tsv with LINE added is refused
     expect_bad "$1" "$2" "$ablate" --variants "$TMP/bad.tsv" -o "$TMP/o2"
 }
 bad "unknown mechanism" "unknown mechanism 'strided'" $'x\tfit\tstrided\t-\tnone'
+bad "none with a mechanism" "sets 'none' goes alone" $'x\tfit\tnone,strided-dgrad\t-\tnone'
 bad "unknown kind" "kind 'model' is neither fit nor runtime" $'x\tmodel\tnone\t-\tnone'
 bad "not key = value" "sets 'norm_blocks' is not \`key = value\`" \
     $'x\truntime\tnorm_blocks\tall\tnone'

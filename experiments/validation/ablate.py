@@ -77,6 +77,8 @@ def variants(path, wanted):
             fail("%s: given twice" % where)
         seen.add(v["name"])
         if v["kind"] == "fit":
+            if "none" in v["sets"].split(",") and v["sets"] != "none":
+                fail("%s: sets 'none' goes alone, not in '%s'" % (where, v["sets"]))
             for m in v["sets"].split(","):
                 if m not in MECH_BITS:
                     fail("%s: unknown mechanism '%s' (known: %s)" % (where, m,

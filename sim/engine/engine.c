@@ -257,7 +257,6 @@ static int prepare_streams(eng_sim *s, char *err)
         s->awaited[r] = calloc((size_t)list->n_tasks + 1, 1);
         if (!s->awaited[r])
             return hs_fail(err, HS_EINTERNAL, "out of memory for rank %d's tasks", r);
-
         s->one_actor[r] = chained(list);
         for (int i = 0; i < list->n_tasks; i++) {
             const tg_task *t = &list->tasks[i];

@@ -226,7 +226,9 @@ double kt__norm_bandwidth(const kt_model *m, const lw_kernel *kn, double bw)
  * (experiments/import/layers.py, adaptive_pool); a max pool that ends at 1x1 (vgg16-cifar10's
  * last, stride 2) keeps its kernel. */
 
-/* How many layers read layer `src`'s output. */
+/* How many layers read layer `src`'s output. A scan of the later layers, not a table kept per
+ * workload: it runs only for a broadcast mul's input gradient under a runtime that says
+ * autograd_broadcast, once per such layer and split priced (a few dozen in an SE network). */
 static int consumers(const wl_workload *wl, int src)
 {
     int count = 0;

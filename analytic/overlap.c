@@ -61,10 +61,10 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
         if (kc && an__layer_kernels_s(wl, kc, st, l, batch, &fw_s, &bw_s, NULL) != HS_OK)
             bw_s = b * ly->bw_s; /* cannot happen: an_model timed the same kernels first */
         t_s += bw_s;
-        if (ly->w_elems <= 0)
-            continue;
-        bucket += (double)ly->w_elems * st_gradient_bytes(&st->train, kc);
-        if (bucket < (first ? first_cap : cap) && l > 0)
+        if (ly->w_elems > 0)
+            bucket += (double)ly->w_elems * st_gradient_bytes(&st->train, kc);
+        /* a bucket closes when full, and the last at the first layer (weights or not) */
+        if (bucket <= 0 || (bucket < (first ? first_cap : cap) && l > 0))
             continue;
         double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
                                           &ln->grad_across);
@@ -73,13 +73,6 @@ double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
         *comm_s += c_s;
         bucket = 0;
         first = false;
-    }
-    if (bucket > 0) { /* weights only above a weightless first layer */
-        double c_s = an__allreduce_algo_s(st->allreduce, st->p, bucket, ln->ring,
-                                          &ln->grad_across);
-        double at = an__cycle_launch_s(t_s, fwd, period);
-        f_s = (f_s > at ? f_s : at) + c_s;
-        *comm_s += c_s;
     }
     if (st->after_backward && *comm_s > 0) /* all launched at the end, one after the other */
         return an__cycle_launch_s(t_s, fwd, period) - t_s + *comm_s;

@@ -487,3 +487,10 @@ int ex_expand(const wl_workload *wl, const kt_compute *kc, const st_strategy *st
 {
     return ex_expand_opt(wl, kc, st, batch, NULL, g, err);
 }
+
+ex_options ex_options_of(const st_strategy *st, bool overlap)
+{
+    return (ex_options){.overlap = overlap || st->overlap, .bucket_bytes = st->bucket_bytes,
+                        .first_bucket_bytes = st->first_bucket_bytes,
+                        .cycle_time_s = st->cycle_time_s, .after_backward = st->after_backward};
+}

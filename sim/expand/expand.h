@@ -66,6 +66,11 @@ int ex_expand(const wl_workload *wl, const kt_compute *kc, const st_strategy *st
 int ex_expand_opt(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int64_t batch,
                   const ex_options *opt, tg_graph *g, char *err);
 
+/* The options st's runtime keys set (its buckets, cycle and gradients' readiness), in the
+ * overlap order when st's overlap is on (a runtime's or a strategy file's) or `overlap` (the
+ * command line's --overlap): what a job runs with (sm_run, the fabric's jobs). */
+ex_options ex_options_of(const st_strategy *st, bool overlap);
+
 /* May the strategy's graph stage a message through host memory (TG_FLAG_STAGED)? Only
  * spatial cuts do (halos, the split point's gather): spatial, data+spatial and per-layer
  * plans. A job of any other strategy needs no host memory on its platform. */

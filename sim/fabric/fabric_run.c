@@ -116,10 +116,7 @@ int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
                          plat->gpu_memory_bytes, &j->shared, inner);
     if (status == HS_OK) {
         /* the job's overlap (overlap=, --overlap, its runtime's), as sm_run's for one job */
-        ex_options xo = {.overlap = j->job.st.overlap, .bucket_bytes = j->job.st.bucket_bytes,
-                         .first_bucket_bytes = j->job.st.first_bucket_bytes,
-                         .cycle_time_s = j->job.st.cycle_time_s,
-                         .after_backward = j->job.st.after_backward};
+        ex_options xo = ex_options_of(&j->job.st, false);
         status = ex_expand_opt(&j->job.wl, j->job.kc, &j->job.st, j->spec.batch, &xo,
                                &j->graph, inner);
         j->graph_made = status == HS_OK;

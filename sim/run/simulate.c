@@ -117,10 +117,7 @@ int sm_run(const wl_workload *wl, const kt_compute *kc, const plat_platform *pla
 {
     tg_graph graph;
     /* a runtime or a strategy file's setting sets the overlap (and its buckets) (job.c) */
-    ex_options xo = {.overlap = opt->overlap || st->overlap, .bucket_bytes = st->bucket_bytes,
-                     .first_bucket_bytes = st->first_bucket_bytes,
-                     .cycle_time_s = st->cycle_time_s,
-                     .after_backward = st->after_backward};
+    ex_options xo = ex_options_of(st, opt->overlap);
     int status = ex_expand_opt(wl, kc, st, batch, &xo, &graph, err);
     if (status != HS_OK)
         return status;

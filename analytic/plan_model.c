@@ -17,22 +17,12 @@
 
 #include "footprint.h"
 
-/* The layer feeding input k of layer v (-1: the network's input). */
-static int input_of(const wl_layer *v, int index, int k)
-{
-    if (v->n_inputs == 0)
-        return index - 1;
-    return v->inputs[k] == WL_INPUT_DATA ? -1 : v->inputs[k];
-}
-
-static int n_inputs(const wl_layer *v) { return v->n_inputs > 0 ? v->n_inputs : 1; }
-
 /* Whether an earlier consumer of u (before v) needs u's output as v does. */
 static bool served_before(const wl_workload *wl, const st_plan *plan, int u, int v)
 {
     for (int w = u + 1; w < v; w++)
-        for (int k = 0; k < n_inputs(&wl->layers[w]); k++)
-            if (input_of(&wl->layers[w], w, k) == u &&
+        for (int k = 0; k < wl_n_inputs(&wl->layers[w]); k++)
+            if (wl_input_of(wl, w, k) == u &&
                 an__same_need(&wl->layers[w], &plan->layers[w], &wl->layers[v],
                               &plan->layers[v]))
                 return true;
@@ -55,8 +45,8 @@ static int price_edges(an_net *net, const wl_workload *wl, const kt_compute *kc,
         const wl_layer *lv = &wl->layers[v];
         const st_layer_config *cv = &plan->layers[v];
         covered[v] = true;
-        for (int k = 0; k < n_inputs(lv); k++) {
-            int u = input_of(lv, v, k);
+        for (int k = 0; k < wl_n_inputs(lv); k++) {
+            int u = wl_input_of(wl, v, k);
             if (u < 0) {
                 covered[v] = false;
                 continue;
@@ -93,8 +83,8 @@ static int price_output(an_net *net, const wl_workload *wl, const kt_compute *kc
 bool an_is_read(const wl_workload *wl, int u)
 {
     for (int v = u + 1; v < wl->n_layers; v++)
-        for (int k = 0; k < n_inputs(&wl->layers[v]); k++)
-            if (input_of(&wl->layers[v], v, k) == u)
+        for (int k = 0; k < wl_n_inputs(&wl->layers[v]); k++)
+            if (wl_input_of(wl, v, k) == u)
                 return true;
     return false;
 }

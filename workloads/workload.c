@@ -264,6 +264,14 @@ const char *wl_default_dir(void)
     return n > 0 && (size_t)n < sizeof dir ? dir : HYBRIDSIM_SOURCE_DIR "/workloads";
 }
 
+int wl_input_of(const wl_workload *wl, int i, int k)
+{
+    const wl_layer *l = &wl->layers[i];
+    return l->n_inputs == 0 ? i - 1 : l->inputs[k];
+}
+
+int wl_n_inputs(const wl_layer *l) { return l->n_inputs > 0 ? l->n_inputs : 1; }
+
 bool wl_input_resized(const wl_layer *consumer, const wl_layer *producer)
 {
     return (consumer->type == WL_ADD || consumer->type == WL_MUL) &&

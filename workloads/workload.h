@@ -198,6 +198,13 @@ bool wl_reshapes(wl_type type);
  * modelled). */
 bool wl_input_resized(const wl_layer *consumer, const wl_layer *producer);
 
+/* The layer feeding input k of layer i (k < wl_n_inputs): its listed input, or the previous
+ * layer when it lists none; WL_INPUT_DATA (-1) for the network's input sample. */
+int wl_input_of(const wl_workload *wl, int i, int k);
+
+/* How many inputs layer l reads: those it lists, or 1 (the previous layer's output). */
+int wl_n_inputs(const wl_layer *l);
+
 /* The folder short names are looked up in ("<home>/workloads"). */
 const char *wl_default_dir(void);
 

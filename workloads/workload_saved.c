@@ -74,20 +74,12 @@ static int autograd_rule(const wl_layer *l, int graph)
     }
 }
 
-/* The layer feeding input k of layer i (no inputs listed: the previous one); WL_INPUT_DATA for
- * the sample. */
-static int input_of(const wl_workload *wl, int i, int k)
-{
-    const wl_layer *l = &wl->layers[i];
-    return l->n_inputs == 0 ? i - 1 : l->inputs[k];
-}
-
 /* The layer whose output holds the storage of layer p's output. */
 static int storage_of(const wl_workload *wl, int p)
 {
     while (p >= 0 && (wl->layers[p].type == WL_RESHAPE || wl->layers[p].type == WL_RELU ||
                       wl->layers[p].type == WL_BNORM))
-        p = input_of(wl, p, 0);
+        p = wl_input_of(wl, p, 0);
     return p < 0 ? WL_INPUT_DATA : p;
 }
 
@@ -106,7 +98,7 @@ static int64_t keep(char *counted, int s, int64_t elems)
 static int ag_storage_of(const wl_workload *wl, int p)
 {
     while (p >= 0 && wl->layers[p].type == WL_RESHAPE)
-        p = input_of(wl, p, 0);
+        p = wl_input_of(wl, p, 0);
     return p < 0 ? WL_INPUT_DATA : p;
 }
 
@@ -114,7 +106,7 @@ static int ag_storage_of(const wl_workload *wl, int p)
  * product keeping a softmax's result keeps its FP16 copy in mixed precision (*copy). */
 static int64_t keep_input(const wl_workload *wl, char *counted, int i, int k, int64_t *copy)
 {
-    int p = input_of(wl, i, k), s = ag_storage_of(wl, p);
+    int p = wl_input_of(wl, i, k), s = ag_storage_of(wl, p);
     int64_t elems = k == 0 ? wl->layers[i].x_elems : p < 0 ? 0 : wl->layers[p].y_elems;
     wl_type t = wl->layers[i].type;
     if (s >= 0 && wl->layers[s].type == WL_SOFTMAX &&
@@ -176,14 +168,14 @@ int wl__saved(wl_workload *wl, int graph, char *err)
         if (l->autograd_rule || l->type == WL_RELU || l->type == WL_BNORM)
             continue;
         counted[storage_of(wl, i) + 1] = 1;
-        for (int k = 0; k < (l->n_inputs ? l->n_inputs : 1); k++)
-            counted[storage_of(wl, input_of(wl, i, k)) + 1] = 1;
+        for (int k = 0; k < wl_n_inputs(l); k++)
+            counted[storage_of(wl, wl_input_of(wl, i, k)) + 1] = 1;
     }
     for (int i = 0; i < wl->n_layers; i++) {
         wl_layer *l = &wl->layers[i];
         if (!l->autograd_rule)
             continue;
-        int in = storage_of(wl, input_of(wl, i, 0));
+        int in = storage_of(wl, wl_input_of(wl, i, 0));
         l->saved_elems = 0;
         if (l->type == WL_LAYERNORM) /* the input, and a mean and a 1/std a row */
             l->saved_elems = keep(counted, in, l->x_elems) + 2 * (l->x_elems / l->x.channels);
@@ -192,7 +184,7 @@ int wl__saved(wl_workload *wl, int graph, char *err)
         else if (l->type == WL_TANH)
             l->saved_elems = keep(counted, i, l->y_elems);
         else if (l->type == WL_MATMUL) {
-            int b = input_of(wl, i, 1);
+            int b = wl_input_of(wl, i, 1);
             int64_t b_elems = b < 0 ? 0 : wl->layers[b].y_elems;
             l->saved_elems = keep(counted, in, l->x_elems) +
                              keep(counted, storage_of(wl, b), b_elems);

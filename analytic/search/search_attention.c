@@ -143,18 +143,11 @@ static int attn_vertex(sr__builder *b, int i, const sr__tensor *in)
 static int stack_vertex(sr__builder *b, int i, const sr__tensor *in)
 {
     const wl_layer *l = &b->wl->layers[i];
-    int n = l->n_inputs ? l->n_inputs : 1;
+    int n = wl_n_inputs(l);
     slot_op s = {SR_STACK, 4, {1, b->g->batch, in->shape[3], in->shape[1]},
                  {1, 3, -1, 2, -1}, {1, 3, -1, 2, -1}, {0, 1, 2, 3, -1}, 0, 0, 0, 0, 1, 0};
     sr__tensor out = {4, {n, b->g->batch, in->shape[3], in->shape[1], 1}};
     return slot_vertex(b, i, &s, &out);
-}
-
-/* The layer that produced the input of layer i (-1: the data). */
-static int input_layer(const wl_workload *wl, int i)
-{
-    const wl_layer *l = &wl->layers[i];
-    return l->n_inputs ? l->inputs[0] : i - 1;
 }
 
 /* A sequence layer that is one of PaSE's attention ops, or 0 when it is not one (*id set
@@ -164,7 +157,7 @@ bool sr__attention_vertex(sr__builder *b, int i, int from, const sr__tensor *in,
     const wl_workload *wl = b->wl;
     const wl_layer *l = &wl->layers[i];
     sr_op producer = from >= 0 ? b->g->v[from].op : SR_OP_COUNT;
-    int next = consumer(wl, i), before = input_layer(wl, i);
+    int next = consumer(wl, i), before = wl_input_of(wl, i, 0);
     switch (l->type) {
     case WL_CONV:
         if (producer == SR_STACK)

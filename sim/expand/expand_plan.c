@@ -227,20 +227,10 @@ static void partial_backward(planner *pl, int l, int r)
 
 /* ------------------------------------------------------------------ redistributions */
 
-/* The layer feeding input k of layer v (-1: the network's input). */
-static int input_of(const wl_layer *v, int index, int k)
-{
-    if (v->n_inputs == 0)
-        return index - 1;
-    return v->inputs[k] == WL_INPUT_DATA ? -1 : v->inputs[k];
-}
-
-static int n_inputs(const wl_layer *v) { return v->n_inputs > 0 ? v->n_inputs : 1; }
-
 static bool reads(const wl_workload *wl, int v, int u)
 {
-    for (int k = 0; k < n_inputs(&wl->layers[v]); k++)
-        if (input_of(&wl->layers[v], v, k) == u)
+    for (int k = 0; k < wl_n_inputs(&wl->layers[v]); k++)
+        if (wl_input_of(wl, v, k) == u)
             return true;
     return false;
 }
@@ -438,8 +428,8 @@ static void forward_pass(planner *pl)
     const wl_workload *wl = pl->wl;
     for (int v = 0; v < wl->n_layers; v++) {
         pl->covered[v] = true;
-        for (int k = 0; k < n_inputs(&wl->layers[v]); k++)
-            if (input_of(&wl->layers[v], v, k) < 0)
+        for (int k = 0; k < wl_n_inputs(&wl->layers[v]); k++)
+            if (wl_input_of(wl, v, k) < 0)
                 pl->covered[v] = false;
     }
     for (int u = 0; u < wl->n_layers && !pl->oom; u++) {

@@ -2,9 +2,9 @@
  *
  * The sweep execs the executable given by --exe (the hybridsim beside this test's build
  * folder), so these tests check real runs: the rows a small sweep produces and their values
- * against the analytic model computed here, the batch rules, failures recorded as rows, resuming
- * after a stop or a truncated last line without redoing finished rows, and the input errors
- * that name the sweep file's line or the flag. GNU parallel, Slurm and signals are in
+ * against the analytic model computed here, the batch rules, failures recorded as rows, a
+ * sweep file equal to its flags, and the input errors that name the sweep file's line or the
+ * flag. Resuming a CSV: test_sweep_resume.c; GNU parallel, Slurm and signals:
  * tests/e2e_sweep.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,213 +26,7 @@
 #include "strategy.h"
 #include "sweep.h"
 #include "workload.h"
-
-#define HS_EXE HS_TEST_TMP "/../hybridsim"
-#define MAX_ROWS 64
-#define MAX_COLS 48
-
-/* A scratch folder per test (short: paths inside it must fit PATH_MAX). */
-static char scratch[PATH_MAX / 2];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(scratch, sizeof scratch, "%s/sweep-XXXXXX", HS_TEST_TMP);
-    assert_non_null(mkdtemp(scratch));
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *in_scratch(const char *name)
-{
-    static char paths[8][PATH_MAX];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, PATH_MAX, "%s/%s", scratch, name);
-    return p;
-}
-
-/* sw_main("sweep", args..., "--exe", HS_EXE unless args name one, "--quiet"); args end with
- * NULL. */
-static int sweep(char *err, ...)
-{
-    char *argv[64];
-    int argc = 0, exe_given = 0;
-    argv[argc++] = "sweep";
-    va_list ap;
-    va_start(ap, err);
-    char *a;
-    while ((a = va_arg(ap, char *)) != NULL && argc < 60) {
-        exe_given |= strcmp(a, "--exe") == 0;
-        argv[argc++] = a;
-    }
-    va_end(ap);
-    if (!exe_given) {
-        argv[argc++] = "--exe";
-        argv[argc++] = HS_EXE;
-    }
-    argv[argc++] = "--quiet";
-    argv[argc] = NULL;
-    err[0] = '\0';
-    return sw_main(argc, argv, err);
-}
-
-/* ---- a small CSV reader (RFC 4180 quotes), independent of the one in sweep.c ---- */
-
-typedef struct {
-    char *header[MAX_COLS];
-    int n_cols;
-    char *cell[MAX_ROWS][MAX_COLS];
-    char *line[MAX_ROWS]; /* each row's text as written */
-    int n_rows;
-} csv;
-
-static int split(char *s, char **out)
-{
-    int n = 0;
-    for (;;) {
-        char *w = s, *start = s;
-        if (*s == '"') {
-            for (s++;; s++) {
-                if (*s == '"' && s[1] == '"')
-                    *w++ = '"', s++;
-                else if (*s == '"') {
-                    s++;
-                    break;
-                } else
-                    *w++ = *s;
-            }
-        } else {
-            while (*s && *s != ',')
-                *w++ = *s++;
-        }
-        char sep = *s;
-        *w = '\0';
-        out[n++] = start;
-        if (sep != ',')
-            return n;
-        s++;
-    }
-}
-
-static void csv_read(const char *path, csv *c)
-{
-    memset(c, 0, sizeof *c);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char buf[8192];
-    int i = -1;
-    while (fgets(buf, sizeof buf, f)) {
-        size_t n = strlen(buf);
-        assert_true(n > 0 && buf[n - 1] == '\n'); /* no truncated line is ever left */
-        buf[n - 1] = '\0';
-        if (i < 0) {
-            c->n_cols = split(strdup(buf), c->header);
-        } else {
-            assert_true(i < MAX_ROWS);
-            c->line[i] = strdup(buf);
-            assert_int_equal(split(strdup(buf), c->cell[i]), c->n_cols);
-        }
-        i++;
-    }
-    fclose(f);
-    c->n_rows = i < 0 ? 0 : i;
-}
-
-/* What csv_read allocated: the header's text, and each row's line and cells' text (a row's
- * first cell starts its text, split in place). */
-static void csv_free(csv *c)
-{
-    if (c->n_cols)
-        free(c->header[0]);
-    for (int i = 0; i < c->n_rows; i++) {
-        free(c->line[i]);
-        free(c->cell[i][0]);
-    }
-    memset(c, 0, sizeof *c);
-}
-
-static int col(const csv *c, const char *name)
-{
-    for (int k = 0; k < c->n_cols; k++)
-        if (strcmp(c->header[k], name) == 0)
-            return k;
-    fail_msg("no column %s", name);
-    return -1;
-}
-
-static const char *get(const csv *c, int row, const char *name)
-{
-    return c->cell[row][col(c, name)];
-}
-
-static int find_row(const csv *c, const char *key)
-{
-    for (int i = 0; i < c->n_rows; i++)
-        if (strcmp(c->cell[i][0], key) == 0)
-            return i;
-    return -1;
-}
-
-/* The row without its wall_s column (which differs between runs of the same configuration). */
-static void without_wall(const csv *c, int row, char *out, size_t len)
-{
-    out[0] = '\0';
-    int wall = col(c, "wall_s");
-    for (int k = 0; k < c->n_cols; k++)
-        if (k != wall)
-            snprintf(out + strlen(out), len - strlen(out), "%s|", c->cell[row][k]);
-}
-
-static int count_lines(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    int n = 0, ch;
-    while ((ch = fgetc(f)) != EOF)
-        n += ch == '\n';
-    fclose(f);
-    return n;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-/* The analytic iteration total computed in this process (the measured times: the sweeps
- * below say --compute measured), to check the children's values. */
-/* paradl: ParaDL's halos and filter backward (--halo sendrecv --filter-backward allreduce). */
-static double analytic_total_s(const char *strategy, int p, int64_t batch, bool paradl)
-{
-    static plat_platform plat;
-    static wl_workload wl;
-    static int loaded;
-    char err[HS_ERR_LEN];
-    if (!loaded) {
-        assert_int_equal(plat_load("abci", &plat, err), HS_OK);
-        assert_int_equal(wl_load("resnet50", &wl, err), HS_OK);
-        loaded = 1;
-    }
-    st_strategy st;
-    hs_estimate est;
-    assert_int_equal(st_parse(strategy, p, plat.gpus_per_node, 0, &st, err), HS_OK);
-    if (paradl)
-        st.filter_rs = st.halo_chain = false;
-    assert_int_equal(an_estimate(&wl, NULL, &plat, &st, batch, &est, err), HS_OK);
-    return est.iteration.total_s;
-}
+#include "sweep_helpers.h"
 
 /* ---- tests ---- */
 
@@ -452,93 +246,6 @@ static void test_failures_become_rows(void **state)
     csv_free(&c);
 }
 
-/* An interrupted sweep (--stop-after) resumes: finished rows stay byte for byte, only the
- * missing configurations run, and the finished file is in configuration order. */
-static void test_resume_after_stop(void **state)
-{
-    (void)state;
-    char err[HS_ERR_LEN];
-    const char *out = in_scratch("resume.csv"), *log = in_scratch("resume.log");
-#define RESUME_ARGS "-m", "analytic", "-w", "resnet50", "-p", "abci", "-s", "data,filter", \
-                    "-g", "4,8", "-b", "64/gpu", "-o", out, "--log", log, "-j", "2"
-    assert_int_equal(sweep(err, RESUME_ARGS, "--stop-after", "3", NULL), HS_OK);
-    csv before;
-    csv_read(out, &before);
-    assert_int_equal(before.n_rows, 3);
-    assert_int_equal(count_lines(log), 3);
-    assert_int_equal(sweep(err, RESUME_ARGS, NULL), HS_OK);
-    csv after;
-    csv_read(out, &after);
-    assert_int_equal(after.n_rows, 4);
-    assert_int_equal(count_lines(log), 4); /* one more run, not four */
-    for (int i = 0; i < before.n_rows; i++) {
-        int j = find_row(&after, before.cell[i][0]);
-        assert_true(j >= 0);
-        assert_string_equal(after.line[j], before.line[i]);
-    }
-    static const char *order[] = {"data|4", "data|8", "filter|4", "filter|8"};
-    for (int i = 0; i < 4; i++)
-        assert_non_null(strstr(after.cell[i][0], order[i]));
-    /* the one configuration that ran last is the one missing before */
-    FILE *f = fopen(log, "r");
-    char line[4096], last[4096] = "";
-    while (fgets(line, sizeof line, f))
-        strcpy(last, line);
-    fclose(f);
-    *strchr(last, '\t') = '\0';
-    assert_int_equal(find_row(&before, last), -1);
-    assert_true(find_row(&after, last) >= 0);
-    /* complete: a third run does nothing */
-    assert_int_equal(sweep(err, RESUME_ARGS, NULL), HS_OK);
-    assert_int_equal(count_lines(log), 4);
-#undef RESUME_ARGS
-    csv_free(&before);
-    csv_free(&after);
-}
-
-/* A write cut short by SIGKILL leaves a truncated last line: it is dropped and that
- * configuration runs again; the rest of the file is kept. */
-static void test_truncated_last_line(void **state)
-{
-    (void)state;
-    char err[HS_ERR_LEN];
-    const char *out = in_scratch("trunc.csv"), *log = in_scratch("trunc.log");
-#define TRUNC_ARGS "-m", "analytic", "-w", "resnet50", "-p", "abci", "-s", "data", "-g", \
-                   "2,4,8", "-b", "256", "-o", out, "--log", log
-    assert_int_equal(sweep(err, TRUNC_ARGS, NULL), HS_OK);
-    csv full;
-    csv_read(out, &full);
-    assert_int_equal(full.n_rows, 3);
-    FILE *f = fopen(out, "r");
-    char text[16384];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    /* cut the last row in the middle */
-    char *last = text + n - 1;
-    while (last > text && last[-1] != '\n')
-        last--;
-    last[strlen(last) / 2] = '\0';
-    write_text(out, text);
-    int runs = count_lines(log);
-    assert_int_equal(sweep(err, TRUNC_ARGS, NULL), HS_OK);
-    assert_int_equal(count_lines(log), runs + 1);
-    csv again;
-    csv_read(out, &again);
-    assert_int_equal(again.n_rows, 3);
-    for (int i = 0; i < 3; i++) {
-        char a[8192], b[8192];
-        without_wall(&full, i, a, sizeof a);
-        without_wall(&again, i, b, sizeof b);
-        assert_string_equal(a, b);
-        if (i < 2)
-            assert_string_equal(again.line[i], full.line[i]);
-    }
-#undef TRUNC_ARGS
-    csv_free(&full);
-    csv_free(&again);
-}
-
 /* A sweep file gives the same configurations as the same flags; a flag replaces its key. */
 static void test_file_equals_flags(void **state)
 {
@@ -670,66 +377,6 @@ static void test_rewritten_workload_is_loaded_again(void **state)
     }
 }
 
-/* Whether a column is one that sweeps of earlier versions lacked: the links' and the job
- * keys'. */
-static bool added_column(const char *name)
-{
-    static const char *const added[] = {"sim_congestion_share", "sim_top_link_kind",
-                                        "sim_top_link_mean_utilisation", "allreduce", "compute",
-                                        "precision", "halo", "filter-backward", "runtime"};
-    for (size_t i = 0; i < sizeof added / sizeof added[0]; i++)
-        if (strcmp(name, added[i]) == 0)
-            return true;
-    return false;
-}
-
-/* A sweep written before the link columns and the job keys' columns resumes: its rows are kept
- * (wall times too), and the file is rewritten with the columns, the links empty where the old
- * runs had none, the job keys' values taken from the row's key (precision=mixed) and strategy
- * (--allreduce hier). */
-static void test_reads_a_sweep_from_before_the_added_columns(void **state)
-{
-    (void)state;
-    char err[HS_ERR_LEN], buf[8192];
-    const char *now = in_scratch("now.csv"), *old = in_scratch("old.csv");
-    assert_int_equal(sweep(err, "-m", "analytic", "-w", "resnet50", "-p", "abci", "-s", "data",
-                           "-g", "4,8", "--batch-per-gpu", "64", "--precision", "mixed",
-                           "--allreduce", "ring,hier", "-o", now, NULL), HS_OK);
-    FILE *in = fopen(now, "r"), *out = fopen(old, "w");
-    assert_true(in && out);
-    bool drop[MAX_COLS] = {false};
-    for (int line = 0; fgets(buf, sizeof buf, in); line++) { /* no quotes in these rows */
-        char *f[MAX_COLS];
-        int n = split(buf, f), written = 0;
-        for (int k = 0; k < n; k++) {
-            if (line == 0)
-                drop[k] = added_column(f[k]);
-            if (!drop[k])
-                fprintf(out, "%s%s", written++ ? "," : "", f[k]);
-        }
-    }
-    fclose(in);
-    fclose(out);
-    assert_int_equal(sweep(err, "-m", "analytic", "-w", "resnet50", "-p", "abci", "-s", "data",
-                           "-g", "4,8", "--batch-per-gpu", "64", "--precision", "mixed",
-                           "--allreduce", "ring,hier", "-o", old, NULL), HS_OK);
-    csv a, b;
-    csv_read(now, &a);
-    csv_read(old, &b);
-    assert_int_equal(b.n_cols, a.n_cols);
-    assert_int_equal(b.n_rows, 4);
-    for (int i = 0; i < a.n_rows; i++)
-        assert_string_equal(b.line[i], a.line[i]);
-    int hier = 0;
-    for (int i = 0; i < b.n_rows; i++) {
-        assert_string_equal(get(&b, i, "precision"), "mixed");
-        hier += strcmp(get(&b, i, "allreduce"), "hier") == 0;
-    }
-    assert_int_equal(hier, 2);
-    csv_free(&a);
-    csv_free(&b);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -737,13 +384,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_paradl_collectives, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_and_simulate_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failures_become_rows, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_resume_after_stop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_truncated_last_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_equals_flags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_input_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rewritten_workload_is_loaded_again, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reads_a_sweep_from_before_the_added_columns, setup,
-                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,8 +3,9 @@
  *   expand_overlap.c  their backward in the overlap order: deferred weight gradients, buckets
  *   cursor.c        appending tasks to a rank's list, blocking or overlapped
  *   pipeline.c      GPipe's stages as task lists
- *   expand_plan.c   a per-layer plan (plan.h): kernels, halos, gradients, each layer's output
- *                   redistributed to its consumers
+ *   expand_plan.c   a per-layer plan (plan.h): kernels, halos, the passes, gradients
+ *   expand_redist.c  its layers' outputs redistributed to their consumers, and back
+ *                   (the two share expand_plan_int.h)
  *   layout.c        which rank holds which slice of a tensor, which needs which, and the
  *                   messages between them grouped into collectives
  *   taskgraph.c     the task graph itself

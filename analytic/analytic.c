@@ -67,11 +67,6 @@ static void model_data(const wl_workload *wl, const kt_compute *kc, const st_str
         st->allreduce, st->p, w * st_gradient_bytes(&st->train, kc), ln->ring, &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
     it->exposed_comm_s = it->comm_s;
-    if (st->overlap && st->p > 1) {
-        it->exposed_comm_s =
-            an__data_overlap_exposed_s(wl, kc, st, batch, ln, &terms->comm_s[HS_TERM_GRAD_ACROSS]);
-        it->comm_s = an_terms_comm_s(terms);
-    }
 }
 
 /* Filter and channel parallelism, and data+filter (filter is the p1 = 1 case): inside a group
@@ -112,19 +107,23 @@ static void model_filter(const wl_workload *wl, const kt_compute *kc, const st_s
  * (the input x) and backward (the gradient, sized like x as in the oracle's code): 4
  * messages per layer. A layer whose halo is 0 columns (a 2-wide pooling window) still pays
  * the start-ups, as the oracle charges them. */
+static double halo_layer_s(const wl_layer *ly, const kt_compute *kc, unsigned bit, double b,
+                           an_link l)
+{
+    int64_t k = ly->w_kernel[0];
+    if (!(ly->split_mask & bit) || k <= 1)
+        return 0.0;
+    double face = (double)ly->x.channels * (double)((k - 1) / 2);
+    for (int d = 1; d < ly->x.n_spatial; d++)
+        face *= (double)ly->x.spatial[d];
+    return 4 * (l.alpha_s + b * face * kt_message_bytes(kc) * l.beta_s_per_byte);
+}
+
 static double halo_s(const wl_workload *wl, const kt_compute *kc, unsigned bit, double b, an_link l)
 {
     double sum_s = 0;
-    for (int i = 0; i < wl->n_layers; i++) {
-        const wl_layer *ly = &wl->layers[i];
-        int64_t k = ly->w_kernel[0];
-        if (!(ly->split_mask & bit) || k <= 1)
-            continue;
-        double face = (double)ly->x.channels * (double)((k - 1) / 2);
-        for (int d = 1; d < ly->x.n_spatial; d++)
-            face *= (double)ly->x.spatial[d];
-        sum_s += 4 * (l.alpha_s + b * face * kt_message_bytes(kc) * l.beta_s_per_byte);
-    }
+    for (int i = 0; i < wl->n_layers; i++)
+        sum_s += halo_layer_s(&wl->layers[i], kc, bit, b, l);
     return sum_s;
 }
 
@@ -161,6 +160,132 @@ static void model_spatial(const wl_workload *wl, const kt_compute *kc, const st_
         an__allreduce_algo_s(st->allreduce, p1, w * grad_bytes, an__shared(ln->across, sharing),
                              &ln->grad_across);
     it->comm_s = an_terms_comm_s(terms);
+}
+
+/* ------------------------------------------------------------------ the overlap order */
+
+/* Layer l's kernels on one rank, its input and weight gradients apart (as expand.c's
+ * ex_plan_compute: measured times half and half); *fw_s its forward. */
+static int bwd_kernels(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                       double batch, int l, double *fw_s, an_bwd_layer *out, char *err)
+{
+    const wl_layer *ly = &wl->layers[l];
+    out->has_weights = ly->w_elems > 0;
+    if (!kc) {
+        bool split = st->p2 > 1 && (ly->split_mask & st_split_bit(st->kind));
+        double samples = batch / st->p1 / (split ? st->p2 : 1);
+        *fw_s = samples * ly->fw_s;
+        out->both_s = samples * ly->bw_s;
+        out->bx_s = out->has_weights ? out->both_s * 0.5 : out->both_s;
+        out->dw_s = out->has_weights ? out->both_s * 0.5 : 0.0;
+        return HS_OK;
+    }
+    double dx_s, dw_s;
+    int rc = an__layer_passes_s(wl, kc, st, l, batch, fw_s, &dx_s, &dw_s, err);
+    out->both_s = dx_s + dw_s;
+    out->bx_s = out->has_weights ? dx_s : dx_s + dw_s;
+    out->dw_s = out->has_weights ? dw_s : 0.0;
+    return rc;
+}
+
+/* Layer l's collectives on the data path, each as the blocking model prices it (model_filter's
+ * per layer, model_spatial's halos and split point): the backward's into *out, the forward's
+ * added to *fwd_s. b: the group's samples. */
+static void bwd_collectives(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                            double b, const an_links *ln, int l, int split_point,
+                            an_bwd_layer *out, double *fwd_s)
+{
+    const wl_layer *ly = &wl->layers[l];
+    unsigned bit = st_split_bit(st->kind);
+    int p2 = st->p2;
+    if (p2 < 2 || !(ly->split_mask & bit))
+        return;
+    double y_bytes = b * (double)ly->y_elems * kt_message_bytes(kc);
+    if (st->kind == ST_SPATIAL || st->kind == ST_DATA_SPATIAL) {
+        double h_s = st->halo_chain
+                         ? (p2 - 1) * halo_layer_s(ly, kc, bit, b, ln->staged)
+                         : halo_layer_s(ly, kc, bit, b,
+                                        an__shared(ln->staged, 2.0 * ln->node_sharing));
+        out->halo_s = h_s / 2; /* two of its four messages each way */
+        *fwd_s += h_s / 2;
+        if (l == split_point) {
+            out->dy = true;
+            out->dy_s = an__allgather_s(p2, y_bytes / p2, an__shared(ln->staged, 2.0));
+            *fwd_s += out->dy_s;
+        }
+        return;
+    }
+    if (l == wl->n_layers - 1) /* the network's last layer exchanges nothing */
+        return;
+    double gather_s = an__allgather_s(p2, y_bytes / p2, ln->group);
+    double reduce_s = st->filter_rs ? gather_s : an__allreduce_s(p2, y_bytes, ln->group);
+    bool filter = st->kind != ST_CHANNEL; /* channel: the reverse */
+    out->dy = true;
+    out->dy_s = filter ? reduce_s : gather_s;
+    *fwd_s += filter ? gather_s : reduce_s;
+}
+
+/* The ranks and links of a bucket's allreduces, as the blocking models reduce the gradients. */
+static an_grad_path grad_path(const st_strategy *st, const an_links *ln)
+{
+    an_grad_path gp = {.algo = st->allreduce, .n_group = 1, .n_across = st->p1,
+                       .across_layout = &ln->grad_across};
+    switch (st->kind) {
+    case ST_SERIAL:
+    case ST_DATA:
+        gp.n_across = st->p, gp.across = ln->ring;
+        break;
+    case ST_SPATIAL:
+    case ST_DATA_SPATIAL:
+        gp.n_group = st->p2, gp.group = ln->group, gp.group_layout = &ln->grad_group;
+        gp.across = an__shared(ln->across, 2.0 * ln->node_sharing);
+        break;
+    default: /* filter, channel, data+filter: a GPU's share, the node's rings sharing its uplink */
+        gp.across = an__shared(ln->across, ln->node_sharing);
+        break;
+    }
+    return gp;
+}
+
+/* The layer-wise strategies in the overlap order (--overlap): every layer's backward priced as
+ * the blocking model prices it, replayed as the simulation orders it (overlap.c). Exposed: the
+ * forward's collectives and what the backward leaves past its kernels; the gradient terms are
+ * the buckets' allreduces. */
+static int model_overlap(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
+                         double batch, const an_links *ln, hs_times *it, an_terms *terms,
+                         char *err)
+{
+    int n = wl->n_layers, split_point = -1;
+    an_bwd_layer *ly = calloc((size_t)(n > 0 ? n : 1), sizeof *ly);
+    if (!ly)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for the backward of %d layers", n);
+    for (int l = 0; l < n; l++)
+        if (wl->layers[l].split_mask & st_split_bit(st->kind))
+            split_point = l;
+    double fwd_s = 0, fwd_comm_s = 0, elem_bytes = st_gradient_bytes(&st->train, kc);
+    bool spatial = st->kind == ST_SPATIAL || st->kind == ST_DATA_SPATIAL;
+    int status = HS_OK;
+    for (int l = 0; l < n && status == HS_OK; l++) {
+        double fw_s = 0;
+        status = bwd_kernels(wl, kc, st, batch, l, &fw_s, &ly[l], err);
+        fwd_s += fw_s;
+        bwd_collectives(wl, kc, st, batch / st->p1, ln, l, split_point, &ly[l], &fwd_comm_s);
+        bool share = st->p2 > 1 && (wl->layers[l].split_mask & st_split_bit(st->kind)) &&
+                     !spatial; /* filter and channel reduce their share of a split layer */
+        ly[l].grad_bytes = (double)wl->layers[l].w_elems / (share ? st->p2 : 1) * elem_bytes;
+    }
+    an_grad_path gp = grad_path(st, ln);
+    an_overlap ov;
+    if (status == HS_OK)
+        status = an__overlap_backward(ly, n, &gp, st, fwd_s + fwd_comm_s, &ov, err);
+    free(ly);
+    if (status != HS_OK)
+        return status;
+    terms->comm_s[HS_TERM_GRAD_GROUP] = ov.group_s;
+    terms->comm_s[HS_TERM_GRAD_ACROSS] = ov.across_s;
+    it->comm_s = an_terms_comm_s(terms);
+    it->exposed_comm_s = fwd_comm_s + ov.exposed_s;
+    return HS_OK;
 }
 
 /* Pipeline parallelism, GPipe: GPU i runs stage i (st_pipeline_partition); the batch flows as
@@ -245,10 +370,14 @@ int an_model_terms(const wl_workload *wl, const kt_compute *kc, const st_strateg
         if (status != HS_OK)
             return status;
     }
-    /* No overlap in this model but data parallelism's buckets (--overlap): every second of
-     * communication is exposed. */
-    if (!(st->overlap && (st->kind == ST_DATA || st->kind == ST_SERIAL)))
-        it->exposed_comm_s = it->comm_s;
+    /* Blocking, every second of communication is exposed; in the overlap order (--overlap)
+     * the layer-wise strategies' backward overlaps its gradient buckets and collectives. */
+    it->exposed_comm_s = it->comm_s;
+    if (st->overlap && st->p > 1 && st->kind != ST_PIPELINE) {
+        status = model_overlap(wl, kc, st, b, links, it, terms, err);
+        if (status != HS_OK)
+            return status;
+    }
     it->total_s = it->compute_s + it->exposed_comm_s;
     hs_estimate_input_floor(est, kt_compute_input_s(kc, batch, st_input_groups(st)));
     hs_estimate_scale_epoch(est, wl->samples, batch);

@@ -3,7 +3,7 @@
  * Compute comes from the workload's measured per-sample layer times, communication from the
  * ring/point-to-point alpha-beta costs with alpha and beta taken from the platform's routes
  * between the GPUs that talk, memory from the tensor sizes. No contention, and no overlap but
- * data parallelism's gradient buckets behind the backward (--overlap, overlap.c): this is
+ * the overlap order's backward of the layer-wise strategies (--overlap, overlap.c): this is
  * the baseline the simulator is compared with.
  *
  * Two steps, so that the formulas can be checked by hand: an_links_load() asks the platform

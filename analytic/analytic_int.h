@@ -1,7 +1,7 @@
 /* analytic_int.h: what analytic/'s files share (analytic.h is the folder's public face).
  *   analytic.c     ParaDL's closed forms per built-in strategy; the entry points
  *   collectives.c  the collectives' closed forms: ParaDL's ring, hier, tree, rings (--allreduce)
- *   overlap.c      data parallelism's gradient buckets hidden behind the backward (--overlap)
+ *   overlap.c      the overlap order's backward: gradient buckets behind it (--overlap)
  *   compute.c      a rank's kernels from the compute model (--compute model)
  *   routes.c       the built-in strategies' links, read from the platform's routes
  *   net.c          the links of any group of ranks, read once and kept (an_net)
@@ -46,6 +46,9 @@ double an__allreduce_algo_s(co_algo algo, int n, double bytes, an_link ring,
 
 /* ---- compute.c: kernels from the compute model (kc) ---- */
 
+/* Forward, input-gradient and weight-gradient seconds of layer l on one rank of st. */
+int an__layer_passes_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int l,
+                       double batch, double *fw_s, double *dx_s, double *dw_s, char *err);
 /* Forward and backward (input + weight gradient) seconds of layer l on one rank of st. */
 int an__layer_kernels_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int l,
                         double batch, double *fw_s, double *bw_s, char *err);
@@ -62,13 +65,45 @@ int an__gpipe(const wl_workload *wl, const kt_compute *kc, const int *first, int
 int an__model_compute_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st,
                         double batch, double *compute_s, char *err);
 
-/* ---- overlap.c: buckets while the backward runs ---- */
+/* ---- overlap.c: the overlap order's backward (--overlap) ---- */
 
-/* Data parallelism in the overlap order (st->overlap): the communication exposed after the
- * backward, and in *comm_s the buckets' allreduces summed. */
-double an__data_overlap_exposed_s(const wl_workload *wl, const kt_compute *kc,
-                                  const st_strategy *st, double batch, const an_links *ln,
-                                  double *comm_s);
+/* One layer's backward on one rank as a built-in strategy's closed form prices it, for the
+ * overlap order (sim/expand/expand_overlap.c). */
+typedef struct {
+    double bx_s;       /* its input-gradient kernel (all of its backward without weights) */
+    double dw_s;       /* its weight-gradient kernel, 0 without weights */
+    double both_s;     /* the two added, as the blocking model adds them */
+    bool has_weights;  /* its gradients fill the buckets, its weight kernel may be deferred */
+    bool dy;           /* a collective on its output gradient comes before its backward */
+    double dy_s;       /* that collective's closed form */
+    double halo_s;     /* its backward halos, after its input-gradient kernel (0: none) */
+    double grad_bytes; /* what its weight gradients add to the buckets */
+} an_bwd_layer;
+
+/* A bucket's gradient allreduces: inside the group of n_group ranks (spatial's replicated
+ * weights), then across the n_across groups; a family of fewer than 2 is no collective. */
+typedef struct {
+    co_algo algo;                 /* st->allreduce */
+    int n_group;
+    an_link group;
+    const an_layout *group_layout;
+    int n_across;
+    an_link across;
+    const an_layout *across_layout;
+} an_grad_path;
+
+/* What the overlap order leaves exposed of the backward, and its buckets' allreduces. */
+typedef struct {
+    double exposed_s; /* the backward's end past its kernels: their waits for the collectives
+                       * on the data path, and the buckets' allreduces left at its end */
+    double group_s;   /* the buckets' allreduces inside the group, summed */
+    double across_s;  /* and across the groups */
+} an_overlap;
+
+/* The backward of layers ly[0..n) in the overlap order on a free network (st's buckets, cycle
+ * and after_backward), the forward taking fwd_s before it (the cycles' origin). */
+int an__overlap_backward(const an_bwd_layer *ly, int n, const an_grad_path *gp,
+                         const st_strategy *st, double fwd_s, an_overlap *out, char *err);
 /* When a collective ready at ready_s, in a phase that starts fwd_s into the iteration, is
  * launched under a background cycle of period_s (Horovod's): at the first multiple of it from
  * the iteration's start at or after ready, as the simulation's TG_FLAG_CYCLE tasks wait; at

@@ -9,12 +9,19 @@
 
 #include "compute.h"
 
+int an__layer_passes_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int l,
+                       double batch, double *fw_s, double *dx_s, double *dw_s, char *err)
+{
+    *dx_s = *dw_s = 0;
+    return st_builtin_kernels_s(wl, kc, st->kind, st->p2, st->filter_rs, batch / st->p1, l, fw_s,
+                                dx_s, dw_s, err);
+}
+
 int an__layer_kernels_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int l,
                         double batch, double *fw_s, double *bw_s, char *err)
 {
-    double dx_s = 0, dw_s = 0;
-    int rc = st_builtin_kernels_s(wl, kc, st->kind, st->p2, st->filter_rs, batch / st->p1, l, fw_s,
-                                  &dx_s, &dw_s, err);
+    double dx_s, dw_s;
+    int rc = an__layer_passes_s(wl, kc, st, l, batch, fw_s, &dx_s, &dw_s, err);
     *bw_s = dx_s + dw_s;
     return rc;
 }

@@ -3,11 +3,13 @@
 # ResNet-50 data parallelism on abci at 64 GPUs: the simulation hides most of the
 # communication (exposed < comm, and less than the blocking run's), and the analytic bound
 # (analytic/overlap.c) gives the same numbers to 1e-6 with the ring, as both follow the same
-# recurrence on a free network. Filter parallelism's weight-gradient kernels run behind its
-# activation collectives (exposed < comm). Under pytorch-ddp (its 1 MiB first bucket) with the
+# recurrence on a free network. Filter and channel parallelism's weight-gradient kernels run
+# behind their activation collectives (exposed < comm), and inside a node the analytic model's
+# overlap order gives the simulation's numbers to 1e-6, under horovod-nccl's cycle too (no
+# gradient allreduce: nothing waits for it). Under pytorch-ddp (its 1 MiB first bucket) with the
 # ring, simulation and analytic bound agree as well, for ResNet-50 and EfficientNet-B0, whose
 # 21 MB of gradients make two buckets where a copy of the runtime without first_bucket_bytes
-# makes one. The analytic model refuses --overlap for strategies whose overlap it does not model.
+# makes one. The analytic model refuses --overlap for the pipeline, whose overlap it does not model.
 # Usage (from ctest): e2e_overlap.sh HYBRIDSIM SOURCE_DIR SHARED_DIR
 set -uo pipefail
 HS="$1" SRC="$2"
@@ -17,8 +19,12 @@ run=(-w resnet50 -p abci -s data -g 64 -b 2048)
 "$HS" compare "${run[@]}" --json >"$TMP/blocking.json" 2>"$TMP/err" || fail "compare: $(cat "$TMP/err")"
 "$HS" compare "${run[@]}" --overlap --json >"$TMP/overlap.json" 2>"$TMP/err" ||
     fail "compare --overlap: $(cat "$TMP/err")"
-"$HS" simulate -w resnet50 -p abci -s filter -g 8 -b 64 --overlap --json >"$TMP/filter.json" \
-    2>"$TMP/err" || fail "simulate filter --overlap: $(cat "$TMP/err")"
+for s in filter channel; do # the overlap order, and under Horovod's cycle
+    "$HS" compare -w resnet50 -p abci -s $s -g 4 -b 64 --overlap --json >"$TMP/$s.json" \
+        2>"$TMP/err" || fail "compare $s --overlap: $(cat "$TMP/err")"
+    "$HS" compare -w resnet50 -p abci -s $s -g 4 -b 64 --runtime horovod-nccl --json \
+        >"$TMP/$s-horovod.json" 2>"$TMP/err" || fail "compare $s horovod-nccl: $(cat "$TMP/err")"
+done
 python3 - "$TMP" <<'PY' || fail "overlap"
 import json, sys
 d = sys.argv[1]
@@ -34,8 +40,12 @@ assert s["exposed_comm_s"] < 0.5 * s["comm_s"], s
 assert s["exposed_comm_s"] < 0.5 * blocking["exposed_comm_s"], (s, blocking)
 assert s["comm_s"] > blocking["comm_s"]  # four buckets pay four rings' latencies
 assert s["total_s"] < blocking["total_s"]
-f = json.load(open(f"{d}/filter.json"))["iteration"]
-assert f["exposed_comm_s"] < f["comm_s"], f
+for k in ("filter", "channel", "filter-horovod", "channel-horovod"):
+    o = json.load(open(f"{d}/{k}.json"))
+    f, a = o["simulate"]["iteration"], o["analytic"]["iteration"]
+    assert f["exposed_comm_s"] < f["comm_s"], (k, f)
+    for t in ("comm_s", "exposed_comm_s", "total_s"):
+        assert abs(f[t] / a[t] - 1) < 1e-6, (k, t, f[t], a[t])
 PY
 
 # DDP's first bucket, the same in both models
@@ -66,11 +76,11 @@ print(f"efficientnet-b0 64 GPUs: one bucket {one['exposed_comm_s'] * 1e3:.3f} ms
       f"1 MiB first bucket {first['exposed_comm_s'] * 1e3:.3f} ms")
 PY
 
-"$HS" analytic -w resnet50 -p abci -s filter -g 8 -b 64 --overlap >"$TMP/out" 2>"$TMP/err"
+"$HS" analytic -w resnet50 -p abci -s pipeline -g 4 -b 64 --overlap >"$TMP/out" 2>"$TMP/err"
 rc=$?
-[ "$rc" -eq 2 ] || fail "analytic --overlap filter: exit $rc, not 2"
-grep -q "the analytic model's overlap (gradient buckets behind the backward) is for data" \
-    "$TMP/err" || fail "analytic --overlap filter: message $(cat "$TMP/err")"
-[ ! -s "$TMP/out" ] || fail "analytic --overlap filter wrote to stdout"
+[ "$rc" -eq 2 ] || fail "analytic --overlap pipeline: exit $rc, not 2"
+grep -q "the analytic model's overlap order is the layer-wise strategies'" \
+    "$TMP/err" || fail "analytic --overlap pipeline: message $(cat "$TMP/err")"
+[ ! -s "$TMP/out" ] || fail "analytic --overlap pipeline wrote to stdout"
 
 finish e2e_overlap

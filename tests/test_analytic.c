@@ -121,6 +121,52 @@ static void test_data_filter(void **state)
     check_close(e.memory_per_gpu_bytes, 69664, "memory");
 }
 
+/* data+filter:2x2 at B = 16 in the overlap order (--overlap): the backward as the simulation
+ * orders it (analytic/overlap.c). A rank's kernels (4 samples of a split layer, 8 of the
+ * others; half of a backward the input gradient, half the weight gradient): L3 bx 4 dw 4 ms,
+ * L2 bx 8 dw 8, L1 4, L0 bx 4 dw 4. The filter collectives on the group link (2 us, 0.2 ns/B):
+ * L2's output gradient (8 x 128 x 4 B) allreduced in 2 x (2 us + 2048 x 0.2 ns) = 4.8192 us,
+ * L0's (8 x 256 x 4 B) in 5.6384 us; the forward's allgathers 2.4096 + 2.8192 = 5.2288 us,
+ * exposed. L3's and L2's weight kernels wait behind the next collective and run while it
+ * does. Each layer's gradients (5120, 576, 144 B) fill a bucket of their own (1 byte), its
+ * allreduce across the 2 groups on the shared uplink (30 us, 4 ns/B): 6e-5 + bytes x 4e-9 s. */
+static hs_estimate run_overlap(double bucket_bytes, double cycle_time_s)
+{
+    st_strategy st;
+    hs_estimate est;
+    char err[HS_ERR_LEN];
+    assert_int_equal(st_parse("data+filter:2x2", 4, 2, 0, &st, err), HS_OK);
+    st.filter_rs = st.halo_chain = false;
+    st.overlap = true;
+    st.bucket_bytes = bucket_bytes;
+    st.cycle_time_s = cycle_time_s;
+    if (an_model(&tiny, NULL, &st, 16, &links, 50000, &est, err) != HS_OK)
+        fail_msg("data+filter:2x2 --overlap: %s", err);
+    check_close(est.iteration.compute_s, 0.0625, "compute"); /* as blocking */
+    check_close(est.iteration.total_s, est.iteration.compute_s + est.iteration.exposed_comm_s,
+                "total");
+    return est;
+}
+
+static void test_data_filter_overlap(void **state)
+{
+    (void)state;
+    hs_estimate e = run_overlap(1, 0);
+    /* Backward, from its start (compute stream c, communication f): L3 bx to 4 ms; L2's
+     * collective 4 - 4.0048 ms, L3's dw 4 - 8 ms, its bucket 8 - 8.08048 ms; L2 bx 8 - 16;
+     * L1 16 - 20; L0's collective 20 - 20.0056, L2's dw 20 - 28, its bucket 28 - 28.0623;
+     * L0's kernels 28 - 36, its bucket 36 - 36.060576 ms: 60.576 us past the kernels. */
+    check_close(e.iteration.exposed_comm_s, 5.2288e-6 + 6.0576e-5, "exposed");
+    /* The activation terms as blocking, the three buckets' allreduces instead of one. */
+    check_close(e.iteration.comm_s, 1.56864e-5 + 8.048e-5 + 6.2304e-5 + 6.0576e-5, "comm");
+    /* One bucket (25 MiB) at the end, under a 10 ms cycle counted from the iteration's start:
+     * the forward's 24 ms of kernels and 5.2288 us of allgathers, the backward's 36 ms, the
+     * allreduce (5840 B: 83.36 us) launched at 70 ms: 10 ms and 83.36 us exposed in all. */
+    e = run_overlap(0, 0.01);
+    check_close(e.iteration.exposed_comm_s, 0.01 + 8.336e-5, "exposed, cycle");
+    check_close(e.iteration.comm_s, 1.56864e-5 + 8.336e-5, "comm, cycle");
+}
+
 static void test_spatial(void **state)
 {
     (void)state;
@@ -254,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_data),
         cmocka_unit_test(test_filter_and_channel),
         cmocka_unit_test(test_data_filter),
+        cmocka_unit_test(test_data_filter_overlap),
         cmocka_unit_test(test_spatial),
         cmocka_unit_test(test_data_spatial),
         cmocka_unit_test(test_pipeline),

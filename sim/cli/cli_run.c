@@ -57,12 +57,12 @@ static int run_analytic(const cli_options *o, cli_inputs *in, const cli_sim *sim
     hs_estimate est;
     const job *j = &in->job;
     int status = HS_OK;
-    /* --overlap said; a runtime's overlap leaves the analytic model's other strategies as
-     * they are (blocking) */
-    if (o->job.overlap && j->st.kind != ST_DATA && j->st.kind != ST_SERIAL)
-        return hs_fail(err, HS_EINPUT, "--overlap: the analytic model's overlap (gradient "
-                       "buckets behind the backward) is for data parallelism; simulate or "
-                       "compare shows how %s overlaps", st_name(&j->st));
+    /* --overlap said; a runtime's overlap leaves the analytic model's pipeline as it is
+     * (blocking) */
+    if (o->job.overlap && j->st.kind == ST_PIPELINE)
+        return hs_fail(err, HS_EINPUT, "--overlap: the analytic model's overlap order is the "
+                       "layer-wise strategies' (data, filter, channel, spatial and their "
+                       "hybrids); simulate or compare shows how %s overlaps", st_name(&j->st));
     if (!plat_routes_known(&in->plat))
         status = sim ? sim->load(&in->plat, err) : cli_exec_full(err);
     if (status == HS_OK)

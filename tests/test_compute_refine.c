@@ -372,13 +372,69 @@ static void test_channel_k_tile(void **state)
     wl_free(&wl);
 }
 
+/* KT_MECH_CUDNN_TILES, off by default: a dense convolution's products on the CUDA cores run on
+ * cuDNN's 128 x {128, 64, 32} tiles, a subset of cuBLAS's and CUTLASS's, so no kernel of
+ * ResNet-50 v1.5 in FP32 gets faster. Its first 1x1 convolution's weight gradient (64 x 64
+ * outputs, K = 32 x 56 x 56) fills the V100's 80 SMs by split-K either way: off on 64 x 32
+ * tiles (2 tiles, 40 slices of 2509), on 128 x 32 ones (the same 2 tiles, half their rows
+ * idle): twice the time. The tensor cores' kernels (all but the first convolution's 3
+ * channels in mixed precision) and grouped convolutions as they were. */
+static void test_cudnn_tiles(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50-v1.5", &wl);
+    lw_split b = lw_whole(32);
+    kt_model m = model_ok("v100-sxm2-16gb", PR_FP32), h = model_ok("v100-sxm2-16gb", PR_MIXED);
+    for (int i = 0; i < wl.n_layers; i++)
+        for (int p = 0; p < LW_PASS_COUNT && wl.layers[i].type == WL_CONV; p++) {
+            lw_kernel kn = kernel_ok(&wl, i, &b, (lw_pass)p, 4);
+            lw_kernel kh = kernel_ok(&wl, i, &b, (lw_pass)p, 2);
+            if (kn.kind == LW_NONE)
+                continue;
+            m.params.mechanisms = h.params.mechanisms = 0;
+            double off_s = kt_kernel_s(&m, &kn), tensor_s = kt_kernel_s(&h, &kh);
+            m.params.mechanisms = h.params.mechanisms = KT_MECH_CUDNN_TILES;
+            assert_true(kt_kernel_s(&m, &kn) >= off_s);
+            if (kh.in_channels % 8 == 0) /* the first's 3 channels run on the CUDA cores */
+                assert_true(kt_kernel_s(&h, &kh) == tensor_s);
+        }
+    lw_kernel dw = kernel_ok(&wl, layer_named(&wl, "layer1_0_conv1"), &b, LW_WEIGHT_GRAD, 4);
+    assert_true(dw.m == 64 && dw.n == 64 && dw.k == 32 * 56 * 56);
+    m.params.mechanisms = 0;
+    double off_s = kt_terms_of(&m, &dw).compute_s;
+    m.params.mechanisms = KT_MECH_CUDNN_TILES;
+    assert_true(rel_close(kt_terms_of(&m, &dw).compute_s, 2 * off_s, 1e-12));
+    double rate = m.params.gemm_eff * m.params.conv_rel[LW_WEIGHT_GRAD] *
+                  dv_sustained_flops(m.device, m.device->fp32_flops);
+    assert_true(rel_close(off_s, 2.0 * 64 * 32 * 2509 / (rate / 80), 1e-12));
+    wl_free(&wl);
+    load_ok("resnext101-32x4d", &wl); /* grouped: 32 groups of 4 channels */
+    int g = 0;
+    while (g < wl.n_layers && !(wl.layers[g].type == WL_CONV && wl.layers[g].groups > 1))
+        g++;
+    assert_true(g < wl.n_layers);
+    for (int p = 0; p < LW_PASS_COUNT; p++) {
+        lw_kernel kn = kernel_ok(&wl, g, &b, (lw_pass)p, 4);
+        m.params.mechanisms = 0;
+        double grouped_s = kt_kernel_s(&m, &kn);
+        m.params.mechanisms = KT_MECH_CUDNN_TILES;
+        assert_true(kt_kernel_s(&m, &kn) == grouped_s);
+    }
+    char err[HS_ERR_LEN] = "";
+    unsigned mask = 0;
+    assert_int_equal(kt_mechanisms_parse("cudnn-tiles,channel-k-tile", "--m", &mask, err), HS_OK);
+    assert_int_equal(mask, KT_MECH_CUDNN_TILES | KT_MECH_CHANNEL_K_TILE);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_norm_blocks),        cmocka_unit_test(test_nchw_layout),
         cmocka_unit_test(test_channel_padding),    cmocka_unit_test(test_strided_dgrad),
         cmocka_unit_test(test_winograd_gemm),      cmocka_unit_test(test_autograd_broadcast),
-        cmocka_unit_test(test_channel_k_tile),
+        cmocka_unit_test(test_channel_k_tile),     cmocka_unit_test(test_cudnn_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

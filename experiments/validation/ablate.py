@@ -34,7 +34,8 @@ GOOD = 0.80  # the accuracy summary.tsv counts rows at or above
 DATASETS = ["deepbench", "deepbench-unseen", "dle-pytorch", "dle-tensorflow1", "mlperf",
             "paradl", "deepbench-allreduce"]  # summarize.py's order
 MECH_BITS = {"strided-dgrad": "KT_MECH_STRIDED_DGRAD", "winograd-gemm": "KT_MECH_WINOGRAD_GEMM",
-             "channel-k-tile": "KT_MECH_CHANNEL_K_TILE", "old-cudnn-call": None, "none": None}
+             "channel-k-tile": "KT_MECH_CHANNEL_K_TILE", "cudnn-tiles": "KT_MECH_CUDNN_TILES",
+             "old-cudnn-call": None, "none": None}
 
 
 def fail(message):

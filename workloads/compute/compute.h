@@ -89,15 +89,19 @@ enum {
                                       * ceil(R/s) x ceil(S/s), not the R x S / s^2 that land */
     KT_MECH_WINOGRAD_GEMM = 1u << 1, /* Winograd's batched products at the library's GEMM
                                       * rate, not at its implicit GEMM's pass efficiency */
-    KT_MECH_CHANNEL_K_TILE = 1u << 2 /* a tensor-core convolution's forward and input gradient
-                                      * reduce over each filter tap's channels in whole K
-                                      * tiles: C (forward) or F (input gradient) rounded up to
-                                      * the tile's depth, 32 elements of 16 bits or 16 of TF32
-                                      * (dense convolutions) */
+    KT_MECH_CHANNEL_K_TILE = 1u << 2, /* a tensor-core convolution's forward and input
+                                       * gradient reduce over each filter tap's channels in
+                                       * whole K tiles: C (forward) or F (input gradient)
+                                       * rounded up to the tile's depth, 32 elements of 16 bits
+                                       * or 16 of TF32 (dense convolutions) */
+    KT_MECH_CUDNN_TILES = 1u << 3     /* a dense convolution's products on the CUDA cores
+                                       * (implicit GEMM and Winograd) run on cuDNN's own tiles,
+                                       * 128 x 128, 128 x 64 and 128 x 32 either way round,
+                                       * not on cuBLAS's and CUTLASS's 256 x 128 to 32 x 32 */
 };
 
 /* The mask of a comma-separated list of mechanism names ("strided-dgrad", "winograd-gemm",
- * "channel-k-tile"; "" or "none" alone: 0) into *mask. HS_EINPUT naming `what` (the flag)
+ * "channel-k-tile", "cudnn-tiles"; "" or "none" alone: 0) into *mask. HS_EINPUT naming `what` (the flag)
  * and the unknown name; an empty item or a trailing comma is refused too. */
 int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 

@@ -1,7 +1,7 @@
 /* kernel_refine.c: the kernel-time model's refinements beyond its fitted core (kernel_time.c),
  * each off by default and each with its source here: the opt-in mechanisms
  * (kt_params.mechanisms, KT_MECH_*: strided input gradients, Winograd at the GEMM rate, whole K
- * tiles of channels) and what a runtime's keys switch on (kt_runtime: packed grouped
+ * tiles of channels, cuDNN's CUDA-core tiles) and what a runtime's keys switch on (kt_runtime: packed grouped
  * convolutions, normalisations that reduce a plane with a part of the GPU, autograd's broadcast
  * backward). kernel_time.c asks them for a depth, a rate, a bandwidth or a pass's seconds
  * (kernel_time_internal.h). */
@@ -20,7 +20,8 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
         unsigned bit;
     } known[] = {{"strided-dgrad", KT_MECH_STRIDED_DGRAD},
                  {"winograd-gemm", KT_MECH_WINOGRAD_GEMM},
-                 {"channel-k-tile", KT_MECH_CHANNEL_K_TILE}};
+                 {"channel-k-tile", KT_MECH_CHANNEL_K_TILE},
+                 {"cudnn-tiles", KT_MECH_CUDNN_TILES}};
     *mask = 0;
     if (list && strcmp(list, "none") == 0)
         return HS_OK;
@@ -34,7 +35,7 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
             }
         if (!found) /* an empty item too: "a,,b" or a trailing comma is a typo, not a choice */
             return hs_fail(err, HS_EINPUT, "%s: unknown mechanism '%.*s' (known: strided-dgrad, "
-                           "winograd-gemm, channel-k-tile; or none alone)", what, (int)len, p);
+                           "winograd-gemm, channel-k-tile, cudnn-tiles; or none alone)", what, (int)len, p);
         p += len + (p[len] == ',');
         if (p[-1] == ',' && *p == '\0')
             return hs_fail(err, HS_EINPUT, "%s: a trailing comma in '%s'", what, list);
@@ -119,6 +120,33 @@ int64_t kt__channel_k_tile_k(const kt_model *m, const lw_kernel *kn, int64_t k, 
         return k;
     int64_t whole = (ch + tile - 1) / tile * tile;
     return (int64_t)ceil((double)k * (double)whole / (double)ch - 1e-9);
+}
+
+/* KT_MECH_CUDNN_TILES: the thread-block tiles of a convolution's products on the CUDA cores.
+ * By default they are cuBLAS's and CUTLASS's, 256 x 128 down to 32 x 32 (kernel_time.c). cuDNN
+ * runs its own kernels, whose names carry their tiles, all 128 rows by 128, 64 or 32: the
+ * forward's maxwell_scudnn_128x128_relu_*, 128x64_relu_*, 128x32_relu_{small,medium,interior}
+ * _nn, the input gradient's *_128x32_stridedB_small_nn (TensorFlow's Conv2DBackpropInput), the
+ * weight gradient's maxwell_scudnn_128x32_stridedB_splitK_large_nn and volta_scudnn_128x64_
+ * stridedB_splitK_{interior,medium}_nn (Conv2DBackpropFilter), and its fused Winograd's
+ * maxwell_scudnn_winograd_128x128_ldg1_ldg4_tile148n_nt (nvprof and TensorFlow profiler
+ * traces of cuDNN 7, e.g. tensorflow/tensorflow issues' profiles; volta_ and turing_ the same
+ * families). The names do not say which of the product's dimensions takes the 128, so either
+ * way round is offered and the faster taken: a product of 64 output channels pays half a
+ * 128-row tile, not a 64 x 64 tile at full rate, nor a 256 x 128 tile's reuse. Dense
+ * convolutions on the CUDA cores only (FP32; FP16 on a GPU without tensor cores): the
+ * tensor-core tiles are cuDNN's already (kt_conv_tensor_tiles), grouped convolutions run
+ * kernels of their own, no DeepBench kernel measures them. */
+static const int64_t kt_cudnn_cuda_tiles[][2] = {{128, 128}, {128, 64}, {64, 128},
+                                                 {128, 32},  {32, 128}};
+
+kt_tile_set kt__conv_cuda_tiles(const kt_model *m, const lw_kernel *kn, kt_tile_set set)
+{
+    if (!(m->params.mechanisms & KT_MECH_CUDNN_TILES) || kn->lib != LW_LIB_CONV ||
+        kn->groups != 1)
+        return set;
+    return (kt_tile_set){kt_cudnn_cuda_tiles,
+                         (int)(sizeof kt_cudnn_cuda_tiles / sizeof kt_cudnn_cuda_tiles[0])};
 }
 
 /* ---------------------------------------------------------------- grouped convolutions

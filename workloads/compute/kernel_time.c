@@ -127,7 +127,8 @@ int kt_model_init(kt_model *model, const char *device, pr_precision precision, c
  * Multiplication Background User's Guide", typical tile dimensions; CUTLASS's SGEMM tiles
  * down to 32x32); cuBLAS's tensor-core GEMMs (volta_h884gemm_256x128 ... 64x64); cuDNN's
  * tensor-core convolutions (volta_fp16_s884cudnn_fp16_256x128 ... 128x64, the tiles in the
- * kernels' names). */
+ * kernels' names). Under KT_MECH_CUDNN_TILES a convolution on the CUDA cores takes cuDNN's own
+ * 128 x {128, 64, 32} instead (kernel_refine.c). */
 static const int64_t kt_cuda_tiles[][2] = {{256, 128}, {128, 256}, {128, 128}, {128, 64},
                                            {64, 128},  {64, 64},   {128, 32},  {32, 128},
                                            {64, 32},   {32, 64},   {32, 32}};
@@ -219,11 +220,14 @@ static double product_rate(const kt_model *m, const lw_kernel *kn, int padded, k
     if (kt_math_of(d, m->precision) == KT_TENSOR_CORES && !padded && !kt__aligned(m, kn)) {
         rate = p->unaligned_eff *
                dv_sustained_flops(d, m->precision == PR_TF32 ? d->fp32_flops : d->fp16_flops);
+        *set = kt__conv_cuda_tiles(m, kn, *set);
     } else {
         rate = p->gemm_eff * pr_matmul_flops(d, m->precision) * m->runtime.library_rel;
         if (kt_math_of(d, m->precision) == KT_TENSOR_CORES)
             *set = kn->lib == LW_LIB_CONV ? KT_SET(kt_conv_tensor_tiles)
                                           : KT_SET(kt_blas_tensor_tiles);
+        else
+            *set = kt__conv_cuda_tiles(m, kn, *set);
     }
     if (kn->lib == LW_LIB_CONV)
         rate *= p->conv_rel[kn->pass] * (kn->volumetric ? p->eff_3d : 1.0);

@@ -54,6 +54,11 @@ double kt__winograd_pass_rel(const kt_model *m, const lw_kernel *kn);
  * padded call has them); k otherwise. */
 int64_t kt__channel_k_tile_k(const kt_model *m, const lw_kernel *kn, int64_t k, int padded);
 
+/* KT_MECH_CUDNN_TILES: the tiles a convolution's products on the CUDA cores run on, cuDNN's
+ * 128 x {128, 64, 32}, for a dense convolution under the mechanism; `set` (the CUDA cores'
+ * cuBLAS and CUTLASS tiles) otherwise. */
+kt_tile_set kt__conv_cuda_tiles(const kt_model *m, const lw_kernel *kn, kt_tile_set set);
+
 /* The bandwidth streaming kernel kn reaches: bw, or for a normalisation under a runtime's
  * norm_blocks at most its planes times a plane's measured rate. */
 double kt__norm_bandwidth(const kt_model *m, const lw_kernel *kn, double bw);

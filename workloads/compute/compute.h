@@ -81,8 +81,9 @@ typedef struct {
 
 /* Opt-in refinements of the kernel-time model (kernel_refine.c gives each one's source). Off by
  * default: each explains a part of DeepBench's convolution errors, but refitted with it the
- * efficiencies move some dataset's whole-network predictions away from the measured runs
- * (experiments/compute/fit.sh --mechanisms fits and reports them; experiments/README.md). */
+ * efficiencies move some dataset's whole-network predictions away from the measured runs, or
+ * (cudnn-tiles) the held-out kernels' median error up (experiments/compute/fit.sh --mechanisms
+ * fits and reports them; experiments/README.md). */
 enum {
     KT_MECH_STRIDED_DGRAD = 1u << 0, /* an input gradient at stride s > 1 gives every input
                                       * position the taps of the window's largest phase,

@@ -102,8 +102,8 @@ enum {
 };
 
 /* The mask of a comma-separated list of mechanism names ("strided-dgrad", "winograd-gemm",
- * "channel-k-tile", "cudnn-tiles"; "" or "none" alone: 0) into *mask. HS_EINPUT naming `what` (the flag)
- * and the unknown name; an empty item or a trailing comma is refused too. */
+ * "channel-k-tile", "cudnn-tiles"; "" or "none" alone: 0) into *mask. HS_EINPUT naming `what`
+ * (the flag) and the unknown name; an empty item or a trailing comma is refused too. */
 int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 
 /* The planes a runtime's NCHW normalisation kernels (bnorm) reduce, each with a fixed part

@@ -1,10 +1,10 @@
 /* kernel_refine.c: the kernel-time model's refinements beyond its fitted core (kernel_time.c),
  * each off by default and each with its source here: the opt-in mechanisms
  * (kt_params.mechanisms, KT_MECH_*: strided input gradients, Winograd at the GEMM rate, whole K
- * tiles of channels, cuDNN's CUDA-core tiles) and what a runtime's keys switch on (kt_runtime: packed grouped
- * convolutions, normalisations that reduce a plane with a part of the GPU, autograd's broadcast
- * backward). kernel_time.c asks them for a depth, a rate, a bandwidth or a pass's seconds
- * (kernel_time_internal.h). */
+ * tiles of channels, cuDNN's CUDA-core tiles) and what a runtime's keys switch on (kt_runtime:
+ * packed grouped convolutions, normalisations that reduce a plane with a part of the GPU,
+ * autograd's broadcast backward). kernel_time.c asks them for a depth, a rate, tiles, a
+ * bandwidth or a pass's seconds (kernel_time_internal.h). */
 #include "compute.h"
 #include "kernel_time_internal.h"
 
@@ -34,8 +34,9 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
                 found = 1;
             }
         if (!found) /* an empty item too: "a,,b" or a trailing comma is a typo, not a choice */
-            return hs_fail(err, HS_EINPUT, "%s: unknown mechanism '%.*s' (known: strided-dgrad, "
-                           "winograd-gemm, channel-k-tile, cudnn-tiles; or none alone)", what, (int)len, p);
+            return hs_fail(err, HS_EINPUT,
+                           "%s: unknown mechanism '%.*s' (known: strided-dgrad, winograd-gemm, "
+                           "channel-k-tile, cudnn-tiles; or none alone)", what, (int)len, p);
         p += len + (p[len] == ',');
         if (p[-1] == ',' && *p == '\0')
             return hs_fail(err, HS_EINPUT, "%s: a trailing comma in '%s'", what, list);

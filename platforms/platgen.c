@@ -179,6 +179,7 @@ int pg_preset(const char *name, pg_params *p, char *err)
 #define PG_MAX_NODES 100000
 #define PG_MAX_GPUS_PER_NODE 64
 #define PG_MAX_NVLINKS 64           /* links in one bundle */
+#define PG_MAX_CPU_CORES 4096       /* a node's CPU cores */
 
 static int check_count(const char *flag, int v, int max, char *err)
 {
@@ -392,11 +393,27 @@ static int check_host_links(const pg_params *p, char *err)
     return HS_OK;
 }
 
+/* A node's CPUs (optional): cores, and at most two hardware threads a core. */
+static int check_cpus(const pg_params *p, char *err)
+{
+    if (p->cpu_cores < 0 || p->cpu_cores > PG_MAX_CPU_CORES)
+        return hs_fail(err, HS_EINPUT, "--cpu-cores: must be 0 (not said) to %d (got %d)",
+                       PG_MAX_CPU_CORES, p->cpu_cores);
+    if (p->cpu_threads != 0 && p->cpu_cores == 0)
+        return hs_fail(err, HS_EINPUT, "--cpu-threads %d: needs --cpu-cores (the cores they run "
+                       "on)", p->cpu_threads);
+    if (p->cpu_threads != 0 && (p->cpu_threads < p->cpu_cores ||
+                                p->cpu_threads > 2 * p->cpu_cores))
+        return hs_fail(err, HS_EINPUT, "--cpu-threads: must be --cpu-cores (%d) to twice it, "
+                       "one or two a core (got %d)", p->cpu_cores, p->cpu_threads);
+    return HS_OK;
+}
+
 int pg_check(const pg_params *p, char *err)
 {
     int rc;
     if ((rc = check_shape(p, err)) || (rc = check_rates(p, err)) ||
-        (rc = check_host_links(p, err)))
+        (rc = check_host_links(p, err)) || (rc = check_cpus(p, err)))
         return rc;
     if (p->gpu_model == NULL || p->gpu_model[0] == '\0')
         return hs_fail(err, HS_EINPUT, "--gpu-model: must not be empty");

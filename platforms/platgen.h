@@ -86,6 +86,10 @@ typedef struct pg_params {
                                  * the PCIe switches on CPU 0, the second on CPU 1; 0: one host
                                  * memory a node */
     double cpu_link_latency_s;  /* crossing that link */
+    int cpu_cores;              /* a node's CPU cores, every socket's (the CPUs' spec sheets),
+                                 * which its GPUs' input loaders share (sim/run/job_loader.c);
+                                 * 0: not said, each loader runs at its own rate */
+    int cpu_threads;            /* their hardware threads (two a core with SMT); 0: one a core */
     double root_p2p_bw_Bps;     /* > 0: the most one GPU-to-GPU P2P flow through a CPU's PCIe root
                                  * (between two of its switches) moves a direction: Intel roots
                                  * forward P2P in 64-byte packets (NVIDIA/nccl v2.7.8

@@ -84,6 +84,10 @@ const pg_flag pg_flags[] = {
      "the link between a node's two CPUs (UPI), each then with its own host memory (none)"},
     {"cpu-link-latency", FL_QTY, UN_TIME, F(cpu_link_latency_s), NULL,
      "crossing the link between the CPUs"},
+    {"cpu-cores", FL_INT, 0, F(cpu_cores), NULL,
+     "a node's CPU cores, all sockets, which its GPUs' input loader workers share (0: not said)"},
+    {"cpu-threads", FL_INT, 0, F(cpu_threads), NULL,
+     "their hardware threads, two a core with SMT (0: one a core)"},
     {"root-p2p-bw", FL_QTY, UN_BANDWIDTH, F(root_p2p_bw_Bps), none_word,
      "GPUs without NVLink: the most a pair's P2P flow through a CPU's PCIe root moves, e.g. "
      "9GBps (none)"},
@@ -178,7 +182,8 @@ static const char *topology_words(size_t i, char *buf, size_t len)
  * set, by a flag or by the preset, so that the files written before it read back the same. */
 static const char *const pg_later_flags[] = {"pcie-uplink-bw", "cpu-link-bw",
                                              "cpu-link-latency", "uplink-routing",
-                                             "nic-path", "gpu-path", "root-p2p-bw"};
+                                             "nic-path", "gpu-path", "root-p2p-bw",
+                                             "cpu-cores", "cpu-threads"};
 #define PG_NLATER_FLAGS (sizeof pg_later_flags / sizeof pg_later_flags[0])
 
 /* "3" or "1:3" (one uplink unit per three downlink units) -> 3. */
@@ -563,7 +568,8 @@ int pg_main(int argc, char **argv, char *err)
 static bool field_set(const pg_flag *f, const pg_params *p)
 {
     const char *field = (const char *)p + f->offset;
-    return f->type == FL_ENUM ? *(const int *)field != 0 : *(const double *)field != 0;
+    return f->type == FL_ENUM || f->type == FL_INT ? *(const int *)field != 0
+                                                   : *(const double *)field != 0;
 }
 
 /* Is later flag f (pg_later_flags) set in p, or in the defaults of p's preset? */

@@ -286,6 +286,35 @@ assert d["analytic"]["input_pipeline"]["bound"] and d["simulate"]["input_pipelin
 assert w["analytic_s"] > 0 and abs(w["analytic_s"] - w["simulated_s"]) < 1e-9, w' \
         "$TMP/out" || fail "compare: the input pipeline's wait is not a part of its own"
 fi
+# A node's GPUs share its CPUs (the platform's cpu-cores, cpu-threads): on a DGX-1's 40 cores
+# and 80 threads eight GPUs run 8 workers and pytorch-ddp's loader_host_threads_per_gpu each,
+# 72 busy threads, 32 of them paired on a core that does 1.3 times one's work
+# (workloads/runtime/runtime_loader.c): each worker keeps (40 + 32 x 0.3) / 72 of its rate, in
+# both answers; one GPU's 9 threads keep all of it
+dgx=gen:dgx1:gpu=v100-sxm2-16gb,cpu-cores=40,cpu-threads=80
+for g in 8 1; do
+    for m in simulate analytic; do
+        "$HS" $m -w efficientnet-b0 -p "$dgx" -s data -g $g -b $((128 * g)) --precision mixed \
+            --runtime pytorch-ddp --json >"$TMP/cpu$g-$m.json" 2>"$TMP/err" ||
+            fail "$m on a DGX-1's CPUs, $g GPUs: $(cat "$TMP/err")"
+    done
+done
+python3 - "$TMP" "$SRC/workloads/runtime/pytorch-ddp.rt" <<'PY' || fail "the node's shared CPUs"
+import json, re, sys
+tmp, rt = sys.argv[1:3]
+rate = float(re.search(r"^loader_samples_per_s = (\S+)", open(rt).read(), re.M).group(1))
+for g, share in ((8, (40 + 32 * 0.3) / 72), (1, 1.0)):
+    want = 128 / (8 * rate * share)  # a GPU's 128 samples over its 8 workers' kept rate
+    for m in ("simulate", "analytic"):
+        p = json.load(open("%s/cpu%d-%s.json" % (tmp, g, m)))["input_pipeline"]
+        assert abs(p["time_s"] - want) < 1e-9 * want, (g, m, p, want)
+PY
+expect_bad_hs cpu-threads-alone "--cpu-threads 80: needs --cpu-cores" \
+    simulate -w efficientnet-b0 -p gen:dgx1:cpu-threads=80 -s data -g 8 -b 1024 \
+    --runtime pytorch-ddp
+expect_bad_hs cpu-threads-many "--cpu-threads: must be --cpu-cores (40) to twice it" \
+    simulate -w efficientnet-b0 -p gen:dgx1:cpu-cores=40,cpu-threads=100 -s data -g 8 -b 1024 \
+    --runtime pytorch-ddp
 expect_bad_hs loader-rate "--loader-workers 4: the runtime says no worker's rate" \
     simulate -w resnet50-v1.5 -p "$a100" -s data -g 1 -b 256 --runtime chainermn \
     --loader-workers 4

@@ -287,6 +287,36 @@ static void test_gradients_ready(void **state)
     refused("# source: a\ngradients_ready = backward\n", ":17: gradients_ready: overlap is off");
 }
 
+/* loader_host_threads_per_gpu: read (pytorch-ddp's one, its spinning Python thread; absent,
+ * none), refused without the loader's workers; and rt_loader_host_share, what a worker keeps of
+ * its rate when a node's GPUs share its cores: all while every busy thread has a core, then
+ * the cores plus 30% of each paired thread's over the busy threads, the hardware threads'
+ * work shared out in time past them, all of it when the platform says no cores. */
+static void test_loader_host_threads(void **state)
+{
+    (void)state;
+    rt_runtime ddp = load_ok("pytorch-ddp");
+    assert_true(ddp.loader_host_threads == 1);
+    rt_runtime none = accepted("");
+    assert_true(none.loader_host_threads == 0);
+    refused("# source: a\nloader_host_threads_per_gpu = 1\n",
+            ":17: loader_host_threads_per_gpu needs loader_workers_per_gpu");
+    refused("# source: a\nloader_workers_per_gpu = 8\n# source: a\nloader_samples_per_s = 150\n"
+            "# source: a\nloader_host_threads_per_gpu = -1\n", "out of range");
+    /* a DGX-1 (40 cores, 80 threads), 8 GPUs of 8 workers and a thread: 72 busy, 32 paired */
+    assert_true(fabs(rt_loader_host_share(&ddp, 8, 8, 40, 80) - (40 + 32 * 0.3) / 72) < 1e-12);
+    assert_true(fabs(rt_loader_host_share(&ddp, 8, 8, 40, 0) - 40.0 / 72) < 1e-12); /* no SMT */
+    /* 16 GPUs' 144 threads on its 80: every core paired, the rest waits its turn */
+    assert_true(fabs(rt_loader_host_share(&ddp, 8, 16, 40, 80) - 40 * 1.3 / 144) < 1e-12);
+    /* a DGX A100 (128 cores): one GPU's 17 threads, the calibration's, keep their rate; eight
+     * GPUs' 136 pair 8 */
+    assert_true(rt_loader_host_share(&ddp, 16, 1, 128, 256) == 1);
+    assert_true(fabs(rt_loader_host_share(&ddp, 16, 8, 128, 256) - (128 + 8 * 0.3) / 136) <
+                1e-12);
+    assert_true(rt_loader_host_share(&ddp, 8, 8, 0, 0) == 1);  /* cores not said */
+    assert_true(rt_loader_host_share(&none, 8, 8, 40, 80) == 1); /* no loader */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_bn_activation_fusion),
         cmocka_unit_test(test_optimizer_sync),  cmocka_unit_test(test_grad_copies),
         cmocka_unit_test(test_first_bucket),    cmocka_unit_test(test_gradients_ready),
+        cmocka_unit_test(test_loader_host_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

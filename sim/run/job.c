@@ -71,6 +71,19 @@ static int job_check_precision(const js_settings *spec, const job *j, bool model
                    "kernels with --compute model", pr_name(spec->precision), j->wl.name);
 }
 
+/* What each loader worker keeps of its rate beside the loaders of the job's other GPUs on
+ * its node (rt_loader_host_share): the node's CPUs as the generated platform says them
+ * (--cpu-cores, --cpu-threads; a hand-written file says none), the job's GPUs filling nodes. */
+static double loader_share(const plat_platform *plat, const rt_runtime *rt,
+                           const kt_runtime *kr, int gpus)
+{
+    if (!plat->gen || !rt)
+        return 1.0;
+    int on_node = gpus < plat->gpus_per_node ? gpus : plat->gpus_per_node;
+    return rt_loader_host_share(rt, kr->loader_workers, on_node, plat->gen->cpu_cores,
+                                plat->gen->cpu_threads);
+}
+
 /* --compute (job_compute_of): the model where asked, by default its kernels alone wherever it
  * can time the run (job_model_applies: every strategy, a pipeline's stages too), since it
  * times the kernels one GPU really runs (a split layer, a replicated one, a micro-batch); the
@@ -121,6 +134,7 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
                        spec->loader_workers);
     if (spec->loader_workers > 0)
         opt.runtime.loader_workers = spec->loader_workers;
+    opt.runtime.loader_samples_per_s *= loader_share(plat, rt, &opt.runtime, spec->gpus);
     status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
         j->kc = &j->compute;
@@ -305,6 +319,8 @@ int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat,
     opt.runtime.optimizer_every = job->optimizer_every;
     if (job->loader_workers > 0)
         opt.runtime.loader_workers = job->loader_workers;
+    opt.runtime.loader_samples_per_s *= loader_share(plat, job->runtime ? &rt : NULL,
+                                                     &opt.runtime, job->gpus);
     int status = kt_compute_init_with(kc, wl, gpu, &opt, err);
     if (status == HS_OK)
         *model = kc;

@@ -21,7 +21,8 @@ typedef enum {
     RT_K_LIBRARY_EFF, RT_K_LOADER_WORKERS, RT_K_LOADER_RATE, RT_K_OPT_KERNELS, RT_K_CALIBRATION,
     RT_K_BN_FUSION, RT_K_COMPUTE, RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY,
     RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_CYCLE, RT_K_PADS,
-    RT_K_BROADCAST_BW, RT_K_NORM_BLOCKS, RT_K_GROUPED, RT_K_GRADIENTS_READY, RT_K_COUNT
+    RT_K_BROADCAST_BW, RT_K_NORM_BLOCKS, RT_K_GROUPED, RT_K_GRADIENTS_READY,
+    RT_K_LOADER_HOST_THREADS, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -33,7 +34,7 @@ static const char *const key_names[RT_K_COUNT] = {
     "optimizer_sync_precisions", "activation_memory", "gradient_copy_kernels_per_tensor",
     "buffer_copy_kernels_per_norm", "first_bucket_bytes", "cycle_time_s",
     "pads_unaligned_channels", "broadcast_backward", "norm_blocks", "grouped_convolution",
-    "gradients_ready"};
+    "gradients_ready", "loader_host_threads_per_gpu"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -250,6 +251,9 @@ static int set_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v
     case RT_K_LOADER_RATE:
         return number(r, line, "loader_samples_per_s", v, 1e9, false, &kr->loader_samples_per_s,
                       err);
+    case RT_K_LOADER_HOST_THREADS:
+        return number(r, line, "loader_host_threads_per_gpu", v, 4096, false,
+                      &rt->loader_host_threads, err);
     case RT_K_NCHW: return precisions(r, line, "nchw_precisions", v, &kr->nchw_precisions, err);
     case RT_K_OPT_SYNC:
         return precisions(r, line, "optimizer_sync_precisions", v, &kr->optimizer_sync_precisions,
@@ -319,6 +323,10 @@ static int finish(rt_read *r, rt_runtime *rt, char *err)
                                                     : "loader_samples_per_s",
                        r->line[RT_K_LOADER_WORKERS] ? "loader_samples_per_s"
                                                     : "loader_workers_per_gpu");
+    if (r->line[RT_K_LOADER_HOST_THREADS] && !r->line[RT_K_LOADER_WORKERS])
+        return hs_fail(err, HS_EINPUT, "%s:%d: loader_host_threads_per_gpu needs "
+                       "loader_workers_per_gpu (the threads share the node's cores with the "
+                       "loader's workers)", r->path, r->line[RT_K_LOADER_HOST_THREADS]);
     if (rt->kernels.norm_blocks != KT_NORM_ANY && !r->line[RT_K_NCHW])
         return hs_fail(err, HS_EINPUT, "%s:%d: norm_blocks: no nchw_precisions (it times the "
                        "normalisations on NCHW tensors, in those precisions)", r->path,

@@ -66,6 +66,9 @@ typedef struct {
                                 * activations a GPU holds as the framework's autograd keeps
                                 * them, or ParaDL's |x| + |y| beside their gradients
                                 * (footprint.h) */
+    double loader_host_threads; /* loader_host_threads_per_gpu: threads a GPU's training
+                                 * process keeps busy on the node's cores beside its loader's
+                                 * workers (rt_loader_host_share); 0 */
     char calibration[512];     /* calibration: the measured rows its efficiencies were
                                 * calibrated on (validation row ids, blank-separated; "" none),
                                 * left out of every accuracy figure */
@@ -105,6 +108,16 @@ st_training rt_training(const rt_runtime *rt);
  * (spatial splits and strategy files) and the filter backward (filter splits and files). A caller
  * applies its flags after, so that they override. */
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st);
+
+/* What a loader worker keeps of its own rate (loader_samples_per_s, an isolated worker's)
+ * when `gpus` GPUs of a node each run `workers` workers and rt's loader_host_threads on the
+ * node's `cores` cores of `threads` hardware threads (0: one a core): 1 while every busy
+ * thread has a core; past that a core running two threads does 1 + RT_SMT_GAIN of one's work,
+ * and past the hardware threads the OS shares them out; the node's capacity is split evenly
+ * over its busy threads. 1 when cores is 0 (not said) or rt has no loader.
+ * (workloads/runtime/runtime_loader.c) */
+double rt_loader_host_share(const rt_runtime *rt, double workers, int gpus, int cores,
+                            int threads);
 
 /* Every shipped runtime, one a line: its name and description. HS_EINPUT when a shipped file
  * does not parse (its message). */

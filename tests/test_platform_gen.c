@@ -461,7 +461,8 @@ static void test_spec_round_trip(void **state)
                            "gen:abci:nvlink-bw=20GBps,nodes=8,nodes-per-leaf=2,leaves-per-rack=2",
                            "gen:dgx1:nvlink-topology=nvswitch,gpu-model=A%2CB%25C",
                            "gen:abci:nic-latency=1.23456789us,leaf-oversub=1:3,rack-oversub=2.5",
-                           "gen:dgx1:nvlink-topology=none,nics-per-node=2,cpu-link-bw=40GBps"};
+                           "gen:dgx1:nvlink-topology=none,nics-per-node=2,cpu-link-bw=40GBps",
+                           "gen:dgx1:cpu-cores=40,cpu-threads=80"};
     for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
         char err[HS_ERR_LEN], store[2048], spec[4096], store2[4096];
         pg_params p, q;
@@ -471,6 +472,11 @@ static void test_spec_round_trip(void **state)
         char *x = xml_of(&p), *y = xml_of(&q);
         assert_string_equal(x, y);
         free(x), free(y);
+        /* a node's CPUs are written when said, and only then (files of before read alike) */
+        assert_true((strstr(spec, "cpu-cores=40,cpu-threads=80") != NULL) ==
+                    (strstr(flags[i], "cpu-cores") != NULL));
+        assert_int_equal(q.cpu_cores, p.cpu_cores);
+        assert_int_equal(q.cpu_threads, p.cpu_threads);
     }
 }
 
@@ -495,6 +501,10 @@ static void test_spec_errors(void **state)
     assert_spec_refused("gen:abci:nic-type=hdr,nic-bw=20GBps", "--nic-type");
     assert_spec_refused("gen:abci:nvswitch-latency=1us", "--nvswitch-latency");
     assert_spec_refused("gen:abci:gpu-model=%zz", "escape");
+    assert_spec_refused("gen:dgx1:cpu-threads=80", "--cpu-threads 80: needs --cpu-cores");
+    assert_spec_refused("gen:dgx1:cpu-cores=40,cpu-threads=30", "--cpu-threads: must be");
+    assert_spec_refused("gen:dgx1:cpu-cores=-1", "--cpu-cores: must be 0");
+    assert_spec_refused("gen:dgx1:cpu-cores=many", "--cpu-cores: 'many' is not a whole number");
 }
 
 /* A file the generator wrote is opened from its parameters; one edited byte, and it is checked

@@ -146,7 +146,6 @@ typedef struct {
     double exposed_s;       /* time the compute stream waited for communication */
     sg_comm_t *scratch;     /* room for the comms of this rank's widest exchange */
     void **payloads;        /* and for the payloads of its receives */
-    int up_held;            /* copies up its mailbox holds, done (engine_p2p.c) */
     int seg_next;           /* after a computed segment (engine_segment.c): the list index to
                              * go on from, the segment's tasks accounted for; else -1 */
     double *done_s;         /* with a cycle (tg_graph.cycle_time_s): per list index, when an
@@ -292,6 +291,11 @@ bool eng_comm_over(sg_comm_t comm);
  * may have moved on before its message starts (a sink shared by all senders, moved before
  * each copy up, changed the run's times). */
 void eng_actor_move(sg_host_t host);
+/* A message posted (as sg_mailbox_put_async), then the calling actor moved to `host`, in one
+ * SimGrid call: the message leaves from where the actor was. */
+sg_comm_t eng_put_async_move(sg_mailbox_t mailbox, void *payload, long bytes, sg_host_t host);
+/* The mailbox emptied (eng_mbox_clear), then the calling actor moved, in one SimGrid call. */
+void eng_mbox_clear_move(sg_mailbox_t mailbox, sg_host_t host);
 
 /* A message from src to dst, through host memory when staged (TG_FLAG_STAGED) and relayed
  * (eng_relayed); its caller pays the staging latency. */

@@ -382,7 +382,9 @@ static void lost(const plat_platform *plat, case_out *out)
     lk_stats st;
     check(out, lk_begin(plat, 1, &col, err) == HS_OK, "lk_begin: %s", err);
     check(out, lk_begin(plat, 1, &other, err) == HS_EINTERNAL, "a second collector was accepted");
-    eng_options opt = {.fidelity = ENG_FLOW, .exec_speed_scale = 1};
+    /* the engine told that link statistics watch, as simulate.c tells it (run_collected) */
+    eng_options opt = {.fidelity = ENG_FLOW, .exec_speed_scale = 1,
+                       .computed = lk_computed_message, .computed_ctx = col};
     eng_result res;
     check(out, eng_run(&g, plat, gpus, &opt, &res, err) == HS_EINTERNAL, "no deadlock reported");
     check(out, lk_end(col, 0, &st, err) == HS_EINTERNAL && strstr(err, "1 message(s)"),

@@ -41,15 +41,31 @@ extern "C" void eng_mbox_clear(sg_mailbox_t mailbox)
     mailbox->clear();
 }
 
+/* What a blocking put and get made of an unstarted Comm run (Comm::wait_for calls Comm::send or
+ * Comm::recv with the Comm's fields: no match or copy function, no data, no timeout, no rate
+ * cap, a pointer as the payload), called directly: no Comm object is made and freed per
+ * message, and the actor's stack is two frames shallower where it yields (a data+spatial
+ * rank's deepest, about 2.4 KiB, is a lone receive's). The Comm's signals are left out: the
+ * wait's on_send and on_completion matter to link statistics only, which time posted messages
+ * (sim/observe/links_sg.cpp), never these (engine_int.h). */
+namespace {
+const std::function<bool(void *, void *, simgrid::kernel::activity::CommImpl *)> no_match;
+const std::function<void(simgrid::kernel::activity::CommImpl *, void *, size_t)> no_copy;
+} // namespace
+
 extern "C" void eng_mbox_put(sg_mailbox_t mailbox, void *payload, long bytes)
 {
-    mailbox->put_init(payload, (uint64_t)bytes)->wait();
+    simgrid::s4u::Comm::send(simgrid::s4u::Actor::self()->get_impl(), mailbox,
+                             (double)(uint64_t)bytes, -1.0, payload, sizeof(void *), no_match,
+                             no_copy, nullptr, -1.0);
 }
 
 extern "C" void *eng_mbox_get(sg_mailbox_t mailbox)
 {
     void *payload = nullptr;
-    mailbox->get_init()->set_dst_data(&payload, sizeof payload)->wait();
+    size_t size = sizeof payload;
+    simgrid::s4u::Comm::recv(simgrid::s4u::Actor::self()->get_impl(), mailbox, &payload, &size,
+                             no_match, no_copy, nullptr, -1.0, -1.0);
     return payload;
 }
 

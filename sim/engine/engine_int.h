@@ -279,8 +279,8 @@ void eng_received(eng_sim *s, void *payload, long bytes);
 void eng_mbox_set_receiver(sg_mailbox_t mailbox, sg_actor_t receiver);
 void eng_mbox_clear(sg_mailbox_t mailbox);
 /* A blocking put, a blocking get (returning the payload): each one SimGrid call, where the C
- * API's post, then wait (engine_sg.cpp). A blocking put's Comm cannot be timed by link
- * statistics (sim/observe/links_sg.cpp): only for messages nobody watches. */
+ * API's post, then wait (engine_sg.cpp). Link statistics never see a blocking put (no Comm
+ * object, no signal: sim/observe/links_sg.cpp): only for messages nobody watches. */
 void eng_mbox_put(sg_mailbox_t mailbox, void *payload, long bytes);
 void *eng_mbox_get(sg_mailbox_t mailbox);
 /* Has a started message of at least one byte ended? Read without a SimGrid call. */

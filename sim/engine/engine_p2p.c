@@ -228,6 +228,26 @@ double eng_edge_latency(const eng_sim *s, int src, int dst, bool staged)
     return up_s > down_s ? up_s : down_s;
 }
 
+/* eng_sendrecv's messages posted and waited for together. Not inlined into it: its frame (the
+ * messages, their payloads) would otherwise be on the stack of every lone receive too, where
+ * the actor yields (run_collective in engine_comm.c says why that matters). */
+static __attribute__((noinline)) void post_all(eng_sim *s, int rank, const int *to, int n_to,
+                                               const int *from, int n_from, long b, bool staged)
+{
+    bool wide = n_to + n_from > 2;
+    sg_comm_t pair[2], *c = wide ? s->rs[rank].scratch : pair;
+    void *one[2], **payload = wide ? s->rs[rank].payloads : one;
+    for (int i = 0; i < n_from; i++)
+        c[i] = sg_mailbox_get_async(eng_mbox(s, from[i], rank), &payload[i]);
+    if (staged && n_to > 0 && s->plat->staging_latency_s > 0)
+        sg_actor_sleep_for(s->plat->staging_latency_s);
+    for (int i = 0; i < n_to; i++)
+        c[n_from + i] = send_message(s, rank, to[i], b, staged, NULL);
+    sg_comm_wait_all(c, (size_t)(n_to + n_from));
+    for (int i = 0; i < n_from; i++)
+        eng_received(s, payload[i], b);
+}
+
 /* Receive from every rank of `from` and send to every rank of `to`, all posted at once and
  * waited for together; the receives first, so that peers' messages start as soon as they are
  * sent, then the staging (once: the messages are staged side by side), then the sends. A lone
@@ -248,18 +268,7 @@ void eng_sendrecv(eng_sim *s, int rank, const int *to, int n_to, const int *from
         put_straight(s, rank, to[0], b);
         return;
     }
-    bool wide = n_to + n_from > 2;
-    sg_comm_t pair[2], *c = wide ? s->rs[rank].scratch : pair;
-    void *one[2], **payload = wide ? s->rs[rank].payloads : one;
-    for (int i = 0; i < n_from; i++)
-        c[i] = sg_mailbox_get_async(eng_mbox(s, from[i], rank), &payload[i]);
-    if (staged && n_to > 0 && s->plat->staging_latency_s > 0)
-        sg_actor_sleep_for(s->plat->staging_latency_s);
-    for (int i = 0; i < n_to; i++)
-        c[n_from + i] = send_message(s, rank, to[i], b, staged, NULL);
-    sg_comm_wait_all(c, (size_t)(n_to + n_from));
-    for (int i = 0; i < n_from; i++)
-        eng_received(s, payload[i], b);
+    post_all(s, rank, to, n_to, from, n_from, b, staged);
 }
 
 /* ---- a synchronous sender as its own relay -------------------------------------------------

@@ -44,8 +44,8 @@ const js_key js_keys[] = {
      .help = "order tasks by data dependency: communication overlaps compute where the "
              "schedule allows, gradients reduced in 25 MiB buckets during the backward "
              "(default: blocking, each task after the previous one, as ParaDL's model); "
-             "analytic: data parallelism's bucket bound; --overlap=off against a runtime's "
-             "overlap, overlap=on|off in --job and a sweep"},
+             "analytic: the same order on the closed forms, but for the pipeline; "
+             "--overlap=off against a runtime's overlap, overlap=on|off in --job and a sweep"},
     {.name = "allreduce", .type = JS_CHOICE, .offset = F(allreduce),
      .values = "ring, hier, tree, rings, auto", .first = CO_RING, .noun = "algorithm",
      .arg = "A", .scope = JS_IN_FABRIC | JS_IN_SWEEP,

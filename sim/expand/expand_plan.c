@@ -1,23 +1,22 @@
 /* expand_plan.c: a per-layer plan (plan.h) as task lists (expand_int.h's ex__expand_plan).
  *
- * Every rank walks the layers in order and writes what it takes part in: a layer's halo
- * exchanges and kernels when the rank is in its group, then the redistribution of its output
- * to every layer that reads it (expand_redist.c; layout.c derives the messages from which rank holds which
- * slice; one redistribution serves the consumers that need the same slices); backward the
- * same in reverse, each redistribution's adjoint before the producer's backward kernels; then
- * the weight gradients, allreduced over the ranks that hold the same weights and saw different
- * data, fused into one buffer per set of ranks (as ChainerMN packs them: inside the group
- * first, then across the batch blocks; under a runtime's cycle, ex_options.cycle_time_s in the
- * overlap order, the first of them launched at the cycle's next multiple, as a bucket's in
- * expand.c); then the updates. Where ParaDL's closed form charges
- * beyond the data layout, the lists follow it, so that a built-in strategy written as a plan
- * runs exactly the built-in lists' communication: a gather of a model-split layer's output is
- * paid back with a reduce-scatter (the built-ins' default; with --filter-backward allreduce,
- * the plan's filter_allreduce, an allreduce, ParaDL's), the layers it feeds then add no
- * reduction of their own (`covered`), the gather at the end of a spatial region is paid back
- * with a reduce-scatter, halos go in a chain (with --halo sendrecv as two shifts, as the
- * built-ins then send them), and halos and slab gathers are staged through host memory. A
- * plan with a schedule runs GPipe's lists (pipeline.c). */
+ * Every rank walks the layers in order and writes what it takes part in: a layer's halo exchanges
+ * and kernels when the rank is in its group, then the redistribution of its output to every layer
+ * that reads it (expand_redist.c; layout.c derives the messages from which rank holds which slice;
+ * one redistribution serves the consumers that need the same slices); backward the same in
+ * reverse, each redistribution's adjoint before the producer's backward kernels; then the weight
+ * gradients, allreduced over the ranks that hold the same weights and saw different data, fused
+ * into one buffer per set of ranks (as ChainerMN packs them: inside the group first, then across
+ * the batch blocks; under a runtime's cycle, ex_options.cycle_time_s in the overlap order, the
+ * first of them launched at the cycle's next multiple, as a bucket's in expand.c); then the
+ * updates. Where ParaDL's closed form charges beyond the data layout, the lists follow it, so that
+ * a built-in strategy written as a plan runs exactly the built-in lists' communication: a gather
+ * of a model-split layer's output is paid back with a reduce-scatter (the built-ins' default; with
+ * --filter-backward allreduce, the plan's filter_allreduce, an allreduce, ParaDL's), the layers it
+ * feeds then add no reduction of their own (`covered`), the gather at the end of a spatial region
+ * is paid back with a reduce-scatter, halos go in a chain (with --halo sendrecv as two shifts, as
+ * the built-ins then send them), and halos and slab gathers are staged through host memory. A plan
+ * with a schedule runs GPipe's lists (pipeline.c). */
 #include "expand_plan_int.h"
 
 #include "compute.h"

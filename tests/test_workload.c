@@ -321,6 +321,13 @@ static void test_shipped_residual_graph(void **state)
     assert_int_equal(wl.layers[0].stride, 2);
     assert_int_equal(wl.layers[0].padding[0], 3);
     assert_int_equal(wl.layers[1].n_inputs, 0); /* the previous layer */
+    /* wl_input_of and wl_n_inputs, the graph as the planners read it */
+    assert_int_equal(wl_input_of(&wl, 0, 0), WL_INPUT_DATA);
+    assert_int_equal(wl_input_of(&wl, 1, 0), 0);
+    assert_int_equal(wl_n_inputs(&wl.layers[1]), 1);
+    assert_int_equal(wl_n_inputs(&wl.layers[add_2a]), 2);
+    assert_int_equal(wl_input_of(&wl, add_2a, 0), add_2a - 1);
+    assert_int_equal(wl_input_of(&wl, add_2a, 1), mpool);
     wl_free(&wl);
 }
 

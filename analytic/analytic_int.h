@@ -83,13 +83,13 @@ typedef struct {
 /* A bucket's gradient allreduces: inside the group of n_group ranks (spatial's replicated
  * weights), then across the n_across groups; a family of fewer than 2 is no collective. */
 typedef struct {
-    co_algo algo;                 /* st->allreduce */
-    int n_group;
-    an_link group;
-    const an_layout *group_layout;
-    int n_across;
-    an_link across;
-    const an_layout *across_layout;
+    co_algo algo;                  /* st->allreduce */
+    int n_group;                   /* ranks of the allreduce inside a group (1: none) */
+    an_link group;                 /* its ring's link (ln->group) */
+    const an_layout *group_layout; /* and its layout, for the algorithms beyond the ring */
+    int n_across;                  /* groups of the allreduce across them (1: none) */
+    an_link across;                /* its ring's link, shared as the blocking model shares it */
+    const an_layout *across_layout; /* and its layout (ln->grad_across) */
 } an_grad_path;
 
 /* What the overlap order leaves exposed of the backward, and its buckets' allreduces. */

@@ -42,9 +42,9 @@ double an__cycle_launch_s(double ready_s, double fwd_s, double period_s)
 
 /* The recurrence's state, in seconds from the backward's start. */
 typedef struct {
-    const an_bwd_layer *ly;
-    const an_grad_path *gp;
-    const st_strategy *st;
+    const an_bwd_layer *ly; /* the layers' backward, priced (analytic.c) */
+    const an_grad_path *gp; /* the ranks and links of a bucket's allreduces */
+    const st_strategy *st;  /* its buckets, cycle and after_backward */
     double fwd_s;        /* the forward before the backward: the cycles' origin */
     double c_s, f_s;     /* the compute and the communication streams' ends */
     double idle_s;       /* what the compute stream waited for the gradient's collectives */

@@ -24,7 +24,8 @@
  *     stage sends one micro-batch while it receives the next (TG_SHIFT) (pipeline.c).
  * In the overlap order (--overlap) the backward, its deferred weight gradients and its gradient
  * buckets, is expand_overlap.c's. A per-layer plan (-s FILE.xml) has its own expansion, which
- * derives the messages from which rank holds which slice (expand_plan.c, layout.c, moves.c).
+ * derives the messages from which rank holds which slice (expand_plan.c, expand_redist.c,
+ * layout.c, moves.c).
  *
  * Work is expressed in samples: a kernel lasts (per-sample seconds) * (samples it processes) /
  * (ways its layer is split). The backward time of a layer with weights is split evenly between

@@ -70,17 +70,21 @@ static int int_flag(const char *flag, const char *text, int *out, char *err)
     return status;
 }
 
+/* --generate's short flags, for getopt_long and for telling a flag from a value */
+#define GEN_SHORTOPTS ":w:g:b:p:l:S:o:h"
+
 static int parse_gen(int argc, char **argv, gen_options *o, char *err)
 {
     unsigned char seen[256] = {0}; /* by getopt's code (every flag of --generate has one < 256) */
     int c, longindex = -1, status = HS_OK; /* getopt_long sets longindex for long flags only */
     opterr = 0;
     optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
-    while (status == HS_OK && (c = getopt_long(argc, argv, ":w:g:b:p:l:S:o:h", gen_longopts,
+    while (status == HS_OK && (c = getopt_long(argc, argv, GEN_SHORTOPTS, gen_longopts,
                                                &longindex)) != -1) {
         /* a unique prefix (--micro for --micro-batches) is refused, as everywhere */
         if (c != ':' && c != '?' &&
-            (status = hs_parse_whole_flag(argv, optind, optarg, gen_longopts, longindex, err)))
+            (status = hs_parse_whole_flag(argv, optind, optarg, GEN_SHORTOPTS, gen_longopts,
+                                          longindex, err)))
             break;
         longindex = -1;
         if (c > 0 && c < 256 && c != ':' && c != '?' && seen[c]++) /* -g 4 -g 8: refused */

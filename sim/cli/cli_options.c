@@ -310,7 +310,7 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
             return hs_fail(err, HS_EINPUT, "unknown option '%s' (see hybridsim%s%s --help)",
                            argv[optind - 1], command ? " " : "", command ? command : "");
         /* getopt_long takes a unique prefix (--gpu for --gpus): refused, as everywhere */
-        status = hs_parse_whole_flag(argv, optind, optarg, longopts, longindex, err);
+        status = hs_parse_whole_flag(argv, optind, optarg, shortopts, longopts, longindex, err);
         if (status == HS_OK)
             status = one(c, optarg, ctx, err);
         longindex = -1;

@@ -493,7 +493,7 @@ int sw_parse_flags(int argc, char **argv, sw_spec *spec, sw_cmdline *cl, sw_aren
         int d = c == -1 ? -1 : keydef_of_option(c);
         if (c == -1 && optind >= argc)
             break;
-        if ((status = hs_parse_whole_flag(argv, optind, optarg, longopts, longindex, err)))
+        if ((status = hs_parse_whole_flag(argv, optind, optarg, shortopts, longopts, longindex, err)))
             break;
         status = c == -1  ? file_argument(argv, cl, err)
                  : d >= 0 ? key_flag(d, optarg, spec, seen, a, err)

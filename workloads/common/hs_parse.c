@@ -2,6 +2,7 @@
 #include "hs_parse.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,9 +90,30 @@ void hs_ranges_free(hs_ranges *r)
     r->n = 0;
 }
 
-int hs_parse_whole_flag(char *const *argv, int optind, const char *optarg,
-                        const struct option *longopts, int longindex, char *err)
+/* Whether arg is one of the command's flags (-x, --name or --name=v). */
+static bool is_flag(const char *arg, const char *shortopts, const struct option *longopts)
 {
+    if (arg[0] != '-' || !arg[1])
+        return false;
+    if (arg[1] != '-')
+        return !arg[2] && arg[1] != ':' && strchr(shortopts, arg[1]) != NULL;
+    size_t n = strcspn(arg + 2, "=");
+    for (const struct option *o = longopts; o->name; o++)
+        if (strlen(o->name) == n && strncmp(o->name, arg + 2, n) == 0)
+            return true;
+    return false;
+}
+
+int hs_parse_whole_flag(char *const *argv, int optind, const char *optarg,
+                        const char *shortopts, const struct option *longopts, int longindex,
+                        char *err)
+{
+    /* A value that is the next word and one of the flags: the flag before it was given none
+     * ("-w -p abci", "--overlap -o x.csv"), which would otherwise surface as a puzzle later. */
+    if (optarg && optind >= 2 && optarg == argv[optind - 1] &&
+        is_flag(optarg, shortopts, longopts))
+        return hs_fail(err, HS_EINPUT, "%s needs a value (the next word, '%s', is a flag)",
+                       argv[optind - 2], optarg);
     if (longindex < 0)
         return HS_OK;
     const struct option *lo = &longopts[longindex];

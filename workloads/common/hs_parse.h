@@ -53,8 +53,11 @@ void hs_ranges_free(hs_ranges *r);
  * takes whole names only, so that a typo is never quietly read as another flag. Call after
  * getopt_long returned, with argv, optind and optarg as it left them and the longindex it set
  * (-1 before the call: a short flag leaves it so): HS_EINPUT "unknown option '--gpu' (did you
- * mean --gpus? ...)" when the long flag was abbreviated, else HS_OK. */
+ * mean --gpus? ...)" when the long flag was abbreviated, HS_EINPUT "-w needs a value (the next
+ * word, '-p', is a flag)" when a flag's value is the next word and one of shortopts' or
+ * longopts' flags, else HS_OK. */
 int hs_parse_whole_flag(char *const *argv, int optind, const char *optarg,
-                        const struct option *longopts, int longindex, char *err);
+                        const char *shortopts, const struct option *longopts, int longindex,
+                        char *err);
 
 #endif

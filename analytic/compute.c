@@ -13,8 +13,17 @@ int an__layer_passes_s(const wl_workload *wl, const kt_compute *kc, const st_str
                        double batch, double *fw_s, double *dx_s, double *dw_s, char *err)
 {
     *dx_s = *dw_s = 0;
-    return st_builtin_kernels_s(wl, kc, st->kind, st->p2, st->filter_rs, batch / st->p1, l, fw_s,
-                                dx_s, dw_s, err);
+    int rc = st_builtin_kernels_s(wl, kc, st->kind, st->p2, st->filter_rs, batch / st->p1, l, fw_s,
+                                  dx_s, dw_s, err);
+    /* autocast's casts of the GPU's share of the weights before the forward and of their
+     * gradients after the weight gradient (expand.c alike) */
+    bool share = st->p2 > 1 && (wl->layers[l].split_mask & st_split_bit(st->kind)) &&
+                 st->kind != ST_SPATIAL && st->kind != ST_DATA_SPATIAL;
+    double cast_s = rc == HS_OK ? st_autocast_cast_s(&st->train, kc, wl, l, share ? st->p2 : 1)
+                                : 0.0;
+    *fw_s += cast_s;
+    *dw_s += cast_s;
+    return rc;
 }
 
 int an__layer_kernels_s(const wl_workload *wl, const kt_compute *kc, const st_strategy *st, int l,

@@ -317,6 +317,60 @@ static void test_loader_host_threads(void **state)
     assert_true(rt_loader_host_share(&none, 8, 8, 40, 80) == 1); /* no loader */
 }
 
+/* autocast_weight_casts: on reaches the strategy's training rules (rt_apply_strategy); absent,
+ * off; another word refused by line. In mixed precision a convolution's casts, each way, take
+ * its weights read in FP32 and written in FP16 (6 bytes a weight) at the streaming bandwidth
+ * after a launch, at least host_call_s; a fully connected layer's bias a launch more; a GPU
+ * holding a quarter of the weights casts a quarter; nothing for a batch normalisation, in FP32
+ * or TF32, or when off. */
+static void test_autocast_casts(void **state)
+{
+    (void)state;
+    refused("# source: a\nautocast_weight_casts = yes\n",
+            ":17: autocast_weight_casts: unknown value 'yes' (known: off, on)");
+    assert_false(load_ok("pytorch-ddp").autocast_casts);
+    rt_runtime on = accepted("# source: a\nautocast_weight_casts = on\n"
+                             "# source: b\nhost_call_s = 1e-9\n");
+    assert_true(on.autocast_casts);
+    char err[HS_ERR_LEN] = "";
+    st_strategy d;
+    assert_int_equal(st_parse("data", 8, 4, 0, &d, err), HS_OK);
+    assert_false(d.train.autocast_casts);
+    rt_apply_strategy(&on, &d);
+    assert_true(d.train.autocast_casts);
+    wl_workload wl;
+    if (wl_load("resnet50-v1.5", &wl, err) != HS_OK)
+        fail_msg("%s", err);
+    int conv = first_of(&wl, WL_CONV), bn = first_of(&wl, WL_BNORM), fc = first_of(&wl, WL_FC);
+    double conv_w = 3.0 * 64 * 7 * 7, fc_w = 2048.0 * 1000;
+    kt_options opt = kt_options_default();
+    opt.anchor = 0, opt.precision = PR_MIXED, opt.runtime = on.kernels;
+    kt_compute c;
+    if (kt_compute_init_with(&c, &wl, "a100-80gb", &opt, err) != HS_OK)
+        fail_msg("%s", err);
+    const dv_device *dv = c.device.device;
+    double bw = dv->stream_bw_frac * dv->memory_bw_Bps;
+    assert_true(fabs(st_autocast_cast_s(&d.train, &c, &wl, conv, 1) -
+                     (dv->launch_s + 6 * conv_w / bw)) < 1e-15);
+    assert_true(fabs(st_autocast_cast_s(&d.train, &c, &wl, fc, 1) -
+                     (2 * dv->launch_s + 6 * fc_w / bw)) < 1e-15);
+    assert_true(fabs(st_autocast_cast_s(&d.train, &c, &wl, fc, 4) -
+                     (2 * dv->launch_s + 6 * fc_w / 4 / bw)) < 1e-15);
+    assert_true(st_autocast_cast_s(&d.train, &c, &wl, bn, 1) == 0);
+    c.device.runtime.host_call_s = 1; /* the host's launch bounds each kernel */
+    assert_true(st_autocast_cast_s(&d.train, &c, &wl, fc, 1) == 2);
+    const pr_precision fp32_weights[] = {PR_FP32, PR_TF32};
+    for (int p = 0; p < 2; p++) {
+        opt.precision = fp32_weights[p];
+        if (kt_compute_init_with(&c, &wl, "a100-80gb", &opt, err) != HS_OK)
+            fail_msg("%s", err);
+        assert_true(st_autocast_cast_s(&d.train, &c, &wl, conv, 1) == 0);
+    }
+    d.train.autocast_casts = false;
+    assert_true(st_autocast_cast_s(&d.train, &c, &wl, conv, 1) == 0);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_optimizer_sync),  cmocka_unit_test(test_grad_copies),
         cmocka_unit_test(test_first_bucket),    cmocka_unit_test(test_gradients_ready),
         cmocka_unit_test(test_loader_host_threads),
+        cmocka_unit_test(test_autocast_casts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,6 +97,11 @@ static int ex_plan_compute(const ex_shape *sh, const wl_workload *wl, const kt_c
                                   &lp->fw_s, &lp->bx_s, &dw_s, err);
     lp->bw_s = lp->has_weights ? dw_s : 0.0;
     lp->bx_s += lp->has_weights ? 0.0 : dw_s;
+    /* autocast's casts of the weights before the forward and of their gradients after the
+     * weight gradient, before the reducer sees them (analytic/compute.c alike) */
+    double cast_s = st_autocast_cast_s(&sh->train, kc, wl, l, owns_share ? sh->p2 : 1);
+    lp->fw_s += cast_s;
+    lp->bw_s += lp->has_weights ? cast_s : 0.0;
     lp->wu_s = kt_compute_update_s(kc, wl, l, owns_share ? sh->p2 : 1);
     /* the replicas' reducer copies each gradient into its bucket and back: compute-stream
      * kernels, timed with the update (where the copy back runs; the copy in, which runs in the

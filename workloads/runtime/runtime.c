@@ -22,7 +22,7 @@ typedef enum {
     RT_K_BN_FUSION, RT_K_COMPUTE, RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY,
     RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_CYCLE, RT_K_PADS,
     RT_K_BROADCAST_BW, RT_K_NORM_BLOCKS, RT_K_GROUPED, RT_K_GRADIENTS_READY,
-    RT_K_LOADER_HOST_THREADS, RT_K_COUNT
+    RT_K_LOADER_HOST_THREADS, RT_K_AUTOCAST, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -34,7 +34,7 @@ static const char *const key_names[RT_K_COUNT] = {
     "optimizer_sync_precisions", "activation_memory", "gradient_copy_kernels_per_tensor",
     "buffer_copy_kernels_per_norm", "first_bucket_bytes", "cycle_time_s",
     "pads_unaligned_channels", "broadcast_backward", "norm_blocks", "grouped_convolution",
-    "gradients_ready", "loader_host_threads_per_gpu"};
+    "gradients_ready", "loader_host_threads_per_gpu", "autocast_weight_casts"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -157,7 +157,7 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
         [RT_K_DEPTHWISE_LIMIT] = RT_WORDS(limits), [RT_K_ACT_MEMORY] = RT_WORDS(act_rules),
         [RT_K_COMPUTE] = RT_WORDS(computes),      [RT_K_FILTER_BACKWARD] = RT_WORDS(filters),
         [RT_K_OPTIMIZER] = RT_WORDS(opts),        [RT_K_GROUPED] = RT_WORDS(grouped),
-        [RT_K_GRADIENTS_READY] = RT_WORDS(readies),
+        [RT_K_GRADIENTS_READY] = RT_WORDS(readies), [RT_K_AUTOCAST] = RT_WORDS(onoff),
     };
     static const double grad_bytes[] = {0, 4, 2};
     if (k == RT_K_ALLREDUCE)
@@ -184,6 +184,7 @@ static int word_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *
     case RT_K_FILTER_BACKWARD: rt->filter_rs = i; break;
     case RT_K_OPTIMIZER: rt->optimizer = (rt_optimizer)i; break;
     case RT_K_GRADIENTS_READY: rt->after_backward = i; break;
+    case RT_K_AUTOCAST: rt->autocast_casts = i; break;
     default: break;
     }
     return HS_OK;
@@ -436,7 +437,8 @@ st_training rt_training(const rt_runtime *rt)
     int states = rt_optimizer_states(rt); /* -1, none: the workload's own stands */
     return (st_training){.gradient_bytes = rt->gradient_bytes, .optimizer_given = states >= 0,
                          .optimizer_states = states >= 0 ? states : 0,
-                         .autograd_memory = rt->autograd_memory};
+                         .autograd_memory = rt->autograd_memory,
+                         .autocast_casts = rt->autocast_casts};
 }
 
 void rt_apply_strategy(const rt_runtime *rt, st_strategy *st)

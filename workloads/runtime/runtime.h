@@ -62,6 +62,9 @@ typedef struct {
                                 * a call, element-wise and library efficiency, input pipeline,
                                 * the optimizer's kernels; neutral where the file says nothing */
     rt_compute compute;        /* compute = measured | model | kernels (absent: unsaid) */
+    bool autocast_casts;       /* autocast_weight_casts = on: a cast kernel a weight tensor in
+                                * the forward and one for its gradient in the backward, in the
+                                * precisions with FP32 master weights (st_autocast_cast_s) */
     bool autograd_memory;      /* activation_memory = autograd (true) | paradl (absent): the
                                 * activations a GPU holds as the framework's autograd keeps
                                 * them, or ParaDL's |x| + |y| beside their gradients

@@ -80,6 +80,10 @@ typedef struct {
     bool autograd_memory;   /* activation memory as PyTorch's autograd keeps it, every layer
                              * (the runtime's activation_memory = autograd); false: ParaDL's
                              * |x| + |y| beside its gradient (footprint.h) */
+    bool autocast_casts;    /* the runtime's autocast_weight_casts = on: in a precision whose
+                             * weights are an FP32 master copy, each convolution's and fully
+                             * connected layer's weights cast to 2 bytes in its forward and
+                             * their gradient back in its backward (st_autocast_cast_s) */
 } st_training;
 
 typedef struct {

@@ -74,7 +74,7 @@ static void test_nccl_runtimes(void **state)
     assert_true(ddp.gradient_bytes == 4);
     assert_true(ddp.kernels.optimizer_kernels_per_tensor == 5); /* SGD's four, zero_grad's */
     assert_true(ddp.kernels.optimizer_bytes_per_weight == 20);
-    assert_true(ddp.kernels.depthwise_rel == 0.0244);
+    assert_true(ddp.kernels.depthwise_rel == 0.0277); /* with broadcast_backward = autograd */
     assert_string_equal(ddp.calibration, "dle-throughput.tsv:83 dle-throughput.tsv:17");
     /* its DataLoader: configs.yml's 8 workers a GPU (16 on a DGX A100, said per run), each at
      * the rate calibrated on dle-throughput.tsv:17 (2,470 img/s over 16 workers) */

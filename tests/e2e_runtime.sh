@@ -105,7 +105,8 @@ for j in (c, n):
     a, s = j["analytic"]["iteration"], j["simulate"]["iteration"]
     assert abs(a["total_s"] / s["total_s"] - 1) < 1e-9, (a, s)
 it, it0 = c["simulate"]["iteration"], n["simulate"]["iteration"]
-assert abs(it["comm_s"] / it0["comm_s"] - 1) < 1e-9 and it["compute_s"] == it0["compute_s"]
+assert abs(it["comm_s"] / it0["comm_s"] - 1) < 1e-9
+assert abs(it["compute_s"] / it0["compute_s"] - 1) < 1e-12, (it, it0)
 # the fusion waits for the cycle: more exposed, by less than a cycle
 wait = it["total_s"] - it0["total_s"]
 assert 1e-3 < wait < 5e-3, (it, it0)
@@ -135,19 +136,21 @@ PY
 # a per-layer plan's fused gradients wait for the cycle as the built-ins' buckets: data written
 # as a plan, under gradients_ready = backward, waits as long as -s data in both answers; with
 # one 1 GiB fusion (the plan's one fused buffer; 64 MiB makes the built-in's two) the times
-# are the same
+# are the same. A plan adds no gradient copies (gradient_copy_kernels_per_tensor,
+# workloads/runtime/README.md): both run the runtime less them
 "$HS" strategy --generate data -w resnet50-v1.5 -g 8 -b 256 -o "$TMP/data.xml" >/dev/null \
     2>"$TMP/err" || fail "generate data: $(cat "$TMP/err")"
-sed 's/^bucket_bytes = 64 MiB/bucket_bytes = 1024 MiB/' "$TMP/atend.rt" >"$TMP/one.rt"
-compare_under end "$TMP/one.rt"
+grep -v '^gradient_copy_kernels_per_tensor' "$TMP/atend.rt" >"$TMP/plain.rt"
+sed 's/^bucket_bytes = 64 MiB/bucket_bytes = 1024 MiB/' "$TMP/plain.rt" >"$TMP/one.rt"
+compare_under end "$TMP/plain.rt" "$TMP/one.rt"
 run[5]="$TMP/data.xml"
-compare_under plan "$TMP/atend.rt" "$TMP/one.rt"
+compare_under plan "$TMP/plain.rt" "$TMP/one.rt"
 python3 - "$TMP" <<'PY' || fail "a plan's gradients and the cycle"
 import json, sys
 d = sys.argv[1]
 j = lambda n: json.load(open(f"{d}/{n}.json"))
 for a in ("analytic", "simulate"):
-    e, p = j("end-atend.rt")[a]["iteration"], j("plan-atend.rt")[a]["iteration"]
+    e, p = j("end-plain.rt")[a]["iteration"], j("plan-plain.rt")[a]["iteration"]
     wait = lambda it: it["exposed_comm_s"] - it["comm_s"]
     assert wait(e) > 1e-3 and abs(wait(p) - wait(e)) < 1e-9, (a, e, p)
     b, q = j("end-one.rt")[a]["iteration"], j("plan-one.rt")[a]["iteration"]

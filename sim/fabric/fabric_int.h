@@ -33,6 +33,8 @@ typedef struct {
     fb_list gpu_list;         /* gpus=, n = 0 when not given */
     fb_list racks;            /* racks=, n = 0: all */
     int *gpu_of_rank;         /* spec.gpus entries once placed */
+    int gpus_on_node;         /* once placed: the most GPUs, every job's, on a node it uses
+                               * (its loaders share that node's CPU cores, job.h) */
     int rank_offset;          /* its first rank in the merged graph */
     job job;                  /* its workload and strategy, loaded */
     tg_graph graph;           /* its own graph (also what a --baseline child runs) */

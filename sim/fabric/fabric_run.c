@@ -77,6 +77,29 @@ static int claim_nodes(const plat_platform *plat, fb_job *j, int *owner, char *e
     return HS_OK;
 }
 
+/* Each job's gpus_on_node: the GPUs of every job on the busiest node it uses, since the
+ * loaders of a node's GPUs share its CPU cores whichever job they run (loader_share, job.c);
+ * a job spread one GPU a node has its node's cores to itself. */
+static int count_gpus_on_nodes(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err)
+{
+    int gpn = plat->gpus_per_node, n_nodes = (plat->n_gpus + gpn - 1) / gpn;
+    int *busy = calloc((size_t)n_nodes, sizeof *busy); /* GPUs placed on node n */
+    if (!busy)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d nodes", n_nodes);
+    for (int i = 0; i < n_jobs; i++)
+        for (int r = 0; r < jobs[i].spec.gpus; r++)
+            busy[jobs[i].gpu_of_rank[r] / gpn]++;
+    for (int i = 0; i < n_jobs; i++) {
+        jobs[i].gpus_on_node = 0;
+        for (int r = 0; r < jobs[i].spec.gpus; r++) {
+            int on_node = busy[jobs[i].gpu_of_rank[r] / gpn];
+            jobs[i].gpus_on_node = on_node > jobs[i].gpus_on_node ? on_node : jobs[i].gpus_on_node;
+        }
+    }
+    free(busy);
+    return HS_OK;
+}
+
 int fb_place_jobs(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err)
 {
     int *owner = calloc((size_t)plat->n_gpus, sizeof *owner); /* job index (1-based) or 0 */
@@ -100,7 +123,7 @@ int fb_place_jobs(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err
         if (!jobs[i].gpu_list.n)
             status = claim_nodes(plat, &jobs[i], owner, err);
     free(owner);
-    return status;
+    return status == HS_OK ? count_gpus_on_nodes(plat, jobs, n_jobs, err) : status;
 }
 
 /* ---- loading ------------------------------------------------------------------------------ */
@@ -109,6 +132,7 @@ int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
 {
     char inner[HS_ERR_LEN];
     int status = job_load_workload(&j->spec, &j->job, inner);
+    j->job.gpus_on_node = j->gpus_on_node; /* the placement's, for its loaders' CPU share */
     if (status == HS_OK)
         status = job_load_strategy(&j->spec, plat, &j->job, inner);
     if (status == HS_OK)

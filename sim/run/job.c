@@ -71,15 +71,18 @@ static int job_check_precision(const js_settings *spec, const job *j, bool model
                    "kernels with --compute model", pr_name(spec->precision), j->wl.name);
 }
 
-/* What each loader worker keeps of its rate beside the loaders of the job's other GPUs on
- * its node (rt_loader_host_share): the node's CPUs as the generated platform says them
- * (--cpu-cores, --cpu-threads; a hand-written file says none), the job's GPUs filling nodes. */
+/* What each loader worker keeps of its rate beside the loaders of the other GPUs on its node
+ * (rt_loader_host_share): the node's CPUs as the generated platform says them (--cpu-cores,
+ * --cpu-threads; a hand-written file says none), the GPUs busy on its busiest node
+ * (gpus_on_node, a fabric run's placement; 0: the job's GPUs filling nodes). */
 static double loader_share(const plat_platform *plat, const rt_runtime *rt,
-                           const kt_runtime *kr, int gpus)
+                           const kt_runtime *kr, int gpus, int gpus_on_node)
 {
     if (!plat->gen || !rt)
         return 1.0;
-    int on_node = gpus < plat->gpus_per_node ? gpus : plat->gpus_per_node;
+    int on_node = gpus_on_node > 0                ? gpus_on_node
+                  : gpus < plat->gpus_per_node ? gpus
+                                               : plat->gpus_per_node;
     return rt_loader_host_share(rt, kr->loader_workers, on_node, plat->gen->cpu_cores,
                                 plat->gen->cpu_threads);
 }
@@ -134,7 +137,8 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
                        spec->loader_workers);
     if (spec->loader_workers > 0)
         opt.runtime.loader_workers = spec->loader_workers;
-    opt.runtime.loader_samples_per_s *= loader_share(plat, rt, &opt.runtime, spec->gpus);
+    opt.runtime.loader_samples_per_s *= loader_share(plat, rt, &opt.runtime, spec->gpus,
+                                                     j->gpus_on_node);
     status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
         j->kc = &j->compute;
@@ -320,7 +324,7 @@ int job_compute_for_pricing(const wl_workload *wl, const plat_platform *plat,
     if (job->loader_workers > 0)
         opt.runtime.loader_workers = job->loader_workers;
     opt.runtime.loader_samples_per_s *= loader_share(plat, job->runtime ? &rt : NULL,
-                                                     &opt.runtime, job->gpus);
+                                                     &opt.runtime, job->gpus, 0);
     int status = kt_compute_init_with(kc, wl, gpu, &opt, err);
     if (status == HS_OK)
         *model = kc;

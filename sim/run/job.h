@@ -30,6 +30,9 @@ typedef struct {
                             * --compute model, NULL for the measured times */
     js_settings settings;  /* the settings it runs with: the command line's, and a strategy
                             * file's <setting>s for the keys the command line left unsaid */
+    int gpus_on_node;      /* the most GPUs busy on a node it uses, every job's (a fabric
+                            * run's placement, set before job_load_strategy); 0: its own GPUs
+                            * filling nodes. Its loaders share that node's CPU cores */
 } job;
 
 /* Load the workload and apply the layer file (j is zeroed first). */

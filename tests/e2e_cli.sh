@@ -13,6 +13,12 @@ expect_bad_hs "unknown command" "unknown command 'simulat'" simulat "${base[@]}"
 expect_bad_hs "unknown flag" "--frobnicate" analytic "${base[@]}" -s data -g 4 -b 64 --frobnicate
 expect_bad_hs "missing -g" "-g GPUS is required" analytic "${base[@]}" -s data -b 64
 expect_bad_hs "missing -w" "-w WORKLOAD is required" analytic -p abci -s data -g 4 -b 64
+# a value that starts with '-' but is no flag stays the value (hs_parse_whole_flag refuses
+# only the command's own flags): a negative number is checked as one, '-' is a file name
+expect_bad_hs "negative value" "-g: -1 is out of range" analytic "${base[@]}" -s data -g -1 \
+    -b 64
+(cd "$TMP" && "$HS" strategy --generate data -w resnet50 -g 8 -b 256 -o - >/dev/null \
+    2>"$TMP/err") && [ -s "$TMP/-" ] || fail "-o -: $(cat "$TMP/err")"
 expect_bad_hs "non-numeric -g" "-g: 'four'" analytic "${base[@]}" -s data -g four -b 64
 expect_bad_hs "trailing junk -b" "-b: '64x'" analytic "${base[@]}" -s data -g 4 -b 64x
 expect_bad_hs "zero gpus" "-g: 0 is out of range" analytic "${base[@]}" -s data -g 0 -b 64

@@ -314,7 +314,8 @@ for g, share in ((8, (40 + 32 * 0.3) / 72), (1, 1.0)):
 PY
 # --job runs: a node's loaders share its cores whichever job they run, and a job's own GPUs
 # spread one a node each have a node's cores: one GPU a node prices as one GPU alone
-# (simulate -g 1), two jobs of four on one node as one job of eight on it
+# (simulate -g 1), two jobs of four on one node as one job of eight on it, and each of them
+# alone (--baseline) as four GPUs on it (simulate -g 4)
 cpus=gen:dgx1:cpu-cores=4,cpu-threads=8,nodes=8
 job_input() { # NAME ARGS...: the first job's input pipeline time, or its own simulate's
     local name=$1
@@ -323,10 +324,11 @@ job_input() { # NAME ARGS...: the first job's input pipeline time, or its own si
         2>"$TMP/err" || fail "cpus, $name: $(cat "$TMP/err")"
 }
 job_input one -w resnet50 -s data -g 1 -b 8
+job_input four -w resnet50 -s data -g 4 -b 32
 job_input eight -w resnet50 -s data -g 8 -b 64
 job_input spread --job "w=resnet50,s=data,g=8,b=64,gpus=0+8+16+24+32+40+48+56"
 job_input halves --job "w=resnet50,s=data,g=4,b=32,gpus=0-3" \
-    --job "w=resnet50,s=data,g=4,b=32,gpus=4-7"
+    --job "w=resnet50,s=data,g=4,b=32,gpus=4-7" --baseline
 python3 - "$TMP" <<'PY' || fail "--job runs: the loaders' share of a node's CPUs"
 import json, sys
 def t(name, k=None):
@@ -335,8 +337,11 @@ def t(name, k=None):
 one, eight = t("one"), t("eight")
 assert eight > 2 * one, (one, eight)  # the node's 4 cores are short for eight loaders
 assert abs(t("spread", 0) - one) < 1e-9 * one, (t("spread", 0), one)
+four = json.load(open("%s/four.json" % sys.argv[1]))["iteration"]["total_s"]
+halves = json.load(open("%s/halves.json" % sys.argv[1]))
 for k in (0, 1):
     assert abs(t("halves", k) - eight) < 1e-9 * eight, (k, t("halves", k), eight)
+    assert abs(halves[k]["alone"]["total_s"] - four) < 1e-9 * four, (k, halves[k], four)
 PY
 expect_bad_hs cpu-threads-alone "--cpu-threads 80: needs --cpu-cores" \
     simulate -w efficientnet-b0 -p gen:dgx1:cpu-threads=80 -s data -g 8 -b 1024 \

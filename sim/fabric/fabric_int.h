@@ -35,6 +35,7 @@ typedef struct {
     int *gpu_of_rank;         /* spec.gpus entries once placed */
     int gpus_on_node;         /* once placed: the most GPUs, every job's, on a node it uses
                                * (its loaders share that node's CPU cores, job.h) */
+    int own_gpus_on_node;     /* and the most of its own on one node (a --baseline's) */
     int rank_offset;          /* its first rank in the merged graph */
     job job;                  /* its workload and strategy, loaded */
     tg_graph graph;           /* its own graph (also what a --baseline child runs) */

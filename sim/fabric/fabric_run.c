@@ -77,26 +77,43 @@ static int claim_nodes(const plat_platform *plat, fb_job *j, int *owner, char *e
     return HS_OK;
 }
 
+/* The most GPUs of one node the job uses (its own: count[] starts zero and is left so), or
+ * every job's (count[] holds them all). */
+static int most_on_node(const fb_job *j, int gpn, int *count, bool own)
+{
+    int most = 0;
+    for (int r = 0; r < j->spec.gpus; r++) {
+        int *on_node = &count[j->gpu_of_rank[r] / gpn];
+        *on_node += own;
+        most = *on_node > most ? *on_node : most;
+    }
+    for (int r = 0; r < j->spec.gpus && own; r++)
+        count[j->gpu_of_rank[r] / gpn] = 0;
+    return most;
+}
+
 /* Each job's gpus_on_node: the GPUs of every job on the busiest node it uses, since the
  * loaders of a node's GPUs share its CPU cores whichever job they run (loader_share, job.c);
- * a job spread one GPU a node has its node's cores to itself. */
+ * a job spread one GPU a node has its node's cores to itself. And own_gpus_on_node, the same
+ * counting its GPUs alone (a --baseline's). */
 static int count_gpus_on_nodes(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err)
 {
     int gpn = plat->gpus_per_node, n_nodes = (plat->n_gpus + gpn - 1) / gpn;
     int *busy = calloc((size_t)n_nodes, sizeof *busy); /* GPUs placed on node n */
-    if (!busy)
+    int *own = calloc((size_t)n_nodes, sizeof *own);   /* one job's, zero between jobs */
+    if (!busy || !own) {
+        free(busy), free(own);
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d nodes", n_nodes);
+    }
     for (int i = 0; i < n_jobs; i++)
         for (int r = 0; r < jobs[i].spec.gpus; r++)
             busy[jobs[i].gpu_of_rank[r] / gpn]++;
     for (int i = 0; i < n_jobs; i++) {
-        jobs[i].gpus_on_node = 0;
-        for (int r = 0; r < jobs[i].spec.gpus; r++) {
-            int on_node = busy[jobs[i].gpu_of_rank[r] / gpn];
-            jobs[i].gpus_on_node = on_node > jobs[i].gpus_on_node ? on_node : jobs[i].gpus_on_node;
-        }
+        jobs[i].gpus_on_node = most_on_node(&jobs[i], gpn, busy, false);
+        jobs[i].own_gpus_on_node = most_on_node(&jobs[i], gpn, own, true);
     }
     free(busy);
+    free(own);
     return HS_OK;
 }
 
@@ -133,6 +150,7 @@ int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
     char inner[HS_ERR_LEN];
     int status = job_load_workload(&j->spec, &j->job, inner);
     j->job.gpus_on_node = j->gpus_on_node; /* the placement's, for its loaders' CPU share */
+    j->job.own_gpus_on_node = j->own_gpus_on_node;
     if (status == HS_OK)
         status = job_load_strategy(&j->spec, plat, &j->job, inner);
     if (status == HS_OK)
@@ -183,7 +201,9 @@ static void baseline_child(void *arg, void *answer)
                                 out->err);
     if (out->status == HS_OK) {
         out->times = cr_times(&res, 0, res.n_ranks);
-        hs_times_input_floor(&out->times, job_input_s(in->j)); /* as the shared run does */
+        /* as the shared run does, its loaders with the node's cores to the job's own GPUs */
+        double scale = in->j->job.input_alone_scale > 0 ? in->j->job.input_alone_scale : 1.0;
+        hs_times_input_floor(&out->times, job_input_s(in->j) * scale);
         eng_result_free(&res);
     }
 }

@@ -137,8 +137,10 @@ static int job_compute_setup(const js_settings *spec, const plat_platform *plat,
                        spec->loader_workers);
     if (spec->loader_workers > 0)
         opt.runtime.loader_workers = spec->loader_workers;
-    opt.runtime.loader_samples_per_s *= loader_share(plat, rt, &opt.runtime, spec->gpus,
-                                                     j->gpus_on_node);
+    double placed = loader_share(plat, rt, &opt.runtime, spec->gpus, j->gpus_on_node);
+    double alone = loader_share(plat, rt, &opt.runtime, spec->gpus, j->own_gpus_on_node);
+    j->input_alone_scale = placed / alone; /* the input time goes as 1 / the rate */
+    opt.runtime.loader_samples_per_s *= placed;
     status = kt_compute_init_with(&j->compute, wl, gpu, &opt, err);
     if (status == HS_OK)
         j->kc = &j->compute;

@@ -33,6 +33,9 @@ typedef struct {
     int gpus_on_node;      /* the most GPUs busy on a node it uses, every job's (a fabric
                             * run's placement, set before job_load_strategy); 0: its own GPUs
                             * filling nodes. Its loaders share that node's CPU cores */
+    int own_gpus_on_node;  /* the most of its own GPUs on one node (set with gpus_on_node) */
+    double input_alone_scale; /* its input pipeline's time alone (own_gpus_on_node) over as
+                               * placed (gpus_on_node): a --baseline's; 0: the same */
 } job;
 
 /* Load the workload and apply the layer file (j is zeroed first). */

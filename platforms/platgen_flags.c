@@ -450,7 +450,26 @@ int pg__check_given(const unsigned char *given, const pg_params *p, char *err)
     return HS_OK;
 }
 
-/* Split "--name=value" or "--name value" (consuming argv[i+1]); -1 when the value is missing. */
+/* Whether word is one of the command's flags (-o, -h, --anything): a platform value never
+ * starts with "--", and a negative number ("-3") stays a value to be refused as one. */
+static bool is_flag_word(const char *word)
+{
+    return strcmp(word, "-o") == 0 || strcmp(word, "-h") == 0 ||
+           (strncmp(word, "--", 2) == 0 && word[2] != '\0');
+}
+
+/* A flag's value missing: none left, or the next word is a flag ("--nodes -o x.xml"), which
+ * would otherwise be taken for it and surface as a puzzle later ("unexpected argument"). */
+static int no_value(const char *flag, int argc, char **argv, int i, char *err)
+{
+    if (i + 1 < argc)
+        return hs_fail(err, HS_EINPUT, "%s needs a value (the next word, '%s', is a flag)", flag,
+                       argv[i + 1]);
+    return hs_fail(err, HS_EINPUT, "%s: needs a value", flag);
+}
+
+/* Split "--name=value" or "--name value" (consuming argv[i+1]); -1 when the value is missing
+ * (no_value says why). */
 static int flag_value(int argc, char **argv, int *i, char *name, size_t len, const char **value)
 {
     const char *arg = argv[*i] + 2;
@@ -461,7 +480,7 @@ static int flag_value(int argc, char **argv, int *i, char *name, size_t len, con
         return 0;
     }
     snprintf(name, len, "%s", arg);
-    if (*i + 1 >= argc)
+    if (*i + 1 >= argc || is_flag_word(argv[*i + 1]))
         return -1;
     *value = argv[++*i];
     return 0;
@@ -477,7 +496,7 @@ static int find_early(int argc, char **argv, const char *flag, const char **valu
         if (strncmp(argv[i], "--", 2) == 0 && strncmp(argv[i] + 2, flag, n) == 0 &&
             (argv[i][2 + n] == '\0' || argv[i][2 + n] == '=') &&
             flag_value(argc, argv, &i, name, sizeof name, value) != 0)
-            return hs_fail(err, HS_EINPUT, "--%s: needs a value", flag);
+            return no_value(argv[i], argc, argv, i, err);
     return HS_OK;
 }
 
@@ -516,6 +535,8 @@ int pg_parse_args(int argc, char **argv, pg_params *p, const char **out, int *he
         if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0) {
             if (i + 1 >= argc)
                 return hs_fail(err, HS_EINPUT, "%s: needs a file name", arg);
+            if (is_flag_word(argv[i + 1]))
+                return no_value(arg, argc, argv, i, err);
             *out = argv[++i];
             continue;
         }
@@ -523,7 +544,7 @@ int pg_parse_args(int argc, char **argv, pg_params *p, const char **out, int *he
             return hs_fail(err, HS_EINPUT, "platform: unexpected argument '%s' (see hybridsim "
                            "platform --help)", arg);
         if (flag_value(argc, argv, &i, name, sizeof name, &value) != 0)
-            return hs_fail(err, HS_EINPUT, "--%s: needs a value", name);
+            return no_value(arg, argc, argv, i, err);
         if (strcmp(name, "output") == 0) {
             *out = value;
             continue;

@@ -282,6 +282,18 @@ static void test_pg_main_flag_errors(void **state)
     assert_main_bad("--nvlink-topology", 5, cube4);
     char *no_dir[] = {"platform", "-o", TMP "-no-such-dir/x.xml"};
     assert_main_bad("-o", 3, no_dir);
+    /* A value missing before the next flag, which is not taken for it; a negative number
+     * stays a value. */
+    char *next_short[] = {"platform", "--gpu-model", "-o", TMP "-x.xml"};
+    assert_main_bad("--gpu-model needs a value (the next word, '-o', is a flag)", 4, next_short);
+    char *next_long[] = {"platform", "--nodes", "--gpus-per-node", "2"};
+    assert_main_bad("--nodes needs a value (the next word, '--gpus-per-node'", 4, next_long);
+    char *next_early[] = {"platform", "--preset", "--nodes", "2"};
+    assert_main_bad("--preset needs a value (the next word, '--nodes'", 4, next_early);
+    char *out_flag[] = {"platform", "-o", "--nodes", "2"};
+    assert_main_bad("-o needs a value (the next word, '--nodes'", 4, out_flag);
+    char *negative[] = {"platform", "--cpu-cores", "-3", "-o", TMP "-x.xml"};
+    assert_main_bad("--cpu-cores: must be 0 (not said) to 4096 (got -3)", 5, negative);
     /* A failure writes nothing, not even the temporary file. */
     assert_int_equal(access(TMP "-x.xml", F_OK), -1);
     assert_int_equal(temps_beside(TMP "-x.xml"), 0);

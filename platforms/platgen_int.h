@@ -5,6 +5,7 @@
  *   platgen_pcie.c   the walk's routes over PCIe: GPU pairs without NVLink, ways through the CPUs
  *   platgen_xml.c    the XML writer, a sink of the walk
  *   platgen_flags.c  the flags of `hybridsim platform`, bound to pg_params by a table
+ *   platgen_args.c   its command line: the preset and GPU first, then the flags; --help
  *   platgen_spec.c   parameters as a spec ("gen:abci:nodes=4352,...")
  * Nothing here is for use outside platforms/. */
 #ifndef PLATGEN_INT_H
@@ -101,6 +102,9 @@ extern const size_t pg_n_flags;
 
 /* The flag called `name` (without "--"), or NULL. */
 const pg_flag *pg__find_flag(const char *name);
+
+/* --gpu NAME: the device and what it implies (label, memory); HS_EINPUT naming an unknown one. */
+int pg__set_device(const char *value, pg_params *p, char *err);
 
 /* Set f's field of p from its text; HS_EINPUT naming --NAME when the value is bad. */
 int pg__set_flag(const pg_flag *f, const char *value, pg_params *p, char *err);

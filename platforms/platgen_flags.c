@@ -207,13 +207,15 @@ static int parse_ratio(const char *s, double *v)
     return 0;
 }
 
+/* A whole number into *v: HS_NUM_OK, HS_NUM_SYNTAX, or HS_NUM_RANGE beyond an int (each flag's
+ * own range is checked later, with the others: pg__check_given, platgen.c). */
 static int parse_int(const char *s, int *v)
 {
     int64_t x = 0;
-    if (hs_parse_whole(s, (size_t)-1, INT_MIN, INT_MAX, &x) != HS_NUM_OK)
-        return -1;
-    *v = (int)x;
-    return 0;
+    int rc = hs_parse_whole(s, (size_t)-1, INT_MIN, INT_MAX, &x);
+    if (rc == HS_NUM_OK)
+        *v = (int)x;
+    return rc;
 }
 
 static const pg_word *find_word(const pg_word *words, const char *value)
@@ -252,6 +254,7 @@ int pg__set_flag(const pg_flag *f, const char *value, pg_params *p, char *err)
 {
     char *field = (char *)p + f->offset;
     char known[128];
+    int rc;
     const pg_word *w = find_word(f->words, value);
     if (!w && (f->type == FL_CHOICE || f->type == FL_ENUM)) { /* words only */
         list_words(f->words, known, sizeof known);
@@ -262,8 +265,9 @@ int pg__set_flag(const pg_flag *f, const char *value, pg_params *p, char *err)
     case FL_INT:
         if (w)
             *(int *)field = (int)w->value;
-        else if (parse_int(value, (int *)field) != 0)
-            return hs_fail(err, HS_EINPUT, "--%s: '%s' is not a whole number", f->name, value);
+        else if ((rc = parse_int(value, (int *)field)) != HS_NUM_OK)
+            return hs_fail(err, HS_EINPUT, rc == HS_NUM_RANGE ? "--%s: '%s' is out of range"
+                                               : "--%s: '%s' is not a whole number", f->name, value);
         return HS_OK;
     case FL_QTY:
         if (w)

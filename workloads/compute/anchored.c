@@ -233,6 +233,29 @@ double kt_compute_grad_copy_s(const kt_compute *c, const wl_workload *wl, int in
                       2.0 * grad_elem_bytes * (double)l->w_elems * share / bw);
 }
 
+double kt_compute_autocast_s(const kt_compute *c, const wl_workload *wl, int index, double parts)
+{
+    const wl_layer *l = &wl->layers[index];
+    bool cast_op = l->type == WL_CONV || l->type == WL_DECONV || l->type == WL_FC;
+    if (!cast_op || l->w_elems <= 0)
+        return 0.0;
+    const kt_model *m = &c->device;
+    double master = pr_master_bytes(m->precision); /* 0: FP32 and TF32 compute as they are */
+    if (master <= 0)
+        return 0.0;
+    /* autocast's cached_cast: weight.to(half) once an autocast region (its cache cleared at
+     * the region's exit), and `to`'s backward casts the gradient back: elementwise kernels,
+     * launched by the host op by op */
+    double share = parts > 1 ? 1.0 / parts : 1.0;
+    double bw = m->device->stream_bw_frac * m->device->memory_bw_Bps;
+    double bytes = (master + pr_weight_bytes(m->precision)) * (double)l->w_elems * share;
+    double host = m->runtime.host_call_s, launch = m->device->launch_s;
+    double s = fmax(host, launch + bytes / bw);
+    if (l->type == WL_FC) /* its bias: a launch */
+        s += fmax(host, launch);
+    return s;
+}
+
 double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int index)
 {
     if (wl->layers[index].type != WL_BNORM)

@@ -336,6 +336,14 @@ double kt_compute_update_s(const kt_compute *c, const wl_workload *wl, int index
 double kt_compute_grad_copy_s(const kt_compute *c, const wl_workload *wl, int index, double parts,
                               double grad_elem_bytes);
 
+/* Seconds autocast's casts add to each pass of layer `index` (a convolution, deconvolution or
+ * fully connected layer) on a GPU that holds 1/parts of its weights, in a precision with FP32
+ * master weights: its FP32 weight cast to the compute format before its forward, its gradient
+ * cast back after its backward, a kernel a parameter tensor each way (a fully connected
+ * layer's bias too, its bytes not in the format), each reading and writing the share once,
+ * at least the runtime's host_call_s. 0 otherwise (no weights, other layers, FP32, TF32). */
+double kt_compute_autocast_s(const kt_compute *c, const wl_workload *wl, int index, double parts);
+
 /* Seconds the replicas' buffer broadcast adds to layer `index`'s forward on a GPU of a
  * data-parallel run: the runtime's norm_buffer_kernels launches for a batch normalisation (its
  * few channels' values stream in no time), 0 for any other layer. */

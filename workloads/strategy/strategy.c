@@ -81,25 +81,7 @@ int st_optimizer_states(const st_training *t, const wl_workload *wl)
 double st_autocast_cast_s(const st_training *t, const struct kt_compute *kc,
                           const wl_workload *wl, int index, double parts)
 {
-    const wl_layer *l = &wl->layers[index];
-    bool cast_op = l->type == WL_CONV || l->type == WL_DECONV || l->type == WL_FC;
-    if (!t->autocast_casts || !kc || !cast_op || l->w_elems <= 0)
-        return 0.0;
-    const kt_model *m = &kc->device;
-    double master = pr_master_bytes(m->precision); /* 0: FP32 and TF32 compute as they are */
-    if (master <= 0)
-        return 0.0;
-    /* autocast's cached_cast: weight.to(half) once an autocast region (its cache cleared at
-     * the region's exit), and `to`'s backward casts the gradient back: elementwise kernels,
-     * launched by the host op by op */
-    double share = parts > 1 ? 1.0 / parts : 1.0;
-    double bw = m->device->stream_bw_frac * m->device->memory_bw_Bps;
-    double bytes = (master + pr_weight_bytes(m->precision)) * (double)l->w_elems * share;
-    double host = m->runtime.host_call_s, launch = m->device->launch_s;
-    double s = fmax(host, launch + bytes / bw);
-    if (l->type == WL_FC) /* its bias: a launch */
-        s += fmax(host, launch);
-    return s;
+    return t->autocast_casts && kc ? kt_compute_autocast_s(kc, wl, index, parts) : 0.0;
 }
 
 void st_from_plan(const st_plan *plan, st_strategy *st)

@@ -80,13 +80,8 @@ double st_gradient_bytes(const st_training *t, const struct kt_compute *kc);
 int st_optimizer_states(const st_training *t, const wl_workload *wl);
 
 /* Seconds of autocast's weight casts in one pass of layer `index` on a GPU that holds 1/parts
- * of its weights, when t->autocast_casts and kc's precision keeps FP32 master weights (mixed,
- * bf16): a convolution's, transposed convolution's or fully connected layer's weight cast to
- * 2 bytes before its forward, its 2-byte gradient cast back after its backward, a kernel a
- * parameter tensor each way (a fully connected layer's bias too, its bytes not in the
- * format), each reading and writing the share once (4 + 2 bytes a weight), at least the
- * runtime's host_call_s. The same for either pass; 0 otherwise (kc NULL, no weights, other
- * layers: a norm's scale and shift stay FP32). */
+ * of its weights when t->autocast_casts (kt_compute_autocast_s prices them); 0 otherwise or
+ * without kc. */
 double st_autocast_cast_s(const st_training *t, const struct kt_compute *kc,
                           const wl_workload *wl, int index, double parts);
 

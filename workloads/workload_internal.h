@@ -1,12 +1,12 @@
 /* workload_internal.h: what the workload loaders share, private to workloads/.
  *
  * wl_load() (workload_load.c) resolves the spec to a file and hands it to one of two readers:
- * workload_xml.c (with workload_xml_layer.c) for hybridsim's own XML format, workload_paradl.c
- * for the ParaDL oracle's `.net` / `.net_sc` files. A reader fills the layer table (shapes,
- * weights, inputs, split marks) and either the measured per-sample total or per-layer
- * measured times; wl__finish() then derives everything both formats have in common (FLOP
- * estimates, the spread of the measured time over layers, forward/backward split, totals), so
- * the two formats cannot drift apart. */
+ * workload_xml.c (with workload_xml_layer.c and workload_xml_inputs.c) for hybridsim's own XML
+ * format, workload_paradl.c for the ParaDL oracle's `.net` / `.net_sc` files. A reader fills the
+ * layer table (shapes, weights, inputs, split marks) and either the measured per-sample total or
+ * per-layer measured times; wl__finish() then derives everything both formats have in common
+ * (FLOP estimates, the spread of the measured time over layers, forward/backward split, totals),
+ * so the two formats cannot drift apart. */
 #ifndef WORKLOAD_INTERNAL_H
 #define WORKLOAD_INTERNAL_H
 

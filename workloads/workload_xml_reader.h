@@ -1,9 +1,9 @@
 /* workload_xml_reader.h: what the two halves of the workload XML reader share, private to
  * workloads/ (the helpers' bodies in workload_xml_reader.c, the layer below both halves).
  *
- * workload_xml.c reads the document (dataset, calibration, the list of layers) and
- * workload_xml_layer.c one <layer>; both keep their state in an xr_reader and report
- * "file:line: what is wrong" through it. xr_ is the reader's prefix, used nowhere else. */
+ * workload_xml.c reads the document (dataset, calibration, the list of layers),
+ * workload_xml_layer.c one <layer> and workload_xml_inputs.c its inputs; they keep their state
+ * in an xr_reader and report "file:line: what is wrong" through it. xr_ is the reader's prefix, used nowhere else. */
 #ifndef WORKLOAD_XML_READER_H
 #define WORKLOAD_XML_READER_H
 
@@ -56,5 +56,9 @@ int xr_parse_int(const char *text, long long min, long long max, long long *out)
 /* Step 3 for the index-th <layer>, node: fills *l (zeroed, stride and groups 1),
  * rd->ids[index] and rd->time_s[index]; HS_OK, or HS_EINPUT reported at the node's line. */
 int xr_read_layer(xr_reader *rd, xmlNode *node, wl_layer *l, int index);
+
+/* Its inputs="a b" (after its type, shapes and matmul extents are read) into l->inputs, and
+ * x checked against what they produce; HS_OK, or HS_EINPUT reported at the node's line. */
+int xr_read_inputs(xr_reader *rd, xmlNode *node, wl_layer *l, int index);
 
 #endif

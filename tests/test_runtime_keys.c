@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "compute.h"
+#include "estimate.h"
 #include "runtime.h"
 #include "runtime_helpers.h"
 #include "workload.h"
@@ -373,6 +374,47 @@ static void test_autocast_casts(void **state)
     wl_free(&wl);
 }
 
+/* step_host_s: read into kt_runtime (absent: none; pytorch-ddp sets none, each nnU-Net row's
+ * runtime its progress bar's and Lightning's 2.349 ms), refused at 0, below and past a
+ * second; kt_compute_step_host_s gives it (none without a compute model), and
+ * hs_times_host_step adds it to an iteration's wall time alone. */
+static void test_step_host(void **state)
+{
+    (void)state;
+    assert_true(accepted("# source: a\nstep_host_s = 2.5e-3\n").kernels.step_host_s == 2.5e-3);
+    assert_true(accepted("").kernels.step_host_s == 0);
+    assert_true(load_ok("pytorch-ddp").kernels.step_host_s == 0);
+    const char *nnunet[] = {"pytorch-nnunet-2d.rt", "pytorch-nnunet-3d.rt"};
+    for (int i = 0; i < 2; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, HYBRIDSIM_SOURCE_DIR "/experiments/validation/runtime/%s",
+                 nnunet[i]);
+        assert_true(load_ok(path).kernels.step_host_s == 2.349e-3);
+    }
+    refused("# source: a\nstep_host_s = 0\n", ":17: step_host_s: 0 is out of range (0, 1]");
+    refused("# source: a\nstep_host_s = -1e-3\n", "out of range");
+    refused("# source: a\nstep_host_s = 2\n", "out of range");
+    refused("# source: a\nstep_host_s = 2 ms\n", ":17: step_host_s: '2 ms' is not a number");
+    char err[HS_ERR_LEN] = "";
+    wl_workload wl;
+    if (wl_load("resnet50-v1.5", &wl, err) != HS_OK)
+        fail_msg("%s", err);
+    kt_options opt = kt_options_default();
+    opt.runtime = accepted("# source: a\nstep_host_s = 2.5e-3\n").kernels;
+    kt_compute c;
+    if (kt_compute_init_with(&c, &wl, "a100-80gb", &opt, err) != HS_OK)
+        fail_msg("%s", err);
+    assert_true(kt_compute_step_host_s(&c) == 2.5e-3);
+    assert_true(kt_compute_step_host_s(NULL) == 0);
+    hs_times it = {.compute_s = 0.02, .comm_s = 0.01, .exposed_comm_s = 0.004, .total_s = 0.024};
+    hs_times_host_step(&it, kt_compute_step_host_s(&c));
+    assert_true(fabs(it.total_s - 0.0265) < 1e-15);
+    assert_true(it.compute_s == 0.02 && it.comm_s == 0.01 && it.exposed_comm_s == 0.004);
+    hs_times_host_step(&it, 0);
+    assert_true(fabs(it.total_s - 0.0265) < 1e-15);
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,7 +424,7 @@ int main(void)
         cmocka_unit_test(test_optimizer_sync),  cmocka_unit_test(test_grad_copies),
         cmocka_unit_test(test_first_bucket),    cmocka_unit_test(test_gradients_ready),
         cmocka_unit_test(test_loader_host_threads),
-        cmocka_unit_test(test_autocast_casts),
+        cmocka_unit_test(test_autocast_casts),   cmocka_unit_test(test_step_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -203,6 +203,7 @@ static void baseline_child(void *arg, void *answer)
         out->times = cr_times(&res, 0, res.n_ranks);
         /* as the shared run does, its loaders with the node's cores to the job's own GPUs */
         double scale = in->j->job.input_alone_scale > 0 ? in->j->job.input_alone_scale : 1.0;
+        hs_times_host_step(&out->times, kt_compute_step_host_s(in->j->job.kc));
         hs_times_input_floor(&out->times, job_input_s(in->j) * scale);
         eng_result_free(&res);
     }
@@ -355,6 +356,7 @@ int fb_run_shared(const fb_request *req, const plat_platform *plat, fb_job *jobs
             j->rings_stepped += res.ranks[r].rings_stepped;
             j->rings_over_budget += res.ranks[r].rings_over_budget;
         }
+        hs_times_host_step(&j->shared.iteration, kt_compute_step_host_s(j->job.kc));
         hs_estimate_input_floor(&j->shared, job_input_s(j));
         hs_estimate_scale_epoch(&j->shared, j->job.wl.samples, j->spec.batch);
     }

@@ -32,6 +32,12 @@ double hs_times_input_floor(hs_times *it, double input_s)
     return wait_s;
 }
 
+void hs_times_host_step(hs_times *it, double host_s)
+{
+    if (host_s > 0)
+        it->total_s += host_s;
+}
+
 void hs_estimate_input_floor(hs_estimate *est, double input_s)
 {
     est->input_s = input_s > 0 ? input_s : 0;

@@ -80,6 +80,11 @@ void hs_estimate_input_floor(hs_estimate *est, double input_s);
  * seconds the GPUs wait for their data (0 when they are the slower). */
 double hs_times_input_floor(hs_times *it, double input_s);
 
+/* Host time a step spends with the GPUs idle (kt_compute_step_host_s), before the input floor
+ * and hs_estimate_scale_epoch: total_s grows by host_s (idle time, which the epoch scales with
+ * the samples). Nothing for host_s <= 0. */
+void hs_times_host_step(hs_times *it, double host_s);
+
 /* HS_OK when every number of est is finite, else HS_EINTERNAL naming the first that is not
  * ("what: the iteration's comm_s is inf"): no report, JSON or CSV may carry inf or NaN (the
  * platform's ranges, units.h, keep bad input from getting this far). */

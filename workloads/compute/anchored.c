@@ -272,3 +272,8 @@ double kt_compute_input_s(const kt_compute *c, int64_t batch, int data_groups)
     double rate = r->loader_workers * r->loader_samples_per_s;
     return rate > 0 && samples > 0 ? samples / rate : 0.0;
 }
+
+double kt_compute_step_host_s(const kt_compute *c)
+{
+    return c ? c->device.runtime.step_host_s : 0.0;
+}

@@ -126,6 +126,10 @@ typedef enum { KT_BN_UNFUSED = 0, KT_BN_FUSED, KT_BN_FUSED_XLA } kt_bn_fusion;
 typedef struct {
     double host_call_s;   /* host seconds the framework spends launching one kernel: a kernel
                            * lasts at least this long (the GPU waits for the host); 0: none */
+    double step_host_s;   /* host seconds each training step spends with the GPU drained (after
+                           * the step's last read of a GPU value, before its next launch: a
+                           * progress bar drawn, the training loop's hooks), added to the
+                           * iteration (kt_compute_step_host_s); 0: none */
     double stream_rel;    /* the framework's element-wise kernels' bandwidth relative to the
                            * streaming roofline (its batch normalisation, activations, adds
                            * moving more than their compulsory bytes, or several kernels
@@ -357,6 +361,12 @@ double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int 
  * while the GPU computes (a DataLoader's prefetch), so an iteration lasts at least this, and no
  * longer for it when the GPU is slower (hs_estimate_input_floor). */
 double kt_compute_input_s(const kt_compute *c, int64_t batch, int data_groups);
+
+/* Seconds a training step's host spends with every GPU idle, added to the iteration before the
+ * input floor (hs_estimate_host_step): the runtime's step_host_s (0 when c is NULL, measured
+ * times, or the runtime says none). A data-parallel step waits for its slowest rank, so the
+ * whole job pays what one rank's host spends (a progress bar drawn on rank 0 alone). */
+double kt_compute_step_host_s(const kt_compute *c);
 
 /* Whether two device names (device.h names or labels) compute alike: the same peak rates,
  * sustained fraction and memory bandwidth (a V100 of 16 or 32 GB; not an A100 SXM4 and the

@@ -22,7 +22,7 @@ typedef enum {
     RT_K_BN_FUSION, RT_K_COMPUTE, RT_K_DEPTHWISE_LIMIT, RT_K_NCHW, RT_K_OPT_SYNC, RT_K_ACT_MEMORY,
     RT_K_GRAD_COPY, RT_K_NORM_BUFFERS, RT_K_FIRST_BUCKET, RT_K_CYCLE, RT_K_PADS,
     RT_K_BROADCAST_BW, RT_K_NORM_BLOCKS, RT_K_GROUPED, RT_K_GRADIENTS_READY,
-    RT_K_LOADER_HOST_THREADS, RT_K_AUTOCAST, RT_K_COUNT
+    RT_K_LOADER_HOST_THREADS, RT_K_AUTOCAST, RT_K_STEP_HOST, RT_K_COUNT
 } rt_key;
 
 static const char *const key_names[RT_K_COUNT] = {
@@ -34,7 +34,7 @@ static const char *const key_names[RT_K_COUNT] = {
     "optimizer_sync_precisions", "activation_memory", "gradient_copy_kernels_per_tensor",
     "buffer_copy_kernels_per_norm", "first_bucket_bytes", "cycle_time_s",
     "pads_unaligned_channels", "broadcast_backward", "norm_blocks", "grouped_convolution",
-    "gradients_ready", "loader_host_threads_per_gpu", "autocast_weight_casts"};
+    "gradients_ready", "loader_host_threads_per_gpu", "autocast_weight_casts", "step_host_s"};
 
 /* What a file said, before the rules between keys. */
 typedef struct {
@@ -240,6 +240,7 @@ static int set_key(rt_read *r, rt_runtime *rt, rt_key k, int line, const char *v
         return number(r, line, "first_bucket_bytes", v, 1e12, true, &rt->first_bucket_bytes, err);
     case RT_K_CYCLE: return number(r, line, "cycle_time_s", v, 1, false, &rt->cycle_time_s, err);
     case RT_K_HOST_CALL: return number(r, line, "host_call_s", v, 1, false, &kr->host_call_s, err);
+    case RT_K_STEP_HOST: return number(r, line, "step_host_s", v, 1, false, &kr->step_host_s, err);
     case RT_K_ELEMENTWISE:
         return number(r, line, "elementwise_efficiency", v, 1, false, &kr->stream_rel, err);
     case RT_K_DEPTHWISE:

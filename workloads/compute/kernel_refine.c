@@ -262,9 +262,8 @@ static int consumers(const wl_workload *wl, int src)
 {
     int count = 0;
     for (int j = src + 1; j < wl->n_layers; j++) {
-        int inputs = wl->layers[j].n_inputs ? wl->layers[j].n_inputs : 1;
-        for (int k = 0; k < inputs; k++)
-            if (kt__input_of(wl, j, k) == src) {
+        for (int k = 0; k < wl_n_inputs(&wl->layers[j]); k++)
+            if (wl_input_of(wl, j, k) == src) {
                 count++;
                 break;
             }
@@ -303,7 +302,7 @@ int kt__autograd_backward(const kt_model *m, const wl_workload *wl, int i,
         *seconds = stream_s(m, n_in, n_in + n, e);
     } else {
         *seconds = stream_s(m, n, 2 * n, e) + stream_s(m, n, 3 * n, e) + stream_s(m, n, n, e);
-        if (consumers(wl, kt__input_of(wl, i, 0)) > 1)
+        if (consumers(wl, wl_input_of(wl, i, 0)) > 1)
             *seconds += stream_s(m, n, 3 * n, e);
     }
     *applies = 1;

@@ -377,15 +377,6 @@ double kt_kernel_s(const kt_model *m, const lw_kernel *kn)
  * relu_backward_share); the add's forward the shortcut read (1 of 3), its backward the
  * shortcut's gradient written (1 of 3). None launches a kernel. */
 
-/* The layer feeding input k of layer i (no inputs listed: the previous one); -1: none. */
-int kt__input_of(const wl_workload *wl, int i, int k)
-{
-    const wl_layer *l = &wl->layers[i];
-    if (l->n_inputs == 0)
-        return k == 0 ? i - 1 : -1;
-    return k < l->n_inputs ? l->inputs[k] : -1;
-}
-
 static int is_type(const wl_workload *wl, int i, wl_type type)
 {
     return i >= 0 && i < wl->n_layers && wl->layers[i].type == type;
@@ -395,9 +386,9 @@ static int is_type(const wl_workload *wl, int i, wl_type type)
 static int bn_add_relu(const wl_workload *wl, int i)
 {
     return is_type(wl, i, WL_ADD) && wl->layers[i].n_inputs == 2 &&
-           (is_type(wl, kt__input_of(wl, i, 0), WL_BNORM) ||
-            is_type(wl, kt__input_of(wl, i, 1), WL_BNORM)) &&
-           is_type(wl, i + 1, WL_RELU) && kt__input_of(wl, i + 1, 0) == i;
+           (is_type(wl, wl_input_of(wl, i, 0), WL_BNORM) ||
+            is_type(wl, wl_input_of(wl, i, 1), WL_BNORM)) &&
+           is_type(wl, i + 1, WL_RELU) && wl_input_of(wl, i + 1, 0) == i;
 }
 
 /* KT_BN_FUSED_XLA: the share of a fused ReLU's backward (read dy and y, write dx: 3 tensors)
@@ -419,7 +410,7 @@ static double fused_share(const kt_model *m, const wl_workload *wl, int i, lw_pa
 {
     if (m->runtime.bn_act_fused == KT_BN_UNFUSED)
         return -1;
-    int in = kt__input_of(wl, i, 0);
+    int in = wl_input_of(wl, i, 0);
     if (is_type(wl, i, WL_RELU) && (is_type(wl, in, WL_BNORM) || bn_add_relu(wl, in)))
         return pass == LW_FORWARD ? 0.0 : relu_backward_share(m);
     if (bn_add_relu(wl, i))

@@ -30,9 +30,6 @@ double kt__gemm_waves_s(int64_t m, int64_t n, int64_t k, int64_t groups, kt_tile
  * cores' multiple in m's precision (pr_tensor_multiple). */
 int kt__aligned(const kt_model *m, const lw_kernel *kn);
 
-/* The layer feeding input k of layer i (no inputs listed: the previous one); -1: none. */
-int kt__input_of(const wl_workload *wl, int i, int k);
-
 /* ---------------------------------------------------------------- refinements (kernel_refine.c) */
 
 /* Seconds of kn's products pm x pn x pk (kn's own, or its padded or strided variants) at

@@ -183,44 +183,24 @@ bool st_text_is(const char *text, const char *kind)
     return strlen(kind) == n && strncmp(text, kind, n) == 0;
 }
 
-int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strategy *st,
-             char *err)
+/* The kind the name before ':' (or the whole text) names, into *kind. */
+static int parse_kind(const char *text, size_t name_len, st_kind *kind, char *err)
 {
-    memset(st, 0, sizeof *st);
-    if (!text || !*text)
-        return hs_fail(err, HS_EINPUT, "-s: no strategy given");
-    if (p < 1)
-        return hs_fail(err, HS_EINPUT, "-g %d: the number of GPUs must be at least 1", p);
-    if (segments < 0)
-        return hs_fail(err, HS_EINPUT, "--micro-batches %d: must be at least 1", segments);
-
-    const char *colon = strchr(text, ':');
-    size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
-    int kind = -1;
     for (int k = 0; k < ST_LAYERWISE; k++)
-        if (strlen(kind_names[k]) == name_len && strncmp(text, kind_names[k], name_len) == 0)
-            kind = k;
-    if (kind < 0) {
-        char known[256];
-        return hs_fail(err, HS_EINPUT, "-s %s: unknown strategy (known: %s, or a strategy file "
-                       "FILE.xml)", text, known_list(known, sizeof known));
-    }
-    st->kind = (st_kind)kind;
-    st->p = p;
-    st->segments = 1;
-    /* as the measured runtime does, where the strategy has them (strategy.h) */
-    st->filter_rs = st_split_bit(st->kind) == WL_SPLIT_FILTER;
-    st->halo_chain = st_split_bit(st->kind) == WL_SPLIT_SPATIAL;
-    if (colon && !is_hybrid(st->kind))
-        return hs_fail(err, HS_EINPUT,
-                       "-s %s: only data+filter and data+spatial take a group shape ':P1xP2'",
-                       text);
-    if (segments > 0 && st->kind != ST_PIPELINE)
-        return hs_fail(err, HS_EINPUT,
-                       "--micro-batches %d: only the pipeline strategy splits a batch into "
-                       "micro-batches, not %s",
-                       segments, text);
+        if (strlen(kind_names[k]) == name_len && strncmp(text, kind_names[k], name_len) == 0) {
+            *kind = (st_kind)k;
+            return HS_OK;
+        }
+    char known[256];
+    return hs_fail(err, HS_EINPUT, "-s %s: unknown strategy (known: %s, or a strategy file "
+                   "FILE.xml)", text, known_list(known, sizeof known));
+}
 
+/* The group shape p1 x p2 and the micro-batches of st's kind over p GPUs; `shape` is the text
+ * after ':' (NULL: none), `segments` the --micro-batches given (0: none). */
+static int kind_shape(const char *text, const char *shape, int p, int gpus_per_node,
+                      int segments, st_strategy *st, char *err)
+{
     switch (st->kind) {
     case ST_SERIAL:
         if (p != 1)
@@ -246,10 +226,43 @@ int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strate
         return HS_OK;
     case ST_DATA_FILTER:
     case ST_DATA_SPATIAL:
-        return hybrid_shape(text, colon ? colon + 1 : NULL, p, gpus_per_node, st, err);
+        return hybrid_shape(text, shape, p, gpus_per_node, st, err);
     default:
-        return hs_fail(err, HS_EINTERNAL, "-s %s: strategy kind %d not handled", text, kind);
+        return hs_fail(err, HS_EINTERNAL, "-s %s: strategy kind %d not handled", text,
+                       (int)st->kind);
     }
+}
+
+int st_parse(const char *text, int p, int gpus_per_node, int segments, st_strategy *st,
+             char *err)
+{
+    memset(st, 0, sizeof *st);
+    if (!text || !*text)
+        return hs_fail(err, HS_EINPUT, "-s: no strategy given");
+    if (p < 1)
+        return hs_fail(err, HS_EINPUT, "-g %d: the number of GPUs must be at least 1", p);
+    if (segments < 0)
+        return hs_fail(err, HS_EINPUT, "--micro-batches %d: must be at least 1", segments);
+
+    const char *colon = strchr(text, ':');
+    int status = parse_kind(text, colon ? (size_t)(colon - text) : strlen(text), &st->kind, err);
+    if (status != HS_OK)
+        return status;
+    st->p = p;
+    st->segments = 1;
+    /* as the measured runtime does, where the strategy has them (strategy.h) */
+    st->filter_rs = st_split_bit(st->kind) == WL_SPLIT_FILTER;
+    st->halo_chain = st_split_bit(st->kind) == WL_SPLIT_SPATIAL;
+    if (colon && !is_hybrid(st->kind))
+        return hs_fail(err, HS_EINPUT,
+                       "-s %s: only data+filter and data+spatial take a group shape ':P1xP2'",
+                       text);
+    if (segments > 0 && st->kind != ST_PIPELINE)
+        return hs_fail(err, HS_EINPUT,
+                       "--micro-batches %d: only the pipeline strategy splits a batch into "
+                       "micro-batches, not %s",
+                       segments, text);
+    return kind_shape(text, colon ? colon + 1 : NULL, p, gpus_per_node, segments, st, err);
 }
 
 /* ------------------------------------------------------------------ limits on p */

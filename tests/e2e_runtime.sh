@@ -329,6 +329,10 @@ job_input eight -w resnet50 -s data -g 8 -b 64
 job_input spread --job "w=resnet50,s=data,g=8,b=64,gpus=0+8+16+24+32+40+48+56"
 job_input halves --job "w=resnet50,s=data,g=4,b=32,gpus=0-3" \
     --job "w=resnet50,s=data,g=4,b=32,gpus=4-7" --baseline
+# a job without an input loader (chainermn's runtime has no worker rate) keeps no core busy:
+# the job beside it on the node prices as four GPUs on it, not eight
+job_input mixed --job "w=resnet50,s=data,g=4,b=32,gpus=0-3" \
+    --job "w=resnet50,s=data,g=4,b=32,gpus=4-7,runtime=chainermn"
 python3 - "$TMP" <<'PY' || fail "--job runs: the loaders' share of a node's CPUs"
 import json, sys
 def t(name, k=None):
@@ -338,6 +342,8 @@ one, eight = t("one"), t("eight")
 assert eight > 2 * one, (one, eight)  # the node's 4 cores are short for eight loaders
 assert abs(t("spread", 0) - one) < 1e-9 * one, (t("spread", 0), one)
 four = json.load(open("%s/four.json" % sys.argv[1]))["iteration"]["total_s"]
+assert abs(t("mixed", 0) - t("four")) < 1e-9 * t("four"), (t("mixed", 0), t("four"))
+assert t("mixed", 0) < t("eight"), (t("mixed", 0), t("eight"))
 halves = json.load(open("%s/halves.json" % sys.argv[1]))
 for k in (0, 1):
     assert abs(t("halves", k) - eight) < 1e-9 * eight, (k, t("halves", k), eight)

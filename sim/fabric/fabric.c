@@ -3,9 +3,10 @@
  * Each step is finished for every job before the next starts, so that bad input anywhere is
  * reported before anything is simulated: open the platform; parse the --job and --background
  * texts; give each job its GPUs (explicit sets first, then free nodes in flag order); build the
- * racks they use into SimGrid (load_used_racks); load, check and expand each job; fork the
- * --baseline children (each simulates one job's own graph alone); run the merged graph once
- * with the background flows; print. */
+ * racks they use into SimGrid (load_used_racks); load each job's workload; count the GPUs
+ * running an input loader on each node (their loaders share its CPU cores); load, check and
+ * expand each job; fork the --baseline children (each simulates one job's own graph alone);
+ * run the merged graph once with the background flows; print. */
 #include "fabric_int.h"
 
 #include <stdlib.h>
@@ -95,8 +96,12 @@ int fb_run(const fb_request *req, FILE *out, char *err)
         status = load_used_racks(req, &plat, jobs, bgs, err);
     for (int k = 0; k < req->n_jobs && status == HS_OK; k++) {
         run_options(req, &jobs[k].spec);
-        status = fb_load_job(&plat, &jobs[k], err);
+        status = fb_load_workload(&plat, &jobs[k], err);
     }
+    if (status == HS_OK)
+        status = fb_count_gpus_on_nodes(&plat, jobs, req->n_jobs, err);
+    for (int k = 0; k < req->n_jobs && status == HS_OK; k++)
+        status = fb_load_job(&plat, &jobs[k], err);
     for (int k = 0; k < req->n_jobs && status == HS_OK && req->baseline; k++)
         status = fb_start_baseline(req, &plat, &jobs[k], err);
     if (status == HS_OK)

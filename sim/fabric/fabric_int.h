@@ -33,8 +33,9 @@ typedef struct {
     fb_list gpu_list;         /* gpus=, n = 0 when not given */
     fb_list racks;            /* racks=, n = 0: all */
     int *gpu_of_rank;         /* spec.gpus entries once placed */
-    int gpus_on_node;         /* once placed: the most GPUs, every job's, on a node it uses
-                               * (its loaders share that node's CPU cores, job.h) */
+    bool runs_loader;         /* its GPUs each run an input loader (job_runs_loader) */
+    int gpus_on_node;         /* once placed: the most GPUs running a loader, every job's, on
+                               * a node it uses (their loaders share its CPU cores, job.h) */
     int own_gpus_on_node;     /* and the most of its own on one node (a --baseline's) */
     int rank_offset;          /* its first rank in the merged graph */
     job job;                  /* its workload and strategy, loaded */
@@ -64,7 +65,12 @@ void fb_list_free(fb_list *l);
 int fb_flows_of(const fb_background *bg);
 
 /* fabric_run.c */
+/* Place the jobs (gpus= lists, then whole free nodes); then load each one's workload
+ * (fb_load_workload: whether it runs a loader), count the loaders' GPUs per node
+ * (fb_count_gpus_on_nodes), and load each one's strategy and graph (fb_load_job). */
 int fb_place_jobs(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err);
+int fb_load_workload(const plat_platform *plat, fb_job *j, char *err);
+int fb_count_gpus_on_nodes(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err);
 int fb_load_job(const plat_platform *plat, fb_job *j, char *err);
 int fb_start_baseline(const fb_request *req, const plat_platform *plat, fb_job *j, char *err);
 int fb_finish_baseline(fb_job *j, char *err);

@@ -92,21 +92,22 @@ static int most_on_node(const fb_job *j, int gpn, int *count, bool own)
     return most;
 }
 
-/* Each job's gpus_on_node: the GPUs of every job on the busiest node it uses, since the
- * loaders of a node's GPUs share its CPU cores whichever job they run (loader_share, job.c);
- * a job spread one GPU a node has its node's cores to itself. And own_gpus_on_node, the same
- * counting its GPUs alone (a --baseline's). */
-static int count_gpus_on_nodes(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err)
+/* Each job's gpus_on_node: the GPUs running an input loader, every job's, on the busiest node
+ * it uses, since the loaders of a node's GPUs share its CPU cores whichever job they run
+ * (loader_share, job.c) and a GPU whose job runs no loader keeps none busy; a job spread one
+ * GPU a node has its node's cores to itself. And own_gpus_on_node, the same counting its GPUs
+ * alone (a --baseline's). */
+int fb_count_gpus_on_nodes(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err)
 {
     int gpn = plat->gpus_per_node, n_nodes = (plat->n_gpus + gpn - 1) / gpn;
-    int *busy = calloc((size_t)n_nodes, sizeof *busy); /* GPUs placed on node n */
+    int *busy = calloc((size_t)n_nodes, sizeof *busy); /* GPUs running a loader on node n */
     int *own = calloc((size_t)n_nodes, sizeof *own);   /* one job's, zero between jobs */
     if (!busy || !own) {
         free(busy), free(own);
         return hs_fail(err, HS_EINTERNAL, "out of memory for %d nodes", n_nodes);
     }
     for (int i = 0; i < n_jobs; i++)
-        for (int r = 0; r < jobs[i].spec.gpus; r++)
+        for (int r = 0; r < jobs[i].spec.gpus && jobs[i].runs_loader; r++)
             busy[jobs[i].gpu_of_rank[r] / gpn]++;
     for (int i = 0; i < n_jobs; i++) {
         jobs[i].gpus_on_node = most_on_node(&jobs[i], gpn, busy, false);
@@ -140,19 +141,26 @@ int fb_place_jobs(const plat_platform *plat, fb_job *jobs, int n_jobs, char *err
         if (!jobs[i].gpu_list.n)
             status = claim_nodes(plat, &jobs[i], owner, err);
     free(owner);
-    return status == HS_OK ? count_gpus_on_nodes(plat, jobs, n_jobs, err) : status;
+    return status;
 }
 
 /* ---- loading ------------------------------------------------------------------------------ */
 
-int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
+int fb_load_workload(const plat_platform *plat, fb_job *j, char *err)
 {
     char inner[HS_ERR_LEN];
     int status = job_load_workload(&j->spec, &j->job, inner);
+    j->runs_loader = status == HS_OK && job_runs_loader(&j->spec, plat, &j->job.wl);
+    return status == HS_OK ? HS_OK
+                           : hs_fail(err, status, "--job %d (%s): %s", j->index, j->name, inner);
+}
+
+int fb_load_job(const plat_platform *plat, fb_job *j, char *err)
+{
+    char inner[HS_ERR_LEN];
     j->job.gpus_on_node = j->gpus_on_node; /* the placement's, for its loaders' CPU share */
     j->job.own_gpus_on_node = j->own_gpus_on_node;
-    if (status == HS_OK)
-        status = job_load_strategy(&j->spec, plat, &j->job, inner);
+    int status = job_load_strategy(&j->spec, plat, &j->job, inner);
     if (status == HS_OK)
         status = fp_fill(&j->job.wl, j->job.kc, &j->job.st, j->spec.batch,
                          plat->gpu_memory_bytes, &j->shared, inner);

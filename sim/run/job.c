@@ -87,6 +87,21 @@ static double loader_share(const plat_platform *plat, const rt_runtime *rt,
                                 plat->gen->cpu_threads);
 }
 
+bool job_runs_loader(const js_settings *spec, const plat_platform *plat,
+                     const wl_workload *wl)
+{
+    rt_runtime rt;
+    char ignored[HS_ERR_LEN]; /* a runtime that does not load: job_load_strategy says so */
+    if (!spec->runtime || rt_load(spec->runtime, &rt, ignored) != HS_OK)
+        return false;
+    js_compute compute = job_compute_of(spec->compute, &rt);
+    bool model = compute == JS_COMPUTE_MODEL || compute == JS_COMPUTE_KERNELS ||
+                 (compute == JS_COMPUTE_DEFAULT && job_model_applies(wl, plat_device(plat)));
+    double workers = spec->loader_workers > 0 ? spec->loader_workers
+                                               : rt.kernels.loader_workers;
+    return model && rt.kernels.loader_samples_per_s > 0 && workers > 0;
+}
+
 /* --compute (job_compute_of): the model where asked, by default its kernels alone wherever it
  * can time the run (job_model_applies: every strategy, a pipeline's stages too), since it
  * times the kernels one GPU really runs (a split layer, a replicated one, a micro-batch); the

@@ -30,9 +30,10 @@ typedef struct {
                             * --compute model, NULL for the measured times */
     js_settings settings;  /* the settings it runs with: the command line's, and a strategy
                             * file's <setting>s for the keys the command line left unsaid */
-    int gpus_on_node;      /* the most GPUs busy on a node it uses, every job's (a fabric
-                            * run's placement, set before job_load_strategy); 0: its own GPUs
-                            * filling nodes. Its loaders share that node's CPU cores */
+    int gpus_on_node;      /* the most GPUs running an input loader on a node it uses, every
+                            * job's (a fabric run's placement, set before job_load_strategy);
+                            * 0: its own GPUs filling nodes. Their loaders share that node's
+                            * CPU cores */
     int own_gpus_on_node;  /* the most of its own GPUs on one node (set with gpus_on_node) */
     double input_alone_scale; /* its input pipeline's time alone (own_gpus_on_node) over as
                                * placed (gpus_on_node): a --baseline's; 0: the same */
@@ -53,6 +54,14 @@ int job_load_workload(const js_settings *spec, job *j, char *err);
  * messages; --micro-batches replaces its schedule's count. j->settings gets the result.
  * Kernel times: --compute (js_compute); model sets j->kc. */
 int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j, char *err);
+
+/* Whether the job spec says runs an input loader whose workers share its nodes' CPU cores
+ * (job_load_strategy prices it; rt_loader_host_share): its runtime has a worker rate
+ * (loader_samples_per_s) and workers (its own or loader-workers=), and its kernels are the
+ * compute model's (the loader is a term of the model). False for a runtime that does not
+ * load (job_load_strategy then says why). */
+bool job_runs_loader(const js_settings *spec, const plat_platform *plat,
+                     const wl_workload *wl);
 
 /* The plan's <setting>s from s: every key s was given but the job's own (js_key.job_own), as
  * text, so that the file runs as the job did (st_plan_write writes them). */

@@ -14,11 +14,39 @@ expect_bad_hs "unknown flag" "--frobnicate" analytic "${base[@]}" -s data -g 4 -
 expect_bad_hs "missing -g" "-g GPUS is required" analytic "${base[@]}" -s data -b 64
 expect_bad_hs "missing -w" "-w WORKLOAD is required" analytic -p abci -s data -g 4 -b 64
 # a value that starts with '-' but is no flag stays the value (hs_parse_whole_flag refuses
-# only the command's own flags): a negative number is checked as one, '-' is a file name
+# only the command's own flags): a negative number is checked as one; '-' is standard output
 expect_bad_hs "negative value" "-g: -1 is out of range" analytic "${base[@]}" -s data -g -1 \
     -b 64
-(cd "$TMP" && "$HS" strategy --generate data -w resnet50 -g 8 -b 256 -o - >/dev/null \
-    2>"$TMP/err") && [ -s "$TMP/-" ] || fail "-o -: $(cat "$TMP/err")"
+# '-' as an output: standard output where the file is all the command prints (its messages
+# then on stderr), no file named '-' made; ./- is one
+dash() { # NAME ARGS...: run in $TMP/dash, stdout to NAME.out, stderr to NAME.err
+    local name=$1
+    shift
+    (cd "$TMP/dash" && "$HS" "$@" >"$name.out" 2>"$name.err") ||
+        fail "$name: exit $?: $(cat "$TMP/dash/$name.err")"
+}
+mkdir -p "$TMP/dash"
+dash generate strategy --generate data -w resnet50 -g 8 -b 256 -o -
+dash generate-file strategy --generate data -w resnet50 -g 8 -b 256 -o ./-
+cmp -s "$TMP/dash/generate.out" "$TMP/dash/-" || fail "strategy --generate -o - is not -o ./-"
+grep -q "^wrote standard output: data for resnet50 on 8 GPUs" "$TMP/dash/generate.err" ||
+    fail "strategy --generate -o -: $(cat "$TMP/dash/generate.err")"
+rm -f "$TMP/dash/-"
+dash platform platform --preset dgx1 --nodes 2 -o -
+dash platform-stdout platform --preset dgx1 --nodes 2
+cmp -s "$TMP/dash/platform.out" "$TMP/dash/platform-stdout.out" ||
+    fail "platform -o - is not platform's standard output"
+dash emit sweep -m analytic -w resnet50 -p abci -s data -g 4,8 -b 256 --emit parallel - \
+    --emit-dir rows
+[ "$(wc -l <"$TMP/dash/emit.out")" = 2 ] || fail "--emit parallel -: $(cat "$TMP/dash/emit.out")"
+(cd "$TMP/dash" && bash emit.out) || fail "the jobs --emit parallel - printed"
+dash merge sweep --merge rows -o -
+dash log sweep -m analytic -w resnet50 -p abci -s data -g 4,8 -b 256 -o direct.csv --log -
+[ "$(strip_wall "$TMP/dash/merge.out")" = "$(strip_wall "$TMP/dash/direct.csv")" ] ||
+    fail "--merge rows -o - is not the sweep's CSV"
+[ "$(cut -f1 "$TMP/dash/log.out")" = "$(tail -n +2 "$TMP/dash/direct.csv" | cut -d, -f1)" ] ||
+    fail "--log -: $(cat "$TMP/dash/log.out")"
+[ ! -e "$TMP/dash/-" ] || fail "an output '-' made a file named '-'"
 expect_bad_hs "non-numeric -g" "-g: 'four'" analytic "${base[@]}" -s data -g four -b 64
 expect_bad_hs "trailing junk -b" "-b: '64x'" analytic "${base[@]}" -s data -g 4 -b 64x
 expect_bad_hs "zero gpus" "-g: 0 is out of range" analytic "${base[@]}" -s data -g 0 -b 64

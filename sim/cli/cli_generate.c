@@ -167,8 +167,8 @@ static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *
                                sizeof why, err);
         size_t n = strlen(description);
         snprintf(description + n, sizeof description - n, " %s.", why);
-        if (status == HS_OK)
-            printf("%s\n", why);
+        if (status == HS_OK) /* -o -: standard output is the file's */
+            fprintf(hs_out_is_stdout(o->out) ? stderr : stdout, "%s\n", why);
     } else {
         kt_compute kc;
         const kt_compute *model = NULL;
@@ -183,7 +183,10 @@ static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *
         plat_free(&plat);
     if (status == HS_OK)
         status = write_plan(o->out, plan, wl, description, err);
-    if (status == HS_OK)
+    if (status == HS_OK && hs_out_is_stdout(o->out))
+        fprintf(stderr, "wrote standard output: %s for %s on %d GPUs (%d layers)\n",
+                plan->name, wl->name, plan->gpus, plan->n_layers);
+    else if (status == HS_OK)
         printf("wrote %s: %s for %s on %d GPUs (%d layers)\n", o->out, plan->name, wl->name,
                plan->gpus, plan->n_layers);
     return status;

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "hs_out.h"
 #include "hs_parse.h"
 #include "placement.h"
 #include "precision.h"
@@ -139,6 +140,11 @@ static int cli_run_option(int c, const char *arg, void *ctx, char *err)
     return HS_OK;
 }
 
+/* The runs print their report on standard output: an output file cannot go there too. */
+#define LINKS_DASH                                                                             \
+    "--links -: standard output carries the report; give a file name (./- for a file named "  \
+    "'-')"
+
 /* A check: when `bad`, the message. */
 typedef struct {
     bool bad;
@@ -198,6 +204,7 @@ static int check_fabric(const cli_options *o, char *err)
          "--job runs print tables or --json; --row, --trace and per-layer tables are for "
          "single runs"},
         {o->links_all && !o->links_path, "--links-all needs --links FILE.csv"},
+        {hs_out_is_stdout(o->links_path), LINKS_DASH},
         {o->sim.step_budget_messages > 0 && o->sim.fidelity == ENG_STEP,
          "--step-budget is for flow mode (step mode runs every step of every ring)"},
         {!o->platform, "-p PLATFORM is required (see hybridsim --help)"}};
@@ -234,7 +241,11 @@ static int check_single(const cli_options *o, char *err)
          "--layers-top and --per-layer are for simulate and compare (the per-layer table is "
          "the simulation's)"},
         {o->links_path && !o->links_path[0], "--links needs a file name"},
-        {o->links_all && !o->links_path, "--links-all needs --links FILE.csv"}};
+        {o->links_all && !o->links_path, "--links-all needs --links FILE.csv"},
+        {hs_out_is_stdout(o->sim.trace_path),
+         "--trace -: standard output carries the report; give a file name (./- for a file "
+         "named '-')"},
+        {hs_out_is_stdout(o->links_path), LINKS_DASH}};
     return first_broken(rules, sizeof rules / sizeof rules[0], err);
 }
 

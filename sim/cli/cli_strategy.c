@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hs_out.h"
 #include "hs_parse.h"
 #include "pase_cost.h"
 #include "search.h"
@@ -114,6 +115,9 @@ int cli_parse_search(int argc, char **argv, search_options *o, char *err)
     if (strcmp(o->cost_model, "hybridsim") != 0 && strcmp(o->cost_model, "pase") != 0)
         return hs_fail(err, HS_EINPUT, "--cost-model: unknown model '%s' (known: hybridsim, "
                        "pase)", o->cost_model);
+    if (hs_out_is_stdout(o->out))
+        return hs_fail(err, HS_EINPUT, "-o -: strategy --search prints its answer on standard "
+                       "output; give a file name (./- for a file named '-')");
     return HS_OK;
 }
 

@@ -434,7 +434,7 @@ static int emit_flag(int argc, char **argv, sw_cmdline *cl, char *err)
     if (strcmp(optarg, "parallel") != 0 && strcmp(optarg, "slurm") != 0)
         return hs_fail(err, HS_EINPUT, "--emit: unknown kind '%s' (known: parallel, slurm)",
                        optarg);
-    if (optind >= argc || argv[optind][0] == '-')
+    if (optind >= argc || (argv[optind][0] == '-' && argv[optind][1])) /* "-": stdout */
         return hs_fail(err, HS_EINPUT, "--emit %s needs a FILE to write", optarg);
     cl->emit_kind = optarg;
     cl->emit_file = argv[optind++];

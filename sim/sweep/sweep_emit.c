@@ -126,7 +126,8 @@ static int write_jobs(const sw_plan *plan, const sw_cmdline *cl, const char *cwd
     if (!lines)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
     int status = job_lines(plan, slurm, cwd, exe, dir, lines, a, err);
-    const char *head = slurm ? slurm_head(cl->emit_file, dir, cwd, plan->n_configs, a) : "";
+    const char *file = hs_out_is_stdout(cl->emit_file) ? "THIS_SCRIPT" : cl->emit_file;
+    const char *head = slurm ? slurm_head(file, dir, cwd, plan->n_configs, a) : "";
     if (status == HS_OK && !head)
         status = hs_fail(err, HS_EINTERNAL, "out of memory");
     if (status == HS_OK)
@@ -144,6 +145,9 @@ int sw_emit(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, char *err)
         return status;
     if (!getcwd(cwd, sizeof cwd))
         return hs_fail(err, HS_EINTERNAL, "getcwd: %s", strerror(errno));
+    if (!cl->emit_dir && hs_out_is_stdout(cl->emit_file))
+        return hs_fail(err, HS_EINPUT, "--emit %s -: give --emit-dir DIR, where the jobs write "
+                       "their rows (by default FILE.d, beside the job file)", cl->emit_kind);
     const char *dir = cl->emit_dir ? cl->emit_dir : sw_arena_printf(a, "%s.d", cl->emit_file);
     if (!dir)
         return hs_fail(err, HS_EINTERNAL, "out of memory");
@@ -165,14 +169,16 @@ int sw_emit(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, char *err)
         return status;
     }
     /* a script to run; never chmod a device it was written to */
-    if (strcmp(cl->emit_kind, "slurm") == 0 && stat(cl->emit_file, &st) == 0 &&
+    if (strcmp(cl->emit_kind, "slurm") == 0 && !hs_out_is_stdout(cl->emit_file) &&
+        stat(cl->emit_file, &st) == 0 &&
         S_ISREG(st.st_mode))
         chmod(cl->emit_file, 0755);
     if (!cl->quiet)
         fprintf(stderr,
                 "sweep: wrote %d jobs to %s; their rows go to %s/; then: hybridsim sweep "
                 "--merge %s -o OUT.csv\n",
-                plan->n_configs, cl->emit_file, dir, dir);
+                plan->n_configs,
+                hs_out_is_stdout(cl->emit_file) ? "standard output" : cl->emit_file, dir, dir);
     return HS_OK;
 }
 
@@ -278,7 +284,8 @@ int sw_merge(const char *dir, const char *output, bool quiet, sw_arena *a, char 
     if (status == HS_OK && !quiet) {
         report_missing(dir, indices, with_row, a);
         fprintf(stderr, "sweep: merged %d row%s from %s into %s\n", n_lines,
-                n_lines == 1 ? "" : "s", dir, output);
+                n_lines == 1 ? "" : "s", dir,
+                hs_out_is_stdout(output) ? "standard output" : output);
     }
     free(indices);
     free(lines);

@@ -19,6 +19,7 @@
 #include <libxml/xmlreader.h>
 
 #include "hs_error.h"
+#include "hs_out.h"
 #include "hs_parse.h"
 #include "placement.h"
 #include "platform.h"
@@ -284,6 +285,10 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
     if (need_output && !plan->output)
         return hs_fail(err, HS_EINPUT,
                        "-o OUT.csv is required (or 'output =' in the sweep file, or --emit)");
+    if (need_output && hs_out_is_stdout(plan->output))
+        return hs_fail(err, HS_EINPUT, "-o -: a sweep reads its CSV back to resume and adds "
+                       "each row as its run ends: give a file (--merge DIR -o - writes the "
+                       "merged rows to standard output)");
     return HS_OK;
 }
 

@@ -23,7 +23,7 @@
 #include "hs_out_int.h"
 
 /* What a path is, for writing. */
-typedef enum { PATH_NEW, PATH_REGULAR, PATH_STDIO, PATH_DEVICE } path_kind;
+typedef enum { PATH_NEW, PATH_REGULAR, PATH_STDIO, PATH_DEVICE, PATH_DASH } path_kind;
 
 static const char *kind_name(mode_t mode)
 {
@@ -47,6 +47,12 @@ static int classify(const char *flag, const char *path, struct stat *st, path_ki
 {
     if (!path || !*path)
         return hs_fail(err, HS_EINPUT, "%s needs a file name", flag);
+    if (hs_out_is_stdout(path)) {
+        *kind = PATH_DASH;
+        if (fcntl(STDOUT_FILENO, F_GETFL) < 0) /* closed (hybridsim >&-) */
+            return hs_fail(err, HS_EINPUT, "%s -: standard output is closed", flag);
+        return HS_OK;
+    }
     if (stat(path, st) != 0) {
         struct stat link;
         if (errno != ENOENT)
@@ -128,6 +134,26 @@ static int open_in_place(hs_out *o, path_kind kind, int flags, char *err)
     return HS_OK;
 }
 
+/* "-": a descriptor of its own on standard output (closed on commit, stdout left open),
+ * after what stdout's buffer holds, so that the two keep their order. */
+static int open_stdout(hs_out *o, char *err)
+{
+    fflush(stdout);
+    int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return hs_fail(err, HS_EINPUT, "%s -: cannot write standard output: %s", o->flag,
+                       strerror(errno));
+    if (!(o->f = fdopen(fd, "w"))) {
+        close(fd);
+        return hs_fail(err, HS_EINTERNAL, "%s: out of memory", o->flag);
+    }
+    sigset_t saved;
+    hs_out__hold(&saved);
+    o->slot = hs_out__track("standard output", NULL, HS_OUT_IN_PLACE);
+    hs_out__release(&saved);
+    return HS_OK;
+}
+
 static void start(hs_out *o, const char *flag, const char *path)
 {
     *o = (hs_out){.flag = flag, .path = path, .slot = -1};
@@ -141,6 +167,8 @@ int hs_out_open(hs_out *o, const char *flag, const char *path, char *err)
     int status = classify(flag, path, &st, &kind, err);
     if (status != HS_OK)
         return status;
+    if (kind == PATH_DASH)
+        return open_stdout(o, err);
     if (kind == PATH_DEVICE || kind == PATH_STDIO)
         return open_in_place(o, kind, 0, err);
     o->target = kind == PATH_NEW ? strdup(path) : realpath(path, NULL);
@@ -161,6 +189,8 @@ int hs_out_open_append(hs_out *o, const char *flag, const char *path, char *err)
     int status = classify(flag, path, &st, &kind, err);
     if (status != HS_OK)
         return status;
+    if (kind == PATH_DASH)
+        return open_stdout(o, err);
     return open_in_place(o, kind == PATH_DEVICE ? kind : PATH_REGULAR,
                          kind == PATH_DEVICE ? 0 : O_APPEND | O_CREAT, err);
 }
@@ -238,7 +268,7 @@ int hs_out_check(const char *flag, const char *path, char *err)
     struct stat st;
     path_kind kind;
     int status = classify(flag, path, &st, &kind, err);
-    if (status != HS_OK || kind == PATH_STDIO)
+    if (status != HS_OK || kind == PATH_STDIO || kind == PATH_DASH)
         return status;
     if (kind == PATH_DEVICE)
         return access(path, W_OK) == 0 ? HS_OK
@@ -255,6 +285,11 @@ int hs_out_check(const char *flag, const char *path, char *err)
         hs_out__release(&saved);
     }
     return status;
+}
+
+bool hs_out_is_stdout(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
 }
 
 int hs_in_open(const char *path, bool missing_ok, FILE **f, char *err)

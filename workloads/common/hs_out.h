@@ -10,6 +10,9 @@
  *   - a character device or a FIFO (/dev/null, /dev/stdout on a pipe, a named pipe): written
  *     in place, never created, truncated or replaced. So is a regular file that is this
  *     process's own standard output or error (-o /dev/stdout > FILE).
+ *   - "-": standard output, written in place (a descriptor of its own, closed on commit),
+ *     as Unix tools take it; a file named '-' is ./-. A command whose standard output
+ *     carries a report refuses "-" for its outputs before this (hs_out_is_stdout).
  *   - anything else (a directory, a block device, a socket, a dangling symbolic link):
  *     refused, HS_EINPUT, before anything is written.
  * A file read back (a sweep's CSV) must be a regular file (hs_in_open): a device would never
@@ -60,6 +63,9 @@ void hs_out_abort(hs_out *o);
  * before a long run; from then on an interrupting signal names it among the outputs not
  * written until it is. */
 int hs_out_check(const char *flag, const char *path, char *err);
+
+/* Whether an output path is "-", standard output. */
+bool hs_out_is_stdout(const char *path);
 
 /* Open path for reading back: a regular file only (HS_EINPUT naming its kind otherwise). With
  * missing_ok, a path that does not exist gives *f = NULL and HS_OK. */

@@ -16,6 +16,8 @@
 
 #include <libxml/xmlreader.h>
 
+#include "hs_out.h"
+
 /* Once the file is read: every rank has its GPU host (ck_on_gpu recorded each). */
 static int check_all_gpus(ck_state *s)
 {
@@ -164,6 +166,10 @@ int plat_check_file(const char *path, plat_facts *facts, char *err)
     s.err = err;
     s.facts = facts;
     s.node_w = s.gpu_w = -1;
+    /* a directory, a device, a FIFO (the probe would wait for a writer), an empty file */
+    int status = hs_in_check(path, "platform file", err);
+    if (status != HS_OK)
+        return status;
     FILE *probe = fopen(path, "r");
     if (!probe)
         return hs_fail(err, HS_EINPUT, "%s: cannot open: %s", path, strerror(errno));

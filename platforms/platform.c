@@ -161,7 +161,7 @@ static int try_generated(plat_platform *plat)
 {
     char spec[4096], err[HS_ERR_LEN];
     struct stat st;
-    int fd = open(plat->path, O_RDONLY);
+    int fd = open(plat->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO: not waited for */
     if (fd < 0)
         return 0;
     bool found = false;

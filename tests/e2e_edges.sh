@@ -63,6 +63,27 @@ if mknod zero c 1 5 2>/dev/null; then # a private endless device of NUL bytes
 fi
 [ ! -e never.csv ] || fail "a refused sweep wrote never.csv"
 
+# ---- XML inputs that are no file to read: a directory, an empty file, a FIFO nobody writes
+# (whose open would wait forever), refused before libxml2 reads them, in one line naming the
+# file and what it is (before: libxml2's "I/O error : Is a directory" on stderr, then
+# "Document is empty" or "Extra content at the end"; -p and -w on a FIFO waited forever) ----
+mkdir xml.d
+: >empty.xml
+mkfifo nobody.xml
+for input in xml.d empty.xml nobody.xml; do
+    what=("is a directory, not a" "is empty (a" "is a FIFO, not a")
+    case $input in xml.d) w=${what[0]} ;; empty.xml) w=${what[1]} ;; *) w=${what[2]} ;; esac
+    for flag in -w -p -s; do
+        args=(-w resnet50 -p abci -s data -g 4 -b 64)
+        case $flag in -w) args[1]=./$input ;; -p) args[3]=./$input ;; -s) args[5]=./$input ;; esac
+        expect_bad "$flag $input" "$input: $w" timeout 60 "$HS" analytic "${args[@]}"
+        [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$flag $input: more than one line: $(cat "$TMP/err")"
+    done
+    expect_bad "sweep -p $input" "-p: ./$input: $w" timeout 60 "$HS" sweep -m analytic \
+        -w resnet50 -p "./$input" -s data -g 4 -b 64 -o never.csv
+done
+[ ! -e never.csv ] || fail "a refused sweep wrote never.csv"
+
 # ---- a signal while the --log (a FIFO nobody reads) is being opened: the signal's status,
 # 143 for SIGTERM (before: "Interrupted system call", exit 2) ----
 mkfifo stuck.log

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hs_names.h"
+#include "hs_out.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -30,6 +32,9 @@ static int is_path(const char *spec)
  * Sniffing the content instead of the extension also accepts COSMOFLOW.net_256. */
 static int sniff_xml(const char *path, int *is_xml, char *err)
 {
+    struct stat st; /* a directory or a FIFO (whose open would wait for a writer): said so */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+        return hs_in_check(path, "workload file", err);
     FILE *f = fopen(path, "rb");
     if (!f)
         return hs_fail(err, HS_EINPUT, "%s: cannot open workload: %s", path, strerror(errno));
@@ -41,6 +46,8 @@ static int sniff_xml(const char *path, int *is_xml, char *err)
     fclose(f);
     if (unreadable)
         return hs_fail(err, HS_EINPUT, "%s: cannot read workload (a directory?)", path);
+    if (c == EOF) /* else taken for a ParaDL file without its Input line */
+        return hs_fail(err, HS_EINPUT, "%s: is empty (a workload file was expected)", path);
     *is_xml = c == '<';
     return HS_OK;
 }

@@ -195,6 +195,9 @@ static int platform_gpus_per_node(const sw_item *it, int *gpus_per_node, sw_aren
     if (access(path, R_OK) != 0)
         return hs_fail(err, HS_EINPUT, "%s: platform '%s': cannot read %s: %s", it->where,
                        it->text, path, strerror(errno));
+    char why[HS_ERR_LEN]; /* a directory, a FIFO, empty: before libxml2 prints its own */
+    if (hs_in_check(path, "platform file", why) != HS_OK)
+        return hs_fail(err, HS_EINPUT, "%s: %s", it->where, why);
     xmlTextReaderPtr r = xmlReaderForFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
                                                           XML_PARSE_NOWARNING);
     if (!r)

@@ -292,6 +292,18 @@ bool hs_out_is_stdout(const char *path)
     return path && strcmp(path, "-") == 0;
 }
 
+int hs_in_check(const char *path, const char *what, char *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return HS_OK; /* the reader says it cannot open it, in its own words */
+    if (!S_ISREG(st.st_mode))
+        return hs_fail(err, HS_EINPUT, "%s: is %s, not a %s", path, kind_name(st.st_mode), what);
+    if (st.st_size == 0)
+        return hs_fail(err, HS_EINPUT, "%s: is empty (a %s was expected)", path, what);
+    return HS_OK;
+}
+
 int hs_in_open(const char *path, bool missing_ok, FILE **f, char *err)
 {
     *f = NULL;

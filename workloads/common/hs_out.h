@@ -67,6 +67,12 @@ int hs_out_check(const char *flag, const char *path, char *err);
 /* Whether an output path is "-", standard output. */
 bool hs_out_is_stdout(const char *path);
 
+/* An XML input a user names (what: "platform file"), before libxml2 reads it: a regular
+ * file with something in it. HS_EINPUT "PATH: is a directory, not a platform file" or "PATH:
+ * is empty" otherwise (libxml2 would print its own I/O error on stderr, then say "Document is
+ * empty" or "Extra content"); HS_OK for a path that does not exist, which the reader names. */
+int hs_in_check(const char *path, const char *what, char *err);
+
 /* Open path for reading back: a regular file only (HS_EINPUT naming its kind otherwise). With
  * missing_ok, a path that does not exist gives *f = NULL and HS_OK. */
 int hs_in_open(const char *path, bool missing_ok, FILE **f, char *err);

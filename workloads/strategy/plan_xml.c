@@ -15,6 +15,7 @@
 
 #include <libxml/tree.h>
 
+#include "hs_out.h"
 #include "hs_xml.h"
 #include "xml_doc.h"
 
@@ -253,7 +254,13 @@ int st_plan_load(const char *path, const wl_workload *wl, st_plan *plan, char *e
         st_plan_free(plan);
         return hs_fail(err, HS_EINPUT, "%s: strategy path too long", path);
     }
-    FILE *probe = fopen(path, "r"); /* checked first: libxml2 would print its own complaint */
+    /* checked first: libxml2 would print its own complaint (a directory, an empty file), and
+     * the probe would wait for a FIFO's writer */
+    if ((status = hs_in_check(path, "strategy file", err)) != HS_OK) {
+        st_plan_free(plan);
+        return status;
+    }
+    FILE *probe = fopen(path, "r");
     if (!probe) {
         st_plan_free(plan);
         return hs_fail(err, HS_EINPUT, "%s: cannot read the strategy file: %s", path,

@@ -8,6 +8,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hs_out.h"
@@ -298,8 +299,10 @@ static bool batch_rule_flag(const char *arg)
            (n == 15 && strncmp(arg, "--batch-per-gpu", n) == 0);
 }
 
-int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-               const char *command, cli_flag_fn one, void *ctx, char *err)
+/* cli_getopt's flags, each given to `one`; the words that are no flag left from optind. */
+static int cli_getopt_typed(int argc, char **argv, const char *shortopts,
+                            const struct option *longopts, const char *command, cli_flag_fn one,
+                            void *ctx, char *err)
 {
     int c, longindex = -1, status = HS_OK; /* getopt_long sets longindex for long flags only */
     optind = 0; /* 0, not 1: GNU getopt then forgets a half-read option group of an earlier call */
@@ -326,8 +329,51 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
             status = one(c, optarg, ctx, err);
         longindex = -1;
     }
+    return status;
+}
+
+/* The long flag typed right before `word` (typed: argv as given, before getopt_long moved the
+ * words that are no flag to its end) when it takes its value only after '=' (a switch:
+ * --overlap, --overlap=off), or NULL. */
+static const char *switch_before(char *const *typed, int argc, const char *word,
+                                 const struct option *longopts)
+{
+    for (int i = 1; i < argc; i++) {
+        if (typed[i] != word)
+            continue;
+        const char *prev = typed[i - 1];
+        if (strncmp(prev, "--", 2) != 0 || strchr(prev, '='))
+            return NULL;
+        for (const struct option *o = longopts; o->name; o++)
+            if (o->has_arg == optional_argument && strcmp(o->name, prev + 2) == 0)
+                return prev;
+        return NULL;
+    }
+    return NULL;
+}
+
+/* The end of the flags: a word left that is no flag. */
+static int unexpected(char *const *typed, int argc, const char *word,
+                      const struct option *longopts, char *err)
+{
+    const char *flag = switch_before(typed, argc, word, longopts);
+    if (flag)
+        return hs_fail(err, HS_EINPUT, "unexpected argument '%s': %s takes its value after "
+                       "'=' (%s=%s)", word, flag, flag, word);
+    return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", word);
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+               const char *command, cli_flag_fn one, void *ctx, char *err)
+{
+    char **typed = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *typed);
+    if (!typed)
+        return hs_fail(err, HS_EINTERNAL, "out of memory");
+    memcpy(typed, argv, (size_t)argc * sizeof *typed);
+    int status = cli_getopt_typed(argc, argv, shortopts, longopts, command, one, ctx, err);
     if (status == HS_OK && optind < argc)
-        return hs_fail(err, HS_EINPUT, "unexpected argument '%s'", argv[optind]);
+        status = unexpected(typed, argc, argv[optind], longopts, err);
+    free(typed);
     return status;
 }
 

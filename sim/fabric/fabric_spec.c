@@ -35,7 +35,11 @@ static int parse_list(const char *flag, const char *key, const char *text, long 
     int n_read = status == HS_RANGES_REVERSED ? r.n + 1 : r.n;
     int rc = HS_OK;
     for (int i = 0; i < n_read && rc == HS_OK; i++)
-        if (r.range[i][0] > r.range[i][1] || r.range[i][1] > max)
+        if (r.range[i][0] > r.range[i][1])
+            rc = hs_fail(err, HS_EINPUT, "%s: %s='%s': '%lld-%lld' is not a range from low to "
+                         "high", flag, key, text, (long long)r.range[i][0],
+                         (long long)r.range[i][1]);
+        else if (r.range[i][1] > max)
             rc = hs_fail(err, HS_EINPUT, "%s: %s='%s': range %lld-%lld is not within 0-%ld",
                          flag, key, text, (long long)r.range[i][0], (long long)r.range[i][1],
                          max);

@@ -47,6 +47,10 @@ dash log sweep -m analytic -w resnet50 -p abci -s data -g 4,8 -b 256 -o direct.c
 [ "$(cut -f1 "$TMP/dash/log.out")" = "$(tail -n +2 "$TMP/dash/direct.csv" | cut -d, -f1)" ] ||
     fail "--log -: $(cat "$TMP/dash/log.out")"
 [ ! -e "$TMP/dash/-" ] || fail "an output '-' made a file named '-'"
+# a search's output path is checked before it prices anything (hs_out_check)
+expect_bad_hs "search -o a directory" "-o $TMP: is a directory" strategy --search -w alexnet \
+    -g 4 -b 64 --analytic-only -o "$TMP"
+! grep -q "pricing every strategy" "$TMP/err" || fail "search -o a directory: searched first"
 expect_bad_hs "non-numeric -g" "-g: 'four'" analytic "${base[@]}" -s data -g four -b 64
 expect_bad_hs "trailing junk -b" "-b: '64x'" analytic "${base[@]}" -s data -g 4 -b 64x
 expect_bad_hs "zero gpus" "-g: 0 is out of range" analytic "${base[@]}" -s data -g 0 -b 64

@@ -97,7 +97,8 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
                          .filter_rs = o->job.filter_rs,
                          .who = "strategy --search"};
         su_list l;
-        if (o->job.runtime)
+        status = hs_out_check("-o", path, err); /* before the search, which may be long */
+        if (status == HS_OK && o->job.runtime)
             status = rt_load(o->job.runtime, &rt, err);
         if (status == HS_OK && (status = su_answer(&q, &l, err)) == HS_OK) {
             status = answer(o, &q, &l, path, err);

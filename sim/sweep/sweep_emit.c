@@ -271,6 +271,10 @@ int sw_merge(const char *dir, const char *output, bool quiet, sw_arena *a, char 
     int n = 0, n_lines = 0, with_row = 0;
     size_t cap = 0;
     int status = list_job_files(dir, &indices, &n, err);
+    char *expected = sw_arena_printf(a, "%s/expected", dir);
+    if (status == HS_OK && n == 0 && expected && access(expected, F_OK) != 0)
+        status = hs_fail(err, HS_EINPUT, "--merge %s: no job's rows (000000.csv, ...) and no "
+                         "'expected' file: not a folder that --emit made (its --emit-dir)", dir);
     for (int i = 0; i < n && status == HS_OK; i++) {
         char *path = sw_arena_printf(a, "%s/%06ld.csv", dir, indices[i]);
         bool has_row = false;

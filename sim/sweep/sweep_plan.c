@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libxml/xmlreader.h>
@@ -23,6 +24,7 @@
 #include "hs_parse.h"
 #include "placement.h"
 #include "platform.h"
+#include "runtime.h"
 #include "strategy.h"
 #include "workload.h"
 
@@ -108,6 +110,9 @@ static int parse_rule(const sw_item *it, sw_batch_rule *rule, sw_arena *a, char 
 static int strategy_kind(const sw_item *it, st_kind *kind, char *err)
 {
     if (st_is_file(it->text)) {
+        char why[HS_ERR_LEN]; /* a directory, a FIFO, empty: every run would say so */
+        if (hs_in_check(it->text, "strategy file", why) != HS_OK)
+            return hs_fail(err, HS_EINPUT, "%s: %s", it->where, why);
         FILE *f = fopen(it->text, "r");
         if (!f)
             return hs_fail(err, HS_EINPUT, "%s: cannot read the strategy file '%s'", it->where,
@@ -248,6 +253,20 @@ static int check_timeout(const sw_item *it, double *timeout_s, char *err)
     return HS_OK;
 }
 
+/* The runtime every run takes, loaded once: a runtime that does not load would make an error
+ * row of every configuration. */
+static int check_runtime(const sw_spec *s, char *err)
+{
+    int k = js_find("runtime");
+    const sw_item *it = k >= 0 ? sw_single(&s->key[SW_K_JOB(k)]) : NULL;
+    rt_runtime rt;
+    char why[HS_ERR_LEN];
+    if (!it || rt_load(it->text, &rt, why) == HS_OK)
+        return HS_OK;
+    const char *said = strncmp(why, "--runtime: ", 11) == 0 ? why + 11 : why; /* named below */
+    return hs_fail(err, HS_EINPUT, "%s: %s", it->where, said);
+}
+
 static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char *err)
 {
     static const char *modes[] = {"compare", "analytic", "simulate"};
@@ -263,9 +282,13 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
         plan->mode = it->text;
     }
     if ((it = sw_single(&s->key[SW_K_LAYERS]))) {
+        struct stat st;
         if (access(it->text, R_OK) != 0)
             return hs_fail(err, HS_EINPUT, "%s: cannot read '%s': %s", it->where, it->text,
                            strerror(errno));
+        if (stat(it->text, &st) == 0 && S_ISDIR(st.st_mode)) /* else an error row per run */
+            return hs_fail(err, HS_EINPUT, "%s: '%s' is a directory, not a layer file",
+                           it->where, it->text);
         plan->layers = it->text;
     }
     plan->jobs = sw_default_jobs();
@@ -283,6 +306,8 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
                 return status;
             plan->job_key[k] = it->text;
         }
+    if ((status = check_runtime(s, err)))
+        return status;
     plan->output = (it = sw_single(&s->key[SW_K_OUTPUT])) ? it->text : NULL;
     plan->log = (it = sw_single(&s->key[SW_K_LOG])) ? it->text : NULL;
     if (need_output && !plan->output)

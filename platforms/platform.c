@@ -41,7 +41,8 @@ static int resolve(const char *spec, char *path, size_t len, char *err)
     char dir[1024];
     int n;
     if (spec == NULL || spec[0] == '\0')
-        return hs_fail(err, HS_EINPUT, "no platform given");
+        return hs_fail(err, HS_EINPUT, "-p: no platform given (a name in platforms/, a file "
+                       "or gen:PRESET)");
     if (strchr(spec, '/') || ends_with(spec, ".xml"))
         return snprintf(path, len, "%s", spec) < (int)len
                    ? HS_OK : hs_fail(err, HS_EINPUT, "platform '%s': path too long", spec);

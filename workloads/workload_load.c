@@ -56,7 +56,8 @@ int wl_load(const char *spec, wl_workload *wl, char *err)
 {
     memset(wl, 0, sizeof *wl);
     if (!spec || !*spec)
-        return hs_fail(err, HS_EINPUT, "empty workload name");
+        return hs_fail(err, HS_EINPUT, "-w: no workload given (a name in workloads/ or a "
+                       "file)");
     int n = is_path(spec) ? snprintf(wl->path, sizeof wl->path, "%s", spec)
                           : snprintf(wl->path, sizeof wl->path, "%s/%s.xml", wl_default_dir(), spec);
     if (n < 0 || (size_t)n >= sizeof wl->path)

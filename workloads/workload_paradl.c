@@ -309,6 +309,8 @@ static int parse_mark(const wl_workload *wl, char *s, int pos, const line_reader
 int wl_apply_layer_file(wl_workload *wl, const char *path, char *err)
 {
     line_reader r = {.path = path};
+    if (!*path)
+        return hs_fail(err, HS_EINPUT, "-l: no layer file given");
     r.file = fopen(path, "r");
     if (!r.file)
         return hs_fail(err, HS_EINPUT, "%s: cannot open layer file: %s", path, strerror(errno));

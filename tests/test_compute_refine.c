@@ -1,8 +1,9 @@
 /* test_compute_refine.c: what the kernel-time model's refinements change, against hand counts:
  * the opt-in mechanisms (kt_params.mechanisms: strided input gradients, Winograd at the GEMM
- * rate, whole K tiles of channels; kernel_refine.c) and the runtime keys that reprice a kernel
- * (norm_blocks, autograd_broadcast: kernel_refine.c; nchw_precisions and pads_channels, the
- * layout conversions and channel padding: kernel_time.c). Grouped convolutions' packing:
+ * rate, whole K tiles of channels, cuDNN's tiles, cuDNN's weight gradients; kernel_refine.c)
+ * and the runtime keys that reprice a kernel (norm_blocks, autograd_broadcast:
+ * kernel_refine.c; nchw_precisions and pads_channels, the layout conversions and channel
+ * padding: kernel_time.c). Grouped convolutions' packing:
  * test_compute_grouped.c; the fused batch normalisation and the core model: test_compute.c. */
 #include <math.h>
 #include <setjmp.h>
@@ -428,6 +429,63 @@ static void test_cudnn_tiles(void **state)
     wl_free(&wl);
 }
 
+/* KT_MECH_WGRAD_CUDNN, off by default: a dense weight gradient on the CUDA cores as cuDNN's
+ * backward-filter kernels run it, cudnn-tiles' tiles and winograd-gemm's rate for that pass
+ * alone: in FP32 ResNet-50 v1.5's every weight gradient takes what the two mechanisms together
+ * give it, its forwards and input gradients what they take off. The first 1x1 weight gradient
+ * (64 x 64 outputs) half-fills its 128 x 32 tiles: twice the time (test_cudnn_tiles counts
+ * it). Tensor-core and grouped weight gradients as they were. */
+static void test_wgrad_cudnn(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50-v1.5", &wl);
+    lw_split b = lw_whole(32);
+    kt_model m = model_ok("v100-sxm2-16gb", PR_FP32), h = model_ok("v100-sxm2-16gb", PR_MIXED);
+    int winograd = 0;
+    for (int i = 0; i < wl.n_layers; i++)
+        for (int p = 0; p < LW_PASS_COUNT && wl.layers[i].type == WL_CONV; p++) {
+            lw_kernel kn = kernel_ok(&wl, i, &b, (lw_pass)p, 4);
+            lw_kernel kh = kernel_ok(&wl, i, &b, (lw_pass)p, 2);
+            if (kn.kind == LW_NONE)
+                continue;
+            m.params.mechanisms = h.params.mechanisms = 0;
+            double off_s = kt_kernel_s(&m, &kn), tensor_s = kt_kernel_s(&h, &kh);
+            m.params.mechanisms = KT_MECH_CUDNN_TILES | KT_MECH_WINOGRAD_GEMM;
+            double both_s = kt_kernel_s(&m, &kn);
+            m.params.mechanisms = h.params.mechanisms = KT_MECH_WGRAD_CUDNN;
+            kt_terms t = kt_terms_of(&m, &kn);
+            assert_true(kt_kernel_s(&m, &kn) == (p == LW_WEIGHT_GRAD ? both_s : off_s));
+            winograd += p == LW_WEIGHT_GRAD && t.winograd;
+            if (kh.in_channels % 8 == 0) /* the first's 3 channels run on the CUDA cores */
+                assert_true(kt_kernel_s(&h, &kh) == tensor_s);
+        }
+    assert_true(winograd > 0); /* the 3x3 weight gradients at stride 1 */
+    lw_kernel dw = kernel_ok(&wl, layer_named(&wl, "layer1_0_conv1"), &b, LW_WEIGHT_GRAD, 4);
+    m.params.mechanisms = 0;
+    double off_s = kt_terms_of(&m, &dw).compute_s;
+    m.params.mechanisms = KT_MECH_WGRAD_CUDNN;
+    assert_true(rel_close(kt_terms_of(&m, &dw).compute_s, 2 * off_s, 1e-12));
+    wl_free(&wl);
+    load_ok("resnext101-32x4d", &wl); /* grouped: 32 groups of 4 channels */
+    for (int i = 0; i < wl.n_layers; i++) {
+        if (wl.layers[i].type != WL_CONV || wl.layers[i].groups <= 1)
+            continue;
+        lw_kernel kn = kernel_ok(&wl, i, &b, LW_WEIGHT_GRAD, 4);
+        m.params.mechanisms = 0;
+        double grouped_s = kt_kernel_s(&m, &kn);
+        m.params.mechanisms = KT_MECH_WGRAD_CUDNN;
+        assert_true(kt_kernel_s(&m, &kn) == grouped_s);
+    }
+    char err[HS_ERR_LEN] = "";
+    unsigned mask = 0;
+    assert_int_equal(kt_mechanisms_parse("wgrad-cudnn,cudnn-tiles", "--m", &mask, err), HS_OK);
+    assert_int_equal(mask, KT_MECH_WGRAD_CUDNN | KT_MECH_CUDNN_TILES);
+    assert_int_equal(kt_mechanisms_parse("wgrad", "--m", &mask, err), HS_EINPUT);
+    assert_non_null(strstr(err, "wgrad-cudnn"));
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -435,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_channel_padding),    cmocka_unit_test(test_strided_dgrad),
         cmocka_unit_test(test_winograd_gemm),      cmocka_unit_test(test_autograd_broadcast),
         cmocka_unit_test(test_channel_k_tile),     cmocka_unit_test(test_cudnn_tiles),
+        cmocka_unit_test(test_wgrad_cudnn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,7 +35,7 @@ DATASETS = ["deepbench", "deepbench-unseen", "dle-pytorch", "dle-tensorflow1", "
             "paradl", "deepbench-allreduce"]  # summarize.py's order
 MECH_BITS = {"strided-dgrad": "KT_MECH_STRIDED_DGRAD", "winograd-gemm": "KT_MECH_WINOGRAD_GEMM",
              "channel-k-tile": "KT_MECH_CHANNEL_K_TILE", "cudnn-tiles": "KT_MECH_CUDNN_TILES",
-             "old-cudnn-call": None, "none": None}
+             "wgrad-cudnn": "KT_MECH_WGRAD_CUDNN", "old-cudnn-call": None, "none": None}
 
 
 def fail(message):

@@ -82,8 +82,8 @@ typedef struct {
 /* Opt-in refinements of the kernel-time model (kernel_refine.c gives each one's source). Off by
  * default: each explains a part of DeepBench's convolution errors, but refitted with it the
  * efficiencies move some dataset's whole-network predictions away from the measured runs, or
- * (cudnn-tiles) the held-out kernels' median error up (experiments/compute/fit.sh --mechanisms
- * fits and reports them; experiments/README.md). */
+ * (cudnn-tiles, wgrad-cudnn) the held-out kernels' median error up (experiments/compute/fit.sh
+ * --mechanisms fits and reports them; experiments/README.md). */
 enum {
     KT_MECH_STRIDED_DGRAD = 1u << 0, /* an input gradient at stride s > 1 gives every input
                                       * position the taps of the window's largest phase,
@@ -95,15 +95,21 @@ enum {
                                        * whole K tiles: C (forward) or F (input gradient)
                                        * rounded up to the tile's depth, 32 elements of 16 bits
                                        * or 16 of TF32 (dense convolutions) */
-    KT_MECH_CUDNN_TILES = 1u << 3     /* a dense convolution's products on the CUDA cores
+    KT_MECH_CUDNN_TILES = 1u << 3,    /* a dense convolution's products on the CUDA cores
                                        * (implicit GEMM and Winograd) run on cuDNN's own tiles,
                                        * 128 x 128, 128 x 64 and 128 x 32 either way round,
                                        * not on cuBLAS's and CUTLASS's 256 x 128 to 32 x 32 */
+    KT_MECH_WGRAD_CUDNN = 1u << 4     /* a dense weight gradient on the CUDA cores as cuDNN's
+                                       * backward-filter kernels run it: its implicit GEMM on
+                                       * their 128 x {128, 64, 32} tiles, its Winograd (the
+                                       * non-fused one, the only one it has) at the GEMM rate;
+                                       * the forward and input gradient untouched */
 };
 
 /* The mask of a comma-separated list of mechanism names ("strided-dgrad", "winograd-gemm",
- * "channel-k-tile", "cudnn-tiles"; "" or "none" alone: 0) into *mask. HS_EINPUT naming `what`
- * (the flag) and the unknown name; an empty item or a trailing comma is refused too. */
+ * "channel-k-tile", "cudnn-tiles", "wgrad-cudnn"; "" or "none" alone: 0) into *mask.
+ * HS_EINPUT naming `what` (the flag) and the unknown name; an empty item or a trailing comma
+ * is refused too. */
 int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 
 /* The planes a runtime's NCHW normalisation kernels (bnorm) reduce, each with a fixed part

@@ -21,7 +21,8 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
     } known[] = {{"strided-dgrad", KT_MECH_STRIDED_DGRAD},
                  {"winograd-gemm", KT_MECH_WINOGRAD_GEMM},
                  {"channel-k-tile", KT_MECH_CHANNEL_K_TILE},
-                 {"cudnn-tiles", KT_MECH_CUDNN_TILES}};
+                 {"cudnn-tiles", KT_MECH_CUDNN_TILES},
+                 {"wgrad-cudnn", KT_MECH_WGRAD_CUDNN}};
     *mask = 0;
     if (list && strcmp(list, "none") == 0)
         return HS_OK;
@@ -36,7 +37,8 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
         if (!found) /* an empty item too: "a,,b" or a trailing comma is a typo, not a choice */
             return hs_fail(err, HS_EINPUT,
                            "%s: unknown mechanism '%.*s' (known: strided-dgrad, winograd-gemm, "
-                           "channel-k-tile, cudnn-tiles; or none alone)", what, (int)len, p);
+                           "channel-k-tile, cudnn-tiles, wgrad-cudnn; or none alone)", what,
+                           (int)len, p);
         p += len + (p[len] == ',');
         if (p[-1] == ',' && *p == '\0')
             return hs_fail(err, HS_EINPUT, "%s: a trailing comma in '%s'", what, list);
@@ -67,6 +69,33 @@ int64_t kt__strided_dgrad_k(const kt_model *m, const lw_kernel *kn)
     return kn->out_channels * taps * taps;
 }
 
+/* KT_MECH_WGRAD_CUDNN: a dense weight gradient on the CUDA cores as cuDNN's backward-filter
+ * kernels run it, the forward and the input gradient as by default. DeepBench's FP32 sheets
+ * (conv_bench.cu: cudnnFindConvolutionBackwardFilterAlgorithm, the fastest algorithm) time
+ * whichever of them is fastest, and both of its kinds differ from the default's products:
+ * - its implicit GEMMs (ALGO_1) run cuDNN's own tiles, the 128 x {128, 64, 32} its
+ *   backward-filter kernels' names carry: maxwell_scudnn_128x32_stridedB_splitK_large_nn,
+ *   maxwell_scudnn_128x128_stridedB_splitK_{small,medium,interior}_nn,
+ *   volta_scudnn_128x64_stridedB_splitK_{interior,medium}_nn, volta_scudnn_128x128_stridedB_
+ *   splitK_*, turing_scudnn_128x64_stridedB_splitK_xregs_large_nn (Conv2DBackpropFilter in
+ *   TensorFlow profiler traces; kt_cudnn_cuda_tiles below, either way round), not cuBLAS's
+ *   256 x 128 down to 32 x 32: a weight gradient of 64 output channels pays half a 128-row
+ *   tile where the default fills a 64 x 64 tile at the full rate;
+ * - its Winograd is the non-fused one, the only one the backward filter has (cudnn.h,
+ *   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED; the forward has a fused one too,
+ *   CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, which the P100's sheets list for 22 of their 24 3x3
+ *   forwards), whose transforms are kernels of their own (winogradWgradData4x4,
+ *   winogradWgradDelta4x4) and whose 36 products are plain batched GEMMs: at the GEMM rate,
+ *   as winograd-gemm puts every pass's (kt__winograd_pass_rel).
+ * Tensor-core weight gradients (DeepBench forces ALGO_1 there; their tiles are cuDNN's
+ * already) and grouped ones keep the default. Off by default: refitted, it lowers the FP32
+ * weight gradients' held-out errors but not the held-out median (workloads/README.md). */
+static int wgrad_cudnn(const kt_model *m, const lw_kernel *kn)
+{
+    return (m->params.mechanisms & KT_MECH_WGRAD_CUDNN) && kn->lib == LW_LIB_CONV &&
+           kn->pass == LW_WEIGHT_GRAD && kn->groups == 1;
+}
+
 /* KT_MECH_WINOGRAD_GEMM: what the implicit GEMM's pass efficiency (conv_rel) says of a
  * Winograd convolution's products. By default they run at it, as the pass's implicit GEMM does.
  * cuDNN's non-fused Winograd, the only Winograd its weight gradient has (cudnn.h,
@@ -79,7 +108,7 @@ int64_t kt__strided_dgrad_k(const kt_model *m, const lw_kernel *kn)
  * (gemm_eff x winograd_rel). The factor here divides the pass's efficiency back out. */
 double kt__winograd_pass_rel(const kt_model *m, const lw_kernel *kn)
 {
-    if (!(m->params.mechanisms & KT_MECH_WINOGRAD_GEMM))
+    if (!(m->params.mechanisms & KT_MECH_WINOGRAD_GEMM) && !wgrad_cudnn(m, kn))
         return 1.0;
     return m->params.conv_rel[kn->pass]; /* 2-D only: winograd_applies */
 }
@@ -143,8 +172,8 @@ static const int64_t kt_cudnn_cuda_tiles[][2] = {{128, 128}, {128, 64}, {64, 128
 
 kt_tile_set kt__conv_cuda_tiles(const kt_model *m, const lw_kernel *kn, kt_tile_set set)
 {
-    if (!(m->params.mechanisms & KT_MECH_CUDNN_TILES) || kn->lib != LW_LIB_CONV ||
-        kn->groups != 1)
+    if ((!(m->params.mechanisms & KT_MECH_CUDNN_TILES) && !wgrad_cudnn(m, kn)) ||
+        kn->lib != LW_LIB_CONV || kn->groups != 1)
         return set;
     return (kt_tile_set){kt_cudnn_cuda_tiles,
                          (int)(sizeof kt_cudnn_cuda_tiles / sizeof kt_cudnn_cuda_tiles[0])};

@@ -42,8 +42,9 @@ double kt__conv_products_s(const kt_model *m, const lw_kernel *kn, int64_t pm, i
  * window's largest phase's taps; kn->k otherwise. */
 int64_t kt__strided_dgrad_k(const kt_model *m, const lw_kernel *kn);
 
-/* KT_MECH_WINOGRAD_GEMM: the factor a Winograd convolution's product rate is divided by, the
- * pass's conv_rel (so its products run at the GEMM rate); 1 otherwise. */
+/* KT_MECH_WINOGRAD_GEMM (KT_MECH_WGRAD_CUDNN: a weight gradient's): the factor a Winograd
+ * convolution's product rate is divided by, the pass's conv_rel (so its products run at the
+ * GEMM rate); 1 otherwise. */
 double kt__winograd_pass_rel(const kt_model *m, const lw_kernel *kn);
 
 /* KT_MECH_CHANNEL_K_TILE: depth k of a tensor-core convolution's forward or input gradient
@@ -52,8 +53,8 @@ double kt__winograd_pass_rel(const kt_model *m, const lw_kernel *kn);
 int64_t kt__channel_k_tile_k(const kt_model *m, const lw_kernel *kn, int64_t k, int padded);
 
 /* KT_MECH_CUDNN_TILES: the tiles a convolution's products on the CUDA cores run on, cuDNN's
- * 128 x {128, 64, 32}, for a dense convolution under the mechanism; `set` (the CUDA cores'
- * cuBLAS and CUTLASS tiles) otherwise. */
+ * 128 x {128, 64, 32}, for a dense convolution under the mechanism (KT_MECH_WGRAD_CUDNN: a
+ * dense weight gradient); `set` (the CUDA cores' cuBLAS and CUTLASS tiles) otherwise. */
 kt_tile_set kt__conv_cuda_tiles(const kt_model *m, const lw_kernel *kn, kt_tile_set set);
 
 /* The bandwidth streaming kernel kn reaches: bw, or for a normalisation under a runtime's

@@ -25,7 +25,7 @@
 #   --measured D  the measured files (default ../shared/reference/measured beside the checkout)
 # Takes one run.sh a variant (on 2 busy cores 15-60 s each) and one scratch build of
 # hybridsim (15 s and more), then a recompile of kernel_time.c and a relink a fit variant:
-# the 14 variants of ablations.tsv, about 3 minutes on 2 busy cores.
+# the 16 variants of ablations.tsv, 3 to 10 minutes on 2 busy cores.
 # Exit status 0, 2 (bad arguments, missing data, a variant hybridsim refuses, which stops it
 # before any run and before -o is made, a failed build or run: its message says).
 set -euo pipefail

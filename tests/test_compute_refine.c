@@ -1,9 +1,9 @@
 /* test_compute_refine.c: what the kernel-time model's refinements change, against hand counts:
  * the opt-in mechanisms (kt_params.mechanisms: strided input gradients, Winograd at the GEMM
- * rate, whole K tiles of channels, cuDNN's tiles, cuDNN's weight gradients; kernel_refine.c)
- * and the runtime keys that reprice a kernel (norm_blocks, autograd_broadcast:
- * kernel_refine.c; nchw_precisions and pads_channels, the layout conversions and channel
- * padding: kernel_time.c). Grouped convolutions' packing:
+ * rate, whole K tiles of channels, cuDNN's tiles, cuDNN's weight gradients, no split-K,
+ * strided reads; kernel_refine.c) and the runtime keys that reprice a kernel (norm_blocks,
+ * autograd_broadcast: kernel_refine.c; nchw_precisions and pads_channels, the layout
+ * conversions and channel padding: kernel_time.c). Grouped convolutions' packing:
  * test_compute_grouped.c; the fused batch normalisation and the core model: test_compute.c. */
 #include <math.h>
 #include <setjmp.h>
@@ -486,6 +486,81 @@ static void test_wgrad_cudnn(void **state)
     wl_free(&wl);
 }
 
+/* KT_MECH_NO_SPLIT_K, off by default: a convolution's forward and input gradient run their
+ * implicit GEMM a thread block a tile over the whole depth. ResNet-50 v1.5's layer4_2_conv1
+ * (2,048 to 512 channels, 1x1, 7 x 7) at one sample on a V100 in mixed precision: 49 x 512 by
+ * 2,048 deep on the tensor cores' 128 x 64 tiles, 8 tiles: by default split-K hands each tile
+ * to 8 blocks of 256 (64 blocks, 80 SMs), with the mechanism each tile runs all 2,048 alone,
+ * 8 times as long. The weight gradient (cuDNN's splitK kernels) and a fully connected layer
+ * (cuBLAS) keep their split. */
+static void test_no_split_k(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50-v1.5", &wl);
+    lw_split one = lw_whole(1);
+    int conv = layer_named(&wl, "layer4_2_conv1"), fc = wl.n_layers - 1;
+    kt_model h = model_ok("v100-sxm2-16gb", PR_MIXED);
+    lw_kernel kn = kernel_ok(&wl, conv, &one, LW_FORWARD, 2);
+    assert_true(kn.m == 49 && kn.n == 512 && kn.k == 2048);
+    double off_s = kt_terms_of(&h, &kn).compute_s;
+    h.params.mechanisms = KT_MECH_NO_SPLIT_K;
+    double on_s = kt_terms_of(&h, &kn).compute_s;
+    assert_true(rel_close(on_s, 8 * off_s, 1e-12));
+    double rate = h.params.gemm_eff * h.params.conv_rel[LW_FORWARD] *
+                  pr_matmul_flops(h.device, PR_MIXED);
+    assert_true(rel_close(on_s, 2.0 * 128 * 64 * 2048 / (rate / 80), 1e-12));
+    lw_kernel others[] = {kernel_ok(&wl, conv, &one, LW_WEIGHT_GRAD, 2),
+                          kernel_ok(&wl, fc, &one, LW_FORWARD, 2)};
+    for (int i = 0; i < 2; i++) {
+        h.params.mechanisms = 0;
+        double before_s = kt_terms_of(&h, &others[i]).compute_s;
+        h.params.mechanisms = KT_MECH_NO_SPLIT_K;
+        assert_true(kt_terms_of(&h, &others[i]).compute_s == before_s);
+    }
+    char err[HS_ERR_LEN] = "";
+    unsigned mask = 0;
+    assert_int_equal(kt_mechanisms_parse("no-split-k,strided-reads", "--m", &mask, err), HS_OK);
+    assert_int_equal(mask, KT_MECH_NO_SPLIT_K | KT_MECH_STRIDED_READS);
+    wl_free(&wl);
+}
+
+/* KT_MECH_STRIDED_READS, off by default: a forward whose window is narrower than its stride
+ * reads only the input rows it touches, and on NHWC tensors (the tensor cores') only the
+ * positions. ResNet-50 v1.5's layer2_0_downsample_0 (256 to 512 channels, 1x1, stride 2, 56
+ * to 28): the input read half (FP32, NCHW rows) or a quarter (mixed, 512-byte positions),
+ * the weights and the output whole; its input gradient (dx written whole) and weight gradient
+ * as they were, and so is a 3x3 window at stride 2 (layer2_0_conv2: every row touched). */
+static void test_strided_reads(void **state)
+{
+    (void)state;
+    wl_workload wl;
+    load_ok("resnet50-v1.5", &wl);
+    lw_split b = lw_whole(8);
+    int down = layer_named(&wl, "layer2_0_downsample_0");
+    int conv2 = layer_named(&wl, "layer2_0_conv2");
+    const pr_precision precisions[] = {PR_FP32, PR_MIXED};
+    for (int q = 0; q < 2; q++) {
+        kt_model m = model_ok("v100-sxm2-16gb", precisions[q]);
+        double e = q ? 2 : 4, share = q ? 0.25 : 0.5;
+        double bw = m.device->stream_bw_frac * m.device->memory_bw_Bps;
+        double n_in = 8.0 * 256 * 56 * 56, w = 256.0 * 512, n_out = 8.0 * 512 * 28 * 28;
+        lw_kernel kn = kernel_ok(&wl, down, &b, LW_FORWARD, e);
+        assert_true(rel_close(kn.bytes, e * (n_in + w + n_out), 1e-12));
+        assert_true(rel_close(kt_terms_of(&m, &kn).memory_s, kn.bytes / bw, 1e-12));
+        m.params.mechanisms = KT_MECH_STRIDED_READS;
+        assert_true(rel_close(kt_terms_of(&m, &kn).memory_s,
+                              e * (share * n_in + w + n_out) / bw, 1e-12));
+        lw_kernel same[] = {kernel_ok(&wl, down, &b, LW_INPUT_GRAD, e),
+                            kernel_ok(&wl, down, &b, LW_WEIGHT_GRAD, e),
+                            kernel_ok(&wl, conv2, &b, LW_FORWARD, e)};
+        for (int i = 0; i < 3; i++)
+            assert_true(rel_close(kt_terms_of(&m, &same[i]).memory_s, same[i].bytes / bw,
+                                  1e-12));
+    }
+    wl_free(&wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -493,7 +568,8 @@ int main(void)
         cmocka_unit_test(test_channel_padding),    cmocka_unit_test(test_strided_dgrad),
         cmocka_unit_test(test_winograd_gemm),      cmocka_unit_test(test_autograd_broadcast),
         cmocka_unit_test(test_channel_k_tile),     cmocka_unit_test(test_cudnn_tiles),
-        cmocka_unit_test(test_wgrad_cudnn),
+        cmocka_unit_test(test_wgrad_cudnn),        cmocka_unit_test(test_no_split_k),
+        cmocka_unit_test(test_strided_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

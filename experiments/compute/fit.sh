@@ -9,8 +9,8 @@
 # (ctest runs that; 77 without the shared data). `--dump FILE.tsv` writes every kernel with the
 # model's terms and its part, fitted, held-out or unseen (experiments/validation/run.sh reads it).
 # `--mechanisms LIST` fits with opt-in refinements (strided-dgrad, winograd-gemm, channel-k-tile,
-# cudnn-tiles, wgrad-cudnn: the model's, compute.h; old-cudnn-call: the fit's, fit.c) and prints
-# the same report; not with --check.
+# cudnn-tiles, wgrad-cudnn, no-split-k, strided-reads: the model's, compute.h; old-cudnn-call:
+# the fit's, fit.c) and prints the same report; not with --check.
 # Usage: fit.sh [BUILD_DIR] [--check] [--data DIR] [--dump FILE.tsv] [--mechanisms LIST]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

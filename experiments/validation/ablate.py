@@ -35,7 +35,8 @@ DATASETS = ["deepbench", "deepbench-unseen", "dle-pytorch", "dle-tensorflow1", "
             "paradl", "deepbench-allreduce"]  # summarize.py's order
 MECH_BITS = {"strided-dgrad": "KT_MECH_STRIDED_DGRAD", "winograd-gemm": "KT_MECH_WINOGRAD_GEMM",
              "channel-k-tile": "KT_MECH_CHANNEL_K_TILE", "cudnn-tiles": "KT_MECH_CUDNN_TILES",
-             "wgrad-cudnn": "KT_MECH_WGRAD_CUDNN", "old-cudnn-call": None, "none": None}
+             "wgrad-cudnn": "KT_MECH_WGRAD_CUDNN", "no-split-k": "KT_MECH_NO_SPLIT_K",
+             "strided-reads": "KT_MECH_STRIDED_READS", "old-cudnn-call": None, "none": None}
 
 
 def fail(message):

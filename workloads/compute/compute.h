@@ -99,17 +99,23 @@ enum {
                                        * (implicit GEMM and Winograd) run on cuDNN's own tiles,
                                        * 128 x 128, 128 x 64 and 128 x 32 either way round,
                                        * not on cuBLAS's and CUTLASS's 256 x 128 to 32 x 32 */
-    KT_MECH_WGRAD_CUDNN = 1u << 4     /* a dense weight gradient on the CUDA cores as cuDNN's
+    KT_MECH_WGRAD_CUDNN = 1u << 4,    /* a dense weight gradient on the CUDA cores as cuDNN's
                                        * backward-filter kernels run it: its implicit GEMM on
                                        * their 128 x {128, 64, 32} tiles, its Winograd (the
                                        * non-fused one, the only one it has) at the GEMM rate;
                                        * the forward and input gradient untouched */
+    KT_MECH_NO_SPLIT_K = 1u << 5,     /* a convolution's forward and input gradient (implicit
+                                       * GEMM) run a thread block a tile over the whole
+                                       * reduction, never split-K (the weight gradient does) */
+    KT_MECH_STRIDED_READS = 1u << 6,  /* a convolution's forward whose window is narrower than
+                                       * its stride reads only the input rows it touches (and
+                                       * positions, on NHWC tensors of 32-byte positions) */
 };
 
 /* The mask of a comma-separated list of mechanism names ("strided-dgrad", "winograd-gemm",
- * "channel-k-tile", "cudnn-tiles", "wgrad-cudnn"; "" or "none" alone: 0) into *mask.
- * HS_EINPUT naming `what` (the flag) and the unknown name; an empty item or a trailing comma
- * is refused too. */
+ * "channel-k-tile", "cudnn-tiles", "wgrad-cudnn", "no-split-k", "strided-reads"; "" or "none"
+ * alone: 0) into *mask. HS_EINPUT naming `what` (the flag) and the unknown name; an empty item
+ * or a trailing comma is refused too. */
 int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char *err);
 
 /* The planes a runtime's NCHW normalisation kernels (bnorm) reduce, each with a fixed part

@@ -1,9 +1,10 @@
 /* kernel_refine.c: the kernel-time model's refinements beyond its fitted core (kernel_time.c),
  * each off by default and each with its source here: the opt-in mechanisms
  * (kt_params.mechanisms, KT_MECH_*: strided input gradients, Winograd at the GEMM rate, whole K
- * tiles of channels, cuDNN's CUDA-core tiles) and what a runtime's keys switch on (kt_runtime:
- * packed grouped convolutions, normalisations that reduce a plane with a part of the GPU,
- * autograd's broadcast backward). kernel_time.c asks them for a depth, a rate, tiles, a
+ * tiles of channels, cuDNN's CUDA-core tiles and weight gradients, implicit GEMMs without
+ * split-K, a strided window's reads) and what a runtime's keys switch on (kt_runtime: packed
+ * grouped convolutions, normalisations that reduce a plane with a part of the GPU, autograd's
+ * broadcast backward). kernel_time.c asks them for a depth, a rate, tiles, a
  * bandwidth or a pass's seconds (kernel_time_internal.h). */
 #include "compute.h"
 #include "kernel_time_internal.h"
@@ -22,7 +23,9 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
                  {"winograd-gemm", KT_MECH_WINOGRAD_GEMM},
                  {"channel-k-tile", KT_MECH_CHANNEL_K_TILE},
                  {"cudnn-tiles", KT_MECH_CUDNN_TILES},
-                 {"wgrad-cudnn", KT_MECH_WGRAD_CUDNN}};
+                 {"wgrad-cudnn", KT_MECH_WGRAD_CUDNN},
+                 {"no-split-k", KT_MECH_NO_SPLIT_K},
+                 {"strided-reads", KT_MECH_STRIDED_READS}};
     *mask = 0;
     if (list && strcmp(list, "none") == 0)
         return HS_OK;
@@ -37,8 +40,8 @@ int kt_mechanisms_parse(const char *list, const char *what, unsigned *mask, char
         if (!found) /* an empty item too: "a,,b" or a trailing comma is a typo, not a choice */
             return hs_fail(err, HS_EINPUT,
                            "%s: unknown mechanism '%.*s' (known: strided-dgrad, winograd-gemm, "
-                           "channel-k-tile, cudnn-tiles, wgrad-cudnn; or none alone)", what,
-                           (int)len, p);
+                           "channel-k-tile, cudnn-tiles, wgrad-cudnn, no-split-k, strided-reads; "
+                           "or none alone)", what, (int)len, p);
         p += len + (p[len] == ',');
         if (p[-1] == ',' && *p == '\0')
             return hs_fail(err, HS_EINPUT, "%s: a trailing comma in '%s'", what, list);
@@ -179,6 +182,56 @@ kt_tile_set kt__conv_cuda_tiles(const kt_model *m, const lw_kernel *kn, kt_tile_
                          (int)(sizeof kt_cudnn_cuda_tiles / sizeof kt_cudnn_cuda_tiles[0])};
 }
 
+/* KT_MECH_NO_SPLIT_K: whether a convolution's forward or input gradient runs its implicit GEMM
+ * without split-K. By default a product of fewer tiles than SMs splits its depth K over more
+ * thread blocks (kernel_time.c kt__gemm_waves_s, as cuBLAS's GEMMs do). cuDNN's convolution
+ * kernels say in their names which split: only the weight gradient's do
+ * (maxwell_scudnn_128x32_stridedB_splitK_large_nn, volta_scudnn_128x64_stridedB_splitK_
+ * {interior,medium}_nn, turing_scudnn_128x64_stridedB_splitK_xregs_large_nn for
+ * Conv2DBackpropFilter), the forward's (volta_scudnn_128x64_relu_interior_nn_v1 for Conv2D,
+ * maxwell_scudnn_128x128_relu_{small,medium,interior}_nn) and the input gradient's
+ * (maxwell_scudnn_128x128_stridedB_interior_nn, *_128x32_stridedB_small_nn for
+ * Conv2DBackpropInput) do not: TensorFlow profiler traces of cuDNN 7 on Maxwell, Volta and
+ * Turing. So a forward of few output positions and a deep reduction (7 x 7 x 16 positions by
+ * 2,048 channels: ResNet-50's last stage at a small batch) runs its few tiles over the whole
+ * depth, on a part of the SMs. Winograd's batched products (36 a tile) fill the SMs anyway. */
+int kt__conv_whole_k(const kt_model *m, const lw_kernel *kn)
+{
+    return (m->params.mechanisms & KT_MECH_NO_SPLIT_K) && kn->lib == LW_LIB_CONV &&
+           kn->pass != LW_WEIGHT_GRAD;
+}
+
+/* KT_MECH_STRIDED_READS: the bytes a convolution's forward moves when its window is narrower
+ * than its stride (a 1 x 1 window at stride 2: ResNet's projection shortcuts and downsampling
+ * 1 x 1 convolutions). The default counts the whole input read (work_kernels.c: input,
+ * weights and output once each). Such a window touches R of every s input rows and columns:
+ * a row it skips is never read. DRAM is read in 32-byte sectors (CUDA C++ Programming Guide,
+ * Device Memory Accesses: global memory is accessed in 32-, 64- or 128-byte transactions of
+ * naturally aligned sectors), so a skipped column saves bytes only where a position's
+ * elements fill a sector on their own: on NHWC tensors (cuDNN's tensor-core kernels, the
+ * layout_s note in kernel_time.c) whose channels hold 32 bytes or more; on NCHW (the CUDA
+ * cores' kernels) a row's columns share its sectors and are read whole. The input's share
+ * read: R/s (rows) times R/s again (columns, NHWC of 32-byte positions). The weight gradient
+ * reads the same input but is not priced so here (its kernels run other tiles); nor is the
+ * input gradient, which writes every position of dx, zeros included. */
+double kt__conv_bytes(const kt_model *m, const lw_kernel *kn)
+{
+    if (!(m->params.mechanisms & KT_MECH_STRIDED_READS) || kn->lib != LW_LIB_CONV ||
+        kn->pass != LW_FORWARD || kn->window <= 0 || kn->window >= kn->stride)
+        return kn->bytes;
+    double e = pr_activation_bytes(m->precision), g = (double)kn->groups;
+    double n_out = (double)kn->samples * g * (double)kn->out_channels *
+                   (double)kn->y_extent[0] * (double)kn->y_extent[1];
+    double weights = g * (double)kn->out_channels * (double)kn->in_channels *
+                     (double)(kn->window * kn->window);
+    double n_in = kn->bytes / e - weights - n_out; /* work_kernels.c conv_kernel's sum */
+    double share = (double)kn->window / kn->stride;
+    if (kt_math_of(m->device, m->precision) == KT_TENSOR_CORES &&
+        (double)kn->in_channels * g * e >= 32.0)
+        share *= share;
+    return e * (n_in * share + weights + n_out);
+}
+
 /* ---------------------------------------------------------------- grouped convolutions
  *
  * A grouped convolution (g > 1 groups of C'/g > 1 input channels: ResNeXt's 32 groups of 4 to
@@ -223,6 +276,8 @@ double kt__conv_products_s(const kt_model *m, const lw_kernel *kn, int64_t pm, i
                            int64_t pk, kt_tile_set set, double rate)
 {
     int64_t groups = grouped_pack(m, kn, &pm, &pn);
+    if (kt__conv_whole_k(m, kn))
+        return kt__gemm_waves_whole_k_s(pm, pn, pk, groups, set, m->device->sms, rate);
     return kt__gemm_waves_s(pm, pn, pk, groups, set, m->device->sms, rate);
 }
 

@@ -143,16 +143,17 @@ static double ceil_div(double a, double b)
     return ceil(a / b);
 }
 
-/* Seconds of `groups` products m x n x k at `rate` FLOP/s over the GPU, the best tile. */
-double kt__gemm_waves_s(int64_t m, int64_t n, int64_t k, int64_t groups, kt_tile_set set,
-                        int sms, double rate)
+/* Seconds of `groups` products m x n x k at `rate` FLOP/s over the GPU, the best tile;
+ * `split_k` 0: a thread block a tile over the whole depth, however few the tiles. */
+static double gemm_waves_s(int64_t m, int64_t n, int64_t k, int64_t groups, kt_tile_set set,
+                           int sms, double rate, int split_k)
 {
     double best = INFINITY, rate_per_sm = rate / sms;
     for (int t = 0; t < set.n; t++) {
         double tm = (double)set.tiles[t][0], tn = (double)set.tiles[t][1];
         double tiles = ceil_div((double)m, tm) * ceil_div((double)n, tn) * (double)groups;
         double split = 1;
-        if (tiles < sms) { /* split-K: more blocks, each a slice of K, to fill the SMs */
+        if (split_k && tiles < sms) { /* split-K: more blocks, each a slice of K */
             split = floor(sms / tiles);
             split = fmax(1, fmin(split, floor((double)k / KT_SPLIT_K_MIN)));
         }
@@ -160,6 +161,18 @@ double kt__gemm_waves_s(int64_t m, int64_t n, int64_t k, int64_t groups, kt_tile
         best = fmin(best, waves * 2.0 * tm * tn * ceil_div((double)k, split) / rate_per_sm);
     }
     return best;
+}
+
+double kt__gemm_waves_s(int64_t m, int64_t n, int64_t k, int64_t groups, kt_tile_set set,
+                        int sms, double rate)
+{
+    return gemm_waves_s(m, n, k, groups, set, sms, rate, 1);
+}
+
+double kt__gemm_waves_whole_k_s(int64_t m, int64_t n, int64_t k, int64_t groups,
+                                kt_tile_set set, int sms, double rate)
+{
+    return gemm_waves_s(m, n, k, groups, set, sms, rate, 0);
 }
 
 /* Whether a tensor-core product's channels suit the tensor cores. */
@@ -316,7 +329,7 @@ kt_terms kt_terms_of(const kt_model *m, const lw_kernel *kn)
         return t;
     double bw = d->stream_bw_frac * d->memory_bw_Bps;
     t.launch_s = d->launch_s;
-    t.memory_s = kn->bytes / bw;
+    t.memory_s = kt__conv_bytes(m, kn) / bw;
     if (kn->kind == LW_STREAM) {
         if (!kn->depthwise) {
             t.memory_s = kn->bytes / kt__norm_bandwidth(m, kn, bw) / m->runtime.stream_rel;

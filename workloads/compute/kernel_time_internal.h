@@ -26,6 +26,10 @@ typedef struct {
 double kt__gemm_waves_s(int64_t m, int64_t n, int64_t k, int64_t groups, kt_tile_set set,
                         int sms, double rate);
 
+/* kt__gemm_waves_s without split-K: a thread block a tile over the whole depth K. */
+double kt__gemm_waves_whole_k_s(int64_t m, int64_t n, int64_t k, int64_t groups,
+                                kt_tile_set set, int sms, double rate);
+
 /* 1 when kn's channels (a convolution) or dimensions (a GEMM) are multiples of the tensor
  * cores' multiple in m's precision (pr_tensor_multiple). */
 int kt__aligned(const kt_model *m, const lw_kernel *kn);
@@ -56,6 +60,15 @@ int64_t kt__channel_k_tile_k(const kt_model *m, const lw_kernel *kn, int64_t k, 
  * 128 x {128, 64, 32}, for a dense convolution under the mechanism (KT_MECH_WGRAD_CUDNN: a
  * dense weight gradient); `set` (the CUDA cores' cuBLAS and CUTLASS tiles) otherwise. */
 kt_tile_set kt__conv_cuda_tiles(const kt_model *m, const lw_kernel *kn, kt_tile_set set);
+
+/* KT_MECH_NO_SPLIT_K: 1 when kn (a convolution's forward or input gradient) runs its products
+ * without split-K. */
+int kt__conv_whole_k(const kt_model *m, const lw_kernel *kn);
+
+/* KT_MECH_STRIDED_READS: the bytes kn moves, a forward whose window is narrower than its
+ * stride reading only the input rows (and, NHWC, the positions) it touches; kn->bytes
+ * otherwise. */
+double kt__conv_bytes(const kt_model *m, const lw_kernel *kn);
 
 /* The bandwidth streaming kernel kn reaches: bw, or for a normalisation under a runtime's
  * norm_blocks at most its planes times a plane's measured rate. */

@@ -107,16 +107,16 @@ static inline int group_has(const tg_group *gr, int rank)
 
 /* Does task t of rank r send to rank b / receive from rank a? (a send, a receive, or a shift:
  * group {send peer, receive peer}) */
-static inline int sends_to(const tg_graph *g, const tg_task *t, int b)
+static inline int sends_to(const tg_graph *g, int r, const tg_task *t, int b)
 {
-    return (t->op == TG_SEND && t->peer == b) ||
-           (t->op == TG_SHIFT && g->groups[t->peer].ranks[0] == b);
+    return (t->op == TG_SEND && tg_peer(g, r, t) == b) ||
+           (t->op == TG_SHIFT && g->groups[tg_peer(g, r, t)].ranks[0] == b);
 }
 
-static inline int receives_from(const tg_graph *g, const tg_task *t, int a)
+static inline int receives_from(const tg_graph *g, int r, const tg_task *t, int a)
 {
-    return (t->op == TG_RECV && t->peer == a) ||
-           (t->op == TG_SHIFT && g->groups[t->peer].ranks[1] == a);
+    return (t->op == TG_RECV && tg_peer(g, r, t) == a) ||
+           (t->op == TG_SHIFT && g->groups[tg_peer(g, r, t)].ranks[1] == a);
 }
 
 /* What must hold for any graph: `after` points to an earlier task of the other stream; a
@@ -130,6 +130,7 @@ static inline void check_invariants(const tg_graph *g)
         const tg_rank *rk = &g->ranks[r];
         for (int i = 0; i < rk->n_tasks; i++) {
             const tg_task *t = &rk->tasks[i];
+            int peer = tg_peer(g, r, t); /* a rank or a group */
             if (t->after >= 0) {
                 assert_true(t->after < i);
                 assert_int_not_equal(tg_stream(&rk->tasks[t->after]), tg_stream(t));
@@ -139,23 +140,23 @@ static inline void check_invariants(const tg_graph *g)
             case TG_ALLREDUCE:
             case TG_ALLGATHER:
             case TG_REDUCE_SCATTER:
-                assert_in_range(t->peer, 0, g->n_groups - 1);
-                assert_true(group_has(&g->groups[t->peer], r));
-                assert_true(g->groups[t->peer].n > 1);
+                assert_in_range(peer, 0, g->n_groups - 1);
+                assert_true(group_has(&g->groups[peer], r));
+                assert_true(g->groups[peer].n > 1);
                 break;
             case TG_EXCHANGE:
-                assert_in_range(t->peer, 0, g->n_groups - 1);
-                assert_false(group_has(&g->groups[t->peer], r));
+                assert_in_range(peer, 0, g->n_groups - 1);
+                assert_false(group_has(&g->groups[peer], r));
                 break;
             case TG_SHIFT:
-                assert_in_range(t->peer, 0, g->n_groups - 1);
-                assert_int_equal(g->groups[t->peer].n, 2);
-                assert_false(group_has(&g->groups[t->peer], r));
+                assert_in_range(peer, 0, g->n_groups - 1);
+                assert_int_equal(g->groups[peer].n, 2);
+                assert_false(group_has(&g->groups[peer], r));
                 break;
             case TG_SEND:
             case TG_RECV:
-                assert_in_range(t->peer, 0, g->n_ranks - 1);
-                assert_int_not_equal(t->peer, r);
+                assert_in_range(peer, 0, g->n_ranks - 1);
+                assert_int_not_equal(peer, r);
                 break;
             default:
                 break;
@@ -167,9 +168,9 @@ static inline void check_invariants(const tg_graph *g)
             const tg_rank *ra = &g->ranks[a], *rb = &g->ranks[b];
             int j = 0;
             for (int i = 0; i < ra->n_tasks; i++) {
-                if (!sends_to(g, &ra->tasks[i], b))
+                if (!sends_to(g, a, &ra->tasks[i], b))
                     continue;
-                while (j < rb->n_tasks && !receives_from(g, &rb->tasks[j], a))
+                while (j < rb->n_tasks && !receives_from(g, b, &rb->tasks[j], a))
                     j++;
                 assert_true(j < rb->n_tasks);
                 if (rb->tasks[j].op == TG_RECV)
@@ -180,7 +181,7 @@ static inline void check_invariants(const tg_graph *g)
                 j++;
             }
             for (; j < rb->n_tasks; j++)
-                assert_false(receives_from(g, &rb->tasks[j], a));
+                assert_false(receives_from(g, b, &rb->tasks[j], a));
         }
 }
 

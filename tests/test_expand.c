@@ -227,15 +227,15 @@ static void test_spatial(void **state)
         assert_int_equal(rk->tasks[ar].phase, TG_GRADIENT);
         assert_close(rk->tasks[ar].amount, wl.w_total * 4.0);
         assert_int_equal(rk->tasks[ar].flags, 0); /* NCCL over NVLink */
-        assert_int_equal(g.groups[rk->tasks[ar].peer].n, p);
+        assert_int_equal(g.groups[tg_peer(&g, r, &rk->tasks[ar])].n, p);
     }
     /* rank 1 shifts up (send to 2, receive from 0), then down */
     const tg_rank *mid = &g.ranks[1];
-    const tg_group *up = &g.groups[mid->tasks[nth(mid, TG_SHIFT, 0)].peer];
-    const tg_group *down = &g.groups[mid->tasks[nth(mid, TG_SHIFT, 1)].peer];
+    const tg_group *up = &g.groups[tg_peer(&g, 1, &mid->tasks[nth(mid, TG_SHIFT, 0)])];
+    const tg_group *down = &g.groups[tg_peer(&g, 1, &mid->tasks[nth(mid, TG_SHIFT, 1)])];
     assert_true(up->ranks[0] == 2 && up->ranks[1] == 0);
     assert_true(down->ranks[0] == 0 && down->ranks[1] == 2);
-    assert_int_equal(g.ranks[0].tasks[nth(&g.ranks[0], TG_SEND, 0)].peer, 1);
+    assert_int_equal(tg_peer(&g, 0, &g.ranks[0].tasks[nth(&g.ranks[0], TG_SEND, 0)]), 1);
     tg_free(&g);
 
     /* a 2-wide window swaps no column but still sends its (empty) messages */
@@ -316,14 +316,14 @@ static void test_data_filter(void **state)
         const tg_rank *rk = &g.ranks[r];
         assert_close(exec_s(rk), (double)B / p1 * sample_s(&wl, p2) + update_s(&wl, p2));
         const tg_task *ag = &rk->tasks[nth(rk, TG_ALLGATHER, 0)];
-        const tg_group *model = &g.groups[ag->peer];
+        const tg_group *model = &g.groups[tg_peer(&g, r, ag)];
         assert_int_equal(model->n, p2);
         assert_int_equal(model->ranks[0], r / p2 * p2);
         assert_int_equal(model->ranks[1], r / p2 * p2 + 1);
         assert_close(ag->amount, (double)B / p1 * wl.layers[0].y_elems * 4.0 / p2);
         int gi = nth(rk, TG_ALLREDUCE, 2); /* after the two input-gradient allreduces */
         assert_int_equal(rk->tasks[gi].phase, TG_GRADIENT);
-        const tg_group *ring = &g.groups[rk->tasks[gi].peer];
+        const tg_group *ring = &g.groups[tg_peer(&g, r, &rk->tasks[gi])];
         assert_int_equal(ring->n, p1);
         assert_int_equal(ring->ranks[0], r % p2);
         assert_int_equal(ring->ranks[1], p2 + r % p2);
@@ -347,14 +347,14 @@ static void test_data_spatial(void **state)
         char order[32];
         p2p_order(rk, order, sizeof order);
         assert_string_equal(order, r % 2 == 0 ? "srsrsrsr" : "rsrsrsrs");
-        assert_int_equal(rk->tasks[0].peer, r ^ 1);
+        assert_int_equal(tg_peer(&g, r, &rk->tasks[0]), r ^ 1);
         /* all weights reduced inside the pair, then across the pairs */
         const tg_task *in = &rk->tasks[nth(rk, TG_ALLREDUCE, 0)];
         const tg_task *across = &rk->tasks[nth(rk, TG_ALLREDUCE, 1)];
         assert_int_equal(in->phase, TG_GRADIENT);
         assert_int_equal(across->phase, TG_GRADIENT);
-        assert_true(group_has(&g.groups[in->peer], r ^ 1));
-        assert_true(group_has(&g.groups[across->peer], r ^ 2));
+        assert_true(group_has(&g.groups[tg_peer(&g, r, in)], r ^ 1));
+        assert_true(group_has(&g.groups[tg_peer(&g, r, across)], r ^ 2));
         assert_close(in->amount, wl.w_total * 4.0);
         assert_close(across->amount, wl.w_total * 4.0);
     }

@@ -35,7 +35,7 @@ static double alpha_beta_comm_s(const tg_graph *g, int rank, double alpha_pl, do
     for (int i = 0; i < rk->n_tasks; i++) {
         const tg_task *t = &rk->tasks[i];
         int n = t->op == TG_EXEC || t->op == TG_SEND || t->op == TG_RECV || t->op == TG_SHIFT
-                    ? 0 : g->groups[t->peer].n;
+                    ? 0 : g->groups[tg_peer(g, rank, t)].n;
         bool staged = t->flags & TG_FLAG_STAGED;
         double alpha = staged ? alpha_st : alpha_pl, beta = staged ? beta_st : beta_pl;
         switch (t->op) {

@@ -71,12 +71,12 @@ static void test_borrow(void **state)
     (void)state;
     tg_graph g;
     assert_int_equal(tg_init(&g, 3, NULL), HS_OK);
-    assert_int_equal(tg_borrow(&g, 1), 0); /* rank 0 has nothing to lend */
+    assert_int_equal(tg_borrow(&g, 1, 0), 0); /* rank 0 has nothing to lend */
     assert_true(tg_add(&g, 0, exec_task(1)) >= 0);
     assert_true(tg_add(&g, 2, exec_task(1)) >= 0);
-    assert_int_equal(tg_borrow(&g, 1), 1);
+    assert_int_equal(tg_borrow(&g, 1, 0), 1);
     assert_int_equal(g.ranks[1].n_tasks, 1);
-    assert_int_equal(tg_borrow(&g, 2), 0); /* rank 2 has a list of its own */
+    assert_int_equal(tg_borrow(&g, 2, 1), 0); /* rank 2 has a list of its own */
     assert_int_equal(tg_lists(&g), 2);
     tg_free(&g);
 }
@@ -112,9 +112,11 @@ static void expect_lists(st_strategy st, int64_t batch, bool overlap, int want_l
     wl_workload wl = tiny();
     tg_graph g = expand_ok(&wl, st, batch, overlap);
     assert_int_equal(tg_lists(&g), want_lists);
-    for (int r = 1; r < g.n_ranks; r++) /* a borrowed list is the one before it */
-        if (g.ranks[r].owner != r)
-            assert_ptr_equal(g.ranks[r].tasks, g.ranks[r - 1].tasks);
+    for (int r = 1; r < g.n_ranks; r++) /* a borrowed list is its owner's, an earlier rank's */
+        if (g.ranks[r].owner != r) {
+            assert_true(g.ranks[r].owner < r);
+            assert_ptr_equal(g.ranks[r].tasks, g.ranks[g.ranks[r].owner].tasks);
+        }
     tg_free(&g);
 }
 
@@ -123,8 +125,12 @@ static void test_expansion(void **state)
     (void)state;
     expect_lists(strat(ST_DATA, 8, 8, 1, 1), 32, false, 1);
     expect_lists(strat(ST_DATA, 8, 8, 1, 1), 32, true, 1);
-    expect_lists(strat(ST_DATA_FILTER, 8, 4, 2, 1), 32, false, 8);
-    expect_lists(strat(ST_DATA_SPATIAL, 8, 2, 4, 1), 32, false, 8);
+    /* the lists name their groups and neighbours by slot (tg_peer): every rank of data+filter
+     * runs one list; data+spatial's first, middle and last ranks of a group one each */
+    expect_lists(strat(ST_DATA_FILTER, 8, 4, 2, 1), 32, false, 1);
+    expect_lists(strat(ST_DATA_SPATIAL, 8, 2, 4, 1), 32, false, 3);
+    expect_lists(strat(ST_DATA_SPATIAL, 16, 4, 4, 1), 32, true, 3);
+    expect_lists(strat(ST_DATA_SPATIAL, 8, 4, 2, 1), 32, false, 2);
 }
 
 int main(void)

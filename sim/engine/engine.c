@@ -373,7 +373,7 @@ static int report_deadlock(const eng_sim *s, double t0, char *err)
                    "them rank %d's %s stream at task %d (%s, peer/group %d), %s; the graph's sends "
                    "and receives do not match or its `after` links form a cycle (an expansion bug)",
                    simgrid_get_clock() - t0, stuck, first_r, first_s ? "communication" : "compute",
-                   i, t ? tg_op_name((tg_op)t->op) : "?", t ? t->peer : -1, why);
+                   i, t ? tg_op_name((tg_op)t->op) : "?", t ? tg_peer(s->g, first_r, t) : -1, why);
 }
 
 static void fill_result(const eng_sim *s, double t0, eng_result *res)

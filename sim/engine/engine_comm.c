@@ -92,26 +92,26 @@ static void hier_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes,
     ring_steps(s, eng_intra_ring(h, pos, h->intra_bar), k - 1, intra_chunk, staged);
 }
 
-/* A collective of group t->peer, run by its member `rank`. Not inlined into eng_comm_run: its
+/* A collective of group `group`, run by its member `rank`. Not inlined into eng_comm_run: its
  * frame (the rings' views, their messages) would otherwise be on the stack of every
  * point-to-point task too, where the actor yields to SimGrid, and a rank's stack down to there
  * is in the cache at every visit (a halo chain of 4,096 GPUs visits every rank's at once). */
 static __attribute__((noinline)) void run_collective(eng_sim *s, int rank, const tg_task *t,
-                                                     bool staged)
+                                                     int group, bool staged)
 {
-    const tg_group *gr = &s->g->groups[t->peer];
-    int pos = eng_group_pos(s, rank, t->peer);
+    const tg_group *gr = &s->g->groups[group];
+    int pos = eng_group_pos(s, rank, group);
     int n = gr->n;
-    eng_ring v = eng_group_ring(s, t->peer, pos);
+    eng_ring v = eng_group_ring(s, group, pos);
     int steps;
     long chunk;
-    if (eng_private_ring_task(s, t, &steps, &chunk)) { /* ring_steps' private case, extended */
+    if (eng_private_ring_task(s, t, group, &steps, &chunk)) { /* ring_steps' private case, extended */
         eng_private_segment(s, rank, v, steps, chunk);
         return;
     }
     switch ((tg_op)t->op) {
     case TG_ALLREDUCE: {
-        const eng_hier *h = s->hier[t->peer];
+        const eng_hier *h = s->hier[group];
         tg_algo algo = h ? eng_tree_choice(s, h, (tg_algo)t->algo, t->amount) : TG_ALGO_RING;
         if (algo == TG_ALGO_HIER)
             hier_allreduce(s, h, pos, t->amount, staged);
@@ -137,16 +137,17 @@ static __attribute__((noinline)) void run_collective(eng_sim *s, int rank, const
 void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
 {
     bool staged = (t->flags & TG_FLAG_STAGED) != 0;
-    const tg_group *gr = t->op == TG_SEND || t->op == TG_RECV ? NULL : &s->g->groups[t->peer];
+    int peer = tg_peer(s->g, rank, t); /* a rank or a group */
+    const tg_group *gr = t->op == TG_SEND || t->op == TG_RECV ? NULL : &s->g->groups[peer];
     switch ((tg_op)t->op) {
     case TG_SEND:
         if (t->flags & TG_FLAG_SYNC)
-            eng_sync_send(s, rank, t->peer, t->amount, staged);
+            eng_sync_send(s, rank, peer, t->amount, staged);
         else
-            eng_sendrecv(s, rank, &t->peer, 1, NULL, 0, t->amount, staged);
+            eng_sendrecv(s, rank, &peer, 1, NULL, 0, t->amount, staged);
         return;
     case TG_RECV:
-        eng_sendrecv(s, rank, NULL, 0, &t->peer, 1, t->amount, staged);
+        eng_sendrecv(s, rank, NULL, 0, &peer, 1, t->amount, staged);
         return;
     case TG_EXCHANGE:
         eng_sendrecv(s, rank, gr->ranks, gr->n, gr->ranks, gr->n, t->amount, staged);
@@ -155,7 +156,7 @@ void eng_comm_run(eng_sim *s, int rank, const tg_task *t)
         eng_sendrecv(s, rank, &gr->ranks[0], 1, &gr->ranks[1], 1, t->amount, staged);
         return;
     default:
-        run_collective(s, rank, t, staged);
+        run_collective(s, rank, t, peer, staged);
         return;
     }
 }

@@ -81,7 +81,8 @@ static uint64_t group_signature(const eng_sim *s, int gi)
     uint64_t h = mix(0, (uint64_t)gr->n);
     for (int i = 0; i < rk->n_tasks; i++) {
         const tg_task *t = &rk->tasks[i];
-        if (t->peer != gi || t->op == TG_SEND || t->op == TG_RECV || t->op == TG_EXEC)
+        if (t->op == TG_SEND || t->op == TG_RECV || t->op == TG_EXEC ||
+            tg_peer(s->g, gr->ranks[0], t) != gi)
             continue;
         h = mix(mix(mix(h, t->op), t->algo), (uint64_t)(t->amount * 8));
     }
@@ -205,8 +206,8 @@ static double group_step_messages(const eng_sim *s, int gi, double *per_block)
     double steps = 0, collectives = 0;
     for (int i = 0; i < rk->n_tasks; i++) {
         const tg_task *t = &rk->tasks[i];
-        if (t->peer == gi && (t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER ||
-                              t->op == TG_REDUCE_SCATTER)) {
+        if (tg_peer(s->g, gr->ranks[0], t) == gi &&
+            (t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER)) {
             steps += (t->op == TG_ALLREDUCE ? 2.0 : 1.0) * (gr->n - 1);
             collectives++;
         }

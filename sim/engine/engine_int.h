@@ -413,9 +413,11 @@ void eng_rings_allreduce(eng_sim *s, const eng_hier *h, int pos, double bytes);
 
 /* engine_segment.c */
 
-/* Does task t run as a ring collective on its group's private ring in flow mode (eng_comm_run
- * then hands it to eng_private_segment)? Then its steps and chunk bytes. */
-bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk);
+/* Does task t, on group `group` (tg_peer), run as a ring collective on the group's private
+ * ring in flow mode (eng_comm_run then hands it to eng_private_segment)? Then its steps and
+ * chunk bytes. */
+bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int group, int *steps,
+                           long *chunk);
 
 /* eng_private_flow for a group's ring, reached by a collective task of `rank`, that also
  * computes what follows it when it can (a computed segment): while every member's next tasks

@@ -191,25 +191,26 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
 {
     const tg_graph *g = s->g;
     const tg_task *t = &g->ranks[r].tasks[i];
+    int peer = tg_peer(g, r, t); /* a rank or a group */
     const char *what = tg_op_name((tg_op)t->op);
     bool staged = (t->flags & TG_FLAG_STAGED) != 0;
     int oom = 0;
     if (t->op == TG_SEND || t->op == TG_RECV) {
-        if (t->peer < 0 || t->peer >= g->n_ranks || t->peer == r)
+        if (peer < 0 || peer >= g->n_ranks || peer == r)
             return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): peer %d is not "
-                           "another rank of 0..%d", r, i, what, t->peer, g->n_ranks - 1);
-        oom = t->op == TG_SEND ? send_register(s, r, t->peer, staged)
-                               : eng_mbox_add(s, t->peer, r, 0);
+                           "another rank of 0..%d", r, i, what, peer, g->n_ranks - 1);
+        oom = t->op == TG_SEND ? send_register(s, r, peer, staged)
+                               : eng_mbox_add(s, peer, r, 0);
         return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
     }
-    if (t->peer < 0 || t->peer >= g->n_groups)
+    if (peer < 0 || peer >= g->n_groups)
         return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): group %d does not "
-                       "exist (%d groups)", r, i, what, t->peer, g->n_groups);
-    const tg_group *gr = &g->groups[t->peer];
+                       "exist (%d groups)", r, i, what, peer, g->n_groups);
+    const tg_group *gr = &g->groups[peer];
     if (t->op == TG_SHIFT) {
         if (gr->n != 2 || gr->ranks[0] == r || gr->ranks[1] == r)
             return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (shift): group %d is "
-                           "not {send peer, receive peer} of two other ranks", r, i, t->peer);
+                           "not {send peer, receive peer} of two other ranks", r, i, peer);
         oom = send_register(s, r, gr->ranks[0], staged) | eng_mbox_add(s, gr->ranks[1], r, 0);
         return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
     }
@@ -218,36 +219,36 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
             int p = gr->ranks[k];
             if (p == r)
                 return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (exchange): group "
-                               "%d lists the rank among its own peers", r, i, t->peer);
+                               "%d lists the rank among its own peers", r, i, peer);
             oom |= send_register(s, r, p, staged) | eng_mbox_add(s, p, r, 0);
         }
         if (gr->n > *max_peers)
             *max_peers = gr->n;
         return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
     }
-    int pos = eng_group_pos(s, r, t->peer);
+    int pos = eng_group_pos(s, r, peer);
     if (pos < 0)
         return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): the rank is not a "
-                       "member of group %d", r, i, what, t->peer);
-    if (dup[t->peer])
+                       "member of group %d", r, i, what, peer);
+    if (dup[peer])
         return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): group %d lists a "
-                       "rank twice", r, i, what, t->peer);
+                       "rank twice", r, i, what, peer);
     if (t->algo >= TG_ALGO_COUNT || (t->algo != TG_ALGO_RING && t->op != TG_ALLREDUCE) ||
         (t->algo >= TG_ALGO_TREE && staged))
         return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): algorithm %d is not "
                        "available for this collective", r, i, what, t->algo);
-    if (t->algo != TG_ALGO_RING && !s->hier[t->peer]) {
-        int status = build_hier(s, t->peer, err);
+    if (t->algo != TG_ALGO_RING && !s->hier[peer]) {
+        int status = build_hier(s, peer, err);
         if (status != HS_OK && !(status == HS_EINPUT && t->algo == TG_ALGO_AUTO))
             return status; /* an uneven group: NCCL's choice is then the ring */
     }
-    eng_hier *h = s->hier[t->peer];
+    eng_hier *h = s->hier[peer];
     /* the group's own ring: the ring's, NCCL's choice's when it may be the ring, and the
      * rings' when they are one */
     if (t->algo == TG_ALGO_RING || (t->algo == TG_ALGO_AUTO && (!h || h->rings < 2)) ||
         (t->algo == TG_ALGO_RINGS && h->rings < 2)) {
-        ring_used[t->peer] = 1;
-        oom = ring_register(s, eng_group_ring(s, t->peer, pos), staged);
+        ring_used[peer] = 1;
+        oom = ring_register(s, eng_group_ring(s, peer, pos), staged);
     }
     if (t->algo == TG_ALGO_HIER)
         oom |= ring_register(s, eng_intra_ring(h, pos, NULL), staged) |

@@ -172,12 +172,13 @@ void eng_mark_point_to_point(const eng_sim *s, uint8_t *not_ring)
     for (int r = 0; r < g->n_ranks; r++)
         for (int i = 0; i < g->ranks[r].n_tasks; i++) {
             const tg_task *t = &g->ranks[r].tasks[i];
-            const tg_group *gr = t->op == TG_SHIFT || t->op == TG_EXCHANGE ? &g->groups[t->peer]
+            int peer = tg_peer(g, r, t);
+            const tg_group *gr = t->op == TG_SHIFT || t->op == TG_EXCHANGE ? &g->groups[peer]
                                                                           : NULL;
             long a = -1, b = -1;
             if (t->op == TG_SEND || t->op == TG_RECV) {
-                a = eng_pair_slot(s, r, t->peer);
-                b = eng_pair_slot(s, t->peer, r);
+                a = eng_pair_slot(s, r, peer);
+                b = eng_pair_slot(s, peer, r);
             }
             for (int k = 0; gr && k < gr->n; k++) {
                 long x = eng_pair_slot(s, r, gr->ranks[k]), y = eng_pair_slot(s, gr->ranks[k], r);
@@ -310,7 +311,7 @@ static uint8_t *ring_groups(const eng_sim *s)
             const tg_task *t = &g->ranks[r].tasks[i];
             if ((t->op == TG_ALLREDUCE || t->op == TG_ALLGATHER || t->op == TG_REDUCE_SCATTER) &&
                 t->algo == TG_ALGO_RING)
-                ring[t->peer] = 1;
+                ring[tg_peer(g, r, t)] = 1;
         }
     return ring;
 }

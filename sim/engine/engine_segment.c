@@ -24,14 +24,15 @@
 
 /* The tasks eng_comm_run hands to eng_private_segment: a ring allgather, reduce-scatter or
  * (ring-only) allreduce, not staged, on a group with a private ring, in flow mode. */
-bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int *steps, long *chunk)
+bool eng_private_ring_task(const eng_sim *s, const tg_task *t, int group, int *steps,
+                           long *chunk)
 {
     if (s->opt.fidelity != ENG_FLOW || (t->flags & (TG_FLAG_STAGED | TG_FLAG_CYCLE)) ||
         !s->ring_priv ||
         (t->op != TG_ALLGATHER && t->op != TG_REDUCE_SCATTER && t->op != TG_ALLREDUCE) ||
-        !s->ring_priv[t->peer] || (t->op == TG_ALLREDUCE && s->hier[t->peer]))
+        !s->ring_priv[group] || (t->op == TG_ALLREDUCE && s->hier[group]))
         return false;
-    int n = s->g->groups[t->peer].n;
+    int n = s->g->groups[group].n;
     *steps = t->op == TG_ALLREDUCE ? 2 * (n - 1) : n - 1;
     *chunk = eng_chunk_bytes(t->op == TG_ALLGATHER ? t->amount : t->amount / n);
     return n >= 2 && *steps >= 1;
@@ -50,7 +51,8 @@ static bool next_collective(eng_sim *s, eng_ring v, eng_pring *r, int *steps, lo
         if (c >= list->n_tasks)
             return false;
         const tg_task *task = &list->tasks[c];
-        if (!eng_private_ring_task(s, task, &st, &ch) || s->ring_priv[task->peer] != r ||
+        int group = tg_peer(s->g, rank, task);
+        if (!eng_private_ring_task(s, task, group, &st, &ch) || s->ring_priv[group] != r ||
             (i > 0 && (st != *steps || ch != *chunk)))
             return false;
         r->seg_task[i] = c;

@@ -329,11 +329,37 @@ static void ex_write_layerwise(ex_cursor *c, const ex_plan *plan, const ex_rank_
             ex_exec(c, TG_UPDATE, l, plan->layers[l].wu_s, grad);
 }
 
-/* A rank's list depends on the plan and its groups only: equal groups, equal lists. */
+/* The slots of a layer-wise rank (tg_graph.slots): its groups and neighbours. */
+enum { EX_SLOT_MODEL, EX_SLOT_ACROSS, EX_SLOT_LO, EX_SLOT_HI, EX_SLOT_UP, EX_SLOT_DOWN,
+       EX_SLOTS };
+
+/* Rank r's groups and neighbours into its slots; *grp becomes what its tasks name instead,
+ * the slots (-1, none, stays -1). Ranks of one role in their groups (the first of a spatial
+ * group, say) then have equal views, and the list depends on the plan and the view only. */
+static void ex_to_slots(tg_graph *g, int r, ex_rank_groups *grp)
+{
+    int32_t *slot = &g->slots[(size_t)r * EX_SLOTS];
+    int *field[EX_SLOTS] = {&grp->model, &grp->across, &grp->lo, &grp->hi, &grp->shift_up,
+                            &grp->shift_down};
+    for (int k = 0; k < EX_SLOTS; k++) {
+        slot[k] = *field[k];
+        *field[k] = *field[k] >= 0 ? k : -1;
+    }
+}
+
 static bool ex_same_groups(const ex_rank_groups *a, const ex_rank_groups *b)
 {
     return a->model == b->model && a->across == b->across && a->lo == b->lo && a->hi == b->hi &&
            a->shift_up == b->shift_up && a->shift_down == b->shift_down && a->chain == b->chain;
+}
+
+/* The rank among `first` (n of them) whose view equals rank r's, -1 for none. */
+static int ex_same_view(const ex_rank_groups *view, const int *first, int n, int r)
+{
+    for (int i = 0; i < n; i++)
+        if (ex_same_groups(&view[first[i]], &view[r]))
+            return first[i];
+    return -1;
 }
 
 static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const kt_compute *kc,
@@ -342,9 +368,10 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
     ex_plan plan = {0};
     bool overlap = opt && opt->overlap;
     ex_rank_groups *groups = calloc((size_t)sh->p, sizeof *groups);
+    int *first = calloc((size_t)sh->p, sizeof *first);
     int *deferred = calloc(2 * (size_t)wl->n_layers + 1, sizeof *deferred);
     double *held = calloc((size_t)wl->n_layers + 1, sizeof *held);
-    int rc = groups && deferred && held ? ex_plan_build(sh, wl, kc, &plan, err)
+    int rc = groups && first && deferred && held ? ex_plan_build(sh, wl, kc, &plan, err)
                                 : hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", sh->p);
     plan.bucket_bytes = opt && opt->bucket_bytes > 0 ? opt->bucket_bytes : CO_BUCKET_BYTES;
     plan.first_bucket_bytes = opt && opt->first_bucket_bytes > 0 ? opt->first_bucket_bytes
@@ -356,9 +383,15 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
     plan.after_backward = overlap && opt->after_backward;
     if (rc == HS_OK)
         rc = ex_groups_layerwise(sh, g, groups, err);
+    if (rc == HS_OK)
+        rc = tg_init_slots(g, EX_SLOTS, err);
+    int n_first = 0; /* the first rank of each view, in `first` (groups becomes the views) */
     for (int r = 0; rc == HS_OK && r < sh->p; r++) {
-        if (r > 0 && ex_same_groups(&groups[r], &groups[r - 1]) && tg_borrow(g, r))
-            continue; /* the list rank r - 1 has (all of data parallelism's ranks) */
+        ex_to_slots(g, r, &groups[r]);
+        int same = ex_same_view(groups, first, n_first, r);
+        if (same >= 0 && tg_borrow(g, r, same))
+            continue; /* the list of an earlier rank of its role (all of data parallelism's) */
+        first[n_first++] = r;
         ex_cursor c = {.g = g, .rank = r, .overlap = overlap, .last = -1};
         ex_backward b = {.c = &c, .plan = &plan, .grp = &groups[r], .deferred = deferred,
                          .deferred_after = deferred + wl->n_layers, .grad = -1,
@@ -371,6 +404,7 @@ static int ex_expand_layerwise(const ex_shape *sh, const wl_workload *wl, const 
     }
     free(plan.layers);
     free(groups);
+    free(first);
     free(deferred);
     free(held);
     return rc;

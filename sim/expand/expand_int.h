@@ -88,7 +88,8 @@ typedef struct {
     bool after_backward;      /* overlap order: every bucket waits for the backward's end */
 } ex_plan;
 
-/* The communicators one rank uses (group indices in the graph, -1: none). */
+/* The communicators one rank uses (group indices in the graph, -1: none; once written into the
+ * rank's slots, tg_graph.slots, the slots that hold them: what its tasks name). */
 typedef struct {
     int model;    /* the p2 ranks splitting the layers with it */
     int across;   /* the p1 ranks of its index in the other groups */

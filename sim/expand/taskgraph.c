@@ -27,7 +27,20 @@ void tg_free(tg_graph *g)
     for (int i = 0; i < g->n_groups; i++)
         free(g->groups[i].ranks);
     free(g->groups);
+    free(g->slots);
     memset(g, 0, sizeof *g);
+}
+
+int tg_init_slots(tg_graph *g, int n_slots, char *err)
+{
+    size_t n = (size_t)g->n_ranks * (size_t)n_slots;
+    g->slots = malloc((n ? n : 1) * sizeof *g->slots);
+    if (!g->slots)
+        return hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks' slots", g->n_ranks);
+    for (size_t i = 0; i < n; i++)
+        g->slots[i] = -1;
+    g->n_slots = n_slots;
+    return HS_OK;
 }
 
 /* A shared list becomes the rank's own copy (before it changes). */
@@ -56,11 +69,11 @@ int tg_add(tg_graph *g, int rank, tg_task task)
     return r->n_tasks++;
 }
 
-/* Rank `rank` takes rank-1's array (its own freed). */
-static void borrow(tg_graph *g, int rank)
+/* Rank `rank` takes the array of the earlier rank `from` (its own freed). */
+static void borrow(tg_graph *g, int rank, int from)
 {
     tg_rank *r = &g->ranks[rank];
-    const tg_rank *prev = &g->ranks[rank - 1];
+    const tg_rank *prev = &g->ranks[from];
     free(r->tasks);
     r->tasks = prev->tasks;
     r->n_tasks = prev->n_tasks;
@@ -77,16 +90,17 @@ int tg_share(tg_graph *g, int rank)
     if (r->owner != rank || r->lent || r->n_tasks != prev->n_tasks || r->n_tasks == 0 ||
         memcmp(r->tasks, prev->tasks, (size_t)r->n_tasks * sizeof *r->tasks) != 0)
         return 0;
-    borrow(g, rank);
+    borrow(g, rank, rank - 1);
     return 1;
 }
 
-int tg_borrow(tg_graph *g, int rank)
+int tg_borrow(tg_graph *g, int rank, int from)
 {
-    if (rank < 1 || rank >= g->n_ranks || g->ranks[rank].n_tasks != 0 ||
-        g->ranks[rank].owner != rank || g->ranks[rank - 1].n_tasks == 0)
+    if (rank < 1 || rank >= g->n_ranks || from < 0 || from >= rank ||
+        g->ranks[rank].n_tasks != 0 || g->ranks[rank].owner != rank ||
+        g->ranks[from].n_tasks == 0)
         return 0;
-    borrow(g, rank);
+    borrow(g, rank, from);
     return 1;
 }
 
@@ -143,6 +157,8 @@ const char *tg_phase_name(tg_phase phase)
 int tg_append(tg_graph *all, const tg_graph *g, int rank_offset, char *err)
 {
     int group_offset = all->n_groups;
+    if (all->n_slots != 0)
+        return hs_fail(err, HS_EINTERNAL, "tg_append: the merged graph has slots");
     if (g->cycle_time_s > 0 && all->cycle_time_s > 0 && g->cycle_time_s != all->cycle_time_s)
         return hs_fail(err, HS_EINPUT, "jobs whose runtimes have different cycle times (%g s "
                        "and %g s) cannot share a run", all->cycle_time_s, g->cycle_time_s);
@@ -163,6 +179,8 @@ int tg_append(tg_graph *all, const tg_graph *g, int rank_offset, char *err)
     for (int r = 0; r < g->n_ranks; r++) {
         for (int i = 0; i < g->ranks[r].n_tasks; i++) {
             tg_task t = g->ranks[r].tasks[i];
+            if (t.op != TG_EXEC)
+                t.peer = tg_peer(g, r, &t); /* what the slot holds: all has none */
             if (t.op == TG_SEND || t.op == TG_RECV)
                 t.peer += rank_offset;  /* a rank */
             else if (t.op != TG_EXEC)

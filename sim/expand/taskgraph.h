@@ -72,7 +72,8 @@ typedef struct {
     uint8_t flags;     /* TG_FLAG_*, communication tasks only */
     int32_t layer;     /* workload layer index, -1 when the task is not one layer's */
     int32_t peer;      /* TG_SEND/TG_RECV: the other rank; collectives/exchange/shift: group
-                        * index */
+                        * index; in a graph with slots, the index of the rank's slot holding
+                        * that rank or group (read it with tg_peer) */
     int32_t after;     /* index in this rank's list of a task of the other stream that must
                         * finish first, -1 for none */
     double amount;     /* TG_EXEC: seconds; others: bytes (see tg_op) */
@@ -102,6 +103,11 @@ typedef struct {
     int n_groups;
     size_t cap_groups;
     double cycle_time_s; /* the period of the cycle TG_FLAG_CYCLE tasks wait for, 0: none */
+    int n_slots;       /* 0: tasks name their peer rank or group themselves; else they name one
+                        * of their rank's n_slots slots, so that ranks of one role (the spatial
+                        * group's first, say) run one list whatever their group (tg_peer) */
+    int32_t *slots;    /* n_ranks * n_slots: rank r's slots at r * n_slots, each a rank or a
+                        * group index, -1 if unused */
 } tg_graph;
 
 int tg_init(tg_graph *g, int n_ranks, char *err);
@@ -116,10 +122,25 @@ int tg_add(tg_graph *g, int rank, tg_task task);
  * Returns whether it now borrows. */
 int tg_share(tg_graph *g, int rank);
 
-/* Let rank `rank`, whose list is empty, borrow the complete list of rank rank-1 (which can
- * then no longer grow): for a rank known to run the same tasks. Returns 0 (and does nothing)
- * if rank's list is not empty or rank-1's is. */
-int tg_borrow(tg_graph *g, int rank);
+/* Let rank `rank`, whose list is empty, borrow the complete list of the earlier rank `from`
+ * (which can then no longer grow): for a rank known to run the same tasks. Returns 0 (and
+ * does nothing) if rank's list is not empty, from's is, or from is not earlier. */
+int tg_borrow(tg_graph *g, int rank, int from);
+
+/* Give every rank n_slots slots, all -1 (the graph must have no task yet). HS_EINTERNAL when
+ * out of memory. */
+int tg_init_slots(tg_graph *g, int n_slots, char *err);
+
+/* The rank (TG_SEND, TG_RECV) or group (other communication tasks) that task t of rank `rank`
+ * names: its peer itself, or in a graph with slots, the slot it names; -1 for a slot that does
+ * not exist. */
+static inline int tg_peer(const tg_graph *g, int rank, const tg_task *t)
+{
+    if (g->n_slots == 0)
+        return t->peer;
+    return t->peer >= 0 && t->peer < g->n_slots ? g->slots[(size_t)rank * g->n_slots + t->peer]
+                                                : -1;
+}
 
 /* Give back what doubling left unused in every list (a rank sharing a list points to the
  * owner's array again, wherever realloc moved it). */
@@ -133,7 +154,8 @@ int tg_lists(const tg_graph *g);
 int tg_add_group(tg_graph *g, const int *ranks, int n);
 
 /* Append g's groups and tasks to all, g's rank r becoming all's rank rank_offset + r (all must
- * have those ranks): several jobs' graphs in one run. HS_EINTERNAL when out of memory;
+ * have those ranks, and no slots; g's tasks name their peers themselves in all): several jobs'
+ * graphs in one run. HS_EINTERNAL when out of memory;
  * HS_EINPUT when both graphs have a cycle (cycle_time_s), of different periods. */
 int tg_append(tg_graph *all, const tg_graph *g, int rank_offset, char *err);
 

@@ -36,11 +36,11 @@ static bool is_collective(const tg_task *t)
  * staged messages are the spatial halos and split point, the gradient phase the weight
  * allreduce (inside one model-parallel group, rank / p2 alike for every member, or across
  * them), and plain messages between ranks the pipeline's. */
-static hs_term term_of(const tg_graph *g, const tg_task *t, int p2)
+static hs_term term_of(const tg_graph *g, int rank, const tg_task *t, int p2)
 {
     bool staged = (t->flags & TG_FLAG_STAGED) != 0;
     if (t->phase == TG_GRADIENT && t->op == TG_ALLREDUCE) {
-        const tg_group *grp = &g->groups[t->peer];
+        const tg_group *grp = &g->groups[tg_peer(g, rank, t)];
         for (int i = 1; i < grp->n; i++)
             if (grp->ranks[i] / p2 != grp->ranks[0] / p2)
                 return HS_TERM_GRAD_ACROSS;
@@ -58,28 +58,29 @@ static hs_term term_of(const tg_graph *g, const tg_task *t, int p2)
     return staged || t->op == TG_EXCHANGE ? HS_TERM_HALO : HS_TERM_PIPELINE;
 }
 
-/* Whether a point-to-point task sends to / receives from rank q (a shift's group is {send
- * peer, receive peer}; an exchange's its peers, both ways). */
-static bool sends_to(const tg_graph *g, const tg_task *t, int q)
+/* Whether a point-to-point task of rank `rank` sends to / receives from rank q (a shift's
+ * group is {send peer, receive peer}; an exchange's its peers, both ways). */
+static bool sends_to(const tg_graph *g, int rank, const tg_task *t, int q)
 {
+    int peer = tg_peer(g, rank, t);
     if (t->op == TG_SEND)
-        return t->peer == q;
+        return peer == q;
     if (t->op == TG_SHIFT)
-        return g->groups[t->peer].ranks[0] == q;
+        return g->groups[peer].ranks[0] == q;
     if (t->op == TG_EXCHANGE)
-        for (int i = 0; i < g->groups[t->peer].n; i++)
-            if (g->groups[t->peer].ranks[i] == q)
+        for (int i = 0; i < g->groups[peer].n; i++)
+            if (g->groups[peer].ranks[i] == q)
                 return true;
     return false;
 }
 
-static bool receives_from(const tg_graph *g, const tg_task *t, int q)
+static bool receives_from(const tg_graph *g, int rank, const tg_task *t, int q)
 {
     if (t->op == TG_RECV)
-        return t->peer == q;
+        return tg_peer(g, rank, t) == q;
     if (t->op == TG_SHIFT)
-        return g->groups[t->peer].ranks[1] == q;
-    return t->op == TG_EXCHANGE && sends_to(g, t, q);
+        return g->groups[tg_peer(g, rank, t)].ranks[1] == q;
+    return t->op == TG_EXCHANGE && sends_to(g, rank, t, q);
 }
 
 /* Does task t of rank a match task u of rank b: the collective a's k-th on a group matches
@@ -89,13 +90,14 @@ typedef enum { CR_MATCH_GROUP, CR_MATCH_A_TO_B, CR_MATCH_B_TO_A } cr_match;
 static bool matches(const tg_graph *g, const tg_task *t, cr_match how, int key, int a, int b,
                     bool on_a)
 {
+    int own = on_a ? a : b; /* the rank whose task t is */
     switch (how) {
     case CR_MATCH_GROUP:
-        return is_collective(t) && t->peer == key;
+        return is_collective(t) && tg_peer(g, own, t) == key;
     case CR_MATCH_A_TO_B:
-        return on_a ? sends_to(g, t, b) : receives_from(g, t, a);
+        return on_a ? sends_to(g, own, t, b) : receives_from(g, own, t, a);
     default:
-        return on_a ? receives_from(g, t, b) : sends_to(g, t, a);
+        return on_a ? receives_from(g, own, t, b) : sends_to(g, own, t, a);
     }
 }
 
@@ -150,16 +152,17 @@ static int ready_times(const tg_graph *g, const eng_result *res, int r, double *
         if (task->op == TG_EXEC)
             continue;
         if (is_collective(task)) {
-            if (seen_before(groups, &n_groups, task->peer))
+            int gi = tg_peer(g, r, task);
+            if (seen_before(groups, &n_groups, gi))
                 continue;
-            const tg_group *grp = &g->groups[task->peer];
+            const tg_group *grp = &g->groups[gi];
             for (int m = 0; m < grp->n; m++)
                 if (grp->ranks[m] != r)
-                    ready_from(g, res, CR_MATCH_GROUP, task->peer, r, grp->ranks[m], ready_s);
+                    ready_from(g, res, CR_MATCH_GROUP, gi, r, grp->ranks[m], ready_s);
             continue;
         }
         for (int q = 0; q < g->n_ranks; q++) {
-            if (q == r || !(sends_to(g, task, q) || receives_from(g, task, q)) ||
+            if (q == r || !(sends_to(g, r, task, q) || receives_from(g, r, task, q)) ||
                 seen_before(peers, &n_peers, q))
                 continue;
             ready_from(g, res, CR_MATCH_A_TO_B, -1, r, q, ready_s);
@@ -190,7 +193,7 @@ static int fill_terms(const tg_graph *g, const eng_result *res, int crit, int p2
         const tg_task *task = &list->tasks[t];
         if (task->op == TG_EXEC)
             continue;
-        hs_term k = term_of(g, task, p2 > 0 ? p2 : 1);
+        hs_term k = term_of(g, crit, task, p2 > 0 ? p2 : 1);
         double ready = ready_s[t] < end_s[t] ? ready_s[t] : end_s[t];
         int from_gap = first_gap; /* both parts start at the task's start */
         d->term_comm_s[k] += end_s[t] - start_s[t];

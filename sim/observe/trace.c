@@ -224,17 +224,17 @@ static void put_us(hs_json *j, const char *key, long long ns)
     hs_json_printf(j, "%s%lld.%03lld", ns < 0 ? "-" : "", llabs(ns) / 1000, llabs(ns) % 1000);
 }
 
-/* A communication task's members: its op, bytes, peers or group, staging, algorithm. */
-static void put_comm_args(hs_json *j, const tr_run *run, const tg_task *t)
+/* A communication task of rank `rank`: its op, bytes, peers or group, staging, algorithm. */
+static void put_comm_args(hs_json *j, const tr_run *run, int rank, const tg_task *t)
 {
     static const char *const algo[TG_ALGO_COUNT] = {"ring", "hierarchical", "tree", "rings",
                                                      "auto"};
     hs_json_kv_str(j, "op", tg_op_name((tg_op)t->op));
     hs_json_kv_number(j, "bytes", t->amount);
-    const tg_group *grp = t->peer >= 0 && t->peer < run->g->n_groups
-                              ? &run->g->groups[t->peer] : NULL;
+    int peer = tg_peer(run->g, rank, t); /* a rank or a group */
+    const tg_group *grp = peer >= 0 && peer < run->g->n_groups ? &run->g->groups[peer] : NULL;
     if (t->op == TG_SEND || t->op == TG_RECV) {
-        hs_json_kv_int(j, "peer_rank", (int)t->peer);
+        hs_json_kv_int(j, "peer_rank", peer);
     } else if (t->op == TG_SHIFT && grp && grp->n == 2) { /* {send peer, receive peer} */
         hs_json_kv_int(j, "send_to_rank", grp->ranks[0]);
         hs_json_kv_int(j, "recv_from_rank", grp->ranks[1]);
@@ -269,7 +269,7 @@ static void put_task(tr_writer *w, const tr_run *run, int rank, int node, int gp
     hs_json_key(j, "seconds");
     hs_json_printf(j, "%.9g", end_s - start_s);
     if (!kernel)
-        put_comm_args(j, run, t);
+        put_comm_args(j, run, rank, t);
     hs_json_end(j);
     hs_json_end(j);
 }

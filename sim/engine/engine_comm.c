@@ -105,7 +105,8 @@ static __attribute__((noinline)) void run_collective(eng_sim *s, int rank, const
     eng_ring v = eng_group_ring(s, group, pos);
     int steps;
     long chunk;
-    if (eng_private_ring_task(s, t, group, &steps, &chunk)) { /* ring_steps' private case, extended */
+    /* ring_steps' private case, extended */
+    if (eng_private_ring_task(s, t, group, &steps, &chunk)) {
         eng_private_segment(s, rank, v, steps, chunk);
         return;
     }

@@ -310,7 +310,8 @@ static bool sends_self_relayed(const eng_sim *s, int rank)
         return false;
     for (int i = 0; i < list->n_tasks; i++) {
         const tg_task *t = &list->tasks[i];
-        if (t->op == TG_SEND && (t->flags & both) == both && eng_relayed(s, rank, tg_peer(s->g, rank, t)))
+        if (t->op == TG_SEND && (t->flags & both) == both &&
+            eng_relayed(s, rank, tg_peer(s->g, rank, t)))
             return true;
     }
     return false;

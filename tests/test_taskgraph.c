@@ -3,11 +3,12 @@
  *
  * Checked: equal lists are shared and unequal ones (one field apart) are not; a rank borrowing
  * a list gets a copy of its own when a task is added to it, the lender refuses to grow; lists
- * stay correct through tg_shrink (which moves arrays) and tg_append (several jobs' graphs); the
- * expansion shares data parallelism's lists (one array for all ranks) and keeps data+filter's
- * and data+spatial's, which name different groups, apart (test_expand checks every rank's
- * tasks, shared or not). tg_free frees each array once (the sanitized build would see a double
- * free). */
+ * stay correct through tg_shrink (which moves arrays) and tg_append (several jobs' graphs); a
+ * task naming a slot reads its own rank's (tg_peer), a slot that does not exist reads -1, and
+ * tg_append writes what the slots hold; the expansion shares data parallelism's and
+ * data+filter's lists (one array for all ranks) and data+spatial's by role (test_expand checks
+ * every rank's tasks, shared or not). tg_free frees each array once (the sanitized build would
+ * see a double free). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +106,40 @@ static void test_append(void **state)
     tg_free(&all);
 }
 
+/* Two ranks run one list of a send to slot 1 and an allreduce on slot 0; each slot row holds
+ * the rank's own group and neighbour. */
+static void test_slots(void **state)
+{
+    (void)state;
+    tg_graph g, all;
+    assert_int_equal(tg_init(&g, 2, NULL), HS_OK);
+    int ranks[2] = {0, 1};
+    assert_int_equal(tg_add_group(&g, ranks, 2), 0);
+    assert_int_equal(tg_add_group(&g, ranks, 2), 1);
+    assert_int_equal(tg_init_slots(&g, 2, NULL), HS_OK);
+    assert_int_equal(g.slots[0], -1);
+    int32_t rows[4] = {0, 1, 1, 0}; /* rank 0: group 0, peer 1; rank 1: group 1, peer 0 */
+    memcpy(g.slots, rows, sizeof rows);
+    tg_task send = {.op = TG_SEND, .layer = -1, .peer = 1, .after = -1, .amount = 8};
+    tg_task ar = {.op = TG_ALLREDUCE, .layer = -1, .peer = 0, .after = -1, .amount = 8};
+    assert_true(tg_add(&g, 0, send) >= 0 && tg_add(&g, 0, ar) >= 0);
+    assert_int_equal(tg_borrow(&g, 1, 0), 1);
+    assert_int_equal(tg_peer(&g, 0, &g.ranks[0].tasks[0]), 1);
+    assert_int_equal(tg_peer(&g, 1, &g.ranks[1].tasks[0]), 0);
+    assert_int_equal(tg_peer(&g, 0, &g.ranks[0].tasks[1]), 0);
+    assert_int_equal(tg_peer(&g, 1, &g.ranks[1].tasks[1]), 1);
+    tg_task bad = {.op = TG_SEND, .peer = 2};
+    assert_int_equal(tg_peer(&g, 0, &bad), -1);
+    assert_int_equal(tg_init(&all, 4, NULL), HS_OK); /* the merged graph has no slots */
+    assert_int_equal(tg_append(&all, &g, 2, NULL), HS_OK);
+    assert_int_equal(all.n_slots, 0);
+    assert_int_equal(all.ranks[3].tasks[0].peer, 2); /* its slot's rank 0, + 2 (not slot 1 + 2) */
+    assert_int_equal(all.ranks[3].tasks[1].peer, 1); /* its slot's group 1 (not slot 0) */
+    assert_int_equal(all.ranks[2].tasks[0].peer, 3);
+    tg_free(&g);
+    tg_free(&all);
+}
+
 /* The expansion's lists: want_lists arrays, every rank's tasks valid for that rank
  * (check_invariants: each collective's group holds the rank, sends meet their receives). */
 static void expect_lists(st_strategy st, int64_t batch, bool overlap, int want_lists)
@@ -139,6 +174,7 @@ int main(void)
         cmocka_unit_test(test_share),
         cmocka_unit_test(test_borrow),
         cmocka_unit_test(test_append),
+        cmocka_unit_test(test_slots),
         cmocka_unit_test(test_expansion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

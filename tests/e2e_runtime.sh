@@ -289,6 +289,23 @@ assert d["analytic"]["input_pipeline"]["bound"] and d["simulate"]["input_pipelin
 assert w["analytic_s"] > 0 and abs(w["analytic_s"] - w["simulated_s"]) < 1e-9, w' \
         "$TMP/out" || fail "compare: the input pipeline's wait is not a part of its own"
 fi
+# A runtime's step_host_s (the nnU-Net rows' 2.349 ms) is a part of compare's own, the same
+# on both sides, not "waiting for other ranks" on the simulated side alone: each side's parts
+# add up to its total
+nnunet=(-w nnunet-2d -p gen:nvswitch-ndr:gpu=a100-80gb -s data -g 8 -b 32 --precision mixed
+        --runtime "$SRC/experiments/validation/runtime/pytorch-nnunet-2d.rt" --overlap=off --json)
+if expect_ok host-step-compare compare "${nnunet[@]}"; then
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["difference_terms"]
+h = t.get("host_step")
+assert h and h["analytic_s"] == h["simulated_s"] == 2.349e-3, t
+assert abs(t["waiting"]["simulated_s"]) < 1e-9, t["waiting"]
+for side, key in (("analytic_s", "analytic"), ("simulated_s", "simulate")):
+    total, want = sum(v[side] for v in t.values()), d[key]["iteration"]["total_s"]
+    assert abs(total - want) < 1e-9 * want, (side, total, want)' "$TMP/out" ||
+        fail "compare: the runtime's host step is not a part of its own"
+fi
 # A node's GPUs share its CPUs (the platform's cpu-cores, cpu-threads): on a DGX-1's 40 cores
 # and 80 threads eight GPUs run 8 workers and pytorch-ddp's loader_host_threads_per_gpu each,
 # 72 busy threads, 32 of them paired on a core that does 1.3 times one's work

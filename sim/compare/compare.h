@@ -15,8 +15,9 @@
 #include "report.h"
 #include "run.h"
 
-#define CMP_TERMS (HS_TERM_COUNT + 3) /* compute, the communication terms, waiting, and the
-                                         * input pipeline's wait under a runtime with one */
+#define CMP_TERMS (HS_TERM_COUNT + 4) /* compute, the communication terms, waiting, and under
+                                         * a runtime with them its host step and the input
+                                         * pipeline's wait */
 
 /* Everything a compare prints. */
 typedef struct {

@@ -375,7 +375,7 @@ double kt_compute_buffer_sync_s(const kt_compute *c, const wl_workload *wl, int 
 double kt_compute_input_s(const kt_compute *c, int64_t batch, int data_groups);
 
 /* Seconds a training step's host spends with every GPU idle, added to the iteration before the
- * input floor (hs_estimate_host_step): the runtime's step_host_s (0 when c is NULL, measured
+ * input floor (hs_times_host_step): the runtime's step_host_s (0 when c is NULL, measured
  * times, or the runtime says none). A data-parallel step waits for its slowest rank, so the
  * whole job pays what one rank's host spends (a progress bar drawn on rank 0 alone). */
 double kt_compute_step_host_s(const kt_compute *c);

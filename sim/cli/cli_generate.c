@@ -145,6 +145,25 @@ static bool needs_platform(const char *spec)
                         !strcmp(spec, "ghp")));
 }
 
+/* The platform a spec needs (-p, default abci) into plat; a -p the spec does not use is still
+ * read, so that a wrong name or file is refused (exit 2) rather than ignored. The message
+ * names -p when it was given. */
+static int open_platform(const gen_options *o, bool needed, const cli_sim *sim,
+                         plat_platform *plat, char *err)
+{
+    int status = HS_OK;
+    if (needed)
+        status = cli_open_routes(o->platform ? o->platform : "abci", sim, plat, err);
+    else if (o->platform && (status = plat_open(o->platform, plat, err)) == HS_OK)
+        plat_free(plat);
+    if (status != HS_OK && o->platform) {
+        char why[HS_ERR_LEN];
+        snprintf(why, sizeof why, "%s", err);
+        return hs_fail(err, status, "-p: %s", why);
+    }
+    return status;
+}
+
 static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *sim,
                     st_plan *plan, char *err)
 {
@@ -155,8 +174,7 @@ static int generate(const gen_options *o, const wl_workload *wl, const cli_sim *
         return status;
     plat_platform plat;
     bool with_plat = needs_platform(o->spec);
-    const char *platform = o->platform ? o->platform : "abci";
-    status = with_plat ? cli_open_routes(platform, sim, &plat, err) : HS_OK;
+    status = open_platform(o, with_plat, sim, &plat, err);
     if (status != HS_OK)
         return status;
     if (!strcmp(o->spec, "ghp") && !sim) {

@@ -366,7 +366,7 @@ static void test_rewritten_workload_is_loaded_again(void **state)
         else
             assert_int_equal(system(copy), 0);
         int status = sweep(err, "-w", wl, "-p", "abci", "-s", "data", "-g", "4", "-b", "64",
-                           "-o", in_scratch("w.csv"), "--emit", "parallel", jobs, NULL);
+                           "--emit", "parallel", jobs, NULL);
         if (round == 1) {
             assert_int_equal(status, HS_EINPUT);
             assert_non_null(strstr(err, "-w: "));

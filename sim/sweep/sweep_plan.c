@@ -267,6 +267,23 @@ static int check_runtime(const sw_spec *s, char *err)
     return hs_fail(err, HS_EINPUT, "%s: %s", it->where, said);
 }
 
+/* --emit writes jobs, not the CSV nor a log: an -o or --log typed beside it is refused rather
+ * than ignored (a sweep file's 'output =' and 'log =' are for the file's direct runs, and
+ * stand). */
+static int check_emit_flags(const sw_spec *s, char *err)
+{
+    const sw_item *it = sw_single(&s->key[SW_K_OUTPUT]);
+    if (it && strcmp(it->where, "-o") == 0)
+        return hs_fail(err, HS_EINPUT, "-o %s: --emit writes the jobs, not the CSV (their rows "
+                       "go to the --emit-dir folder): give -o to the merge, hybridsim sweep "
+                       "--merge DIR -o %s", it->text, it->text);
+    it = sw_single(&s->key[SW_K_LOG]);
+    if (it && strcmp(it->where, "--log") == 0)
+        return hs_fail(err, HS_EINPUT, "--log %s: --emit writes the jobs, which run elsewhere "
+                       "and log nothing: give --log to a sweep run here", it->text);
+    return HS_OK;
+}
+
 static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char *err)
 {
     static const char *modes[] = {"compare", "analytic", "simulate"};
@@ -307,6 +324,8 @@ static int check_options(const sw_spec *s, bool need_output, sw_plan *plan, char
             plan->job_key[k] = it->text;
         }
     if ((status = check_runtime(s, err)))
+        return status;
+    if (!need_output && (status = check_emit_flags(s, err)))
         return status;
     plan->output = (it = sw_single(&s->key[SW_K_OUTPUT])) ? it->text : NULL;
     plan->log = (it = sw_single(&s->key[SW_K_LOG])) ? it->text : NULL;

@@ -350,6 +350,14 @@ job_input halves --job "w=resnet50,s=data,g=4,b=32,gpus=0-3" \
 # the job beside it on the node prices as four GPUs on it, not eight
 job_input mixed --job "w=resnet50,s=data,g=4,b=32,gpus=0-3" \
     --job "w=resnet50,s=data,g=4,b=32,gpus=4-7,runtime=chainermn"
+# the same two jobs of four on one node, the second's runtime said by its strategy file's
+# <setting> (no --runtime): both run loaders, so the first prices as eight GPUs on the node
+"$HS" strategy --generate data -w resnet50 -g 4 -b 32 -o "$TMP/data4.xml" >/dev/null \
+    2>"$TMP/err" || fail "generate data4: $(cat "$TMP/err")"
+sed -i 's|^  <layer |  <setting key="runtime" value="pytorch-ddp"/>\n&|; T; :a; n; ba' "$TMP/data4.xml"
+"$HS" simulate -p "$cpus" --json --job "w=resnet50,s=data,g=4,b=32,gpus=0-3,runtime=pytorch-ddp" \
+    --job "w=resnet50,s=$TMP/data4.xml,g=4,b=32,gpus=4-7" >"$TMP/filed.json" 2>"$TMP/err" ||
+    fail "cpus, filed: $(cat "$TMP/err")"
 python3 - "$TMP" <<'PY' || fail "--job runs: the loaders' share of a node's CPUs"
 import json, sys
 def t(name, k=None):
@@ -361,6 +369,8 @@ assert abs(t("spread", 0) - one) < 1e-9 * one, (t("spread", 0), one)
 four = json.load(open("%s/four.json" % sys.argv[1]))["iteration"]["total_s"]
 assert abs(t("mixed", 0) - t("four")) < 1e-9 * t("four"), (t("mixed", 0), t("four"))
 assert t("mixed", 0) < t("eight"), (t("mixed", 0), t("eight"))
+for k in (0, 1):
+    assert abs(t("filed", k) - eight) < 1e-9 * eight, (k, t("filed", k), eight)
 halves = json.load(open("%s/halves.json" % sys.argv[1]))
 for k in (0, 1):
     assert abs(t("halves", k) - eight) < 1e-9 * eight, (k, t("halves", k), eight)

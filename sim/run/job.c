@@ -2,6 +2,7 @@
 #include "job.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
@@ -85,21 +86,6 @@ static double loader_share(const plat_platform *plat, const rt_runtime *rt,
                                                : plat->gpus_per_node;
     return rt_loader_host_share(rt, kr->loader_workers, on_node, plat->gen->cpu_cores,
                                 plat->gen->cpu_threads);
-}
-
-bool job_runs_loader(const js_settings *spec, const plat_platform *plat,
-                     const wl_workload *wl)
-{
-    rt_runtime rt;
-    char ignored[HS_ERR_LEN]; /* a runtime that does not load: job_load_strategy says so */
-    if (!spec->runtime || rt_load(spec->runtime, &rt, ignored) != HS_OK)
-        return false;
-    js_compute compute = job_compute_of(spec->compute, &rt);
-    bool model = compute == JS_COMPUTE_MODEL || compute == JS_COMPUTE_KERNELS ||
-                 (compute == JS_COMPUTE_DEFAULT && job_model_applies(wl, plat_device(plat)));
-    double workers = spec->loader_workers > 0 ? spec->loader_workers
-                                               : rt.kernels.loader_workers;
-    return model && rt.kernels.loader_samples_per_s > 0 && workers > 0;
 }
 
 /* --compute (job_compute_of): the model where asked, by default its kernels alone wherever it
@@ -222,6 +208,40 @@ int job_plan_settings(const js_settings *s, st_plan *plan, char *err)
             return status;
     }
     return HS_OK;
+}
+
+/* What job_runs_loader decides, on the settings in force. */
+static bool settings_run_loader(const js_settings *spec, const plat_platform *plat,
+                                const wl_workload *wl)
+{
+    rt_runtime rt;
+    char ignored[HS_ERR_LEN]; /* a runtime that does not load: job_load_strategy says so */
+    if (!spec->runtime || rt_load(spec->runtime, &rt, ignored) != HS_OK)
+        return false;
+    js_compute compute = job_compute_of(spec->compute, &rt);
+    bool model = compute == JS_COMPUTE_MODEL || compute == JS_COMPUTE_KERNELS ||
+                 (compute == JS_COMPUTE_DEFAULT && job_model_applies(wl, plat_device(plat)));
+    double workers = spec->loader_workers > 0 ? spec->loader_workers
+                                               : rt.kernels.loader_workers;
+    return model && rt.kernels.loader_samples_per_s > 0 && workers > 0;
+}
+
+bool job_runs_loader(const js_settings *given, const plat_platform *plat,
+                     const wl_workload *wl)
+{
+    if (!given->strategy || !st_is_file(given->strategy))
+        return settings_run_loader(given, plat, wl);
+    /* a strategy file's <setting>s may say the runtime, compute or workers (job_load_plan) */
+    js_settings spec = *given;
+    st_plan *plan = calloc(1, sizeof *plan);
+    char ignored[HS_ERR_LEN]; /* a file that does not load: job_load_strategy says so */
+    bool runs = plan && st_plan_load(spec.strategy, wl, plan, ignored) == HS_OK &&
+                job_file_settings(plan, &spec, ignored) == HS_OK &&
+                settings_run_loader(&spec, plat, wl);
+    if (plan)
+        st_plan_free(plan);
+    free(plan);
+    return runs;
 }
 
 /* A strategy file into j->plan, its settings into *s (job_file_settings); --micro-batches

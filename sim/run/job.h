@@ -55,11 +55,12 @@ int job_load_workload(const js_settings *spec, job *j, char *err);
  * Kernel times: --compute (js_compute); model sets j->kc. */
 int job_load_strategy(const js_settings *spec, const plat_platform *plat, job *j, char *err);
 
-/* Whether the job spec says runs an input loader whose workers share its nodes' CPU cores
- * (job_load_strategy prices it; rt_loader_host_share): its runtime has a worker rate
- * (loader_samples_per_s) and workers (its own or loader-workers=), and its kernels are the
- * compute model's (the loader is a term of the model). False for a runtime that does not
- * load (job_load_strategy then says why). */
+/* Whether the job runs an input loader whose workers share its nodes' CPU cores
+ * (job_load_strategy prices it; rt_loader_host_share): on its spec with a strategy file's
+ * <setting>s under it, its runtime has a worker rate (loader_samples_per_s) and workers (its
+ * own or loader-workers=), and its kernels are the compute model's (the loader is a term of
+ * the model). False for a runtime or strategy file that does not load (job_load_strategy
+ * then says why). */
 bool job_runs_loader(const js_settings *spec, const plat_platform *plat,
                      const wl_workload *wl);
 

@@ -82,13 +82,27 @@ static int run_direct(const sw_plan *plan, const sw_cmdline *cl, sw_arena *a, ch
     return status;
 }
 
-/* --merge DIR -o OUT.csv: nothing else. */
+/* The first flag typed that --merge does not take (it takes -o and --quiet), or NULL. */
+static const char *merge_extra(const sw_spec *flags, const sw_cmdline *cl)
+{
+    for (int k = 0; k < SW_K_ALL; k++)
+        if (k != SW_K_OUTPUT && flags->key[k].n)
+            return flags->key[k].items[0].where;
+    return cl->emit_kind ? "--emit" : cl->emit_dir ? "--emit-dir" : cl->exe ? "--exe"
+           : cl->stop_after >= 0 ? "--stop-after" : NULL;
+}
+
+/* --merge DIR -o OUT.csv: nothing else (a flag that would be ignored is refused). */
 static int merge(const sw_spec *flags, const sw_cmdline *cl, sw_arena *a, char *err)
 {
     const sw_list *output = &flags->key[SW_K_OUTPUT];
     const sw_item *out = sw_single(output);
     if (cl->file)
         return hs_fail(err, HS_EINPUT, "--merge takes a directory and -o, not a sweep file");
+    const char *extra = merge_extra(flags, cl);
+    if (extra)
+        return hs_fail(err, HS_EINPUT, "%s: not taken with --merge, which takes a directory, "
+                       "-o and --quiet (the rows are the jobs' as they ran)", extra);
     int status = sw_check_single(output, err);
     if (status != HS_OK)
         return status;
@@ -138,6 +152,9 @@ static int sweep(sw_spec *flags, const sw_cmdline *cl, sw_arena *a, char *err)
         sw_overlay(&file, flags);
         status = check_repeats(&file, err);
     }
+    if (status == HS_OK && cl->emit_dir && !cl->emit_kind)
+        status = hs_fail(err, HS_EINPUT, "--emit-dir %s: for --emit parallel|slurm FILE (the "
+                         "jobs' rows), not a sweep run here (its rows go to -o)", cl->emit_dir);
     if (status == HS_OK) {
         status = sw_plan_make(&file, !cl->emit_kind, &plan, a, err);
     }

@@ -60,6 +60,7 @@ typedef struct {
     sm_options sim;           /* --collectives, --placement, --overlap, --trace */
     cli_output output;        /* table (default), --json, --row */
     bool row_header;          /* --row-header: print the column names first */
+    bool json_and_row;        /* both --json and --row (or --row-header) given: refused */
     tr_gpu_set trace_gpus;    /* --trace-gpus (n = 0: not given) */
     int layers_top;           /* --layers-top N, --per-layer (-1): per-layer table rows */
     const char *links_path;   /* --links FILE.csv: link statistics, or NULL */

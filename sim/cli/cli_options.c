@@ -111,9 +111,16 @@ static int cli_run_option(int c, const char *arg, void *ctx, char *err)
         return status;
     }
     case 'P': o->placement_given = true; return pl_parse(arg, &o->sim.placement, err);
-    case 'j': o->output = OUT_JSON; break;
-    case OPT_ROW: o->output = OUT_ROW; break;
-    case OPT_ROW_HEADER: o->output = OUT_ROW; o->row_header = true; break;
+    case 'j':
+        o->json_and_row |= o->output == OUT_ROW;
+        o->output = OUT_JSON;
+        break;
+    case OPT_ROW:
+    case OPT_ROW_HEADER:
+        o->json_and_row |= o->output == OUT_JSON;
+        o->output = OUT_ROW;
+        o->row_header |= c == OPT_ROW_HEADER;
+        break;
     case OPT_TRACE: o->sim.trace_path = arg; break;
     case OPT_TRACE_GPUS:
         tr_gpus_free(&o->trace_gpus);
@@ -223,6 +230,7 @@ static int check_single(const cli_options *o, char *err)
         {!js_given(&o->job, "batch"), "-b BATCH is required (see hybridsim --help)"},
         {o->output == OUT_ROW && o->command == CMD_COMPARE,
          "--row is for analytic and simulate; compare has --json"},
+        {o->json_and_row, "--json and --row: give one output (a JSON object or one line)"},
         {o->sim.trace_path && analytic,
          "--trace is for simulate and compare (analytic runs no tasks)"},
         {o->sim.trace_gpus && !o->sim.trace_path, "--trace-gpus needs --trace FILE.json"},

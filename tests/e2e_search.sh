@@ -50,6 +50,11 @@ expect_bad_hs "sequence model, hybridsim cost, bad -g" "-g: 0 is out of range" \
 expect_bad_hs "no action" "--search" strategy -w pase-alexnet -g 8 -b 128
 expect_bad_hs "missing -b" "-b BATCH" strategy --search -w pase-alexnet -g 8 --cost-model pase
 expect_bad_hs "-o with pase" "-o is for --cost-model hybridsim" "${search[@]}" -g 8 -o "$TMP/x.xml"
+# PaSE's model prices -w, -g and -b alone: a machine or a job key it would leave unused is
+# refused, not ignored
+expect_bad_hs "-p with pase" "-p is for --cost-model hybridsim" "${search[@]}" -g 8 -p dgx1
+expect_bad_hs "--precision with pase" "--precision is for --cost-model hybridsim" \
+    "${search[@]}" -g 8 --precision mixed
 expect_bad_hs "unknown cost model" "'flops'" "${search[@]}" -g 8 --cost-model flops
 expect_bad_hs "bad -g" "-g: 0 is out of range" "${search[@]}" -g 0
 expect_bad_hs "unknown flag" "--frobnicate" "${search[@]}" -g 8 --frobnicate

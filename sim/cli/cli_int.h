@@ -161,6 +161,7 @@ int cli_overlap_said(const js_settings *job);
 typedef struct {
     js_settings job;         /* -w, -g (devices p), -b, --compute, --precision (JS_IN_PRICING) */
     const char *platform;    /* -p (the pase model does not use it) */
+    bool platform_given;     /* -p typed (refused with the pase model) */
     const char *cost_model;  /* --cost-model: hybridsim (default) or pase */
     bool json;               /* --json */
     int64_t max_table;       /* --max-table: entries of one table, at most */

@@ -78,7 +78,7 @@ static int search_option(int c, const char *arg, void *ctx, char *err)
         return status;
     status = HS_OK;
     switch (c) {
-    case 'p': o->platform = arg; break;
+    case 'p': o->platform = arg, o->platform_given = true; break;
     case OPT_COST_MODEL: o->cost_model = arg; break;
     case OPT_MAX_TABLE:
         status = hs_parse_int64("--max-table", arg, 1, INT64_MAX / 16, &o->max_table, err);
@@ -97,6 +97,24 @@ static int search_option(int c, const char *arg, void *ctx, char *err)
     return status;
 }
 
+/* The first flag PaSE's model would leave unused (it prices -w, -g and -b in FLOP-equivalents:
+ * no machine, no kernel times), as typed into buf, or NULL. */
+static const char *pase_unused(const search_options *o, char *buf, size_t len)
+{
+    if (o->out || o->top_given || o->analytic_only || o->platform_given)
+        return o->out ? "-o" : o->top_given ? "--top" : o->analytic_only ? "--analytic-only"
+                                                                          : "-p";
+    for (int k = 0; k < js_n_keys; k++) {
+        const char *name = js_keys[k].name;
+        if ((o->job.given & (1u << k)) && strcmp(name, "workload") != 0 &&
+            strcmp(name, "gpus") != 0 && strcmp(name, "batch") != 0) {
+            snprintf(buf, len, "--%s", name);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 int cli_parse_search(int argc, char **argv, search_options *o, char *err)
 {
     struct option longopts[N_SEARCH_FLAGS + JS_MAX_KEYS + 1];
@@ -108,10 +126,12 @@ int cli_parse_search(int argc, char **argv, search_options *o, char *err)
         return status;
     if (!o->job.workload || !o->job.gpus || !o->job.batch)
         return hs_fail(err, HS_EINPUT, "--search needs -w WORKLOAD, -g DEVICES and -b BATCH");
-    if (strcmp(o->cost_model, "pase") == 0 && (o->out || o->analytic_only || o->top_given))
+    char flag[64];
+    const char *unused = strcmp(o->cost_model, "pase") == 0 ? pase_unused(o, flag, sizeof flag)
+                                                            : NULL;
+    if (unused)
         return hs_fail(err, HS_EINPUT, "%s is for --cost-model hybridsim (PaSE's model prints "
-                       "its table only)", o->out ? "-o" : o->top_given ? "--top" :
-                       "--analytic-only");
+                       "its table only, from -w, -g and -b)", unused);
     if (strcmp(o->cost_model, "hybridsim") != 0 && strcmp(o->cost_model, "pase") != 0)
         return hs_fail(err, HS_EINPUT, "--cost-model: unknown model '%s' (known: hybridsim, "
                        "pase)", o->cost_model);

@@ -55,6 +55,8 @@ expect_bad_hs "-o with pase" "-o is for --cost-model hybridsim" "${search[@]}" -
 expect_bad_hs "-p with pase" "-p is for --cost-model hybridsim" "${search[@]}" -g 8 -p dgx1
 expect_bad_hs "--precision with pase" "--precision is for --cost-model hybridsim" \
     "${search[@]}" -g 8 --precision mixed
+expect_bad_hs "--top with --analytic-only" "--top 3: simulates the 3 fastest by the model, and --analytic-only simulates none" \
+    strategy --search -w pase-alexnet -g 8 -b 128 --analytic-only --top 3
 expect_bad_hs "unknown cost model" "'flops'" "${search[@]}" -g 8 --cost-model flops
 expect_bad_hs "bad -g" "-g: 0 is out of range" "${search[@]}" -g 0
 expect_bad_hs "unknown flag" "--frobnicate" "${search[@]}" -g 8 --frobnicate

@@ -132,6 +132,9 @@ int cli_parse_search(int argc, char **argv, search_options *o, char *err)
     if (unused)
         return hs_fail(err, HS_EINPUT, "%s is for --cost-model hybridsim (PaSE's model prints "
                        "its table only, from -w, -g and -b)", unused);
+    if (o->analytic_only && o->top_given)
+        return hs_fail(err, HS_EINPUT, "--top %d: simulates the %d fastest by the model, and "
+                       "--analytic-only simulates none: give one", o->top, o->top);
     if (strcmp(o->cost_model, "hybridsim") != 0 && strcmp(o->cost_model, "pase") != 0)
         return hs_fail(err, HS_EINPUT, "--cost-model: unknown model '%s' (known: hybridsim, "
                        "pase)", o->cost_model);

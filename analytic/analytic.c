@@ -379,7 +379,7 @@ int an_model_terms(const wl_workload *wl, const kt_compute *kc, const st_strateg
             return status;
     }
     it->total_s = it->compute_s + it->exposed_comm_s;
-    hs_times_host_step(it, kt_compute_step_host_s(kc));
+    hs_estimate_host_step(est, kt_compute_step_host_s(kc));
     hs_estimate_input_floor(est, kt_compute_input_s(kc, batch, st_input_groups(st)));
     hs_estimate_scale_epoch(est, wl->samples, batch);
     /* Memory is the strategy's footprint, the same one the simulator reports. */

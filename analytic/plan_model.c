@@ -218,7 +218,7 @@ int an_plan_model(const wl_workload *wl, const kt_compute *kc, const st_plan *pl
     it->total_s = it->compute_s + it->exposed_comm_s;
     st_strategy st;
     st_from_plan(plan, &st);
-    hs_times_host_step(it, kt_compute_step_host_s(kc));
+    hs_estimate_host_step(est, kt_compute_step_host_s(kc));
     hs_estimate_input_floor(est, kt_compute_input_s(kc, batch, st_input_groups(&st)));
     hs_estimate_scale_epoch(est, wl->samples, batch);
     return fp_fill(wl, kc, &st, batch, gpu_memory_bytes, est, err);

@@ -300,11 +300,19 @@ d = json.load(open(sys.argv[1]))
 t = d["difference_terms"]
 h = t.get("host_step")
 assert h and h["analytic_s"] == h["simulated_s"] == 2.349e-3, t
+assert d["analytic"]["host_step_s"] == d["simulate"]["host_step_s"] == 2.349e-3, d
 assert abs(t["waiting"]["simulated_s"]) < 1e-9, t["waiting"]
 for side, key in (("analytic_s", "analytic"), ("simulated_s", "simulate")):
     total, want = sum(v[side] for v in t.values()), d[key]["iteration"]["total_s"]
     assert abs(total - want) < 1e-9 * want, (side, total, want)' "$TMP/out" ||
         fail "compare: the runtime's host step is not a part of its own"
+fi
+if expect_ok host-step-table simulate "${nnunet[@]:0:${#nnunet[@]}-1}"; then
+    grep -q "^  host step: 0.002349 s an iteration with the GPUs idle" "$TMP/out" ||
+        fail "the table does not name the runtime's host step: $(head -8 "$TMP/out")"
+fi
+if expect_ok host-step-none simulate -w resnet50 -p abci -s data -g 4 -b 64 --json; then
+    ! grep -q "host_step" "$TMP/out" || fail "host_step_s printed without a runtime's"
 fi
 # A node's GPUs share its CPUs (the platform's cpu-cores, cpu-threads): on a DGX-1's 40 cores
 # and 80 threads eight GPUs run 8 workers and pytorch-ddp's loader_host_threads_per_gpu each,

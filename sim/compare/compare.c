@@ -30,8 +30,7 @@ static const char *term_label(const st_strategy *st, hs_term k)
  * prices as a part of its own, so there the waiting inside tasks stays with the bubble.
  * Returns how many parts. */
 static int difference_terms(const hs_estimate *an, const an_terms *at, const hs_estimate *sim,
-                            const cr_details *d, const st_strategy *st, double host_s,
-                            rp_term *terms)
+                            const cr_details *d, const st_strategy *st, rp_term *terms)
 {
     bool pipeline = st_is_pipelined(st);
     int n = 0;
@@ -52,16 +51,15 @@ static int difference_terms(const hs_estimate *an, const an_terms *at, const hs_
         exposed_s += d->term_exposed_s[k];
         waiting_s += w;
     }
-    host_s = host_s > 0 ? host_s : 0; /* both totals hold it (hs_times_host_step) */
     double idle_s = sim->iteration.total_s - sim->iteration.compute_s - exposed_s -
-                    sim->input_wait_s - host_s;
+                    sim->input_wait_s - sim->host_step_s;
     terms[n++] = (rp_term){.key = "waiting",
                            .label = pipeline ? "idle stages (pipeline bubbles)"
                                              : "waiting for other ranks outside communication",
                            .analytic_s = at->bubble_s, .simulated_s = waiting_s + idle_s};
-    if (host_s > 0) /* a runtime's step_host_s */
+    if (an->host_step_s > 0 || sim->host_step_s > 0) /* a runtime's (hs_estimate_host_step) */
         terms[n++] = (rp_term){.key = "host_step", .label = "the host's step (GPUs idle)",
-                               .analytic_s = host_s, .simulated_s = host_s};
+                               .analytic_s = an->host_step_s, .simulated_s = sim->host_step_s};
     if (an->input_s > 0 || sim->input_s > 0) /* a runtime's loader (hs_estimate_input_floor) */
         terms[n++] = (rp_term){.key = "input_wait", .label = "waiting for the input pipeline",
                                .analytic_s = an->input_wait_s, .simulated_s = sim->input_wait_s};
@@ -133,8 +131,7 @@ int cmp_run(const job *j, const plat_platform *plat, const sm_options *opt, cmp_
     if (status != HS_OK)
         return status;
     out->n_terms = difference_terms(&out->analytic, &out->analytic_parts, &out->simulated,
-                                    &out->details, &j->st, kt_compute_step_host_s(j->kc),
-                                    out->terms);
+                                    &out->details, &j->st, out->terms);
     explain(&out->analytic, &out->simulated, out->terms, out->n_terms, &out->links, out->why,
             sizeof out->why);
     return HS_OK;

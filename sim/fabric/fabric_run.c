@@ -364,7 +364,7 @@ int fb_run_shared(const fb_request *req, const plat_platform *plat, fb_job *jobs
             j->rings_stepped += res.ranks[r].rings_stepped;
             j->rings_over_budget += res.ranks[r].rings_over_budget;
         }
-        hs_times_host_step(&j->shared.iteration, kt_compute_step_host_s(j->job.kc));
+        hs_estimate_host_step(&j->shared, kt_compute_step_host_s(j->job.kc));
         hs_estimate_input_floor(&j->shared, job_input_s(j));
         hs_estimate_scale_epoch(&j->shared, j->job.wl.samples, j->spec.batch);
     }

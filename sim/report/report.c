@@ -84,6 +84,9 @@ static void print_times_row(FILE *out, const char *label, const hs_times *t)
  * whether it, not the GPUs, sets the iteration. */
 static void print_input(FILE *out, const hs_estimate *est)
 {
+    if (est->host_step_s > 0) /* only under a runtime that says one: other outputs unchanged */
+        fprintf(out, "  host step: %.6g s an iteration with the GPUs idle (the runtime's "
+                "step_host_s), in its total\n", est->host_step_s);
     if (!(est->input_s > 0))
         return;
     if (est->input_wait_s > 0)
@@ -380,6 +383,8 @@ void rp_json_run(hs_json *j, const rp_run *run, const hs_estimate *est)
     rp_json_times(j, &est->iteration, true);
     hs_json_key(j, "epoch");
     rp_json_times(j, &est->epoch, false);
+    if (est->host_step_s > 0) /* only under a runtime that says one: other outputs unchanged */
+        hs_json_kv_number(j, "host_step_s", est->host_step_s);
     if (est->input_s > 0) { /* only under a runtime with a loader: other outputs unchanged */
         hs_json_key(j, "input_pipeline");
         hs_json_object(j);

@@ -142,7 +142,7 @@ int sm_run(const wl_workload *wl, const kt_compute *kc, const plat_platform *pla
     }
     if (status == HS_OK) {
         est->iteration = cr_times(&res, 0, res.n_ranks);
-        hs_times_host_step(&est->iteration, kt_compute_step_host_s(kc));
+        hs_estimate_host_step(est, kt_compute_step_host_s(kc));
         hs_estimate_input_floor(est, kt_compute_input_s(kc, batch, st_input_groups(st)));
         hs_estimate_scale_epoch(est, wl->samples, batch);
         status = fp_fill(wl, kc, st, batch, plat->gpu_memory_bytes, est, err);

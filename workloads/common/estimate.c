@@ -38,6 +38,12 @@ void hs_times_host_step(hs_times *it, double host_s)
         it->total_s += host_s;
 }
 
+void hs_estimate_host_step(hs_estimate *est, double host_s)
+{
+    est->host_step_s = host_s > 0 ? host_s : 0;
+    hs_times_host_step(&est->iteration, est->host_step_s);
+}
+
 void hs_estimate_input_floor(hs_estimate *est, double input_s)
 {
     est->input_s = input_s > 0 ? input_s : 0;
@@ -81,6 +87,7 @@ int hs_estimate_check(const hs_estimate *est, const char *what, char *err)
         {"memory_per_gpu_bytes", est->memory_per_gpu_bytes},
         {"activations_bytes", est->memory.activations_bytes},
         {"the input pipeline's input_s", est->input_s},
+        {"the host step's host_step_s", est->host_step_s},
     };
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         if (!isfinite(values[i].v))

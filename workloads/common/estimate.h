@@ -40,6 +40,8 @@ typedef struct {
                                    * an iteration (the runtime's loader; 0: no limit) */
     double input_wait_s;          /* seconds an iteration's GPUs wait for that pipeline beyond
                                    * their own work (0: it is not the bound) */
+    double host_step_s;           /* seconds a step's host spends with the GPUs idle (the
+                                   * runtime's step_host_s), in iteration.total_s; 0: none */
 } hs_estimate;
 
 /* What communication is for, in the order the parts of an iteration add up (the analytic model
@@ -84,6 +86,9 @@ double hs_times_input_floor(hs_times *it, double input_s);
  * and hs_estimate_scale_epoch: total_s grows by host_s (idle time, which the epoch scales with
  * the samples). Nothing for host_s <= 0. */
 void hs_times_host_step(hs_times *it, double host_s);
+
+/* The same on est's iteration, host_step_s set to what it added (0 for host_s <= 0). */
+void hs_estimate_host_step(hs_estimate *est, double host_s);
 
 /* HS_OK when every number of est is finite, else HS_EINTERNAL naming the first that is not
  * ("what: the iteration's comm_s is inf"): no report, JSON or CSV may carry inf or NaN (the

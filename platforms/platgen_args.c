@@ -80,17 +80,24 @@ static int flag_value(int argc, char **argv, int *i, char *name, size_t len, con
     return 0;
 }
 
-/* The value of `--NAME V` or `--NAME=V` wherever it is (the last one given); NULL if absent. */
+/* The value of `--NAME V` or `--NAME=V` wherever it is; NULL if absent; given twice refused,
+ * as every other flag is. */
 static int find_early(int argc, char **argv, const char *flag, const char **value, char *err)
 {
     size_t n = strlen(flag);
     char name[64];
     *value = NULL;
-    for (int i = 1; i < argc; i++)
-        if (strncmp(argv[i], "--", 2) == 0 && strncmp(argv[i] + 2, flag, n) == 0 &&
-            (argv[i][2 + n] == '\0' || argv[i][2 + n] == '=') &&
-            flag_value(argc, argv, &i, name, sizeof name, value) != 0)
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (strncmp(argv[i], "--", 2) != 0 || strncmp(argv[i] + 2, flag, n) != 0 ||
+            (argv[i][2 + n] != '\0' && argv[i][2 + n] != '='))
+            continue;
+        if (flag_value(argc, argv, &i, name, sizeof name, &v) != 0)
             return no_value(argv[i], argc, argv, i, err);
+        if (*value)
+            return hs_fail(err, HS_EINPUT, "--%s is given twice", flag);
+        *value = v;
+    }
     return HS_OK;
 }
 
@@ -131,6 +138,8 @@ int pg_parse_args(int argc, char **argv, pg_params *p, const char **out, int *he
                 return hs_fail(err, HS_EINPUT, "%s: needs a file name", arg);
             if (is_flag_word(argv[i + 1]))
                 return no_value(arg, argc, argv, i, err);
+            if (*out)
+                return hs_fail(err, HS_EINPUT, "-o is given twice");
             *out = argv[++i];
             continue;
         }
@@ -139,6 +148,8 @@ int pg_parse_args(int argc, char **argv, pg_params *p, const char **out, int *he
                            "platform --help)", arg);
         if (flag_value(argc, argv, &i, name, sizeof name, &value) != 0)
             return no_value(arg, argc, argv, i, err);
+        if (strcmp(name, "output") == 0 && *out)
+            return hs_fail(err, HS_EINPUT, "-o is given twice");
         if (strcmp(name, "output") == 0) {
             *out = value;
             continue;

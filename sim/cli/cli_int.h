@@ -182,7 +182,8 @@ int cli_search_hybridsim(const cli_search_options *o, const cli_sim *sim, char *
 /* What suggest's flags say. */
 typedef struct {
     js_settings job;          /* -w, -g, -b, --compute, --precision (JS_IN_PRICING); or */
-    const char *platform;     /* -p */
+    const char *platform;     /* -p (default abci) */
+    bool platform_given;      /* -p typed (a second is refused) */
     int64_t batch_per_gpu;    /* --batch-per-gpu: B = b x N */
     int top;                  /* --top K: how many are simulated */
     bool json;

@@ -102,7 +102,11 @@ static int cli_run_option(int c, const char *arg, void *ctx, char *err)
     if (status != CLI_FLAG_OTHER)
         return status;
     switch (c) {
-    case 'p': o->platform = arg; break;
+    case 'p':
+        if (o->platform) /* as a job key given twice is */
+            return hs_fail(err, HS_EINPUT, "-p is given twice");
+        o->platform = arg;
+        break;
     case 'c': o->fidelity_given = true; return parse_fidelity(arg, &o->sim.fidelity, err);
     case OPT_STEP_BUDGET: {
         int budget = 0;

@@ -78,7 +78,11 @@ static int search_option(int c, const char *arg, void *ctx, char *err)
         return status;
     status = HS_OK;
     switch (c) {
-    case 'p': o->platform = arg, o->platform_given = true; break;
+    case 'p':
+        if (o->platform_given)
+            return hs_fail(err, HS_EINPUT, "-p is given twice");
+        o->platform = arg, o->platform_given = true;
+        break;
     case OPT_COST_MODEL: o->cost_model = arg; break;
     case OPT_MAX_TABLE:
         status = hs_parse_int64("--max-table", arg, 1, INT64_MAX / 16, &o->max_table, err);

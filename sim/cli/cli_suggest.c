@@ -66,7 +66,11 @@ static int suggest_option(int c, const char *arg, void *ctx, char *err)
         return status;
     status = HS_OK;
     switch (c) {
-    case 'p': o->platform = arg; break;
+    case 'p':
+        if (o->platform_given)
+            return hs_fail(err, HS_EINPUT, "-p is given twice");
+        o->platform = arg, o->platform_given = true;
+        break;
     case OPT_PER_GPU:
         status = hs_parse_int64("--batch-per-gpu", arg, 1, INT_MAX, &o->batch_per_gpu, err);
         break;

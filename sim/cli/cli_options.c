@@ -212,9 +212,9 @@ static int check_fabric(const cli_options *o, char *err)
         return hs_fail(err, HS_EINPUT, "%s is for single runs, not --job", flag);
     const cli_rule rules[] = {
         {o->links_summary, "--links-summary is for single runs; --job runs have --links"},
-        {o->output == OUT_ROW || o->sim.trace_path || o->layers_top != 10,
-         "--job runs print tables or --json; --row, --trace and per-layer tables are for "
-         "single runs"},
+        {o->output == OUT_ROW || o->sim.trace_path || o->sim.trace_gpus || o->layers_top != 10,
+         "--job runs print tables or --json; --row, --trace, --trace-gpus and per-layer tables "
+         "are for single runs"},
         {o->links_all && !o->links_path, "--links-all needs --links FILE.csv"},
         {hs_out_is_stdout(o->links_path), LINKS_DASH},
         {o->sim.step_budget_messages > 0 && o->sim.fidelity == ENG_STEP,

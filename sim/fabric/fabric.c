@@ -37,6 +37,18 @@ static void run_options(const fb_request *req, js_settings *spec)
             js_take(spec, req->run_wide, k);
 }
 
+
+/* Two jobs of one name (name=, or a default jobN) would be told apart by nothing in the
+ * report or its JSON. */
+static int check_names(const fb_job *jobs, int n_jobs, char *err)
+{
+    for (int k = 1; k < n_jobs; k++)
+        for (int i = 0; i < k; i++)
+            if (strcmp(jobs[i].name, jobs[k].name) == 0)
+                return hs_fail(err, HS_EINPUT, "--job %d: name '%s' is --job %d's too",
+                               k + 1, jobs[k].name, i + 1);
+    return HS_OK;
+}
 /* Put a generated machine into SimGrid once the jobs are placed: only the racks their GPUs
  * and the background flows' ends are on (all of them with --links-all), with the routes the
  * whole machine has, as a single run builds its job's racks (plat_engine_load). */
@@ -88,6 +100,8 @@ int fb_run(const fb_request *req, FILE *out, char *err)
         status = plat_engine_load(&plat, NULL, 0, err);
     for (int k = 0; k < req->n_jobs && status == HS_OK; k++)
         status = fb_parse_job(req->jobs[k], k + 1, &plat, &jobs[k], err);
+    if (status == HS_OK)
+        status = check_names(jobs, req->n_jobs, err);
     for (int b = 0; b < req->n_backgrounds && status == HS_OK; b++)
         status = fb_parse_background(req->backgrounds[b], b + 1, &plat, &bgs[b], err);
     if (status == HS_OK)

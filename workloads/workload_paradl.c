@@ -313,7 +313,8 @@ int wl_apply_layer_file(wl_workload *wl, const char *path, char *err)
         return hs_fail(err, HS_EINPUT, "-l: no layer file given");
     r.file = fopen(path, "r");
     if (!r.file)
-        return hs_fail(err, HS_EINPUT, "%s: cannot open layer file: %s", path, strerror(errno));
+        return hs_fail(err, HS_EINPUT, "-l %s: cannot open the layer file: %s", path,
+                       strerror(errno));
     unsigned char *mark = calloc(wl->n_layers ? wl->n_layers : 1, 1);
     if (!mark) {
         fclose(r.file);

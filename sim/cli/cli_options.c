@@ -132,9 +132,17 @@ static int cli_run_option(int c, const char *arg, void *ctx, char *err)
         o->sim.trace_gpus = status == HS_OK ? &o->trace_gpus : NULL;
         return status;
     case OPT_LAYERS_TOP:
+    case OPT_PER_LAYER:
+        /* both set one count: the second would silently replace the first */
+        if (o->layers_given)
+            return hs_fail(err, HS_EINPUT, "--layers-top and --per-layer: give one (the "
+                           "per-layer table's length), once");
         o->layers_given = true;
+        if (c == OPT_PER_LAYER) {
+            o->layers_top = -1;
+            return HS_OK;
+        }
         return set_int("--layers-top", arg, 0, &o->layers_top, err);
-    case OPT_PER_LAYER: o->layers_given = true; o->layers_top = -1; break;
     case OPT_LINKS: o->links_path = arg; break;
     case OPT_LINKS_ALL: o->links_all = true; break;
     case OPT_LINKS_SUMMARY: o->links_summary = true; break;

@@ -155,6 +155,9 @@ static int sweep(sw_spec *flags, const sw_cmdline *cl, sw_arena *a, char *err)
     if (status == HS_OK && cl->emit_dir && !cl->emit_kind)
         status = hs_fail(err, HS_EINPUT, "--emit-dir %s: for --emit parallel|slurm FILE (the "
                          "jobs' rows), not a sweep run here (its rows go to -o)", cl->emit_dir);
+    if (status == HS_OK && cl->emit_kind && cl->stop_after >= 0)
+        status = hs_fail(err, HS_EINPUT, "--stop-after: for a sweep run here, not --emit "
+                         "(which starts no run)");
     if (status == HS_OK) {
         status = sw_plan_make(&file, !cl->emit_kind, &plan, a, err);
     }

@@ -267,9 +267,9 @@ static int check_runtime(const sw_spec *s, char *err)
     return hs_fail(err, HS_EINPUT, "%s: %s", it->where, said);
 }
 
-/* --emit writes jobs, not the CSV nor a log: an -o or --log typed beside it is refused rather
- * than ignored (a sweep file's 'output =' and 'log =' are for the file's direct runs, and
- * stand). */
+/* --emit writes jobs, not the CSV nor a log, and runs none: an -o, --log or -j typed beside it
+ * is refused rather than ignored (a sweep file's 'output =', 'log =' and 'jobs =' are for the
+ * file's direct runs, and stand). */
 static int check_emit_flags(const sw_spec *s, char *err)
 {
     const sw_item *it = sw_single(&s->key[SW_K_OUTPUT]);
@@ -281,6 +281,10 @@ static int check_emit_flags(const sw_spec *s, char *err)
     if (it && strcmp(it->where, "--log") == 0)
         return hs_fail(err, HS_EINPUT, "--log %s: --emit writes the jobs, which run elsewhere "
                        "and log nothing: give --log to a sweep run here", it->text);
+    it = sw_single(&s->key[SW_K_JOBS]);
+    if (it && it->where[0] == '-')
+        return hs_fail(err, HS_EINPUT, "%s %s: --emit writes the jobs for parallel or Slurm, "
+                       "which decide how many run at a time", it->where, it->text);
     return HS_OK;
 }
 

@@ -416,19 +416,89 @@ static void fill_result(const eng_sim *s, double t0, eng_result *res)
     }
 }
 
+/* The caller's options, or the defaults, checked: a bad value is the caller's input. */
+static int take_options(eng_sim *s, const eng_options *opt, char *err)
+{
+    s->opt = opt ? *opt : (eng_options){.fidelity = ENG_FLOW, .exec_speed_scale = 1};
+    if (!(s->opt.exec_speed_scale > 0) || !isfinite(s->opt.exec_speed_scale))
+        return hs_fail(err, HS_EINPUT, "engine: exec_speed_scale %g is not a positive number",
+                       s->opt.exec_speed_scale);
+    if (s->opt.fidelity != ENG_FLOW && s->opt.fidelity != ENG_STEP)
+        return hs_fail(err, HS_EINPUT, "engine: unknown fidelity %d", (int)s->opt.fidelity);
+    return HS_OK;
+}
+
+/* Everything the run needs before its first actor starts, each step only if the one before
+ * worked, so that a failure leaves what was made for release_sim. */
+static int prepare_sim(eng_sim *s, char *err)
+{
+    int status = prepare_streams(s, err);
+    if (status == HS_OK)
+        status = eng_comm_prepare(s, err);
+    if (status == HS_OK && s->opt.record_tasks)
+        status = prepare_records(s, err);
+    if (status == HS_OK)
+        status = eng_fit_actors(count_actors(s), err);
+    if (status == HS_OK)
+        status = eng_sinks_start(s, err);
+    return status;
+}
+
+/* Start the actors, run SimGrid to the end and, if nothing deadlocked, fill res; the task
+ * records move into res, so release_sim does not free them. */
+static int simulate(eng_sim *s, eng_actor_arg *args, eng_result *res, char *err)
+{
+    double t0 = simgrid_get_clock();
+    s->t0_s = t0;
+    start_actors(s, args);
+    /* On a deadlock SimGrid logs a notice (kept) and every actor's state (thousands of lines,
+     * silenced), then kills the actors and returns; our message names a stuck task. */
+    xbt_log_control_set("ker_engine.thresh:critical");
+    simgrid_run();
+    int status = report_deadlock(s, t0, err);
+    if (status != HS_OK)
+        return status;
+    res->n_ranks = s->g->n_ranks;
+    fill_result(s, t0, res);
+    if (s->opt.record_tasks) {
+        res->task_start_s = s->start_s;
+        res->task_end_s = s->end_s;
+        s->start_s = s->end_s = NULL;
+    }
+    return HS_OK;
+}
+
+/* Free what prepare_sim made, however far it got. */
+static void release_sim(eng_sim *s)
+{
+    const tg_graph *g = s->g;
+    eng_sinks_release(s);
+    eng_comm_release(s);
+    for (int r = 0; s->rs && r < g->n_ranks; r++)
+        for (int stream = 0; stream < 2; stream++)
+            if (s->rs[r].wake[stream])
+                sg_sem_destroy(s->rs[r].wake[stream]);
+    for (int r = 0; s->awaited && r < g->n_ranks; r++)
+        if (g->ranks[r].owner == r)
+            free(s->awaited[r]);
+    for (int r = 0; s->rs && r < g->n_ranks; r++)
+        free(s->rs[r].done_s);
+    free(s->awaited);
+    free(s->one_actor);
+    free(s->rs);
+    free_records(s->start_s, g->n_ranks);
+    free_records(s->end_s, g->n_ranks);
+}
+
 int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank,
             const eng_options *opt, eng_result *res, char *err)
 {
     memset(res, 0, sizeof *res);
     eng_sim s = {.g = g, .plat = plat, .gpu_of_rank = gpu_of_rank,
                  .nics_per_node = plat_nics_per_node(plat)};
-    s.opt = opt ? *opt : (eng_options){.fidelity = ENG_FLOW, .exec_speed_scale = 1};
-    if (!(s.opt.exec_speed_scale > 0) || !isfinite(s.opt.exec_speed_scale))
-        return hs_fail(err, HS_EINPUT, "engine: exec_speed_scale %g is not a positive number",
-                       s.opt.exec_speed_scale);
-    if (s.opt.fidelity != ENG_FLOW && s.opt.fidelity != ENG_STEP)
-        return hs_fail(err, HS_EINPUT, "engine: unknown fidelity %d", (int)s.opt.fidelity);
-    int status = check_placement(g, plat, gpu_of_rank, err);
+    int status = take_options(&s, opt, err);
+    if (status == HS_OK)
+        status = check_placement(g, plat, gpu_of_rank, err);
     if (status == HS_OK)
         status = check_tasks(g, err);
     if (status != HS_OK)
@@ -439,51 +509,10 @@ int eng_run(const tg_graph *g, const plat_platform *plat, const int *gpu_of_rank
     if (!args || !res->ranks)
         status = hs_fail(err, HS_EINTERNAL, "out of memory for %d ranks", g->n_ranks);
     if (status == HS_OK)
-        status = prepare_streams(&s, err);
+        status = prepare_sim(&s, err);
     if (status == HS_OK)
-        status = eng_comm_prepare(&s, err);
-    if (status == HS_OK && s.opt.record_tasks)
-        status = prepare_records(&s, err);
-    if (status == HS_OK)
-        status = eng_fit_actors(count_actors(&s), err);
-    if (status == HS_OK)
-        status = eng_sinks_start(&s, err);
-    if (status == HS_OK) {
-        double t0 = simgrid_get_clock();
-        s.t0_s = t0;
-        start_actors(&s, args);
-        /* On a deadlock SimGrid logs a notice (kept) and every actor's state (thousands of lines,
-         * silenced), then kills the actors and returns; our message names a stuck task. */
-        xbt_log_control_set("ker_engine.thresh:critical");
-        simgrid_run();
-        status = report_deadlock(&s, t0, err);
-        if (status == HS_OK) {
-            res->n_ranks = g->n_ranks;
-            fill_result(&s, t0, res);
-            if (s.opt.record_tasks) {
-                res->task_start_s = s.start_s;
-                res->task_end_s = s.end_s;
-                s.start_s = s.end_s = NULL;
-            }
-        }
-    }
-
-    eng_sinks_release(&s);
-    eng_comm_release(&s);
-    for (int r = 0; s.rs && r < g->n_ranks; r++)
-        for (int stream = 0; stream < 2; stream++)
-            if (s.rs[r].wake[stream])
-                sg_sem_destroy(s.rs[r].wake[stream]);
-    for (int r = 0; s.awaited && r < g->n_ranks; r++)
-        if (g->ranks[r].owner == r)
-            free(s.awaited[r]);
-    for (int r = 0; s.rs && r < g->n_ranks; r++)
-        free(s.rs[r].done_s);
-    free(s.awaited);
-    free(s.one_actor);
-    free(s.rs);
-    free_records(s.start_s, g->n_ranks);
-    free_records(s.end_s, g->n_ranks);
+        status = simulate(&s, args, res, err);
+    release_sim(&s);
     free(args);
     if (status != HS_OK) {
         free(res->ranks);

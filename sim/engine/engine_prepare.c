@@ -185,47 +185,60 @@ static int build_host_mem(eng_sim *s, char *err)
     return HS_OK;
 }
 
-/* Check one communication task and register what it needs: mailboxes, layouts, barriers. */
-static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *ring_used,
-                        int *max_peers, char *err)
+/* The mailbox registrations failed: the only way they fail is memory. */
+static int mailbox_status(int oom, char *err)
+{
+    return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
+}
+
+/* A send or receive task i of rank r: its peer must be another rank; one mailbox. */
+static int prepare_p2p(eng_sim *s, int r, int i, const tg_task *t, int peer, char *err)
 {
     const tg_graph *g = s->g;
-    const tg_task *t = &g->ranks[r].tasks[i];
-    int peer = tg_peer(g, r, t); /* a rank or a group */
-    const char *what = tg_op_name((tg_op)t->op);
+    if (peer < 0 || peer >= g->n_ranks || peer == r)
+        return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): peer %d is not "
+                       "another rank of 0..%d", r, i, tg_op_name((tg_op)t->op), peer,
+                       g->n_ranks - 1);
     bool staged = (t->flags & TG_FLAG_STAGED) != 0;
-    int oom = 0;
-    if (t->op == TG_SEND || t->op == TG_RECV) {
-        if (peer < 0 || peer >= g->n_ranks || peer == r)
-            return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): peer %d is not "
-                           "another rank of 0..%d", r, i, what, peer, g->n_ranks - 1);
-        oom = t->op == TG_SEND ? send_register(s, r, peer, staged)
-                               : eng_mbox_add(s, peer, r, 0);
-        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
-    }
-    if (peer < 0 || peer >= g->n_groups)
-        return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): group %d does not "
-                       "exist (%d groups)", r, i, what, peer, g->n_groups);
-    const tg_group *gr = &g->groups[peer];
+    return mailbox_status(t->op == TG_SEND ? send_register(s, r, peer, staged)
+                                           : eng_mbox_add(s, peer, r, 0), err);
+}
+
+/* A shift or exchange task i of rank r on group `peer`: the group lists the OTHER ranks it
+ * talks to, one mailbox each way; an exchange's peers count for max_peers (its relays). */
+static int prepare_peers(eng_sim *s, int r, int i, const tg_task *t, int peer, int *max_peers,
+                         char *err)
+{
+    const tg_group *gr = &s->g->groups[peer];
+    bool staged = (t->flags & TG_FLAG_STAGED) != 0;
     if (t->op == TG_SHIFT) {
         if (gr->n != 2 || gr->ranks[0] == r || gr->ranks[1] == r)
             return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (shift): group %d is "
                            "not {send peer, receive peer} of two other ranks", r, i, peer);
-        oom = send_register(s, r, gr->ranks[0], staged) | eng_mbox_add(s, gr->ranks[1], r, 0);
-        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
+        return mailbox_status(send_register(s, r, gr->ranks[0], staged) |
+                              eng_mbox_add(s, gr->ranks[1], r, 0), err);
     }
-    if (t->op == TG_EXCHANGE) {
-        for (int k = 0; k < gr->n; k++) {
-            int p = gr->ranks[k];
-            if (p == r)
-                return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (exchange): group "
-                               "%d lists the rank among its own peers", r, i, peer);
-            oom |= send_register(s, r, p, staged) | eng_mbox_add(s, p, r, 0);
-        }
-        if (gr->n > *max_peers)
-            *max_peers = gr->n;
-        return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
+    int oom = 0;
+    for (int k = 0; k < gr->n; k++) {
+        int p = gr->ranks[k];
+        if (p == r)
+            return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (exchange): group "
+                           "%d lists the rank among its own peers", r, i, peer);
+        oom |= send_register(s, r, p, staged) | eng_mbox_add(s, p, r, 0);
     }
+    if (gr->n > *max_peers)
+        *max_peers = gr->n;
+    return mailbox_status(oom, err);
+}
+
+/* A collective task i of rank r on group `peer`: the rank a member, the algorithm one the
+ * engine has for it, then the rings, trees and layouts the algorithm (or NCCL's choice
+ * among them) will use. */
+static int prepare_collective(eng_sim *s, int r, int i, const tg_task *t, int peer,
+                              const uint8_t *dup, uint8_t *ring_used, char *err)
+{
+    const char *what = tg_op_name((tg_op)t->op);
+    bool staged = (t->flags & TG_FLAG_STAGED) != 0;
     int pos = eng_group_pos(s, r, peer);
     if (pos < 0)
         return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): the rank is not a "
@@ -243,6 +256,7 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
             return status; /* an uneven group: NCCL's choice is then the ring */
     }
     eng_hier *h = s->hier[peer];
+    int oom = 0;
     /* the group's own ring: the ring's, NCCL's choice's when it may be the ring, and the
      * rings' when they are one */
     if (t->algo == TG_ALGO_RING || (t->algo == TG_ALGO_AUTO && (!h || h->rings < 2)) ||
@@ -259,7 +273,24 @@ static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *r
     if ((t->algo == TG_ALGO_RINGS || t->algo == TG_ALGO_AUTO) && h && h->rings > 1 &&
         eng_rings_prepare(s, h, pos, err) != HS_OK)
         return HS_EINTERNAL;
-    return oom ? hs_fail(err, HS_EINTERNAL, "out of memory for mailboxes") : HS_OK;
+    return mailbox_status(oom, err);
+}
+
+/* Check one communication task and register what it needs: mailboxes, layouts, barriers. */
+static int prepare_task(eng_sim *s, int r, int i, const uint8_t *dup, uint8_t *ring_used,
+                        int *max_peers, char *err)
+{
+    const tg_graph *g = s->g;
+    const tg_task *t = &g->ranks[r].tasks[i];
+    int peer = tg_peer(g, r, t); /* a rank or a group */
+    if (t->op == TG_SEND || t->op == TG_RECV)
+        return prepare_p2p(s, r, i, t, peer, err);
+    if (peer < 0 || peer >= g->n_groups)
+        return hs_fail(err, HS_EINTERNAL, "task graph: rank %d task %d (%s): group %d does not "
+                       "exist (%d groups)", r, i, tg_op_name((tg_op)t->op), peer, g->n_groups);
+    if (t->op == TG_SHIFT || t->op == TG_EXCHANGE)
+        return prepare_peers(s, r, i, t, peer, max_peers, err);
+    return prepare_collective(s, r, i, t, peer, dup, ring_used, err);
 }
 
 int eng_comm_prepare(eng_sim *s, char *err)

@@ -37,7 +37,6 @@ static void run_options(const fb_request *req, js_settings *spec)
             js_take(spec, req->run_wide, k);
 }
 
-
 /* Two jobs of one name (name=, or a default jobN) would be told apart by nothing in the
  * report or its JSON. */
 static int check_names(const fb_job *jobs, int n_jobs, char *err)
@@ -49,6 +48,7 @@ static int check_names(const fb_job *jobs, int n_jobs, char *err)
                                k + 1, jobs[k].name, i + 1);
     return HS_OK;
 }
+
 /* Put a generated machine into SimGrid once the jobs are placed: only the racks their GPUs
  * and the background flows' ends are on (all of them with --links-all), with the routes the
  * whole machine has, as a single run builds its job's racks (plat_engine_load). */
@@ -79,6 +79,83 @@ static int load_used_racks(const fb_request *req, plat_platform *plat, const fb_
     return status;
 }
 
+/* Open the platform, parse every --job and --background and give the jobs their GPUs; then
+ * put into SimGrid what the platform file did not. *plat_loaded says whether plat needs
+ * plat_free, whatever the status. */
+static int open_and_place(const fb_request *req, plat_platform *plat, bool *plat_loaded,
+                          fb_job *jobs, fb_background *bgs, char *err)
+{
+    int status = plat_open(req->platform, plat, err);
+    *plat_loaded = status == HS_OK;
+    /* a hand-written file's routes are SimGrid's, which the jobs' strategies may ask for */
+    if (status == HS_OK && !plat_routes_known(plat))
+        status = plat_engine_load(plat, NULL, 0, err);
+    for (int k = 0; k < req->n_jobs && status == HS_OK; k++)
+        status = fb_parse_job(req->jobs[k], k + 1, plat, &jobs[k], err);
+    if (status == HS_OK)
+        status = check_names(jobs, req->n_jobs, err);
+    for (int b = 0; b < req->n_backgrounds && status == HS_OK; b++)
+        status = fb_parse_background(req->backgrounds[b], b + 1, plat, &bgs[b], err);
+    if (status == HS_OK)
+        status = fb_place_jobs(plat, jobs, req->n_jobs, err);
+    if (status == HS_OK && !plat->in_engine)
+        status = load_used_racks(req, plat, jobs, bgs, err);
+    return status;
+}
+
+/* Load every placed job: its workload, then (once every job's GPUs are known, as the loaders
+ * of a node share its cores) its checked, expanded graph. */
+static int load_jobs(const fb_request *req, plat_platform *plat, fb_job *jobs, char *err)
+{
+    int status = HS_OK;
+    for (int k = 0; k < req->n_jobs && status == HS_OK; k++) {
+        run_options(req, &jobs[k].spec);
+        status = fb_load_workload(plat, &jobs[k], err);
+    }
+    if (status == HS_OK)
+        status = fb_count_gpus_on_nodes(plat, jobs, req->n_jobs, err);
+    for (int k = 0; k < req->n_jobs && status == HS_OK; k++)
+        status = fb_load_job(plat, &jobs[k], err);
+    return status;
+}
+
+/* Simulate: the --baseline children alongside the shared run, then collect the children,
+ * each reporting its error only if nothing failed before. links is NULL without --links. */
+static int simulate_jobs(const fb_request *req, plat_platform *plat, fb_job *jobs,
+                         fb_background *bgs, lk_stats *links, char *err)
+{
+    int status = HS_OK;
+    for (int k = 0; k < req->n_jobs && status == HS_OK && req->baseline; k++)
+        status = fb_start_baseline(req, plat, &jobs[k], err);
+    if (status == HS_OK)
+        status = fb_run_shared(req, plat, jobs, req->n_jobs, bgs, req->n_backgrounds, links,
+                               err);
+    for (int k = 0; k < req->n_jobs && req->baseline; k++)
+        if (jobs[k].child.pid) {
+            int st = fb_finish_baseline(&jobs[k], status == HS_OK ? err : NULL);
+            if (status == HS_OK)
+                status = st;
+        }
+    return status;
+}
+
+/* Write the --links file, then the report on out (tables or JSON). */
+static int write_outputs(const fb_request *req, FILE *out, const plat_platform *plat,
+                         const fb_job *jobs, const fb_background *bgs, const lk_stats *links,
+                         char *err)
+{
+    if (req->links_path) {
+        int status = lk_write_csv(links, req->links_path, req->links_all, err);
+        if (status != HS_OK)
+            return status;
+    }
+    if (req->json)
+        fb_print_json(out, req, plat, jobs, req->n_jobs, links);
+    else
+        fb_print_tables(out, req, plat, jobs, req->n_jobs, bgs, req->n_backgrounds, links);
+    return HS_OK;
+}
+
 int fb_run(const fb_request *req, FILE *out, char *err)
 {
     fb_job *jobs = calloc((size_t)req->n_jobs + 1, sizeof *jobs);
@@ -88,54 +165,18 @@ int fb_run(const fb_request *req, FILE *out, char *err)
     bool plat_loaded = false;
     lk_stats links;
     memset(&links, 0, sizeof links);
+    lk_stats *l = req->links_path ? &links : NULL;
     int status = jobs && bgs ? HS_OK : hs_fail(err, HS_EINTERNAL, "out of memory for the jobs");
     if (status == HS_OK && req->links_path)
         status = lk_csv_check(req->links_path, err);
-    if (status == HS_OK) {
-        status = plat_open(req->platform, &plat, err);
-        plat_loaded = status == HS_OK;
-    }
-    /* a hand-written file's routes are SimGrid's, which the jobs' strategies may ask for */
-    if (status == HS_OK && !plat_routes_known(&plat))
-        status = plat_engine_load(&plat, NULL, 0, err);
-    for (int k = 0; k < req->n_jobs && status == HS_OK; k++)
-        status = fb_parse_job(req->jobs[k], k + 1, &plat, &jobs[k], err);
     if (status == HS_OK)
-        status = check_names(jobs, req->n_jobs, err);
-    for (int b = 0; b < req->n_backgrounds && status == HS_OK; b++)
-        status = fb_parse_background(req->backgrounds[b], b + 1, &plat, &bgs[b], err);
+        status = open_and_place(req, &plat, &plat_loaded, jobs, bgs, err);
     if (status == HS_OK)
-        status = fb_place_jobs(&plat, jobs, req->n_jobs, err);
-    if (status == HS_OK && !plat.in_engine)
-        status = load_used_racks(req, &plat, jobs, bgs, err);
-    for (int k = 0; k < req->n_jobs && status == HS_OK; k++) {
-        run_options(req, &jobs[k].spec);
-        status = fb_load_workload(&plat, &jobs[k], err);
-    }
+        status = load_jobs(req, &plat, jobs, err);
     if (status == HS_OK)
-        status = fb_count_gpus_on_nodes(&plat, jobs, req->n_jobs, err);
-    for (int k = 0; k < req->n_jobs && status == HS_OK; k++)
-        status = fb_load_job(&plat, &jobs[k], err);
-    for (int k = 0; k < req->n_jobs && status == HS_OK && req->baseline; k++)
-        status = fb_start_baseline(req, &plat, &jobs[k], err);
+        status = simulate_jobs(req, &plat, jobs, bgs, l, err);
     if (status == HS_OK)
-        status = fb_run_shared(req, &plat, jobs, req->n_jobs, bgs, req->n_backgrounds,
-                            req->links_path ? &links : NULL, err);
-    for (int k = 0; k < req->n_jobs && req->baseline; k++)
-        if (jobs[k].child.pid) {
-            int st = fb_finish_baseline(&jobs[k], status == HS_OK ? err : NULL);
-            if (status == HS_OK)
-                status = st;
-        }
-    if (status == HS_OK && req->links_path)
-        status = lk_write_csv(&links, req->links_path, req->links_all, err);
-    if (status == HS_OK) {
-        const lk_stats *l = req->links_path ? &links : NULL;
-        if (req->json)
-            fb_print_json(out, req, &plat, jobs, req->n_jobs, l);
-        else
-            fb_print_tables(out, req, &plat, jobs, req->n_jobs, bgs, req->n_backgrounds, l);
-    }
+        status = write_outputs(req, out, &plat, jobs, bgs, l, err);
     lk_stats_free(&links);
     for (int b = 0; bgs && b < req->n_backgrounds; b++) {
         fb_list_free(&bgs[b].from);

@@ -8,7 +8,8 @@
  *   sweep_run.c     the process pool: one child per configuration, timeouts, signals
  *   sweep_progress.c  its progress on stderr
  *   sweep_json.c    a child's JSON output, read with json-c
- *   sweep_csv.c     the CSV: its columns, reading it back, resuming, atomic writes
+ *   sweep_csv.c     the CSV: its columns, rows from runs, reading it back
+ *   sweep_table.c   the CSV read back matched to the plan (resume); atomic writes, appends
  *   sweep_emit.c    --emit parallel|slurm and --merge
  *   sweep_lock.c    one sweep at a time on a CSV (a lock file beside it)
  *   sweep_mem.c     memory and text: the string arena, growing arrays, a text buffer
@@ -189,7 +190,7 @@ const char *sw_json_get(const sw_json *j, const char *path);
 void sw_json_free(sw_json *j);
 
 /* ------------------------------------------------------------------------------------------ */
-/* The CSV (sweep_csv.c): one header, one row per configuration, RFC 4180 quoting. */
+/* The CSV (sweep_csv.c, sweep_table.c): one header, one row per configuration, RFC 4180 quoting. */
 
 /* How one configuration ended. */
 typedef struct {
@@ -225,9 +226,12 @@ const char *sw_csv_missing(const sw_json *j, const char *mode, sw_arena *a);
  * (the columns would not line up), and so is a path that is not a regular file (hs_in_open); a
  * read error is HS_EINTERNAL, not the end of the file. Free with sw_table_free. */
 int sw_table_read(const char *path, const char *header, sw_table *t, sw_arena *a, char *err);
+void sw_table_free(sw_table *t);
+
+/* Resuming and writing (sweep_table.c). */
+
 /* Mark the rows a later row of the same key supersedes. */
 int sw_table_supersede(sw_table *t, char *err);
-void sw_table_free(sw_table *t);
 
 /* Match the old rows to configurations: line_of[i] gets configuration i's row, todo[] the
  * configurations without an ok or error row. */

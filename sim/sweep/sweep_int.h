@@ -5,6 +5,7 @@
  *   sweep_config.c  the sweep file and the flags -> lists of values (sw_spec, sw_cmdline)
  *   sweep_plan.c    the lists checked -> the configurations in order (sw_plan)
  *   sweep_workload.c  the plan's check that a workload loads, remembered per file
+ *   sweep_platform.c  the plan's GPUs per node of a platform, read from its XML head
  *   sweep_run.c     the process pool: one child per configuration, timeouts, signals
  *   sweep_progress.c  its progress on stderr
  *   sweep_json.c    a child's JSON output, read with json-c
@@ -170,6 +171,9 @@ void sw_plan_free(sw_plan *plan);
 /* The workload it names loads (HS_OK), else "WHERE: why" in err. A file that loaded is not
  * loaded again while unchanged (sweep_workload.c). */
 int sw_check_workload(const sw_item *it, char *err);
+/* The GPUs per node of the platform it names, read without SimGrid (sweep_platform.c); else
+ * "WHERE: why" in err. */
+int sw_platform_gpus_per_node(const sw_item *it, int *gpus_per_node, sw_arena *a, char *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* JSON (sweep_json.c): a run's own --json output, read with json-c, its members found by dotted

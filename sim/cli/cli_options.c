@@ -94,27 +94,12 @@ int cli_key_flag(int c, const char *arg, js_settings *job, char *err)
     return js_set(job, k, arg, js_flag_name(k, flag), err);
 }
 
-/* One flag with its value (optarg). Returns HS_OK, HS_EINPUT, or -1 for --help. */
-static int cli_run_option(int c, const char *arg, void *ctx, char *err)
+/* A flag that says what the run writes (the report's form, the per-layer table, traces, link
+ * files), kept apart from what is run; CLI_FLAG_OTHER when c is not one of them. */
+static int output_option(int c, const char *arg, cli_options *o, char *err)
 {
-    cli_options *o = ctx;
-    int status = cli_key_flag(c, arg, &o->job, err);
-    if (status != CLI_FLAG_OTHER)
-        return status;
+    int status;
     switch (c) {
-    case 'p':
-        if (o->platform) /* as a job key given twice is */
-            return hs_fail(err, HS_EINPUT, "-p is given twice");
-        o->platform = arg;
-        break;
-    case 'c': o->fidelity_given = true; return parse_fidelity(arg, &o->sim.fidelity, err);
-    case OPT_STEP_BUDGET: {
-        int budget = 0;
-        status = set_int("--step-budget", arg, 1, &budget, err);
-        o->sim.step_budget_messages = budget;
-        return status;
-    }
-    case 'P': o->placement_given = true; return pl_parse(arg, &o->sim.placement, err);
     case 'j':
         o->json_and_row |= o->output == OUT_ROW;
         o->output = OUT_JSON;
@@ -146,6 +131,34 @@ static int cli_run_option(int c, const char *arg, void *ctx, char *err)
     case OPT_LINKS: o->links_path = arg; break;
     case OPT_LINKS_ALL: o->links_all = true; break;
     case OPT_LINKS_SUMMARY: o->links_summary = true; break;
+    default: return CLI_FLAG_OTHER;
+    }
+    return HS_OK;
+}
+
+/* One flag with its value (optarg). Returns HS_OK, HS_EINPUT, or -1 for --help. */
+static int cli_run_option(int c, const char *arg, void *ctx, char *err)
+{
+    cli_options *o = ctx;
+    int status = cli_key_flag(c, arg, &o->job, err);
+    if (status == CLI_FLAG_OTHER)
+        status = output_option(c, arg, o, err);
+    if (status != CLI_FLAG_OTHER)
+        return status;
+    switch (c) {
+    case 'p':
+        if (o->platform) /* as a job key given twice is */
+            return hs_fail(err, HS_EINPUT, "-p is given twice");
+        o->platform = arg;
+        break;
+    case 'c': o->fidelity_given = true; return parse_fidelity(arg, &o->sim.fidelity, err);
+    case OPT_STEP_BUDGET: {
+        int budget = 0;
+        status = set_int("--step-budget", arg, 1, &budget, err);
+        o->sim.step_budget_messages = budget;
+        return status;
+    }
+    case 'P': o->placement_given = true; return pl_parse(arg, &o->sim.placement, err);
     case OPT_JOB: return append("--job", " jobs", o->jobs, &o->n_jobs, arg, err);
     case OPT_BACKGROUND:
         return append("--background", "", o->backgrounds, &o->n_backgrounds, arg, err);

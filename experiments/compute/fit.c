@@ -284,7 +284,8 @@ static void set_params(fit_data *d, const double *x)
             kt_params *p = &m->params;
             int tc = kt_math_of(m->device, m->precision) == KT_TENSOR_CORES;
             dv_arch a = m->device->arch;
-            p->gemm_eff = a == DV_PASCAL ? x[P_PASCAL]
+            /* Maxwell takes Pascal's, as kernel_time.c's table gives it */
+            p->gemm_eff = a == DV_PASCAL || a == DV_MAXWELL ? x[P_PASCAL]
                           : a == DV_TURING ? x[tc ? P_TURING_TC : P_TURING]
                                            : x[tc ? P_VOLTA_TC : P_VOLTA];
             for (int i = 0; i < LW_PASS_COUNT; i++)

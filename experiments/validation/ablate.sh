@@ -6,8 +6,11 @@
 # --mechanisms LIST, run.sh --fit a wrapper passing it, and a scratch build of hybridsim,
 # a copy of this checkout whose workloads/compute/kernel_time.c ablate.py rewrites with the
 # refitted values as compute_fit prints them, 3 significant digits, and the mechanisms in
-# force) or runtime keys (kind `runtime`: a copy of each runtime file the variant names with
-# the keys set, run.sh --swap-runtime). Nothing of the checkout changes; build/ is brought up
+# force; the runtime constants calibrated on the kernel model, calibrations.tsv, calibrated
+# again with it by calibrate.py as the committed values were, on the same rows, and the
+# variant's rows run under those runtime copies, run.sh --swap-runtime) or runtime keys
+# (kind `runtime`: a copy of each runtime file the variant names with the keys set, run.sh
+# --swap-runtime). Nothing of the checkout changes; build/ is brought up
 # to date first (hybridsim, compute_fit).
 #
 # Usage: experiments/validation/ablate.sh [-o OUTDIR] [-j N] [--only NAME[,NAME...]]
@@ -16,7 +19,8 @@
 #                 variant and dataset: rows, mean accuracy, median error, rows at accuracy
 #                 >= 0.80; deepbench's median error is the held-out kernels'), summary.txt
 #                 (its tables), rows.tsv (every training row's prediction under each
-#                 variant), MANIFEST
+#                 variant), recalibrated.tsv (each fit variant's calibrated constants: the
+#                 committed value, the variant's, its calibration run's prediction), MANIFEST
 #   -j N          simulations at a time, each run.sh's -j, and the builds' jobs (default: the
 #                 cores)
 #   --only L      only the variants L names (and `shipped`, always run)
@@ -61,6 +65,8 @@ list="$(python3 "$here/ablate.py" variants "$variants" $only)" || exit 2
 [ -f "$measured/dle-throughput.tsv" ] || die "no measured files at $measured (--measured)"
 [ -f "$root/build/CMakeCache.txt" ] || die "no build at $root/build (experiments/setup.sh first)"
 [ -n "$list" ] || die "$variants: no variant"
+calibrations="$here/calibrations.tsv"
+[ -f "$calibrations" ] || die "no $calibrations"
 [ ! -e "$out" ] || [ -d "$out" ] || die "-o: $out is not a directory"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/hs-ablate-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
@@ -88,6 +94,33 @@ scratch_build() {
         die "configuring the scratch build failed: $(tail -3 "$tmp/cmake.log")"
 }
 
+# A fit variant's runtime constants calibrated on the kernel model (calibrations.tsv),
+# calibrated again with its hybridsim as the committed values were (calibrate.py): a copy of
+# each runtime in $tmp/NAME.in, its rows run under it (swaps); each value in recalibrated.tsv.
+recalibrate() {
+    local name="$1" runtime key digits low high row command sample_s copy line target
+    local committed value predicted measured
+    swaps=()
+    while IFS=$'\t' read -r -u 4 runtime key digits low high row command sample_s; do
+        copy="$tmp/$name.in/$runtime.rt"
+        if [ ! -f "$copy" ]; then
+            cp "$root/workloads/runtime/$runtime.rt" "$copy" ||
+                die "$calibrations: no runtime $runtime"
+            swaps+=(--swap-runtime "$runtime=$copy")
+        fi
+        target=(--results "$tmp/shipped/results.tsv" --row "$row")
+        [ "$row" != - ] || target=(--command "$command" --sample-s "$sample_s")
+        line="$(python3 "$here/calibrate.py" --exe "$tmp/build/hybridsim" "${target[@]}" \
+            --runtime "$copy" --key "$key" --digits "$digits" --low "$low" --high "$high" \
+            --out "$copy" 2>"$tmp/calibrate.err")" ||
+            die "$name: calibrating $runtime's $key again: $(cat "$tmp/calibrate.err")"
+        committed="$(sed -n "s/^$key *= *//p" "$root/workloads/runtime/$runtime.rt")"
+        read -r _ value predicted measured <<<"$line"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$runtime" "$key" "$committed" \
+            "$value" "${row/#-/command}" "$predicted" "$measured" >>"$tmp/recalibrated.tsv"
+    done 4< <(grep -v '^#' "$calibrations" | tail -n +2)
+}
+
 # Every runtime variant's copies, made and loaded by hybridsim before any run: a key it does
 # not know is refused now, not after minutes of runs.
 while IFS=$'\t' read -r -u 3 name kind sets where source; do
@@ -108,7 +141,7 @@ done 3<<<"$list"
 mkdir -p "$out" 2>/dev/null || die "-o: cannot create $out"
 out="$(cd "$out" && pwd)"
 [ -w "$out" ] || die "-o: cannot write into $out"
-for f in summary.tsv rows.tsv summary.txt MANIFEST; do
+for f in summary.tsv rows.tsv summary.txt recalibrated.tsv MANIFEST; do
     [ ! -e "$out/$f" ] || [ -f "$out/$f" ] || die "-o: $out/$f is not a regular file"
 done
 trap 'rm -rf "$tmp" "$out"/.ablate-*.tmp' EXIT
@@ -131,7 +164,9 @@ while IFS=$'\t' read -r -u 3 name kind sets where source; do
         printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$tmp/build/compute_fit" "${mech[*]}" \
             >"$tmp/$name.in/fit.sh"
         chmod +x "$tmp/$name.in/fit.sh"
-        validate "$name" --exe "$tmp/build/hybridsim" --fit "$tmp/$name.in/fit.sh"
+        recalibrate "$name"
+        validate "$name" --exe "$tmp/build/hybridsim" --fit "$tmp/$name.in/fit.sh" \
+            "${swaps[@]}"
     else
         swaps=()
         for runtime in $where; do  # the copies made and checked above
@@ -145,6 +180,10 @@ mkdir -p "$tmp/out"
 # shellcheck disable=SC2086 # NAME=FILE pairs, one a word
 python3 "$here/ablate.py" summary "$tmp/out" $results || exit 2
 {
+    printf 'variant\truntime\tkey\tcommitted\tvalue\tcalibrated_on\tpredicted\tmeasured\n'
+    [ ! -f "$tmp/recalibrated.tsv" ] || cat "$tmp/recalibrated.tsv"
+} >"$tmp/out/recalibrated.tsv" || die "cannot write $tmp/out/recalibrated.tsv"
+{
     echo "command: $cmdline"
     echo "hybridsim: $root/build/hybridsim ($("$root/build/hybridsim" --version 2>/dev/null |
         head -1)); fit variants: scratch builds of this checkout"
@@ -154,7 +193,7 @@ python3 "$here/ablate.py" summary "$tmp/out" $results || exit 2
     echo "seconds: $(($(date +%s) - start_s))"
 } >"$tmp/out/MANIFEST" || die "cannot write $tmp/out/MANIFEST"
 # Each file copied beside its place, then renamed over it (a rename within -o's file system).
-for f in summary.tsv rows.tsv summary.txt MANIFEST; do
+for f in summary.tsv rows.tsv summary.txt recalibrated.tsv MANIFEST; do
     cp "$tmp/out/$f" "$out/.ablate-$f.tmp" && mv -f "$out/.ablate-$f.tmp" "$out/$f" ||
         die "-o: cannot write $out/$f"
 done

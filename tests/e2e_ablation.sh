@@ -29,6 +29,37 @@ cut -f1 "$results/summary.tsv" | sed 1d | uniq >"$TMP/ran"
 cmp -s "$TMP/listed" "$TMP/ran" || fail "summary.tsv's variants ($(tr '\n' ' ' <"$TMP/ran")) \
 are not shipped and ablations.tsv's ($(tr '\n' ' ' <"$TMP/listed")): run ablate.sh again"
 
+# recalibrated.tsv has each fit variant's value of every constant calibrations.tsv lists, the
+# committed value beside as the runtime file has it today, and a prediction within 1% of the
+# calibration run's measurement.
+python3 - "$SRC" "$TMP/listed" >"$TMP/recal" 2>&1 <<'PY' || fail "recalibrated.tsv: $(cat "$TMP/recal")"
+import csv, os, re, sys
+src, listed = sys.argv[1:3]
+v = os.path.join(src, "experiments", "validation")
+def table(path):
+    with open(path) as f:
+        return list(csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t"))
+fits = [r["name"] for r in table(os.path.join(v, "ablations.tsv")) if r["kind"] == "fit"]
+cals = table(os.path.join(v, "calibrations.tsv"))
+got = {(r["variant"], r["runtime"], r["key"]): r for r in
+       table(os.path.join(src, "experiments", "results", "ablation", "recalibrated.tsv"))}
+if len(got) != len(fits) * len(cals):
+    sys.exit("%d lines, not %d fit variants x %d constants" % (len(got), len(fits), len(cals)))
+for name in fits:
+    for c in cals:
+        r = got.get((name, c["runtime"], c["key"]))
+        if r is None:
+            sys.exit("no %s %s %s" % (name, c["runtime"], c["key"]))
+        text = open(os.path.join(src, "workloads", "runtime", c["runtime"] + ".rt")).read()
+        m = re.search(r"^%s *= *(\S+)" % c["key"], text, re.M)
+        if not m or float(m.group(1)) != float(r["committed"]):
+            sys.exit("%s %s: committed %s, the file %s" % (name, c["key"], r["committed"],
+                                                       m and m.group(1)))
+        if abs(float(r["predicted"]) / float(r["measured"]) - 1) > 0.01:
+            sys.exit("%s %s: predicted %s against %s" % (name, c["key"], r["predicted"],
+                                                        r["measured"]))
+PY
+
 # experiments/README.md quotes summary.txt, every line of it.
 python3 - "$SRC" >"$TMP/readme" 2>&1 <<'PY' || fail "experiments/README.md: $(cat "$TMP/readme")"
 import os, sys

@@ -12,7 +12,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib_e2e.sh"
 cal="$SRC/experiments/validation/calibrate.py"
 results="$SRC/experiments/results/validation/results.tsv"
 
-# Every calibrated constant, found again on the shipped model, is the committed one.
+# Every calibrated constant, found again on the shipped model, is the committed one. The
+# sanitized build (HS_TEST_SMALL=1) leaves these three bisections out: they run the same
+# analytic path as the one-constant bisection below, which it keeps, and the script is Python.
+[ -n "${HS_TEST_SMALL:-}" ] ||
 while IFS=$'\t' read -r -u 4 runtime key digits low high row command sample_s; do
     file="$SRC/workloads/runtime/$runtime.rt"
     committed="$(sed -n "s/^$key *= *//p" "$file")"
@@ -27,7 +30,7 @@ while IFS=$'\t' read -r -u 4 runtime key digits low high row command sample_s; d
         fail "$runtime's $key: calibrate.py finds $value, the file commits $committed"
     grep -qx "$key = $value" "$TMP/$runtime.rt" || fail "--out: $TMP/$runtime.rt lacks '$key = $value'"
 done 4< <(grep -v '^#' "$SRC/experiments/validation/calibrations.tsv" | tail -n +2)
-[ -n "${value:-}" ] || fail "calibrations.tsv lists no constant"
+[ -n "${HS_TEST_SMALL:-}" ] || [ -n "${value:-}" ] || fail "calibrations.tsv lists no constant"
 
 # One digit fewer is another value: the bisection's rounding is to the digits asked.
 got="$(python3 "$cal" --exe "$HS" --results "$results" --row dle-throughput.tsv:83 \

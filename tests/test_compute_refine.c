@@ -165,6 +165,43 @@ static void test_channel_padding(void **state)
     wl_free(&wl);
 }
 
+/* A kernel's time (launch included) and its compute time under the given mechanisms (the
+ * model's mask left set to them). */
+static double kernel_with(kt_model *m, const lw_kernel *kn, unsigned mechanisms)
+{
+    m->params.mechanisms = mechanisms;
+    return kt_kernel_s(m, kn);
+}
+
+static double compute_with(kt_model *m, const lw_kernel *kn, unsigned mechanisms)
+{
+    m->params.mechanisms = mechanisms;
+    return kt_terms_of(m, kn).compute_s;
+}
+
+/* Every grouped convolution of ResNeXt-101 32x4d (32 groups of 4 channels), in the given pass
+ * (LW_PASS_COUNT: every pass), takes under mechanism what it takes without: grouped kernels
+ * keep the default. */
+static void assert_grouped_unchanged(kt_model *m, unsigned mechanism, int pass)
+{
+    wl_workload wl;
+    load_ok("resnext101-32x4d", &wl);
+    lw_split b = lw_whole(32);
+    int checked = 0;
+    for (int i = 0; i < wl.n_layers; i++) {
+        if (wl.layers[i].type != WL_CONV || wl.layers[i].groups <= 1)
+            continue;
+        for (int p = 0; p < LW_PASS_COUNT; p++)
+            if (pass == LW_PASS_COUNT || p == pass) {
+                lw_kernel kn = kernel_ok(&wl, i, &b, (lw_pass)p, 4);
+                assert_true(kernel_with(m, &kn, mechanism) == kernel_with(m, &kn, 0));
+                checked++;
+            }
+    }
+    assert_true(checked > 0);
+    wl_free(&wl);
+}
+
 /* KT_MECH_STRIDED_DGRAD, off by default: an input gradient at stride 2 reduces over the
  * output channels times the largest phase's taps, ceil(R/2)^2 (a 1x1: 1, a 3x3: 4), where the
  * default takes the useful depth (R^2 / 4 of them); the other passes and stride 1 keep theirs. */
@@ -402,26 +439,12 @@ static void test_cudnn_tiles(void **state)
         }
     lw_kernel dw = kernel_ok(&wl, layer_named(&wl, "layer1_0_conv1"), &b, LW_WEIGHT_GRAD, 4);
     assert_true(dw.m == 64 && dw.n == 64 && dw.k == 32 * 56 * 56);
-    m.params.mechanisms = 0;
-    double off_s = kt_terms_of(&m, &dw).compute_s;
-    m.params.mechanisms = KT_MECH_CUDNN_TILES;
-    assert_true(rel_close(kt_terms_of(&m, &dw).compute_s, 2 * off_s, 1e-12));
+    double off_s = compute_with(&m, &dw, 0);
+    assert_true(rel_close(compute_with(&m, &dw, KT_MECH_CUDNN_TILES), 2 * off_s, 1e-12));
     double rate = m.params.gemm_eff * m.params.conv_rel[LW_WEIGHT_GRAD] *
                   dv_sustained_flops(m.device, m.device->fp32_flops);
     assert_true(rel_close(off_s, 2.0 * 64 * 32 * 2509 / (rate / 80), 1e-12));
-    wl_free(&wl);
-    load_ok("resnext101-32x4d", &wl); /* grouped: 32 groups of 4 channels */
-    int g = 0;
-    while (g < wl.n_layers && !(wl.layers[g].type == WL_CONV && wl.layers[g].groups > 1))
-        g++;
-    assert_true(g < wl.n_layers);
-    for (int p = 0; p < LW_PASS_COUNT; p++) {
-        lw_kernel kn = kernel_ok(&wl, g, &b, (lw_pass)p, 4);
-        m.params.mechanisms = 0;
-        double grouped_s = kt_kernel_s(&m, &kn);
-        m.params.mechanisms = KT_MECH_CUDNN_TILES;
-        assert_true(kt_kernel_s(&m, &kn) == grouped_s);
-    }
+    assert_grouped_unchanged(&m, KT_MECH_CUDNN_TILES, LW_PASS_COUNT);
     char err[HS_ERR_LEN] = "";
     unsigned mask = 0;
     assert_int_equal(kt_mechanisms_parse("cudnn-tiles,channel-k-tile", "--m", &mask, err), HS_OK);
@@ -462,21 +485,9 @@ static void test_wgrad_cudnn(void **state)
         }
     assert_true(winograd > 0); /* the 3x3 weight gradients at stride 1 */
     lw_kernel dw = kernel_ok(&wl, layer_named(&wl, "layer1_0_conv1"), &b, LW_WEIGHT_GRAD, 4);
-    m.params.mechanisms = 0;
-    double off_s = kt_terms_of(&m, &dw).compute_s;
-    m.params.mechanisms = KT_MECH_WGRAD_CUDNN;
-    assert_true(rel_close(kt_terms_of(&m, &dw).compute_s, 2 * off_s, 1e-12));
-    wl_free(&wl);
-    load_ok("resnext101-32x4d", &wl); /* grouped: 32 groups of 4 channels */
-    for (int i = 0; i < wl.n_layers; i++) {
-        if (wl.layers[i].type != WL_CONV || wl.layers[i].groups <= 1)
-            continue;
-        lw_kernel kn = kernel_ok(&wl, i, &b, LW_WEIGHT_GRAD, 4);
-        m.params.mechanisms = 0;
-        double grouped_s = kt_kernel_s(&m, &kn);
-        m.params.mechanisms = KT_MECH_WGRAD_CUDNN;
-        assert_true(kt_kernel_s(&m, &kn) == grouped_s);
-    }
+    double off_s = compute_with(&m, &dw, 0);
+    assert_true(rel_close(compute_with(&m, &dw, KT_MECH_WGRAD_CUDNN), 2 * off_s, 1e-12));
+    assert_grouped_unchanged(&m, KT_MECH_WGRAD_CUDNN, LW_WEIGHT_GRAD);
     char err[HS_ERR_LEN] = "";
     unsigned mask = 0;
     assert_int_equal(kt_mechanisms_parse("wgrad-cudnn,cudnn-tiles", "--m", &mask, err), HS_OK);
@@ -512,12 +523,9 @@ static void test_no_split_k(void **state)
     assert_true(rel_close(on_s, 2.0 * 128 * 64 * 2048 / (rate / 80), 1e-12));
     lw_kernel others[] = {kernel_ok(&wl, conv, &one, LW_WEIGHT_GRAD, 2),
                           kernel_ok(&wl, fc, &one, LW_FORWARD, 2)};
-    for (int i = 0; i < 2; i++) {
-        h.params.mechanisms = 0;
-        double before_s = kt_terms_of(&h, &others[i]).compute_s;
-        h.params.mechanisms = KT_MECH_NO_SPLIT_K;
-        assert_true(kt_terms_of(&h, &others[i]).compute_s == before_s);
-    }
+    for (int i = 0; i < 2; i++)
+        assert_true(compute_with(&h, &others[i], KT_MECH_NO_SPLIT_K) ==
+                    compute_with(&h, &others[i], 0));
     char err[HS_ERR_LEN] = "";
     unsigned mask = 0;
     assert_int_equal(kt_mechanisms_parse("no-split-k,strided-reads", "--m", &mask, err), HS_OK);
